@@ -1,0 +1,58 @@
+/* Supervox engine: SLIC parameters in scikit-image's vocabulary. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SV_CONVERT2LAB_AUTO, /* Lab when the image is 2D with 3 channels */
+  SV_CONVERT2LAB_YES,  /* error unless 3 channels */
+  SV_CONVERT2LAB_NO,
+} SvConvert2Lab;
+
+typedef struct
+{
+  gint64 n_segments;         /* approximate number of seeds, >= 1 */
+  double compactness;        /* > 0 */
+  int max_num_iter;          /* >= 0; exactly this many iterations run */
+  double sigma[3];           /* z, y, x Gaussian sigma */
+  gboolean sigma_per_axis;   /* FALSE: sigma[0] is a scalar, divided by spacing per axis
+                              * (sigma[1], sigma[2] ignored); TRUE: used as given */
+  double spacing[3];         /* z, y, x voxel size; all > 0; z is 1 for 2D */
+  SvConvert2Lab convert2lab;
+  gboolean enforce_connectivity;
+  double min_size_factor;    /* default 0.5 */
+  double max_size_factor;    /* default 3.0 */
+  gboolean slic_zero;
+  int start_label;           /* 0 or 1 */
+} SvSlicParams;
+
+/* scikit-image's defaults: 100 segments, compactness 10, 10 iterations,
+ * sigma 0, unit spacing, convert2lab auto, connectivity on, 0.5 / 3.0,
+ * no SLIC-zero, start_label 1. */
+void sv_slic_params_init_defaults (SvSlicParams *params);
+
+/* Checks ranges; errors are SV_ENGINE_ERROR_INVALID_PARAM with a message
+ * that names the parameter and the rule ("compactness must be > 0, got -1"). */
+gboolean sv_slic_params_validate (const SvSlicParams *params, GError **error);
+
+/* The sigma actually applied per axis (z, y, x), in voxels: a scalar sigma
+ * divided by spacing in float32 as scikit-image does, or the per-axis list. */
+void sv_slic_params_effective_sigma (const SvSlicParams *params, float sigma_zyx[3]);
+
+/* TRUE when a and b give the same prepared image (rescale, Lab, smoothing),
+ * so a run may reuse it: compares sigma, spacing (when sigma is scalar) and
+ * convert2lab. */
+gboolean sv_slic_params_same_prepare (const SvSlicParams *a, const SvSlicParams *b);
+
+/* One JSON object with every parameter (keys are scikit-image's names).
+ * Free with g_free. */
+char *sv_slic_params_to_json (const SvSlicParams *params);
+
+/* Appends the supervox-cli options that reproduce these parameters bit for
+ * bit (every parameter spelled out) to `command`. */
+void sv_slic_params_append_cli (const SvSlicParams *params, GString *command);
+
+G_END_DECLS

@@ -1,0 +1,47 @@
+/* Supervox engine: the prepare stage (rescale, Lab, smoothing) that turns a
+ * loaded volume into the image SLIC clusters. Its result depends only on the
+ * volume, the mask, sigma, spacing and convert2lab, so a compactness or
+ * n_segments change reuses it. */
+#pragma once
+
+#include <glib.h>
+
+#include "params.h"
+#include "volume.h"
+
+G_BEGIN_DECLS
+
+/* A prepared image: float32 Z×Y×X×C, channel fastest (C = 3 after Lab). */
+typedef struct
+{
+  guint nz, ny, nx, nc;
+  float *data;      /* owned */
+  float max_abs;    /* max |value| over mask-in voxels and channels */
+  gboolean is_lab;
+} SvPrepared;
+
+void sv_prepared_free (SvPrepared *prepared);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvPrepared, sv_prepared_free)
+
+/* Runs the whole stage. mask may be NULL (nz*ny*nx bytes, nonzero = in).
+ * Errors: NaN/inf among mask-in voxels (SV_ENGINE_ERROR_INVALID_DATA),
+ * convert2lab YES without 3 channels (INVALID_PARAM). n_threads <= 0 means
+ * all cores. */
+SvPrepared *sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
+                        int n_threads, GError **error);
+
+/* Step 1: v = (v − min) / max(v − min) over mask-in voxels and all channels,
+ * in place, float32 as scikit-image does (no division when the max is 0).
+ * Fails on NaN/inf among mask-in voxels. */
+gboolean sv_rescale (float *data, gsize n_voxels, guint nc, const guint8 *mask, GError **error);
+
+/* Step 2: sRGB in [0,1] → CIELAB (D65, 2° observer), in place, 3 channels. */
+void sv_rgb_to_lab (float *data, gsize n_voxels);
+
+/* Step 3: separable Gaussian per axis (z, y, x; sigma in voxels, 0 skips the
+ * axis) with scipy.ndimage's 'reflect' boundary, truncate 4.0, kernel and
+ * accumulation in double, each axis rounded to float32 (scipy's order). */
+void sv_gaussian_smooth (float *data, guint nz, guint ny, guint nx, guint nc,
+                         const float sigma_zyx[3], int n_threads);
+
+G_END_DECLS

@@ -1,0 +1,59 @@
+/* Supervox engine: voxel volumes and label volumes in host memory. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The sample format a volume had in its file. Values are always held as
+ * float32 after scikit-image's img_as_float: unsigned / max, signed
+ * (v + 0.5) * 2 / (max - min), floats as they are. */
+typedef enum
+{
+  SV_SAMPLE_U8,
+  SV_SAMPLE_U16,
+  SV_SAMPLE_U32,
+  SV_SAMPLE_I8,
+  SV_SAMPLE_I16,
+  SV_SAMPLE_I32,
+  SV_SAMPLE_F32,
+  SV_SAMPLE_F64,
+} SvSampleType;
+
+/* A Z×Y×X volume with nc channels, stored z-major with the channel fastest:
+ * data[((z * ny + y) * nx + x) * nc + c]. A 2D image has nz == 1. */
+typedef struct
+{
+  guint nz, ny, nx, nc;
+  float *data;             /* owned, nz*ny*nx*nc floats */
+  double spacing[3];       /* z, y, x voxel size in `unit`; 1.0 when the file says nothing */
+  gboolean spacing_from_file;
+  char *unit;              /* e.g. "micron"; NULL when unknown; owned */
+  SvSampleType source_type;
+} SvVolume;
+
+/* Allocates a zero-filled volume; fails with SV_ENGINE_ERROR_NO_MEMORY when
+ * the size overflows or cannot be allocated. Spacing starts at 1. */
+SvVolume *sv_volume_new (guint nz, guint ny, guint nx, guint nc, GError **error);
+void sv_volume_free (SvVolume *volume);
+gsize sv_volume_n_voxels (const SvVolume *volume);
+const char *sv_sample_type_to_string (SvSampleType type);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvVolume, sv_volume_free)
+
+/* Labels, z-major like SvVolume. Masked-out voxels hold start_label - 1
+ * (so -1 is possible with start_label 0). */
+typedef struct
+{
+  guint nz, ny, nx;
+  gint32 *data; /* owned */
+  double spacing[3];
+} SvLabels;
+
+SvLabels *sv_labels_new (guint nz, guint ny, guint nx, GError **error);
+void sv_labels_free (SvLabels *labels);
+gsize sv_labels_n_voxels (const SvLabels *labels);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvLabels, sv_labels_free)
+
+G_END_DECLS

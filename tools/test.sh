@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the whole test suite, then the engine tests again
+# under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/deps.sh
+bash tools/build.sh
+
+status=0
+meson test -C build --print-errorlogs --num-processes 2 || status=1
+
+if [ -z "${SV_SKIP_SANITIZE:-}" ]; then
+  if [ ! -f build-asan/build.ninja ]; then
+    meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dcuda=disabled -Dgui=disabled -Dbuildtype=debug
+  fi
+  meson compile -C build-asan
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+    meson test -C build-asan --suite engine --suite cli --print-errorlogs --num-processes 2 \
+    || status=1
+fi
+
+/usr/bin/python3 tools/test-summary.py build/meson-logs/testlog.json \
+  ${SV_SKIP_SANITIZE:+} $( [ -z "${SV_SKIP_SANITIZE:-}" ] && echo build-asan/meson-logs/testlog.json )
+exit $status
