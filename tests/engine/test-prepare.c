@@ -551,6 +551,37 @@ test_prepare_matches_skimage (void)
     }
 }
 
+/* Rescale and smoothing split work over threads; the bytes must not move. */
+static void
+test_prepare_thread_independent (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (12);
+  const guint nz = 40, ny = 96, nx = 160, nc = 1;
+  const gsize n = (gsize) nz * ny * nx * nc;
+  g_autofree float *in = random_floats (rand, n, -5.0, 5.0);
+  g_autofree guint8 *mask = g_new (guint8, n);
+  SvVolume vol;
+  SvSlicParams params;
+
+  for (gsize i = 0; i < n; i++)
+    mask[i] = (i / nx) % 7 != 0;
+  fill_volume (&vol, in, nz, ny, nx, nc);
+  sv_slic_params_init_defaults (&params);
+  params.sigma[0] = 1.2;
+  params.spacing[0] = 2.0;
+
+  g_autoptr (SvPrepared) one = sv_prepare (&vol, mask, &params, 1, NULL);
+  g_assert_nonnull (one);
+  const int threads[] = { 2, 5, 0 };
+  for (gsize t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      g_autoptr (SvPrepared) many = sv_prepare (&vol, mask, &params, threads[t], NULL);
+      g_assert_nonnull (many);
+      g_assert_cmpuint (count_bit_differences (one->data, many->data, n), ==, 0);
+      g_assert_cmpfloat (one->max_abs, ==, many->max_abs);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -569,6 +600,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/prepare/lab/matches-skimage", test_lab_matches_skimage);
   g_test_add_func ("/engine/prepare/lab/requires-rgb", test_lab_requires_rgb);
   g_test_add_func ("/engine/prepare/stage/matches-skimage", test_prepare_matches_skimage);
+  g_test_add_func ("/engine/prepare/stage/thread-independent", test_prepare_thread_independent);
 
   return g_test_run ();
 }
