@@ -19,12 +19,8 @@ check_labels (const gint32 *got, const gint32 *want, gsize n)
 static void
 test_hand_relabel (void)
 {
-  const gint32 in[9] = { 7, 7, 2,
-                         7, 2, 2,
-                         9, 9, 2 };
-  const gint32 want[9] = { 1, 1, 2,
-                           1, 2, 2,
-                           3, 3, 2 };
+  const gint32 in[9] = { 7, 7, 2, 7, 2, 2, 9, 9, 2 };
+  const gint32 want[9] = { 1, 1, 2, 1, 2, 2, 3, 3, 2 };
   gint32 out[9];
 
   g_assert_cmpint (sv_connectivity_enforce (in, 1, 3, 3, 0, 100, 1, out), ==, 3);
@@ -60,10 +56,8 @@ test_hand_background (void)
 {
   /* start_label 0: background is -1 and stays so; isolated voxels of one
    * label across background become separate components. */
-  const gint32 in[6] = { -1, 3, -1,
-                         3, -1, 3 };
-  const gint32 want[6] = { -1, 0, -1,
-                           1, -1, 2 };
+  const gint32 in[6] = { -1, 3, -1, 3, -1, 3 };
+  const gint32 want[6] = { -1, 0, -1, 1, -1, 2 };
   gint32 out[6];
 
   g_assert_cmpint (sv_connectivity_enforce (in, 1, 2, 3, 0, 10, 0, out), ==, 3);
@@ -140,7 +134,7 @@ static const ConnCase conn_cases[] = {
 static gint32 *
 make_labels (const ConnCase *cc, GRand *rand)
 {
-  const gsize n = (gsize) cc->nz * cc->ny * cc->nx;
+  const gsize n = (gsize)cc->nz * cc->ny * cc->nx;
   gint32 *l = g_new (gint32, n);
   const gint32 background = cc->start_label - 1;
   /* Labels drawn from background .. background + n_labels, so background
@@ -151,16 +145,16 @@ make_labels (const ConnCase *cc, GRand *rand)
 
   for (int k = 0; k < cc->n_labels && k < 64; k++)
     {
-      centres[k][0] = g_rand_int_range (rand, 0, (gint32) cc->nz);
-      centres[k][1] = g_rand_int_range (rand, 0, (gint32) cc->ny);
-      centres[k][2] = g_rand_int_range (rand, 0, (gint32) cc->nx);
+      centres[k][0] = g_rand_int_range (rand, 0, (gint32)cc->nz);
+      centres[k][1] = g_rand_int_range (rand, 0, (gint32)cc->ny);
+      centres[k][2] = g_rand_int_range (rand, 0, (gint32)cc->nx);
     }
 
   for (guint z = 0; z < cc->nz; z++)
     for (guint y = 0; y < cc->ny; y++)
       for (guint x = 0; x < cc->nx; x++)
         {
-          const gsize i = ((gsize) z * cc->ny + y) * cc->nx + x;
+          const gsize i = ((gsize)z * cc->ny + y) * cc->nx + x;
           switch (cc->pattern)
             {
             case PATTERN_NOISE:
@@ -172,13 +166,13 @@ make_labels (const ConnCase *cc, GRand *rand)
               l[i] = run_label;
               break;
             case PATTERN_CHECKER:
-              l[i] = cc->start_label + (gint32) ((x + y + z) % 2);
+              l[i] = cc->start_label + (gint32)((x + y + z) % 2);
               break;
             case PATTERN_BLOCKS:
               {
                 /* Deterministic blocks 4x6x6 with a hashed label, plus 5 % noise. */
                 const guint32 h = (z / 4) * 73856093u ^ (y / 6) * 19349663u ^ (x / 6) * 83492791u;
-                l[i] = lo + (gint32) (h % (guint32) (cc->n_labels + 1));
+                l[i] = lo + (gint32)(h % (guint32)(cc->n_labels + 1));
                 if (g_rand_int_range (rand, 0, 20) == 0)
                   l[i] = g_rand_int_range (rand, lo, hi);
                 break;
@@ -190,8 +184,8 @@ make_labels (const ConnCase *cc, GRand *rand)
                 int arg = 0;
                 for (int k = 0; k < cc->n_labels; k++)
                   {
-                    const gint64 dz = (gint64) z - centres[k][0], dy = (gint64) y - centres[k][1],
-                                 dx = (gint64) x - centres[k][2];
+                    const gint64 dz = (gint64)z - centres[k][0], dy = (gint64)y - centres[k][1],
+                                 dx = (gint64)x - centres[k][2];
                     const gint64 d = 4 * dz * dz + dy * dy + dx * dx;
                     if (d < best)
                       {
@@ -255,14 +249,14 @@ test_matches_skimage (void)
   for (gsize c = 0; c < n_cases; c++)
     {
       const ConnCase *cc = &conn_cases[c];
-      const gsize n = (gsize) cc->nz * cc->ny * cc->nx;
+      const gsize n = (gsize)cc->nz * cc->ny * cc->nx;
       g_autofree gint32 *in = make_labels (cc, rand);
       g_autofree char *in_path = case_path (dir, "in", c);
 
       ours[c] = g_new (gint32, n);
-      n_labels[c] = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size,
-                                             cc->max_size, cc->start_label, ours[c]);
-      g_file_set_contents (in_path, (const char *) in, (gssize) (n * sizeof (gint32)), &error);
+      n_labels[c] = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size, cc->max_size,
+                                             cc->start_label, ours[c]);
+      g_file_set_contents (in_path, (const char *)in, (gssize)(n * sizeof (gint32)), &error);
       g_assert_no_error (error);
       g_string_append_printf (script,
                               "run(%" G_GSIZE_FORMAT ", (%u, %u, %u), %" G_GINT64_FORMAT
@@ -282,7 +276,7 @@ test_matches_skimage (void)
     }
   else
     {
-      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+      g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
                                    NULL, NULL, &err, &status, &error));
       if (!g_spawn_check_wait_status (status, &error))
         {
@@ -296,7 +290,7 @@ test_matches_skimage (void)
   for (gsize c = 0; c < n_cases; c++)
     {
       const ConnCase *cc = &conn_cases[c];
-      const gsize n = (gsize) cc->nz * cc->ny * cc->nx;
+      const gsize n = (gsize)cc->nz * cc->ny * cc->nx;
       g_autofree char *in_path = case_path (dir, "in", c);
       g_autofree char *out_path = case_path (dir, "out", c);
 
@@ -306,7 +300,7 @@ test_matches_skimage (void)
           gsize ref_len = 0;
           g_file_get_contents (out_path, &ref_bytes, &ref_len, &error);
           g_assert_no_error (error);
-          g_autofree gint32 *ref = (gint32 *) ref_bytes;
+          g_autofree gint32 *ref = (gint32 *)ref_bytes;
           g_assert_cmpuint (ref_len, ==, n * sizeof (gint32));
 
           g_test_message ("case %s: %" G_GINT64_FORMAT " labels", cc->name, n_labels[c]);
@@ -327,17 +321,17 @@ test_blocks_split_and_merge (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (5);
   const ConnCase *cc = &conn_cases[7];
-  const gsize n = (gsize) cc->nz * cc->ny * cc->nx;
+  const gsize n = (gsize)cc->nz * cc->ny * cc->nx;
   g_autofree gint32 *in = make_labels (cc, rand);
   g_autofree gint32 *plain = g_new (gint32, n);
   g_autofree gint32 *sized = g_new (gint32, n);
 
-  const gint64 n_plain = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, (gint64) n, 1,
-                                                  plain);
-  const gint64 n_split = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, cc->max_size, 1,
-                                                  sized);
-  const gint64 n_merged = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size,
-                                                   (gint64) n, 1, sized);
+  const gint64 n_plain
+      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, (gint64)n, 1, plain);
+  const gint64 n_split
+      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, cc->max_size, 1, sized);
+  const gint64 n_merged
+      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size, (gint64)n, 1, sized);
   g_assert_cmpint (n_split, >, n_plain);
   g_assert_cmpint (n_merged, <, n_plain);
   g_assert_cmpint (n_plain, ==, count_distinct (plain, n, 0));

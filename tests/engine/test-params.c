@@ -35,24 +35,69 @@ test_defaults (void)
 
 typedef void (*Mutate) (SvSlicParams *p);
 
-static void m_segments (SvSlicParams *p) { p->n_segments = 0; }
-static void m_compact_neg (SvSlicParams *p) { p->compactness = -1; }
-static void m_compact_nan (SvSlicParams *p) { p->compactness = NAN; }
-static void m_compact_zero (SvSlicParams *p) { p->compactness = 0; }
-static void m_iter (SvSlicParams *p) { p->max_num_iter = -3; }
-static void m_spacing (SvSlicParams *p) { p->spacing[1] = 0; }
-static void m_spacing_nan (SvSlicParams *p) { p->spacing[2] = NAN; }
-static void m_sigma (SvSlicParams *p) { p->sigma[0] = -0.5; }
-static void m_sigma_axis (SvSlicParams *p)
+static void
+m_segments (SvSlicParams *p)
+{
+  p->n_segments = 0;
+}
+static void
+m_compact_neg (SvSlicParams *p)
+{
+  p->compactness = -1;
+}
+static void
+m_compact_nan (SvSlicParams *p)
+{
+  p->compactness = NAN;
+}
+static void
+m_compact_zero (SvSlicParams *p)
+{
+  p->compactness = 0;
+}
+static void
+m_iter (SvSlicParams *p)
+{
+  p->max_num_iter = -3;
+}
+static void
+m_spacing (SvSlicParams *p)
+{
+  p->spacing[1] = 0;
+}
+static void
+m_spacing_nan (SvSlicParams *p)
+{
+  p->spacing[2] = NAN;
+}
+static void
+m_sigma (SvSlicParams *p)
+{
+  p->sigma[0] = -0.5;
+}
+static void
+m_sigma_axis (SvSlicParams *p)
 {
   p->sigma_per_axis = TRUE;
   p->sigma[0] = 1;
   p->sigma[1] = 1;
   p->sigma[2] = -2;
 }
-static void m_start (SvSlicParams *p) { p->start_label = 2; }
-static void m_min_factor (SvSlicParams *p) { p->min_size_factor = -0.1; }
-static void m_max_factor (SvSlicParams *p) { p->max_size_factor = NAN; }
+static void
+m_start (SvSlicParams *p)
+{
+  p->start_label = 2;
+}
+static void
+m_min_factor (SvSlicParams *p)
+{
+  p->min_size_factor = -0.1;
+}
+static void
+m_max_factor (SvSlicParams *p)
+{
+  p->max_size_factor = NAN;
+}
 
 static const struct
 {
@@ -118,7 +163,7 @@ test_effective_sigma (void)
   SvSlicParams p;
   float s[3];
   /* volatile: the expected value is one float32 division, not folded. */
-  volatile float one = 1.0f, three = 3.0f, five = 5.0f, sp = (float) 0.3;
+  volatile float one = 1.0f, three = 3.0f, five = 5.0f, sp = (float)0.3;
 
   sv_slic_params_init_defaults (&p);
   p.sigma[0] = 1.0;
@@ -210,7 +255,7 @@ double_hex (double v)
   guint64 bits;
   memcpy (&bits, &v, 8);
   for (int i = 0; i < 8; i++)
-    b[i] = (guint8) (bits >> (8 * i));
+    b[i] = (guint8)(bits >> (8 * i));
   for (int i = 0; i < 8; i++)
     g_string_append_printf (s, "%02x", b[i]);
   return g_string_free (s, FALSE);
@@ -222,8 +267,8 @@ static char *
 expected_from_python (const SvSlicParams *p)
 {
   GString *s = g_string_new (NULL);
-  const double nums[] = { (double) p->n_segments, p->compactness, p->max_num_iter,
-                          p->min_size_factor, p->max_size_factor, p->start_label };
+  const double nums[] = { (double)p->n_segments, p->compactness,     p->max_num_iter,
+                          p->min_size_factor,    p->max_size_factor, p->start_label };
   for (gsize i = 0; i < G_N_ELEMENTS (nums); i++)
     {
       g_autofree char *h = double_hex (nums[i]);
@@ -286,7 +331,7 @@ check_json (const SvSlicParams *p)
       g_test_skip (PYTHON " not found");
       return;
     }
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
                                &status, &error));
   if (!g_spawn_check_wait_status (status, &error))
     g_error ("json.loads rejected %s: %s", json, err);
@@ -369,7 +414,7 @@ test_cli_round_trip (void)
       else if (g_str_equal (o, "--compactness"))
         q.compactness = parse_double (tok[++i]);
       else if (g_str_equal (o, "--max-num-iter"))
-        q.max_num_iter = (int) g_ascii_strtoll (tok[++i], NULL, 10);
+        q.max_num_iter = (int)g_ascii_strtoll (tok[++i], NULL, 10);
       else if (g_str_equal (o, "--sigma"))
         {
           i++;
@@ -392,7 +437,7 @@ test_cli_round_trip (void)
       else if (g_str_equal (o, "--slic-zero"))
         q.slic_zero = TRUE;
       else if (g_str_equal (o, "--start-label"))
-        q.start_label = (int) g_ascii_strtoll (tok[++i], NULL, 10);
+        q.start_label = (int)g_ascii_strtoll (tok[++i], NULL, 10);
       else if (g_str_equal (o, "--convert2lab"))
         q.convert2lab = SV_CONVERT2LAB_YES;
       else if (g_str_equal (o, "--no-convert2lab"))

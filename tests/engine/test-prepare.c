@@ -64,7 +64,7 @@ py_write (PyDir *pd, const char *name, const void *data, gsize size)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_build_filename (pd->dir, name, NULL);
-  g_file_set_contents (path, data, (gssize) size, &error);
+  g_file_set_contents (path, data, (gssize)size, &error);
   g_assert_no_error (error);
 }
 
@@ -78,7 +78,7 @@ py_read (PyDir *pd, const char *name, gsize n_floats)
   g_file_get_contents (path, &contents, &length, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (length, ==, n_floats * sizeof (float));
-  return (float *) contents;
+  return (float *)contents;
 }
 
 /* Runs the prologue + body; returns FALSE (and marks the test skipped)
@@ -97,7 +97,7 @@ py_run (PyDir *pd, const char *body)
       g_test_skip (PYTHON " not found");
       return FALSE;
     }
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+  if (!g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
                      &error))
     {
       g_test_skip (error->message);
@@ -121,7 +121,7 @@ random_floats (GRand *rand, gsize n, double lo, double hi)
 {
   float *v = g_new (float, n);
   for (gsize i = 0; i < n; i++)
-    v[i] = (float) g_rand_double_range (rand, lo, hi);
+    v[i] = (float)g_rand_double_range (rand, lo, hi);
   return v;
 }
 
@@ -163,7 +163,7 @@ test_gaussian_matches_scipy (void)
   for (gsize c = 0; c < G_N_ELEMENTS (gauss_cases); c++)
     {
       const GaussCase *gc = &gauss_cases[c];
-      const gsize n = (gsize) gc->nz * gc->ny * gc->nx * gc->nc;
+      const gsize n = (gsize)gc->nz * gc->ny * gc->nx * gc->nc;
       g_autofree float *in = random_floats (rand, n, -1.0, 3.0);
       g_autofree float *mine = g_memdup2 (in, n * sizeof (float));
       g_autoptr (PyDir) pd = py_dir_new ();
@@ -193,7 +193,7 @@ test_gaussian_thread_independent (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   const guint nz = 9, ny = 17, nx = 70, nc = 2;
-  const gsize n = (gsize) nz * ny * nx * nc;
+  const gsize n = (gsize)nz * ny * nx * nc;
   const float sigma[3] = { 1.7f, 2.2f, 0.8f };
   g_autofree float *in = random_floats (rand, n, 0.0, 1.0);
   g_autofree float *one = g_memdup2 (in, n * sizeof (float));
@@ -270,22 +270,22 @@ test_rescale_matches_numpy (void)
   g_assert_true (sv_rescale (masked, n_voxels, nc, mask, &error));
   g_assert_no_error (error);
 
-  g_autofree char *body = g_strdup_printf (
-      "a = rd('in.raw', (%" G_GSIZE_FORMAT ", %u))\n"
-      "m = rd('mask.raw', (%" G_GSIZE_FORMAT ",), np.uint8) != 0\n"
-      "b = a.copy()\n"
-      "b -= b.min()\n"
-      "imax = b.max()\n"
-      "if imax != 0:\n"
-      "    b /= imax\n"
-      "wr('plain.raw', b)\n"
-      "c = a.copy()\n"
-      "c -= c[m].min()\n"
-      "imax = c[m].max()\n"
-      "if imax != 0:\n"
-      "    c /= imax\n"
-      "wr('masked.raw', c)\n",
-      n_voxels, nc, n_voxels);
+  g_autofree char *body
+      = g_strdup_printf ("a = rd('in.raw', (%" G_GSIZE_FORMAT ", %u))\n"
+                         "m = rd('mask.raw', (%" G_GSIZE_FORMAT ",), np.uint8) != 0\n"
+                         "b = a.copy()\n"
+                         "b -= b.min()\n"
+                         "imax = b.max()\n"
+                         "if imax != 0:\n"
+                         "    b /= imax\n"
+                         "wr('plain.raw', b)\n"
+                         "c = a.copy()\n"
+                         "c -= c[m].min()\n"
+                         "imax = c[m].max()\n"
+                         "if imax != 0:\n"
+                         "    c /= imax\n"
+                         "wr('masked.raw', c)\n",
+                         n_voxels, nc, n_voxels);
   if (!py_run (pd, body))
     return;
   g_autofree float *ref_plain = py_read (pd, "plain.raw", n);
@@ -320,22 +320,27 @@ test_rescale_small_exact (void)
 static void
 fill_volume (SvVolume *vol, float *data, guint nz, guint ny, guint nx, guint nc)
 {
-  *vol = (SvVolume){ .nz = nz, .ny = ny, .nx = nx, .nc = nc, .data = data,
-                     .spacing = { 1.0, 1.0, 1.0 }, .source_type = SV_SAMPLE_F32 };
+  *vol = (SvVolume){ .nz = nz,
+                     .ny = ny,
+                     .nx = nx,
+                     .nc = nc,
+                     .data = data,
+                     .spacing = { 1.0, 1.0, 1.0 },
+                     .source_type = SV_SAMPLE_F32 };
 }
 
 static void
 test_rescale_nan_error (void)
 {
   const guint nz = 2, ny = 6, nx = 9;
-  const gsize n = (gsize) nz * ny * nx;
+  const gsize n = (gsize)nz * ny * nx;
   g_autofree float *data = g_new0 (float, n);
   SvVolume vol;
   SvSlicParams params;
   g_autoptr (GError) error = NULL;
 
   for (gsize i = 0; i < n; i++)
-    data[i] = (float) i;
+    data[i] = (float)i;
   data[(0 * ny + 4) * nx + 7] = NAN;
   data[(1 * ny + 0) * nx + 0] = NAN;
   data[(1 * ny + 5) * nx + 8] = NAN;
@@ -368,7 +373,7 @@ static void
 test_rescale_masked_nan_accepted (void)
 {
   const guint nz = 3, ny = 8, nx = 8;
-  const gsize n = (gsize) nz * ny * nx;
+  const gsize n = (gsize)nz * ny * nx;
   g_autofree float *data = g_new (float, n);
   g_autofree guint8 *mask = g_new (guint8, n);
   SvVolume vol;
@@ -379,7 +384,7 @@ test_rescale_masked_nan_accepted (void)
     {
       const gsize x = i % nx;
       mask[i] = x >= 2;
-      data[i] = mask[i] ? (float) (i % 17) : (x == 0 ? NAN : INFINITY);
+      data[i] = mask[i] ? (float)(i % 17) : (x == 0 ? NAN : INFINITY);
     }
   fill_volume (&vol, data, nz, ny, nx, 1);
   sv_slic_params_init_defaults (&params);
@@ -408,22 +413,23 @@ test_lab_matches_skimage (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (3);
   const guint ny = 23, nx = 31;
-  const gsize n = (gsize) ny * nx * 3;
+  const gsize n = (gsize)ny * nx * 3;
   g_autofree float *rgb = random_floats (rand, n, 0.0, 1.0);
   /* Include the corners of the cube and values near the gamma knee. */
   const float special[] = { 0.0f, 1.0f, 0.04045f, 0.0404f, 0.0405f, 0.008f, 0.5f };
   for (gsize i = 0; i < G_N_ELEMENTS (special); i++)
     for (int c = 0; c < 3; c++)
-      rgb[i * 3 + c] = special[(i + (gsize) c) % G_N_ELEMENTS (special)];
+      rgb[i * 3 + c] = special[(i + (gsize)c) % G_N_ELEMENTS (special)];
   g_autofree float *lab = g_memdup2 (rgb, n * sizeof (float));
   g_autoptr (PyDir) pd = py_dir_new ();
 
-  sv_rgb_to_lab (lab, (gsize) ny * nx);
+  sv_rgb_to_lab (lab, (gsize)ny * nx);
   py_write (pd, "rgb.raw", rgb, n * sizeof (float));
-  g_autofree char *body = g_strdup_printf ("a = rd('rgb.raw', (%u, %u, 3))\n"
-                                           "wr('lab.raw', skimage.color.rgb2lab(a))\n"
-                                           "wr('lab64.raw', skimage.color.rgb2lab(a.astype(np.float64)))\n",
-                                           ny, nx);
+  g_autofree char *body
+      = g_strdup_printf ("a = rd('rgb.raw', (%u, %u, 3))\n"
+                         "wr('lab.raw', skimage.color.rgb2lab(a))\n"
+                         "wr('lab64.raw', skimage.color.rgb2lab(a.astype(np.float64)))\n",
+                         ny, nx);
   if (!py_run (pd, body))
     return;
   g_autofree float *ref = py_read (pd, "lab.raw", n);
@@ -431,8 +437,8 @@ test_lab_matches_skimage (void)
   double max_diff = 0.0, max_diff64 = 0.0;
   for (gsize i = 0; i < n; i++)
     {
-      max_diff = MAX (max_diff, fabs ((double) lab[i] - ref[i]));
-      max_diff64 = MAX (max_diff64, fabs ((double) lab[i] - ref64[i]));
+      max_diff = MAX (max_diff, fabs ((double)lab[i] - ref[i]));
+      max_diff64 = MAX (max_diff64, fabs ((double)lab[i] - ref64[i]));
     }
   g_test_message ("max |ours - rgb2lab(float32)| = %g, vs float64: %g", max_diff, max_diff64);
   g_assert_cmpfloat (max_diff, <, 1e-3);
@@ -487,7 +493,7 @@ test_prepare_matches_skimage (void)
   for (gsize c = 0; c < G_N_ELEMENTS (prepare_cases); c++)
     {
       const PrepareCase *pc = &prepare_cases[c];
-      const gsize n = (gsize) pc->nz * pc->ny * pc->nx * pc->nc;
+      const gsize n = (gsize)pc->nz * pc->ny * pc->nx * pc->nc;
       g_autofree float *in = random_floats (rand, n, 10.0, 200.0);
       SvVolume vol;
       SvSlicParams params;
@@ -507,30 +513,30 @@ test_prepare_matches_skimage (void)
       g_assert_cmpuint (prepared->nc, ==, pc->nc);
 
       /* The same steps as skimage.segmentation.slic, in its words. */
-      const double s3[6] = { pc->sigma[0], pc->sigma[1], pc->sigma[2],
+      const double s3[6] = { pc->sigma[0],   pc->sigma[1],   pc->sigma[2],
                              pc->spacing[0], pc->spacing[1], pc->spacing[2] };
       py_write (pd, "in.raw", in, n * sizeof (float));
       py_write (pd, "params.raw", s3, sizeof s3);
-      g_autofree char *body = g_strdup_printf (
-          "image = rd('in.raw', (%u, %u, %u, %u))\n"
-          "p = np.fromfile(os.path.join(d, 'params.raw'))\n"
-          "image -= image.min()\n"
-          "imax = image.max()\n"
-          "if imax != 0:\n"
-          "    image /= imax\n"
-          "if %d:\n"
-          "    image = skimage.color.rgb2lab(image)\n"
-          "spacing = np.ascontiguousarray(p[3:], dtype=np.float32)\n"
-          "if %d:\n"
-          "    sigma = np.asarray(p[:3], dtype=np.float32)\n"
-          "else:\n"
-          "    sigma = np.array([p[0]] * 3, dtype=np.float32)\n"
-          "    sigma /= spacing\n"
-          "if (sigma > 0).any():\n"
-          "    from skimage._shared.filters import gaussian\n"
-          "    image = gaussian(image, list(sigma) + [0], mode='reflect')\n"
-          "wr('out.raw', image)\n",
-          pc->nz, pc->ny, pc->nx, pc->nc, pc->expect_lab, pc->per_axis);
+      g_autofree char *body
+          = g_strdup_printf ("image = rd('in.raw', (%u, %u, %u, %u))\n"
+                             "p = np.fromfile(os.path.join(d, 'params.raw'))\n"
+                             "image -= image.min()\n"
+                             "imax = image.max()\n"
+                             "if imax != 0:\n"
+                             "    image /= imax\n"
+                             "if %d:\n"
+                             "    image = skimage.color.rgb2lab(image)\n"
+                             "spacing = np.ascontiguousarray(p[3:], dtype=np.float32)\n"
+                             "if %d:\n"
+                             "    sigma = np.asarray(p[:3], dtype=np.float32)\n"
+                             "else:\n"
+                             "    sigma = np.array([p[0]] * 3, dtype=np.float32)\n"
+                             "    sigma /= spacing\n"
+                             "if (sigma > 0).any():\n"
+                             "    from skimage._shared.filters import gaussian\n"
+                             "    image = gaussian(image, list(sigma) + [0], mode='reflect')\n"
+                             "wr('out.raw', image)\n",
+                             pc->nz, pc->ny, pc->nx, pc->nc, pc->expect_lab, pc->per_axis);
       if (!py_run (pd, body))
         return;
       g_autofree float *ref = py_read (pd, "out.raw", n);
@@ -540,7 +546,7 @@ test_prepare_matches_skimage (void)
       for (gsize i = 0; i < n; i++)
         {
           max_abs = MAX (max_abs, fabsf (prepared->data[i]));
-          max_diff = MAX (max_diff, fabs ((double) prepared->data[i] - ref[i]));
+          max_diff = MAX (max_diff, fabs ((double)prepared->data[i] - ref[i]));
         }
       g_test_message ("case %" G_GSIZE_FORMAT ": max diff %g", c, max_diff);
       g_assert_cmpfloat (prepared->max_abs, ==, max_abs);
@@ -557,7 +563,7 @@ test_prepare_thread_independent (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (12);
   const guint nz = 40, ny = 96, nx = 160, nc = 1;
-  const gsize n = (gsize) nz * ny * nx * nc;
+  const gsize n = (gsize)nz * ny * nx * nc;
   g_autofree float *in = random_floats (rand, n, -5.0, 5.0);
   g_autofree guint8 *mask = g_new (guint8, n);
   SvVolume vol;
