@@ -114,11 +114,26 @@ typedef struct
   gint64 z, y, x;
 } Point;
 
+/* Squared distance from p to the nearest and to the farthest voxel of the
+ * box [lo, hi] (inclusive) along one axis. */
+static inline void
+axis_bounds (gint64 p, gint64 lo, gint64 hi, gint64 *near, gint64 *far)
+{
+  gint64 dn = p < lo ? lo - p : (p > hi ? p - hi : 0);
+  gint64 df = MAX (p - lo, hi - p);
+  *near = dn * dn;
+  *far = df * df;
+}
+
 /* Labels every voxel with 1 + the index of its nearest seed (squared
- * Euclidean distance in integers, ties to the lowest index). Seeds are
- * bucketed on a grid of about one seed per bucket; each block of voxels
- * (one bucket) looks at the seeds of the buckets within a growing ring until
- * no seed outside the ring can be as close as the worst match inside it. */
+ * Euclidean distance in integers, ties to the lowest index).
+ *
+ * Seeds are bucketed on a grid of about one seed per bucket. Voxels go in
+ * small blocks; a block visits the seed buckets in growing Chebyshev rings
+ * until the seed that is best in the worst case for the block (smallest
+ * farthest-voxel distance U) is strictly closer than anything beyond the
+ * ring can be. Only seeds whose nearest-voxel distance is ≤ U can win a
+ * voxel of the block; the voxels then scan that short list. */
 static void
 voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, gint32 *out)
 {
@@ -129,7 +144,6 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
   const guint gz = (nz + b - 1) / b, gy = (ny + b - 1) / b, gx = (nx + b - 1) / b;
   const gsize n_buckets = (gsize) gz * gy * gx;
 
-  /* Seeds sorted by bucket, in increasing seed index within a bucket. */
   g_autofree guint *bucket_start = g_new0 (guint, n_buckets + 1);
   g_autofree guint *bucket_seeds = g_new (guint, n_seeds);
   for (guint s = 0; s < n_seeds; s++)
@@ -148,83 +162,90 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
       }
   }
 
+  const guint block = 8;
   g_autofree guint *cand = g_new (guint, n_seeds);
-  const gsize block_cap = (gsize) MIN (b, nz) * MIN (b, ny) * MIN (b, nx);
-  g_autofree gint64 *best_d = g_new (gint64, block_cap);
-  g_autofree guint *best_s = g_new (guint, block_cap);
+  g_autofree guint *keep = g_new (guint, n_seeds);
 
-  for (guint bz = 0; bz < gz; bz++)
-    for (guint by = 0; by < gy; by++)
-      for (guint bx = 0; bx < gx; bx++)
+  for (guint z0 = 0; z0 < nz; z0 += block)
+    for (guint y0 = 0; y0 < ny; y0 += block)
+      for (guint x0 = 0; x0 < nx; x0 += block)
         {
-          const guint z0 = bz * b, z1 = MIN (z0 + b, nz);
-          const guint y0 = by * b, y1 = MIN (y0 + b, ny);
-          const guint x0 = bx * b, x1 = MIN (x0 + b, nx);
-          const gsize block_n = (gsize) (z1 - z0) * (y1 - y0) * (x1 - x0);
+          const guint z1 = MIN (z0 + block, nz), y1 = MIN (y0 + block, ny),
+                      x1 = MIN (x0 + block, nx);
+          /* The buckets the block overlaps. */
+          const gint64 bz0 = z0 / b, bz1 = (z1 - 1) / b;
+          const gint64 by0 = y0 / b, by1 = (y1 - 1) / b;
+          const gint64 bx0 = x0 / b, bx1 = (x1 - 1) / b;
           guint n_cand = 0;
-          for (gsize i = 0; i < block_n; i++)
-            {
-              best_d[i] = G_MAXINT64;
-              best_s[i] = G_MAXUINT;
-            }
+          gint64 upper = G_MAXINT64;
 
-          for (guint ring = 0;; ring++)
+          for (gint64 ring = 0;; ring++)
             {
-              /* Add the seeds of the buckets at Chebyshev bucket distance
-               * exactly `ring` from this block. */
-              guint new_from = n_cand;
-              gint64 lo_z = (gint64) bz - ring, hi_z = (gint64) bz + ring;
-              gint64 lo_y = (gint64) by - ring, hi_y = (gint64) by + ring;
-              gint64 lo_x = (gint64) bx - ring, hi_x = (gint64) bx + ring;
+              const gint64 lz = bz0 - ring, hz = bz1 + ring;
+              const gint64 ly = by0 - ring, hy = by1 + ring;
+              const gint64 lx = bx0 - ring, hx = bx1 + ring;
               gboolean ring_exists = FALSE;
-              for (gint64 cz = MAX (lo_z, 0); cz <= MIN (hi_z, (gint64) gz - 1); cz++)
-                for (gint64 cy = MAX (lo_y, 0); cy <= MIN (hi_y, (gint64) gy - 1); cy++)
-                  for (gint64 cx = MAX (lo_x, 0); cx <= MIN (hi_x, (gint64) gx - 1); cx++)
+              for (gint64 cz = MAX (lz, 0); cz <= MIN (hz, (gint64) gz - 1); cz++)
+                for (gint64 cy = MAX (ly, 0); cy <= MIN (hy, (gint64) gy - 1); cy++)
+                  for (gint64 cx = MAX (lx, 0); cx <= MIN (hx, (gint64) gx - 1); cx++)
                     {
-                      if (cz != lo_z && cz != hi_z && cy != lo_y && cy != hi_y && cx != lo_x
-                          && cx != hi_x)
+                      if (ring > 0 && cz != lz && cz != hz && cy != ly && cy != hy && cx != lx
+                          && cx != hx)
                         continue;
                       ring_exists = TRUE;
                       gsize bi = ((gsize) cz * gy + (gsize) cy) * gx + (gsize) cx;
                       for (guint k = bucket_start[bi]; k < bucket_start[bi + 1]; k++)
-                        cand[n_cand++] = bucket_seeds[k];
-                    }
-
-              gint64 worst = 0;
-              gsize i = 0;
-              for (guint z = z0; z < z1; z++)
-                for (guint y = y0; y < y1; y++)
-                  for (guint x = x0; x < x1; x++, i++)
-                    {
-                      for (guint c = new_from; c < n_cand; c++)
                         {
-                          const Point *p = &seeds[cand[c]];
-                          gint64 dz = p->z - z, dy = p->y - y, dx = p->x - x;
-                          gint64 dd = dz * dz + dy * dy + dx * dx;
-                          if (dd < best_d[i] || (dd == best_d[i] && cand[c] < best_s[i]))
-                            {
-                              best_d[i] = dd;
-                              best_s[i] = cand[c];
-                            }
+                          guint s = bucket_seeds[k];
+                          gint64 nzd, fzd, nyd, fyd, nxd, fxd;
+                          axis_bounds (seeds[s].z, z0, z1 - 1, &nzd, &fzd);
+                          axis_bounds (seeds[s].y, y0, y1 - 1, &nyd, &fyd);
+                          axis_bounds (seeds[s].x, x0, x1 - 1, &nxd, &fxd);
+                          upper = MIN (upper, fzd + fyd + fxd);
+                          cand[n_cand++] = s;
                         }
-                      worst = MAX (worst, best_d[i]);
                     }
 
-              /* A seed in a bucket beyond this ring is at least ring*b + 1
-               * voxels away along some axis, so strictly farther than any
-               * current best once worst < (ring*b + 1)^2. */
-              gint64 reach = (gint64) ring * b + 1;
-              if (!ring_exists || (n_cand > 0 && worst < reach * reach))
+              /* A seed in a bucket beyond this ring lies at least
+               * ring*b + 1 voxels from the block along some axis. */
+              gint64 reach = ring * (gint64) b + 1;
+              if (!ring_exists || (n_cand > 0 && upper < reach * reach))
                 break;
             }
 
-          gsize i = 0;
+          guint n_keep = 0;
+          for (guint c = 0; c < n_cand; c++)
+            {
+              const Point *p = &seeds[cand[c]];
+              gint64 nzd, nyd, nxd, f;
+              axis_bounds (p->z, z0, z1 - 1, &nzd, &f);
+              axis_bounds (p->y, y0, y1 - 1, &nyd, &f);
+              axis_bounds (p->x, x0, x1 - 1, &nxd, &f);
+              if (nzd + nyd + nxd <= upper)
+                keep[n_keep++] = cand[c];
+            }
+
           for (guint z = z0; z < z1; z++)
             for (guint y = y0; y < y1; y++)
               {
                 gint32 *row = out + ((gsize) z * ny + y) * nx;
-                for (guint x = x0; x < x1; x++, i++)
-                  row[x] = (gint32) best_s[i] + 1;
+                for (guint x = x0; x < x1; x++)
+                  {
+                    gint64 best_d = G_MAXINT64;
+                    guint best_s = G_MAXUINT;
+                    for (guint c = 0; c < n_keep; c++)
+                      {
+                        const Point *p = &seeds[keep[c]];
+                        gint64 dz = p->z - z, dy = p->y - y, dx = p->x - x;
+                        gint64 dd = dz * dz + dy * dy + dx * dx;
+                        if (dd < best_d || (dd == best_d && keep[c] < best_s))
+                          {
+                            best_d = dd;
+                            best_s = keep[c];
+                          }
+                      }
+                    row[x] = (gint32) best_s + 1;
+                  }
               }
         }
 }

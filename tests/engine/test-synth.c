@@ -287,6 +287,7 @@ test_cells_voronoi_exact (void)
   check_voronoi_brute_force (16, 16, 16, 3, 11);  /* few cells: rings grow */
   check_voronoi_brute_force (3, 4, 5, 60, 13);    /* every voxel a seed */
   check_voronoi_brute_force (1, 1, 50, 4, 17);    /* 1D */
+  check_voronoi_brute_force (20, 70, 45, 500, 19); /* many blocks and buckets */
 }
 
 static void
