@@ -38,9 +38,9 @@ test_defaults (void)
   g_assert_cmpuint (p.seed, ==, 1);
 }
 
-/* Reference outputs of xoshiro256** seeded through splitmix64 from 0, as
- * the authors' C code gives them (checked against an independent Python
- * transcription in test_rng_matches_python). */
+/* Same seed, same stream; uniforms in [0, 1), bounded integers in range,
+ * normals with mean 0 and variance 1. The exact sequence is checked against
+ * an independent Python transcription in test_rng_matches_python. */
 static void
 test_rng_sequence (void)
 {
