@@ -474,7 +474,7 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
   TIFF *tif = r->tif;
   guint32 n = l->tiled ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
   guint32 strips_per_plane = 0;
-  guint64 beyond = 0, stored = 0, decoded = 0;
+  guint64 max_end = 0, first_offset = G_MAXUINT64, stored = 0, decoded = 0;
   guint64 ratio = compression_max_ratio (l->compression);
 
   if (n == 0)
@@ -498,16 +498,13 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
                         messages_text (&r->msgs, "cannot read the data offsets"));
           return FALSE;
         }
-      if (offset >= r->file_size && count > 0)
+      if (count > 0 && offset + count > r->file_size)
         {
-          reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "truncated or corrupt: page %u data starts at byte %" G_GUINT64_FORMAT
-                        ", beyond the end of the file (%" G_GUINT64_FORMAT " bytes)",
-                        page, offset, r->file_size);
-          return FALSE;
+          max_end = MAX (max_end, offset + count);
+          first_offset = MIN (first_offset, offset);
         }
-      if (offset + count > r->file_size)
-        beyond = MAX (beyond, offset + count - r->file_size);
+      else if (count > 0)
+        first_offset = MIN (first_offset, offset);
 
       if (l->tiled)
         need = TIFFTileSize64 (tif);
@@ -527,11 +524,22 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
       stored += count;
       decoded += need;
     }
-  if (beyond > 0)
+  /* libtiff may have chopped one big strip into many, so look at the whole
+   * page: data that starts past the end is a bad offset or a file cut before
+   * this page; data that runs past the end is a cut file. */
+  if (max_end > r->file_size && first_offset >= r->file_size)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "truncated: page %u needs %" G_GUINT64_FORMAT " bytes beyond the end of the file",
-                    page, beyond);
+                    "truncated or corrupt: page %u data starts at byte %" G_GUINT64_FORMAT
+                    ", beyond the end of the file (%" G_GUINT64_FORMAT " bytes)",
+                    page, first_offset, r->file_size);
+      return FALSE;
+    }
+  if (max_end > r->file_size)
+    {
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "truncated: page %u needs %" G_GUINT64_FORMAT " bytes beyond the end of the file", page,
+                    max_end - r->file_size);
       return FALSE;
     }
   /* A few hundred bytes of compressed data cannot hold gigabytes of image;
@@ -1625,7 +1633,10 @@ imagej_description (const SvTiffWriteJob *job)
   if (job->nz > 1)
     {
       g_string_append_printf (d, "images=%u\nslices=%u\n", job->nz, job->nz);
-      g_string_append_printf (d, "spacing=%s\n", g_ascii_dtostr (buf, sizeof buf, job->spacing[0]));
+      /* Shortest exact decimal, with ".0" on whole numbers as Java prints
+       * doubles, so readers see a float. */
+      g_ascii_dtostr (buf, sizeof buf, job->spacing[0]);
+      g_string_append_printf (d, "spacing=%s%s\n", buf, strpbrk (buf, ".eEn") ? "" : ".0");
     }
   if (job->unit != NULL && job->unit[0] != '\0')
     {
