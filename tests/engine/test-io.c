@@ -108,22 +108,23 @@ write_test_tiff (const char *path, const TestTiff *t, const void *data)
 {
   TIFF *tif = TIFFOpen (path, t->bigtiff ? "w8" : "w");
   guint b = bytes_of (t);
-  gsize row = (gsize) t->nx * t->spp * b;
+  gsize row = (gsize)t->nx * t->spp * b;
   gboolean separate = t->planar == PLANARCONFIG_SEPARATE;
   guint planes = separate ? t->spp : 1;
 
   g_assert_nonnull (tif);
   for (guint z = 0; z < t->nz; z++)
     {
-      const guint8 *page = (const guint8 *) data + z * row * t->ny;
-      g_autofree guint8 *plane = g_malloc0 ((gsize) t->ny * t->nx * b);
+      const guint8 *page = (const guint8 *)data + z * row * t->ny;
+      g_autofree guint8 *plane = g_malloc0 ((gsize)t->ny * t->nx * b);
 
-      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32) t->nx);
-      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, (guint32) t->ny);
-      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, (guint16) t->spp);
+      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32)t->nx);
+      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, (guint32)t->ny);
+      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, (guint16)t->spp);
       TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, t->bps);
       TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, t->format);
-      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, t->spp == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC,
+                    t->spp == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
       TIFFSetField (tif, TIFFTAG_PLANARCONFIG, t->planar ? t->planar : PLANARCONFIG_CONTIG);
       TIFFSetField (tif, TIFFTAG_COMPRESSION, t->compression ? t->compression : COMPRESSION_NONE);
       if (z == 0 && t->description)
@@ -136,7 +137,7 @@ write_test_tiff (const char *path, const TestTiff *t, const void *data)
         }
       if (t->tile)
         {
-          gsize tile_row = (gsize) t->tile * (separate ? 1 : t->spp) * b;
+          gsize tile_row = (gsize)t->tile * (separate ? 1 : t->spp) * b;
           g_autofree guint8 *tile = g_malloc (tile_row * t->tile);
 
           TIFFSetField (tif, TIFFTAG_TILEWIDTH, t->tile);
@@ -151,19 +152,21 @@ write_test_tiff (const char *path, const TestTiff *t, const void *data)
                       for (guint c = 0; c < (separate ? 1 : t->spp); c++)
                         {
                           guint ch = separate ? p : c;
-                          memcpy (tile + (y - ty) * tile_row + ((x - tx) * (separate ? 1 : t->spp) + c) * b,
-                                  page + y * row + ((gsize) x * t->spp + ch) * b, b);
+                          memcpy (tile + (y - ty) * tile_row
+                                      + ((x - tx) * (separate ? 1 : t->spp) + c) * b,
+                                  page + y * row + ((gsize)x * t->spp + ch) * b, b);
                         }
-                  g_assert_cmpint (TIFFWriteEncodedTile (tif, TIFFComputeTile (tif, tx, ty, 0, (guint16) p), tile,
-                                                         (tmsize_t) (tile_row * t->tile)),
-                                   >=, 0);
+                  g_assert_cmpint (
+                      TIFFWriteEncodedTile (tif, TIFFComputeTile (tif, tx, ty, 0, (guint16)p), tile,
+                                            (tmsize_t)(tile_row * t->tile)),
+                      >=, 0);
                 }
         }
       else
         {
           guint32 rps = t->rows_per_strip ? t->rows_per_strip : TIFFDefaultStripSize (tif, 0);
           guint32 per_plane = (t->ny + rps - 1) / rps;
-          gsize plane_row = separate ? (gsize) t->nx * b : row;
+          gsize plane_row = separate ? (gsize)t->nx * b : row;
 
           TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, rps);
           for (guint p = 0; p < planes; p++)
@@ -171,15 +174,16 @@ write_test_tiff (const char *path, const TestTiff *t, const void *data)
               const guint8 *src = page;
               if (separate)
                 {
-                  for (gsize i = 0; i < (gsize) t->ny * t->nx; i++)
+                  for (gsize i = 0; i < (gsize)t->ny * t->nx; i++)
                     memcpy (plane + i * b, page + (i * t->spp + p) * b, b);
                   src = plane;
                 }
               for (guint32 k = 0; k < per_plane; k++)
                 {
                   guint32 rows = MIN (rps, t->ny - k * rps);
-                  g_assert_cmpint (TIFFWriteEncodedStrip (tif, p * per_plane + k, (void *) (src + k * rps * plane_row),
-                                                          (tmsize_t) (rows * plane_row)),
+                  g_assert_cmpint (TIFFWriteEncodedStrip (tif, p * per_plane + k,
+                                                          (void *)(src + k * rps * plane_row),
+                                                          (tmsize_t)(rows * plane_row)),
                                    >=, 0);
                 }
             }
@@ -199,9 +203,9 @@ typedef struct
 } TypeCase;
 
 static const TypeCase type_cases[] = {
-  { SV_SAMPLE_U8, 8, SAMPLEFORMAT_UINT },    { SV_SAMPLE_U16, 16, SAMPLEFORMAT_UINT },
-  { SV_SAMPLE_U32, 32, SAMPLEFORMAT_UINT },  { SV_SAMPLE_I8, 8, SAMPLEFORMAT_INT },
-  { SV_SAMPLE_I16, 16, SAMPLEFORMAT_INT },   { SV_SAMPLE_I32, 32, SAMPLEFORMAT_INT },
+  { SV_SAMPLE_U8, 8, SAMPLEFORMAT_UINT },     { SV_SAMPLE_U16, 16, SAMPLEFORMAT_UINT },
+  { SV_SAMPLE_U32, 32, SAMPLEFORMAT_UINT },   { SV_SAMPLE_I8, 8, SAMPLEFORMAT_INT },
+  { SV_SAMPLE_I16, 16, SAMPLEFORMAT_INT },    { SV_SAMPLE_I32, 32, SAMPLEFORMAT_INT },
   { SV_SAMPLE_F32, 32, SAMPLEFORMAT_IEEEFP }, { SV_SAMPLE_F64, 64, SAMPLEFORMAT_IEEEFP },
 };
 
@@ -225,32 +229,32 @@ make_pattern (SvSampleType type, gsize n)
 
   for (gsize i = 0; i < n; i++)
     {
-      guint32 h = hash32 ((guint32) i * 2654435761U + 12345);
+      guint32 h = hash32 ((guint32)i * 2654435761U + 12345);
       switch (type)
         {
         case SV_SAMPLE_U8:
-          ((guint8 *) buf)[i] = i == 0 ? 0 : i == 1 ? G_MAXUINT8 : (guint8) h;
+          ((guint8 *)buf)[i] = i == 0 ? 0 : i == 1 ? G_MAXUINT8 : (guint8)h;
           break;
         case SV_SAMPLE_U16:
-          ((guint16 *) buf)[i] = i == 0 ? 0 : i == 1 ? G_MAXUINT16 : (guint16) h;
+          ((guint16 *)buf)[i] = i == 0 ? 0 : i == 1 ? G_MAXUINT16 : (guint16)h;
           break;
         case SV_SAMPLE_U32:
-          ((guint32 *) buf)[i] = i == 0 ? 0 : i == 1 ? G_MAXUINT32 : h;
+          ((guint32 *)buf)[i] = i == 0 ? 0 : i == 1 ? G_MAXUINT32 : h;
           break;
         case SV_SAMPLE_I8:
-          ((gint8 *) buf)[i] = i == 0 ? G_MININT8 : i == 1 ? G_MAXINT8 : (gint8) h;
+          ((gint8 *)buf)[i] = i == 0 ? G_MININT8 : i == 1 ? G_MAXINT8 : (gint8)h;
           break;
         case SV_SAMPLE_I16:
-          ((gint16 *) buf)[i] = i == 0 ? G_MININT16 : i == 1 ? G_MAXINT16 : (gint16) h;
+          ((gint16 *)buf)[i] = i == 0 ? G_MININT16 : i == 1 ? G_MAXINT16 : (gint16)h;
           break;
         case SV_SAMPLE_I32:
-          ((gint32 *) buf)[i] = i == 0 ? G_MININT32 : i == 1 ? G_MAXINT32 : (gint32) h;
+          ((gint32 *)buf)[i] = i == 0 ? G_MININT32 : i == 1 ? G_MAXINT32 : (gint32)h;
           break;
         case SV_SAMPLE_F32:
-          ((float *) buf)[i] = (float) ((double) h / 4294967296.0 * 4.0 - 2.0);
+          ((float *)buf)[i] = (float)((double)h / 4294967296.0 * 4.0 - 2.0);
           break;
         case SV_SAMPLE_F64:
-          ((double *) buf)[i] = (double) h / 4294967296.0 * 1e6 - 5e5 + 1e-9 * i;
+          ((double *)buf)[i] = (double)h / 4294967296.0 * 1e6 - 5e5 + 1e-9 * i;
           break;
         }
     }
@@ -266,33 +270,33 @@ expected_float (SvSampleType type, const void *buf, gsize i)
   switch (type)
     {
     case SV_SAMPLE_U8:
-      return (float) (((const guint8 *) buf)[i] * (1.0 / 255.0));
+      return (float)(((const guint8 *)buf)[i] * (1.0 / 255.0));
     case SV_SAMPLE_U16:
-      return (float) (((const guint16 *) buf)[i] * (1.0 / 65535.0));
+      return (float)(((const guint16 *)buf)[i] * (1.0 / 65535.0));
     case SV_SAMPLE_U32:
-      return (float) (((const guint32 *) buf)[i] * (1.0 / 4294967295.0));
+      return (float)(((const guint32 *)buf)[i] * (1.0 / 4294967295.0));
     case SV_SAMPLE_I8:
-      v = ((const gint8 *) buf)[i] * (1.0 / 127.0);
-      return (float) fmax (v, -1.0);
+      v = ((const gint8 *)buf)[i] * (1.0 / 127.0);
+      return (float)fmax (v, -1.0);
     case SV_SAMPLE_I16:
-      v = ((const gint16 *) buf)[i] * (1.0 / 32767.0);
-      return (float) fmax (v, -1.0);
+      v = ((const gint16 *)buf)[i] * (1.0 / 32767.0);
+      return (float)fmax (v, -1.0);
     case SV_SAMPLE_I32:
-      v = ((const gint32 *) buf)[i] * (1.0 / 2147483647.0);
-      return (float) fmax (v, -1.0);
+      v = ((const gint32 *)buf)[i] * (1.0 / 2147483647.0);
+      return (float)fmax (v, -1.0);
     case SV_SAMPLE_F32:
-      return ((const float *) buf)[i];
+      return ((const float *)buf)[i];
     case SV_SAMPLE_F64:
-      return (float) ((const double *) buf)[i];
+      return (float)((const double *)buf)[i];
     }
   g_assert_not_reached ();
 }
 
 static void
-assert_volume_matches (const SvVolume *v, SvSampleType type, const void *raw, guint nz, guint ny, guint nx,
-                       guint nc)
+assert_volume_matches (const SvVolume *v, SvSampleType type, const void *raw, guint nz, guint ny,
+                       guint nx, guint nc)
 {
-  gsize n = (gsize) nz * ny * nx * nc;
+  gsize n = (gsize)nz * ny * nx * nc;
 
   g_assert_cmpuint (v->nz, ==, nz);
   g_assert_cmpuint (v->ny, ==, ny);
@@ -355,10 +359,18 @@ roundtrip_one (Fixture *f, const TypeCase *tc, guint nz, guint spp, guint16 plan
 {
   g_autofree char *path = fixture_path (f, "in.tif");
   guint ny = 37, nx = 29;
-  gsize n = (gsize) nz * ny * nx * spp;
+  gsize n = (gsize)nz * ny * nx * spp;
   g_autofree void *raw = make_pattern (tc->type, n);
-  TestTiff t = { .nz = nz, .ny = ny, .nx = nx, .spp = spp, .bps = tc->bps, .format = tc->format,
-                 .planar = planar, .compression = compression, .tile = tile, .rows_per_strip = 5,
+  TestTiff t = { .nz = nz,
+                 .ny = ny,
+                 .nx = nx,
+                 .spp = spp,
+                 .bps = tc->bps,
+                 .format = tc->format,
+                 .planar = planar,
+                 .compression = compression,
+                 .tile = tile,
+                 .rows_per_strip = 5,
                  .bigtiff = bigtiff };
   GError *error = NULL;
   g_autoptr (SvVolume) v = NULL;
@@ -382,7 +394,8 @@ roundtrip_one (Fixture *f, const TypeCase *tc, guint nz, guint spp, guint16 plan
     {
       /* The pattern starts with the type's minimum and maximum. */
       static const double mins[] = { 0, 0, 0, G_MININT8, G_MININT16, G_MININT32 };
-      static const double maxs[] = { G_MAXUINT8, G_MAXUINT16, G_MAXUINT32, G_MAXINT8, G_MAXINT16, G_MAXINT32 };
+      static const double maxs[]
+          = { G_MAXUINT8, G_MAXUINT16, G_MAXUINT32, G_MAXINT8, G_MAXINT16, G_MAXINT32 };
       g_assert_cmpfloat (info.value_min, ==, mins[tc->type]);
       g_assert_cmpfloat (info.value_max, ==, maxs[tc->type]);
     }
@@ -396,18 +409,19 @@ test_roundtrip_types (Fixture *f, gconstpointer data)
     for (guint spp = 1; spp <= 3; spp += 2)
       for (guint tiled = 0; tiled < 2; tiled++)
         {
-          roundtrip_one (f, &type_cases[i], 3, spp, PLANARCONFIG_CONTIG, tiled ? 16 : 0, COMPRESSION_NONE, FALSE);
+          roundtrip_one (f, &type_cases[i], 3, spp, PLANARCONFIG_CONTIG, tiled ? 16 : 0,
+                         COMPRESSION_NONE, FALSE);
           if (spp == 3)
-            roundtrip_one (f, &type_cases[i], 3, spp, PLANARCONFIG_SEPARATE, tiled ? 16 : 0, COMPRESSION_NONE,
-                           FALSE);
+            roundtrip_one (f, &type_cases[i], 3, spp, PLANARCONFIG_SEPARATE, tiled ? 16 : 0,
+                           COMPRESSION_NONE, FALSE);
         }
 }
 
 static void
 test_roundtrip_compressions (Fixture *f, gconstpointer data)
 {
-  static const guint16 compressions[] = { COMPRESSION_NONE, COMPRESSION_ADOBE_DEFLATE, COMPRESSION_LZW,
-                                          COMPRESSION_PACKBITS };
+  static const guint16 compressions[]
+      = { COMPRESSION_NONE, COMPRESSION_ADOBE_DEFLATE, COMPRESSION_LZW, COMPRESSION_PACKBITS };
   static const char *const names[] = { "none", "deflate", "lzw", "packbits" };
   g_autofree char *path = fixture_path (f, "in.tif");
 
@@ -418,8 +432,10 @@ test_roundtrip_compressions (Fixture *f, gconstpointer data)
           SvTiffInfo info;
           GError *error = NULL;
 
-          roundtrip_one (f, &type_cases[i], 2, 1, PLANARCONFIG_CONTIG, tiled ? 16 : 0, compressions[c], FALSE);
-          roundtrip_one (f, &type_cases[i], 2, 3, PLANARCONFIG_SEPARATE, tiled ? 16 : 0, compressions[c], FALSE);
+          roundtrip_one (f, &type_cases[i], 2, 1, PLANARCONFIG_CONTIG, tiled ? 16 : 0,
+                         compressions[c], FALSE);
+          roundtrip_one (f, &type_cases[i], 2, 3, PLANARCONFIG_SEPARATE, tiled ? 16 : 0,
+                         compressions[c], FALSE);
           g_assert_true (sv_tiff_info (path, &info, &error));
           g_assert_cmpstr (info.compression, ==, names[c]);
           sv_tiff_info_clear (&info);
@@ -453,38 +469,50 @@ test_img_as_float_by_hand (Fixture *f, gconstpointer data)
     double value;
     float expected;
   } cases[] = {
-    { &type_cases[0], 255, 1.0f },
-    { &type_cases[0], 51, 0.2f },
-    { &type_cases[1], 65535, 1.0f },
-    { &type_cases[1], 0, 0.0f },
-    { &type_cases[2], 4294967295.0, 1.0f },
-    { &type_cases[3], 0, 0.0f },
-    { &type_cases[3], -128, -1.0f },
-    { &type_cases[3], 127, 1.0f },
-    { &type_cases[4], -32768, -1.0f },
-    { &type_cases[4], -32767, -1.0f },
-    { &type_cases[4], 32767, 1.0f },
-    { &type_cases[5], -2147483648.0, -1.0f },
+    { &type_cases[0], 255, 1.0f },          { &type_cases[0], 51, 0.2f },
+    { &type_cases[1], 65535, 1.0f },        { &type_cases[1], 0, 0.0f },
+    { &type_cases[2], 4294967295.0, 1.0f }, { &type_cases[3], 0, 0.0f },
+    { &type_cases[3], -128, -1.0f },        { &type_cases[3], 127, 1.0f },
+    { &type_cases[4], -32768, -1.0f },      { &type_cases[4], -32767, -1.0f },
+    { &type_cases[4], 32767, 1.0f },        { &type_cases[5], -2147483648.0, -1.0f },
     { &type_cases[7], 0.1, 0.1f },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       guint8 raw[8];
-      TestTiff t = { .nz = 1, .ny = 1, .nx = 1, .spp = 1, .bps = cases[i].tc->bps, .format = cases[i].tc->format };
+      TestTiff t = {
+        .nz = 1, .ny = 1, .nx = 1, .spp = 1, .bps = cases[i].tc->bps, .format = cases[i].tc->format
+      };
       g_autoptr (SvVolume) v = NULL;
       double d = cases[i].value;
 
       switch (cases[i].tc->type)
         {
-        case SV_SAMPLE_U8: raw[0] = (guint8) d; break;
-        case SV_SAMPLE_U16: *(guint16 *) raw = (guint16) d; break;
-        case SV_SAMPLE_U32: *(guint32 *) raw = (guint32) d; break;
-        case SV_SAMPLE_I8: *(gint8 *) raw = (gint8) d; break;
-        case SV_SAMPLE_I16: *(gint16 *) raw = (gint16) d; break;
-        case SV_SAMPLE_I32: *(gint32 *) raw = (gint32) d; break;
-        case SV_SAMPLE_F32: *(float *) raw = (float) d; break;
-        case SV_SAMPLE_F64: memcpy (raw, &d, 8); break;
+        case SV_SAMPLE_U8:
+          raw[0] = (guint8)d;
+          break;
+        case SV_SAMPLE_U16:
+          *(guint16 *)raw = (guint16)d;
+          break;
+        case SV_SAMPLE_U32:
+          *(guint32 *)raw = (guint32)d;
+          break;
+        case SV_SAMPLE_I8:
+          *(gint8 *)raw = (gint8)d;
+          break;
+        case SV_SAMPLE_I16:
+          *(gint16 *)raw = (gint16)d;
+          break;
+        case SV_SAMPLE_I32:
+          *(gint32 *)raw = (gint32)d;
+          break;
+        case SV_SAMPLE_F32:
+          *(float *)raw = (float)d;
+          break;
+        case SV_SAMPLE_F64:
+          memcpy (raw, &d, 8);
+          break;
         }
       write_test_tiff (path, &t, raw);
       v = sv_tiff_read_volume (path, &error);
@@ -501,8 +529,8 @@ test_img_as_float_by_hand (Fixture *f, gconstpointer data)
     write_test_tiff (path, &t, &raw);
     v = sv_tiff_read_volume (path, &error);
     g_assert_no_error (error);
-    g_assert_cmpfloat (v->data[0], ==, (float) (64.0 / 32767.0));
-    g_assert_cmpfloat (v->data[0], !=, (float) (64.5 * 2.0 / 65535.0));
+    g_assert_cmpfloat (v->data[0], ==, (float)(64.0 / 32767.0));
+    g_assert_cmpfloat (v->data[0], !=, (float)(64.5 * 2.0 / 65535.0));
   }
 }
 
@@ -515,8 +543,9 @@ python_has (const char *module)
 
   if (!g_file_test (argv[0], G_FILE_TEST_IS_EXECUTABLE))
     return FALSE;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                     NULL, NULL, NULL, &status, NULL))
+  if (!g_spawn_sync (NULL, (char **)argv, NULL,
+                     G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
+                     NULL, &status, NULL))
     return FALSE;
   return g_spawn_check_wait_status (status, NULL);
 }
@@ -530,8 +559,8 @@ run_python (const char *code)
   int status = 0;
   GError *error = NULL;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
-                               &error));
+  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
   g_assert_no_error (error);
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("python failed: %s", err);
@@ -571,13 +600,26 @@ test_img_as_float_matches_skimage (Fixture *f, gconstpointer data)
           gint64 s = 0;
           switch (tc->type)
             {
-            case SV_SAMPLE_U8: s = ((guint8 *) raw)[k]; break;
-            case SV_SAMPLE_U16: s = ((guint16 *) raw)[k]; break;
-            case SV_SAMPLE_U32: s = ((guint32 *) raw)[k]; break;
-            case SV_SAMPLE_I8: s = ((gint8 *) raw)[k]; break;
-            case SV_SAMPLE_I16: s = ((gint16 *) raw)[k]; break;
-            case SV_SAMPLE_I32: s = ((gint32 *) raw)[k]; break;
-            default: g_assert_not_reached ();
+            case SV_SAMPLE_U8:
+              s = ((guint8 *)raw)[k];
+              break;
+            case SV_SAMPLE_U16:
+              s = ((guint16 *)raw)[k];
+              break;
+            case SV_SAMPLE_U32:
+              s = ((guint32 *)raw)[k];
+              break;
+            case SV_SAMPLE_I8:
+              s = ((gint8 *)raw)[k];
+              break;
+            case SV_SAMPLE_I16:
+              s = ((gint16 *)raw)[k];
+              break;
+            case SV_SAMPLE_I32:
+              s = ((gint32 *)raw)[k];
+              break;
+            default:
+              g_assert_not_reached ();
             }
           g_string_append_printf (values, "%s%" G_GINT64_FORMAT, k ? "," : "", s);
         }
@@ -591,7 +633,7 @@ test_img_as_float_matches_skimage (Fixture *f, gconstpointer data)
       g_assert_cmpuint (g_strv_length (words), ==, n);
       for (gsize k = 0; k < n; k++)
         {
-          float expected = (float) g_ascii_strtod (words[k], NULL);
+          float expected = (float)g_ascii_strtod (words[k], NULL);
           if (v->data[k] != expected)
             g_error ("%s sample %" G_GSIZE_FORMAT ": got %.9g, scikit-image %.9g",
                      sv_sample_type_to_string (tc->type), k, v->data[k], expected);
@@ -607,9 +649,16 @@ test_spacing_imagej_description (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "ij.tif");
   guint8 raw[3 * 4 * 5] = { 0 };
-  TestTiff t = { .nz = 3, .ny = 4, .nx = 5, .spp = 1, .bps = 8, .format = SAMPLEFORMAT_UINT,
-                 .description = "ImageJ=1.53t\nimages=3\nslices=3\nunit=\\u00B5m\nspacing=2.5\nloop=false\n",
-                 .xres = 4.0, .yres = 1.0 / 0.3 };
+  TestTiff t = { .nz = 3,
+                 .ny = 4,
+                 .nx = 5,
+                 .spp = 1,
+                 .bps = 8,
+                 .format = SAMPLEFORMAT_UINT,
+                 .description
+                 = "ImageJ=1.53t\nimages=3\nslices=3\nunit=\\u00B5m\nspacing=2.5\nloop=false\n",
+                 .xres = 4.0,
+                 .yres = 1.0 / 0.3 };
   GError *error = NULL;
   g_autoptr (SvVolume) v = NULL;
   SvTiffInfo info;
@@ -635,7 +684,12 @@ test_spacing_imagej_channels_refused (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "ij.tif");
   guint8 raw[4 * 2 * 2] = { 0 };
-  TestTiff t = { .nz = 4, .ny = 2, .nx = 2, .spp = 1, .bps = 8, .format = SAMPLEFORMAT_UINT,
+  TestTiff t = { .nz = 4,
+                 .ny = 2,
+                 .nx = 2,
+                 .spp = 1,
+                 .bps = 8,
+                 .format = SAMPLEFORMAT_UINT,
                  .description = "ImageJ=1.53t\nimages=4\nchannels=2\nslices=2\nhyperstack=true\n" };
   GError *error = NULL;
   SvVolume *v;
@@ -653,18 +707,22 @@ test_spacing_ome (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "ome.tif");
   guint16 raw[2 * 3 * 4] = { 0 };
-  const char *xml =
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" "
-    "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
-    "xsi:schemaLocation=\"http://www.openmicroscopy.org/Schemas/OME/2016-06 "
-    "http://www.openmicroscopy.org/Schemas/OME/2016-06/ome.xsd\">"
-    "<Image ID=\"Image:0\" Name=\"brain\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" Type=\"uint16\" "
-    "SizeX=\"4\" SizeY=\"3\" SizeZ=\"2\" SizeC=\"1\" SizeT=\"1\" PhysicalSizeX=\"0.65\" "
-    "PhysicalSizeXUnit=\"µm\" PhysicalSizeY=\"0.7\" PhysicalSizeZ=\"2000\" PhysicalSizeZUnit=\"nm\">"
-    "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/><TiffData IFD=\"0\" PlaneCount=\"2\"/>"
-    "</Pixels></Image></OME>";
-  TestTiff t = { .nz = 2, .ny = 3, .nx = 4, .spp = 1, .bps = 16, .format = SAMPLEFORMAT_UINT, .description = xml };
+  const char *xml
+      = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" "
+        "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+        "xsi:schemaLocation=\"http://www.openmicroscopy.org/Schemas/OME/2016-06 "
+        "http://www.openmicroscopy.org/Schemas/OME/2016-06/ome.xsd\">"
+        "<Image ID=\"Image:0\" Name=\"brain\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" "
+        "Type=\"uint16\" "
+        "SizeX=\"4\" SizeY=\"3\" SizeZ=\"2\" SizeC=\"1\" SizeT=\"1\" PhysicalSizeX=\"0.65\" "
+        "PhysicalSizeXUnit=\"µm\" PhysicalSizeY=\"0.7\" PhysicalSizeZ=\"2000\" "
+        "PhysicalSizeZUnit=\"nm\">"
+        "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/><TiffData IFD=\"0\" PlaneCount=\"2\"/>"
+        "</Pixels></Image></OME>";
+  TestTiff t = {
+    .nz = 2, .ny = 3, .nx = 4, .spp = 1, .bps = 16, .format = SAMPLEFORMAT_UINT, .description = xml
+  };
   GError *error = NULL;
   g_autoptr (SvVolume) v = NULL;
 
@@ -683,8 +741,15 @@ test_spacing_absent (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "plain.tif");
   guint8 raw[2 * 2 * 2] = { 0 };
-  TestTiff t = { .nz = 2, .ny = 2, .nx = 2, .spp = 1, .bps = 8, .format = SAMPLEFORMAT_UINT,
-                 .description = "a plain description", .xres = 72, .yres = 72 };
+  TestTiff t = { .nz = 2,
+                 .ny = 2,
+                 .nx = 2,
+                 .spp = 1,
+                 .bps = 8,
+                 .format = SAMPLEFORMAT_UINT,
+                 .description = "a plain description",
+                 .xres = 72,
+                 .yres = 72 };
   GError *error = NULL;
   g_autoptr (SvVolume) v = NULL;
 
@@ -706,7 +771,7 @@ make_labels (guint nz, guint ny, guint nx, gint32 first)
   SvLabels *l = sv_labels_new (nz, ny, nx, NULL);
 
   for (gsize i = 0; i < sv_labels_n_voxels (l); i++)
-    l->data[i] = (gint32) (hash32 ((guint32) i) % 1000);
+    l->data[i] = (gint32)(hash32 ((guint32)i) % 1000);
   l->data[0] = first;
   l->data[1] = G_MAXINT32;
   return l;
@@ -877,7 +942,12 @@ test_read_mask (Fixture *f, gconstpointer data)
 
   {
     guint16 raw[6] = { 0, 5, 65535, 0, 1, 0 };
-    TestTiff t = { .nz = 2, .ny = 1, .nx = 3, .spp = 1, .bps = 16, .format = SAMPLEFORMAT_UINT,
+    TestTiff t = { .nz = 2,
+                   .ny = 1,
+                   .nx = 3,
+                   .spp = 1,
+                   .bps = 16,
+                   .format = SAMPLEFORMAT_UINT,
                    .compression = COMPRESSION_LZW };
     g_autofree guint8 *m = NULL;
     const guint8 expected[6] = { 0, 1, 1, 0, 1, 0 };
@@ -922,7 +992,7 @@ test_write_volume (Fixture *f, gconstpointer data)
     g_assert_no_error (error);
     g_assert_cmpint (back->source_type, ==, SV_SAMPLE_U8);
     for (guint i = 0; i < 6; i++)
-      g_assert_cmpfloat (back->data[i], ==, (float) (expected[i] * (1.0 / 255.0)));
+      g_assert_cmpfloat (back->data[i], ==, (float)(expected[i] * (1.0 / 255.0)));
     g_assert_cmpfloat (back->spacing[0], ==, 3.0);
     g_assert_cmpstr (back->unit, ==, "nm");
   }
@@ -934,7 +1004,7 @@ test_write_volume (Fixture *f, gconstpointer data)
     g_assert_no_error (error);
     g_assert_cmpint (back->source_type, ==, SV_SAMPLE_U16);
     for (guint i = 0; i < 6; i++)
-      g_assert_cmpfloat (back->data[i], ==, (float) (expected[i] * (1.0 / 65535.0)));
+      g_assert_cmpfloat (back->data[i], ==, (float)(expected[i] * (1.0 / 65535.0)));
   }
   {
     g_autoptr (SvVolume) back = NULL;
@@ -947,7 +1017,7 @@ test_write_volume (Fixture *f, gconstpointer data)
     g_autoptr (SvVolume) rgb = sv_volume_new (1, 2, 2, 3, NULL);
     g_autoptr (SvVolume) back = NULL;
     for (guint i = 0; i < 12; i++)
-      rgb->data[i] = (float) i / 11.0f;
+      rgb->data[i] = (float)i / 11.0f;
     g_assert_true (sv_tiff_write_volume (path, rgb, SV_SAMPLE_F32, &error));
     back = sv_tiff_read_volume (path, &error);
     g_assert_no_error (error);
@@ -1060,7 +1130,8 @@ test_bad_truncated_libtiff (Fixture *f, gconstpointer data)
   write_test_tiff (path, &t, raw);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (truncate (path, st.st_size - 3000), ==, 0);
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "truncated: page 3 starts beyond the end of the file");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "truncated: page 3 starts beyond the end of the file");
 }
 
 /* A little-endian classic TIFF written by hand with every page index first
@@ -1089,7 +1160,7 @@ put32 (GByteArray *b, gsize at, guint32 v)
 
 #define HAND_ENTRIES 9
 #define HAND_IFD_SIZE (2 + HAND_ENTRIES * 12 + 4)
-#define HAND_STRIP_OFFSET_VALUE(page) (8 + (page) * HAND_IFD_SIZE + 2 + 5 * 12 + 8)
+#define HAND_STRIP_OFFSET_VALUE(page) (8 + (page)*HAND_IFD_SIZE + 2 + 5 * 12 + 8)
 
 /* Writes uint16 pages filled with their page number; returns the offset of
  * each page's data in `data_offsets`. */
@@ -1108,8 +1179,9 @@ write_hand_tiff (const char *path, const HandPage *pages, guint n_pages, guint32
     {
       gsize ifd = 8 + p * HAND_IFD_SIZE;
       guint32 stored = pages[p].claimed_bytes ? pages[p].claimed_bytes
-                       : pages[p].compression == COMPRESSION_NONE ? pages[p].width * pages[p].height * 2
-                                                                  : 64;
+                       : pages[p].compression == COMPRESSION_NONE
+                           ? pages[p].width * pages[p].height * 2
+                           : 64;
       const guint32 entries[HAND_ENTRIES][3] = {
         { 256, 4, pages[p].width },
         { 257, 4, pages[p].height },
@@ -1125,32 +1197,33 @@ write_hand_tiff (const char *path, const HandPage *pages, guint n_pages, guint32
       for (guint e = 0; e < HAND_ENTRIES; e++)
         {
           gsize at = ifd + 2 + e * 12;
-          put16 (b, at, (guint16) entries[e][0]);
-          put16 (b, at + 2, (guint16) entries[e][1]);
+          put16 (b, at, (guint16)entries[e][0]);
+          put16 (b, at + 2, (guint16)entries[e][1]);
           put32 (b, at + 4, 1);
           if (entries[e][1] == 3)
-            put16 (b, at + 8, (guint16) entries[e][2]);
+            put16 (b, at + 8, (guint16)entries[e][2]);
           else
             put32 (b, at + 8, entries[e][2]);
         }
-      put32 (b, ifd + 2 + HAND_ENTRIES * 12, p + 1 < n_pages ? (guint32) (ifd + HAND_IFD_SIZE) : 0);
+      put32 (b, ifd + 2 + HAND_ENTRIES * 12, p + 1 < n_pages ? (guint32)(ifd + HAND_IFD_SIZE) : 0);
       data_offsets[p] = data_at;
       {
         gsize old = b->len;
         g_byte_array_set_size (b, old + stored);
         for (gsize i = 0; i < stored; i += 2)
-          put16 (b, old + i, (guint16) (p + 1));
+          put16 (b, old + i, (guint16)(p + 1));
       }
       data_at += stored;
     }
-  g_assert_true (g_file_set_contents (path, (const char *) b->data, b->len, &error));
+  g_assert_true (g_file_set_contents (path, (const char *)b->data, b->len, &error));
 }
 
 static void
 test_hand_tiff_reads (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "hand.tif");
-  HandPage pages[3] = { { 16, 8, COMPRESSION_NONE, 0 }, { 16, 8, COMPRESSION_NONE, 0 },
+  HandPage pages[3] = { { 16, 8, COMPRESSION_NONE, 0 },
+                        { 16, 8, COMPRESSION_NONE, 0 },
                         { 16, 8, COMPRESSION_NONE, 0 } };
   guint32 offsets[3];
   GError *error = NULL;
@@ -1170,17 +1243,20 @@ static void
 test_bad_truncated_data (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "brain.tif");
-  HandPage pages[3] = { { 512, 256, COMPRESSION_NONE, 0 }, { 512, 256, COMPRESSION_NONE, 0 },
+  HandPage pages[3] = { { 512, 256, COMPRESSION_NONE, 0 },
+                        { 512, 256, COMPRESSION_NONE, 0 },
                         { 512, 256, COMPRESSION_NONE, 0 } };
   guint32 offsets[3];
 
   write_hand_tiff (path, pages, 3, offsets);
   g_assert_cmpint (truncate (path, offsets[2]), ==, 0);
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "truncated or corrupt: page 3 data starts at byte");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "truncated or corrupt: page 3 data starts at byte");
   /* Cut inside page 3: exactly 262144 - 1000 bytes are missing. */
   write_hand_tiff (path, pages, 3, offsets);
   g_assert_cmpint (truncate (path, offsets[2] + 1000), ==, 0);
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "truncated: page 3 needs 261144 bytes beyond the end of the file");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "truncated: page 3 needs 261144 bytes beyond the end of the file");
 }
 
 static void
@@ -1190,7 +1266,7 @@ patch32 (const char *path, gsize at, guint32 value)
   guint8 bytes[4] = { value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff, value >> 24 };
 
   g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (pwrite (fd, bytes, 4, (off_t) at), ==, 4);
+  g_assert_cmpint (pwrite (fd, bytes, 4, (off_t)at), ==, 4);
   close (fd);
 }
 
@@ -1203,7 +1279,8 @@ test_bad_strip_offset (Fixture *f, gconstpointer data)
 
   write_hand_tiff (path, pages, 2, offsets);
   patch32 (path, HAND_STRIP_OFFSET_VALUE (1), 0x7ffffff0u);
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "page 2 data starts at byte 2147483632, beyond the end");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "page 2 data starts at byte 2147483632, beyond the end");
   /* An offset inside the file whose strip then runs past the end. */
   write_hand_tiff (path, pages, 2, offsets);
   patch32 (path, HAND_STRIP_OFFSET_VALUE (0), offsets[1] + 100);
@@ -1223,21 +1300,25 @@ test_bad_huge_claims (Fixture *f, gconstpointer data)
   write_hand_tiff (path, &raw_claim, 1, offsets);
   /* libtiff replaces a single uncompressed strip's byte count by the one the
    * image size implies; either way the data runs past the end. */
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "page 1 needs 19999999936 bytes beyond the end of the file");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "page 1 needs 19999999936 bytes beyond the end of the file");
   write_hand_tiff (path, &packed_claim, 1, offsets);
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "claims 20000000000 bytes of image but stores only 64");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "claims 20000000000 bytes of image but stores only 64");
 }
 
 static void
 test_bad_page_sizes (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "sizes.tif");
-  HandPage pages[3] = { { 512, 512, COMPRESSION_NONE, 0 }, { 512, 512, COMPRESSION_NONE, 0 },
+  HandPage pages[3] = { { 512, 512, COMPRESSION_NONE, 0 },
+                        { 512, 512, COMPRESSION_NONE, 0 },
                         { 510, 512, COMPRESSION_NONE, 0 } };
   guint32 offsets[3];
 
   write_hand_tiff (path, pages, 3, offsets);
-  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "slices have different sizes: page 3 is 510×512, page 1 is 512×512");
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "slices have different sizes: page 3 is 510×512, page 1 is 512×512");
 }
 
 static void
@@ -1256,7 +1337,7 @@ test_bad_page_formats (Fixture *f, gconstpointer data)
       TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, z == 0 ? 8 : 16);
       TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
       TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, 1);
-      TIFFWriteEncodedStrip (tif, 0, z == 0 ? (void *) row8 : (void *) row16, z == 0 ? 4 : 8);
+      TIFFWriteEncodedStrip (tif, 0, z == 0 ? (void *)row8 : (void *)row16, z == 0 ? 4 : 8);
       TIFFWriteDirectory (tif);
     }
   TIFFClose (tif);
@@ -1310,24 +1391,26 @@ test_interop_tifffile (Fixture *f, gconstpointer data)
   g_assert_true (sv_tiff_write_labels (path, l, &error));
   g_assert_no_error (error);
   for (gsize i = 0; i < sv_labels_n_voxels (l); i++)
-    sum += (gint64) l->data[i] * (gint64) (i % 7 + 1);
+    sum += (gint64)l->data[i] * (gint64)(i % 7 + 1);
 
   code = g_strdup_printf (
-    "import numpy as np, tifffile\n"
-    "with tifffile.TiffFile(%s) as t:\n"
-    "    a = t.asarray()\n"
-    "    ij = t.imagej_metadata\n"
-    "    p = t.pages[0]\n"
-    "    xr = p.tags['XResolution'].value\n"
-    "    yr = p.tags['YResolution'].value\n"
-    "w = (np.arange(a.size) %% 7 + 1).reshape(a.shape)\n"
-    "print(a.dtype, a.shape, int((a.astype(np.int64) * w).sum()), ij['spacing'], ij['unit'], ij['slices'],\n"
-    "      round(xr[0] / xr[1], 6), round(yr[0] / yr[1], 6), p.compression.name)\n",
-    quoted);
+      "import numpy as np, tifffile\n"
+      "with tifffile.TiffFile(%s) as t:\n"
+      "    a = t.asarray()\n"
+      "    ij = t.imagej_metadata\n"
+      "    p = t.pages[0]\n"
+      "    xr = p.tags['XResolution'].value\n"
+      "    yr = p.tags['YResolution'].value\n"
+      "w = (np.arange(a.size) %% 7 + 1).reshape(a.shape)\n"
+      "print(a.dtype, a.shape, int((a.astype(np.int64) * w).sum()), ij['spacing'], ij['unit'], "
+      "ij['slices'],\n"
+      "      round(xr[0] / xr[1], 6), round(yr[0] / yr[1], 6), p.compression.name)\n",
+      quoted);
   out = run_python (code);
   g_strstrip (out);
   {
-    g_autofree char *expected = g_strdup_printf ("uint32 (3, 10, 12) %" G_GINT64_FORMAT " 2.0 micron 3 4.0 2.0 ADOBE_DEFLATE", sum);
+    g_autofree char *expected = g_strdup_printf (
+        "uint32 (3, 10, 12) %" G_GINT64_FORMAT " 2.0 micron 3 4.0 2.0 ADOBE_DEFLATE", sum);
     g_assert_cmpstr (out, ==, expected);
   }
 }
