@@ -42,7 +42,7 @@ reflect_index (gssize i, gsize n)
 
 /* Separable Gaussian of std sigma (voxels) on every axis longer than one
  * voxel, truncated at 4 sigma like scipy.ndimage.gaussian_filter, in place.
- * Sums are in double; one line is copied out at a time. */
+ * Sums are in double, each over its taps in ascending order. */
 static void
 gaussian_blur (float *data, guint nz, guint ny, guint nx, double sigma)
 {
@@ -62,42 +62,67 @@ gaussian_blur (float *data, guint nz, guint ny, guint nx, double sigma)
   for (int k = 0; k <= 2 * radius; k++)
     kernel[k] /= sum;
 
-  const guint dims[3] = { nz, ny, nx };
-  const gsize strides[3] = { (gsize)ny * nx, nx, 1 };
-  guint longest = MAX (nz, MAX (ny, nx));
-  g_autofree double *line = g_new (double, longest);
-
-  for (int axis = 0; axis < 3; axis++)
+  /* Axes in scipy's order z, y, x. Along z and y, whole rows of x at a
+   * time so memory is read in order; each output sums its taps in order. */
+  g_autofree double *acc = g_new (double, nx);
+  for (int axis = 0; axis < 2; axis++)
     {
-      gsize n = dims[axis];
-      gsize stride = strides[axis];
+      const gsize n = axis == 0 ? nz : ny;
+      const gsize stride = axis == 0 ? (gsize)ny * nx : nx;
+      const gsize n_outer = axis == 0 ? ny : nz;
+      const gsize outer_stride = axis == 0 ? nx : (gsize)ny * nx;
       if (n < 2)
         continue;
-      /* The two other axes enumerate the lines along this one. */
-      int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-      for (gsize i1 = 0; i1 < dims[a1]; i1++)
-        for (gsize i2 = 0; i2 < dims[a2]; i2++)
-          {
-            float *base = data + i1 * strides[a1] + i2 * strides[a2];
-            for (gsize i = 0; i < n; i++)
-              line[i] = base[i * stride];
-            for (gsize i = 0; i < n; i++)
-              {
-                double acc = 0.0;
-                if (i >= (gsize)radius && i + radius < n)
-                  {
-                    const double *src = line + i - radius;
-                    for (int k = 0; k <= 2 * radius; k++)
-                      acc += kernel[k] * src[k];
-                  }
-                else
-                  {
-                    for (int k = -radius; k <= radius; k++)
-                      acc += kernel[k + radius] * line[reflect_index ((gssize)i + k, n)];
-                  }
-                base[i * stride] = (float)acc;
-              }
-          }
+      g_autofree float *plane = g_new (float, nx *n);
+      for (gsize o = 0; o < n_outer; o++)
+        {
+          float *base = data + o * outer_stride;
+          for (gsize i = 0; i < n; i++)
+            memcpy (plane + i * nx, base + i * stride, nx * sizeof (float));
+          for (gsize i = 0; i < n; i++)
+            {
+              for (gsize x = 0; x < nx; x++)
+                acc[x] = 0.0;
+              for (int k = -radius; k <= radius; k++)
+                {
+                  const double w = kernel[k + radius];
+                  const float *src = plane + reflect_index ((gssize)i + k, n) * nx;
+                  for (gsize x = 0; x < nx; x++)
+                    acc[x] += w * (double)src[x];
+                }
+              float *dst = base + i * stride;
+              for (gsize x = 0; x < nx; x++)
+                dst[x] = (float)acc[x];
+            }
+        }
+    }
+
+  /* Along x: one line at a time. */
+  if (nx > 1)
+    {
+      g_autofree double *line = g_new (double, nx);
+      for (gsize row = 0; row < (gsize)nz * ny; row++)
+        {
+          float *base = data + row * nx;
+          for (gsize i = 0; i < nx; i++)
+            line[i] = base[i];
+          for (gsize i = 0; i < nx; i++)
+            {
+              double total = 0.0;
+              if (i >= (gsize)radius && i + radius < nx)
+                {
+                  const double *src = line + i - radius;
+                  for (int k = 0; k <= 2 * radius; k++)
+                    total += kernel[k] * src[k];
+                }
+              else
+                {
+                  for (int k = -radius; k <= radius; k++)
+                    total += kernel[k + radius] * line[reflect_index ((gssize)i + k, nx)];
+                }
+              base[i] = (float)total;
+            }
+        }
     }
 }
 

@@ -364,7 +364,8 @@ test_cells_blur_matches_scipy (void)
       return;
     }
   SvSynthParams p = small_params ();
-  p.nz = 9;
+  /* Four slices: the 15-tap kernel folds at the z borders more than once. */
+  p.nz = 4;
   p.noise_sigma = 0.0;
   p.blur_sigma = 1.7;
   g_autoptr (GError) error = NULL;
