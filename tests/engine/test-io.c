@@ -16,6 +16,16 @@
 #include "io.h"
 #include "volume.h"
 
+#ifdef __SANITIZE_ADDRESS__
+/* The allocation-failure tests need malloc to return NULL under ASan too. */
+const char *__asan_default_options (void);
+const char *
+__asan_default_options (void)
+{
+  return "allocator_may_return_null=1";
+}
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Fixture: a fresh temporary folder per test */
 
