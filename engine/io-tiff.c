@@ -359,6 +359,7 @@ reader_check_header (SvTiffReader *r, GError **error)
   GStatBuf st;
   guint8 header[16];
   gsize header_len;
+  guint64 first_ifd;
   int saved_errno;
 
   if (g_stat (r->path, &st) != 0)
@@ -415,6 +416,19 @@ reader_check_header (SvTiffReader *r, GError **error)
   if (header_len < (r->bigtiff ? 16u : 8u))
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "truncated: the TIFF header is incomplete");
+      return FALSE;
+    }
+  first_ifd = r->bigtiff ? decode_uint (header + 8, 8, r->big_endian)
+                         : decode_uint (header + 4, 4, r->big_endian);
+  if (first_ifd == 0)
+    {
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "holds no image");
+      return FALSE;
+    }
+  if (first_ifd >= r->file_size)
+    {
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "truncated: page 1 starts beyond the end of the file");
       return FALSE;
     }
   return TRUE;

@@ -467,6 +467,55 @@ test_shapes (Fixture *f, gconstpointer data)
   roundtrip_one (f, &type_cases[0], 1, 1, PLANARCONFIG_CONTIG, 0, COMPRESSION_NONE, FALSE);
 }
 
+/* JPEG colour is stored as YCbCr; the reader must hand back RGB. */
+static void
+test_jpeg_ycbcr (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "photo.tif");
+  guint ny = 32, nx = 48;
+  g_autofree guint8 *rgb = g_malloc ((gsize)ny * nx * 3);
+  g_autoptr (SvVolume) v = NULL;
+  GError *error = NULL;
+  TIFF *tif;
+
+  if (!TIFFIsCODECConfigured (COMPRESSION_JPEG))
+    {
+      g_test_skip ("libtiff was built without JPEG");
+      return;
+    }
+  /* Smooth colour ramps that JPEG keeps within a few levels. */
+  for (guint y = 0; y < ny; y++)
+    for (guint x = 0; x < nx; x++)
+      {
+        guint8 *p = rgb + ((gsize)y * nx + x) * 3;
+        p[0] = (guint8)(40 + 4 * x);
+        p[1] = (guint8)(200 - 5 * y);
+        p[2] = 128;
+      }
+  tif = TIFFOpen (path, "w");
+  TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, nx);
+  TIFFSetField (tif, TIFFTAG_IMAGELENGTH, ny);
+  TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+  TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, 8);
+  TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField (tif, TIFFTAG_COMPRESSION, COMPRESSION_JPEG);
+  TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_YCBCR);
+  TIFFSetField (tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+  TIFFSetField (tif, TIFFTAG_JPEGQUALITY, 95);
+  TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, 16);
+  for (guint s = 0; s < 2; s++)
+    g_assert_cmpint (TIFFWriteEncodedStrip (tif, s, rgb + (gsize)s * 16 * nx * 3, 16 * nx * 3), >=,
+                     0);
+  TIFFClose (tif);
+
+  v = sv_tiff_read_volume (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (v->nz, ==, 1);
+  g_assert_cmpuint (v->nc, ==, 3);
+  for (gsize i = 0; i < (gsize)ny * nx * 3; i++)
+    g_assert_cmpfloat_with_epsilon (v->data[i], rgb[i] / 255.0, 6.0 / 255.0);
+}
+
 /* img_as_float values worked out by hand. */
 static void
 test_img_as_float_by_hand (Fixture *f, gconstpointer data)
@@ -1124,6 +1173,53 @@ test_bad_missing_empty_not_tiff (Fixture *f, gconstpointer data)
   g_assert_true (g_file_set_contents (short_header, "II*\0\x08", 5, &error));
   assert_read_fails (short_header, SV_ENGINE_ERROR_FORMAT, "truncated");
   assert_read_fails (f->dir, SV_ENGINE_ERROR_IO, "folder");
+  g_assert_true (g_file_set_contents (short_header, "II*\0\x00\x10\0\0\0\0\0\0", 12, &error));
+  assert_read_fails (short_header, SV_ENGINE_ERROR_FORMAT,
+                     "truncated: page 1 starts beyond the end");
+}
+
+/* A deflate stream that does not decode: libtiff's own message ends up in
+ * the GError, and nothing is printed. */
+static void
+test_bad_compressed_data (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "garbled.tif");
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stderr ("");
+      return;
+    }
+
+  {
+    gsize n = 2 * 32 * 32;
+    g_autofree void *raw = make_pattern (SV_SAMPLE_U16, n);
+    TestTiff t = { .nz = 2,
+                   .ny = 32,
+                   .nx = 32,
+                   .spp = 1,
+                   .bps = 16,
+                   .format = SAMPLEFORMAT_UINT,
+                   .compression = COMPRESSION_ADOBE_DEFLATE,
+                   .rows_per_strip = 32 };
+    guint8 junk[16];
+    guint64 offset;
+    TIFF *tif;
+    int fd;
+
+    write_test_tiff (path, &t, raw);
+    tif = TIFFOpen (path, "r");
+    TIFFReadDirectory (tif);
+    offset = TIFFGetStrileOffset (tif, 0);
+    TIFFClose (tif);
+    memset (junk, 0xA5, sizeof junk);
+    fd = g_open (path, O_WRONLY, 0);
+    g_assert_cmpint (pwrite (fd, junk, sizeof junk, (off_t)offset), ==, sizeof junk);
+    close (fd);
+    assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "cannot decode page 2: ");
+  }
 }
 
 /* A file written by libtiff (data, then the page index) cut in the middle
@@ -1437,6 +1533,7 @@ main (int argc, char **argv)
   ADD ("/engine/io/roundtrip/compressions", test_roundtrip_compressions);
   ADD ("/engine/io/roundtrip/bigtiff", test_read_bigtiff);
   ADD ("/engine/io/roundtrip/2d-shapes", test_shapes);
+  ADD ("/engine/io/roundtrip/jpeg-ycbcr", test_jpeg_ycbcr);
   ADD ("/engine/io/img-as-float/by-hand", test_img_as_float_by_hand);
   ADD ("/engine/io/img-as-float/matches-skimage", test_img_as_float_matches_skimage);
   ADD ("/engine/io/spacing/imagej-description", test_spacing_imagej_description);
@@ -1451,6 +1548,7 @@ main (int argc, char **argv)
   ADD ("/engine/io/volume/write", test_write_volume);
   ADD ("/engine/io/write/failures-leave-nothing", test_write_failures_leave_nothing);
   ADD ("/engine/io/bad/missing-empty-not-tiff", test_bad_missing_empty_not_tiff);
+  ADD ("/engine/io/bad/compressed-data", test_bad_compressed_data);
   ADD ("/engine/io/bad/hand-written-reads", test_hand_tiff_reads);
   ADD ("/engine/io/bad/truncated-libtiff", test_bad_truncated_libtiff);
   ADD ("/engine/io/bad/truncated-data", test_bad_truncated_data);
