@@ -933,7 +933,9 @@ reader_open (const char *path, GError **error)
     return NULL;
 
   r->opts = tiff_options_new (&r->msgs);
-  r->tif = TIFFOpenExt (path, "r", r->opts);
+  /* No memory mapping ("m"): a file cut while we read it must give an error,
+   * not SIGBUS; strips are still read straight into our page buffer. */
+  r->tif = TIFFOpenExt (path, "rm", r->opts);
   if (r->tif == NULL)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt TIFF: %s",
