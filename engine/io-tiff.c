@@ -513,13 +513,14 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
                         messages_text (&r->msgs, "cannot read the data offsets"));
           return FALSE;
         }
-      if (count > 0 && offset + count > r->file_size)
+      if (count > 0)
         {
-          max_end = MAX (max_end, offset + count);
+          /* Saturate: a corrupt BigTIFF offset can be near 2^64. */
+          guint64 end = offset > G_MAXUINT64 - count ? G_MAXUINT64 : offset + count;
+          if (end > r->file_size)
+            max_end = MAX (max_end, end);
           first_offset = MIN (first_offset, offset);
         }
-      else if (count > 0)
-        first_offset = MIN (first_offset, offset);
 
       if (l->tiled)
         need = TIFFTileSize64 (tif);
@@ -561,7 +562,7 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
     }
   /* A few hundred bytes of compressed data cannot hold gigabytes of image;
    * catch such headers before anything is allocated from them. */
-  if (ratio > 0 && decoded > stored * ratio + (guint64)n * 4096)
+  if (ratio > 0 && (double)decoded > (double)stored * (double)ratio + (double)n * 4096.0)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
                     "corrupt: page %u claims %" G_GUINT64_FORMAT
