@@ -1815,6 +1815,14 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
           if (!TIFFFlush (tif) || msgs.first_error != NULL)
             problem = g_strdup_printf ("cannot finish the file: %s",
                                        messages_text (&msgs, "write error"));
+          /* Data on disk before the rename, and late errors (disk full on
+           * network drives) surface here rather than after we reported
+           * success. */
+          else if (fsync (TIFFFileno (tif)) != 0)
+            {
+              saved_errno = errno;
+              problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
+            }
           TIFFClose (tif);
         }
     }
