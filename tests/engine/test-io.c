@@ -16,6 +16,16 @@
 #include "io.h"
 #include "volume.h"
 
+#ifdef __SANITIZE_ADDRESS__
+/* The allocation-failure tests need malloc to return NULL under ASan too. */
+const char *__asan_default_options (void);
+const char *
+__asan_default_options (void)
+{
+  return "allocator_may_return_null=1";
+}
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Fixture: a fresh temporary folder per test */
 
@@ -457,6 +467,55 @@ test_shapes (Fixture *f, gconstpointer data)
   roundtrip_one (f, &type_cases[0], 1, 1, PLANARCONFIG_CONTIG, 0, COMPRESSION_NONE, FALSE);
 }
 
+/* JPEG colour is stored as YCbCr; the reader must hand back RGB. */
+static void
+test_jpeg_ycbcr (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "photo.tif");
+  guint ny = 32, nx = 48;
+  g_autofree guint8 *rgb = g_malloc ((gsize)ny * nx * 3);
+  g_autoptr (SvVolume) v = NULL;
+  GError *error = NULL;
+  TIFF *tif;
+
+  if (!TIFFIsCODECConfigured (COMPRESSION_JPEG))
+    {
+      g_test_skip ("libtiff was built without JPEG");
+      return;
+    }
+  /* Smooth colour ramps that JPEG keeps within a few levels. */
+  for (guint y = 0; y < ny; y++)
+    for (guint x = 0; x < nx; x++)
+      {
+        guint8 *p = rgb + ((gsize)y * nx + x) * 3;
+        p[0] = (guint8)(40 + 4 * x);
+        p[1] = (guint8)(200 - 5 * y);
+        p[2] = 128;
+      }
+  tif = TIFFOpen (path, "w");
+  TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, nx);
+  TIFFSetField (tif, TIFFTAG_IMAGELENGTH, ny);
+  TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+  TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, 8);
+  TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField (tif, TIFFTAG_COMPRESSION, COMPRESSION_JPEG);
+  TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_YCBCR);
+  TIFFSetField (tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+  TIFFSetField (tif, TIFFTAG_JPEGQUALITY, 95);
+  TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, 16);
+  for (guint s = 0; s < 2; s++)
+    g_assert_cmpint (TIFFWriteEncodedStrip (tif, s, rgb + (gsize)s * 16 * nx * 3, 16 * nx * 3), >=,
+                     0);
+  TIFFClose (tif);
+
+  v = sv_tiff_read_volume (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (v->nz, ==, 1);
+  g_assert_cmpuint (v->nc, ==, 3);
+  for (gsize i = 0; i < (gsize)ny * nx * 3; i++)
+    g_assert_cmpfloat_with_epsilon (v->data[i], rgb[i] / 255.0, 6.0 / 255.0);
+}
+
 /* img_as_float values worked out by hand. */
 static void
 test_img_as_float_by_hand (Fixture *f, gconstpointer data)
@@ -644,6 +703,8 @@ test_img_as_float_matches_skimage (Fixture *f, gconstpointer data)
 /* ------------------------------------------------------------------------ */
 /* Spacing metadata */
 
+static void assert_read_fails (const char *path, gint code, const char *fragment);
+
 static void
 test_spacing_imagej_description (Fixture *f, gconstpointer data)
 {
@@ -700,6 +761,36 @@ test_spacing_imagej_channels_refused (Fixture *f, gconstpointer data)
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT);
   g_assert_nonnull (strstr (error->message, "multi-channel ImageJ hyperstacks are not supported"));
   g_clear_error (&error);
+}
+
+/* Time series without slices read as z; headers that promise more images
+ * than there are pages, or OME channels in pages, are refused. */
+static void
+test_stack_layouts (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "layout.tif");
+  guint8 raw[3 * 2 * 2] = { 0 };
+  TestTiff t = { .nz = 3, .ny = 2, .nx = 2, .spp = 1, .bps = 8, .format = SAMPLEFORMAT_UINT };
+  GError *error = NULL;
+
+  t.description = "ImageJ=1.53t\nimages=3\nframes=3\nfinterval=0.5\n";
+  write_test_tiff (path, &t, raw);
+  {
+    g_autoptr (SvVolume) v = sv_tiff_read_volume (path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (v->nz, ==, 3);
+  }
+  t.description = "ImageJ=1.53t\nimages=6\nslices=3\nframes=2\n";
+  write_test_tiff (path, &t, raw);
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "time series of 3D stacks are not supported");
+  t.description = "ImageJ=1.53t\nimages=5\nslices=5\n";
+  write_test_tiff (path, &t, raw);
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "announces 5 images but the file has 3 pages");
+  t.description = "<?xml version=\"1.0\"?><OME><Image><Pixels SizeX=\"2\" SizeY=\"2\" SizeZ=\"1\" "
+                  "SizeC=\"3\" SizeT=\"1\" PhysicalSizeX=\"0.5\"/></Image></OME>";
+  write_test_tiff (path, &t, raw);
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "multi-channel OME-TIFF files are not supported");
 }
 
 static void
@@ -1114,6 +1205,53 @@ test_bad_missing_empty_not_tiff (Fixture *f, gconstpointer data)
   g_assert_true (g_file_set_contents (short_header, "II*\0\x08", 5, &error));
   assert_read_fails (short_header, SV_ENGINE_ERROR_FORMAT, "truncated");
   assert_read_fails (f->dir, SV_ENGINE_ERROR_IO, "folder");
+  g_assert_true (g_file_set_contents (short_header, "II*\0\x00\x10\0\0\0\0\0\0", 12, &error));
+  assert_read_fails (short_header, SV_ENGINE_ERROR_FORMAT,
+                     "truncated: page 1 starts beyond the end");
+}
+
+/* A deflate stream that does not decode: libtiff's own message ends up in
+ * the GError, and nothing is printed. */
+static void
+test_bad_compressed_data (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "garbled.tif");
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stderr ("");
+      return;
+    }
+
+  {
+    gsize n = 2 * 32 * 32;
+    g_autofree void *raw = make_pattern (SV_SAMPLE_U16, n);
+    TestTiff t = { .nz = 2,
+                   .ny = 32,
+                   .nx = 32,
+                   .spp = 1,
+                   .bps = 16,
+                   .format = SAMPLEFORMAT_UINT,
+                   .compression = COMPRESSION_ADOBE_DEFLATE,
+                   .rows_per_strip = 32 };
+    guint8 junk[16];
+    guint64 offset;
+    TIFF *tif;
+    int fd;
+
+    write_test_tiff (path, &t, raw);
+    tif = TIFFOpen (path, "r");
+    TIFFReadDirectory (tif);
+    offset = TIFFGetStrileOffset (tif, 0);
+    TIFFClose (tif);
+    memset (junk, 0xA5, sizeof junk);
+    fd = g_open (path, O_WRONLY, 0);
+    g_assert_cmpint (pwrite (fd, junk, sizeof junk, (off_t)offset), ==, sizeof junk);
+    close (fd);
+    assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "cannot decode page 2: ");
+  }
 }
 
 /* A file written by libtiff (data, then the page index) cut in the middle
@@ -1222,19 +1360,28 @@ static void
 test_hand_tiff_reads (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "hand.tif");
-  HandPage pages[3] = { { 16, 8, COMPRESSION_NONE, 0 },
-                        { 16, 8, COMPRESSION_NONE, 0 },
-                        { 16, 8, COMPRESSION_NONE, 0 } };
+  /* The large pages are single strips that libtiff chops into many. */
+  HandPage pages[3] = { { 512, 256, COMPRESSION_NONE, 0 },
+                        { 512, 256, COMPRESSION_NONE, 0 },
+                        { 512, 256, COMPRESSION_NONE, 0 } };
+  HandPage small[2] = { { 16, 8, COMPRESSION_NONE, 0 }, { 16, 8, COMPRESSION_NONE, 0 } };
+  gsize page = 512 * 256;
   guint32 offsets[3];
   GError *error = NULL;
-  g_autoptr (SvLabels) l = NULL;
 
-  write_hand_tiff (path, pages, 3, offsets);
-  l = sv_tiff_read_labels (path, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (l->nz, ==, 3);
-  g_assert_cmpint (l->data[0], ==, 1);
-  g_assert_cmpint (l->data[2 * 128 + 127], ==, 3);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (SvLabels) l = NULL;
+      guint n = k == 0 ? 3 : 2;
+      gsize per = k == 0 ? page : 128;
+      write_hand_tiff (path, k == 0 ? pages : small, n, offsets);
+      l = sv_tiff_read_labels (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (l->nz, ==, n);
+      for (gsize i = 0; i < n * per; i++)
+        if (l->data[i] != (gint32)(i / per + 1))
+          g_error ("voxel %" G_GSIZE_FORMAT ": %d", i, l->data[i]);
+    }
 }
 
 /* With the page index first, a cut file still lists page 3, whose data
@@ -1427,11 +1574,13 @@ main (int argc, char **argv)
   ADD ("/engine/io/roundtrip/compressions", test_roundtrip_compressions);
   ADD ("/engine/io/roundtrip/bigtiff", test_read_bigtiff);
   ADD ("/engine/io/roundtrip/2d-shapes", test_shapes);
+  ADD ("/engine/io/roundtrip/jpeg-ycbcr", test_jpeg_ycbcr);
   ADD ("/engine/io/img-as-float/by-hand", test_img_as_float_by_hand);
   ADD ("/engine/io/img-as-float/matches-skimage", test_img_as_float_matches_skimage);
   ADD ("/engine/io/spacing/imagej-description", test_spacing_imagej_description);
   ADD ("/engine/io/spacing/imagej-channels-refused", test_spacing_imagej_channels_refused);
   ADD ("/engine/io/spacing/ome-xml", test_spacing_ome);
+  ADD ("/engine/io/spacing/stack-layouts", test_stack_layouts);
   ADD ("/engine/io/spacing/absent", test_spacing_absent);
   ADD ("/engine/io/labels/write-uint32", test_write_labels_uint32);
   ADD ("/engine/io/labels/write-int32", test_write_labels_int32);
@@ -1441,6 +1590,7 @@ main (int argc, char **argv)
   ADD ("/engine/io/volume/write", test_write_volume);
   ADD ("/engine/io/write/failures-leave-nothing", test_write_failures_leave_nothing);
   ADD ("/engine/io/bad/missing-empty-not-tiff", test_bad_missing_empty_not_tiff);
+  ADD ("/engine/io/bad/compressed-data", test_bad_compressed_data);
   ADD ("/engine/io/bad/hand-written-reads", test_hand_tiff_reads);
   ADD ("/engine/io/bad/truncated-libtiff", test_bad_truncated_libtiff);
   ADD ("/engine/io/bad/truncated-data", test_bad_truncated_data);
