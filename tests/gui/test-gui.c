@@ -1,0 +1,334 @@
+/* Tests of the Supervox window under Xvfb with software OpenGL. */
+#define G_LOG_DOMAIN "test-gui"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "sv-params-panel.h"
+#include "sv-slice-view.h"
+#include "sv-window.h"
+
+/* A small sample keeps llvmpipe fast. */
+#define NZ 32
+#define NY 64
+#define NX 64
+#define WAIT_LIMIT_US (90 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  SvWindow *window;
+  gpointer weak_window, weak_xy, weak_panel;
+} Fixture;
+
+/* Runs the main loop until `done` says so; fails after WAIT_LIMIT_US. */
+static void
+wait_until (gboolean (*done) (gpointer), gpointer data, const char *what)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_LIMIT_US;
+
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("timed out waiting for %s", what);
+      g_main_context_iteration (NULL, FALSE);
+      if (!done (data))
+        g_main_context_iteration (NULL, TRUE);
+    }
+}
+
+static gboolean
+result_is_current (gpointer data)
+{
+  SvWindow *w = data;
+  SvJobResult *r = sv_window_get_result (w);
+  return r && r->generation == sv_window_get_generation (w);
+}
+
+static void
+wait_for_current_result (SvWindow *w)
+{
+  wait_until (result_is_current, w, "the current segmentation");
+}
+
+typedef struct
+{
+  GdkTexture *texture;
+} Capture;
+
+static void
+captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_data)
+{
+  Capture *c = user_data;
+  c->texture = g_object_ref (texture);
+}
+
+static gboolean
+capture_done (gpointer data)
+{
+  return ((Capture *) data)->texture != NULL;
+}
+
+/* The XY view's pixels as RGBA bytes, as GL drew them. */
+static GdkTexture *
+capture_xy (SvWindow *w)
+{
+  Capture c = { NULL };
+  SvSliceView *view = sv_window_get_slice_view (w, SV_AXIS_XY);
+
+  sv_slice_view_capture (view, captured_cb, &c);
+  wait_until (capture_done, &c, "a GL capture");
+  return c.texture;
+}
+
+static guint8 *
+texture_bytes (GdkTexture *t, gsize *stride)
+{
+  int w = gdk_texture_get_width (t), h = gdk_texture_get_height (t);
+  guint8 *data = g_malloc ((gsize) w * h * 4);
+
+  *stride = (gsize) w * 4;
+  gdk_texture_download (t, data, *stride);
+  return data;
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->window = SV_WINDOW (sv_window_new (NULL));
+  f->weak_window = f->window;
+  f->weak_xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  f->weak_panel = sv_window_get_params_panel (f->window);
+  g_object_add_weak_pointer (G_OBJECT (f->window), &f->weak_window);
+  g_object_add_weak_pointer (G_OBJECT (f->weak_xy), &f->weak_xy);
+  g_object_add_weak_pointer (G_OBJECT (f->weak_panel), &f->weak_panel);
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (sv_window_load_sample (f->window, NZ, NY, NX, &error));
+  g_assert_no_error (error);
+  wait_for_current_result (f->window);
+}
+
+static gboolean
+all_finalised (gpointer data)
+{
+  Fixture *f = data;
+  return !f->weak_window && !f->weak_xy && !f->weak_panel;
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  wait_until (all_finalised, f, "the window, its views and panel to be finalised");
+}
+
+static void
+test_sample_overlay (Fixture *f, gconstpointer data)
+{
+  SvSliceView *view = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvJobResult *r = sv_window_get_result (f->window);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (GdkTexture) with = NULL;
+  g_autoptr (GdkTexture) bare = NULL;
+  g_autofree guint8 *a = NULL;
+  g_autofree guint8 *b = NULL;
+  gsize stride, n_diff = 0, n_edge = 0, n_diff_on_edge = 0, n_edge_diff = 0;
+  int w, h;
+  guint slice = sv_slice_view_get_slice (view);
+
+  g_assert_nonnull (r);
+  g_assert_cmpuint (r->labels->nz, ==, NZ);
+  g_assert_cmpuint (r->stats.n_labels, >, 4);
+  g_assert_cmpstr (sv_slice_view_get_label_path (view), ==, "labels: host upload");
+
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_BOUNDARIES);
+  with = capture_xy (f->window);
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_OFF);
+  bare = capture_xy (f->window);
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_BOUNDARIES);
+
+  w = gdk_texture_get_width (with);
+  h = gdk_texture_get_height (with);
+  g_assert_cmpint (w, ==, gdk_texture_get_width (bare));
+  g_assert_cmpint (w, >, 100);
+  a = texture_bytes (with, &stride);
+  b = texture_bytes (bare, &stride);
+
+  /* A pixel is on a boundary when the voxel under it and the voxel one pixel
+   * right or below carry different labels: the shader's rule, recomputed
+   * here from the labels through the view's own pixel→voxel mapping. */
+  for (int y = 0; y < h - 1; y++)
+    for (int x = 0; x < w - 1; x++)
+      {
+        guint p[3], q[3], s[3];
+        gboolean diff = memcmp (a + y * stride + x * 4, b + y * stride + x * 4, 3) != 0;
+        gboolean edge = FALSE;
+
+        if (!sv_slice_view_pixel_to_voxel (view, x + 0.5, y + 0.5, p))
+          {
+            g_assert_false (diff);
+            continue;
+          }
+        g_assert_cmpuint (p[0], ==, slice);
+        if (sv_slice_view_pixel_to_voxel (view, x + 1.5, y + 0.5, q)
+            && r->labels->data[(p[1] * NX) + p[2] + (gsize) slice * NY * NX]
+                 != r->labels->data[(q[1] * NX) + q[2] + (gsize) slice * NY * NX])
+          edge = TRUE;
+        if (sv_slice_view_pixel_to_voxel (view, x + 0.5, y + 1.5, s)
+            && r->labels->data[(p[1] * NX) + p[2] + (gsize) slice * NY * NX]
+                 != r->labels->data[(s[1] * NX) + s[2] + (gsize) slice * NY * NX])
+          edge = TRUE;
+        n_diff += diff;
+        n_edge += edge;
+        n_diff_on_edge += diff && edge;
+        n_edge_diff += edge && diff;
+      }
+  g_test_message ("%" G_GSIZE_FORMAT " pixels differ, %" G_GSIZE_FORMAT " boundary pixels, %"
+                  G_GSIZE_FORMAT " both", n_diff, n_edge, n_diff_on_edge);
+  g_assert_cmpuint (n_edge, >, 200);
+  /* The overlay changes boundary pixels, and (almost) only those: rounding
+   * at texel edges may move a line by a pixel. */
+  g_assert_cmpfloat ((double) n_edge_diff / n_edge, >, 0.9);
+  g_assert_cmpfloat ((double) n_diff_on_edge / n_diff, >, 0.9);
+}
+
+static gboolean
+labels_differ (const SvJobResult *a, const SvJobResult *b)
+{
+  return memcmp (a->labels->data, b->labels->data, sizeof (gint32) * NZ * NY * NX) != 0;
+}
+
+static void
+test_compactness_restarts_job (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (SvJobResult) before = sv_job_result_ref (sv_window_get_result (f->window));
+  g_autoptr (GdkTexture) t0 = capture_xy (f->window);
+  g_autoptr (GdkTexture) t1 = NULL;
+  g_autofree guint8 *a = NULL;
+  g_autofree guint8 *b = NULL;
+  guint64 gen = sv_window_get_generation (f->window);
+  SvJobResult *after;
+  gsize stride;
+
+  sv_params_panel_set_compactness (panel, 0.1);
+  g_assert_cmpuint (sv_window_get_generation (f->window), ==, gen + 1);
+  wait_for_current_result (f->window);
+  after = sv_window_get_result (f->window);
+  g_assert_cmpfloat (after->params.compactness, ==, 0.1);
+  g_assert_cmpfloat (before->params.compactness, !=, 0.1);
+  g_assert_true (labels_differ (before, after));
+
+  t1 = capture_xy (f->window);
+  a = texture_bytes (t0, &stride);
+  b = texture_bytes (t1, &stride);
+  g_assert_cmpint (memcmp (a, b, stride * gdk_texture_get_height (t0)), !=, 0);
+}
+
+static void
+test_rapid_changes (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = NULL;
+  g_autofree gint32 *expected = NULL;
+  SvSlicParams p, last;
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  SvJobResult *r;
+
+  for (guint i = 0; i < 500; i++)
+    {
+      sv_params_panel_set_compactness (panel, 0.05 + 0.01 * (i % 97));
+      /* A slider drag lets the main loop run now and then. */
+      if (i % 25 == 0)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  sv_params_panel_get_params (panel, &last);
+  g_assert_cmpuint (sv_window_get_generation (f->window), >=, 500);
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpfloat (r->params.compactness, ==, last.compactness);
+  g_assert_true (sv_slice_view_get_result (sv_window_get_slice_view (f->window, SV_AXIS_XY)) == r);
+
+  /* The labels on screen are those of the last parameters, computed anew. */
+  p = last;
+  backend = sv_backend_new ("cpu", &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_backend_set_volume (backend, sv_window_get_volume (f->window), NULL, &error));
+  control.stop_after_iteration = -1;
+  g_assert_true (sv_backend_run (backend, &p, &control, &stats, &error));
+  expected = g_new (gint32, NZ * NY * NX);
+  g_assert_true (sv_backend_get_labels (backend, expected, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (r->labels->data, sizeof (gint32) * NZ * NY * NX, expected,
+                   sizeof (gint32) * NZ * NY * NX);
+}
+
+static void
+test_bad_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "broken.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const SvVolume *before = sv_window_get_volume (f->window);
+  SvJobResult *result = sv_window_get_result (f->window);
+  GtkWindow *dialog;
+
+  g_assert_true (g_file_set_contents (path, "II*\0garbage that is no TIFF", 28, NULL));
+  g_assert_false (sv_window_open_file (f->window, file));
+  dialog = sv_window_get_error_dialog (f->window);
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_assert_true (sv_window_get_volume (f->window) == before);
+  g_assert_true (sv_window_get_result (f->window) == result);
+  gtk_window_destroy (dialog);
+  g_assert_null (sv_window_get_error_dialog (f->window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Renders the whole window into a PNG in the build's log folder. */
+static void
+test_screenshot (Fixture *f, gconstpointer data)
+{
+  const char *dir = g_getenv ("SV_LOG_DIR");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", "gui-window.png", NULL);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (f->window));
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (f->window));
+  int w = gtk_widget_get_width (GTK_WIDGET (f->window));
+  int h = gtk_widget_get_height (GTK_WIDGET (f->window));
+
+  /* Make sure the last result is drawn before the snapshot. */
+  g_object_unref (capture_xy (f->window));
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+int
+main (int argc, char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/window/sample-shows-boundaries", Fixture, NULL, fixture_setup,
+              test_sample_overlay, fixture_teardown);
+  g_test_add ("/gui/params/compactness-restarts-job", Fixture, NULL, fixture_setup,
+              test_compactness_restarts_job, fixture_teardown);
+  g_test_add ("/gui/params/rapid-changes-end-with-last", Fixture, NULL, fixture_setup,
+              test_rapid_changes, fixture_teardown);
+  g_test_add ("/gui/window/bad-file-keeps-volume", Fixture, NULL, fixture_setup, test_bad_file,
+              fixture_teardown);
+  g_test_add ("/gui/window/screenshot", Fixture, NULL, fixture_setup, test_screenshot,
+              fixture_teardown);
+  return g_test_run ();
+}
