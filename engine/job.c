@@ -170,8 +170,15 @@ deliver_cb (gpointer data)
 static void
 job_deliver (SvJob *job, Delivery *d)
 {
+  g_autoptr (GSource) source = g_idle_source_new ();
+
   d->sink = sink_ref (job->sink);
-  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver_cb, d, delivery_free);
+  /* Always queue: g_main_context_invoke would run the callback right here on
+   * the worker when the context is the global default and nobody holds it. */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, deliver_cb, d, delivery_free);
+  g_source_set_static_name (source, "sv-job delivery");
+  g_source_attach (source, job->context);
 }
 
 /* ---- the worker ---- */
