@@ -241,6 +241,9 @@ static void
 sv_params_panel_dispose (GObject *object)
 {
   gtk_widget_dispose_template (GTK_WIDGET (object), SV_TYPE_PARAMS_PANEL);
+  /* Unnamed template children too. */
+  for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (sv_params_panel_parent_class)->dispose (object);
 }
 

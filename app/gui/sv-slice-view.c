@@ -683,6 +683,9 @@ sv_slice_view_dispose (GObject *object)
   SvSliceView *self = SV_SLICE_VIEW (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), SV_TYPE_SLICE_VIEW);
+  /* Unnamed template children too. */
+  for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
+    gtk_widget_unparent (child);
   g_clear_pointer (&self->result, sv_job_result_unref);
   G_OBJECT_CLASS (sv_slice_view_parent_class)->dispose (object);
 }
