@@ -33,6 +33,7 @@ struct _SvWindow
   SvVolume *volume;
   char *volume_name;
   char *volume_path;   /* NULL for the sample */
+  SvSynthParams sample; /* how the sample was made, for "Copy as command" */
   SvJob *job;
   SvJobResult *result;
   guint64 generation;
@@ -401,6 +402,7 @@ sv_window_load_sample (SvWindow *self, guint nz, guint ny, guint nx, GError **er
     return FALSE;
   g_clear_pointer (&self->volume_path, g_free);
   sv_window_set_volume (self, volume, "Sample: cells and nuclei");
+  self->sample = params;
   return TRUE;
 }
 
@@ -625,6 +627,16 @@ open_sample_action (GtkWidget *widget, const char *name, GVariant *param)
     show_error (self, "Cannot make the sample", error);
 }
 
+/* Quotes a path for the shell only when it needs quoting. */
+static char *
+shell_word (const char *path)
+{
+  for (const char *c = path; *c; c++)
+    if (!g_ascii_isalnum (*c) && !strchr ("/._-+,:@%", *c))
+      return g_shell_quote (path);
+  return g_strdup (path);
+}
+
 char *
 sv_window_build_command (SvWindow *self)
 {
@@ -636,7 +648,18 @@ sv_window_build_command (SvWindow *self)
     params = self->result->params;
   else
     sv_params_panel_get_params (self->params_panel, &params);
-  in = g_shell_quote (self->volume_path ? self->volume_path : "sample.tif");
+  if (!self->volume_path)
+    {
+      /* The sample is made again, byte for byte, by the CLI. */
+      g_string_printf (cmd,
+                       "supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
+                       "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed %" G_GUINT64_FORMAT
+                       " && supervox-cli slic ",
+                       self->sample.nz, self->sample.ny, self->sample.nx, self->sample.n_cells,
+                       self->sample.nucleus_radius, self->sample.blur_sigma,
+                       self->sample.noise_sigma, self->sample.seed);
+    }
+  in = shell_word (self->volume_path ? self->volume_path : "sample.tif");
   g_string_append_printf (cmd, "%s -o labels.tif", in);
   sv_slic_params_append_cli (&params, cmd);
   g_string_append_printf (cmd, " --backend %s", sv_params_panel_get_backend (self->params_panel));
@@ -669,8 +692,8 @@ with_extension (const char *path, const char *ext)
   return g_strconcat (path, ext, NULL);
 }
 
-static gboolean
-export_labels (SvWindow *self, const char *path, GError **error)
+gboolean
+sv_window_export_labels (SvWindow *self, const char *path, GError **error)
 {
   g_autofree char *params_json = NULL;
   g_autofree char *json_path = NULL;
@@ -705,7 +728,7 @@ export_response_cb (GtkNativeDialog *dialog, int response, SvWindow *self)
       file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       G_GNUC_END_IGNORE_DEPRECATIONS
       path = file ? g_file_get_path (file) : NULL;
-      if (path && !export_labels (self, path, &error))
+      if (path && !sv_window_export_labels (self, path, &error))
         show_error (self, "Cannot export the labels", error);
     }
   g_object_unref (dialog);
@@ -765,8 +788,8 @@ screenshot_action (GtkWidget *widget, const char *name, GVariant *param)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
-static gboolean
-save_preset (SvWindow *self, const char *path, GError **error)
+gboolean
+sv_window_save_preset (SvWindow *self, const char *path, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   SvSlicParams p;
@@ -786,8 +809,8 @@ save_preset (SvWindow *self, const char *path, GError **error)
   return g_key_file_save_to_file (kf, path, error);
 }
 
-static gboolean
-load_preset (SvWindow *self, const char *path, GError **error)
+gboolean
+sv_window_load_preset (SvWindow *self, const char *path, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree double *spacing = NULL;
@@ -852,8 +875,8 @@ preset_response_cb (GtkNativeDialog *dialog, int response, SvWindow *self)
       G_GNUC_END_IGNORE_DEPRECATIONS
       if (file && g_file_peek_path (file))
         {
-          gboolean ok = save ? save_preset (self, g_file_peek_path (file), &error)
-                             : load_preset (self, g_file_peek_path (file), &error);
+          gboolean ok = save ? sv_window_save_preset (self, g_file_peek_path (file), &error)
+                             : sv_window_load_preset (self, g_file_peek_path (file), &error);
           if (!ok)
             show_error (self, save ? "Cannot save the preset" : "Cannot load the preset", error);
         }
@@ -1053,6 +1076,12 @@ GtkWindow *
 sv_window_get_error_dialog (SvWindow *self)
 {
   return self->error_dialog;
+}
+
+const char *
+sv_window_get_hover_text (SvWindow *self)
+{
+  return gtk_label_get_text (self->hover_label);
 }
 
 GtkWidget *

@@ -36,7 +36,19 @@ SvParamsPanel *sv_window_get_params_panel (SvWindow *window);
 SvSliceView *sv_window_get_slice_view (SvWindow *window, SvAxis axis);
 /* The error dialog currently shown, or NULL. */
 GtkWindow *sv_window_get_error_dialog (SvWindow *window);
+/* The status line's hover part ("x 3  y 4  z 5  ·  I 0.5  ·  label 7"). */
+const char *sv_window_get_hover_text (SvWindow *window);
 /* The supervox-cli line that reproduces the labels on screen. */
 char *sv_window_build_command (SvWindow *window);
+
+/* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) and a
+ * JSON sidecar beside it (same name, .json) with the parameters, backend and
+ * version. Fails when no labels are there yet. */
+gboolean sv_window_export_labels (SvWindow *window, const char *path, GError **error);
+
+/* Presets: every SLIC parameter and the backend in a GKeyFile, group [slic]. */
+gboolean sv_window_save_preset (SvWindow *window, const char *path, GError **error);
+/* Loads and validates a preset; the panel takes it and the job restarts. */
+gboolean sv_window_load_preset (SvWindow *window, const char *path, GError **error);
 
 G_END_DECLS

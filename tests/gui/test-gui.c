@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "io.h"
 #include "sv-params-panel.h"
 #include "sv-slice-view.h"
 #include "sv-window.h"
@@ -292,6 +293,138 @@ test_bad_file (Fixture *f, gconstpointer data)
 }
 
 static void
+save_window_png (SvWindow *window, const char *name);
+
+static void
+test_hover_status (Fixture *f, gconstpointer data)
+{
+  SvSliceView *view = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvJobResult *r = sv_window_get_result (f->window);
+  const SvVolume *v = sv_window_get_volume (f->window);
+  g_autofree char *expected = NULL;
+  guint z = 5, y = 17, x = 40;
+  gsize idx = ((gsize) z * NY + y) * NX + x;
+
+  g_signal_emit_by_name (view, "hover", (int) z, (int) y, (int) x);
+  expected = g_strdup_printf ("x %u  y %u  z %u  ·  I %.4g  ·  label %d", x, y, z, v->data[idx],
+                              r->labels->data[idx]);
+  g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, expected);
+  g_signal_emit_by_name (view, "hover", -1, -1, -1);
+  g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, "");
+}
+
+static void
+test_orthogonal_and_filled (Fixture *f, gconstpointer data)
+{
+  SvSliceView *xz = sv_window_get_slice_view (f->window, SV_AXIS_XZ);
+  SvSliceView *yz = sv_window_get_slice_view (f->window, SV_AXIS_YZ);
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (xz)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (xz)));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (yz)));
+  g_assert_cmpuint (sv_slice_view_get_n_slices (xz), ==, NY);
+  g_assert_cmpuint (sv_slice_view_get_n_slices (yz), ==, NX);
+
+  /* A click in XY moves the other views to the clicked voxel. */
+  g_signal_emit_by_name (xy, "pick", 3, 20, 45);
+  g_assert_cmpuint (sv_slice_view_get_slice (xy), ==, 3);
+  g_assert_cmpuint (sv_slice_view_get_slice (xz), ==, 20);
+  g_assert_cmpuint (sv_slice_view_get_slice (yz), ==, 45);
+  g_assert_true (sv_slice_view_get_result (xz) == sv_window_get_result (f->window));
+
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_FILLED);
+  g_object_unref (capture_xy (f->window));
+  save_window_png (f->window, "gui-orthogonal-filled.png");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (xz)));
+}
+
+static void
+test_teach_mode (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvJobResult *r;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpint (r->stop_after_iteration, ==, 1);
+  g_assert_cmpuint (r->stats.iterations, ==, 1);
+  g_assert_cmpuint (r->n_centres, >, 0);
+  g_assert_cmpuint (r->n_centres, ==, r->stats.n_clusters);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpint (r->stop_after_iteration, ==, 2);
+  g_assert_cmpuint (r->stats.iterations, ==, 2);
+  /* Without connectivity, labels are cluster index + start_label. */
+  for (gsize i = 0; i < (gsize) NZ * NY * NX; i++)
+    g_assert_cmpint (r->labels->data[i] - r->params.start_label, <, (gint64) r->n_centres);
+
+  g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", NZ / 2,
+                         NY / 2, NX / 2);
+  g_object_unref (capture_xy (f->window));
+  save_window_png (f->window, "gui-teach.png");
+  sv_params_panel_set_teaching (panel, FALSE);
+  wait_for_current_result (f->window);
+  g_assert_cmpint (sv_window_get_result (f->window)->stop_after_iteration, ==, -1);
+}
+
+static void
+test_export_and_presets (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *tif = g_build_filename (dir, "labels.tif", NULL);
+  g_autofree char *json = g_build_filename (dir, "labels.json", NULL);
+  g_autofree char *preset = g_build_filename (dir, "p.svpreset", NULL);
+  g_autofree char *json_text = NULL;
+  g_autofree char *cmd = NULL;
+  g_autoptr (SvLabels) back = NULL;
+  g_autoptr (GError) error = NULL;
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvJobResult *r = sv_window_get_result (f->window);
+  SvSlicParams p, q;
+
+  g_assert_true (sv_window_export_labels (f->window, tif, &error));
+  g_assert_no_error (error);
+  back = sv_tiff_read_labels (tif, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (back->data, sizeof (gint32) * NZ * NY * NX, r->labels->data,
+                   sizeof (gint32) * NZ * NY * NX);
+  g_assert_true (g_file_get_contents (json, &json_text, NULL, NULL));
+  g_assert_nonnull (strstr (json_text, "\"n_segments\""));
+  g_assert_nonnull (strstr (json_text, "\"backend\": \"cpu\""));
+
+  cmd = sv_window_build_command (f->window);
+  g_test_message ("command: %s", cmd);
+  g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif --shape 32,64,64"));
+  g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif -o labels.tif"));
+  g_assert_nonnull (strstr (cmd, "--backend auto"));
+
+  sv_params_panel_get_params (panel, &p);
+  g_assert_true (sv_window_save_preset (f->window, preset, &error));
+  g_assert_no_error (error);
+  sv_params_panel_set_compactness (panel, 3.0);
+  wait_for_current_result (f->window);
+  g_assert_true (sv_window_load_preset (f->window, preset, &error));
+  g_assert_no_error (error);
+  sv_params_panel_get_params (panel, &q);
+  g_assert_cmpfloat (q.compactness, ==, p.compactness);
+  g_assert_cmpint (q.n_segments, ==, p.n_segments);
+  wait_for_current_result (f->window);
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, p.compactness);
+
+  g_unlink (tif);
+  g_unlink (json);
+  g_unlink (preset);
+  g_rmdir (dir);
+}
+
+static void
 set_true (gboolean *flag)
 {
   *flag = TRUE;
@@ -303,23 +436,21 @@ is_true (gpointer flag)
   return *(gboolean *) flag;
 }
 
-/* Renders the window's content (views, panel, status) into a PNG in the build's log folder. */
+/* Renders the window's content (views, panel, status) into a PNG in the
+ * build's log folder and prints its path. */
 static void
-test_screenshot (Fixture *f, gconstpointer data)
+save_window_png (SvWindow *window, const char *name)
 {
   const char *dir = g_getenv ("SV_LOG_DIR");
-  g_autofree char *path = g_build_filename (dir ? dir : ".", "gui-window.png", NULL);
-  GtkWidget *content = gtk_window_get_child (GTK_WINDOW (f->window));
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  GtkWidget *content = gtk_window_get_child (GTK_WINDOW (window));
   g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (content);
   g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr (GskRenderNode) node = NULL;
   g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (f->window));
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
   int w = gtk_widget_get_width (content);
   int h = gtk_widget_get_height (content);
-
-  /* Make sure the last result is drawn before the snapshot. */
-  g_object_unref (capture_xy (f->window));
   gboolean drawn = FALSE;
 
   /* A widget paintable holds an image only after the widget drew again. */
@@ -332,6 +463,14 @@ test_screenshot (Fixture *f, gconstpointer data)
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s", path);
+}
+
+static void
+test_screenshot (Fixture *f, gconstpointer data)
+{
+  /* Make sure the last result is drawn before the snapshot. */
+  g_object_unref (capture_xy (f->window));
+  save_window_png (f->window, "gui-window.png");
 }
 
 int
@@ -348,5 +487,13 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/gui/window/screenshot", Fixture, NULL, fixture_setup, test_screenshot,
               fixture_teardown);
+  g_test_add ("/gui/window/hover-shows-voxel-and-label", Fixture, NULL, fixture_setup,
+              test_hover_status, fixture_teardown);
+  g_test_add ("/gui/window/orthogonal-views-and-filled", Fixture, NULL, fixture_setup,
+              test_orthogonal_and_filled, fixture_teardown);
+  g_test_add ("/gui/teach/step-through-iterations", Fixture, NULL, fixture_setup,
+              test_teach_mode, fixture_teardown);
+  g_test_add ("/gui/keep/export-command-presets", Fixture, NULL, fixture_setup,
+              test_export_and_presets, fixture_teardown);
   return g_test_run ();
 }
