@@ -546,17 +546,19 @@ sv_window_open_file (SvWindow *self, GFile *file)
 /* ---- panel ---- */
 
 static void
-params_changed_cb (SvWindow *self)
-{
-  submit (self);
-}
-
-static void
 display_changed_cb (SvWindow *self)
 {
   sv_params_panel_get_display (self->params_panel, &self->display);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_display (views (self, i), &self->display);
+}
+
+static void
+params_changed_cb (SvWindow *self)
+{
+  /* Teaching mode also decides whether centres are drawn. */
+  display_changed_cb (self);
+  submit (self);
 }
 
 /* ---- actions ---- */
