@@ -475,10 +475,8 @@ sv_slice_view_zoom_at (SvSliceView *self, double factor, double x, double y)
   nz = CLAMP (self->zoom * factor, 0.05, 200.0);
   factor = nz / self->zoom;
   /* Keep the point under the cursor where it is. */
-  x0 = x - (x - x0) * factor;
-  y0 = y - (y - y0) * factor;
-  self->pan_x = x0 + ((x1 - x0) * factor) / 2 - W / 2;
-  self->pan_y = y0 + ((y1 - y0) * factor) / 2 - H / 2;
+  self->pan_x = (x - (x - x0) * factor) + (x1 - x0) * factor / 2 - W / 2;
+  self->pan_y = (y - (y - y0) * factor) + (y1 - y0) * factor / 2 - H / 2;
   self->zoom = nz;
   gtk_gl_area_queue_render (self->gl_area);
 }

@@ -536,6 +536,18 @@ sv_window_open_file (SvWindow *self, GFile *file)
     }
   g_free (self->volume_path);
   self->volume_path = g_strdup (path);
+  if (volume->nz == 1 && volume->nc == 3)
+    {
+      /* Colour images are clustered in Lab, where scikit-image's default
+       * compactness of 10 is the sensible start. */
+      SvSlicParams p;
+      sv_params_panel_get_params (self->params_panel, &p);
+      if (p.compactness < 1.0)
+        {
+          g_clear_pointer (&self->job, sv_job_free);
+          sv_params_panel_set_compactness (self->params_panel, 10.0);
+        }
+    }
   sv_window_set_volume (self, volume, base);
   uri = g_file_get_uri (file);
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);

@@ -425,6 +425,54 @@ test_export_and_presets (Fixture *f, gconstpointer data)
 }
 
 static void
+test_zoom_and_contrast (Fixture *f, gconstpointer data)
+{
+  SvSliceView *view = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  const SvVolume *v = sv_window_get_volume (f->window);
+  guint a[3], b[3];
+  double px = 200.5, py = 150.5;
+  gsize n = sv_volume_n_voxels (v), below = 0, above = 0;
+  SvDisplay d;
+
+  /* Zoom to the cursor keeps the voxel under it. */
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px, py, a));
+  sv_slice_view_zoom_at (view, 3.0, px, py);
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px, py, b));
+  g_assert_cmpmem (a, sizeof a, b, sizeof b);
+
+  /* 1:1 puts one voxel on one pixel. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.zoom-one", NULL));
+  px = floor (gtk_widget_get_width (GTK_WIDGET (sv_slice_view_get_gl_area (view))) / 2.0) + 0.5;
+  py = floor (gtk_widget_get_height (GTK_WIDGET (sv_slice_view_get_gl_area (view))) / 2.0) + 0.5;
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px, py, a));
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px + 1.0, py + 1.0, b));
+  g_assert_cmpuint (b[2], ==, a[2] + 1);
+  g_assert_cmpuint (b[1], ==, a[1] + 1);
+
+  /* Fit shows the whole slice: both corners are inside. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.zoom-fit", NULL));
+  g_assert_false (sv_slice_view_pixel_to_voxel (view, 0.5, 0.5, a)
+                  && sv_slice_view_pixel_to_voxel (view, 1.0e4, 1.0e4, b));
+
+  /* Auto contrast saturates about 0.35 % of the voxels, half on each side. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.auto-contrast", NULL));
+  sv_params_panel_get_display (panel, &d);
+  for (gsize i = 0; i < n; i++)
+    {
+      below += v->data[i] < d.low;
+      above += v->data[i] > d.high;
+    }
+  g_test_message ("window [%g, %g]: %" G_GSIZE_FORMAT " below, %" G_GSIZE_FORMAT " above of %"
+                  G_GSIZE_FORMAT, d.low, d.high, below, above, n);
+  g_assert_cmpfloat (d.low, <, d.high);
+  g_assert_cmpuint (below, <=, (gsize) (n * 0.00175) + 1);
+  g_assert_cmpuint (above, <=, (gsize) (n * 0.00175) + 1);
+  g_assert_cmpuint (below, >, (gsize) (n * 0.0005));
+  g_assert_cmpuint (above, >, (gsize) (n * 0.0005));
+}
+
+static void
 set_true (gboolean *flag)
 {
   *flag = TRUE;
@@ -495,5 +543,7 @@ main (int argc, char **argv)
               test_teach_mode, fixture_teardown);
   g_test_add ("/gui/keep/export-command-presets", Fixture, NULL, fixture_setup,
               test_export_and_presets, fixture_teardown);
+  g_test_add ("/gui/view/zoom-fit-one-and-auto-contrast", Fixture, NULL, fixture_setup,
+              test_zoom_and_contrast, fixture_teardown);
   return g_test_run ();
 }
