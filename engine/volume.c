@@ -32,6 +32,8 @@ sv_volume_new (guint nz, guint ny, guint nx, guint nc, GError **error)
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                    "a %u×%u×%u volume with %u channels is too large for this computer",
                    nz, ny, nx, nc);
+                   "a %u×%u×%u volume with %u channels is too large for this computer", nz, ny, nx,
+                   nc);
       return NULL;
     }
   data = g_try_malloc0 (bytes);
@@ -69,6 +71,7 @@ sv_volume_n_voxels (const SvVolume *volume)
 {
   g_return_val_if_fail (volume != NULL, 0);
   return (gsize) volume->nz * volume->ny * volume->nx;
+  return (gsize)volume->nz * volume->ny * volume->nx;
 }
 
 const char *
@@ -146,4 +149,5 @@ sv_labels_n_voxels (const SvLabels *labels)
 {
   g_return_val_if_fail (labels != NULL, 0);
   return (gsize) labels->nz * labels->ny * labels->nx;
+  return (gsize)labels->nz * labels->ny * labels->nx;
 }
