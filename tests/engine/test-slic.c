@@ -317,41 +317,39 @@ test_gray_2d_positional (void)
 static void
 test_consistency_across_magnitude (void)
 {
-  Case c8, c16, cf, cn;
-  SvSlicParams p;
-  g_autofree gint32 *seg1 = NULL;
-  g_autofree gint32 *seg2 = NULL;
-  g_autofree gint32 *seg3 = NULL;
-  g_autofree gint32 *seg4 = NULL;
+  const char *names[] = { "u8", "u16", "f32", "norm" };
   const gsize n = 256 * 128;
+  char *dir = py_run ("from skimage import data, img_as_float\n"
+                      "img_uint8 = data.cat()[:256, :128]\n"
+                      "save('u8', img_as_float(img_uint8))\n"
+                      "save('u16', img_as_float(256 * img_uint8.astype(np.uint16)))\n"
+                      "f = img_as_float(img_uint8)\n"
+                      "save('f32', img_as_float(f))\n"
+                      "save('norm', f / f.max())\n");
+  gint32 *seg[4];
   gint32 max1 = 0, max4 = 0;
+  SvSlicParams p;
 
-#define CAT "from skimage import data, img_as_float\nimg_uint8 = data.cat()[:256, :128]\n"
-  if (!case_load (&c8, 1, 256, 128, 3, CAT "img = img_as_float(img_uint8)\n"))
+  if (dir == NULL)
     return;
-  case_load (&c16, 1, 256, 128, 3,
-             CAT "img = img_as_float(256 * img_uint8.astype(np.uint16))\n");
-  case_load (&cf, 1, 256, 128, 3, CAT "img = img_as_float(img_as_float(img_uint8))\n");
-  case_load (&cn, 1, 256, 128, 3,
-             CAT "f = img_as_float(img_uint8)\nimg = f / f.max()\n");
-#undef CAT
   params_for_test (&p);
-  seg1 = case_run (&c8, &p);
-  seg2 = case_run (&c16, &p);
-  seg3 = case_run (&cf, &p);
-  seg4 = case_run (&cn, &p);
-  g_assert_cmpmem (seg1, n * 4, seg2, n * 4);
-  g_assert_cmpmem (seg1, n * 4, seg3, n * 4);
+  for (int i = 0; i < 4; i++)
+    {
+      Case c = { 1, 256, 128, 3, py_load (dir, names[i], n * 3 * sizeof (float)), NULL, NULL };
+      seg[i] = case_run (&c, &p);
+      g_free (c.img);
+    }
+  py_done (dir);
+  g_assert_cmpmem (seg[0], n * 4, seg[1], n * 4);
+  g_assert_cmpmem (seg[0], n * 4, seg[2], n * 4);
   for (gsize i = 0; i < n; i++)
     {
-      max1 = MAX (max1, seg1[i]);
-      max4 = MAX (max4, seg4[i]);
+      max1 = MAX (max1, seg[0][i]);
+      max4 = MAX (max4, seg[3][i]);
     }
   g_assert_cmpfloat (fabs ((double) (max1 - max4)) / max1, <, 0.5);
-  case_clear (&c8);
-  case_clear (&c16);
-  case_clear (&cf);
-  case_clear (&cn);
+  for (int i = 0; i < 4; i++)
+    g_free (seg[i]);
 }
 
 #define OCTANTS                                                                                    \
@@ -931,26 +929,27 @@ static void
 test_dtype_support (void)
 {
   const char *dtypes[] = { "float16", "float32", "float64", "uint8", "int" };
+  char *dir = py_run ("from skimage import img_as_float\n"
+                      "for i, dt in enumerate(['float16', 'float32', 'float64', 'uint8', 'int']):\n"
+                      "    img = np.random.default_rng(i).random((28, 28)).astype(dt)\n"
+                      "    save(dt, img_as_float(img))\n");
 
+  if (dir == NULL)
+    return;
   for (gsize i = 0; i < G_N_ELEMENTS (dtypes); i++)
     {
-      Case c;
+      Case c = { 1, 28, 28, 1, py_load (dir, dtypes[i], 28 * 28 * sizeof (float)), NULL, NULL };
       SvSlicParams p;
       g_autofree gint32 *seg = NULL;
-      g_autofree char *code = g_strdup_printf (
-        "from skimage import img_as_float\n"
-        "img = img_as_float(np.random.default_rng(%d).random((28, 28)).astype('%s'))\n",
-        (int) i, dtypes[i]);
 
-      if (!case_load (&c, 1, 28, 28, 1, code))
-        return;
       params_for_test (&p);
       p.start_label = 1;
       seg = case_run (&c, &p);
       for (gsize v = 0; v < 28 * 28; v++)
         g_assert_cmpint (seg[v], >=, 1);
-      case_clear (&c);
+      g_free (c.img);
     }
+  py_done (dir);
 }
 
 static void
@@ -1141,35 +1140,66 @@ typedef struct
   double spacing[3];
 } SkCase;
 
-/* Writes a seeded float32 volume with values in [0,1] (0 and 1 present)
- * and scikit-image's labels for `iters` iterations without connectivity. */
-static char *
-skimage_labels (const SkCase *sc, int iters)
+static const SkCase sk_cases[] = {
+  { 1, 40, 50, 1, 10, 30, FALSE, { 1, 1, 1 } },
+  { 1, 33, 47, 3, 0.5, 25, FALSE, { 1, 1, 1 } },
+  { 17, 23, 29, 1, 10, 50, FALSE, { 1, 1, 1 } },
+  { 31, 5, 41, 2, 2, 40, TRUE, { 1, 1, 1 } },
+  { 3, 64, 9, 1, 0.2, 20, FALSE, { 2.5, 1, 0.7 } },
+  { 40, 1, 37, 1, 5, 15, FALSE, { 1, 1, 1 } },
+  { 24, 24, 24, 1, 0.05, 200, TRUE, { 1, 1, 1 } },
+  { 1, 1, 200, 1, 1, 12, FALSE, { 1, 1, 1 } },
+};
+
+/* One python run computes, for every case, a seeded float32 volume with
+ * values in [0,1] (0 and 1 present) and scikit-image's labels after 1 and
+ * 10 iterations without connectivity. The directory is kept for both tests. */
+static char *sk_dir;
+static gboolean sk_tried;
+
+static const char *
+skimage_dir (void)
 {
-  g_autofree char *code = g_strdup_printf (
-    "from skimage.segmentation import slic\n"
-    "rng = np.random.default_rng(%u)\n"
-    "shape = (%u, %u, %u, %u)\n"
-    "zz, yy, xx = np.mgrid[:shape[0], :shape[1], :shape[2]]\n"
-    "base = 0.5 + 0.25 * np.sin(zz / 3.0) * np.cos(yy / 5.0) + 0.2 * np.sin(xx / 4.0)\n"
-    "img = base[..., None] + 0.15 * rng.random(shape)\n"
-    "img = np.clip(img, 0, 1).astype(np.float32)\n"
-    "img.flat[0] = 0; img.flat[-1] = 1\n"
-    "save('img', img)\n"
-    "lab = slic(img, n_segments=%" G_GINT64_FORMAT ", compactness=%.17g, max_num_iter=%d,"
-    " enforce_connectivity=False, channel_axis=-1, convert2lab=False, start_label=0,"
-    " slic_zero=%s, spacing=np.array([%.17g, %.17g, %.17g], np.float32))\n"
-    "save('labels', lab, 'int32')\n",
-    sc->nz * 7 + sc->nx, sc->nz, sc->ny, sc->nx, sc->nc, sc->n_segments, sc->compactness, iters,
-    sc->slic_zero ? "True" : "False", sc->spacing[0], sc->spacing[1], sc->spacing[2]);
-  return py_run (code);
+  g_autoptr (GString) code = NULL;
+
+  if (sk_tried)
+    return sk_dir;
+  sk_tried = TRUE;
+  code = g_string_new ("from skimage.segmentation import slic\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (sk_cases); i++)
+    {
+      const SkCase *sc = &sk_cases[i];
+      g_string_append_printf (
+        code,
+        "rng = np.random.default_rng(%u)\n"
+        "shape = (%u, %u, %u, %u)\n"
+        "zz, yy, xx = np.mgrid[:shape[0], :shape[1], :shape[2]]\n"
+        "base = 0.5 + 0.25 * np.sin(zz / 3.0) * np.cos(yy / 5.0) + 0.2 * np.sin(xx / 4.0)\n"
+        "img = base[..., None] + 0.15 * rng.random(shape)\n"
+        "img = np.clip(img, 0, 1).astype(np.float32)\n"
+        "img.flat[0] = 0; img.flat[-1] = 1\n"
+        "save('img%u', img)\n"
+        "for it in (1, 10):\n"
+        "    lab = slic(img, n_segments=%" G_GINT64_FORMAT ", compactness=%.17g, max_num_iter=it,"
+        " enforce_connectivity=False, channel_axis=-1, convert2lab=False, start_label=0,"
+        " slic_zero=%s, spacing=np.array([%.17g, %.17g, %.17g], np.float32))\n"
+        "    save('labels%u-%%d' %% it, lab, 'int32')\n",
+        (guint) i, sc->nz, sc->ny, sc->nx, sc->nc, (guint) i, sc->n_segments, sc->compactness,
+        sc->slic_zero ? "True" : "False", sc->spacing[0], sc->spacing[1], sc->spacing[2],
+        (guint) i);
+    }
+  sk_dir = py_run (code->str);
+  return sk_dir;
 }
 
 static double
-agreement_with_skimage (const SkCase *sc, int iters, int n_threads)
+agreement_with_skimage (gsize case_index, int iters, int n_threads)
 {
+  const SkCase *sc = &sk_cases[case_index];
   const gsize n = (gsize) sc->nz * sc->ny * sc->nx;
-  char *dir = skimage_labels (sc, iters);
+  const char *dir = skimage_dir ();
+  g_autofree char *img_name = g_strdup_printf ("img%u", (guint) case_index);
+  g_autofree char *lab_name = g_strdup_printf ("labels%u-%d", (guint) case_index, iters);
   g_autofree float *img = NULL;
   g_autofree gint32 *expected = NULL;
   g_autofree gint32 *labels = g_new (gint32, n);
@@ -1180,9 +1210,8 @@ agreement_with_skimage (const SkCase *sc, int iters, int n_threads)
 
   if (dir == NULL)
     return -1;
-  img = py_load (dir, "img", n * sc->nc * sizeof (float));
-  expected = py_load (dir, "labels", n * sizeof (gint32));
-  py_done (dir);
+  img = py_load (dir, img_name, n * sc->nc * sizeof (float));
+  expected = py_load (dir, lab_name, n * sizeof (gint32));
 
   im.data = img;
   for (gsize i = 0; i < n * sc->nc; i++)
@@ -1203,23 +1232,12 @@ agreement_with_skimage (const SkCase *sc, int iters, int n_threads)
   return (double) same / (double) n;
 }
 
-static const SkCase sk_cases[] = {
-  { 1, 40, 50, 1, 10, 30, FALSE, { 1, 1, 1 } },
-  { 1, 33, 47, 3, 0.5, 25, FALSE, { 1, 1, 1 } },
-  { 17, 23, 29, 1, 10, 50, FALSE, { 1, 1, 1 } },
-  { 31, 5, 41, 2, 2, 40, TRUE, { 1, 1, 1 } },
-  { 3, 64, 9, 1, 0.2, 20, FALSE, { 2.5, 1, 0.7 } },
-  { 40, 1, 37, 1, 5, 15, FALSE, { 1, 1, 1 } },
-  { 24, 24, 24, 1, 0.05, 200, TRUE, { 1, 1, 1 } },
-  { 1, 1, 200, 1, 1, 12, FALSE, { 1, 1, 1 } },
-};
-
 static void
 test_first_assignment_equals_skimage (void)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (sk_cases); i++)
     {
-      double a = agreement_with_skimage (&sk_cases[i], 1, 2);
+      double a = agreement_with_skimage (i, 1, 2);
       if (a < 0)
         return;
       if (a != 1.0)
@@ -1232,7 +1250,7 @@ test_full_run_close_to_skimage (void)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (sk_cases); i++)
     {
-      double a = agreement_with_skimage (&sk_cases[i], 10, 2);
+      double a = agreement_with_skimage (i, 10, 2);
       if (a < 0)
         return;
       g_test_message ("case %" G_GSIZE_FORMAT ": %.5f of voxels equal", i, a);
@@ -1387,5 +1405,10 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/slic/run/deterministic-threads", test_deterministic_threads);
   g_test_add_func ("/engine/slic/run/zero-iterations", test_zero_iterations);
   g_test_add_func ("/engine/slic/run/mask-every-voxel-labelled", test_mask_every_voxel_labelled);
-  return g_test_run ();
+  {
+    int status = g_test_run ();
+    if (sk_dir != NULL)
+      py_done (sk_dir);
+    return status;
+  }
 }
