@@ -186,13 +186,49 @@ axis_gap (double c, int a0, int a1)
   return 0.0;
 }
 
+/* Per channel minimum and maximum of the tile's values. */
+static void
+tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float *vmin,
+                  float *vmax)
+{
+  const guint nc = im->nc;
+
+  for (guint c = 0; c < nc; c++)
+    {
+      vmin[c] = INFINITY;
+      vmax[c] = -INFINITY;
+    }
+  for (int z = t0[0]; z < t1[0]; z++)
+    for (int y = t0[1]; y < t1[1]; y++)
+      {
+        const float *row = im->data + (((gsize) z * im->ny + y) * im->nx + t0[2]) * nc;
+        const int len = t1[2] - t0[2];
+        for (guint c = 0; c < nc; c++)
+          {
+            float lo = vmin[c], hi = vmax[c];
+            for (int i = 0; i < len; i++)
+              {
+                float v = row[(gsize) i * nc + c];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+              }
+            vmin[c] = lo;
+            vmax[c] = hi;
+          }
+      }
+}
+
 static int
-gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candidate *cand)
+gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candidate *cand,
+                   float *vrange)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvClusters *cl = job->clusters;
-  const gsize nf = 3 + cl->nc;
-  int c0[3], c1[3], n = 0;
+  const guint nc = cl->nc;
+  const gsize nf = 3 + nc;
+  const float *vmin = vrange, *vmax = vrange + nc;
+  int c0[3], c1[3], n = 0, kept = 0;
+  double upper = INFINITY;
 
   for (int a = 0; a < 3; a++)
     {
@@ -200,6 +236,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
       c0[a] = CLAMP (floor_div (t0[a] - 2 * ws - 1, ws), 0, job->ncell[a] - 1);
       c1[a] = CLAMP (floor_div (t1[a] + 2 * ws, ws), 0, job->ncell[a] - 1);
     }
+  if (!ctx->ignore_colour)
+    tile_value_range (ctx->image, t0, t1, vrange, vrange + nc);
 
   for (int cz = c0[0]; cz <= c1[0]; cz++)
     for (int cy = c0[1]; cy <= c1[1]; cy++)
@@ -212,7 +250,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
               const int *w = job->window + 6 * (gsize) k;
               const float *c = cl->centres + k * nf;
               int a0[3], a1[3];
-              gboolean meets = TRUE;
+              gboolean meets = TRUE, covers = TRUE;
               double g, bound = 0.0;
               Candidate *p;
 
@@ -221,6 +259,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   a0[a] = MAX (t0[a], w[a]);
                   a1[a] = MIN (t1[a], w[3 + a]) - 1;
                   meets = meets && a0[a] <= a1[a];
+                  covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
                 }
               if (!meets)
                 continue;
@@ -234,6 +273,38 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   bound += g * g;
                 }
               bound = bound * (double) ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
+
+              /* A cluster whose window holds the whole tile bounds every
+               * voxel's best distance from above: its largest possible
+               * distance over the tile, spatial plus colour, with a margin
+               * for float32 rounding. */
+              if (covers)
+                {
+                  double sp = 0.0, col = 0.0;
+                  for (int a = 0; a < 3; a++)
+                    {
+                      g = (double) ctx->spacing[a]
+                          * MAX (fabs (c[a] - t0[a]), fabs (c[a] - (t1[a] - 1)));
+                      sp += g * g;
+                    }
+                  sp *= (double) ctx->spatial_weight;
+                  if (!ctx->ignore_colour)
+                    {
+                      for (guint ch = 0; ch < nc; ch++)
+                        {
+                          double lo = (double) vmin[ch] * ctx->ratio - c[3 + ch];
+                          double hi = (double) vmax[ch] * ctx->ratio - c[3 + ch];
+                          g = MAX (fabs (lo), fabs (hi));
+                          col += g * g;
+                        }
+                      if (ctx->slic_zero)
+                        col /= (double) cl->max_dist_colour[k];
+                    }
+                  upper = MIN (upper, (sp + col) * (1.0 + 1e-5) + 1e-30);
+                }
+              /* `upper` only decreases: this one would be dropped below. */
+              if (bound > upper)
+                continue;
 
               p = &cand[n++];
               p->bound = (float) bound;
@@ -253,7 +324,14 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* Insertion sort by bound; lists are short and often nearly sorted. */
+  /* No voxel of the tile ends with a best distance above `upper`, so a
+   * cluster whose lower bound exceeds it would never be looked at. */
+  for (int i = 0; i < n; i++)
+    if ((double) cand[i].bound <= upper)
+      cand[kept++] = cand[i];
+  n = kept;
+
+  /* Insertion sort by bound; the lists are short after pruning. */
   for (int i = 1; i < n; i++)
     {
       Candidate t = cand[i];
@@ -339,6 +417,12 @@ assign_worker (gpointer data, int thread)
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int) im->nz, (int) im->ny, (int) im->nx };
   Candidate *cand = job->scratch[thread];
+  float vrange[2 * 64];
+  g_autofree float *vrange_heap = NULL;
+  float *vr = vrange;
+
+  if (job->clusters->nc > 64)
+    vr = vrange_heap = g_new (float, 2 * job->clusters->nc);
 
   for (;;)
     {
@@ -355,7 +439,7 @@ assign_worker (gpointer data, int thread)
           t0[a] = ti[a] * job->tile[a];
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
-      n = gather_candidates (job, t0, t1, cand);
+      n = gather_candidates (job, t0, t1, cand, vr);
       switch (job->clusters->nc)
         {
         case 1:
@@ -471,7 +555,7 @@ sum_worker (gpointer data, int thread)
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
   const guint nc = im->nc, ns = 4 + nc;
-  const int shift = ctx->colour_shift;
+  const double scale = ldexp (1.0, ctx->colour_shift);
   const float ratio = ctx->ratio;
   gint64 *sums = job->sums[thread];
   gsize r0, r1;
@@ -494,7 +578,7 @@ sum_worker (gpointer data, int thread)
             s[2] += y;
             s[3] += x;
             for (guint c = 0; c < nc; c++)
-              s[4 + c] += sv_arith_colour_fixed (im->data[v * nc + c] * ratio, shift);
+              s[4 + c] += sv__colour_fixed (im->data[v * nc + c] * ratio, scale);
           }
       }
 }

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "error.h"
 #include "grid.h"
+#include "internal.h"
 #include "params.h"
 #include "slic-arith.h"
 #include "slic.h"
@@ -1057,10 +1058,10 @@ test_pruned_equals_brute_force (void)
 {
   GRand *rand = g_rand_new_with_seed (42);
 
-  for (int trial = 0; trial < 60; trial++)
+  for (int trial = 0; trial < 200; trial++)
     {
-      const guint nz = g_rand_int_range (rand, 1, 14), ny = g_rand_int_range (rand, 1, 30),
-                  nx = g_rand_int_range (rand, 1, 30);
+      const guint nz = g_rand_int_range (rand, 1, 20), ny = g_rand_int_range (rand, 1, 40),
+                  nx = g_rand_int_range (rand, 1, 40);
       const guint nc = (guint[]) { 1, 1, 2, 3 }[trial % 4];
       const gsize n = (gsize) nz * ny * nx;
       const guint shape[3] = { nz, ny, nx };
@@ -1089,7 +1090,7 @@ test_pruned_equals_brute_force (void)
             mask[i] = g_rand_int_range (rand, 0, 4) != 0;
         }
       sv_slic_params_init_defaults (&params);
-      params.n_segments = g_rand_int_range (rand, 1, 60);
+      params.n_segments = g_rand_int_range (rand, 1, trial % 2 ? 60 : 1500);
       params.compactness = (double[]) { 0.1, 1, 10, 100 }[g_rand_int_range (rand, 0, 4)];
       params.slic_zero = trial % 4 == 2;
       for (int a = 0; a < 3; a++)
@@ -1259,6 +1260,35 @@ test_full_run_close_to_skimage (void)
     }
 }
 
+/* The update's inlined fixed-point conversion equals sv_arith_colour_fixed,
+ * the one the CUDA backend uses, on ties, large and tiny values. */
+static void
+test_colour_fixed_matches_arith (void)
+{
+  GRand *rand = g_rand_new_with_seed (1);
+  const float special[] = { 0.0f, -0.0f, 0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 1e-30f, -1e-30f,
+                            0x1p-149f, 3.0e38f, -3.0e38f, 0x1.fffffep-1f, 1.0f };
+
+  for (int shift = 0; shift <= 60; shift++)
+    {
+      const double scale = ldexp (1.0, shift);
+      for (gsize i = 0; i < G_N_ELEMENTS (special); i++)
+        if (fabs ((double) special[i] * scale) < 0x1p62)
+          g_assert_cmpint (sv__colour_fixed (special[i], scale), ==,
+                           sv_arith_colour_fixed (special[i], shift));
+      for (int i = 0; i < 20000; i++)
+        {
+          /* Values on a grid of halves at this scale hit ties often. */
+          float v = i % 2 ? (float) g_rand_double_range (rand, -4, 4)
+                          : (float) (ldexp (g_rand_int_range (rand, -4000, 4000) + 0.5,
+                                            -MIN (shift, 20)));
+          if (fabs ((double) v * scale) < 0x1p62)
+            g_assert_cmpint (sv__colour_fixed (v, scale), ==, sv_arith_colour_fixed (v, shift));
+        }
+    }
+  g_rand_free (rand);
+}
+
 /* Same labels for 1, 2 and 7 threads and on repeated runs. */
 static void
 test_deterministic_threads (void)
@@ -1402,6 +1432,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/slic/assign/first-equals-skimage",
                    test_first_assignment_equals_skimage);
   g_test_add_func ("/engine/slic/run/close-to-skimage", test_full_run_close_to_skimage);
+  g_test_add_func ("/engine/slic/update/colour-fixed-matches-arith",
+                   test_colour_fixed_matches_arith);
   g_test_add_func ("/engine/slic/run/deterministic-threads", test_deterministic_threads);
   g_test_add_func ("/engine/slic/run/zero-iterations", test_zero_iterations);
   g_test_add_func ("/engine/slic/run/mask-every-voxel-labelled", test_mask_every_voxel_labelled);
