@@ -16,8 +16,8 @@ typedef struct
 {
   double seconds_iterate;
   double seconds_connect;
-  guint iterations;   /* iterations run, both maskSLIC passes counted */
-  gint64 n_labels;    /* distinct labels, background excluded */
+  guint iterations; /* iterations run, both maskSLIC passes counted */
+  gint64 n_labels;  /* distinct labels, background excluded */
 } SvSlicTimings;
 
 /* sv_slic_run_cpu with more results: clusters_out (may be NULL) receives the
@@ -35,13 +35,13 @@ gboolean sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlic
 static inline gint64
 sv__colour_fixed (float v, double scale)
 {
-  double x = (double) v * scale;
+  double x = (double)v * scale;
   if (fabs (x) < 0x1p52)
     {
       double t = copysign (0x1p52, x);
       x = (x + t) - t;
     }
-  return (gint64) x;
+  return (gint64)x;
 }
 
 /* The number of worker threads for n_threads (<= 0: all processors). */
