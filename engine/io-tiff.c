@@ -540,6 +540,10 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
           if (end > r->file_size)
             max_end = MAX (max_end, end);
           first_offset = MIN (first_offset, offset);
+      if (count > 0 && offset + count > r->file_size)
+          max_end = MAX (max_end, offset + count);
+      else if (count > 0)
+        first_offset = MIN (first_offset, offset);
 
       if (l->tiled)
         need = TIFFTileSize64 (tif);
@@ -588,6 +592,7 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
                     "corrupt: page %u claims %" G_GUINT64_FORMAT " bytes of image but stores only %" G_GUINT64_FORMAT,
   if (ratio > 0 && (double)decoded > (double)stored * (double)ratio + (double)n * 4096.0)
+  if (ratio > 0 && decoded > stored * ratio + (guint64)n * 4096)
                     "corrupt: page %u claims %" G_GUINT64_FORMAT
                     " bytes of image but stores only %" G_GUINT64_FORMAT,
                     page, decoded, stored);
@@ -1329,6 +1334,7 @@ out:
           double v = (double)src[i] * scale;                                                       \
           out[i] = (float)(v < -1.0 ? -1.0 : v);                                                   \
         }                                                                                          \
+    }                                                                                              \
   while (0)
 
 static void
