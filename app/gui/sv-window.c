@@ -575,53 +575,121 @@ params_changed_cb (SvWindow *self)
 
 /* ---- actions ---- */
 
+/* What to do with the file the user picked. */
+typedef void (*FileChosenFunc) (SvWindow *self, GFile *file, gpointer data);
+
+typedef struct
+{
+  SvWindow *self; /* a reference while the dialog is up */
+  FileChosenFunc func;
+  gpointer data;
+} ChooseData;
+
 static void
-open_response_cb (GtkNativeDialog *dialog, int response, SvWindow *self)
+choose_data_free (gpointer p)
+{
+  ChooseData *c = p;
+  g_object_unref (c->self);
+  g_free (c);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+file_dialog_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ChooseData *c = user_data;
+  GtkFileDialog *dialog = GTK_FILE_DIALOG (source);
+  g_autoptr (GFile) file = NULL;
+
+  if (g_object_get_data (source, "save"))
+    file = gtk_file_dialog_save_finish (dialog, result, NULL);
+  else
+    file = gtk_file_dialog_open_finish (dialog, result, NULL);
+  if (file)
+    c->func (c->self, file, c->data);
+  choose_data_free (c);
+}
+#else
+static void
+native_response_cb (GtkNativeDialog *dialog, int response, ChooseData *c)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
-      g_autoptr (GFile) file = NULL;
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      G_GNUC_END_IGNORE_DEPRECATIONS
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       if (file)
-        sv_window_open_file (self, file);
+        c->func (c->self, file, c->data);
     }
   g_object_unref (dialog);
 }
+#endif
 
-static GtkFileChooserNative *
-file_chooser (SvWindow *self, const char *title, gboolean save, const char *filter_name,
-              const char *const *patterns)
+/* Asks for a file to open or save: GtkFileDialog on GTK 4.10 and later,
+ * GtkFileChooserNative before (Debian 12 has GTK 4.8). */
+static void
+choose_file (SvWindow *self, const char *title, gboolean save, const char *filter_name,
+             const char *const *patterns, const char *initial_name, FileChosenFunc func,
+             gpointer data)
 {
-  GtkFileChooserNative *chooser;
+  ChooseData *c = g_new0 (ChooseData, 1);
   g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
 
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
-                                         save ? GTK_FILE_CHOOSER_ACTION_SAVE
-                                              : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                         save ? "_Save" : "_Open", "_Cancel");
+  c->self = g_object_ref (self);
+  c->func = func;
+  c->data = data;
   gtk_file_filter_set_name (filter, filter_name);
   for (guint i = 0; patterns[i]; i++)
     gtk_file_filter_add_pattern (filter, patterns[i]);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  return chooser;
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+  {
+    g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+    g_autoptr (GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+
+    g_list_store_append (filters, filter);
+    gtk_file_dialog_set_title (dialog, title);
+    gtk_file_dialog_set_modal (dialog, TRUE);
+    gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+    if (save)
+      {
+        g_object_set_data (G_OBJECT (dialog), "save", GINT_TO_POINTER (1));
+        if (initial_name)
+          gtk_file_dialog_set_initial_name (dialog, initial_name);
+        gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, c);
+      }
+    else
+      gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, c);
+  }
+#else
+  {
+    GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
+      title, GTK_WINDOW (self), save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
+      save ? "_Save" : "_Open", "_Cancel");
+
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+    if (save && initial_name)
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), initial_name);
+    gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+    g_object_set_data_full (G_OBJECT (chooser), "sv-choose", c, choose_data_free);
+    g_signal_connect (chooser, "response", G_CALLBACK (native_response_cb), c);
+    gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  }
+#endif
+}
+
+static void
+open_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  sv_window_open_file (self, file);
 }
 
 static void
 open_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  SvWindow *self = SV_WINDOW (widget);
   static const char *const patterns[] = { "*.tif", "*.tiff", "*.TIF", "*.TIFF", "*.png",
                                           "*.PNG", "*.jpg", "*.jpeg", "*.JPG", NULL };
-  GtkFileChooserNative *chooser = file_chooser (self, "Open Volume", FALSE,
-                                                "TIFF, PNG and JPEG images", patterns);
 
-  g_signal_connect (chooser, "response", G_CALLBACK (open_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_file (SV_WINDOW (widget), "Open Volume", FALSE, "TIFF, PNG and JPEG images", patterns,
+               NULL, open_chosen, NULL);
 }
 
 static void
@@ -731,35 +799,22 @@ sv_window_export_labels (SvWindow *self, const char *path, GError **error)
 }
 
 static void
-export_response_cb (GtkNativeDialog *dialog, int response, SvWindow *self)
+export_chosen (SvWindow *self, GFile *file, gpointer data)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = NULL;
-      g_autofree char *path = NULL;
-      g_autoptr (GError) error = NULL;
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      G_GNUC_END_IGNORE_DEPRECATIONS
-      path = file ? g_file_get_path (file) : NULL;
-      if (path && !sv_window_export_labels (self, path, &error))
-        show_error (self, "Cannot export the labels", error);
-    }
-  g_object_unref (dialog);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path && !sv_window_export_labels (self, path, &error))
+    show_error (self, "Cannot export the labels", error);
 }
 
 static void
 export_labels_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  SvWindow *self = SV_WINDOW (widget);
   static const char *const patterns[] = { "*.tif", "*.tiff", NULL };
-  GtkFileChooserNative *chooser = file_chooser (self, "Export Labels", TRUE, "TIFF", patterns);
 
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "labels.tif");
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  g_signal_connect (chooser, "response", G_CALLBACK (export_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_file (SV_WINDOW (widget), "Export Labels", TRUE, "TIFF", patterns, "labels.tif",
+               export_chosen, NULL);
 }
 
 static void
@@ -773,33 +828,20 @@ screenshot_captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_da
 }
 
 static void
-screenshot_response_cb (GtkNativeDialog *dialog, int response, SvWindow *self)
+screenshot_chosen (SvWindow *self, GFile *file, gpointer data)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = NULL;
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      G_GNUC_END_IGNORE_DEPRECATIONS
-      if (file && g_file_peek_path (file))
-        sv_slice_view_capture (self->active_view, screenshot_captured_cb,
-                               g_strdup (g_file_peek_path (file)));
-    }
-  g_object_unref (dialog);
+  if (g_file_peek_path (file))
+    sv_slice_view_capture (self->active_view, screenshot_captured_cb,
+                           g_strdup (g_file_peek_path (file)));
 }
 
 static void
 screenshot_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  SvWindow *self = SV_WINDOW (widget);
   static const char *const patterns[] = { "*.png", NULL };
-  GtkFileChooserNative *chooser = file_chooser (self, "Save Screenshot", TRUE, "PNG", patterns);
 
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "supervox.png");
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  g_signal_connect (chooser, "response", G_CALLBACK (screenshot_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_file (SV_WINDOW (widget), "Save Screenshot", TRUE, "PNG", patterns, "supervox.png",
+               screenshot_chosen, NULL);
 }
 
 gboolean
@@ -876,46 +918,29 @@ sv_window_load_preset (SvWindow *self, const char *path, GError **error)
 }
 
 static void
-preset_response_cb (GtkNativeDialog *dialog, int response, SvWindow *self)
+preset_chosen (SvWindow *self, GFile *file, gpointer data)
 {
-  gboolean save = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "save"));
+  gboolean save = GPOINTER_TO_INT (data);
+  g_autoptr (GError) error = NULL;
+  const char *path = g_file_peek_path (file);
+  gboolean ok;
 
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = NULL;
-      g_autoptr (GError) error = NULL;
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      G_GNUC_END_IGNORE_DEPRECATIONS
-      if (file && g_file_peek_path (file))
-        {
-          gboolean ok = save ? sv_window_save_preset (self, g_file_peek_path (file), &error)
-                             : sv_window_load_preset (self, g_file_peek_path (file), &error);
-          if (!ok)
-            show_error (self, save ? "Cannot save the preset" : "Cannot load the preset", error);
-        }
-    }
-  g_object_unref (dialog);
+  if (!path)
+    return;
+  ok = save ? sv_window_save_preset (self, path, &error) : sv_window_load_preset (self, path, &error);
+  if (!ok)
+    show_error (self, save ? "Cannot save the preset" : "Cannot load the preset", error);
 }
 
 static void
 preset_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  SvWindow *self = SV_WINDOW (widget);
   gboolean save = g_str_equal (name, "win.save-preset");
   static const char *const patterns[] = { "*.svpreset", "*.ini", NULL };
-  GtkFileChooserNative *chooser = file_chooser (self, save ? "Save Preset" : "Load Preset", save,
-                                                "Supervox presets", patterns);
 
-  if (save)
-    {
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "preset.svpreset");
-      G_GNUC_END_IGNORE_DEPRECATIONS
-    }
-  g_object_set_data (G_OBJECT (chooser), "save", GINT_TO_POINTER (save));
-  g_signal_connect (chooser, "response", G_CALLBACK (preset_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  choose_file (SV_WINDOW (widget), save ? "Save Preset" : "Load Preset", save,
+               "Supervox presets", patterns, save ? "preset.svpreset" : NULL, preset_chosen,
+               GINT_TO_POINTER (save));
 }
 
 static void

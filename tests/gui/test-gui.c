@@ -472,6 +472,33 @@ test_zoom_and_contrast (Fixture *f, gconstpointer data)
   g_assert_cmpuint (above, >, (gsize) (n * 0.0005));
 }
 
+static gboolean
+played_to_end (gpointer data)
+{
+  SvWindow *w = data;
+  SvJobResult *r = sv_window_get_result (w);
+  return r && r->stop_after_iteration == 3 && result_is_current (w);
+}
+
+static void
+test_teach_play (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvSlicParams p;
+  SvJobResult *r;
+
+  sv_params_panel_get_params (panel, &p);
+  p.max_num_iter = 3;
+  sv_params_panel_set_params (panel, &p);
+  wait_for_current_result (f->window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-play", NULL));
+  wait_until (played_to_end, f->window, "play to reach the last iteration");
+  r = sv_window_get_result (f->window);
+  g_assert_cmpuint (r->stats.iterations, ==, 3);
+  /* Playing went through every iteration on its way. */
+  g_assert_cmpuint (sv_window_get_generation (f->window), >=, 5);
+}
+
 static void
 set_true (gboolean *flag)
 {
@@ -545,5 +572,7 @@ main (int argc, char **argv)
               test_export_and_presets, fixture_teardown);
   g_test_add ("/gui/view/zoom-fit-one-and-auto-contrast", Fixture, NULL, fixture_setup,
               test_zoom_and_contrast, fixture_teardown);
+  g_test_add ("/gui/teach/play-to-the-end", Fixture, NULL, fixture_setup, test_teach_play,
+              fixture_teardown);
   return g_test_run ();
 }
