@@ -31,10 +31,10 @@ struct _SvJob
 
   GMutex lock;
   GCond cond;
-  SvJobRequest *pending;    /* owned, under lock */
-  GCancellable *running;    /* the running request's, under lock */
-  gboolean quit;            /* under lock */
-  gboolean busy;            /* under lock */
+  SvJobRequest *pending; /* owned, under lock */
+  GCancellable *running; /* the running request's, under lock */
+  gboolean quit;         /* under lock */
+  gboolean busy;         /* under lock */
 
   /* Worker thread only. */
   SvBackend *backend;
@@ -325,7 +325,7 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
       job_deliver (job, d);
       return;
     }
-  result->seconds_total = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  result->seconds_total = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
   if (fallback && !job->fallback_reported)
     {
       result->fallback_message = g_steal_pointer (&fallback);

@@ -38,13 +38,13 @@ typedef struct
   guint64 generation;
   SvSlicParams params;
   int stop_after_iteration;
-  SvLabels *labels;         /* host copy, nz*ny*nx */
-  float *centres;           /* n_centres × 3: z, y, x (NaN for dead clusters) */
+  SvLabels *labels; /* host copy, nz*ny*nx */
+  float *centres;   /* n_centres × 3: z, y, x (NaN for dead clusters) */
   gsize n_centres;
   SvRunStats stats;
-  double seconds_total;     /* wall time of the request on the worker */
-  char *backend_name;       /* the backend that produced the labels */
-  char *fallback_message;   /* non-NULL once per job: why CUDA failed and the CPU ran */
+  double seconds_total;   /* wall time of the request on the worker */
+  char *backend_name;     /* the backend that produced the labels */
+  char *fallback_message; /* non-NULL once per job: why CUDA failed and the CPU ran */
 } SvJobResult;
 
 SvJobResult *sv_job_result_ref (SvJobResult *result);

@@ -112,11 +112,10 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
   GtkApplication *app = user_data;
   static const char *authors[] = { "The Supervox developers", NULL };
 
-  gtk_show_about_dialog (gtk_application_get_active_window (app), "program-name", "Supervox",
-                         "version", SV_VERSION, "comments",
-                         "Live SLIC supervoxels for 3D microscopy, EM and CT volumes",
-                         "logo-icon-name", "org.supervox.Supervox", "license-type",
-                         GTK_LICENSE_MIT_X11, "authors", authors, NULL);
+  gtk_show_about_dialog (
+      gtk_application_get_active_window (app), "program-name", "Supervox", "version", SV_VERSION,
+      "comments", "Live SLIC supervoxels for 3D microscopy, EM and CT volumes", "logo-icon-name",
+      "org.supervox.Supervox", "license-type", GTK_LICENSE_MIT_X11, "authors", authors, NULL);
 }
 
 static const GActionEntry app_actions[] = {
@@ -173,12 +172,11 @@ sv_application_class_init (SvApplicationClass *klass)
 static void
 sv_application_init (SvApplication *self)
 {
-  static const GOptionEntry entries[] = {
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, NULL,
-      "Print timings and how labels reach the GPU", NULL },
-    { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
-    { NULL }
-  };
+  static const GOptionEntry entries[]
+      = { { "verbose", 'v', 0, G_OPTION_ARG_NONE, NULL,
+            "Print timings and how labels reach the GPU", NULL },
+          { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+          { NULL } };
 
   g_application_add_main_option_entries (G_APPLICATION (self), entries);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE…]");

@@ -91,9 +91,9 @@ sv_params_panel_get_params (SvParamsPanel *self, SvSlicParams *p)
 {
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
   sv_slic_params_init_defaults (p);
-  p->n_segments = (gint64) gtk_adjustment_get_value (self->n_segments_adj);
+  p->n_segments = (gint64)gtk_adjustment_get_value (self->n_segments_adj);
   p->compactness = compactness_value (self);
-  p->max_num_iter = (int) gtk_adjustment_get_value (self->max_num_iter_adj);
+  p->max_num_iter = (int)gtk_adjustment_get_value (self->max_num_iter_adj);
   p->sigma[0] = p->sigma[1] = p->sigma[2] = gtk_adjustment_get_value (self->sigma_adj);
   p->sigma_per_axis = FALSE;
   p->spacing[0] = gtk_adjustment_get_value (self->spacing_z_adj);
@@ -103,7 +103,7 @@ sv_params_panel_get_params (SvParamsPanel *self, SvSlicParams *p)
   p->min_size_factor = gtk_adjustment_get_value (self->min_size_adj);
   p->max_size_factor = gtk_adjustment_get_value (self->max_size_adj);
   p->slic_zero = gtk_check_button_get_active (self->slic_zero_check);
-  p->start_label = (int) gtk_adjustment_get_value (self->start_label_adj);
+  p->start_label = (int)gtk_adjustment_get_value (self->start_label_adj);
 }
 
 void
@@ -111,7 +111,7 @@ sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
 {
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
   self->updating++;
-  gtk_adjustment_set_value (self->n_segments_adj, (double) p->n_segments);
+  gtk_adjustment_set_value (self->n_segments_adj, (double)p->n_segments);
   gtk_adjustment_set_value (self->compactness_log_adj, log10 (p->compactness));
   gtk_adjustment_set_value (self->max_num_iter_adj, p->max_num_iter);
   gtk_adjustment_set_value (self->sigma_adj, p->sigma[0]);
@@ -155,7 +155,7 @@ sv_params_panel_get_stop_after_iteration (SvParamsPanel *self)
 {
   if (!gtk_check_button_get_active (self->teach_check))
     return -1;
-  return (int) gtk_adjustment_get_value (self->iteration_adj);
+  return (int)gtk_adjustment_get_value (self->iteration_adj);
 }
 
 void
@@ -186,17 +186,17 @@ sv_params_panel_get_display (SvParamsPanel *self, SvDisplay *d)
   GdkRGBA rgba;
 
   sv_display_init_defaults (d);
-  d->low = (float) gtk_adjustment_get_value (self->low_adj);
-  d->high = (float) gtk_adjustment_get_value (self->high_adj);
-  d->gamma = (float) pow (10.0, gtk_adjustment_get_value (self->gamma_log_adj));
-  d->overlay = (SvOverlayMode) MIN (gtk_drop_down_get_selected (self->overlay_dropdown), 2);
+  d->low = (float)gtk_adjustment_get_value (self->low_adj);
+  d->high = (float)gtk_adjustment_get_value (self->high_adj);
+  d->gamma = (float)pow (10.0, gtk_adjustment_get_value (self->gamma_log_adj));
+  d->overlay = (SvOverlayMode)MIN (gtk_drop_down_get_selected (self->overlay_dropdown), 2);
   gtk_color_chooser_get_rgba (GTK_COLOR_CHOOSER (self->boundary_colour), &rgba);
   d->boundary[0] = rgba.red;
   d->boundary[1] = rgba.green;
   d->boundary[2] = rgba.blue;
-  d->boundary[3] = (float) gtk_adjustment_get_value (self->boundary_opacity_adj);
-  d->thickness = (int) gtk_adjustment_get_value (self->thickness_adj);
-  d->fill_opacity = (float) gtk_adjustment_get_value (self->fill_opacity_adj);
+  d->boundary[3] = (float)gtk_adjustment_get_value (self->boundary_opacity_adj);
+  d->thickness = (int)gtk_adjustment_get_value (self->thickness_adj);
+  d->fill_opacity = (float)gtk_adjustment_get_value (self->fill_opacity_adj);
   d->shuffle = self->shuffle;
   d->show_centres = gtk_check_button_get_active (self->teach_check);
 }
@@ -256,13 +256,13 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   object_class->dispose = sv_params_panel_dispose;
 
   /* Any SLIC parameter (or the backend, or teaching) changed: restart the job. */
-  signals[SIGNAL_PARAMS_CHANGED] = g_signal_new ("params-changed", G_TYPE_FROM_CLASS (klass),
-                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                 G_TYPE_NONE, 0);
+  signals[SIGNAL_PARAMS_CHANGED]
+      = g_signal_new ("params-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 0);
   /* Only the look changed: redraw. */
-  signals[SIGNAL_DISPLAY_CHANGED] = g_signal_new ("display-changed", G_TYPE_FROM_CLASS (klass),
-                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                  G_TYPE_NONE, 0);
+  signals[SIGNAL_DISPLAY_CHANGED]
+      = g_signal_new ("display-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                      NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-params-panel.ui");

@@ -52,7 +52,7 @@ compile_shader (GLenum type, const char *name, GError **error)
   if (!bytes)
     return 0;
   source = g_bytes_get_data (bytes, NULL);
-  length = (GLint) g_bytes_get_size (bytes);
+  length = (GLint)g_bytes_get_size (bytes);
   shader = glCreateShader (type);
   glShaderSource (shader, 1, &source, &length);
   glCompileShader (shader);
@@ -137,17 +137,17 @@ sv_renderer_new (GError **error)
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
   glBufferData (GL_ARRAY_BUFFER, 16 * sizeof (float), NULL, GL_DYNAMIC_DRAW);
   glEnableVertexAttribArray (0);
-  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float), (void *) 0);
+  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float), (void *)0);
   glEnableVertexAttribArray (1);
   glVertexAttribPointer (1, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float),
-                         (void *) (2 * sizeof (float)));
+                         (void *)(2 * sizeof (float)));
 
   glGenVertexArrays (1, &r->shape_vao);
   glGenBuffers (1, &r->shape_vbo);
   glBindVertexArray (r->shape_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->shape_vbo);
   glEnableVertexAttribArray (0);
-  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 2 * sizeof (float), (void *) 0);
+  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 2 * sizeof (float), (void *)0);
   glBindVertexArray (0);
 
   r->image_tex = new_texture ();
@@ -204,8 +204,8 @@ sv_renderer_set_labels (SvRenderer *r, const gint32 *labels, guint width, guint 
   /* Signed labels travel as their bit pattern; the shader only compares them. */
   if (width != r->label_w || height != r->label_h)
     {
-      glTexImage2D (GL_TEXTURE_2D, 0, GL_R32UI, width, height, 0, GL_RED_INTEGER,
-                    GL_UNSIGNED_INT, labels);
+      glTexImage2D (GL_TEXTURE_2D, 0, GL_R32UI, width, height, 0, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                    labels);
       r->label_w = width;
       r->label_h = height;
     }
@@ -232,13 +232,13 @@ draw_shape (SvRenderer *r, mat4 texel_to_clip, GLenum mode, const float *uv, gsi
     return;
   glUseProgram (r->shape_program);
   glUniformMatrix4fv (glGetUniformLocation (r->shape_program, "u_projection"), 1, GL_FALSE,
-                      (const float *) texel_to_clip);
+                      (const float *)texel_to_clip);
   glUniform4fv (glGetUniformLocation (r->shape_program, "u_colour"), 1, colour);
   glUniform1f (glGetUniformLocation (r->shape_program, "u_point_size"), point_size);
   glBindVertexArray (r->shape_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->shape_vbo);
   glBufferData (GL_ARRAY_BUFFER, n * 2 * sizeof (float), uv, GL_STREAM_DRAW);
-  glDrawArrays (mode, 0, (GLsizei) n);
+  glDrawArrays (mode, 0, (GLsizei)n);
 }
 
 void
@@ -248,10 +248,22 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   GLuint p = r->slice_program;
   float su, sv;
   float quad[16] = {
-    f->x0, f->y0, 0, 0,
-    f->x1, f->y0, (float) r->image_w, 0,
-    f->x0, f->y1, 0, (float) r->image_h,
-    f->x1, f->y1, (float) r->image_w, (float) r->image_h,
+    f->x0,
+    f->y0,
+    0,
+    0,
+    f->x1,
+    f->y0,
+    (float)r->image_w,
+    0,
+    f->x0,
+    f->y1,
+    0,
+    (float)r->image_h,
+    f->x1,
+    f->y1,
+    (float)r->image_w,
+    (float)r->image_h,
   };
 
   glViewport (0, 0, f->width, f->height);
@@ -262,35 +274,35 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
     return;
 
   /* Device pixels, origin top left, to clip space. */
-  glm_ortho (0.0f, (float) f->width, (float) f->height, 0.0f, -1.0f, 1.0f, projection);
-  su = (f->x1 - f->x0) / (float) r->image_w;
-  sv = (f->y1 - f->y0) / (float) r->image_h;
+  glm_ortho (0.0f, (float)f->width, (float)f->height, 0.0f, -1.0f, 1.0f, projection);
+  su = (f->x1 - f->x0) / (float)r->image_w;
+  sv = (f->y1 - f->y0) / (float)r->image_h;
 
   glUseProgram (p);
   glUniformMatrix4fv (glGetUniformLocation (p, "u_projection"), 1, GL_FALSE,
-                      (const float *) projection);
+                      (const float *)projection);
   glActiveTexture (GL_TEXTURE0);
   glBindTexture (GL_TEXTURE_2D, r->image_tex);
   glUniform1i (glGetUniformLocation (p, "u_image"), 0);
   glActiveTexture (GL_TEXTURE1);
   glBindTexture (GL_TEXTURE_2D, r->label_tex);
   glUniform1i (glGetUniformLocation (p, "u_labels"), 1);
-  glUniform1i (glGetUniformLocation (p, "u_channels"), (int) r->image_nc);
+  glUniform1i (glGetUniformLocation (p, "u_channels"), (int)r->image_nc);
   glUniform1f (glGetUniformLocation (p, "u_low"), d->low);
   glUniform1f (glGetUniformLocation (p, "u_high"), d->high);
   glUniform1f (glGetUniformLocation (p, "u_gamma"), d->gamma > 0 ? d->gamma : 1.0f);
   glUniform1i (glGetUniformLocation (p, "u_has_labels"),
                r->has_labels && r->label_w == r->image_w && r->label_h == r->image_h);
-  glUniform1i (glGetUniformLocation (p, "u_mode"), (int) d->overlay);
+  glUniform1i (glGetUniformLocation (p, "u_mode"), (int)d->overlay);
   glUniform4fv (glGetUniformLocation (p, "u_boundary"), 1, d->boundary);
   glUniform1f (glGetUniformLocation (p, "u_fill_opacity"), d->fill_opacity);
   glUniform1ui (glGetUniformLocation (p, "u_shuffle"), d->shuffle);
   glUniform1i (glGetUniformLocation (p, "u_thickness"), CLAMP (d->thickness, 1, 3));
   glUniform2f (glGetUniformLocation (p, "u_texel_per_px"), 1.0f / su, 1.0f / sv);
   glUniform1i (glGetUniformLocation (p, "u_hover_valid"), f->hover_valid);
-  glUniform1ui (glGetUniformLocation (p, "u_hover"), (guint32) f->hover_label);
+  glUniform1ui (glGetUniformLocation (p, "u_hover"), (guint32)f->hover_label);
   glUniform1i (glGetUniformLocation (p, "u_background_valid"), f->background_valid);
-  glUniform1ui (glGetUniformLocation (p, "u_background"), (guint32) f->background);
+  glUniform1ui (glGetUniformLocation (p, "u_background"), (guint32)f->background);
 
   glBindVertexArray (r->quad_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
@@ -303,8 +315,8 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
 
   /* Overlays given in texel coordinates: scale and shift into pixels. */
   glm_mat4_identity (texel_to_px);
-  glm_translate (texel_to_px, (vec3) { f->x0, f->y0, 0.0f });
-  glm_scale (texel_to_px, (vec3) { su, sv, 1.0f });
+  glm_translate (texel_to_px, (vec3){ f->x0, f->y0, 0.0f });
+  glm_scale (texel_to_px, (vec3){ su, sv, 1.0f });
   glm_mat4_mul (projection, texel_to_px, texel_to_clip);
   glEnable (GL_BLEND);
   glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -325,8 +337,8 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   if (f->crosshair)
     {
       const float colour[4] = { 0.2f, 1.0f, 0.4f, 0.6f };
-      float lines[8] = { 0.0f, f->cross_v, (float) r->image_w, f->cross_v,
-                         f->cross_u, 0.0f, f->cross_u, (float) r->image_h };
+      float lines[8] = { 0.0f,       f->cross_v, (float)r->image_w, f->cross_v,
+                         f->cross_u, 0.0f,       f->cross_u,        (float)r->image_h };
       draw_shape (r, texel_to_clip, GL_LINES, lines, 4, colour, 1.0f);
     }
   glDisable (GL_BLEND);

@@ -108,7 +108,7 @@ sv_slice_view_get_n_slices (SvSliceView *self)
 guint
 sv_slice_view_get_slice (SvSliceView *self)
 {
-  return (guint) gtk_adjustment_get_value (self->slice_adjustment);
+  return (guint)gtk_adjustment_get_value (self->slice_adjustment);
 }
 
 void
@@ -122,8 +122,8 @@ sv_slice_view_set_slice (SvSliceView *self, guint slice)
 void
 sv_slice_view_step_slice (SvSliceView *self, int delta)
 {
-  int s = (int) sv_slice_view_get_slice (self) + delta;
-  sv_slice_view_set_slice (self, (guint) CLAMP (s, 0, (int) sv_slice_view_get_n_slices (self) - 1));
+  int s = (int)sv_slice_view_get_slice (self) + delta;
+  sv_slice_view_set_slice (self, (guint)CLAMP (s, 0, (int)sv_slice_view_get_n_slices (self) - 1));
 }
 
 static void
@@ -138,8 +138,7 @@ slice_changed_cb (GtkAdjustment *adjustment, SvSliceView *self)
 
 /* Physical slice size and the rectangle it occupies, in logical pixels. */
 static gboolean
-slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, guint *tw,
-            guint *th)
+slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, guint *tw, guint *th)
 {
   double W = gtk_widget_get_width (GTK_WIDGET (self->gl_area));
   double H = gtk_widget_get_height (GTK_WIDGET (self->gl_area));
@@ -180,8 +179,8 @@ view_to_voxel (SvSliceView *self, double px, double py, guint zyx[3])
   if (fu < 0 || fv < 0 || fu >= tw || fv >= th)
     return FALSE;
   axis_dims (self->axis, &u, &v, &w);
-  zyx[u] = (guint) fu;
-  zyx[v] = (guint) fv;
+  zyx[u] = (guint)fu;
+  zyx[v] = (guint)fv;
   zyx[w] = sv_slice_view_get_slice (self);
   return TRUE;
 }
@@ -196,7 +195,7 @@ extract_image (SvSliceView *self, guint tw, guint th)
   int u, v, w;
 
   axis_dims (self->axis, &u, &v, &w);
-  self->image_buf = g_renew (float, self->image_buf, (gsize) tw * th * nc);
+  self->image_buf = g_renew (float, self->image_buf, (gsize)tw *th *nc);
   zyx[w] = s;
   for (guint j = 0; j < th; j++)
     for (guint i = 0; i < tw; i++)
@@ -204,9 +203,9 @@ extract_image (SvSliceView *self, guint tw, guint th)
         gsize idx;
         zyx[u] = i;
         zyx[v] = j;
-        idx = (((gsize) zyx[0] * vol->ny + zyx[1]) * vol->nx + zyx[2]) * vol->nc;
+        idx = (((gsize)zyx[0] * vol->ny + zyx[1]) * vol->nx + zyx[2]) * vol->nc;
         for (guint c = 0; c < nc; c++)
-          self->image_buf[((gsize) j * tw + i) * nc + c] = vol->data[idx + c];
+          self->image_buf[((gsize)j * tw + i) * nc + c] = vol->data[idx + c];
       }
 }
 
@@ -219,15 +218,15 @@ extract_labels (SvSliceView *self, guint tw, guint th)
   int u, v, w;
 
   axis_dims (self->axis, &u, &v, &w);
-  self->label_buf = g_renew (gint32, self->label_buf, (gsize) tw * th);
+  self->label_buf = g_renew (gint32, self->label_buf, (gsize)tw * th);
   zyx[w] = s;
   for (guint j = 0; j < th; j++)
     for (guint i = 0; i < tw; i++)
       {
         zyx[u] = i;
         zyx[v] = j;
-        self->label_buf[(gsize) j * tw + i]
-          = l->data[((gsize) zyx[0] * l->ny + zyx[1]) * l->nx + zyx[2]];
+        self->label_buf[(gsize)j * tw + i]
+            = l->data[((gsize)zyx[0] * l->ny + zyx[1]) * l->nx + zyx[2]];
       }
 }
 
@@ -238,7 +237,7 @@ update_points (SvSliceView *self)
   g_autofree float *uv = NULL;
   gsize n = 0;
   int u, v, w;
-  float s = (float) sv_slice_view_get_slice (self);
+  float s = (float)sv_slice_view_get_slice (self);
 
   if (!self->result || !self->result->n_centres)
     {
@@ -293,9 +292,9 @@ read_back (SvSliceView *self, int width, int height)
 {
   g_autoptr (GBytes) bytes = NULL;
   g_autoptr (GdkTexture) texture = NULL;
-  gsize stride = (gsize) width * 4;
-  guint8 *pixels = g_malloc ((gsize) height * stride);
-  guint8 *flipped = g_malloc ((gsize) height * stride);
+  gsize stride = (gsize)width * 4;
+  guint8 *pixels = g_malloc ((gsize)height * stride);
+  guint8 *flipped = g_malloc ((gsize)height * stride);
   SvCaptureFunc func = self->capture_func;
   gpointer data = self->capture_data;
 
@@ -303,9 +302,9 @@ read_back (SvSliceView *self, int width, int height)
   glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
   /* GL rows go bottom-up. */
   for (int y = 0; y < height; y++)
-    memcpy (flipped + (gsize) y * stride, pixels + (gsize) (height - 1 - y) * stride, stride);
+    memcpy (flipped + (gsize)y * stride, pixels + (gsize)(height - 1 - y) * stride, stride);
   g_free (pixels);
-  bytes = g_bytes_new_take (flipped, (gsize) height * stride);
+  bytes = g_bytes_new_take (flipped, (gsize)height * stride);
   texture = gdk_memory_texture_new (width, height, GDK_MEMORY_R8G8B8A8, bytes, stride);
   self->capture_func = NULL;
   self->capture_data = NULL;
@@ -354,17 +353,16 @@ gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
           update_points (self);
           self->points_dirty = FALSE;
         }
-      f.x0 = (float) (x0 * scale);
-      f.y0 = (float) (y0 * scale);
-      f.x1 = (float) (x1 * scale);
-      f.y1 = (float) (y1 * scale);
+      f.x0 = (float)(x0 * scale);
+      f.y0 = (float)(y0 * scale);
+      f.x1 = (float)(x1 * scale);
+      f.y1 = (float)(y1 * scale);
       if (self->result && self->hover_valid)
         {
           const SvLabels *l = self->result->labels;
           f.hover_valid = TRUE;
-          f.hover_label
-            = l->data[((gsize) self->hover_zyx[0] * l->ny + self->hover_zyx[1]) * l->nx
-                      + self->hover_zyx[2]];
+          f.hover_label = l->data[((gsize)self->hover_zyx[0] * l->ny + self->hover_zyx[1]) * l->nx
+                                  + self->hover_zyx[2]];
         }
       if (self->result && self->result->params.start_label == 1
           && self->result->stop_after_iteration < 0)
@@ -378,8 +376,8 @@ gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
           f.cross_u = self->cross_zyx[u] + 0.5f;
           f.cross_v = self->cross_zyx[v] + 0.5f;
         }
-      if (self->window_valid && sv_slice_view_get_slice (self) >= (guint) self->window_lo[w]
-          && (int) sv_slice_view_get_slice (self) < self->window_hi[w])
+      if (self->window_valid && sv_slice_view_get_slice (self) >= (guint)self->window_lo[w]
+          && (int)sv_slice_view_get_slice (self) < self->window_hi[w])
         {
           f.window_valid = TRUE;
           f.window_u0 = self->window_lo[u];
@@ -409,8 +407,8 @@ motion_cb (GtkEventControllerMotion *motion, double x, double y, SvSliceView *se
   if (valid)
     memcpy (self->hover_zyx, zyx, sizeof zyx);
   gtk_gl_area_queue_render (self->gl_area);
-  g_signal_emit (self, signals[SIGNAL_HOVER], 0, valid ? (int) zyx[0] : -1,
-                 valid ? (int) zyx[1] : -1, valid ? (int) zyx[2] : -1);
+  g_signal_emit (self, signals[SIGNAL_HOVER], 0, valid ? (int)zyx[0] : -1, valid ? (int)zyx[1] : -1,
+                 valid ? (int)zyx[2] : -1);
 }
 
 static void
@@ -426,7 +424,8 @@ leave_cb (GtkEventControllerMotion *motion, SvSliceView *self)
 static gboolean
 scroll_cb (GtkEventControllerScroll *scroll, double dx, double dy, SvSliceView *self)
 {
-  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
+  GdkModifierType mods
+      = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
 
   if (mods & GDK_CONTROL_MASK)
     {
@@ -459,7 +458,7 @@ click_cb (GtkGestureClick *click, int n_press, double x, double y, SvSliceView *
 
   gtk_widget_grab_focus (GTK_WIDGET (self->gl_area));
   if (view_to_voxel (self, x, y, zyx))
-    g_signal_emit (self, signals[SIGNAL_PICK], 0, (int) zyx[0], (int) zyx[1], (int) zyx[2]);
+    g_signal_emit (self, signals[SIGNAL_PICK], 0, (int)zyx[0], (int)zyx[1], (int)zyx[2]);
 }
 
 void
@@ -497,7 +496,8 @@ sv_slice_view_zoom_one (SvSliceView *self)
 
   if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
     return;
-  sv_slice_view_zoom_at (self, tw / (x1 - x0), gtk_widget_get_width (GTK_WIDGET (self->gl_area)) / 2.0,
+  sv_slice_view_zoom_at (self, tw / (x1 - x0),
+                         gtk_widget_get_width (GTK_WIDGET (self->gl_area)) / 2.0,
                          gtk_widget_get_height (GTK_WIDGET (self->gl_area)) / 2.0);
 }
 
@@ -594,8 +594,7 @@ sv_slice_view_set_crosshair (SvSliceView *self, gboolean show, guint z, guint y,
 }
 
 void
-sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[3],
-                                 const int hi[3])
+sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[3], const int hi[3])
 {
   self->window_valid = show;
   if (show)
@@ -657,8 +656,7 @@ sv_slice_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
 }
 
 static void
-sv_slice_view_set_property (GObject *object, guint prop_id, const GValue *value,
-                            GParamSpec *pspec)
+sv_slice_view_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   SvSliceView *self = SV_SLICE_VIEW (object);
 
@@ -710,23 +708,22 @@ sv_slice_view_class_init (SvSliceViewClass *klass)
   object_class->dispose = sv_slice_view_dispose;
   object_class->finalize = sv_slice_view_finalize;
 
-  properties[PROP_AXIS] = g_param_spec_int ("axis", NULL, NULL, SV_AXIS_XY, SV_AXIS_YZ,
-                                            SV_AXIS_XY,
-                                            G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                              | G_PARAM_STATIC_STRINGS);
-  properties[PROP_SLICE] = g_param_spec_uint ("slice", NULL, NULL, 0, G_MAXUINT, 0,
-                                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                                | G_PARAM_STATIC_STRINGS);
+  properties[PROP_AXIS]
+      = g_param_spec_int ("axis", NULL, NULL, SV_AXIS_XY, SV_AXIS_YZ, SV_AXIS_XY,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SLICE]
+      = g_param_spec_uint ("slice", NULL, NULL, 0, G_MAXUINT, 0,
+                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* The voxel under the pointer (z, y, x), all -1 when outside. */
-  signals[SIGNAL_HOVER] = g_signal_new ("hover", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                        NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
-                                        G_TYPE_INT);
+  signals[SIGNAL_HOVER]
+      = g_signal_new ("hover", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT);
   /* A click on voxel (z, y, x). */
-  signals[SIGNAL_PICK] = g_signal_new ("pick", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                       NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
-                                       G_TYPE_INT);
+  signals[SIGNAL_PICK]
+      = g_signal_new ("pick", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-slice-view.ui");

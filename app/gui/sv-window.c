@@ -32,7 +32,7 @@ struct _SvWindow
 
   SvVolume *volume;
   char *volume_name;
-  char *volume_path;   /* NULL for the sample */
+  char *volume_path;    /* NULL for the sample */
   SvSynthParams sample; /* how the sample was made, for "Copy as command" */
   SvJob *job;
   SvJobResult *result;
@@ -148,13 +148,13 @@ job_result_cb (SvJobResult *result, gpointer user_data)
                           result->stats.n_labels, result->backend_name);
   gtk_label_set_text (self->result_label, text);
   if (verbose (self))
-    g_message ("generation %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
-               " labels, %u iterations, %.3f s (prepare %.3f%s, iterate %.3f, connect %.3f) on %s; %s",
-               result->generation, result->stats.n_labels, result->stats.iterations,
-               result->seconds_total, result->stats.seconds_prepare,
-               result->stats.prepare_reused ? " reused" : "", result->stats.seconds_iterate,
-               result->stats.seconds_connect, result->backend_name,
-               sv_slice_view_get_label_path (self->xy_view));
+    g_message (
+        "generation %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
+        " labels, %u iterations, %.3f s (prepare %.3f%s, iterate %.3f, connect %.3f) on %s; %s",
+        result->generation, result->stats.n_labels, result->stats.iterations, result->seconds_total,
+        result->stats.seconds_prepare, result->stats.prepare_reused ? " reused" : "",
+        result->stats.seconds_iterate, result->stats.seconds_connect, result->backend_name,
+        sv_slice_view_get_label_path (self->xy_view));
   if (result->fallback_message)
     {
       GtkWidget *dialog;
@@ -197,7 +197,7 @@ update_hover_status (SvWindow *self)
       gtk_label_set_text (self->hover_label, "");
       return;
     }
-  idx = ((gsize) p[0] * v->ny + p[1]) * v->nx + p[2];
+  idx = ((gsize)p[0] * v->ny + p[1]) * v->nx + p[2];
   s = g_string_new (NULL);
   g_string_append_printf (s, "x %u  y %u  z %u  ·  ", p[2], p[1], p[0]);
   if (v->nc == 1)
@@ -233,9 +233,9 @@ update_search_window (SvWindow *self)
         sv_slice_view_set_search_window (views (self, i), FALSE, NULL, NULL);
       return;
     }
-  label = r->labels->data[((gsize) self->hover_zyx[0] * v->ny + self->hover_zyx[1]) * v->nx
+  label = r->labels->data[((gsize)self->hover_zyx[0] * v->ny + self->hover_zyx[1]) * v->nx
                           + self->hover_zyx[2]];
-  k = (gsize) (label - r->params.start_label);
+  k = (gsize)(label - r->params.start_label);
   if (label < r->params.start_label || k >= r->n_centres || isnan (r->centres[k * 3]))
     {
       for (guint i = 0; i < 3; i++)
@@ -246,10 +246,10 @@ update_search_window (SvWindow *self)
   shape[1] = v->ny;
   shape[2] = v->nx;
   /* The window steps are regular_grid(shape, K), as the iterations use them. */
-  sv_regular_grid (shape, (double) r->n_centres, start, step);
+  sv_regular_grid (shape, (double)r->n_centres, start, step);
   c = r->centres + k * 3;
   for (guint a = 0; a < 3; a++)
-    sv_arith_window (c[a], (int) step[a], (int) shape[a], &lo[a], &hi[a]);
+    sv_arith_window (c[a], (int)step[a], (int)shape[a], &lo[a], &hi[a]);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_search_window (views (self, i), TRUE, lo, hi);
 }
@@ -261,9 +261,9 @@ hover_cb (SvSliceView *view, int z, int y, int x, SvWindow *self)
   self->hover_valid = z >= 0;
   if (self->hover_valid)
     {
-      self->hover_zyx[0] = (guint) z;
-      self->hover_zyx[1] = (guint) y;
-      self->hover_zyx[2] = (guint) x;
+      self->hover_zyx[0] = (guint)z;
+      self->hover_zyx[1] = (guint)y;
+      self->hover_zyx[2] = (guint)x;
     }
   update_hover_status (self);
   update_search_window (self);
@@ -280,14 +280,14 @@ update_crosshairs (SvWindow *self)
 static void
 pick_cb (SvSliceView *view, int z, int y, int x, SvWindow *self)
 {
-  self->cursor_zyx[0] = (guint) z;
-  self->cursor_zyx[1] = (guint) y;
-  self->cursor_zyx[2] = (guint) x;
+  self->cursor_zyx[0] = (guint)z;
+  self->cursor_zyx[1] = (guint)y;
+  self->cursor_zyx[2] = (guint)x;
   if (self->orthogonal)
     {
-      sv_slice_view_set_slice (self->xy_view, (guint) z);
-      sv_slice_view_set_slice (self->xz_view, (guint) y);
-      sv_slice_view_set_slice (self->yz_view, (guint) x);
+      sv_slice_view_set_slice (self->xy_view, (guint)z);
+      sv_slice_view_set_slice (self->xz_view, (guint)y);
+      sv_slice_view_set_slice (self->yz_view, (guint)x);
     }
   update_crosshairs (self);
 }
@@ -327,9 +327,9 @@ auto_contrast (SvWindow *self)
     }
   for (gsize i = 0; i < n * v->nc; i++)
     if (isfinite (v->data[i]))
-      hist[MIN ((guint) ((v->data[i] - vmin) / (vmax - vmin) * bins), bins - 1)]++;
+      hist[MIN ((guint)((v->data[i] - vmin) / (vmax - vmin) * bins), bins - 1)]++;
   /* 0.35 % saturated in all, half on each side, as Fiji's Auto. */
-  threshold = (guint64) (n * v->nc * 0.0035 / 2);
+  threshold = (guint64)(n * v->nc * 0.0035 / 2);
   for (lo = 0, count = 0; lo < bins - 1 && (count += hist[lo]) <= threshold; lo++)
     ;
   for (hi = bins - 1, count = 0; hi > lo && (count += hist[hi]) <= threshold; hi--)
@@ -395,7 +395,7 @@ sv_window_load_sample (SvWindow *self, guint nz, guint ny, guint nx, GError **er
   params.nz = nz;
   params.ny = ny;
   params.nx = nx;
-  params.n_cells = MAX (4, (guint) ((double) nz * ny * nx / (24.0 * 24 * 24)));
+  params.n_cells = MAX (4, (guint)((double)nz * ny * nx / (24.0 * 24 * 24)));
   params.nucleus_radius = MAX (1.5, MIN (MIN (nz, ny), nx) / 14.0);
   volume = sv_synth_cells (&params, NULL, error);
   if (!volume)
@@ -428,27 +428,27 @@ read_pixbuf_volume (const char *path, GError **error)
   pixels = gdk_pixbuf_read_pixels (pixbuf);
   if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || nch < 3)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT,
-                   "%s: unsupported pixel layout", path);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT, "%s: unsupported pixel layout",
+                   path);
       return NULL;
     }
   for (int y = 0; y < h && grey; y++)
     for (int x = 0; x < w && grey; x++)
       {
-        const guint8 *p = pixels + (gsize) y * stride + (gsize) x * nch;
+        const guint8 *p = pixels + (gsize)y * stride + (gsize)x * nch;
         grey = p[0] == p[1] && p[1] == p[2];
       }
-  volume = sv_volume_new (1, (guint) h, (guint) w, grey ? 1 : 3, error);
+  volume = sv_volume_new (1, (guint)h, (guint)w, grey ? 1 : 3, error);
   if (!volume)
     return NULL;
   volume->source_type = SV_SAMPLE_U8;
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       {
-        const guint8 *p = pixels + (gsize) y * stride + (gsize) x * nch;
-        float *out = volume->data + ((gsize) y * w + x) * volume->nc;
+        const guint8 *p = pixels + (gsize)y * stride + (gsize)x * nch;
+        float *out = volume->data + ((gsize)y * w + x) * volume->nc;
         for (guint c = 0; c < volume->nc; c++)
-          out[c] = (float) (p[c] * (1.0 / 255.0));
+          out[c] = (float)(p[c] * (1.0 / 255.0));
       }
   return g_steal_pointer (&volume);
 }
@@ -471,13 +471,14 @@ show_error (SvWindow *self, const char *primary, const GError *error)
   if (self->error_dialog)
     gtk_window_destroy (self->error_dialog);
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                    GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
   gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", line);
   G_GNUC_END_IGNORE_DEPRECATIONS
   g_signal_connect (dialog, "response", G_CALLBACK (error_dialog_response_cb), self);
   self->error_dialog = GTK_WINDOW (dialog);
-  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &self->error_dialog);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *)&self->error_dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -501,7 +502,7 @@ rebuild_recent_menu (SvWindow *self)
       g_menu_append_item (self->recent_section, item);
       n++;
     }
-  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  g_list_free_full (items, (GDestroyNotify)gtk_recent_info_unref);
 }
 
 gboolean
@@ -662,8 +663,9 @@ choose_file (SvWindow *self, const char *title, gboolean save, const char *filte
 #else
   {
     GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
-      title, GTK_WINDOW (self), save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
-      save ? "_Save" : "_Open", "_Cancel");
+        title, GTK_WINDOW (self),
+        save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
+        save ? "_Save" : "_Open", "_Cancel");
 
     gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
     if (save && initial_name)
@@ -685,8 +687,8 @@ open_chosen (SvWindow *self, GFile *file, gpointer data)
 static void
 open_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  static const char *const patterns[] = { "*.tif", "*.tiff", "*.TIF", "*.TIFF", "*.png",
-                                          "*.PNG", "*.jpg", "*.jpeg", "*.JPG", NULL };
+  static const char *const patterns[] = { "*.tif", "*.tiff", "*.TIF",  "*.TIFF", "*.png",
+                                          "*.PNG", "*.jpg",  "*.jpeg", "*.JPG",  NULL };
 
   choose_file (SV_WINDOW (widget), "Open Volume", FALSE, "TIFF, PNG and JPEG images", patterns,
                NULL, open_chosen, NULL);
@@ -768,7 +770,7 @@ with_extension (const char *path, const char *ext)
 
   if (dot && (!slash || dot > slash))
     {
-      g_autofree char *stem = g_strndup (path, (gsize) (dot - path));
+      g_autofree char *stem = g_strndup (path, (gsize)(dot - path));
       return g_strconcat (stem, ext, NULL);
     }
   return g_strconcat (path, ext, NULL);
@@ -927,7 +929,8 @@ preset_chosen (SvWindow *self, GFile *file, gpointer data)
 
   if (!path)
     return;
-  ok = save ? sv_window_save_preset (self, path, &error) : sv_window_load_preset (self, path, &error);
+  ok = save ? sv_window_save_preset (self, path, &error)
+            : sv_window_load_preset (self, path, &error);
   if (!ok)
     show_error (self, save ? "Cannot save the preset" : "Cannot load the preset", error);
 }
@@ -938,9 +941,8 @@ preset_action (GtkWidget *widget, const char *name, GVariant *param)
   gboolean save = g_str_equal (name, "win.save-preset");
   static const char *const patterns[] = { "*.svpreset", "*.ini", NULL };
 
-  choose_file (SV_WINDOW (widget), save ? "Save Preset" : "Load Preset", save,
-               "Supervox presets", patterns, save ? "preset.svpreset" : NULL, preset_chosen,
-               GINT_TO_POINTER (save));
+  choose_file (SV_WINDOW (widget), save ? "Save Preset" : "Load Preset", save, "Supervox presets",
+               patterns, save ? "preset.svpreset" : NULL, preset_chosen, GINT_TO_POINTER (save));
 }
 
 static void
@@ -981,8 +983,9 @@ overlay_action (GtkWidget *widget, const char *name, GVariant *param)
   const char *mode = g_variant_get_string (param, NULL);
 
   sv_params_panel_set_overlay (self->params_panel, g_str_equal (mode, "filled") ? SV_OVERLAY_FILLED
-                                                   : g_str_equal (mode, "off")  ? SV_OVERLAY_OFF
-                                                                                : SV_OVERLAY_BOUNDARIES);
+                                                   : g_str_equal (mode, "off")
+                                                       ? SV_OVERLAY_OFF
+                                                       : SV_OVERLAY_BOUNDARIES);
 }
 
 static void
@@ -1197,9 +1200,9 @@ sv_window_class_init (SvWindowClass *klass)
   object_class->set_property = sv_window_set_property;
 
   /* XY, XZ and YZ views linked by a crosshair. */
-  properties[PROP_ORTHOGONAL] = g_param_spec_boolean ("orthogonal", NULL, NULL, FALSE,
-                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-                                                        | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ORTHOGONAL]
+      = g_param_spec_boolean ("orthogonal", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (SV_TYPE_SLICE_VIEW);
@@ -1272,18 +1275,18 @@ sv_window_init (SvWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   sc = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
-  gtk_shortcut_controller_add_shortcut (
-    sc, gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Up, 0),
-                          gtk_named_action_new ("win.slice-next")));
-  gtk_shortcut_controller_add_shortcut (
-    sc, gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Right, 0),
-                          gtk_named_action_new ("win.slice-next")));
-  gtk_shortcut_controller_add_shortcut (
-    sc, gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Down, 0),
-                          gtk_named_action_new ("win.slice-prev")));
-  gtk_shortcut_controller_add_shortcut (
-    sc, gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Left, 0),
-                          gtk_named_action_new ("win.slice-prev")));
+  gtk_shortcut_controller_add_shortcut (sc,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Up, 0),
+                                                          gtk_named_action_new ("win.slice-next")));
+  gtk_shortcut_controller_add_shortcut (sc,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Right, 0),
+                                                          gtk_named_action_new ("win.slice-next")));
+  gtk_shortcut_controller_add_shortcut (sc,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Down, 0),
+                                                          gtk_named_action_new ("win.slice-prev")));
+  gtk_shortcut_controller_add_shortcut (sc,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Left, 0),
+                                                          gtk_named_action_new ("win.slice-prev")));
   keys = GTK_EVENT_CONTROLLER (sc);
   gtk_widget_add_controller (GTK_WIDGET (self->views_grid), keys);
 }

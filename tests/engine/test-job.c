@@ -60,8 +60,8 @@ gate_cancelled_cb (GCancellable *cancellable, gpointer data)
 }
 
 static gboolean
-gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control,
-          SvRunStats *stats, GError **error)
+gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control, SvRunStats *stats,
+          GError **error)
 {
   GateBackend *b = self;
   gulong handler = 0;
@@ -72,8 +72,8 @@ gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control
   g_mutex_unlock (&gate_lock);
 
   if (control->cancellable)
-    handler = g_cancellable_connect (control->cancellable, G_CALLBACK (gate_cancelled_cb), NULL,
-                                     NULL);
+    handler
+        = g_cancellable_connect (control->cancellable, G_CALLBACK (gate_cancelled_cb), NULL, NULL);
   for (int i = 1; i <= n; i++)
     {
       if (control->progress)
@@ -99,7 +99,7 @@ gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control
         }
     }
   g_cancellable_disconnect (control->cancellable, handler);
-  b->value = (gint32) params->compactness;
+  b->value = (gint32)params->compactness;
   b->k = 4;
   stats->n_clusters = 4;
   stats->n_labels = 1;
@@ -111,7 +111,7 @@ static gboolean
 gate_get_labels (gpointer self, gint32 *labels, GError **error)
 {
   GateBackend *b = self;
-  for (gsize i = 0; i < (gsize) b->nz * b->ny * b->nx; i++)
+  for (gsize i = 0; i < (gsize)b->nz * b->ny * b->nx; i++)
     labels[i] = b->value;
   return TRUE;
 }
@@ -128,7 +128,7 @@ gate_get_centres (gpointer self, float *zyx, gsize *k, GError **error)
 {
   GateBackend *b = self;
   for (gsize i = 0; i < b->k * 3; i++)
-    zyx[i] = (float) i;
+    zyx[i] = (float)i;
   *k = b->k;
   return TRUE;
 }
@@ -240,7 +240,7 @@ seen_init (Seen *s)
 {
   memset (s, 0, sizeof *s);
   s->main_thread = g_thread_self ();
-  s->results = g_ptr_array_new_with_free_func ((GDestroyNotify) sv_job_result_unref);
+  s->results = g_ptr_array_new_with_free_func ((GDestroyNotify)sv_job_result_unref);
 }
 
 static void
@@ -285,8 +285,8 @@ test_volume (guint nz, guint ny, guint nx)
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)
       for (guint x = 0; x < nx; x++)
-        v->data[((gsize) z * ny + y) * nx + x]
-          = (float) ((((x / 8) + (y / 8) + (z / 4)) % 2) * 0.6 + 0.3 * x / nx + 0.05 * sin (y));
+        v->data[((gsize)z * ny + y) * nx + x]
+            = (float)((((x / 8) + (y / 8) + (z / 4)) % 2) * 0.6 + 0.3 * x / nx + 0.05 * sin (y));
   return v;
 }
 
@@ -482,8 +482,8 @@ test_rapid_submits (void)
   g_assert_cmpint (result->params.n_segments, ==, request.params.n_segments);
   /* Results are delivered in increasing generation order. */
   for (guint i = 1; i < s.results->len; i++)
-    g_assert_cmpuint (((SvJobResult *) g_ptr_array_index (s.results, i - 1))->generation, <,
-                      ((SvJobResult *) g_ptr_array_index (s.results, i))->generation);
+    g_assert_cmpuint (((SvJobResult *)g_ptr_array_index (s.results, i - 1))->generation, <,
+                      ((SvJobResult *)g_ptr_array_index (s.results, i))->generation);
   g_test_message ("200 submits gave %u delivered results", s.results->len);
 
   expected = direct_labels (v, &request.params);

@@ -69,7 +69,7 @@ captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_data)
 static gboolean
 capture_done (gpointer data)
 {
-  return ((Capture *) data)->texture != NULL;
+  return ((Capture *)data)->texture != NULL;
 }
 
 /* The XY view's pixels as RGBA bytes, as GL drew them. */
@@ -88,9 +88,9 @@ static guint8 *
 texture_bytes (GdkTexture *t, gsize *stride)
 {
   int w = gdk_texture_get_width (t), h = gdk_texture_get_height (t);
-  guint8 *data = g_malloc ((gsize) w * h * 4);
+  guint8 *data = g_malloc ((gsize)w * h * 4);
 
-  *stride = (gsize) w * 4;
+  *stride = (gsize)w * 4;
   gdk_texture_download (t, data, *stride);
   return data;
 }
@@ -176,24 +176,25 @@ test_sample_overlay (Fixture *f, gconstpointer data)
           }
         g_assert_cmpuint (p[0], ==, slice);
         if (sv_slice_view_pixel_to_voxel (view, x + 1.5, y + 0.5, q)
-            && r->labels->data[(p[1] * NX) + p[2] + (gsize) slice * NY * NX]
-                 != r->labels->data[(q[1] * NX) + q[2] + (gsize) slice * NY * NX])
+            && r->labels->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
+                   != r->labels->data[(q[1] * NX) + q[2] + (gsize)slice * NY * NX])
           edge = TRUE;
         if (sv_slice_view_pixel_to_voxel (view, x + 0.5, y + 1.5, s)
-            && r->labels->data[(p[1] * NX) + p[2] + (gsize) slice * NY * NX]
-                 != r->labels->data[(s[1] * NX) + s[2] + (gsize) slice * NY * NX])
+            && r->labels->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
+                   != r->labels->data[(s[1] * NX) + s[2] + (gsize)slice * NY * NX])
           edge = TRUE;
         n_diff += diff;
         n_edge += edge;
         n_diff_on_edge += diff && edge;
       }
-  g_test_message ("%" G_GSIZE_FORMAT " pixels differ, %" G_GSIZE_FORMAT " boundary pixels, %"
-                  G_GSIZE_FORMAT " both", n_diff, n_edge, n_diff_on_edge);
+  g_test_message ("%" G_GSIZE_FORMAT " pixels differ, %" G_GSIZE_FORMAT
+                  " boundary pixels, %" G_GSIZE_FORMAT " both",
+                  n_diff, n_edge, n_diff_on_edge);
   g_assert_cmpuint (n_edge, >, 200);
   /* The overlay changes boundary pixels, and (almost) only those: rounding
    * at texel edges may move a line by a pixel. */
-  g_assert_cmpfloat ((double) n_diff_on_edge / n_edge, >, 0.9);
-  g_assert_cmpfloat ((double) n_diff_on_edge / n_diff, >, 0.9);
+  g_assert_cmpfloat ((double)n_diff_on_edge / n_edge, >, 0.9);
+  g_assert_cmpfloat ((double)n_diff_on_edge / n_diff, >, 0.9);
 }
 
 static gboolean
@@ -292,8 +293,7 @@ test_bad_file (Fixture *f, gconstpointer data)
   g_rmdir (dir);
 }
 
-static void
-save_window_png (SvWindow *window, const char *name);
+static void save_window_png (SvWindow *window, const char *name);
 
 static void
 test_hover_status (Fixture *f, gconstpointer data)
@@ -303,9 +303,9 @@ test_hover_status (Fixture *f, gconstpointer data)
   const SvVolume *v = sv_window_get_volume (f->window);
   g_autofree char *expected = NULL;
   guint z = 5, y = 17, x = 40;
-  gsize idx = ((gsize) z * NY + y) * NX + x;
+  gsize idx = ((gsize)z * NY + y) * NX + x;
 
-  g_signal_emit_by_name (view, "hover", (int) z, (int) y, (int) x);
+  g_signal_emit_by_name (view, "hover", (int)z, (int)y, (int)x);
   expected = g_strdup_printf ("x %u  y %u  z %u  ·  I %.4g  ·  label %d", x, y, z, v->data[idx],
                               r->labels->data[idx]);
   g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, expected);
@@ -362,11 +362,11 @@ test_teach_mode (Fixture *f, gconstpointer data)
   g_assert_cmpint (r->stop_after_iteration, ==, 2);
   g_assert_cmpuint (r->stats.iterations, ==, 2);
   /* Without connectivity, labels are cluster index + start_label. */
-  for (gsize i = 0; i < (gsize) NZ * NY * NX; i++)
-    g_assert_cmpint (r->labels->data[i] - r->params.start_label, <, (gint64) r->n_centres);
+  for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
+    g_assert_cmpint (r->labels->data[i] - r->params.start_label, <, (gint64)r->n_centres);
 
-  g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", NZ / 2,
-                         NY / 2, NX / 2);
+  g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", NZ / 2, NY / 2,
+                         NX / 2);
   g_object_unref (capture_xy (f->window));
   save_window_png (f->window, "gui-teach.png");
   sv_params_panel_set_teaching (panel, FALSE);
@@ -463,13 +463,14 @@ test_zoom_and_contrast (Fixture *f, gconstpointer data)
       below += v->data[i] < d.low;
       above += v->data[i] > d.high;
     }
-  g_test_message ("window [%g, %g]: %" G_GSIZE_FORMAT " below, %" G_GSIZE_FORMAT " above of %"
-                  G_GSIZE_FORMAT, d.low, d.high, below, above, n);
+  g_test_message ("window [%g, %g]: %" G_GSIZE_FORMAT " below, %" G_GSIZE_FORMAT
+                  " above of %" G_GSIZE_FORMAT,
+                  d.low, d.high, below, above, n);
   g_assert_cmpfloat (d.low, <, d.high);
-  g_assert_cmpuint (below, <=, (gsize) (n * 0.00175) + 1);
-  g_assert_cmpuint (above, <=, (gsize) (n * 0.00175) + 1);
-  g_assert_cmpuint (below, >, (gsize) (n * 0.0005));
-  g_assert_cmpuint (above, >, (gsize) (n * 0.0005));
+  g_assert_cmpuint (below, <=, (gsize)(n * 0.00175) + 1);
+  g_assert_cmpuint (above, <=, (gsize)(n * 0.00175) + 1);
+  g_assert_cmpuint (below, >, (gsize)(n * 0.0005));
+  g_assert_cmpuint (above, >, (gsize)(n * 0.0005));
 }
 
 static gboolean
@@ -508,7 +509,7 @@ set_true (gboolean *flag)
 static gboolean
 is_true (gpointer flag)
 {
-  return *(gboolean *) flag;
+  return *(gboolean *)flag;
 }
 
 /* Renders the window's content (views, panel, status) into a PNG in the
@@ -566,8 +567,8 @@ main (int argc, char **argv)
               test_hover_status, fixture_teardown);
   g_test_add ("/gui/window/orthogonal-views-and-filled", Fixture, NULL, fixture_setup,
               test_orthogonal_and_filled, fixture_teardown);
-  g_test_add ("/gui/teach/step-through-iterations", Fixture, NULL, fixture_setup,
-              test_teach_mode, fixture_teardown);
+  g_test_add ("/gui/teach/step-through-iterations", Fixture, NULL, fixture_setup, test_teach_mode,
+              fixture_teardown);
   g_test_add ("/gui/keep/export-command-presets", Fixture, NULL, fixture_setup,
               test_export_and_presets, fixture_teardown);
   g_test_add ("/gui/view/zoom-fit-one-and-auto-contrast", Fixture, NULL, fixture_setup,
