@@ -500,6 +500,75 @@ test_teach_play (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sv_window_get_generation (f->window), >=, 5);
 }
 
+/* Pixels along a line through the view's centre that land on the same voxel
+ * as the centre pixel: the on-screen size of a voxel. */
+static guint
+voxel_run (SvSliceView *view, gboolean horizontal)
+{
+  GtkWidget *area = GTK_WIDGET (sv_slice_view_get_gl_area (view));
+  double cx = floor (gtk_widget_get_width (area) / 2.0) + 0.5;
+  double cy = floor (gtk_widget_get_height (area) / 2.0) + 0.5;
+  guint c[3], q[3], n = 0;
+
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, cx, cy, c));
+  for (int d = -200; d <= 200; d++)
+    if (sv_slice_view_pixel_to_voxel (view, horizontal ? cx + d : cx, horizontal ? cy : cy + d, q)
+        && memcmp (q, c, sizeof q) == 0)
+      n++;
+  return n;
+}
+
+static gboolean
+has_result (gpointer data)
+{
+  return sv_window_get_result (data) != NULL && result_is_current (data);
+}
+
+static void
+test_anisotropic_aspect (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (8, 16, 32, 1, &error);
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvSliceView *xz = sv_window_get_slice_view (f->window, SV_AXIS_XZ);
+  guint wx, hy, wx2, hz;
+
+  g_assert_no_error (error);
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = (float)((i * 7919) % 101) / 100.0f;
+  v->spacing[0] = 4.0;
+  v->spacing[1] = 1.0;
+  v->spacing[2] = 0.5;
+  sv_window_set_volume (f->window, v, "anisotropic");
+  wait_until (has_result, f->window, "the anisotropic volume's labels");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_object_unref (capture_xy (f->window));
+
+  /* A voxel is twice as tall as wide in XY (y 1 vs x 0.5), eight times in
+   * XZ (z 4 vs x 0.5); a pixel of rounding either way. */
+  wx = voxel_run (xy, TRUE);
+  hy = voxel_run (xy, FALSE);
+  wx2 = voxel_run (xz, TRUE);
+  hz = voxel_run (xz, FALSE);
+  g_test_message ("XY voxel %u×%u px, XZ voxel %u×%u px", wx, hy, wx2, hz);
+  g_assert_cmpuint (wx, >=, 4);
+  g_assert_cmpfloat (fabs ((double)hy / wx - 2.0), <, 2.0 / wx + 0.01);
+  g_assert_cmpfloat (fabs ((double)hz / wx2 - 8.0), <, 8.0 / wx2 + 0.01);
+  g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 32);
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 4.0);
+}
+
+static void
+test_shortcuts_window (void)
+{
+  g_autoptr (GtkBuilder) builder
+      = gtk_builder_new_from_resource ("/org/supervox/Supervox/gtk/help-overlay.ui");
+  GObject *overlay = gtk_builder_get_object (builder, "help_overlay");
+
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
+  gtk_window_destroy (GTK_WINDOW (overlay));
+}
+
 static void
 set_true (gboolean *flag)
 {
@@ -575,5 +644,8 @@ main (int argc, char **argv)
               test_zoom_and_contrast, fixture_teardown);
   g_test_add ("/gui/teach/play-to-the-end", Fixture, NULL, fixture_setup, test_teach_play,
               fixture_teardown);
+  g_test_add ("/gui/view/anisotropic-aspect", Fixture, NULL, fixture_setup, test_anisotropic_aspect,
+              fixture_teardown);
+  g_test_add_func ("/gui/keep/shortcuts-window", test_shortcuts_window);
   return g_test_run ();
 }
