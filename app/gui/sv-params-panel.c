@@ -1,0 +1,315 @@
+/* Supervox GUI: the parameter side panel. */
+#define G_LOG_DOMAIN "sv-params-panel"
+
+#include "sv-params-panel.h"
+
+#include <math.h>
+
+static const char *const backend_names[] = { "auto", "cpu", "cuda" };
+
+struct _SvParamsPanel
+{
+  GtkWidget parent_instance;
+
+  GtkAdjustment *n_segments_adj, *compactness_log_adj, *max_num_iter_adj, *sigma_adj;
+  GtkAdjustment *spacing_z_adj, *spacing_y_adj, *spacing_x_adj, *min_size_adj, *max_size_adj;
+  GtkAdjustment *start_label_adj, *iteration_adj;
+  GtkAdjustment *thickness_adj, *boundary_opacity_adj, *fill_opacity_adj;
+  GtkAdjustment *low_adj, *high_adj, *gamma_log_adj;
+  GtkLabel *compactness_label;
+  GtkCheckButton *connectivity_check, *slic_zero_check, *teach_check;
+  GtkDropDown *backend_dropdown, *overlay_dropdown;
+  GtkColorButton *boundary_colour;
+  GtkWidget *min_size_spin, *max_size_spin, *iteration_spin;
+
+  guint32 shuffle;
+  guint updating; /* > 0 while the panel sets its own widgets */
+};
+
+G_DEFINE_FINAL_TYPE (SvParamsPanel, sv_params_panel, GTK_TYPE_WIDGET)
+
+enum
+{
+  SIGNAL_PARAMS_CHANGED,
+  SIGNAL_DISPLAY_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static double
+compactness_value (SvParamsPanel *self)
+{
+  /* Two significant digits keep the value exactly reproducible on the CLI. */
+  double c = pow (10.0, gtk_adjustment_get_value (self->compactness_log_adj));
+  double mag = pow (10.0, floor (log10 (c)) - 2);
+  return round (c / mag) * mag;
+}
+
+static void
+sync_sensitivity (SvParamsPanel *self)
+{
+  gboolean conn = gtk_check_button_get_active (self->connectivity_check);
+  gboolean teach = gtk_check_button_get_active (self->teach_check);
+  g_autofree char *text = g_strdup_printf ("%g", compactness_value (self));
+
+  gtk_widget_set_sensitive (self->min_size_spin, conn && !teach);
+  gtk_widget_set_sensitive (self->max_size_spin, conn && !teach);
+  gtk_widget_set_sensitive (self->iteration_spin, teach);
+  gtk_adjustment_set_upper (self->iteration_adj, gtk_adjustment_get_value (self->max_num_iter_adj));
+  gtk_label_set_text (self->compactness_label, text);
+}
+
+static void
+params_changed_cb (SvParamsPanel *self)
+{
+  if (self->updating)
+    return;
+  self->updating++;
+  sync_sensitivity (self);
+  self->updating--;
+  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
+}
+
+static void
+display_changed_cb (SvParamsPanel *self)
+{
+  if (self->updating)
+    return;
+  g_signal_emit (self, signals[SIGNAL_DISPLAY_CHANGED], 0);
+}
+
+static void
+shuffle_clicked_cb (SvParamsPanel *self)
+{
+  self->shuffle = self->shuffle * 1664525u + 1013904223u;
+  display_changed_cb (self);
+}
+
+void
+sv_params_panel_get_params (SvParamsPanel *self, SvSlicParams *p)
+{
+  g_return_if_fail (SV_IS_PARAMS_PANEL (self));
+  sv_slic_params_init_defaults (p);
+  p->n_segments = (gint64)gtk_adjustment_get_value (self->n_segments_adj);
+  p->compactness = compactness_value (self);
+  p->max_num_iter = (int)gtk_adjustment_get_value (self->max_num_iter_adj);
+  p->sigma[0] = p->sigma[1] = p->sigma[2] = gtk_adjustment_get_value (self->sigma_adj);
+  p->sigma_per_axis = FALSE;
+  p->spacing[0] = gtk_adjustment_get_value (self->spacing_z_adj);
+  p->spacing[1] = gtk_adjustment_get_value (self->spacing_y_adj);
+  p->spacing[2] = gtk_adjustment_get_value (self->spacing_x_adj);
+  p->enforce_connectivity = gtk_check_button_get_active (self->connectivity_check);
+  p->min_size_factor = gtk_adjustment_get_value (self->min_size_adj);
+  p->max_size_factor = gtk_adjustment_get_value (self->max_size_adj);
+  p->slic_zero = gtk_check_button_get_active (self->slic_zero_check);
+  p->start_label = (int)gtk_adjustment_get_value (self->start_label_adj);
+}
+
+void
+sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
+{
+  g_return_if_fail (SV_IS_PARAMS_PANEL (self));
+  self->updating++;
+  gtk_adjustment_set_value (self->n_segments_adj, (double)p->n_segments);
+  gtk_adjustment_set_value (self->compactness_log_adj, log10 (p->compactness));
+  gtk_adjustment_set_value (self->max_num_iter_adj, p->max_num_iter);
+  gtk_adjustment_set_value (self->sigma_adj, p->sigma[0]);
+  gtk_adjustment_set_value (self->spacing_z_adj, p->spacing[0]);
+  gtk_adjustment_set_value (self->spacing_y_adj, p->spacing[1]);
+  gtk_adjustment_set_value (self->spacing_x_adj, p->spacing[2]);
+  gtk_check_button_set_active (self->connectivity_check, p->enforce_connectivity);
+  gtk_adjustment_set_value (self->min_size_adj, p->min_size_factor);
+  gtk_adjustment_set_value (self->max_size_adj, p->max_size_factor);
+  gtk_check_button_set_active (self->slic_zero_check, p->slic_zero);
+  gtk_adjustment_set_value (self->start_label_adj, p->start_label);
+  sync_sensitivity (self);
+  self->updating--;
+  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
+}
+
+void
+sv_params_panel_set_compactness (SvParamsPanel *self, double compactness)
+{
+  g_return_if_fail (compactness > 0);
+  gtk_adjustment_set_value (self->compactness_log_adj, log10 (compactness));
+}
+
+const char *
+sv_params_panel_get_backend (SvParamsPanel *self)
+{
+  guint i = gtk_drop_down_get_selected (self->backend_dropdown);
+  return i < G_N_ELEMENTS (backend_names) ? backend_names[i] : "auto";
+}
+
+void
+sv_params_panel_set_backend (SvParamsPanel *self, const char *backend)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (backend_names); i++)
+    if (g_strcmp0 (backend, backend_names[i]) == 0)
+      gtk_drop_down_set_selected (self->backend_dropdown, i);
+}
+
+int
+sv_params_panel_get_stop_after_iteration (SvParamsPanel *self)
+{
+  if (!gtk_check_button_get_active (self->teach_check))
+    return -1;
+  return (int)gtk_adjustment_get_value (self->iteration_adj);
+}
+
+void
+sv_params_panel_set_iteration (SvParamsPanel *self, int iteration)
+{
+  gtk_adjustment_set_value (self->iteration_adj, iteration);
+}
+
+void
+sv_params_panel_set_teaching (SvParamsPanel *self, gboolean teaching)
+{
+  gtk_check_button_set_active (self->teach_check, teaching);
+}
+
+void
+sv_params_panel_set_spacing (SvParamsPanel *self, const double spacing[3])
+{
+  self->updating++;
+  gtk_adjustment_set_value (self->spacing_z_adj, spacing[0]);
+  gtk_adjustment_set_value (self->spacing_y_adj, spacing[1]);
+  gtk_adjustment_set_value (self->spacing_x_adj, spacing[2]);
+  self->updating--;
+}
+
+void
+sv_params_panel_get_display (SvParamsPanel *self, SvDisplay *d)
+{
+  GdkRGBA rgba;
+
+  sv_display_init_defaults (d);
+  d->low = (float)gtk_adjustment_get_value (self->low_adj);
+  d->high = (float)gtk_adjustment_get_value (self->high_adj);
+  d->gamma = (float)pow (10.0, gtk_adjustment_get_value (self->gamma_log_adj));
+  d->overlay = (SvOverlayMode)MIN (gtk_drop_down_get_selected (self->overlay_dropdown), 2);
+  gtk_color_chooser_get_rgba (GTK_COLOR_CHOOSER (self->boundary_colour), &rgba);
+  d->boundary[0] = rgba.red;
+  d->boundary[1] = rgba.green;
+  d->boundary[2] = rgba.blue;
+  d->boundary[3] = (float)gtk_adjustment_get_value (self->boundary_opacity_adj);
+  d->thickness = (int)gtk_adjustment_get_value (self->thickness_adj);
+  d->fill_opacity = (float)gtk_adjustment_get_value (self->fill_opacity_adj);
+  d->shuffle = self->shuffle;
+  d->show_centres = gtk_check_button_get_active (self->teach_check);
+}
+
+void
+sv_params_panel_set_intensity_range (SvParamsPanel *self, double min, double max)
+{
+  double step = (max - min) / 1000.0;
+
+  if (!(max > min))
+    max = min + 1.0, step = 0.001;
+  self->updating++;
+  gtk_adjustment_configure (self->low_adj, min, min, max, step, step * 50, 0);
+  gtk_adjustment_configure (self->high_adj, max, min, max, step, step * 50, 0);
+  self->updating--;
+  display_changed_cb (self);
+}
+
+void
+sv_params_panel_set_window (SvParamsPanel *self, double low, double high)
+{
+  self->updating++;
+  gtk_adjustment_set_value (self->low_adj, low);
+  gtk_adjustment_set_value (self->high_adj, high);
+  self->updating--;
+  display_changed_cb (self);
+}
+
+void
+sv_params_panel_set_overlay (SvParamsPanel *self, SvOverlayMode mode)
+{
+  gtk_drop_down_set_selected (self->overlay_dropdown, mode);
+}
+
+GtkWidget *
+sv_params_panel_new (void)
+{
+  return g_object_new (SV_TYPE_PARAMS_PANEL, NULL);
+}
+
+static void
+sv_params_panel_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), SV_TYPE_PARAMS_PANEL);
+  /* Unnamed template children too. */
+  for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (sv_params_panel_parent_class)->dispose (object);
+}
+
+static void
+sv_params_panel_class_init (SvParamsPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sv_params_panel_dispose;
+
+  /* Any SLIC parameter (or the backend, or teaching) changed: restart the job. */
+  signals[SIGNAL_PARAMS_CHANGED]
+      = g_signal_new ("params-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 0);
+  /* Only the look changed: redraw. */
+  signals[SIGNAL_DISPLAY_CHANGED]
+      = g_signal_new ("display-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                      NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/supervox/Supervox/ui/sv-params-panel.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, SvParamsPanel, name)
+  BIND (n_segments_adj);
+  BIND (compactness_log_adj);
+  BIND (max_num_iter_adj);
+  BIND (sigma_adj);
+  BIND (spacing_z_adj);
+  BIND (spacing_y_adj);
+  BIND (spacing_x_adj);
+  BIND (min_size_adj);
+  BIND (max_size_adj);
+  BIND (start_label_adj);
+  BIND (iteration_adj);
+  BIND (thickness_adj);
+  BIND (boundary_opacity_adj);
+  BIND (fill_opacity_adj);
+  BIND (low_adj);
+  BIND (high_adj);
+  BIND (gamma_log_adj);
+  BIND (compactness_label);
+  BIND (connectivity_check);
+  BIND (slic_zero_check);
+  BIND (teach_check);
+  BIND (backend_dropdown);
+  BIND (overlay_dropdown);
+  BIND (boundary_colour);
+#undef BIND
+  gtk_widget_class_bind_template_child_full (widget_class, "min_size_spin", FALSE,
+                                             G_STRUCT_OFFSET (SvParamsPanel, min_size_spin));
+  gtk_widget_class_bind_template_child_full (widget_class, "max_size_spin", FALSE,
+                                             G_STRUCT_OFFSET (SvParamsPanel, max_size_spin));
+  gtk_widget_class_bind_template_child_full (widget_class, "iteration_spin", FALSE,
+                                             G_STRUCT_OFFSET (SvParamsPanel, iteration_spin));
+  gtk_widget_class_bind_template_callback (widget_class, params_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, display_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, shuffle_clicked_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+sv_params_panel_init (SvParamsPanel *self)
+{
+  self->shuffle = 0;
+  self->updating++;
+  gtk_widget_init_template (GTK_WIDGET (self));
+  sync_sensitivity (self);
+  self->updating--;
+}

@@ -1,0 +1,40 @@
+/* Supervox GUI: the side panel with every SLIC parameter, the overlay and
+ * image display settings, and the teaching controls. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "params.h"
+#include "sv-renderer.h"
+
+G_BEGIN_DECLS
+
+#define SV_TYPE_PARAMS_PANEL (sv_params_panel_get_type ())
+G_DECLARE_FINAL_TYPE (SvParamsPanel, sv_params_panel, SV, PARAMS_PANEL, GtkWidget)
+
+GtkWidget *sv_params_panel_new (void);
+
+/* The SLIC parameters as set in the panel. */
+void sv_params_panel_get_params (SvParamsPanel *panel, SvSlicParams *params);
+/* Sets every SLIC widget and emits "params-changed" once. */
+void sv_params_panel_set_params (SvParamsPanel *panel, const SvSlicParams *params);
+/* "auto", "cpu" or "cuda". */
+const char *sv_params_panel_get_backend (SvParamsPanel *panel);
+void sv_params_panel_set_backend (SvParamsPanel *panel, const char *backend);
+/* -1 outside teaching mode, else the iteration to stop after. */
+int sv_params_panel_get_stop_after_iteration (SvParamsPanel *panel);
+void sv_params_panel_set_iteration (SvParamsPanel *panel, int iteration);
+void sv_params_panel_set_teaching (SvParamsPanel *panel, gboolean teaching);
+
+/* Sets the spacing widgets (z, y, x) from a file, without emitting. */
+void sv_params_panel_set_spacing (SvParamsPanel *panel, const double spacing[3]);
+/* Convenience for tests and presets: one parameter, emits "params-changed". */
+void sv_params_panel_set_compactness (SvParamsPanel *panel, double compactness);
+
+void sv_params_panel_get_display (SvParamsPanel *panel, SvDisplay *display);
+/* The intensity range the black/white sliders span, and their values. */
+void sv_params_panel_set_intensity_range (SvParamsPanel *panel, double min, double max);
+void sv_params_panel_set_window (SvParamsPanel *panel, double low, double high);
+void sv_params_panel_set_overlay (SvParamsPanel *panel, SvOverlayMode mode);
+
+G_END_DECLS

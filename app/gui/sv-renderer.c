@@ -1,0 +1,347 @@
+/* Supervox GUI: the OpenGL drawing of one slice view. */
+#define G_LOG_DOMAIN "sv-renderer"
+
+#include "sv-renderer.h"
+
+#include <cglm/cglm.h>
+#include <epoxy/gl.h>
+#include <gio/gio.h>
+#include <string.h>
+
+#define SHADER_PATH "/org/supervox/Supervox/shaders/"
+
+struct _SvRenderer
+{
+  GLuint slice_program, shape_program;
+  GLuint quad_vao, quad_vbo;
+  GLuint shape_vao, shape_vbo;
+  GLuint image_tex, label_tex;
+  guint image_w, image_h, image_nc;
+  guint label_w, label_h;
+  gboolean has_labels;
+  float *points;
+  gsize n_points;
+};
+
+void
+sv_display_init_defaults (SvDisplay *display)
+{
+  memset (display, 0, sizeof *display);
+  display->low = 0.0f;
+  display->high = 1.0f;
+  display->gamma = 1.0f;
+  display->overlay = SV_OVERLAY_BOUNDARIES;
+  display->boundary[0] = 1.0f;
+  display->boundary[1] = 0.85f;
+  display->boundary[2] = 0.0f;
+  display->boundary[3] = 0.9f;
+  display->thickness = 1;
+  display->fill_opacity = 0.4f;
+  display->shuffle = 0;
+}
+
+static GLuint
+compile_shader (GLenum type, const char *name, GError **error)
+{
+  g_autofree char *path = g_strconcat (SHADER_PATH, name, NULL);
+  g_autoptr (GBytes) bytes = g_resources_lookup_data (path, 0, error);
+  const char *source;
+  GLint length, ok = 0;
+  GLuint shader;
+
+  if (!bytes)
+    return 0;
+  source = g_bytes_get_data (bytes, NULL);
+  length = (GLint)g_bytes_get_size (bytes);
+  shader = glCreateShader (type);
+  glShaderSource (shader, 1, &source, &length);
+  glCompileShader (shader);
+  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
+  if (!ok)
+    {
+      char log[2048] = "";
+      glGetShaderInfoLog (shader, sizeof log, NULL, log);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "shader %s: %s", name, log);
+      glDeleteShader (shader);
+      return 0;
+    }
+  return shader;
+}
+
+static GLuint
+link_program (const char *vert, const char *frag, GError **error)
+{
+  GLuint vs, fs, program;
+  GLint ok = 0;
+
+  vs = compile_shader (GL_VERTEX_SHADER, vert, error);
+  if (!vs)
+    return 0;
+  fs = compile_shader (GL_FRAGMENT_SHADER, frag, error);
+  if (!fs)
+    {
+      glDeleteShader (vs);
+      return 0;
+    }
+  program = glCreateProgram ();
+  glAttachShader (program, vs);
+  glAttachShader (program, fs);
+  glLinkProgram (program);
+  glDeleteShader (vs);
+  glDeleteShader (fs);
+  glGetProgramiv (program, GL_LINK_STATUS, &ok);
+  if (!ok)
+    {
+      char log[2048] = "";
+      glGetProgramInfoLog (program, sizeof log, NULL, log);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "program %s/%s: %s", vert, frag, log);
+      glDeleteProgram (program);
+      return 0;
+    }
+  return program;
+}
+
+static GLuint
+new_texture (void)
+{
+  GLuint tex;
+
+  glGenTextures (1, &tex);
+  glBindTexture (GL_TEXTURE_2D, tex);
+  /* Voxels stay square blocks when zoomed in, as biologists expect. */
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  return tex;
+}
+
+SvRenderer *
+sv_renderer_new (GError **error)
+{
+  g_autofree SvRenderer *r = g_new0 (SvRenderer, 1);
+
+  r->slice_program = link_program ("slice.vert", "slice.frag", error);
+  if (!r->slice_program)
+    return NULL;
+  r->shape_program = link_program ("shape.vert", "shape.frag", error);
+  if (!r->shape_program)
+    {
+      glDeleteProgram (r->slice_program);
+      return NULL;
+    }
+
+  glGenVertexArrays (1, &r->quad_vao);
+  glGenBuffers (1, &r->quad_vbo);
+  glBindVertexArray (r->quad_vao);
+  glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
+  glBufferData (GL_ARRAY_BUFFER, 16 * sizeof (float), NULL, GL_DYNAMIC_DRAW);
+  glEnableVertexAttribArray (0);
+  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float), (void *)0);
+  glEnableVertexAttribArray (1);
+  glVertexAttribPointer (1, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float),
+                         (void *)(2 * sizeof (float)));
+
+  glGenVertexArrays (1, &r->shape_vao);
+  glGenBuffers (1, &r->shape_vbo);
+  glBindVertexArray (r->shape_vao);
+  glBindBuffer (GL_ARRAY_BUFFER, r->shape_vbo);
+  glEnableVertexAttribArray (0);
+  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 2 * sizeof (float), (void *)0);
+  glBindVertexArray (0);
+
+  r->image_tex = new_texture ();
+  r->label_tex = new_texture ();
+  glBindTexture (GL_TEXTURE_2D, 0);
+  return g_steal_pointer (&r);
+}
+
+void
+sv_renderer_free (SvRenderer *r)
+{
+  if (!r)
+    return;
+  glDeleteTextures (1, &r->image_tex);
+  glDeleteTextures (1, &r->label_tex);
+  glDeleteBuffers (1, &r->quad_vbo);
+  glDeleteBuffers (1, &r->shape_vbo);
+  glDeleteVertexArrays (1, &r->quad_vao);
+  glDeleteVertexArrays (1, &r->shape_vao);
+  glDeleteProgram (r->slice_program);
+  glDeleteProgram (r->shape_program);
+  g_free (r->points);
+  g_free (r);
+}
+
+void
+sv_renderer_set_image (SvRenderer *r, const float *data, guint width, guint height, guint nc)
+{
+  GLenum format = nc == 3 ? GL_RGB : GL_RED;
+  GLenum internal = nc == 3 ? GL_RGB32F : GL_R32F;
+
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
+  glBindTexture (GL_TEXTURE_2D, r->image_tex);
+  if (width != r->image_w || height != r->image_h || nc != r->image_nc)
+    {
+      glTexImage2D (GL_TEXTURE_2D, 0, internal, width, height, 0, format, GL_FLOAT, data);
+      r->image_w = width;
+      r->image_h = height;
+      r->image_nc = nc;
+    }
+  else
+    glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, format, GL_FLOAT, data);
+  glBindTexture (GL_TEXTURE_2D, 0);
+}
+
+void
+sv_renderer_set_labels (SvRenderer *r, const gint32 *labels, guint width, guint height)
+{
+  r->has_labels = labels != NULL;
+  if (!labels)
+    return;
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
+  glBindTexture (GL_TEXTURE_2D, r->label_tex);
+  /* Signed labels travel as their bit pattern; the shader only compares them. */
+  if (width != r->label_w || height != r->label_h)
+    {
+      glTexImage2D (GL_TEXTURE_2D, 0, GL_R32UI, width, height, 0, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                    labels);
+      r->label_w = width;
+      r->label_h = height;
+    }
+  else
+    glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                     labels);
+  glBindTexture (GL_TEXTURE_2D, 0);
+}
+
+void
+sv_renderer_set_points (SvRenderer *r, const float *uv, gsize n)
+{
+  g_clear_pointer (&r->points, g_free);
+  r->n_points = n;
+  if (n)
+    r->points = g_memdup2 (uv, n * 2 * sizeof (float));
+}
+
+static void
+draw_shape (SvRenderer *r, mat4 texel_to_clip, GLenum mode, const float *uv, gsize n,
+            const float colour[4], float point_size)
+{
+  if (n == 0)
+    return;
+  glUseProgram (r->shape_program);
+  glUniformMatrix4fv (glGetUniformLocation (r->shape_program, "u_projection"), 1, GL_FALSE,
+                      (const float *)texel_to_clip);
+  glUniform4fv (glGetUniformLocation (r->shape_program, "u_colour"), 1, colour);
+  glUniform1f (glGetUniformLocation (r->shape_program, "u_point_size"), point_size);
+  glBindVertexArray (r->shape_vao);
+  glBindBuffer (GL_ARRAY_BUFFER, r->shape_vbo);
+  glBufferData (GL_ARRAY_BUFFER, n * 2 * sizeof (float), uv, GL_STREAM_DRAW);
+  glDrawArrays (mode, 0, (GLsizei)n);
+}
+
+void
+sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
+{
+  mat4 projection, texel_to_px, texel_to_clip;
+  GLuint p = r->slice_program;
+  float su, sv;
+  float quad[16] = {
+    f->x0,
+    f->y0,
+    0,
+    0,
+    f->x1,
+    f->y0,
+    (float)r->image_w,
+    0,
+    f->x0,
+    f->y1,
+    0,
+    (float)r->image_h,
+    f->x1,
+    f->y1,
+    (float)r->image_w,
+    (float)r->image_h,
+  };
+
+  glViewport (0, 0, f->width, f->height);
+  glDisable (GL_DEPTH_TEST);
+  glClearColor (0.12f, 0.12f, 0.13f, 1.0f);
+  glClear (GL_COLOR_BUFFER_BIT);
+  if (r->image_w == 0 || f->x1 <= f->x0 || f->y1 <= f->y0)
+    return;
+
+  /* Device pixels, origin top left, to clip space. */
+  glm_ortho (0.0f, (float)f->width, (float)f->height, 0.0f, -1.0f, 1.0f, projection);
+  su = (f->x1 - f->x0) / (float)r->image_w;
+  sv = (f->y1 - f->y0) / (float)r->image_h;
+
+  glUseProgram (p);
+  glUniformMatrix4fv (glGetUniformLocation (p, "u_projection"), 1, GL_FALSE,
+                      (const float *)projection);
+  glActiveTexture (GL_TEXTURE0);
+  glBindTexture (GL_TEXTURE_2D, r->image_tex);
+  glUniform1i (glGetUniformLocation (p, "u_image"), 0);
+  glActiveTexture (GL_TEXTURE1);
+  glBindTexture (GL_TEXTURE_2D, r->label_tex);
+  glUniform1i (glGetUniformLocation (p, "u_labels"), 1);
+  glUniform1i (glGetUniformLocation (p, "u_channels"), (int)r->image_nc);
+  glUniform1f (glGetUniformLocation (p, "u_low"), d->low);
+  glUniform1f (glGetUniformLocation (p, "u_high"), d->high);
+  glUniform1f (glGetUniformLocation (p, "u_gamma"), d->gamma > 0 ? d->gamma : 1.0f);
+  glUniform1i (glGetUniformLocation (p, "u_has_labels"),
+               r->has_labels && r->label_w == r->image_w && r->label_h == r->image_h);
+  glUniform1i (glGetUniformLocation (p, "u_mode"), (int)d->overlay);
+  glUniform4fv (glGetUniformLocation (p, "u_boundary"), 1, d->boundary);
+  glUniform1f (glGetUniformLocation (p, "u_fill_opacity"), d->fill_opacity);
+  glUniform1ui (glGetUniformLocation (p, "u_shuffle"), d->shuffle);
+  glUniform1i (glGetUniformLocation (p, "u_thickness"), CLAMP (d->thickness, 1, 3));
+  glUniform2f (glGetUniformLocation (p, "u_texel_per_px"), 1.0f / su, 1.0f / sv);
+  glUniform1i (glGetUniformLocation (p, "u_hover_valid"), f->hover_valid);
+  glUniform1ui (glGetUniformLocation (p, "u_hover"), (guint32)f->hover_label);
+  glUniform1i (glGetUniformLocation (p, "u_background_valid"), f->background_valid);
+  glUniform1ui (glGetUniformLocation (p, "u_background"), (guint32)f->background);
+
+  glBindVertexArray (r->quad_vao);
+  glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
+  glBufferSubData (GL_ARRAY_BUFFER, 0, sizeof quad, quad);
+  glDrawArrays (GL_TRIANGLE_STRIP, 0, 4);
+  glActiveTexture (GL_TEXTURE1);
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glActiveTexture (GL_TEXTURE0);
+  glBindTexture (GL_TEXTURE_2D, 0);
+
+  /* Overlays given in texel coordinates: scale and shift into pixels. */
+  glm_mat4_identity (texel_to_px);
+  glm_translate (texel_to_px, (vec3){ f->x0, f->y0, 0.0f });
+  glm_scale (texel_to_px, (vec3){ su, sv, 1.0f });
+  glm_mat4_mul (projection, texel_to_px, texel_to_clip);
+  glEnable (GL_BLEND);
+  glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glEnable (GL_PROGRAM_POINT_SIZE);
+
+  if (f->window_valid)
+    {
+      const float colour[4] = { 0.3f, 0.9f, 1.0f, 0.9f };
+      float box[8] = { f->window_u0, f->window_v0, f->window_u1, f->window_v0,
+                       f->window_u1, f->window_v1, f->window_u0, f->window_v1 };
+      draw_shape (r, texel_to_clip, GL_LINE_LOOP, box, 4, colour, 1.0f);
+    }
+  if (d->show_centres && r->n_points)
+    {
+      const float colour[4] = { 1.0f, 0.2f, 0.3f, 0.95f };
+      draw_shape (r, texel_to_clip, GL_POINTS, r->points, r->n_points, colour, 5.0f);
+    }
+  if (f->crosshair)
+    {
+      const float colour[4] = { 0.2f, 1.0f, 0.4f, 0.6f };
+      float lines[8] = { 0.0f,       f->cross_v, (float)r->image_w, f->cross_v,
+                         f->cross_u, 0.0f,       f->cross_u,        (float)r->image_h };
+      draw_shape (r, texel_to_clip, GL_LINES, lines, 4, colour, 1.0f);
+    }
+  glDisable (GL_BLEND);
+  glBindVertexArray (0);
+  glUseProgram (0);
+}

@@ -1,0 +1,64 @@
+/* Supervox GUI: the OpenGL drawing of one slice view (no GTK widgets here;
+ * every function needs the view's GL context current). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SV_OVERLAY_BOUNDARIES,
+  SV_OVERLAY_FILLED,
+  SV_OVERLAY_OFF,
+} SvOverlayMode;
+
+/* How slices and labels look; shared by every view of a window. */
+typedef struct
+{
+  float low, high; /* intensity window: low → black, high → white */
+  float gamma;     /* > 0 */
+  SvOverlayMode overlay;
+  float boundary[4];     /* colour and opacity */
+  int thickness;         /* boundary width in device pixels, 1..3 */
+  float fill_opacity;    /* 0..1 */
+  guint32 shuffle;       /* changes every label colour when changed */
+  gboolean show_centres; /* teaching mode: centres as points */
+} SvDisplay;
+
+void sv_display_init_defaults (SvDisplay *display);
+
+/* Where and what to draw, in device pixels with the origin at the top left. */
+typedef struct
+{
+  int width, height;    /* framebuffer size */
+  float x0, y0, x1, y1; /* where the slice lands */
+  gboolean hover_valid;
+  gint32 hover_label;
+  gboolean background_valid; /* labels equal to `background` are not coloured */
+  gint32 background;
+  gboolean crosshair; /* lines through (cross_u, cross_v), in texels */
+  float cross_u, cross_v;
+  gboolean window_valid; /* a search window [u0,u1)×[v0,v1), in texels */
+  float window_u0, window_v0, window_u1, window_v1;
+} SvRenderFrame;
+
+typedef struct _SvRenderer SvRenderer;
+
+/* Compiles the shaders from the GResource and makes the GL objects. */
+SvRenderer *sv_renderer_new (GError **error);
+/* Deletes the GL objects. */
+void sv_renderer_free (SvRenderer *renderer);
+
+/* Uploads a width × height slice with nc (1 or 3) floats per texel. */
+void sv_renderer_set_image (SvRenderer *renderer, const float *data, guint width, guint height,
+                            guint nc);
+/* Uploads a label slice (host path: glTexSubImage2D); NULL drops the labels. */
+void sv_renderer_set_labels (SvRenderer *renderer, const gint32 *labels, guint width, guint height);
+/* Points (n × 2 texel coordinates u, v) drawn when display->show_centres. */
+void sv_renderer_set_points (SvRenderer *renderer, const float *uv, gsize n);
+
+/* Draws the frame into the current framebuffer. */
+void sv_renderer_draw (SvRenderer *renderer, const SvDisplay *display, const SvRenderFrame *frame);
+
+G_END_DECLS

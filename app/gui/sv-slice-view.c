@@ -1,0 +1,764 @@
+/* Supervox GUI: one slice view drawn with OpenGL. */
+#define G_LOG_DOMAIN "sv-slice-view"
+
+#include "sv-slice-view.h"
+
+#include <epoxy/gl.h>
+#include <math.h>
+#include <string.h>
+
+struct _SvSliceView
+{
+  GtkWidget parent_instance;
+
+  GtkGLArea *gl_area;
+  GtkScale *slice_scale;
+  GtkLabel *title;
+  GtkAdjustment *slice_adjustment;
+
+  SvAxis axis;
+  const SvVolume *volume;
+  SvJobResult *result;
+  SvDisplay display;
+  SvRenderer *renderer;
+  char *gl_error;
+
+  gboolean image_dirty, labels_dirty, points_dirty;
+  float *image_buf;
+  gint32 *label_buf;
+
+  double zoom;         /* relative to fit */
+  double pan_x, pan_y; /* logical pixels */
+  double drag_pan_x, drag_pan_y;
+
+  double pointer_x, pointer_y;
+  gboolean hover_valid;
+  guint hover_zyx[3];
+  gboolean cross_valid;
+  guint cross_zyx[3];
+  gboolean window_valid;
+  int window_lo[3], window_hi[3];
+
+  SvCaptureFunc capture_func;
+  gpointer capture_data;
+};
+
+G_DEFINE_FINAL_TYPE (SvSliceView, sv_slice_view, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_AXIS,
+  PROP_SLICE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_HOVER,
+  SIGNAL_PICK,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* Axis bookkeeping: the slice's horizontal (u), vertical (v) and normal (w)
+ * axes as indices into z, y, x. */
+static void
+axis_dims (SvAxis axis, int *u, int *v, int *w)
+{
+  switch (axis)
+    {
+    case SV_AXIS_XZ:
+      *u = 2, *v = 0, *w = 1;
+      break;
+    case SV_AXIS_YZ:
+      *u = 1, *v = 0, *w = 2;
+      break;
+    case SV_AXIS_XY:
+    default:
+      *u = 2, *v = 1, *w = 0;
+      break;
+    }
+}
+
+static void
+volume_shape (const SvVolume *v, guint shape[3])
+{
+  shape[0] = v->nz;
+  shape[1] = v->ny;
+  shape[2] = v->nx;
+}
+
+guint
+sv_slice_view_get_n_slices (SvSliceView *self)
+{
+  guint shape[3];
+  int u, v, w;
+
+  if (!self->volume)
+    return 1;
+  volume_shape (self->volume, shape);
+  axis_dims (self->axis, &u, &v, &w);
+  return shape[w];
+}
+
+guint
+sv_slice_view_get_slice (SvSliceView *self)
+{
+  return (guint)gtk_adjustment_get_value (self->slice_adjustment);
+}
+
+void
+sv_slice_view_set_slice (SvSliceView *self, guint slice)
+{
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  gtk_adjustment_set_value (self->slice_adjustment,
+                            MIN (slice, sv_slice_view_get_n_slices (self) - 1));
+}
+
+void
+sv_slice_view_step_slice (SvSliceView *self, int delta)
+{
+  int s = (int)sv_slice_view_get_slice (self) + delta;
+  sv_slice_view_set_slice (self, (guint)CLAMP (s, 0, (int)sv_slice_view_get_n_slices (self) - 1));
+}
+
+static void
+slice_changed_cb (GtkAdjustment *adjustment, SvSliceView *self)
+{
+  self->image_dirty = TRUE;
+  self->labels_dirty = TRUE;
+  self->points_dirty = TRUE;
+  gtk_gl_area_queue_render (self->gl_area);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SLICE]);
+}
+
+/* Physical slice size and the rectangle it occupies, in logical pixels. */
+static gboolean
+slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, guint *tw, guint *th)
+{
+  double W = gtk_widget_get_width (GTK_WIDGET (self->gl_area));
+  double H = gtk_widget_get_height (GTK_WIDGET (self->gl_area));
+  guint shape[3];
+  int u, v, w;
+  double pw, ph, fit, scale;
+
+  if (!self->volume || W <= 0 || H <= 0)
+    return FALSE;
+  volume_shape (self->volume, shape);
+  axis_dims (self->axis, &u, &v, &w);
+  pw = shape[u] * self->volume->spacing[u];
+  ph = shape[v] * self->volume->spacing[v];
+  fit = MIN (W / pw, H / ph);
+  scale = fit * self->zoom;
+  *x0 = W / 2 - pw * scale / 2 + self->pan_x;
+  *y0 = H / 2 - ph * scale / 2 + self->pan_y;
+  *x1 = *x0 + pw * scale;
+  *y1 = *y0 + ph * scale;
+  *tw = shape[u];
+  *th = shape[v];
+  return TRUE;
+}
+
+/* The voxel under view point (px, py), FALSE outside the slice. */
+static gboolean
+view_to_voxel (SvSliceView *self, double px, double py, guint zyx[3])
+{
+  double x0, y0, x1, y1;
+  guint tw, th;
+  int u, v, w;
+  double fu, fv;
+
+  if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    return FALSE;
+  fu = (px - x0) / (x1 - x0) * tw;
+  fv = (py - y0) / (y1 - y0) * th;
+  if (fu < 0 || fv < 0 || fu >= tw || fv >= th)
+    return FALSE;
+  axis_dims (self->axis, &u, &v, &w);
+  zyx[u] = (guint)fu;
+  zyx[v] = (guint)fv;
+  zyx[w] = sv_slice_view_get_slice (self);
+  return TRUE;
+}
+
+static void
+extract_image (SvSliceView *self, guint tw, guint th)
+{
+  const SvVolume *vol = self->volume;
+  guint nc = vol->nc == 3 ? 3 : 1;
+  guint s = sv_slice_view_get_slice (self);
+  guint zyx[3];
+  int u, v, w;
+
+  axis_dims (self->axis, &u, &v, &w);
+  self->image_buf = g_renew (float, self->image_buf, (gsize)tw *th *nc);
+  zyx[w] = s;
+  for (guint j = 0; j < th; j++)
+    for (guint i = 0; i < tw; i++)
+      {
+        gsize idx;
+        zyx[u] = i;
+        zyx[v] = j;
+        idx = (((gsize)zyx[0] * vol->ny + zyx[1]) * vol->nx + zyx[2]) * vol->nc;
+        for (guint c = 0; c < nc; c++)
+          self->image_buf[((gsize)j * tw + i) * nc + c] = vol->data[idx + c];
+      }
+}
+
+static void
+extract_labels (SvSliceView *self, guint tw, guint th)
+{
+  const SvLabels *l = self->result->labels;
+  guint s = sv_slice_view_get_slice (self);
+  guint zyx[3];
+  int u, v, w;
+
+  axis_dims (self->axis, &u, &v, &w);
+  self->label_buf = g_renew (gint32, self->label_buf, (gsize)tw * th);
+  zyx[w] = s;
+  for (guint j = 0; j < th; j++)
+    for (guint i = 0; i < tw; i++)
+      {
+        zyx[u] = i;
+        zyx[v] = j;
+        self->label_buf[(gsize)j * tw + i]
+            = l->data[((gsize)zyx[0] * l->ny + zyx[1]) * l->nx + zyx[2]];
+      }
+}
+
+/* Centres within half a grid step of this slice, as texel coordinates. */
+static void
+update_points (SvSliceView *self)
+{
+  g_autofree float *uv = NULL;
+  gsize n = 0;
+  int u, v, w;
+  float s = (float)sv_slice_view_get_slice (self);
+
+  if (!self->result || !self->result->n_centres)
+    {
+      sv_renderer_set_points (self->renderer, NULL, 0);
+      return;
+    }
+  axis_dims (self->axis, &u, &v, &w);
+  uv = g_new (float, self->result->n_centres * 2);
+  for (gsize k = 0; k < self->result->n_centres; k++)
+    {
+      const float *c = self->result->centres + k * 3;
+      if (isnan (c[0]) || fabsf (c[w] - s) > 1.0f)
+        continue;
+      uv[n * 2] = c[u] + 0.5f;
+      uv[n * 2 + 1] = c[v] + 0.5f;
+      n++;
+    }
+  sv_renderer_set_points (self->renderer, uv, n);
+}
+
+static void
+gl_realize_cb (GtkGLArea *area, SvSliceView *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  gtk_gl_area_make_current (area);
+  if (gtk_gl_area_get_error (area))
+    return;
+  self->renderer = sv_renderer_new (&error);
+  if (!self->renderer)
+    {
+      g_warning ("cannot set up OpenGL: %s", error->message);
+      gtk_gl_area_set_error (area, error);
+      return;
+    }
+  self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
+  g_debug ("GL %s, %s", glGetString (GL_VERSION), glGetString (GL_RENDERER));
+}
+
+static void
+gl_unrealize_cb (GtkGLArea *area, SvSliceView *self)
+{
+  gtk_gl_area_make_current (area);
+  if (gtk_gl_area_get_error (area) == NULL)
+    g_clear_pointer (&self->renderer, sv_renderer_free);
+  else
+    self->renderer = NULL;
+}
+
+static void
+read_back (SvSliceView *self, int width, int height)
+{
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  gsize stride = (gsize)width * 4;
+  guint8 *pixels = g_malloc ((gsize)height * stride);
+  guint8 *flipped = g_malloc ((gsize)height * stride);
+  SvCaptureFunc func = self->capture_func;
+  gpointer data = self->capture_data;
+
+  glPixelStorei (GL_PACK_ALIGNMENT, 1);
+  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+  /* GL rows go bottom-up. */
+  for (int y = 0; y < height; y++)
+    memcpy (flipped + (gsize)y * stride, pixels + (gsize)(height - 1 - y) * stride, stride);
+  g_free (pixels);
+  bytes = g_bytes_new_take (flipped, (gsize)height * stride);
+  texture = gdk_memory_texture_new (width, height, GDK_MEMORY_R8G8B8A8, bytes, stride);
+  self->capture_func = NULL;
+  self->capture_data = NULL;
+  func (self, texture, data);
+}
+
+static gboolean
+gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
+{
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (area));
+  SvRenderFrame f = { 0 };
+  double x0, y0, x1, y1;
+  guint tw = 0, th = 0;
+  int u, v, w;
+
+  if (!self->renderer)
+    return FALSE;
+  f.width = gtk_widget_get_width (GTK_WIDGET (area)) * scale;
+  f.height = gtk_widget_get_height (GTK_WIDGET (area)) * scale;
+
+  if (slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    {
+      axis_dims (self->axis, &u, &v, &w);
+      if (self->image_dirty)
+        {
+          extract_image (self, tw, th);
+          sv_renderer_set_image (self->renderer, self->image_buf, tw, th,
+                                 self->volume->nc == 3 ? 3 : 1);
+          self->image_dirty = FALSE;
+        }
+      if (self->labels_dirty)
+        {
+          if (self->result && self->result->labels->nx == self->volume->nx
+              && self->result->labels->ny == self->volume->ny
+              && self->result->labels->nz == self->volume->nz)
+            {
+              extract_labels (self, tw, th);
+              sv_renderer_set_labels (self->renderer, self->label_buf, tw, th);
+            }
+          else
+            sv_renderer_set_labels (self->renderer, NULL, 0, 0);
+          self->labels_dirty = FALSE;
+        }
+      if (self->points_dirty)
+        {
+          update_points (self);
+          self->points_dirty = FALSE;
+        }
+      f.x0 = (float)(x0 * scale);
+      f.y0 = (float)(y0 * scale);
+      f.x1 = (float)(x1 * scale);
+      f.y1 = (float)(y1 * scale);
+      if (self->result && self->hover_valid)
+        {
+          const SvLabels *l = self->result->labels;
+          f.hover_valid = TRUE;
+          f.hover_label = l->data[((gsize)self->hover_zyx[0] * l->ny + self->hover_zyx[1]) * l->nx
+                                  + self->hover_zyx[2]];
+        }
+      if (self->result && self->result->params.start_label == 1
+          && self->result->stop_after_iteration < 0)
+        {
+          f.background_valid = TRUE;
+          f.background = 0;
+        }
+      if (self->cross_valid)
+        {
+          f.crosshair = TRUE;
+          f.cross_u = self->cross_zyx[u] + 0.5f;
+          f.cross_v = self->cross_zyx[v] + 0.5f;
+        }
+      if (self->window_valid && sv_slice_view_get_slice (self) >= (guint)self->window_lo[w]
+          && (int)sv_slice_view_get_slice (self) < self->window_hi[w])
+        {
+          f.window_valid = TRUE;
+          f.window_u0 = self->window_lo[u];
+          f.window_u1 = self->window_hi[u];
+          f.window_v0 = self->window_lo[v];
+          f.window_v1 = self->window_hi[v];
+        }
+    }
+  sv_renderer_draw (self->renderer, &self->display, &f);
+
+  if (self->capture_func)
+    read_back (self, f.width, f.height);
+  return TRUE;
+}
+
+static void
+motion_cb (GtkEventControllerMotion *motion, double x, double y, SvSliceView *self)
+{
+  guint zyx[3];
+  gboolean valid = view_to_voxel (self, x, y, zyx);
+
+  self->pointer_x = x;
+  self->pointer_y = y;
+  if (valid == self->hover_valid && (!valid || memcmp (zyx, self->hover_zyx, sizeof zyx) == 0))
+    return;
+  self->hover_valid = valid;
+  if (valid)
+    memcpy (self->hover_zyx, zyx, sizeof zyx);
+  gtk_gl_area_queue_render (self->gl_area);
+  g_signal_emit (self, signals[SIGNAL_HOVER], 0, valid ? (int)zyx[0] : -1, valid ? (int)zyx[1] : -1,
+                 valid ? (int)zyx[2] : -1);
+}
+
+static void
+leave_cb (GtkEventControllerMotion *motion, SvSliceView *self)
+{
+  if (!self->hover_valid)
+    return;
+  self->hover_valid = FALSE;
+  gtk_gl_area_queue_render (self->gl_area);
+  g_signal_emit (self, signals[SIGNAL_HOVER], 0, -1, -1, -1);
+}
+
+static gboolean
+scroll_cb (GtkEventControllerScroll *scroll, double dx, double dy, SvSliceView *self)
+{
+  GdkModifierType mods
+      = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
+
+  if (mods & GDK_CONTROL_MASK)
+    {
+      sv_slice_view_zoom_at (self, pow (1.2, -dy), self->pointer_x, self->pointer_y);
+    }
+  else
+    sv_slice_view_step_slice (self, dy > 0 ? 1 : dy < 0 ? -1 : 0);
+  return TRUE;
+}
+
+static void
+drag_begin_cb (GtkGestureDrag *drag, double x, double y, SvSliceView *self)
+{
+  self->drag_pan_x = self->pan_x;
+  self->drag_pan_y = self->pan_y;
+}
+
+static void
+drag_update_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self)
+{
+  self->pan_x = self->drag_pan_x + dx;
+  self->pan_y = self->drag_pan_y + dy;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+static void
+click_cb (GtkGestureClick *click, int n_press, double x, double y, SvSliceView *self)
+{
+  guint zyx[3];
+
+  gtk_widget_grab_focus (GTK_WIDGET (self->gl_area));
+  if (view_to_voxel (self, x, y, zyx))
+    g_signal_emit (self, signals[SIGNAL_PICK], 0, (int)zyx[0], (int)zyx[1], (int)zyx[2]);
+}
+
+void
+sv_slice_view_zoom_at (SvSliceView *self, double factor, double x, double y)
+{
+  double x0, y0, x1, y1, W, H, nz;
+  guint tw, th;
+
+  if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    return;
+  W = gtk_widget_get_width (GTK_WIDGET (self->gl_area));
+  H = gtk_widget_get_height (GTK_WIDGET (self->gl_area));
+  nz = CLAMP (self->zoom * factor, 0.05, 200.0);
+  factor = nz / self->zoom;
+  /* Keep the point under the cursor where it is. */
+  self->pan_x = (x - (x - x0) * factor) + (x1 - x0) * factor / 2 - W / 2;
+  self->pan_y = (y - (y - y0) * factor) + (y1 - y0) * factor / 2 - H / 2;
+  self->zoom = nz;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+void
+sv_slice_view_zoom_fit (SvSliceView *self)
+{
+  self->zoom = 1.0;
+  self->pan_x = self->pan_y = 0.0;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+void
+sv_slice_view_zoom_one (SvSliceView *self)
+{
+  double x0, y0, x1, y1;
+  guint tw, th;
+
+  if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    return;
+  sv_slice_view_zoom_at (self, tw / (x1 - x0),
+                         gtk_widget_get_width (GTK_WIDGET (self->gl_area)) / 2.0,
+                         gtk_widget_get_height (GTK_WIDGET (self->gl_area)) / 2.0);
+}
+
+static const char *
+axis_title (SvAxis axis)
+{
+  switch (axis)
+    {
+    case SV_AXIS_XZ:
+      return "XZ";
+    case SV_AXIS_YZ:
+      return "YZ";
+    case SV_AXIS_XY:
+    default:
+      return "XY";
+    }
+}
+
+static void
+update_range (SvSliceView *self)
+{
+  guint n = sv_slice_view_get_n_slices (self);
+
+  gtk_adjustment_configure (self->slice_adjustment, n / 2, 0, n - 1, 1, 10, 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->slice_scale), n > 1);
+  gtk_label_set_text (self->title, axis_title (self->axis));
+}
+
+SvAxis
+sv_slice_view_get_axis (SvSliceView *self)
+{
+  return self->axis;
+}
+
+void
+sv_slice_view_set_axis (SvSliceView *self, SvAxis axis)
+{
+  if (self->axis == axis)
+    return;
+  self->axis = axis;
+  update_range (self);
+  sv_slice_view_zoom_fit (self);
+  self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AXIS]);
+}
+
+void
+sv_slice_view_set_volume (SvSliceView *self, const SvVolume *volume)
+{
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  self->volume = volume;
+  g_clear_pointer (&self->result, sv_job_result_unref);
+  self->hover_valid = FALSE;
+  self->window_valid = FALSE;
+  update_range (self);
+  sv_slice_view_zoom_fit (self);
+  self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+void
+sv_slice_view_set_result (SvSliceView *self, SvJobResult *result)
+{
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  if (result)
+    sv_job_result_ref (result);
+  g_clear_pointer (&self->result, sv_job_result_unref);
+  self->result = result;
+  self->labels_dirty = self->points_dirty = TRUE;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+SvJobResult *
+sv_slice_view_get_result (SvSliceView *self)
+{
+  return self->result;
+}
+
+void
+sv_slice_view_set_display (SvSliceView *self, const SvDisplay *display)
+{
+  self->display = *display;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+void
+sv_slice_view_set_crosshair (SvSliceView *self, gboolean show, guint z, guint y, guint x)
+{
+  self->cross_valid = show;
+  self->cross_zyx[0] = z;
+  self->cross_zyx[1] = y;
+  self->cross_zyx[2] = x;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+void
+sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[3], const int hi[3])
+{
+  self->window_valid = show;
+  if (show)
+    {
+      memcpy (self->window_lo, lo, sizeof self->window_lo);
+      memcpy (self->window_hi, hi, sizeof self->window_hi);
+    }
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+const char *
+sv_slice_view_get_label_path (SvSliceView *self)
+{
+  return "labels: host upload";
+}
+
+void
+sv_slice_view_capture (SvSliceView *self, SvCaptureFunc func, gpointer user_data)
+{
+  self->capture_func = func;
+  self->capture_data = user_data;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+gboolean
+sv_slice_view_pixel_to_voxel (SvSliceView *self, double x, double y, guint zyx[3])
+{
+  return view_to_voxel (self, x, y, zyx);
+}
+
+GtkGLArea *
+sv_slice_view_get_gl_area (SvSliceView *self)
+{
+  return self->gl_area;
+}
+
+GtkWidget *
+sv_slice_view_new (SvAxis axis)
+{
+  return g_object_new (SV_TYPE_SLICE_VIEW, "axis", axis, NULL);
+}
+
+static void
+sv_slice_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SvSliceView *self = SV_SLICE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_AXIS:
+      g_value_set_int (value, self->axis);
+      break;
+    case PROP_SLICE:
+      g_value_set_uint (value, sv_slice_view_get_slice (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sv_slice_view_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  SvSliceView *self = SV_SLICE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_AXIS:
+      sv_slice_view_set_axis (self, g_value_get_int (value));
+      break;
+    case PROP_SLICE:
+      sv_slice_view_set_slice (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sv_slice_view_dispose (GObject *object)
+{
+  SvSliceView *self = SV_SLICE_VIEW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), SV_TYPE_SLICE_VIEW);
+  /* Unnamed template children too. */
+  for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
+    gtk_widget_unparent (child);
+  g_clear_pointer (&self->result, sv_job_result_unref);
+  G_OBJECT_CLASS (sv_slice_view_parent_class)->dispose (object);
+}
+
+static void
+sv_slice_view_finalize (GObject *object)
+{
+  SvSliceView *self = SV_SLICE_VIEW (object);
+
+  g_free (self->image_buf);
+  g_free (self->label_buf);
+  g_free (self->gl_error);
+  G_OBJECT_CLASS (sv_slice_view_parent_class)->finalize (object);
+}
+
+static void
+sv_slice_view_class_init (SvSliceViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = sv_slice_view_get_property;
+  object_class->set_property = sv_slice_view_set_property;
+  object_class->dispose = sv_slice_view_dispose;
+  object_class->finalize = sv_slice_view_finalize;
+
+  properties[PROP_AXIS]
+      = g_param_spec_int ("axis", NULL, NULL, SV_AXIS_XY, SV_AXIS_YZ, SV_AXIS_XY,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SLICE]
+      = g_param_spec_uint ("slice", NULL, NULL, 0, G_MAXUINT, 0,
+                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The voxel under the pointer (z, y, x), all -1 when outside. */
+  signals[SIGNAL_HOVER]
+      = g_signal_new ("hover", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT);
+  /* A click on voxel (z, y, x). */
+  signals[SIGNAL_PICK]
+      = g_signal_new ("pick", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/supervox/Supervox/ui/sv-slice-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, SvSliceView, gl_area);
+  gtk_widget_class_bind_template_child (widget_class, SvSliceView, slice_scale);
+  gtk_widget_class_bind_template_child (widget_class, SvSliceView, slice_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, SvSliceView, title);
+  gtk_widget_class_bind_template_callback (widget_class, gl_realize_cb);
+  gtk_widget_class_bind_template_callback (widget_class, gl_unrealize_cb);
+  gtk_widget_class_bind_template_callback (widget_class, gl_render_cb);
+  gtk_widget_class_bind_template_callback (widget_class, slice_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, motion_cb);
+  gtk_widget_class_bind_template_callback (widget_class, leave_cb);
+  gtk_widget_class_bind_template_callback (widget_class, scroll_cb);
+  gtk_widget_class_bind_template_callback (widget_class, drag_begin_cb);
+  gtk_widget_class_bind_template_callback (widget_class, drag_update_cb);
+  gtk_widget_class_bind_template_callback (widget_class, click_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "sv-slice-view");
+}
+
+static void
+sv_slice_view_init (SvSliceView *self)
+{
+  GtkLayoutManager *layout;
+
+  self->zoom = 1.0;
+  sv_display_init_defaults (&self->display);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  /* Desktop GL 3.3 core: the shaders are GLSL 330. */
+  gtk_gl_area_set_required_version (self->gl_area, 3, 3);
+#if GTK_CHECK_VERSION(4, 12, 0)
+  gtk_gl_area_set_allowed_apis (self->gl_area, GDK_GL_API_GL);
+#endif
+  update_range (self);
+}

@@ -1,0 +1,64 @@
+/* Supervox GUI: one slice view (XY, XZ or YZ) of the open volume, drawn with
+ * OpenGL, with its slice slider. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "backend.h"
+#include "job.h"
+#include "sv-renderer.h"
+#include "volume.h"
+
+G_BEGIN_DECLS
+
+#define SV_TYPE_SLICE_VIEW (sv_slice_view_get_type ())
+G_DECLARE_FINAL_TYPE (SvSliceView, sv_slice_view, SV, SLICE_VIEW, GtkWidget)
+
+/* Receives a capture of the GL view (RGBA, device pixels); texture is borrowed. */
+typedef void (*SvCaptureFunc) (SvSliceView *view, GdkTexture *texture, gpointer user_data);
+
+GtkWidget *sv_slice_view_new (SvAxis axis);
+SvAxis sv_slice_view_get_axis (SvSliceView *view);
+void sv_slice_view_set_axis (SvSliceView *view, SvAxis axis);
+
+/* The volume shown; borrowed, it must outlive the view or be replaced first.
+ * Resets the slice to the middle and the zoom to fit. */
+void sv_slice_view_set_volume (SvSliceView *view, const SvVolume *volume);
+/* The labels shown (a reference is taken); NULL shows none. */
+void sv_slice_view_set_result (SvSliceView *view, SvJobResult *result);
+SvJobResult *sv_slice_view_get_result (SvSliceView *view);
+/* Copied. */
+void sv_slice_view_set_display (SvSliceView *view, const SvDisplay *display);
+
+guint sv_slice_view_get_slice (SvSliceView *view);
+void sv_slice_view_set_slice (SvSliceView *view, guint slice);
+/* Moves by delta slices, clamped. */
+void sv_slice_view_step_slice (SvSliceView *view, int delta);
+guint sv_slice_view_get_n_slices (SvSliceView *view);
+
+/* Crosshair through voxel (z, y, x), as the other views' slices. */
+void sv_slice_view_set_crosshair (SvSliceView *view, gboolean show, guint z, guint y, guint x);
+/* A search window in voxel coordinates, [lo, hi) per axis z, y, x. */
+void sv_slice_view_set_search_window (SvSliceView *view, gboolean show, const int lo[3],
+                                      const int hi[3]);
+
+void sv_slice_view_zoom_fit (SvSliceView *view);
+/* One screen pixel per voxel along the horizontal axis. */
+void sv_slice_view_zoom_one (SvSliceView *view);
+/* Multiplies the zoom by factor keeping the view point (x, y) in place. */
+void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y);
+
+/* How the labels reach GL ("labels: host upload"). */
+const char *sv_slice_view_get_label_path (SvSliceView *view);
+
+/* Asks the next render to read the framebuffer back and call func. */
+void sv_slice_view_capture (SvSliceView *view, SvCaptureFunc func, gpointer user_data);
+
+/* The voxel (z, y, x) under the GL area's point (x, y) in logical pixels;
+ * FALSE outside the slice. */
+gboolean sv_slice_view_pixel_to_voxel (SvSliceView *view, double x, double y, guint zyx[3]);
+
+/* The GtkGLArea inside (tests and screenshots). */
+GtkGLArea *sv_slice_view_get_gl_area (SvSliceView *view);
+
+G_END_DECLS

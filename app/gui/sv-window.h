@@ -1,0 +1,54 @@
+/* Supervox GUI: the main window: slice views, parameter panel, status. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "job.h"
+#include "sv-params-panel.h"
+#include "sv-slice-view.h"
+#include "volume.h"
+
+G_BEGIN_DECLS
+
+#define SV_TYPE_WINDOW (sv_window_get_type ())
+G_DECLARE_FINAL_TYPE (SvWindow, sv_window, SV, WINDOW, GtkApplicationWindow)
+
+GtkWidget *sv_window_new (GtkApplication *application);
+
+/* Shows `volume` (ownership taken) named `name` and starts segmenting it.
+ * The spacing widgets take the volume's spacing. */
+void sv_window_set_volume (SvWindow *window, SvVolume *volume, const char *name);
+
+/* The bundled sample: a phantom of cells and nuclei (sv_synth_cells) of the
+ * given shape, segmented. */
+gboolean sv_window_load_sample (SvWindow *window, guint nz, guint ny, guint nx, GError **error);
+
+/* Opens a TIFF, PNG or JPEG file. On failure an error dialog shows one line
+ * from the GError and the current volume stays; returns FALSE then. */
+gboolean sv_window_open_file (SvWindow *window, GFile *file);
+
+const SvVolume *sv_window_get_volume (SvWindow *window);
+/* The labels on screen (borrowed), NULL before the first result. */
+SvJobResult *sv_window_get_result (SvWindow *window);
+/* Generation of the newest request posted to the engine. */
+guint64 sv_window_get_generation (SvWindow *window);
+SvParamsPanel *sv_window_get_params_panel (SvWindow *window);
+SvSliceView *sv_window_get_slice_view (SvWindow *window, SvAxis axis);
+/* The error dialog currently shown, or NULL. */
+GtkWindow *sv_window_get_error_dialog (SvWindow *window);
+/* The status line's hover part ("x 3  y 4  z 5  ·  I 0.5  ·  label 7"). */
+const char *sv_window_get_hover_text (SvWindow *window);
+/* The supervox-cli line that reproduces the labels on screen. */
+char *sv_window_build_command (SvWindow *window);
+
+/* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) and a
+ * JSON sidecar beside it (same name, .json) with the parameters, backend and
+ * version. Fails when no labels are there yet. */
+gboolean sv_window_export_labels (SvWindow *window, const char *path, GError **error);
+
+/* Presets: every SLIC parameter and the backend in a GKeyFile, group [slic]. */
+gboolean sv_window_save_preset (SvWindow *window, const char *path, GError **error);
+/* Loads and validates a preset; the panel takes it and the job restarts. */
+gboolean sv_window_load_preset (SvWindow *window, const char *path, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,94 @@
+/* Supervox engine: the worker thread that runs SLIC for one open volume.
+ *
+ * The GUI posts requests (parameters, backend name, generation number); a
+ * newer request replaces a pending one and cancels the running one at its
+ * next iteration boundary. Progress and results are delivered on the
+ * GMainContext that created the job, through g_main_context_invoke, so the
+ * callbacks run on the caller's thread. Plain C + GLib: no GObject here. */
+#pragma once
+
+#include <glib.h>
+
+#include "backend.h"
+#include "params.h"
+#include "volume.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SvJob SvJob;
+
+/* What the caller asks for. */
+typedef struct
+{
+  SvSlicParams params;
+  char backend[16];         /* "cpu", "cuda" or "auto" */
+  guint64 generation;       /* increasing; results carry it back */
+  int stop_after_iteration; /* < 0: full run; n >= 0: teaching mode (see SvRunControl) */
+} SvJobRequest;
+
+/* Fills a request with default parameters, backend "auto", generation 0,
+ * stop_after_iteration -1. */
+void sv_job_request_init (SvJobRequest *request);
+
+/* One finished run. Immutable once delivered and reference counted, so the
+ * renderer can keep showing it while the worker writes the next run into a
+ * fresh buffer: nobody ever sees a half-written label volume. */
+typedef struct
+{
+  guint64 generation;
+  SvSlicParams params;
+  int stop_after_iteration;
+  SvLabels *labels; /* host copy, nz*ny*nx */
+  float *centres;   /* n_centres × 3: z, y, x (NaN for dead clusters) */
+  gsize n_centres;
+  SvRunStats stats;
+  double seconds_total;   /* wall time of the request on the worker */
+  char *backend_name;     /* the backend that produced the labels */
+  char *fallback_message; /* non-NULL once per job: why CUDA failed and the CPU ran */
+} SvJobResult;
+
+SvJobResult *sv_job_result_ref (SvJobResult *result);
+void sv_job_result_unref (SvJobResult *result);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvJobResult, sv_job_result_unref)
+
+/* Callbacks, all called on the job's main context. */
+typedef struct
+{
+  /* stage and iteration i of n of the request `generation`. */
+  void (*progress) (guint64 generation, SvStage stage, guint iteration, guint n_iterations,
+                    gpointer user_data);
+  /* A finished run; `result` is borrowed (take a reference to keep it).
+   * Results of requests superseded before delivery are dropped. */
+  void (*result) (SvJobResult *result, gpointer user_data);
+  /* A run that failed for another reason than cancellation. */
+  void (*error) (guint64 generation, const GError *error, gpointer user_data);
+} SvJobCallbacks;
+
+/* Starts the worker thread for `volume` (and `mask`, NULL or nz*ny*nx bytes).
+ * Both are borrowed and must stay valid until sv_job_free returns. Callbacks
+ * go to the thread-default main context of the calling thread. */
+SvJob *sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *callbacks,
+                   gpointer user_data);
+
+/* Posts a request: it replaces any pending one and cancels the running one.
+ * Never blocks on a run. */
+void sv_job_submit (SvJob *job, const SvJobRequest *request);
+
+/* Cancels the running and pending requests (nothing more is delivered for
+ * them). */
+void sv_job_cancel (SvJob *job);
+
+/* The generation of the newest request submitted (0 before any). */
+guint64 sv_job_get_latest_generation (SvJob *job);
+
+/* TRUE while a request is pending or running. */
+gboolean sv_job_is_busy (SvJob *job);
+
+/* Cancels, joins the thread and frees the job. No callback runs after this
+ * returns, even for invocations already queued on the main context. */
+void sv_job_free (SvJob *job);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvJob, sv_job_free)
+
+G_END_DECLS

@@ -1,0 +1,549 @@
+/* Tests of the engine's worker thread (engine/job.c). */
+#define G_LOG_DOMAIN "test-job"
+
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "error.h"
+#include "job.h"
+
+/* ---- a backend under the test's control ----
+ * "test-gate" runs max_num_iter iterations and stops at iteration 1 until the
+ * test opens the gate (or, when gate_honours_cancel, until cancelled), so the
+ * test decides exactly when a run is in flight. Its labels encode the
+ * request: every voxel holds (int) compactness. */
+
+static GMutex gate_lock;
+static GCond gate_cond;
+static gboolean gate_open;
+static gboolean gate_honours_cancel;
+static guint gate_runs_started;
+static guint gate_runs_cancelled;
+static guint gate_waiting; /* runs blocked at the gate right now */
+
+typedef struct
+{
+  guint nz, ny, nx;
+  gint32 value;
+  gsize k;
+} GateBackend;
+
+static gpointer
+gate_create (GError **error)
+{
+  return g_new0 (GateBackend, 1);
+}
+
+static void
+gate_destroy (gpointer self)
+{
+  g_free (self);
+}
+
+static gboolean
+gate_set_volume (gpointer self, const SvVolume *volume, const guint8 *mask, GError **error)
+{
+  GateBackend *b = self;
+  b->nz = volume->nz;
+  b->ny = volume->ny;
+  b->nx = volume->nx;
+  return TRUE;
+}
+
+static void
+gate_cancelled_cb (GCancellable *cancellable, gpointer data)
+{
+  g_mutex_lock (&gate_lock);
+  g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_lock);
+}
+
+static gboolean
+gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control, SvRunStats *stats,
+          GError **error)
+{
+  GateBackend *b = self;
+  gulong handler = 0;
+  int n = params->max_num_iter;
+
+  g_mutex_lock (&gate_lock);
+  gate_runs_started++;
+  g_mutex_unlock (&gate_lock);
+
+  if (control->cancellable)
+    handler
+        = g_cancellable_connect (control->cancellable, G_CALLBACK (gate_cancelled_cb), NULL, NULL);
+  for (int i = 1; i <= n; i++)
+    {
+      if (control->progress)
+        control->progress (SV_STAGE_ITERATE, i, n, control->user_data);
+      if (i == 1)
+        {
+          g_mutex_lock (&gate_lock);
+          gate_waiting++;
+          g_cond_broadcast (&gate_cond);
+          while (!gate_open
+                 && !(gate_honours_cancel && g_cancellable_is_cancelled (control->cancellable)))
+            g_cond_wait (&gate_cond, &gate_lock);
+          gate_waiting--;
+          g_mutex_unlock (&gate_lock);
+        }
+      if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
+        {
+          g_mutex_lock (&gate_lock);
+          gate_runs_cancelled++;
+          g_mutex_unlock (&gate_lock);
+          g_cancellable_disconnect (control->cancellable, handler);
+          return FALSE;
+        }
+    }
+  g_cancellable_disconnect (control->cancellable, handler);
+  b->value = (gint32)params->compactness;
+  b->k = 4;
+  stats->n_clusters = 4;
+  stats->n_labels = 1;
+  stats->iterations = n;
+  return TRUE;
+}
+
+static gboolean
+gate_get_labels (gpointer self, gint32 *labels, GError **error)
+{
+  GateBackend *b = self;
+  for (gsize i = 0; i < (gsize)b->nz * b->ny * b->nx; i++)
+    labels[i] = b->value;
+  return TRUE;
+}
+
+static gboolean
+gate_get_slice (gpointer self, SvAxis axis, guint index, gint32 *out, GError **error)
+{
+  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "not used");
+  return FALSE;
+}
+
+static gboolean
+gate_get_centres (gpointer self, float *zyx, gsize *k, GError **error)
+{
+  GateBackend *b = self;
+  for (gsize i = 0; i < b->k * 3; i++)
+    zyx[i] = (float)i;
+  *k = b->k;
+  return TRUE;
+}
+
+static const SvBackendClass gate_class = {
+  .name = "test-gate",
+  .create = gate_create,
+  .destroy = gate_destroy,
+  .set_volume = gate_set_volume,
+  .run = gate_run,
+  .get_labels = gate_get_labels,
+  .get_slice = gate_get_slice,
+  .get_centres = gate_get_centres,
+};
+
+/* A "cuda" backend that always fails its run, as an out-of-memory GPU would. */
+static gboolean
+broken_run (gpointer self, const SvSlicParams *params, const SvRunControl *control,
+            SvRunStats *stats, GError **error)
+{
+  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                       "out of device memory (test)");
+  return FALSE;
+}
+
+static const SvBackendClass broken_cuda_class = {
+  .name = "cuda",
+  .create = gate_create,
+  .destroy = gate_destroy,
+  .set_volume = gate_set_volume,
+  .run = broken_run,
+  .get_labels = gate_get_labels,
+  .get_slice = gate_get_slice,
+  .get_centres = gate_get_centres,
+};
+
+static void
+gate_reset (gboolean honours_cancel)
+{
+  g_mutex_lock (&gate_lock);
+  gate_open = FALSE;
+  gate_honours_cancel = honours_cancel;
+  gate_runs_started = 0;
+  gate_runs_cancelled = 0;
+  g_mutex_unlock (&gate_lock);
+}
+
+static void
+gate_set_open (void)
+{
+  g_mutex_lock (&gate_lock);
+  gate_open = TRUE;
+  g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_lock);
+}
+
+static void
+gate_wait_for_waiting (void)
+{
+  g_mutex_lock (&gate_lock);
+  while (gate_waiting == 0)
+    g_cond_wait (&gate_cond, &gate_lock);
+  g_mutex_unlock (&gate_lock);
+}
+
+/* ---- what the callbacks saw ---- */
+
+typedef struct
+{
+  GThread *main_thread;
+  GPtrArray *results; /* SvJobResult, ref'd */
+  guint n_progress;
+  guint n_errors;
+  guint64 last_progress_generation;
+  gboolean off_main_thread;
+} Seen;
+
+static void
+seen_progress (guint64 generation, SvStage stage, guint i, guint n, gpointer user_data)
+{
+  Seen *s = user_data;
+  s->n_progress++;
+  s->last_progress_generation = generation;
+  if (g_thread_self () != s->main_thread)
+    s->off_main_thread = TRUE;
+}
+
+static void
+seen_result (SvJobResult *result, gpointer user_data)
+{
+  Seen *s = user_data;
+  g_ptr_array_add (s->results, sv_job_result_ref (result));
+  if (g_thread_self () != s->main_thread)
+    s->off_main_thread = TRUE;
+}
+
+static void
+seen_error (guint64 generation, const GError *error, gpointer user_data)
+{
+  Seen *s = user_data;
+  g_test_message ("error for generation %" G_GUINT64_FORMAT ": %s", generation, error->message);
+  s->n_errors++;
+}
+
+static const SvJobCallbacks seen_callbacks = { seen_progress, seen_result, seen_error };
+
+static void
+seen_init (Seen *s)
+{
+  memset (s, 0, sizeof *s);
+  s->main_thread = g_thread_self ();
+  s->results = g_ptr_array_new_with_free_func ((GDestroyNotify)sv_job_result_unref);
+}
+
+static void
+seen_clear (Seen *s)
+{
+  g_ptr_array_unref (s->results);
+}
+
+static SvJobResult *
+seen_last (Seen *s)
+{
+  return s->results->len ? g_ptr_array_index (s->results, s->results->len - 1) : NULL;
+}
+
+/* Runs the main context until a result of `generation` arrived. */
+static SvJobResult *
+wait_for_generation (Seen *s, guint64 generation)
+{
+  while (!seen_last (s) || seen_last (s)->generation < generation)
+    g_main_context_iteration (NULL, TRUE);
+  return seen_last (s);
+}
+
+/* Runs the main context until the job is idle and nothing is queued. */
+static void
+drain (SvJob *job)
+{
+  while (sv_job_is_busy (job))
+    g_main_context_iteration (NULL, FALSE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* A small volume with structure: bright and dark blocks plus a ramp. */
+static SvVolume *
+test_volume (guint nz, guint ny, guint nx)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (nz, ny, nx, 1, &error);
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        v->data[((gsize)z * ny + y) * nx + x]
+            = (float)((((x / 8) + (y / 8) + (z / 4)) % 2) * 0.6 + 0.3 * x / nx + 0.05 * sin (y));
+  return v;
+}
+
+static gint32 *
+direct_labels (const SvVolume *v, const SvSlicParams *params)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = sv_backend_new ("cpu", &error);
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  gint32 *labels = g_new (gint32, sv_volume_n_voxels (v));
+
+  control.stop_after_iteration = -1;
+  g_assert_no_error (error);
+  g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
+  g_assert_true (sv_backend_run (backend, params, &control, &stats, &error));
+  g_assert_true (sv_backend_get_labels (backend, labels, &error));
+  g_assert_no_error (error);
+  return labels;
+}
+
+static void
+test_results_on_main_context (void)
+{
+  g_autoptr (SvVolume) v = test_volume (8, 32, 32);
+  g_autofree gint32 *expected = NULL;
+  SvJobRequest request;
+  SvJobResult *result;
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  request.params.n_segments = 16;
+  request.generation = 1;
+  sv_job_submit (job, &request);
+
+  result = wait_for_generation (&s, 1);
+  g_assert_false (s.off_main_thread);
+  g_assert_cmpuint (s.n_progress, >, 0);
+  g_assert_cmpstr (result->backend_name, ==, "cpu");
+  g_assert_null (result->fallback_message);
+  g_assert_cmpuint (result->labels->nz, ==, 8);
+  g_assert_cmpuint (result->n_centres, ==, result->stats.n_clusters);
+  g_assert_cmpuint (result->stats.iterations, ==, 10);
+
+  expected = direct_labels (v, &request.params);
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+                   sv_volume_n_voxels (v) * sizeof (gint32));
+
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+static void
+test_newest_wins (void)
+{
+  g_autoptr (SvVolume) v = test_volume (2, 8, 8);
+  SvJobRequest request;
+  SvJobResult *result;
+  Seen s;
+  SvJob *job;
+
+  gate_reset (FALSE);
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "test-gate", sizeof request.backend);
+
+  /* Generation 1 is running (held at the gate); 2 and 3 arrive meanwhile. */
+  request.generation = 1;
+  request.params.compactness = 1;
+  sv_job_submit (job, &request);
+  gate_wait_for_waiting ();
+  request.generation = 2;
+  request.params.compactness = 2;
+  sv_job_submit (job, &request);
+  request.generation = 3;
+  request.params.compactness = 3;
+  sv_job_submit (job, &request);
+  gate_set_open ();
+
+  result = wait_for_generation (&s, 3);
+  drain (job);
+  /* 1 was cancelled at its iteration boundary, 2 never ran, 3 delivered. */
+  g_assert_cmpuint (gate_runs_started, ==, 2);
+  g_assert_cmpuint (gate_runs_cancelled, ==, 1);
+  g_assert_cmpuint (s.results->len, ==, 1);
+  g_assert_cmpuint (result->generation, ==, 3);
+  g_assert_cmpint (result->labels->data[0], ==, 3);
+  g_assert_cmpuint (result->n_centres, ==, 4);
+  g_assert_cmpfloat (result->centres[5], ==, 5.0f);
+
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+static void
+test_cancellation (void)
+{
+  g_autoptr (SvVolume) v = test_volume (2, 8, 8);
+  SvJobRequest request;
+  Seen s;
+  SvJob *job;
+
+  gate_reset (TRUE);
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "test-gate", sizeof request.backend);
+  request.generation = 1;
+  request.params.max_num_iter = 50;
+  sv_job_submit (job, &request);
+  gate_wait_for_waiting ();
+  g_assert_true (sv_job_is_busy (job));
+
+  sv_job_cancel (job);
+  drain (job);
+  g_assert_cmpuint (gate_runs_started, ==, 1);
+  g_assert_cmpuint (gate_runs_cancelled, ==, 1);
+  g_assert_cmpuint (s.results->len, ==, 0);
+  g_assert_cmpuint (s.n_errors, ==, 0);
+
+  /* The job still works after a cancellation. */
+  gate_set_open ();
+  request.generation = 2;
+  request.params.compactness = 7;
+  sv_job_submit (job, &request);
+  g_assert_cmpint (wait_for_generation (&s, 2)->labels->data[0], ==, 7);
+
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+static void
+test_free_drops_queued (void)
+{
+  g_autoptr (SvVolume) v = test_volume (2, 8, 8);
+  SvJobRequest request;
+  Seen s;
+  SvJob *job;
+
+  gate_reset (FALSE);
+  gate_set_open ();
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "test-gate", sizeof request.backend);
+  request.generation = 1;
+  sv_job_submit (job, &request);
+  /* Wait without running the main context, so the deliveries stay queued. */
+  while (sv_job_is_busy (job))
+    g_thread_yield ();
+  sv_job_free (job);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (s.results->len, ==, 0);
+  g_assert_cmpuint (s.n_progress, ==, 0);
+  seen_clear (&s);
+}
+
+static void
+test_rapid_submits (void)
+{
+  g_autoptr (SvVolume) v = test_volume (8, 32, 32);
+  g_autofree gint32 *expected = NULL;
+  SvJobRequest request;
+  SvJobResult *result;
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  for (guint i = 1; i <= 200; i++)
+    {
+      request.generation = i;
+      request.params.n_segments = 8 + i % 40;
+      request.params.compactness = 0.05 * i;
+      sv_job_submit (job, &request);
+      /* Let some deliveries through now and then, as a live UI would. */
+      if (i % 10 == 0)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  result = wait_for_generation (&s, 200);
+  drain (job);
+
+  g_assert_cmpuint (result->generation, ==, 200);
+  g_assert_cmpfloat (result->params.compactness, ==, request.params.compactness);
+  g_assert_cmpint (result->params.n_segments, ==, request.params.n_segments);
+  /* Results are delivered in increasing generation order. */
+  for (guint i = 1; i < s.results->len; i++)
+    g_assert_cmpuint (((SvJobResult *)g_ptr_array_index (s.results, i - 1))->generation, <,
+                      ((SvJobResult *)g_ptr_array_index (s.results, i))->generation);
+  g_test_message ("200 submits gave %u delivered results", s.results->len);
+
+  expected = direct_labels (v, &request.params);
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+                   sv_volume_n_voxels (v) * sizeof (gint32));
+
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+static void
+test_cuda_failure_falls_back (void)
+{
+  g_autoptr (SvVolume) v = test_volume (4, 16, 16);
+  g_autofree gint32 *expected = NULL;
+  SvJobRequest request;
+  SvJobResult *result;
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cuda", sizeof request.backend);
+  request.params.n_segments = 8;
+  request.generation = 1;
+  sv_job_submit (job, &request);
+  result = wait_for_generation (&s, 1);
+  g_assert_cmpstr (result->backend_name, ==, "cpu");
+  g_assert_nonnull (result->fallback_message);
+  g_assert_nonnull (strstr (result->fallback_message, "out of device memory"));
+  expected = direct_labels (v, &request.params);
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+                   sv_volume_n_voxels (v) * sizeof (gint32));
+
+  /* Told once: the next run goes to the CPU without a new message. */
+  request.generation = 2;
+  request.params.compactness = 3;
+  sv_job_submit (job, &request);
+  result = wait_for_generation (&s, 2);
+  g_assert_cmpstr (result->backend_name, ==, "cpu");
+  g_assert_null (result->fallback_message);
+  g_assert_cmpuint (s.n_errors, ==, 0);
+
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  sv_backend_register (&gate_class);
+  sv_backend_register (&broken_cuda_class);
+
+  g_test_add_func ("/engine/job/results-on-main-context", test_results_on_main_context);
+  g_test_add_func ("/engine/job/newest-wins", test_newest_wins);
+  g_test_add_func ("/engine/job/cancellation", test_cancellation);
+  g_test_add_func ("/engine/job/free-drops-queued-deliveries", test_free_drops_queued);
+  g_test_add_func ("/engine/job/rapid-submits-end-with-last-params", test_rapid_submits);
+  g_test_add_func ("/engine/job/cuda-failure-falls-back-to-cpu", test_cuda_failure_falls_back);
+  return g_test_run ();
+}

@@ -1,0 +1,651 @@
+/* Tests of the Supervox window under Xvfb with software OpenGL. */
+#define G_LOG_DOMAIN "test-gui"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "io.h"
+#include "sv-params-panel.h"
+#include "sv-slice-view.h"
+#include "sv-window.h"
+
+/* A small sample keeps llvmpipe fast. */
+#define NZ 32
+#define NY 64
+#define NX 64
+#define WAIT_LIMIT_US (90 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  SvWindow *window;
+  gpointer weak_window, weak_xy, weak_panel;
+} Fixture;
+
+/* Runs the main loop until `done` says so; fails after WAIT_LIMIT_US. */
+static void
+wait_until (gboolean (*done) (gpointer), gpointer data, const char *what)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_LIMIT_US;
+
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("timed out waiting for %s", what);
+      g_main_context_iteration (NULL, FALSE);
+      if (!done (data))
+        g_main_context_iteration (NULL, TRUE);
+    }
+}
+
+static gboolean
+result_is_current (gpointer data)
+{
+  SvWindow *w = data;
+  SvJobResult *r = sv_window_get_result (w);
+  return r && r->generation == sv_window_get_generation (w);
+}
+
+static void
+wait_for_current_result (SvWindow *w)
+{
+  wait_until (result_is_current, w, "the current segmentation");
+}
+
+typedef struct
+{
+  GdkTexture *texture;
+} Capture;
+
+static void
+captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_data)
+{
+  Capture *c = user_data;
+  c->texture = g_object_ref (texture);
+}
+
+static gboolean
+capture_done (gpointer data)
+{
+  return ((Capture *)data)->texture != NULL;
+}
+
+/* The XY view's pixels as RGBA bytes, as GL drew them. */
+static GdkTexture *
+capture_xy (SvWindow *w)
+{
+  Capture c = { NULL };
+  SvSliceView *view = sv_window_get_slice_view (w, SV_AXIS_XY);
+
+  sv_slice_view_capture (view, captured_cb, &c);
+  wait_until (capture_done, &c, "a GL capture");
+  return c.texture;
+}
+
+static guint8 *
+texture_bytes (GdkTexture *t, gsize *stride)
+{
+  int w = gdk_texture_get_width (t), h = gdk_texture_get_height (t);
+  guint8 *data = g_malloc ((gsize)w * h * 4);
+
+  *stride = (gsize)w * 4;
+  gdk_texture_download (t, data, *stride);
+  return data;
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->window = SV_WINDOW (sv_window_new (NULL));
+  f->weak_window = f->window;
+  f->weak_xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  f->weak_panel = sv_window_get_params_panel (f->window);
+  g_object_add_weak_pointer (G_OBJECT (f->window), &f->weak_window);
+  g_object_add_weak_pointer (G_OBJECT (f->weak_xy), &f->weak_xy);
+  g_object_add_weak_pointer (G_OBJECT (f->weak_panel), &f->weak_panel);
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (sv_window_load_sample (f->window, NZ, NY, NX, &error));
+  g_assert_no_error (error);
+  wait_for_current_result (f->window);
+}
+
+static gboolean
+all_finalised (gpointer data)
+{
+  Fixture *f = data;
+  return !f->weak_window && !f->weak_xy && !f->weak_panel;
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  wait_until (all_finalised, f, "the window, its views and panel to be finalised");
+}
+
+static void
+test_sample_overlay (Fixture *f, gconstpointer data)
+{
+  SvSliceView *view = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvJobResult *r = sv_window_get_result (f->window);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (GdkTexture) with = NULL;
+  g_autoptr (GdkTexture) bare = NULL;
+  g_autofree guint8 *a = NULL;
+  g_autofree guint8 *b = NULL;
+  gsize stride, n_diff = 0, n_edge = 0, n_diff_on_edge = 0;
+  int w, h;
+  guint slice = sv_slice_view_get_slice (view);
+
+  g_assert_nonnull (r);
+  g_assert_cmpuint (r->labels->nz, ==, NZ);
+  g_assert_cmpuint (r->stats.n_labels, >, 4);
+  g_assert_cmpstr (sv_slice_view_get_label_path (view), ==, "labels: host upload");
+
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_BOUNDARIES);
+  with = capture_xy (f->window);
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_OFF);
+  bare = capture_xy (f->window);
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_BOUNDARIES);
+
+  w = gdk_texture_get_width (with);
+  h = gdk_texture_get_height (with);
+  g_assert_cmpint (w, ==, gdk_texture_get_width (bare));
+  g_assert_cmpint (w, >, 100);
+  a = texture_bytes (with, &stride);
+  b = texture_bytes (bare, &stride);
+
+  /* A pixel is on a boundary when the voxel under it and the voxel one pixel
+   * right or below carry different labels: the shader's rule, recomputed
+   * here from the labels through the view's own pixel→voxel mapping. */
+  for (int y = 0; y < h - 1; y++)
+    for (int x = 0; x < w - 1; x++)
+      {
+        guint p[3], q[3], s[3];
+        gboolean diff = memcmp (a + y * stride + x * 4, b + y * stride + x * 4, 3) != 0;
+        gboolean edge = FALSE;
+
+        if (!sv_slice_view_pixel_to_voxel (view, x + 0.5, y + 0.5, p))
+          {
+            g_assert_false (diff);
+            continue;
+          }
+        g_assert_cmpuint (p[0], ==, slice);
+        if (sv_slice_view_pixel_to_voxel (view, x + 1.5, y + 0.5, q)
+            && r->labels->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
+                   != r->labels->data[(q[1] * NX) + q[2] + (gsize)slice * NY * NX])
+          edge = TRUE;
+        if (sv_slice_view_pixel_to_voxel (view, x + 0.5, y + 1.5, s)
+            && r->labels->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
+                   != r->labels->data[(s[1] * NX) + s[2] + (gsize)slice * NY * NX])
+          edge = TRUE;
+        n_diff += diff;
+        n_edge += edge;
+        n_diff_on_edge += diff && edge;
+      }
+  g_test_message ("%" G_GSIZE_FORMAT " pixels differ, %" G_GSIZE_FORMAT
+                  " boundary pixels, %" G_GSIZE_FORMAT " both",
+                  n_diff, n_edge, n_diff_on_edge);
+  g_assert_cmpuint (n_edge, >, 200);
+  /* The overlay changes boundary pixels, and (almost) only those: rounding
+   * at texel edges may move a line by a pixel. */
+  g_assert_cmpfloat ((double)n_diff_on_edge / n_edge, >, 0.9);
+  g_assert_cmpfloat ((double)n_diff_on_edge / n_diff, >, 0.9);
+}
+
+static gboolean
+labels_differ (const SvJobResult *a, const SvJobResult *b)
+{
+  return memcmp (a->labels->data, b->labels->data, sizeof (gint32) * NZ * NY * NX) != 0;
+}
+
+static void
+test_compactness_restarts_job (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (SvJobResult) before = sv_job_result_ref (sv_window_get_result (f->window));
+  g_autoptr (GdkTexture) t0 = capture_xy (f->window);
+  g_autoptr (GdkTexture) t1 = NULL;
+  g_autofree guint8 *a = NULL;
+  g_autofree guint8 *b = NULL;
+  guint64 gen = sv_window_get_generation (f->window);
+  SvJobResult *after;
+  gsize stride;
+
+  sv_params_panel_set_compactness (panel, 5.0);
+  g_assert_cmpuint (sv_window_get_generation (f->window), ==, gen + 1);
+  wait_for_current_result (f->window);
+  after = sv_window_get_result (f->window);
+  g_assert_cmpfloat (after->params.compactness, ==, 5.0);
+  g_assert_cmpfloat (before->params.compactness, !=, 5.0);
+  g_assert_true (labels_differ (before, after));
+
+  t1 = capture_xy (f->window);
+  a = texture_bytes (t0, &stride);
+  b = texture_bytes (t1, &stride);
+  g_assert_cmpint (memcmp (a, b, stride * gdk_texture_get_height (t0)), !=, 0);
+}
+
+static void
+test_rapid_changes (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = NULL;
+  g_autofree gint32 *expected = NULL;
+  SvSlicParams p, last;
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  SvJobResult *r;
+
+  for (guint i = 0; i < 500; i++)
+    {
+      sv_params_panel_set_compactness (panel, 0.05 + 0.01 * (i % 97));
+      /* A slider drag lets the main loop run now and then. */
+      if (i % 25 == 0)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  sv_params_panel_get_params (panel, &last);
+  g_assert_cmpuint (sv_window_get_generation (f->window), >=, 500);
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpfloat (r->params.compactness, ==, last.compactness);
+  g_assert_true (sv_slice_view_get_result (sv_window_get_slice_view (f->window, SV_AXIS_XY)) == r);
+
+  /* The labels on screen are those of the last parameters, computed anew. */
+  p = last;
+  backend = sv_backend_new ("cpu", &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_backend_set_volume (backend, sv_window_get_volume (f->window), NULL, &error));
+  control.stop_after_iteration = -1;
+  g_assert_true (sv_backend_run (backend, &p, &control, &stats, &error));
+  expected = g_new (gint32, NZ * NY * NX);
+  g_assert_true (sv_backend_get_labels (backend, expected, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (r->labels->data, sizeof (gint32) * NZ * NY * NX, expected,
+                   sizeof (gint32) * NZ * NY * NX);
+}
+
+static void
+test_bad_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "broken.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const SvVolume *before = sv_window_get_volume (f->window);
+  SvJobResult *result = sv_window_get_result (f->window);
+  GtkWindow *dialog;
+
+  g_assert_true (g_file_set_contents (path, "II*\0garbage that is no TIFF", 28, NULL));
+  g_assert_false (sv_window_open_file (f->window, file));
+  dialog = sv_window_get_error_dialog (f->window);
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_assert_true (sv_window_get_volume (f->window) == before);
+  g_assert_true (sv_window_get_result (f->window) == result);
+  gtk_window_destroy (dialog);
+  g_assert_null (sv_window_get_error_dialog (f->window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void save_window_png (SvWindow *window, const char *name);
+
+static void
+test_hover_status (Fixture *f, gconstpointer data)
+{
+  SvSliceView *view = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvJobResult *r = sv_window_get_result (f->window);
+  const SvVolume *v = sv_window_get_volume (f->window);
+  g_autofree char *expected = NULL;
+  guint z = 5, y = 17, x = 40;
+  gsize idx = ((gsize)z * NY + y) * NX + x;
+
+  g_signal_emit_by_name (view, "hover", (int)z, (int)y, (int)x);
+  expected = g_strdup_printf ("x %u  y %u  z %u  ·  I %.4g  ·  label %d", x, y, z, v->data[idx],
+                              r->labels->data[idx]);
+  g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, expected);
+  g_signal_emit_by_name (view, "hover", -1, -1, -1);
+  g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, "");
+}
+
+static void
+test_orthogonal_and_filled (Fixture *f, gconstpointer data)
+{
+  SvSliceView *xz = sv_window_get_slice_view (f->window, SV_AXIS_XZ);
+  SvSliceView *yz = sv_window_get_slice_view (f->window, SV_AXIS_YZ);
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (xz)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (xz)));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (yz)));
+  g_assert_cmpuint (sv_slice_view_get_n_slices (xz), ==, NY);
+  g_assert_cmpuint (sv_slice_view_get_n_slices (yz), ==, NX);
+
+  /* A click in XY moves the other views to the clicked voxel. */
+  g_signal_emit_by_name (xy, "pick", 3, 20, 45);
+  g_assert_cmpuint (sv_slice_view_get_slice (xy), ==, 3);
+  g_assert_cmpuint (sv_slice_view_get_slice (xz), ==, 20);
+  g_assert_cmpuint (sv_slice_view_get_slice (yz), ==, 45);
+  g_assert_true (sv_slice_view_get_result (xz) == sv_window_get_result (f->window));
+
+  sv_params_panel_set_overlay (panel, SV_OVERLAY_FILLED);
+  g_object_unref (capture_xy (f->window));
+  save_window_png (f->window, "gui-orthogonal-filled.png");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (xz)));
+}
+
+static void
+test_teach_mode (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvJobResult *r;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpint (r->stop_after_iteration, ==, 1);
+  g_assert_cmpuint (r->stats.iterations, ==, 1);
+  g_assert_cmpuint (r->n_centres, >, 0);
+  g_assert_cmpuint (r->n_centres, ==, r->stats.n_clusters);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpint (r->stop_after_iteration, ==, 2);
+  g_assert_cmpuint (r->stats.iterations, ==, 2);
+  /* Without connectivity, labels are cluster index + start_label. */
+  for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
+    g_assert_cmpint (r->labels->data[i] - r->params.start_label, <, (gint64)r->n_centres);
+
+  g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", NZ / 2, NY / 2,
+                         NX / 2);
+  g_object_unref (capture_xy (f->window));
+  save_window_png (f->window, "gui-teach.png");
+  sv_params_panel_set_teaching (panel, FALSE);
+  wait_for_current_result (f->window);
+  g_assert_cmpint (sv_window_get_result (f->window)->stop_after_iteration, ==, -1);
+}
+
+static void
+test_export_and_presets (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *tif = g_build_filename (dir, "labels.tif", NULL);
+  g_autofree char *json = g_build_filename (dir, "labels.json", NULL);
+  g_autofree char *preset = g_build_filename (dir, "p.svpreset", NULL);
+  g_autofree char *json_text = NULL;
+  g_autofree char *cmd = NULL;
+  g_autoptr (SvLabels) back = NULL;
+  g_autoptr (GError) error = NULL;
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvJobResult *r = sv_window_get_result (f->window);
+  SvSlicParams p, q;
+
+  g_assert_true (sv_window_export_labels (f->window, tif, &error));
+  g_assert_no_error (error);
+  back = sv_tiff_read_labels (tif, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (back->data, sizeof (gint32) * NZ * NY * NX, r->labels->data,
+                   sizeof (gint32) * NZ * NY * NX);
+  g_assert_true (g_file_get_contents (json, &json_text, NULL, NULL));
+  g_assert_nonnull (strstr (json_text, "\"n_segments\""));
+  g_assert_nonnull (strstr (json_text, "\"backend\": \"cpu\""));
+
+  cmd = sv_window_build_command (f->window);
+  g_test_message ("command: %s", cmd);
+  g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif --shape 32,64,64"));
+  g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif -o labels.tif"));
+  g_assert_nonnull (strstr (cmd, "--backend auto"));
+
+  sv_params_panel_get_params (panel, &p);
+  g_assert_true (sv_window_save_preset (f->window, preset, &error));
+  g_assert_no_error (error);
+  sv_params_panel_set_compactness (panel, 3.0);
+  wait_for_current_result (f->window);
+  g_assert_true (sv_window_load_preset (f->window, preset, &error));
+  g_assert_no_error (error);
+  sv_params_panel_get_params (panel, &q);
+  g_assert_cmpfloat (q.compactness, ==, p.compactness);
+  g_assert_cmpint (q.n_segments, ==, p.n_segments);
+  wait_for_current_result (f->window);
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, p.compactness);
+
+  g_unlink (tif);
+  g_unlink (json);
+  g_unlink (preset);
+  g_rmdir (dir);
+}
+
+static void
+test_zoom_and_contrast (Fixture *f, gconstpointer data)
+{
+  SvSliceView *view = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  const SvVolume *v = sv_window_get_volume (f->window);
+  guint a[3], b[3];
+  double px = 200.5, py = 150.5;
+  gsize n = sv_volume_n_voxels (v), below = 0, above = 0;
+  SvDisplay d;
+
+  /* Zoom to the cursor keeps the voxel under it. */
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px, py, a));
+  sv_slice_view_zoom_at (view, 3.0, px, py);
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px, py, b));
+  g_assert_cmpmem (a, sizeof a, b, sizeof b);
+
+  /* 1:1 puts one voxel on one pixel. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.zoom-one", NULL));
+  px = floor (gtk_widget_get_width (GTK_WIDGET (sv_slice_view_get_gl_area (view))) / 2.0) + 0.5;
+  py = floor (gtk_widget_get_height (GTK_WIDGET (sv_slice_view_get_gl_area (view))) / 2.0) + 0.5;
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px, py, a));
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, px + 1.0, py + 1.0, b));
+  g_assert_cmpuint (b[2], ==, a[2] + 1);
+  g_assert_cmpuint (b[1], ==, a[1] + 1);
+
+  /* Fit shows the whole slice: both corners are inside. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.zoom-fit", NULL));
+  g_assert_false (sv_slice_view_pixel_to_voxel (view, 0.5, 0.5, a)
+                  && sv_slice_view_pixel_to_voxel (view, 1.0e4, 1.0e4, b));
+
+  /* Auto contrast saturates about 0.35 % of the voxels, half on each side. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.auto-contrast", NULL));
+  sv_params_panel_get_display (panel, &d);
+  for (gsize i = 0; i < n; i++)
+    {
+      below += v->data[i] < d.low;
+      above += v->data[i] > d.high;
+    }
+  g_test_message ("window [%g, %g]: %" G_GSIZE_FORMAT " below, %" G_GSIZE_FORMAT
+                  " above of %" G_GSIZE_FORMAT,
+                  d.low, d.high, below, above, n);
+  g_assert_cmpfloat (d.low, <, d.high);
+  g_assert_cmpuint (below, <=, (gsize)(n * 0.00175) + 1);
+  g_assert_cmpuint (above, <=, (gsize)(n * 0.00175) + 1);
+  g_assert_cmpuint (below, >, (gsize)(n * 0.0005));
+  g_assert_cmpuint (above, >, (gsize)(n * 0.0005));
+}
+
+static gboolean
+played_to_end (gpointer data)
+{
+  SvWindow *w = data;
+  SvJobResult *r = sv_window_get_result (w);
+  return r && r->stop_after_iteration == 3 && result_is_current (w);
+}
+
+static void
+test_teach_play (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvSlicParams p;
+  SvJobResult *r;
+
+  sv_params_panel_get_params (panel, &p);
+  p.max_num_iter = 3;
+  sv_params_panel_set_params (panel, &p);
+  wait_for_current_result (f->window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-play", NULL));
+  wait_until (played_to_end, f->window, "play to reach the last iteration");
+  r = sv_window_get_result (f->window);
+  g_assert_cmpuint (r->stats.iterations, ==, 3);
+  /* Playing went through every iteration on its way. */
+  g_assert_cmpuint (sv_window_get_generation (f->window), >=, 5);
+}
+
+/* Pixels along a line through the view's centre that land on the same voxel
+ * as the centre pixel: the on-screen size of a voxel. */
+static guint
+voxel_run (SvSliceView *view, gboolean horizontal)
+{
+  GtkWidget *area = GTK_WIDGET (sv_slice_view_get_gl_area (view));
+  double cx = floor (gtk_widget_get_width (area) / 2.0) + 0.5;
+  double cy = floor (gtk_widget_get_height (area) / 2.0) + 0.5;
+  guint c[3], q[3], n = 0;
+
+  g_assert_true (sv_slice_view_pixel_to_voxel (view, cx, cy, c));
+  for (int d = -200; d <= 200; d++)
+    if (sv_slice_view_pixel_to_voxel (view, horizontal ? cx + d : cx, horizontal ? cy : cy + d, q)
+        && memcmp (q, c, sizeof q) == 0)
+      n++;
+  return n;
+}
+
+static gboolean
+has_result (gpointer data)
+{
+  return sv_window_get_result (data) != NULL && result_is_current (data);
+}
+
+static void
+test_anisotropic_aspect (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (8, 16, 32, 1, &error);
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvSliceView *xz = sv_window_get_slice_view (f->window, SV_AXIS_XZ);
+  guint wx, hy, wx2, hz;
+
+  g_assert_no_error (error);
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = (float)((i * 7919) % 101) / 100.0f;
+  v->spacing[0] = 4.0;
+  v->spacing[1] = 1.0;
+  v->spacing[2] = 0.5;
+  sv_window_set_volume (f->window, v, "anisotropic");
+  wait_until (has_result, f->window, "the anisotropic volume's labels");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_object_unref (capture_xy (f->window));
+
+  /* A voxel is twice as tall as wide in XY (y 1 vs x 0.5), eight times in
+   * XZ (z 4 vs x 0.5); a pixel of rounding either way. */
+  wx = voxel_run (xy, TRUE);
+  hy = voxel_run (xy, FALSE);
+  wx2 = voxel_run (xz, TRUE);
+  hz = voxel_run (xz, FALSE);
+  g_test_message ("XY voxel %u×%u px, XZ voxel %u×%u px", wx, hy, wx2, hz);
+  g_assert_cmpuint (wx, >=, 4);
+  g_assert_cmpfloat (fabs ((double)hy / wx - 2.0), <, 2.0 / wx + 0.01);
+  g_assert_cmpfloat (fabs ((double)hz / wx2 - 8.0), <, 8.0 / wx2 + 0.01);
+  g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 32);
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 4.0);
+}
+
+static void
+test_shortcuts_window (void)
+{
+  g_autoptr (GtkBuilder) builder
+      = gtk_builder_new_from_resource ("/org/supervox/Supervox/gtk/help-overlay.ui");
+  GObject *overlay = gtk_builder_get_object (builder, "help_overlay");
+
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
+  gtk_window_destroy (GTK_WINDOW (overlay));
+}
+
+static void
+set_true (gboolean *flag)
+{
+  *flag = TRUE;
+}
+
+static gboolean
+is_true (gpointer flag)
+{
+  return *(gboolean *)flag;
+}
+
+/* Renders the window's content (views, panel, status) into a PNG in the
+ * build's log folder and prints its path. */
+static void
+save_window_png (SvWindow *window, const char *name)
+{
+  const char *dir = g_getenv ("SV_LOG_DIR");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  GtkWidget *content = gtk_window_get_child (GTK_WINDOW (window));
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (content);
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
+  int w = gtk_widget_get_width (content);
+  int h = gtk_widget_get_height (content);
+  gboolean drawn = FALSE;
+
+  /* A widget paintable holds an image only after the widget drew again. */
+  g_signal_connect_swapped (paintable, "invalidate-contents", G_CALLBACK (set_true), &drawn);
+  gtk_widget_queue_draw (content);
+  wait_until (is_true, &drawn, "the window to redraw");
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+static void
+test_screenshot (Fixture *f, gconstpointer data)
+{
+  /* Make sure the last result is drawn before the snapshot. */
+  g_object_unref (capture_xy (f->window));
+  save_window_png (f->window, "gui-window.png");
+}
+
+int
+main (int argc, char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/window/sample-shows-boundaries", Fixture, NULL, fixture_setup,
+              test_sample_overlay, fixture_teardown);
+  g_test_add ("/gui/params/compactness-restarts-job", Fixture, NULL, fixture_setup,
+              test_compactness_restarts_job, fixture_teardown);
+  g_test_add ("/gui/params/rapid-changes-end-with-last", Fixture, NULL, fixture_setup,
+              test_rapid_changes, fixture_teardown);
+  g_test_add ("/gui/window/bad-file-keeps-volume", Fixture, NULL, fixture_setup, test_bad_file,
+              fixture_teardown);
+  g_test_add ("/gui/window/screenshot", Fixture, NULL, fixture_setup, test_screenshot,
+              fixture_teardown);
+  g_test_add ("/gui/window/hover-shows-voxel-and-label", Fixture, NULL, fixture_setup,
+              test_hover_status, fixture_teardown);
+  g_test_add ("/gui/window/orthogonal-views-and-filled", Fixture, NULL, fixture_setup,
+              test_orthogonal_and_filled, fixture_teardown);
+  g_test_add ("/gui/teach/step-through-iterations", Fixture, NULL, fixture_setup, test_teach_mode,
+              fixture_teardown);
+  g_test_add ("/gui/keep/export-command-presets", Fixture, NULL, fixture_setup,
+              test_export_and_presets, fixture_teardown);
+  g_test_add ("/gui/view/zoom-fit-one-and-auto-contrast", Fixture, NULL, fixture_setup,
+              test_zoom_and_contrast, fixture_teardown);
+  g_test_add ("/gui/teach/play-to-the-end", Fixture, NULL, fixture_setup, test_teach_play,
+              fixture_teardown);
+  g_test_add ("/gui/view/anisotropic-aspect", Fixture, NULL, fixture_setup, test_anisotropic_aspect,
+              fixture_teardown);
+  g_test_add_func ("/gui/keep/shortcuts-window", test_shortcuts_window);
+  return g_test_run ();
+}
