@@ -21,6 +21,7 @@ if [ -z "${SV_SKIP_SANITIZE:-}" ]; then
     || status=1
 fi
 
-/usr/bin/python3 tools/test-summary.py build/meson-logs/testlog.json \
-  ${SV_SKIP_SANITIZE:+} $( [ -z "${SV_SKIP_SANITIZE:-}" ] && echo build-asan/meson-logs/testlog.json )
+logs=(build/meson-logs/testlog.json)
+[ -n "${SV_SKIP_SANITIZE:-}" ] || logs+=(build-asan/meson-logs/testlog.json)
+/usr/bin/python3 tools/test-summary.py "${logs[@]}"
 exit $status

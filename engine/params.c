@@ -1,0 +1,236 @@
+/* Supervox engine: SLIC parameters in scikit-image's vocabulary. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "params.h"
+
+#include <math.h>
+
+#include "error.h"
+
+void
+sv_slic_params_init_defaults (SvSlicParams *params)
+{
+  g_return_if_fail (params != NULL);
+
+  *params = (SvSlicParams){
+    .n_segments = 100,
+    .compactness = 10.0,
+    .max_num_iter = 10,
+    .sigma = { 0.0, 0.0, 0.0 },
+    .sigma_per_axis = FALSE,
+    .spacing = { 1.0, 1.0, 1.0 },
+    .convert2lab = SV_CONVERT2LAB_AUTO,
+    .enforce_connectivity = TRUE,
+    .min_size_factor = 0.5,
+    .max_size_factor = 3.0,
+    .slic_zero = FALSE,
+    .start_label = 1,
+  };
+}
+
+static const char *const axis_names[3] = { "z", "y", "x" };
+
+static gboolean
+fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+fail (GError **error, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM, message);
+  return FALSE;
+}
+
+gboolean
+sv_slic_params_validate (const SvSlicParams *params, GError **error)
+{
+  g_return_val_if_fail (params != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (params->n_segments < 1)
+    return fail (error, "n_segments must be at least 1, got %" G_GINT64_FORMAT,
+                 params->n_segments);
+  /* !(x > 0) also rejects NaN. */
+  if (!(params->compactness > 0.0) || isinf (params->compactness))
+    return fail (error, "compactness must be > 0 and finite, got %g", params->compactness);
+  if (params->max_num_iter < 0)
+    return fail (error, "max_num_iter must be >= 0, got %d", params->max_num_iter);
+
+  for (int a = 0; a < 3; a++)
+    if (!(params->spacing[a] > 0.0) || isinf (params->spacing[a]))
+      return fail (error, "spacing must be > 0 on every axis, got %g on %s",
+                   params->spacing[a], axis_names[a]);
+
+  for (int a = 0; a < (params->sigma_per_axis ? 3 : 1); a++)
+    if (!(params->sigma[a] >= 0.0) || isinf (params->sigma[a]))
+      {
+        if (params->sigma_per_axis)
+          return fail (error, "sigma must be >= 0, got %g on %s", params->sigma[a],
+                       axis_names[a]);
+        return fail (error, "sigma must be >= 0, got %g", params->sigma[a]);
+      }
+
+  if (params->convert2lab != SV_CONVERT2LAB_AUTO && params->convert2lab != SV_CONVERT2LAB_YES
+      && params->convert2lab != SV_CONVERT2LAB_NO)
+    return fail (error, "convert2lab must be auto, yes or no");
+
+  /* scikit-image does not require min_size_factor < max_size_factor; only
+   * values that make no sense as a size are refused. */
+  if (!(params->min_size_factor >= 0.0) || isinf (params->min_size_factor))
+    return fail (error, "min_size_factor must be >= 0, got %g", params->min_size_factor);
+  if (!(params->max_size_factor >= 0.0) || isinf (params->max_size_factor))
+    return fail (error, "max_size_factor must be >= 0, got %g", params->max_size_factor);
+
+  if (params->start_label != 0 && params->start_label != 1)
+    return fail (error, "start_label must be 0 or 1, got %d", params->start_label);
+
+  return TRUE;
+}
+
+void
+sv_slic_params_effective_sigma (const SvSlicParams *params, float sigma_zyx[3])
+{
+  g_return_if_fail (params != NULL && sigma_zyx != NULL);
+
+  for (int a = 0; a < 3; a++)
+    {
+      if (params->sigma_per_axis)
+        {
+          sigma_zyx[a] = (float) params->sigma[a];
+        }
+      else
+        {
+          /* scikit-image: np.array([s, s, s], float32) / spacing (float32). */
+          float s = (float) params->sigma[0];
+          float sp = (float) params->spacing[a];
+          sigma_zyx[a] = s / sp;
+        }
+    }
+}
+
+gboolean
+sv_slic_params_same_prepare (const SvSlicParams *a, const SvSlicParams *b)
+{
+  float sa[3], sb[3];
+
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
+  if (a->convert2lab != b->convert2lab)
+    return FALSE;
+  /* What smoothing applies is the effective per-axis sigma, so a scalar and
+   * an equal per-axis list, or any spacing with sigma 0, share one image. */
+  sv_slic_params_effective_sigma (a, sa);
+  sv_slic_params_effective_sigma (b, sb);
+  for (int i = 0; i < 3; i++)
+    if (sa[i] != sb[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* %.17g round-trips every double; JSON has no NaN/inf, but validated
+ * parameters never hold them. */
+static void
+append_number (GString *s, double v)
+{
+  if (isfinite (v))
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+    }
+  else
+    {
+      g_string_append (s, "null");
+    }
+}
+
+static void
+append_triple (GString *s, const double v[3], const char *open, const char *sep,
+               const char *close)
+{
+  g_string_append (s, open);
+  for (int i = 0; i < 3; i++)
+    {
+      if (i > 0)
+        g_string_append (s, sep);
+      append_number (s, v[i]);
+    }
+  g_string_append (s, close);
+}
+
+char *
+sv_slic_params_to_json (const SvSlicParams *params)
+{
+  g_return_val_if_fail (params != NULL, NULL);
+
+  GString *s = g_string_new ("{");
+  g_string_append_printf (s, "\"n_segments\": %" G_GINT64_FORMAT, params->n_segments);
+  g_string_append (s, ", \"compactness\": ");
+  append_number (s, params->compactness);
+  g_string_append_printf (s, ", \"max_num_iter\": %d", params->max_num_iter);
+  g_string_append (s, ", \"sigma\": ");
+  if (params->sigma_per_axis)
+    append_triple (s, params->sigma, "[", ", ", "]");
+  else
+    append_number (s, params->sigma[0]);
+  g_string_append (s, ", \"spacing\": ");
+  append_triple (s, params->spacing, "[", ", ", "]");
+  g_string_append (s, ", \"convert2lab\": ");
+  switch (params->convert2lab)
+    {
+    case SV_CONVERT2LAB_YES:
+      g_string_append (s, "true");
+      break;
+    case SV_CONVERT2LAB_NO:
+      g_string_append (s, "false");
+      break;
+    case SV_CONVERT2LAB_AUTO:
+    default:
+      g_string_append (s, "null");
+      break;
+    }
+  g_string_append_printf (s, ", \"enforce_connectivity\": %s",
+                          params->enforce_connectivity ? "true" : "false");
+  g_string_append (s, ", \"min_size_factor\": ");
+  append_number (s, params->min_size_factor);
+  g_string_append (s, ", \"max_size_factor\": ");
+  append_number (s, params->max_size_factor);
+  g_string_append_printf (s, ", \"slic_zero\": %s", params->slic_zero ? "true" : "false");
+  g_string_append_printf (s, ", \"start_label\": %d", params->start_label);
+  g_string_append (s, "}");
+  return g_string_free (s, FALSE);
+}
+
+void
+sv_slic_params_append_cli (const SvSlicParams *params, GString *command)
+{
+  g_return_if_fail (params != NULL && command != NULL);
+
+  g_string_append_printf (command, " --n-segments %" G_GINT64_FORMAT, params->n_segments);
+  g_string_append (command, " --compactness ");
+  append_number (command, params->compactness);
+  g_string_append_printf (command, " --max-num-iter %d", params->max_num_iter);
+  g_string_append (command, " --sigma ");
+  if (params->sigma_per_axis)
+    append_triple (command, params->sigma, "", ",", "");
+  else
+    append_number (command, params->sigma[0]);
+  g_string_append (command, " --spacing ");
+  append_triple (command, params->spacing, "", ",", "");
+  g_string_append (command, params->enforce_connectivity ? " --enforce-connectivity"
+                                                         : " --no-enforce-connectivity");
+  g_string_append (command, " --min-size-factor ");
+  append_number (command, params->min_size_factor);
+  g_string_append (command, " --max-size-factor ");
+  append_number (command, params->max_size_factor);
+  if (params->slic_zero)
+    g_string_append (command, " --slic-zero");
+  g_string_append_printf (command, " --start-label %d", params->start_label);
+  if (params->convert2lab == SV_CONVERT2LAB_YES)
+    g_string_append (command, " --convert2lab");
+  else if (params->convert2lab == SV_CONVERT2LAB_NO)
+    g_string_append (command, " --no-convert2lab");
+}

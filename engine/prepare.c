@@ -1,0 +1,266 @@
+/* Supervox engine: the prepare stage (rescale, Lab, smoothing), in the
+ * order and float32 arithmetic of scikit-image's slic(). */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "prepare.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+
+void
+sv_prepared_free (SvPrepared *prepared)
+{
+  if (prepared == NULL)
+    return;
+  g_free (prepared->data);
+  g_free (prepared);
+}
+
+/* One chunk of voxels scanned or rewritten by one thread. */
+typedef struct
+{
+  float *data;
+  guint nc;
+  const guint8 *mask;
+  gsize first, end;
+  /* scan results */
+  float min, max;
+  gboolean any_in;
+  gsize n_nan, n_inf;
+  gsize first_bad; /* voxel index of the first non-finite mask-in value */
+  /* rewrite parameters */
+  float shift, scale;
+  gboolean divide;
+} RescaleChunk;
+
+static gpointer
+scan_chunk (gpointer user_data)
+{
+  RescaleChunk *ch = user_data;
+
+  ch->min = INFINITY;
+  ch->max = -INFINITY;
+  ch->any_in = FALSE;
+  ch->n_nan = ch->n_inf = 0;
+  ch->first_bad = G_MAXSIZE;
+  for (gsize i = ch->first; i < ch->end; i++)
+    {
+      if (ch->mask != NULL && ch->mask[i] == 0)
+        continue;
+      const float *px = ch->data + i * ch->nc;
+      gboolean nan = FALSE, inf = FALSE;
+      for (guint c = 0; c < ch->nc; c++)
+        {
+          const float v = px[c];
+          if (isnan (v))
+            nan = TRUE;
+          else if (isinf (v))
+            inf = TRUE;
+          else
+            {
+              ch->min = MIN (ch->min, v);
+              ch->max = MAX (ch->max, v);
+              ch->any_in = TRUE;
+            }
+        }
+      if (nan || inf)
+        {
+          ch->n_nan += nan;
+          ch->n_inf += inf && !nan;
+          if (ch->first_bad == G_MAXSIZE)
+            ch->first_bad = i;
+        }
+    }
+  return NULL;
+}
+
+static gpointer
+rewrite_chunk (gpointer user_data)
+{
+  RescaleChunk *ch = user_data;
+  const gsize first = ch->first * ch->nc, end = ch->end * ch->nc;
+
+  /* numpy: image -= image.min(); image /= imax, both in float32. */
+  for (gsize i = first; i < end; i++)
+    {
+      float v = ch->data[i] - ch->shift;
+      if (ch->divide)
+        v = v / ch->scale;
+      ch->data[i] = v;
+    }
+  /* Masked-out voxels may hold NaN/inf; zero them so smoothing cannot carry
+   * them into the mask. */
+  for (gsize i = first; i < end; i++)
+    if (!isfinite (ch->data[i]) && ch->mask != NULL && ch->mask[i / ch->nc] == 0)
+      ch->data[i] = 0.0f;
+  return NULL;
+}
+
+/* Runs `func` on every chunk, one thread each; chunk 0 on the caller. */
+static void
+run_chunks (RescaleChunk *chunks, gsize n, GThreadFunc func)
+{
+  g_autofree GThread **threads = g_new0 (GThread *, n);
+  for (gsize t = 1; t < n; t++)
+    threads[t] = g_thread_new ("sv-rescale", func, &chunks[t]);
+  func (&chunks[0]);
+  for (gsize t = 1; t < n; t++)
+    g_thread_join (threads[t]);
+}
+
+/* Voxels per thread below which one thread is faster. */
+#define SV_RESCALE_MIN_CHUNK ((gsize) 1 << 18)
+
+static gboolean
+rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const guint8 *mask,
+                int n_threads, GError **error)
+{
+  /* ny == 0: no shape known, voxels are named by their index. */
+  const gboolean flat_index = ny == 0 || nx == 0;
+  gsize n_workers = n_threads > 0 ? (gsize) n_threads : (gsize) g_get_num_processors ();
+  n_workers = CLAMP (n_workers, 1, MAX (n_voxels / SV_RESCALE_MIN_CHUNK, 1));
+
+  if (n_voxels == 0 || nc == 0)
+    return TRUE;
+
+  g_autofree RescaleChunk *chunks = g_new0 (RescaleChunk, n_workers);
+  for (gsize t = 0; t < n_workers; t++)
+    {
+      chunks[t].data = data;
+      chunks[t].nc = nc;
+      chunks[t].mask = mask;
+      chunks[t].first = n_voxels * t / n_workers;
+      chunks[t].end = n_voxels * (t + 1) / n_workers;
+    }
+  run_chunks (chunks, n_workers, scan_chunk);
+
+  float min = INFINITY, max = -INFINITY;
+  gboolean any_in = FALSE;
+  gsize n_nan = 0, n_inf = 0, first_bad = G_MAXSIZE;
+  for (gsize t = 0; t < n_workers; t++)
+    {
+      min = MIN (min, chunks[t].min);
+      max = MAX (max, chunks[t].max);
+      any_in |= chunks[t].any_in;
+      n_nan += chunks[t].n_nan;
+      n_inf += chunks[t].n_inf;
+      first_bad = MIN (first_bad, chunks[t].first_bad);
+    }
+
+  if (n_nan + n_inf > 0)
+    {
+      g_autofree char *where = NULL;
+      g_autofree char *what = NULL;
+      if (flat_index)
+        where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first_bad);
+      else
+        where = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
+                                 first_bad / ((gsize) ny * nx), (first_bad / nx) % ny,
+                                 first_bad % nx);
+      if (n_nan > 0 && n_inf > 0)
+        what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxels and infinite values at %"
+                                G_GSIZE_FORMAT " voxels", n_nan, n_inf);
+      else if (n_nan > 0)
+        what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
+                                n_nan == 1 ? "" : "s");
+      else
+        what = g_strdup_printf ("infinite values at %" G_GSIZE_FORMAT " voxel%s", n_inf,
+                                n_inf == 1 ? "" : "s");
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                   "image has %s (first at %s); mask them out or fix the input", what, where);
+      return FALSE;
+    }
+
+  float shift = 0.0f, scale = 1.0f;
+  gboolean divide = FALSE;
+  if (any_in)
+    {
+      shift = min;
+      /* max(v - min) is (max - min) rounded once: float rounding is monotonic. */
+      scale = max - min;
+      divide = scale != 0.0f;
+    }
+  for (gsize t = 0; t < n_workers; t++)
+    {
+      chunks[t].shift = shift;
+      chunks[t].scale = scale;
+      chunks[t].divide = divide;
+    }
+  run_chunks (chunks, n_workers, rewrite_chunk);
+  return TRUE;
+}
+
+gboolean
+sv_rescale (float *data, gsize n_voxels, guint nc, const guint8 *mask, GError **error)
+{
+  g_return_val_if_fail (data != NULL || n_voxels == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return rescale_shaped (data, n_voxels, 0, 0, nc, mask, 0, error);
+}
+
+SvPrepared *
+sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
+            int n_threads, GError **error)
+{
+  g_return_val_if_fail (volume != NULL, NULL);
+  g_return_val_if_fail (params != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!sv_slic_params_validate (params, error))
+    return NULL;
+
+  const guint nz = volume->nz, ny = volume->ny, nx = volume->nx, nc = volume->nc;
+  if (params->convert2lab == SV_CONVERT2LAB_YES && nc != 3)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "Lab colorspace conversion requires a RGB image (3 channels); "
+                   "this image has %u channel%s", nc, nc == 1 ? "" : "s");
+      return NULL;
+    }
+  const gboolean lab = params->convert2lab == SV_CONVERT2LAB_YES
+                       || (params->convert2lab == SV_CONVERT2LAB_AUTO && nz == 1 && nc == 3);
+
+  const gsize n_voxels = (gsize) nz * ny * nx;
+  const gsize n_values = n_voxels * nc;
+  g_autoptr (SvPrepared) prepared = g_new0 (SvPrepared, 1);
+  prepared->nz = nz;
+  prepared->ny = ny;
+  prepared->nx = nx;
+  prepared->nc = nc;
+  prepared->is_lab = lab;
+  prepared->data = g_try_malloc_n (MAX (n_values, 1), sizeof (float));
+  if (prepared->data == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for a %u×%u×%u×%u working copy of the image", nz, ny, nx,
+                   nc);
+      return NULL;
+    }
+  if (n_values > 0)
+    memcpy (prepared->data, volume->data, n_values * sizeof (float));
+
+  if (!rescale_shaped (prepared->data, n_voxels, ny, nx, nc, mask, n_threads, error))
+    return NULL;
+
+  if (lab)
+    sv_rgb_to_lab (prepared->data, n_voxels);
+
+  float sigma[3];
+  sv_slic_params_effective_sigma (params, sigma);
+  sv_gaussian_smooth (prepared->data, nz, ny, nx, nc, sigma, n_threads);
+
+  float max_abs = 0.0f;
+  for (gsize i = 0; i < n_voxels; i++)
+    {
+      if (mask != NULL && mask[i] == 0)
+        continue;
+      for (guint c = 0; c < nc; c++)
+        max_abs = MAX (max_abs, fabsf (prepared->data[i * nc + c]));
+    }
+  prepared->max_abs = max_abs;
+
+  return g_steal_pointer (&prepared);
+}
