@@ -1,0 +1,250 @@
+/* Supervox engine: grid seeding, as scikit-image's util.regular_grid and
+ * segmentation._get_grid_centroids, plus deterministic maskSLIC seeding. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "grid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "slic-arith.h"
+
+void
+sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guint step[3])
+{
+  const int ndim = 3;
+  int order[3] = { 0, 1, 2 };
+  double sorted[3], steps[3];
+  double space;
+
+  /* Stable ascending sort of the axes (numpy's argsort on 3 values is an
+   * insertion sort, hence stable). */
+  for (int i = 1; i < ndim; i++)
+    for (int j = i; j > 0 && shape_zyx[order[j - 1]] > shape_zyx[order[j]]; j--)
+      {
+        int t = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = t;
+      }
+  for (int i = 0; i < ndim; i++)
+    sorted[i] = (double) shape_zyx[order[i]];
+
+  space = sorted[0] * sorted[1] * sorted[2];
+  if (space <= n_points)
+    {
+      for (int i = 0; i < ndim; i++)
+        {
+          start[i] = 0;
+          step[i] = 1;
+        }
+      return;
+    }
+
+  for (int i = 0; i < ndim; i++)
+    steps[i] = pow (space / n_points, 1.0 / ndim);
+
+  if (sorted[0] < steps[0] || sorted[1] < steps[1] || sorted[2] < steps[2])
+    {
+      /* Axes shorter than the step are fixed at their length and the
+       * remaining ones share the rest with a lower root. */
+      for (int dim = 0; dim < ndim - 1; dim++)
+        {
+          double rest = 1.0;
+          gboolean all_fit = TRUE;
+
+          steps[dim] = sorted[dim];
+          for (int j = dim + 1; j < ndim; j++)
+            rest *= sorted[j];
+          for (int j = dim + 1; j < ndim; j++)
+            steps[j] = pow (rest / n_points, 1.0 / (ndim - dim - 1));
+          for (int j = 0; j < ndim; j++)
+            all_fit = all_fit && sorted[j] >= steps[j];
+          if (all_fit)
+            break;
+        }
+    }
+
+  for (int i = 0; i < ndim; i++)
+    {
+      /* numpy: starts = (steps // 2).astype(int); steps = np.round(steps),
+       * which rounds half to even (nearbyint in the default rounding mode). */
+      double s = nearbyint (steps[i]);
+      start[order[i]] = (guint) floor (steps[i] / 2.0);
+      step[order[i]] = s < 1.0 ? 1 : (guint) s;
+    }
+}
+
+void
+sv_seeds_clear (SvSeeds *seeds)
+{
+  g_clear_pointer (&seeds->zyx, g_free);
+  seeds->n = 0;
+}
+
+/* The number of grid points of one axis. */
+static gsize
+grid_count (guint dim, guint start, guint step)
+{
+  return start < dim ? (dim - start + step - 1) / step : 0;
+}
+
+/* Window steps as _slic_cython computes them: regular_grid(shape, K). */
+static void
+window_steps (const guint shape_zyx[3], gsize k, int window_step[3])
+{
+  guint start[3], step[3];
+
+  sv_regular_grid (shape_zyx, (double) k, start, step);
+  for (int a = 0; a < 3; a++)
+    window_step[a] = (int) step[a];
+}
+
+gboolean
+sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GError **error)
+{
+  guint start[3], step[3];
+  gsize count[3], n, i = 0;
+
+  memset (seeds, 0, sizeof *seeds);
+  if (n_segments < 1)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "n_segments must be >= 1, got %" G_GINT64_FORMAT, n_segments);
+      return FALSE;
+    }
+  if (shape_zyx[0] == 0 || shape_zyx[1] == 0 || shape_zyx[2] == 0)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                   "the volume is empty (%u×%u×%u)", shape_zyx[0], shape_zyx[1], shape_zyx[2]);
+      return FALSE;
+    }
+
+  sv_regular_grid (shape_zyx, (double) n_segments, start, step);
+  for (int a = 0; a < 3; a++)
+    count[a] = grid_count (shape_zyx[a], start[a], step[a]);
+  n = count[0] * count[1] * count[2];
+
+  seeds->zyx = g_try_new (float, n * 3);
+  if (seeds->zyx == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for %" G_GSIZE_FORMAT " seeds", n);
+      return FALSE;
+    }
+  for (gsize z = 0; z < count[0]; z++)
+    for (gsize y = 0; y < count[1]; y++)
+      for (gsize x = 0; x < count[2]; x++, i++)
+        {
+          seeds->zyx[3 * i + 0] = (float) (start[0] + z * step[0]);
+          seeds->zyx[3 * i + 1] = (float) (start[1] + y * step[1]);
+          seeds->zyx[3 * i + 2] = (float) (start[2] + x * step[2]);
+        }
+  seeds->n = n;
+  seeds->step = (float) MAX (step[0], MAX (step[1], step[2]));
+  window_steps (shape_zyx, n, seeds->window_step);
+  return TRUE;
+}
+
+/* Marks the search window of a seed at (z, y, x) as covered. */
+static void
+cover_window (const guint shape[3], const int window_step[3], const float *zyx, guint8 *covered)
+{
+  int lo[3], hi[3];
+
+  for (int a = 0; a < 3; a++)
+    sv_arith_window (zyx[a], window_step[a], (int) shape[a], &lo[a], &hi[a]);
+  for (int z = lo[0]; z < hi[0]; z++)
+    for (int y = lo[1]; y < hi[1]; y++)
+      memset (covered + ((gsize) z * shape[1] + (gsize) y) * shape[2] + lo[2], 1,
+              (gsize) (hi[2] - lo[2]));
+}
+
+static int
+compare_zyx (gconstpointer a, gconstpointer b)
+{
+  const float *p = a, *q = b;
+
+  for (int i = 0; i < 3; i++)
+    if (p[i] != q[i])
+      return p[i] < q[i] ? -1 : 1;
+  return 0;
+}
+
+gboolean
+sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, SvSeeds *seeds,
+               GError **error)
+{
+  const gsize nz = shape_zyx[0], ny = shape_zyx[1], nx = shape_zyx[2];
+  const gsize n_voxels = nz * ny * nx;
+  guint start[3], step[3];
+  gsize n_in = 0;
+  g_autoptr (GArray) zyx = NULL;
+  g_autofree guint8 *covered = NULL;
+  int wstep[3];
+
+  memset (seeds, 0, sizeof *seeds);
+  if (n_segments < 1)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "n_segments must be >= 1, got %" G_GINT64_FORMAT, n_segments);
+      return FALSE;
+    }
+  for (gsize v = 0; v < n_voxels; v++)
+    n_in += mask[v] != 0;
+  if (n_in == 0)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "the mask is empty: no voxel is inside it");
+      return FALSE;
+    }
+
+  /* A grid as dense over the mask as n_segments would be over the volume. */
+  sv_regular_grid (shape_zyx, (double) n_segments * (double) n_voxels / (double) n_in, start,
+                   step);
+  zyx = g_array_new (FALSE, FALSE, sizeof (float) * 3);
+  for (gsize z = start[0]; z < nz; z += step[0])
+    for (gsize y = start[1]; y < ny; y += step[1])
+      for (gsize x = start[2]; x < nx; x += step[2])
+        if (mask[(z * ny + y) * nx + x])
+          {
+            float p[3] = { (float) z, (float) y, (float) x };
+            g_array_append_val (zyx, p);
+          }
+
+  /* Add a seed at every mask-in voxel no seed window reaches. Adding seeds
+   * shrinks the windows (they follow regular_grid(shape, K)), so repeat
+   * until a pass adds nothing. */
+  covered = g_malloc (n_voxels);
+  for (;;)
+    {
+      gsize added = 0;
+
+      window_steps (shape_zyx, zyx->len, wstep);
+      memset (covered, 0, n_voxels);
+      for (guint i = 0; i < zyx->len; i++)
+        cover_window (shape_zyx, wstep, &g_array_index (zyx, float, 3 * i), covered);
+      for (gsize z = 0; z < nz; z++)
+        for (gsize y = 0; y < ny; y++)
+          for (gsize x = 0; x < nx; x++)
+            {
+              gsize v = (z * ny + y) * nx + x;
+              if (mask[v] && !covered[v])
+                {
+                  float p[3] = { (float) z, (float) y, (float) x };
+                  g_array_append_val (zyx, p);
+                  cover_window (shape_zyx, wstep, p, covered);
+                  added++;
+                }
+            }
+      if (added == 0)
+        break;
+    }
+
+  g_array_sort (zyx, compare_zyx);
+  seeds->n = zyx->len;
+  seeds->zyx = (float *) g_array_free (g_steal_pointer (&zyx), FALSE);
+  seeds->step = (float) MAX (step[0], MAX (step[1], step[2]));
+  memcpy (seeds->window_step, wstep, sizeof wstep);
+  return TRUE;
+}
