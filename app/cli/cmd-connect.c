@@ -93,6 +93,7 @@ run_connect (ConnectOptions *o)
     }
   for (int i = 0; i < 3; i++)
     out->spacing[i] = in->spacing[i];
+  out->unit = g_strdup (in->unit);
   n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, min_size, max_size,
                                (int) start_label, out->data);
   if (!sv_tiff_write_labels (o->output, out, &error))

@@ -563,8 +563,15 @@ run_slic (SlicOptions *o)
       sv_cli_report (error);
       return 1;
     }
-  memcpy (labels->spacing, (o->spacing != NULL) ? request.params.spacing : volume->spacing,
-          sizeof labels->spacing);
+  /* The labels carry the spacing the run used, so that Fiji and napari
+   * overlay them on the image; the unit is the file's when the numbers are. */
+  if (request.n_spacing > 0)
+    memcpy (labels->spacing, request.params.spacing, sizeof labels->spacing);
+  else
+    {
+      memcpy (labels->spacing, volume->spacing, sizeof labels->spacing);
+      labels->unit = g_strdup (volume->unit);
+    }
 
   /* Write: labels first (atomic in the engine), then the sidecar through a
    * temporary name; if the sidecar fails the labels go too. */
