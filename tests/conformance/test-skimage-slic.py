@@ -70,6 +70,16 @@ def smooth_volume(shape, seed, channels=None):
     return vol.astype(np.float32)
 
 
+def phantom(cli, shape):
+    """The cell phantom of `supervox-cli synth` (float32, blur and noise)."""
+    with tempfile.TemporaryDirectory(prefix="sv-phantom-") as tmp:
+        path = os.path.join(tmp, "phantom.tif")
+        subprocess.run([cli, "synth", "-o", path, "--shape", ",".join(map(str, shape)),
+                        "--cells", "12", "--nucleus-radius", "3", "--seed", "5"],
+                       check=True, capture_output=True)
+        return tifffile.imread(path).astype(np.float32)
+
+
 def fmt_list(values):
     return ",".join(repr(float(v)) for v in values)
 
@@ -161,13 +171,16 @@ def main():
 
     cases = [
         Case("odd-17x23x29", smooth_volume((17, 23, 29), 1), n_segments=60),
-        Case("cube-32-n200", smooth_volume((32, 32, 32), 2), n_segments=200, compactness=0.05),
+        Case("cube-32-n200", smooth_volume((32, 32, 32), 2), n_segments=200, compactness=0.1),
+        Case("phantom-24x48x48", phantom(cli, (24, 48, 48)), n_segments=300, compactness=0.1),
         Case("thin-64x1x1", smooth_volume((64, 1, 1), 3), n_segments=8),
         Case("single-1x1x1", smooth_volume((1, 1, 1), 4), n_segments=1),
         Case("flat-2x10x10", smooth_volume((2, 10, 10), 5), n_segments=12),
         Case("gray-2d-50x70", smooth_volume((50, 70), 6), n_segments=80),
         Case("rgb-2d-40x60", smooth_volume((40, 60), 7, channels=3), rgb=True,
              n_segments=60, compactness=10.0),
+        Case("rgb-2d-no-lab", smooth_volume((30, 44), 14, channels=3), rgb=True,
+             n_segments=40, compactness=0.1, convert2lab=False),
         Case("spacing-20x32x32", smooth_volume((20, 32, 32), 8), n_segments=100,
              spacing=(2.0, 1.0, 0.5)),
         Case("sigma-scalar-spacing", smooth_volume((16, 24, 24), 9), n_segments=80,
