@@ -3,6 +3,8 @@
 #include "cli-common.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -382,5 +384,53 @@ sv_cli_check_input (const char *path, GError **error)
                    path);
       return FALSE;
     }
+  return TRUE;
+}
+
+static gpointer
+watch_signals_thread (gpointer data)
+{
+  GCancellable *cancellable = data;
+  sigset_t set;
+  int sig = 0;
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGHUP);
+  if (sigwait (&set, &sig) != 0)
+    return NULL;
+  g_cancellable_cancel (cancellable);
+  /* The main thread stops at the next safe point and cleans up; a second
+   * interrupt means the user does not want to wait. */
+  if (sigwait (&set, &sig) == 0)
+    _exit (130);
+  return NULL;
+}
+
+GCancellable *
+sv_cli_watch_interrupts (void)
+{
+  static GCancellable *cancellable;
+  sigset_t set;
+
+  if (cancellable != NULL)
+    return cancellable;
+  cancellable = g_cancellable_new ();
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGHUP);
+  pthread_sigmask (SIG_BLOCK, &set, NULL);
+  g_thread_unref (g_thread_new ("sv-cli-signals", watch_signals_thread, cancellable));
+  return cancellable;
+}
+
+gboolean
+sv_cli_interrupted (GCancellable *cancellable)
+{
+  if (cancellable == NULL || !g_cancellable_is_cancelled (cancellable))
+    return FALSE;
+  sv_cli_error ("interrupted; no output written");
   return TRUE;
 }

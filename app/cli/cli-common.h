@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -87,5 +88,19 @@ int sv_cli_cmd_connect (int argc, char **argv);
 int sv_cli_cmd_info (int argc, char **argv);
 int sv_cli_cmd_synth (int argc, char **argv);
 int sv_cli_cmd_eval (int argc, char **argv);
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* Turns SIGINT, SIGTERM and SIGHUP into cancellation of the returned
+ * cancellable: the signals are blocked in every thread and one watcher
+ * thread waits for them, so that a job is never killed half-way through
+ * writing a file. A second signal ends the process at once (exit 130).
+ * Call before any other thread starts. The cancellable lives until exit. */
+GCancellable *sv_cli_watch_interrupts (void);
+
+/* TRUE (after printing "interrupted") when an interrupt arrived. */
+gboolean sv_cli_interrupted (GCancellable *cancellable);
 
 G_END_DECLS

@@ -425,6 +425,7 @@ run_slic (SlicOptions *o)
   Progress progress = { 0 };
   double seconds[6] = { 0 };
   double t_start = sv_cli_now (), t;
+  GCancellable *interrupt = NULL;
 
   if (o->inputs == NULL || o->inputs[0] == NULL)
     {
@@ -474,6 +475,7 @@ run_slic (SlicOptions *o)
       return 1;
     }
 
+  interrupt = sv_cli_watch_interrupts ();
   backend = open_backend (backend_name, o->json, &fell_back, &error);
   if (backend == NULL)
     {
@@ -508,6 +510,8 @@ run_slic (SlicOptions *o)
         }
     }
   seconds[0] = sv_cli_now () - t;
+  if (sv_cli_interrupted (interrupt))
+    return 130;
 
   if (!resolve_axes (&request, input, volume, &error) ||
       !sv_slic_params_validate (&request.params, &error))
@@ -521,11 +525,14 @@ run_slic (SlicOptions *o)
   control.stop_after_iteration = -1;
   control.progress = progress_cb;
   control.user_data = &progress;
+  control.cancellable = interrupt;
 
   if (!sv_backend_set_volume (backend, volume, mask, &error) ||
       !sv_backend_run (backend, &request.params, &control, &stats, &error))
     {
       progress_cb (SV_STAGE_DONE, 0, 0, &progress);
+      if (sv_cli_interrupted (interrupt))
+        return 130;
       /* A CUDA failure (out of memory, launch error) under auto reruns on
        * the reference backend. */
       if (g_strcmp0 (backend_name, "auto") == 0 &&
@@ -542,6 +549,8 @@ run_slic (SlicOptions *o)
               !sv_backend_run (backend, &request.params, &control, &stats, &error))
             {
               progress_cb (SV_STAGE_DONE, 0, 0, &progress);
+              if (sv_cli_interrupted (interrupt))
+                return 130;
               sv_cli_report_file (input, error);
               return 1;
             }
@@ -598,6 +607,13 @@ run_slic (SlicOptions *o)
         return 1;
       }
   }
+  /* An interrupt during writing takes effect now: both files go. */
+  if (sv_cli_interrupted (interrupt))
+    {
+      g_unlink (o->output);
+      g_unlink (sidecar);
+      return 130;
+    }
 
   if (o->json)
     printf ("%s\n", sv_json_writer_get (json));
