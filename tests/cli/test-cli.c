@@ -134,6 +134,13 @@ list_dir (const char *path)
   return g_strjoinv (" ", (char **) names->pdata);
 }
 
+static int
+count_words (const char *text)
+{
+  g_auto (GStrv) words = g_strsplit (text, " ", -1);
+  return (int) g_strv_length (words);
+}
+
 /* ------------------------------------------------------------------ */
 /* Input files */
 
@@ -660,6 +667,79 @@ test_slic_roundtrip (Fixture *f, gconstpointer data)
 }
 
 static void
+test_sidecar_names (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *output;
+    const char *sidecar;
+  } cases[] = {
+    { "labels.tiff", "labels.json" },
+    { "LABELS.TIF", "LABELS.json" },
+    { "labels", "labels.json" },
+    { "a.b.tif", "a.b.json" },
+  };
+  g_autoptr (SvVolume) v = make_volume (2, 9, 10);
+  g_autofree char *in = write_volume (f, "in.tif", v);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = path_in (f, cases[i].output);
+      g_autofree char *sidecar = path_in (f, cases[i].sidecar);
+      g_autofree char *listing = NULL;
+      Result r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "4");
+
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      listing = list_dir (f->dir);
+      /* Exactly the labels, their sidecar and the input: no temporary left. */
+      g_assert_cmpint (count_words (listing), ==, 3);
+      g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+      g_assert_true (g_file_test (sidecar, G_FILE_TEST_IS_REGULAR));
+      g_unlink (out);
+      g_unlink (sidecar);
+    }
+}
+
+static void
+test_spacing_from_file (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (4, 12, 14);
+  g_autofree char *in = NULL;
+  g_autofree char *sidecar = path_in (f, "out.json");
+  g_autofree char *spacing = NULL;
+  g_autofree char *out = path_in (f, "out.tif");
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (SvLabels) expected = NULL;
+  g_autoptr (GError) error = NULL;
+  SvSlicParams params;
+  Result r;
+
+  v->spacing[0] = 3.0;
+  v->spacing[1] = v->spacing[2] = 0.75;
+  v->spacing_from_file = TRUE;
+  v->unit = g_strdup ("micron");
+  in = write_volume (f, "in.tif", v);
+  r = run_cli (f->dir, "slic", in, "-o", out, "--spacing", "file", "--n-segments", "20");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  spacing = python_json (sidecar, "[float(x) for x in d['params']['spacing']], d['spacing_unit']");
+  g_assert_cmpstr (spacing, ==, "[3.0, 0.75, 0.75] micron");
+
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 20;
+  params.spacing[0] = 3.0;
+  params.spacing[1] = params.spacing[2] = 0.75;
+  expected = engine_labels (in, &params, 2);
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  assert_labels_equal (labels, expected);
+  g_assert_cmpfloat_with_epsilon (labels->spacing[0], 3.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (labels->spacing[2], 0.75, 1e-6);
+}
+
+static void
 test_slic_json_stdout (Fixture *f, gconstpointer data)
 {
   g_autofree char *in = write_default_volume (f);
@@ -924,6 +1004,8 @@ main (int argc, char **argv)
   ADD ("/cli/errors/cuda-unavailable", test_cuda_unavailable);
   ADD ("/cli/slic/roundtrip-and-sidecar", test_slic_roundtrip);
   ADD ("/cli/slic/json-stdout", test_slic_json_stdout);
+  ADD ("/cli/slic/sidecar-names", test_sidecar_names);
+  ADD ("/cli/slic/spacing-from-file", test_spacing_from_file);
   ADD ("/cli/slic/threads-identical", test_slic_threads);
   ADD ("/cli/connect/matches-engine", test_connect_matches_engine);
   ADD ("/cli/info/text-and-json", test_info);

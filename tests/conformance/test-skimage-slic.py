@@ -193,7 +193,7 @@ def main():
     ]
 
     print("TAP version 13")
-    print("1..%d" % (4 * len(cases)))
+    print("1..%d" % (4 * len(cases) + 1))
     failures = 0
     test_no = 0
 
@@ -259,6 +259,37 @@ def main():
             except Exception as exc:  # one broken case must not hide the others
                 while test_no < 4 * (cases.index(case) + 1):
                     report(False, "%s: %s" % (case.name, str(exc).replace("\n", " ")))
+        # The label file as napari (tifffile) and Fiji (ImageJ metadata) see it.
+        try:
+            vol = smooth_volume((5, 12, 14), 20)
+            input_path = runner.path("input-readers")
+            tifffile.imwrite(input_path, vol, photometric="minisblack")
+            out = runner.path("labels-readers")
+            runner.run(["slic", input_path, "-o", out, "--n-segments", "20",
+                        "--spacing", "2,1,0.5"])
+            with tifffile.TiffFile(out) as tif:
+                series = tif.series[0]
+                meta = tif.imagej_metadata or {}
+                xres = tif.pages[0].tags["XResolution"].value
+                problems = []
+                if series.shape != (5, 12, 14):
+                    problems.append("shape %s" % (series.shape,))
+                if series.dtype != np.uint32:
+                    problems.append("dtype %s" % series.dtype)
+                if not tif.is_imagej:
+                    problems.append("no ImageJ metadata")
+                if abs(float(meta.get("spacing", 0)) - 2.0) > 1e-6:
+                    problems.append("ImageJ spacing %r" % meta.get("spacing"))
+                if abs(xres[0] / xres[1] - 2.0) > 1e-3:
+                    problems.append("XResolution %r" % (xres,))
+                labels = series.asarray()
+            if labels.min() < 1:
+                problems.append("labels start at %d" % labels.min())
+            report(not problems, "label TIFF for tifffile/napari and Fiji: %s"
+                   % ("; ".join(problems) if problems else
+                      "uint32 5×12×14, ImageJ spacing 2, x resolution 2 px/unit"))
+        except Exception as exc:
+            report(False, "label TIFF for tifffile/napari and Fiji: %s" % exc)
     print("# %d of %d checks failed" % (failures, test_no))
     return 1 if failures else 0
 
