@@ -346,6 +346,7 @@ test_corrupt_offsets (Fixture *f, gconstpointer data)
   expect_failure (f, in, "slic", in, "-o", "out.tif");
 
   /* The first directory offset points beyond the end of the file. */
+  g_clear_pointer (&bytes, g_free);
   g_assert_true (g_file_get_contents (in, (char **) &bytes, &len, NULL));
   put_u32 (bytes + 4, (guint32) len + 4096);
   write_bytes (in, bytes, len);
