@@ -304,41 +304,38 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_d
 }
 
 static SvBackend *
-open_backend (const char *name, gboolean quiet, gboolean *fell_back, GError **error)
+open_backend (const char *name, gboolean quiet, GError **error)
 {
-  g_autoptr (GError) local = NULL;
-  SvBackend *backend = NULL;
-
-  *fell_back = FALSE;
   if (g_strcmp0 (name, "cpu") == 0)
     return sv_backend_new ("cpu", error);
 
-  if (g_strcmp0 (name, "cuda") == 0)
-    {
 #if SV_CLI_CUDA
-      backend = sv_backend_new ("cuda", &local);
-      if (backend == NULL)
+  {
+    g_autoptr (GError) local = NULL;
+    SvBackend *backend = sv_backend_new ("cuda", &local);
+
+    if (backend != NULL)
+      return backend;
+    if (g_strcmp0 (name, "cuda") == 0)
+      {
         g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
                      local->message);
-      return backend;
+        return NULL;
+      }
+    /* auto: the CPU is the reference; say once why the GPU is not used. */
+    if (!quiet)
+      sv_cli_note ("CUDA backend unavailable (%s); running on the CPU", local->message);
+    return sv_backend_new ("cpu", error);
+  }
 #else
+  if (g_strcmp0 (name, "cuda") == 0)
+    {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
                    "no CUDA device: this build of %s has no CUDA backend", SV_CLI_PROGRAM);
       return NULL;
-#endif
     }
-
-  /* auto */
-  (void) backend;
-#if SV_CLI_CUDA
-  backend = sv_backend_new ("cuda", &local);
-  if (backend != NULL)
-    return backend;
-  *fell_back = TRUE;
-  if (!quiet)
-    sv_cli_note ("CUDA backend unavailable (%s); running on the CPU", local->message);
-#endif
   return sv_backend_new ("cpu", error);
+#endif
 }
 
 static void
@@ -418,7 +415,6 @@ run_slic (SlicOptions *o)
   g_autofree char *sidecar_tmp = NULL;
   const char *input;
   const char *backend_name;
-  gboolean fell_back = FALSE;
   SlicRequest request = { 0 };
   SvRunControl control = { 0 };
   SvRunStats stats = { 0 };
@@ -476,7 +472,7 @@ run_slic (SlicOptions *o)
     }
 
   interrupt = sv_cli_watch_interrupts ();
-  backend = open_backend (backend_name, o->json, &fell_back, &error);
+  backend = open_backend (backend_name, o->json, &error);
   if (backend == NULL)
     {
       sv_cli_report (error);
