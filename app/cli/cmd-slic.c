@@ -318,13 +318,20 @@ open_backend (const char *name, gboolean quiet, GError **error)
       return backend;
     if (g_strcmp0 (name, "cuda") == 0)
       {
-        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
-                     local->message);
+        /* The backend's own message may already say it. */
+        if (g_str_has_prefix (local->message, "no CUDA device"))
+          g_propagate_error (error, g_steal_pointer (&local));
+        else
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                       local->message);
         return NULL;
       }
     /* auto: the CPU is the reference; say once why the GPU is not used. */
     if (!quiet)
-      sv_cli_note ("CUDA backend unavailable (%s); running on the CPU", local->message);
+      sv_cli_note ("CUDA backend unavailable (%s); running on the CPU",
+                   g_str_has_prefix (local->message, "no CUDA device: ")
+                     ? local->message + strlen ("no CUDA device: ")
+                     : local->message);
     return sv_backend_new ("cpu", error);
   }
 #else
