@@ -195,14 +195,14 @@ sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError
 
       errno = 0;
       v = g_ascii_strtoull (part, &end, 10);
-      if (*part == '\0' || *part == '-' || end == part || *end != '\0' || errno == ERANGE ||
-          v < 1 || v > G_MAXINT32)
+      if (*part == '\0' || *part == '-' || end == part || *end != '\0' || errno == ERANGE || v < 1
+          || v > G_MAXINT32)
         {
           g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                        "%s expects three sizes >= 1 like 64,128,128, got '%s'", option, text);
           return FALSE;
         }
-      shape[i] = (guint) v;
+      shape[i] = (guint)v;
     }
   return TRUE;
 }
@@ -249,8 +249,8 @@ sv_cli_check_output (const char *path, GError **error)
     }
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write: %s is not a folder",
-                   path, dir);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                   "%s: cannot write: %s is not a folder", path, dir);
       return FALSE;
     }
   /* The outputs are written to a temporary name in the folder and renamed,
@@ -258,8 +258,8 @@ sv_cli_check_output (const char *path, GError **error)
   if (g_access (dir, W_OK | X_OK) != 0)
     {
       int saved = errno;
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
-                   "%s: cannot write to folder %s: %s", path, dir, g_strerror (saved));
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write to folder %s: %s",
+                   path, dir, g_strerror (saved));
       return FALSE;
     }
   return TRUE;
@@ -305,7 +305,7 @@ sv_cli_write_temp_beside (const char *path, const char *contents, GError **error
                        g_strerror (saved));
           return NULL;
         }
-      done += (gsize) n;
+      done += (gsize)n;
     }
   /* mkstemp creates 0600; give the sidecar the usual permissions. */
   {
@@ -342,13 +342,13 @@ int
 sv_cli_n_cores (void)
 {
   long n = sysconf (_SC_NPROCESSORS_ONLN);
-  return n >= 1 ? (int) MIN (n, 1024) : 1;
+  return n >= 1 ? (int)MIN (n, 1024) : 1;
 }
 
 double
 sv_cli_now (void)
 {
-  return (double) g_get_monotonic_time () / G_USEC_PER_SEC;
+  return (double)g_get_monotonic_time () / G_USEC_PER_SEC;
 }
 
 char *

@@ -26,8 +26,7 @@ gboolean sv_cli_parse_options (GOptionContext *context, const char *command, int
                                char ***argv);
 
 /* Parses a finite number; `option` ("--compactness") names it in the error. */
-gboolean sv_cli_parse_double (const char *option, const char *text, double *value,
-                              GError **error);
+gboolean sv_cli_parse_double (const char *option, const char *text, double *value, GError **error);
 
 /* Parses a whole number within [min, max]. */
 gboolean sv_cli_parse_int64 (const char *option, const char *text, gint64 min, gint64 max,
@@ -39,8 +38,7 @@ gboolean sv_cli_parse_double_list (const char *option, const char *text, double 
                                    guint max_values, guint *n_values, GError **error);
 
 /* Parses a comma-separated list of exactly 3 positive integers ("64,128,128"). */
-gboolean sv_cli_parse_shape (const char *option, const char *text, guint shape[3],
-                             GError **error);
+gboolean sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError **error);
 
 /* The sidecar of a label file: OUT with .tif/.tiff replaced by .json
  * (labels.tif -> labels.json), or OUT + ".json" for other names. */

@@ -50,8 +50,8 @@ run_connect (ConnectOptions *o)
                     o->min_size == NULL ? "--min-size" : "--max-size", SV_CLI_PROGRAM);
       return 1;
     }
-  if (!sv_cli_parse_int64 ("--min-size", o->min_size, 0, G_MAXINT64, &min_size, &error) ||
-      !sv_cli_parse_int64 ("--max-size", o->max_size, 1, G_MAXINT64, &max_size, &error))
+  if (!sv_cli_parse_int64 ("--min-size", o->min_size, 0, G_MAXINT64, &min_size, &error)
+      || !sv_cli_parse_int64 ("--max-size", o->max_size, 1, G_MAXINT64, &max_size, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -95,7 +95,7 @@ run_connect (ConnectOptions *o)
     out->spacing[i] = in->spacing[i];
   out->unit = g_strdup (in->unit);
   n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, min_size, max_size,
-                               (int) start_label, out->data);
+                               (int)start_label, out->data);
   if (!sv_tiff_write_labels (o->output, out, &error))
     {
       sv_cli_report_file (o->output, error);
@@ -111,23 +111,22 @@ sv_cli_cmd_connect (int argc, char **argv)
   ConnectOptions o = { 0 };
   g_autoptr (GOptionContext) context = NULL;
   int status;
-  const GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Label TIFF to write", "OUT.tif" },
-    { "min-size", 0, 0, G_OPTION_ARG_STRING, &o.min_size,
-      "Components smaller than this merge into a neighbour", "N" },
-    { "max-size", 0, 0, G_OPTION_ARG_STRING, &o.max_size,
-      "Components stop growing at this size (are split)", "N" },
-    { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label,
-      "First label, 0 or 1 (default 1); input voxels equal to start_label - 1 are background",
-      "0|1" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "LABELS.tif" },
-    { NULL }
-  };
+  const GOptionEntry entries[]
+      = { { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Label TIFF to write", "OUT.tif" },
+          { "min-size", 0, 0, G_OPTION_ARG_STRING, &o.min_size,
+            "Components smaller than this merge into a neighbour", "N" },
+          { "max-size", 0, 0, G_OPTION_ARG_STRING, &o.max_size,
+            "Components stop growing at this size (are split)", "N" },
+          { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label,
+            "First label, 0 or 1 (default 1); input voxels equal to start_label - 1 are background",
+            "0|1" },
+          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "LABELS.tif" },
+          { NULL } };
 
   context = g_option_context_new ("LABELS.tif -o OUT.tif --min-size N --max-size N");
   g_option_context_set_summary (
-    context, "Relabels connected components (6-neighbourhood), merges small ones and splits\n"
-             "large ones, as scikit-image's _enforce_label_connectivity_cython.");
+      context, "Relabels connected components (6-neighbourhood), merges small ones and splits\n"
+               "large ones, as scikit-image's _enforce_label_connectivity_cython.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "connect", &argc, &argv))
     status = 1;

@@ -29,8 +29,7 @@ load_labels (const char *path, GError **error)
 }
 
 static gboolean
-same_shape (const char *a_path, const SvLabels *a, const char *b_path, guint nz, guint ny,
-            guint nx)
+same_shape (const char *a_path, const SvLabels *a, const char *b_path, guint nz, guint ny, guint nx)
 {
   if (a->nz == nz && a->ny == ny && a->nx == nx)
     return TRUE;
@@ -131,8 +130,7 @@ run_eval (EvalOptions *o)
                     SV_CLI_PROGRAM);
       return 1;
     }
-  if (o->radius != NULL &&
-      !sv_cli_parse_int64 ("--radius", o->radius, 0, 1000, &radius, &error))
+  if (o->radius != NULL && !sv_cli_parse_int64 ("--radius", o->radius, 0, 1000, &radius, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -157,8 +155,8 @@ run_eval (EvalOptions *o)
     }
   if (o->image != NULL)
     {
-      if (!sv_cli_check_input (o->image, &error) ||
-          (image = sv_tiff_read_volume (o->image, &error)) == NULL)
+      if (!sv_cli_check_input (o->image, &error)
+          || (image = sv_tiff_read_volume (o->image, &error)) == NULL)
         {
           sv_cli_report_file (o->image, error);
           return 1;
@@ -166,7 +164,7 @@ run_eval (EvalOptions *o)
       if (!same_shape (path, labels, o->image, image->nz, image->ny, image->nx))
         return 1;
     }
-  if (!sv_metrics_compute (labels, truth, image, (guint) radius, &m, &error))
+  if (!sv_metrics_compute (labels, truth, image, (guint)radius, &m, &error))
     {
       sv_cli_report_file (path, error);
       return 1;
@@ -204,7 +202,7 @@ run_eval (EvalOptions *o)
         sv_json_writer_key (w, "boundary_radius");
         sv_json_writer_int (w, radius);
         sv_json_writer_key (w, "n_labels");
-        sv_json_writer_int (w, (gint64) m.n_labels);
+        sv_json_writer_int (w, (gint64)m.n_labels);
         for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
           {
             sv_json_writer_key (w, rows[i].name);
@@ -229,24 +227,23 @@ sv_cli_cmd_eval (int argc, char **argv)
   EvalOptions o = { 0 };
   g_autoptr (GOptionContext) context = NULL;
   int status;
-  const GOptionEntry entries[] = {
-    { "truth", 0, 0, G_OPTION_ARG_FILENAME, &o.truth, "Ground-truth labels", "GT.tif" },
-    { "image", 0, 0, G_OPTION_ARG_FILENAME, &o.image,
-      "Intensity volume (for explained variation)", "VOL.tif" },
-    { "radius", 0, 0, G_OPTION_ARG_STRING, &o.radius,
-      "Boundary recall tolerance in voxels (default 2)", "R" },
-    { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o.compare,
-      "Print the adjusted Rand index between LABELS.tif and B.tif", "B.tif" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "LABELS.tif" },
-    { NULL }
-  };
+  const GOptionEntry entries[]
+      = { { "truth", 0, 0, G_OPTION_ARG_FILENAME, &o.truth, "Ground-truth labels", "GT.tif" },
+          { "image", 0, 0, G_OPTION_ARG_FILENAME, &o.image,
+            "Intensity volume (for explained variation)", "VOL.tif" },
+          { "radius", 0, 0, G_OPTION_ARG_STRING, &o.radius,
+            "Boundary recall tolerance in voxels (default 2)", "R" },
+          { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o.compare,
+            "Print the adjusted Rand index between LABELS.tif and B.tif", "B.tif" },
+          { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
+          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "LABELS.tif" },
+          { NULL } };
 
   context = g_option_context_new ("LABELS.tif --truth GT.tif [--image VOL.tif]");
   g_option_context_set_summary (
-    context, "Superpixel quality: sizes, achievable segmentation accuracy, undersegmentation,\n"
-             "boundary recall, explained variation, compactness, adjusted Rand index.\n"
-             "With --compare B.tif: the adjusted Rand index between two label files.");
+      context, "Superpixel quality: sizes, achievable segmentation accuracy, undersegmentation,\n"
+               "boundary recall, explained variation, compactness, adjusted Rand index.\n"
+               "With --compare B.tif: the adjusted Rand index between two label files.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "eval", &argc, &argv))
     status = 1;

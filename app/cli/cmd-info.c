@@ -104,11 +104,10 @@ sv_cli_cmd_info (int argc, char **argv)
   char **inputs = NULL;
   g_autoptr (GOptionContext) context = NULL;
   int status;
-  const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "FILE.tif" },
-    { NULL }
-  };
+  const GOptionEntry entries[]
+      = { { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
+          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "FILE.tif" },
+          { NULL } };
 
   context = g_option_context_new ("FILE.tif");
   g_option_context_set_summary (context, "Shape, sample type, channels, voxel spacing and unit,\n"

@@ -105,7 +105,7 @@ parse_request (const SlicOptions *o, SlicRequest *r, GError **error)
     {
       if (!sv_cli_parse_int64 ("--max-num-iter", o->max_num_iter, 0, G_MAXINT32, &v, error))
         return FALSE;
-      p->max_num_iter = (int) v;
+      p->max_num_iter = (int)v;
     }
   if (o->sigma != NULL)
     {
@@ -185,7 +185,7 @@ parse_request (const SlicOptions *o, SlicRequest *r, GError **error)
     {
       if (!sv_cli_parse_int64 ("--threads", o->threads, 1, 4096, &v, error))
         return FALSE;
-      r->n_threads = (int) v;
+      r->n_threads = (int)v;
     }
   if (o->convert2lab && o->no_convert2lab)
     {
@@ -214,9 +214,10 @@ resolve_axes (SlicRequest *r, const char *input, const SvVolume *volume, GError 
     {
       if (!volume->spacing_from_file)
         {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                       "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing file",
-                       input);
+          g_set_error (
+              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+              "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing file",
+              input);
           return FALSE;
         }
       for (int i = 0; i < 3; i++)
@@ -262,9 +263,10 @@ resolve_axes (SlicRequest *r, const char *input, const SvVolume *volume, GError 
     {
       if (!is_2d)
         {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "--sigma needs one value or 3 values z,y,x for a 3D volume (%u slices), got 2",
-                       volume->nz);
+          g_set_error (
+              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+              "--sigma needs one value or 3 values z,y,x for a 3D volume (%u slices), got 2",
+              volume->nz);
           return FALSE;
         }
       p->sigma_per_axis = TRUE;
@@ -330,8 +332,8 @@ open_backend (const char *name, gboolean quiet, GError **error)
     if (!quiet)
       sv_cli_note ("CUDA backend unavailable (%s); running on the CPU",
                    g_str_has_prefix (local->message, "no CUDA device: ")
-                     ? local->message + strlen ("no CUDA device: ")
-                     : local->message);
+                       ? local->message + strlen ("no CUDA device: ")
+                       : local->message);
     return sv_backend_new ("cpu", error);
   }
 #else
@@ -350,8 +352,8 @@ write_result_json (SvJsonWriter *w, const char *input, const char *output, const
                    const SvVolume *volume, const SvSlicParams *params, const SvRunStats *stats,
                    const char *backend, int n_threads, const double seconds[6])
 {
-  static const char *const stage_names[] = { "load", "prepare", "iterate", "connect", "write",
-                                             "total" };
+  static const char *const stage_names[]
+      = { "load", "prepare", "iterate", "connect", "write", "total" };
   g_autofree char *params_json = sv_slic_params_to_json (params);
   g_autoptr (GString) command = g_string_new (SV_CLI_PROGRAM " slic ");
 
@@ -383,9 +385,9 @@ write_result_json (SvJsonWriter *w, const char *input, const char *output, const
   sv_json_writer_key (w, "spacing_unit");
   sv_json_writer_string (w, volume->unit);
   sv_json_writer_key (w, "n_labels");
-  sv_json_writer_int (w, (gint64) stats->n_labels);
+  sv_json_writer_int (w, (gint64)stats->n_labels);
   sv_json_writer_key (w, "n_clusters");
-  sv_json_writer_int (w, (gint64) stats->n_clusters);
+  sv_json_writer_int (w, (gint64)stats->n_clusters);
   sv_json_writer_key (w, "iterations");
   sv_json_writer_int (w, stats->iterations);
   sv_json_writer_key (w, "backend");
@@ -449,8 +451,8 @@ run_slic (SlicOptions *o)
     }
 
   backend_name = o->backend != NULL ? o->backend : "auto";
-  if (g_strcmp0 (backend_name, "cpu") != 0 && g_strcmp0 (backend_name, "cuda") != 0 &&
-      g_strcmp0 (backend_name, "auto") != 0)
+  if (g_strcmp0 (backend_name, "cpu") != 0 && g_strcmp0 (backend_name, "cuda") != 0
+      && g_strcmp0 (backend_name, "auto") != 0)
     {
       sv_cli_error ("--backend must be cpu, cuda or auto, got %s", backend_name);
       return 1;
@@ -462,17 +464,17 @@ run_slic (SlicOptions *o)
     }
 
   sidecar = sv_cli_sidecar_path (o->output);
-  if (!sv_cli_check_input (input, &error) ||
-      (o->mask != NULL && !sv_cli_check_input (o->mask, &error)) ||
-      !sv_cli_check_output (o->output, &error))
+  if (!sv_cli_check_input (input, &error)
+      || (o->mask != NULL && !sv_cli_check_input (o->mask, &error))
+      || !sv_cli_check_output (o->output, &error))
     {
       sv_cli_report (error);
       return 1;
     }
-  if (g_strcmp0 (sidecar, o->output) == 0 || sv_cli_same_file (input, o->output) ||
-      sv_cli_same_file (input, sidecar) ||
-      (o->mask != NULL && (sv_cli_same_file (o->mask, o->output) ||
-                           sv_cli_same_file (o->mask, sidecar))))
+  if (g_strcmp0 (sidecar, o->output) == 0 || sv_cli_same_file (input, o->output)
+      || sv_cli_same_file (input, sidecar)
+      || (o->mask != NULL
+          && (sv_cli_same_file (o->mask, o->output) || sv_cli_same_file (o->mask, sidecar))))
     {
       sv_cli_error ("%s: the output would overwrite an input file", o->output);
       return 1;
@@ -516,8 +518,8 @@ run_slic (SlicOptions *o)
   if (sv_cli_interrupted (interrupt))
     return 130;
 
-  if (!resolve_axes (&request, input, volume, &error) ||
-      !sv_slic_params_validate (&request.params, &error))
+  if (!resolve_axes (&request, input, volume, &error)
+      || !sv_slic_params_validate (&request.params, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -530,17 +532,17 @@ run_slic (SlicOptions *o)
   control.user_data = &progress;
   control.cancellable = interrupt;
 
-  if (!sv_backend_set_volume (backend, volume, mask, &error) ||
-      !sv_backend_run (backend, &request.params, &control, &stats, &error))
+  if (!sv_backend_set_volume (backend, volume, mask, &error)
+      || !sv_backend_run (backend, &request.params, &control, &stats, &error))
     {
       progress_cb (SV_STAGE_DONE, 0, 0, &progress);
       if (sv_cli_interrupted (interrupt))
         return 130;
       /* A CUDA failure (out of memory, launch error) under auto reruns on
        * the reference backend. */
-      if (g_strcmp0 (backend_name, "auto") == 0 &&
-          g_strcmp0 (sv_backend_get_name (backend), "cpu") != 0 &&
-          g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND))
+      if (g_strcmp0 (backend_name, "auto") == 0
+          && g_strcmp0 (sv_backend_get_name (backend), "cpu") != 0
+          && g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND))
         {
           if (!o->json)
             sv_cli_note ("CUDA backend failed (%s); running on the CPU", error->message);
@@ -548,8 +550,8 @@ run_slic (SlicOptions *o)
           g_clear_pointer (&backend, sv_backend_free);
           memset (&stats, 0, sizeof stats);
           backend = sv_backend_new ("cpu", &error);
-          if (backend == NULL || !sv_backend_set_volume (backend, volume, mask, &error) ||
-              !sv_backend_run (backend, &request.params, &control, &stats, &error))
+          if (backend == NULL || !sv_backend_set_volume (backend, volume, mask, &error)
+              || !sv_backend_run (backend, &request.params, &control, &stats, &error))
             {
               progress_cb (SV_STAGE_DONE, 0, 0, &progress);
               if (sv_cli_interrupted (interrupt))
@@ -645,11 +647,9 @@ sv_cli_cmd_slic (int argc, char **argv)
       "Approximate number of supervoxels (default 100)", "N" },
     { "compactness", 0, 0, G_OPTION_ARG_STRING, &o.compactness,
       "Intensity vs. space balance, > 0 (default 10)", "C" },
-    { "max-num-iter", 0, 0, G_OPTION_ARG_STRING, &o.max_num_iter,
-      "Iterations (default 10)", "N" },
+    { "max-num-iter", 0, 0, G_OPTION_ARG_STRING, &o.max_num_iter, "Iterations (default 10)", "N" },
     { "sigma", 0, 0, G_OPTION_ARG_STRING, &o.sigma,
-      "Gaussian pre-smoothing: one value (divided by spacing) or z,y,x (y,x in 2D)",
-      "S|Z,Y,X" },
+      "Gaussian pre-smoothing: one value (divided by spacing) or z,y,x (y,x in 2D)", "S|Z,Y,X" },
     { "spacing", 0, 0, G_OPTION_ARG_STRING, &o.spacing,
       "Voxel size z,y,x (y,x in 2D), or 'file' for the file's ImageJ/OME spacing (default ones)",
       "Z,Y,X|file" },
@@ -662,28 +662,26 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "max-size-factor", 0, 0, G_OPTION_ARG_STRING, &o.max_size_factor,
       "Split components larger than this x N/K voxels (default 3)", "F" },
     { "slic-zero", 0, 0, G_OPTION_ARG_NONE, &o.slic_zero, "SLIC-zero (SLICO)", NULL },
-    { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label,
-      "First label, 0 or 1 (default 1)", "0|1" },
+    { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label, "First label, 0 or 1 (default 1)",
+      "0|1" },
     { "mask", 0, 0, G_OPTION_ARG_FILENAME, &o.mask,
       "Only voxels where MASK.tif is nonzero are segmented", "MASK.tif" },
     { "convert2lab", 0, 0, G_OPTION_ARG_NONE, &o.convert2lab,
       "Convert RGB to CIELAB (default for 3-channel 2D images)", NULL },
-    { "no-convert2lab", 0, 0, G_OPTION_ARG_NONE, &o.no_convert2lab,
-      "Never convert to CIELAB", NULL },
+    { "no-convert2lab", 0, 0, G_OPTION_ARG_NONE, &o.no_convert2lab, "Never convert to CIELAB",
+      NULL },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu, cuda or auto (default auto)",
       "NAME" },
-    { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)",
-      "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object with the results",
-      NULL },
+    { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object with the results", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "IN.tif" },
     { NULL }
   };
 
   context = g_option_context_new ("IN.tif -o OUT.tif");
   g_option_context_set_summary (
-    context, "Computes SLIC supervoxels (scikit-image's algorithm and parameters) and writes a\n"
-             "uint32 label TIFF plus OUT.json with the parameters, backend and timings.");
+      context, "Computes SLIC supervoxels (scikit-image's algorithm and parameters) and writes a\n"
+               "uint32 label TIFF plus OUT.json with the parameters, backend and timings.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "slic", &argc, &argv))
     status = 1;

@@ -43,13 +43,13 @@ parse_synth (const SynthOptions *o, SvSynthParams *p, GError **error)
     {
       if (!sv_cli_parse_int64 ("--cells", o->cells, 1, G_MAXINT32, &v, error))
         return FALSE;
-      p->n_cells = (guint) v;
+      p->n_cells = (guint)v;
     }
   if (o->seed != NULL)
     {
       if (!sv_cli_parse_int64 ("--seed", o->seed, 0, G_MAXINT64, &v, error))
         return FALSE;
-      p->seed = (guint64) v;
+      p->seed = (guint64)v;
     }
   {
     const struct
@@ -108,8 +108,8 @@ run_synth (SynthOptions *o)
       sv_cli_error ("--truth is not available with --blobs (blobs have no cell labels)");
       return 1;
     }
-  if (!sv_cli_check_output (o->output, &error) ||
-      (o->truth != NULL && !sv_cli_check_output (o->truth, &error)))
+  if (!sv_cli_check_output (o->output, &error)
+      || (o->truth != NULL && !sv_cli_check_output (o->truth, &error)))
     {
       sv_cli_report (error);
       return 1;
@@ -160,11 +160,10 @@ sv_cli_cmd_synth (int argc, char **argv)
     { "nucleus-radius", 0, 0, G_OPTION_ARG_STRING, &o.nucleus_radius,
       "Nucleus radius in voxels (0: none)", "R" },
     { "blur", 0, 0, G_OPTION_ARG_STRING, &o.blur, "Gaussian blur sigma in voxels", "S" },
-    { "noise", 0, 0, G_OPTION_ARG_STRING, &o.noise, "Gaussian noise sigma (intensity units)",
-      "S" },
+    { "noise", 0, 0, G_OPTION_ARG_STRING, &o.noise, "Gaussian noise sigma (intensity units)", "S" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &o.seed, "Random seed", "N" },
-    { "blobs", 0, 0, G_OPTION_ARG_NONE, &o.blobs,
-      "binary_blobs-like 0/1 volume instead of cells", NULL },
+    { "blobs", 0, 0, G_OPTION_ARG_NONE, &o.blobs, "binary_blobs-like 0/1 volume instead of cells",
+      NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, NULL },
     { NULL }
   };

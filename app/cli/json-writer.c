@@ -97,7 +97,7 @@ void
 sv_json_append_string (GString *out, const char *value)
 {
   g_string_append_c (out, '"');
-  for (const guchar *p = (const guchar *) value; *p != '\0'; p++)
+  for (const guchar *p = (const guchar *)value; *p != '\0'; p++)
     {
       switch (*p)
         {
@@ -120,7 +120,7 @@ sv_json_append_string (GString *out, const char *value)
           if (*p < 0x20)
             g_string_append_printf (out, "\\u%04x", *p);
           else
-            g_string_append_c (out, (char) *p);
+            g_string_append_c (out, (char)*p);
         }
     }
   g_string_append_c (out, '"');

@@ -52,9 +52,9 @@ run_cli_v (const char *dir, const char *const *args)
 
   g_ptr_array_add (argv, cli_path);
   for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
+    g_ptr_array_add (argv, (gpointer)args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (dir, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
+  g_spawn_sync (dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
                 &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
@@ -114,7 +114,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
 static int
 compare_names (gconstpointer a, gconstpointer b)
 {
-  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Names of the files in `dir`, sorted, joined by spaces. */
@@ -131,14 +131,14 @@ list_dir (const char *path)
   g_dir_close (dir);
   g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
-  return g_strjoinv (" ", (char **) names->pdata);
+  return g_strjoinv (" ", (char **)names->pdata);
 }
 
 static int
 count_words (const char *text)
 {
   g_auto (GStrv) words = g_strsplit (text, " ", -1);
-  return (int) g_strv_length (words);
+  return (int)g_strv_length (words);
 }
 
 /* ------------------------------------------------------------------ */
@@ -155,9 +155,9 @@ make_volume (guint nz, guint ny, guint nx)
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)
       for (guint x = 0; x < nx; x++)
-        v->data[((gsize) z * ny + y) * nx + x] =
-          (float) (0.5 + 0.25 * sin (0.7 * x + 0.3 * z) * cos (0.5 * y) +
-                   0.2 * ((x / 5 + y / 4 + z / 3) % 3));
+        v->data[((gsize)z * ny + y) * nx + x]
+            = (float)(0.5 + 0.25 * sin (0.7 * x + 0.3 * z) * cos (0.5 * y)
+                      + 0.2 * ((x / 5 + y / 4 + z / 3) % 3));
   return v;
 }
 
@@ -184,7 +184,7 @@ write_bytes (const char *path, const void *data, gsize len)
 {
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (g_file_set_contents (path, data, (gssize) len, &error));
+  g_assert_true (g_file_set_contents (path, data, (gssize)len, &error));
   g_assert_no_error (error);
 }
 
@@ -213,7 +213,7 @@ write_raw_pages (const char *path, guint n_pages, const guint *sizes)
       for (guint y = 0; y < ny; y++)
         {
           for (guint x = 0; x < nx; x++)
-            row[x] = (float) ((x + y + p) % 7) / 7.0f;
+            row[x] = (float)((x + y + p) % 7) / 7.0f;
           g_assert_cmpint (TIFFWriteScanline (tif, row, y, 0), ==, 1);
         }
       g_assert_true (TIFFWriteDirectory (tif));
@@ -224,7 +224,7 @@ write_raw_pages (const char *path, guint n_pages, const guint *sizes)
 static guint32
 read_u32 (const guint8 *p)
 {
-  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
+  return (guint32)p[0] | ((guint32)p[1] << 8) | ((guint32)p[2] << 16) | ((guint32)p[3] << 24);
 }
 
 static void
@@ -271,7 +271,7 @@ expect_failure_v (Fixture *f, const char *needle, const char *const *args)
   result_clear (&r);
 }
 
-#define expect_failure(f, needle, ...)                                                            \
+#define expect_failure(f, needle, ...)                                                             \
   expect_failure_v ((f), (needle), (const char *const[]){ __VA_ARGS__, NULL })
 
 static void
@@ -326,12 +326,12 @@ test_corrupt_offsets (Fixture *f, gconstpointer data)
   gboolean patched = FALSE;
 
   write_raw_pages (in, 2, sizes);
-  g_assert_true (g_file_get_contents (in, (char **) &bytes, &len, NULL));
+  g_assert_true (g_file_get_contents (in, (char **)&bytes, &len, NULL));
   g_assert_true (bytes[0] == 'I' && bytes[1] == 'I');
 
   /* The first page's strip offset points far beyond the end of the file. */
   ifd = read_u32 (bytes + 4);
-  n_entries = (guint16) (bytes[ifd] | (bytes[ifd + 1] << 8));
+  n_entries = (guint16)(bytes[ifd] | (bytes[ifd + 1] << 8));
   for (guint i = 0; i < n_entries; i++)
     {
       guint8 *e = bytes + ifd + 2 + 12 * i;
@@ -347,8 +347,8 @@ test_corrupt_offsets (Fixture *f, gconstpointer data)
 
   /* The first directory offset points beyond the end of the file. */
   g_clear_pointer (&bytes, g_free);
-  g_assert_true (g_file_get_contents (in, (char **) &bytes, &len, NULL));
-  put_u32 (bytes + 4, (guint32) len + 4096);
+  g_assert_true (g_file_get_contents (in, (char **)&bytes, &len, NULL));
+  put_u32 (bytes + 4, (guint32)len + 4096);
   write_bytes (in, bytes, len);
   expect_failure (f, in, "slic", in, "-o", "out.tif");
 }
@@ -391,8 +391,7 @@ test_nonfinite (Fixture *f, gconstpointer data)
       m->data[(2 * 10 + 3) * 12 + 5] = 0;
       g_assert_true (sv_tiff_write_labels (mask, m, &error));
       g_assert_no_error (error);
-      r = run_cli (f->dir, "slic", in, "-o", "out.tif", "--n-segments", "8", "--mask",
-                   "mask.tif");
+      r = run_cli (f->dir, "slic", in, "-o", "out.tif", "--n-segments", "8", "--mask", "mask.tif");
       g_test_message ("stderr: %s", r.err);
       g_assert_cmpint (r.status, ==, 0);
       g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
@@ -424,8 +423,8 @@ test_bad_params (Fixture *f, gconstpointer data)
                   "--n-segments", "0");
   expect_failure (f, "--n-segments must be >= 1, got -5", "slic", in, "-o", "out.tif",
                   "--n-segments=-5");
-  expect_failure (f, "--n-segments expects a whole number, got 'many'", "slic", in, "-o",
-                  "out.tif", "--n-segments", "many");
+  expect_failure (f, "--n-segments expects a whole number, got 'many'", "slic", in, "-o", "out.tif",
+                  "--n-segments", "many");
   expect_failure (f, "--compactness must be > 0, got 0", "slic", in, "-o", "out.tif",
                   "--compactness", "0");
   expect_failure (f, "--compactness must be > 0, got -1", "slic", in, "-o", "out.tif",
@@ -434,13 +433,11 @@ test_bad_params (Fixture *f, gconstpointer data)
                   "out.tif", "--compactness", "nan");
   expect_failure (f, "--max-num-iter must be >= 0, got -1", "slic", in, "-o", "out.tif",
                   "--max-num-iter", "-1");
-  expect_failure (f, "--spacing must be > 0", "slic", in, "-o", "out.tif", "--spacing",
-                  "0,1,1");
-  expect_failure (f, "--spacing must be > 0", "slic", in, "-o", "out.tif", "--spacing",
-                  "1,-2,1");
+  expect_failure (f, "--spacing must be > 0", "slic", in, "-o", "out.tif", "--spacing", "0,1,1");
+  expect_failure (f, "--spacing must be > 0", "slic", in, "-o", "out.tif", "--spacing", "1,-2,1");
   expect_failure (f, "--spacing needs 3 values", "slic", in, "-o", "out.tif", "--spacing", "1,1");
-  expect_failure (f, "--spacing takes at most 3 values", "slic", in, "-o", "out.tif",
-                  "--spacing", "1,1,1,1");
+  expect_failure (f, "--spacing takes at most 3 values", "slic", in, "-o", "out.tif", "--spacing",
+                  "1,1,1,1");
   expect_failure (f, "--spacing expects z,y,x", "slic", in, "-o", "out.tif", "--spacing", "2");
   {
     /* Plain libtiff pages carry no ImageJ or OME spacing. */
@@ -448,20 +445,19 @@ test_bad_params (Fixture *f, gconstpointer data)
     guint sizes[] = { 8, 8, 8, 8 };
 
     write_raw_pages (plain, 2, sizes);
-    expect_failure (f, "no voxel spacing in the file", "slic", plain, "-o", "out.tif",
-                    "--spacing", "file");
+    expect_failure (f, "no voxel spacing in the file", "slic", plain, "-o", "out.tif", "--spacing",
+                    "file");
   }
   expect_failure (f, "--sigma must be >= 0", "slic", in, "-o", "out.tif", "--sigma", "-1");
-  expect_failure (f, "--sigma needs one value or 3 values", "slic", in, "-o", "out.tif",
-                  "--sigma", "1,2");
+  expect_failure (f, "--sigma needs one value or 3 values", "slic", in, "-o", "out.tif", "--sigma",
+                  "1,2");
   expect_failure (f, "--start-label must be 0 or 1, got 2", "slic", in, "-o", "out.tif",
                   "--start-label", "2");
   expect_failure (f, "--min-size-factor must be >= 0", "slic", in, "-o", "out.tif",
                   "--min-size-factor", "-0.5");
   expect_failure (f, "--max-size-factor must be > 0", "slic", in, "-o", "out.tif",
                   "--max-size-factor", "0");
-  expect_failure (f, "--threads must be between 1", "slic", in, "-o", "out.tif", "--threads",
-                  "0");
+  expect_failure (f, "--threads must be between 1", "slic", in, "-o", "out.tif", "--threads", "0");
   expect_failure (f, "--backend must be cpu, cuda or auto, got gpu", "slic", in, "-o", "out.tif",
                   "--backend", "gpu");
   expect_failure (f, "cannot be used together", "slic", in, "-o", "out.tif", "--convert2lab",
@@ -475,8 +471,7 @@ test_bad_params (Fixture *f, gconstpointer data)
     m->data[k] = 1;
   g_assert_true (sv_tiff_write_labels (mask, m, &error));
   g_assert_no_error (error);
-  expect_failure (f, "mask is 6×20×23 but the image", "slic", in, "-o", "out.tif", "--mask",
-                  mask);
+  expect_failure (f, "mask is 6×20×23 but the image", "slic", in, "-o", "out.tif", "--mask", mask);
   expect_failure (f, "nomask.tif: no such file", "slic", in, "-o", "out.tif", "--mask",
                   "nomask.tif");
 }
@@ -558,7 +553,7 @@ python_json (const char *path, const char *expr)
   g_autofree char *err = NULL;
   int status = 0;
 
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+  g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
                 &error);
   g_assert_no_error (error);
   if (!g_spawn_check_wait_status (status, NULL))
@@ -781,12 +776,12 @@ test_slic_threads (Fixture *f, gconstpointer data)
   g_autoptr (GError) error = NULL;
   Result r;
 
-  r = run_cli (f->dir, "slic", in, "-o", out1, "--n-segments", "90", "--threads", "1",
-               "--sigma", "1,0.5,0.5", "--slic-zero");
+  r = run_cli (f->dir, "slic", in, "-o", out1, "--n-segments", "90", "--threads", "1", "--sigma",
+               "1,0.5,0.5", "--slic-zero");
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
-  r = run_cli (f->dir, "slic", in, "-o", out2, "--n-segments", "90", "--threads", "2",
-               "--sigma", "1,0.5,0.5", "--slic-zero");
+  r = run_cli (f->dir, "slic", in, "-o", out2, "--n-segments", "90", "--threads", "2", "--sigma",
+               "1,0.5,0.5", "--slic-zero");
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
   a = sv_tiff_read_labels (out1, &error);
@@ -816,10 +811,10 @@ test_connect_matches_engine (Fixture *f, gconstpointer data)
     for (guint y = 0; y < in->ny; y++)
       for (guint x = 0; x < in->nx; x++)
         {
-          gint32 label = (gint32) (1 + (z / 3) * 20 + (y / 6) * 4 + x / 7);
+          gint32 label = (gint32)(1 + (z / 3) * 20 + (y / 6) * 4 + x / 7);
           if (g_rand_int_range (rand, 0, 10) == 0)
             label = g_rand_int_range (rand, 1, 30);
-          in->data[((gsize) z * in->ny + y) * in->nx + x] = label;
+          in->data[((gsize)z * in->ny + y) * in->nx + x] = label;
         }
   g_rand_free (rand);
   g_assert_true (sv_tiff_write_labels (in_path, in, &error));
@@ -828,8 +823,7 @@ test_connect_matches_engine (Fixture *f, gconstpointer data)
   expected = g_new (gint32, sv_labels_n_voxels (in));
   n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, 10, 60, 1, expected);
 
-  r = run_cli (f->dir, "connect", in_path, "-o", out_path, "--min-size", "10", "--max-size",
-               "60");
+  r = run_cli (f->dir, "connect", in_path, "-o", out_path, "--min-size", "10", "--max-size", "60");
   g_test_message ("stderr: %s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   expect_out = g_strdup_printf ("%s: %" G_GINT64_FORMAT " labels -> %s\n", in_path, n, out_path);
@@ -873,15 +867,16 @@ test_info (Fixture *f, gconstpointer data)
   r = run_cli (f->dir, "info", in, "--json");
   g_assert_cmpint (r.status, ==, 0);
   write_bytes (json_path, r.out, strlen (r.out));
-  check = python_json (json_path, "d['shape'], d['channels'], d['bigtiff'], d['spacing_from_file'], "
-                                  "d['compression'], round(d['value_min'], 5), "
-                                  "round(d['value_max'], 5), d['spacing']");
+  check
+      = python_json (json_path, "d['shape'], d['channels'], d['bigtiff'], d['spacing_from_file'], "
+                                "d['compression'], round(d['value_min'], 5), "
+                                "round(d['value_max'], 5), d['spacing']");
   /* Python prints round()ed floats in repr form; compare those the same way. */
   {
     g_autofree char *py = g_strdup_printf (
-      "d['shape'], d['channels'], d['bigtiff'], d['spacing_from_file'], d['compression'], "
-      "round(%.17g, 5), round(%.17g, 5), d['spacing']",
-      info.value_min, info.value_max);
+        "d['shape'], d['channels'], d['bigtiff'], d['spacing_from_file'], d['compression'], "
+        "round(%.17g, 5), round(%.17g, 5), d['spacing']",
+        info.value_min, info.value_max);
     g_autofree char *want = python_json (json_path, py);
     g_assert_cmpstr (check, ==, want);
   }
@@ -945,8 +940,7 @@ test_pipeline (Fixture *f, gconstpointer data)
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
 
-  r = run_cli (f->dir, "slic", vol, "-o", labels, "--n-segments", "2000", "--compactness",
-               "0.1");
+  r = run_cli (f->dir, "slic", vol, "-o", labels, "--n-segments", "2000", "--compactness", "0.1");
   g_test_message ("slic stderr: %s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   result_clear (&r);
