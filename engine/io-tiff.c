@@ -513,13 +513,14 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
                         messages_text (&r->msgs, "cannot read the data offsets"));
           return FALSE;
         }
-      if (count > 0 && offset + count > r->file_size)
+      if (count > 0)
         {
-          max_end = MAX (max_end, offset + count);
+          /* Saturate: a corrupt BigTIFF offset can be near 2^64. */
+          guint64 end = offset > G_MAXUINT64 - count ? G_MAXUINT64 : offset + count;
+          if (end > r->file_size)
+            max_end = MAX (max_end, end);
           first_offset = MIN (first_offset, offset);
         }
-      else if (count > 0)
-        first_offset = MIN (first_offset, offset);
 
       if (l->tiled)
         need = TIFFTileSize64 (tif);
@@ -561,7 +562,7 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
     }
   /* A few hundred bytes of compressed data cannot hold gigabytes of image;
    * catch such headers before anything is allocated from them. */
-  if (ratio > 0 && decoded > stored * ratio + (guint64)n * 4096)
+  if (ratio > 0 && (double)decoded > (double)stored * (double)ratio + (double)n * 4096.0)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
                     "corrupt: page %u claims %" G_GUINT64_FORMAT
@@ -933,7 +934,9 @@ reader_open (const char *path, GError **error)
     return NULL;
 
   r->opts = tiff_options_new (&r->msgs);
-  r->tif = TIFFOpenExt (path, "r", r->opts);
+  /* No memory mapping ("m"): a file cut while we read it must give an error,
+   * not SIGBUS; strips are still read straight into our page buffer. */
+  r->tif = TIFFOpenExt (path, "rm", r->opts);
   if (r->tif == NULL)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt TIFF: %s",
@@ -1812,6 +1815,14 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
           if (!TIFFFlush (tif) || msgs.first_error != NULL)
             problem = g_strdup_printf ("cannot finish the file: %s",
                                        messages_text (&msgs, "write error"));
+          /* Data on disk before the rename, and late errors (disk full on
+           * network drives) surface here rather than after we reported
+           * success. */
+          else if (fsync (TIFFFileno (tif)) != 0)
+            {
+              saved_errno = errno;
+              problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
+            }
           TIFFClose (tif);
         }
     }

@@ -703,6 +703,8 @@ test_img_as_float_matches_skimage (Fixture *f, gconstpointer data)
 /* ------------------------------------------------------------------------ */
 /* Spacing metadata */
 
+static void assert_read_fails (const char *path, gint code, const char *fragment);
+
 static void
 test_spacing_imagej_description (Fixture *f, gconstpointer data)
 {
@@ -759,6 +761,36 @@ test_spacing_imagej_channels_refused (Fixture *f, gconstpointer data)
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT);
   g_assert_nonnull (strstr (error->message, "multi-channel ImageJ hyperstacks are not supported"));
   g_clear_error (&error);
+}
+
+/* Time series without slices read as z; headers that promise more images
+ * than there are pages, or OME channels in pages, are refused. */
+static void
+test_stack_layouts (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "layout.tif");
+  guint8 raw[3 * 2 * 2] = { 0 };
+  TestTiff t = { .nz = 3, .ny = 2, .nx = 2, .spp = 1, .bps = 8, .format = SAMPLEFORMAT_UINT };
+  GError *error = NULL;
+
+  t.description = "ImageJ=1.53t\nimages=3\nframes=3\nfinterval=0.5\n";
+  write_test_tiff (path, &t, raw);
+  {
+    g_autoptr (SvVolume) v = sv_tiff_read_volume (path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (v->nz, ==, 3);
+  }
+  t.description = "ImageJ=1.53t\nimages=6\nslices=3\nframes=2\n";
+  write_test_tiff (path, &t, raw);
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "time series of 3D stacks are not supported");
+  t.description = "ImageJ=1.53t\nimages=5\nslices=5\n";
+  write_test_tiff (path, &t, raw);
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT, "announces 5 images but the file has 3 pages");
+  t.description = "<?xml version=\"1.0\"?><OME><Image><Pixels SizeX=\"2\" SizeY=\"2\" SizeZ=\"1\" "
+                  "SizeC=\"3\" SizeT=\"1\" PhysicalSizeX=\"0.5\"/></Image></OME>";
+  write_test_tiff (path, &t, raw);
+  assert_read_fails (path, SV_ENGINE_ERROR_FORMAT,
+                     "multi-channel OME-TIFF files are not supported");
 }
 
 static void
@@ -1328,19 +1360,28 @@ static void
 test_hand_tiff_reads (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "hand.tif");
-  HandPage pages[3] = { { 16, 8, COMPRESSION_NONE, 0 },
-                        { 16, 8, COMPRESSION_NONE, 0 },
-                        { 16, 8, COMPRESSION_NONE, 0 } };
+  /* The large pages are single strips that libtiff chops into many. */
+  HandPage pages[3] = { { 512, 256, COMPRESSION_NONE, 0 },
+                        { 512, 256, COMPRESSION_NONE, 0 },
+                        { 512, 256, COMPRESSION_NONE, 0 } };
+  HandPage small[2] = { { 16, 8, COMPRESSION_NONE, 0 }, { 16, 8, COMPRESSION_NONE, 0 } };
+  gsize page = 512 * 256;
   guint32 offsets[3];
   GError *error = NULL;
-  g_autoptr (SvLabels) l = NULL;
 
-  write_hand_tiff (path, pages, 3, offsets);
-  l = sv_tiff_read_labels (path, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (l->nz, ==, 3);
-  g_assert_cmpint (l->data[0], ==, 1);
-  g_assert_cmpint (l->data[2 * 128 + 127], ==, 3);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (SvLabels) l = NULL;
+      guint n = k == 0 ? 3 : 2;
+      gsize per = k == 0 ? page : 128;
+      write_hand_tiff (path, k == 0 ? pages : small, n, offsets);
+      l = sv_tiff_read_labels (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (l->nz, ==, n);
+      for (gsize i = 0; i < n * per; i++)
+        if (l->data[i] != (gint32)(i / per + 1))
+          g_error ("voxel %" G_GSIZE_FORMAT ": %d", i, l->data[i]);
+    }
 }
 
 /* With the page index first, a cut file still lists page 3, whose data
@@ -1539,6 +1580,7 @@ main (int argc, char **argv)
   ADD ("/engine/io/spacing/imagej-description", test_spacing_imagej_description);
   ADD ("/engine/io/spacing/imagej-channels-refused", test_spacing_imagej_channels_refused);
   ADD ("/engine/io/spacing/ome-xml", test_spacing_ome);
+  ADD ("/engine/io/spacing/stack-layouts", test_stack_layouts);
   ADD ("/engine/io/spacing/absent", test_spacing_absent);
   ADD ("/engine/io/labels/write-uint32", test_write_labels_uint32);
   ADD ("/engine/io/labels/write-int32", test_write_labels_int32);
