@@ -358,11 +358,26 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   return n;
 }
 
+/* A candidate prepared for one row (z, y) of a tile. dzy = dz² + dy² is the
+ * first partial sum of sv_arith_spatial, whose order ((dz² + dy²) + dx²)·w
+ * the row loop keeps, so the spatial term is bit-identical to it. */
+typedef struct
+{
+  float bound;
+  float row_bound; /* fl(dzy·w) <= the spatial term of any voxel in the row */
+  float dzy;
+  float cx;
+  float mdc;
+  int lo, hi; /* x window */
+  gint32 k;
+  const float *colour;
+} RowCandidate;
+
 /* The per-voxel search. nc is a compile-time constant in the specialised
  * callers so the colour loop unrolls. */
 static inline void
 assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candidate *cand,
-             int n_cand, guint nc)
+             int n_cand, RowCandidate *row, guint nc)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
@@ -374,52 +389,83 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
-      for (int x = t0[2]; x < t1[2]; x++)
-        {
-          gsize v = ((gsize)z * ny + (gsize)y) * nx + (gsize)x;
-          const float *val = im->data + v * nc;
-          const float fz = (float)z, fy = (float)y, fx = (float)x;
-          float best_d = INFINITY;
-          gint32 best_k = -1;
+      {
+        const float fz = (float)z, fy = (float)y;
+        int m = 0;
 
-          if (mask != NULL && !mask[v])
-            {
-              job->nearest[v] = -1;
+        /* The candidates whose window holds this row, still ordered by bound. */
+        for (int j = 0; j < n_cand; j++)
+          {
+            const Candidate *p = &cand[j];
+            RowCandidate *r;
+            float dz, dy;
+
+            if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1])
               continue;
-            }
-          for (int j = 0; j < n_cand; j++)
-            {
-              const Candidate *p = &cand[j];
-              float s, d;
+            dz = sz * (p->cz - fz);
+            dy = sy * (p->cy - fy);
+            dz = dz * dz;
+            dy = dy * dy;
+            r = &row[m++];
+            r->bound = p->bound;
+            r->dzy = dz + dy;
+            r->row_bound = r->dzy * sw;
+            r->cx = p->cx;
+            r->mdc = p->mdc;
+            r->lo = p->lo[2];
+            r->hi = p->hi[2];
+            r->k = p->k;
+            r->colour = p->colour;
+          }
 
-              /* Ordered by bound: nothing further can be closer. A bound
-               * equal to best_d could still tie and win on a lower index. */
-              if (p->bound > best_d)
-                break;
-              if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1] || x < p->lo[2]
-                  || x >= p->hi[2])
+        for (int x = t0[2]; x < t1[2]; x++)
+          {
+            gsize v = ((gsize)z * ny + (gsize)y) * nx + (gsize)x;
+            const float *val = im->data + v * nc;
+            const float fx = (float)x;
+            float best_d = INFINITY;
+            gint32 best_k = -1;
+
+            if (mask != NULL && !mask[v])
+              {
+                job->nearest[v] = -1;
                 continue;
-              s = sv_arith_spatial (p->cz, p->cy, p->cx, fz, fy, fx, sz, sy, sx, sw);
-              /* d = fl(s + colour) >= s, so s > best_d cannot win. */
-              if (s > best_d)
-                continue;
-              if (ignore_colour)
-                d = s;
-              else
-                {
-                  float colour = 0.0f;
-                  for (guint c = 0; c < nc; c++)
-                    colour += sv_arith_colour_term (val[c], ratio, p->colour[c]);
-                  d = sv_arith_distance (s, colour, slic_zero, p->mdc);
-                }
-              if (sv_arith_better (d, p->k, best_d, best_k))
-                {
-                  best_d = d;
-                  best_k = p->k;
-                }
-            }
-          job->nearest[v] = best_k;
-        }
+              }
+            for (int i = 0; i < m; i++)
+              {
+                const RowCandidate *r = &row[i];
+                float dx, s, d;
+
+                /* Ordered by bound: nothing further can be closer. A bound
+                 * equal to best_d could still tie and win on a lower index. */
+                if (r->bound > best_d)
+                  break;
+                if (r->row_bound > best_d || x < r->lo || x >= r->hi)
+                  continue;
+                dx = sx * (r->cx - fx);
+                dx = dx * dx;
+                s = (r->dzy + dx) * sw;
+                /* d = fl(s + colour) >= s, so s > best_d cannot win. */
+                if (s > best_d)
+                  continue;
+                if (ignore_colour)
+                  d = s;
+                else
+                  {
+                    float colour = 0.0f;
+                    for (guint c = 0; c < nc; c++)
+                      colour += sv_arith_colour_term (val[c], ratio, r->colour[c]);
+                    d = sv_arith_distance (s, colour, slic_zero, r->mdc);
+                  }
+                if (sv_arith_better (d, r->k, best_d, best_k))
+                  {
+                    best_d = d;
+                    best_k = r->k;
+                  }
+              }
+            job->nearest[v] = best_k;
+          }
+      }
 }
 
 static void
@@ -429,6 +475,8 @@ assign_worker (gpointer data, int thread)
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   CandidateList list = { NULL, 0 };
+  RowCandidate *row = NULL;
+  gsize row_capacity = 0;
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
@@ -452,20 +500,26 @@ assign_worker (gpointer data, int thread)
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
       n = gather_candidates (job, t0, t1, &list, vr);
+      if ((gsize)n > row_capacity)
+        {
+          row_capacity = list.capacity;
+          row = g_renew (RowCandidate, row, row_capacity);
+        }
       switch (job->clusters->nc)
         {
         case 1:
-          assign_tile (job, t0, t1, list.items, n, 1);
+          assign_tile (job, t0, t1, list.items, n, row, 1);
           break;
         case 3:
-          assign_tile (job, t0, t1, list.items, n, 3);
+          assign_tile (job, t0, t1, list.items, n, row, 3);
           break;
         default:
-          assign_tile (job, t0, t1, list.items, n, job->clusters->nc);
+          assign_tile (job, t0, t1, list.items, n, row, job->clusters->nc);
           break;
         }
     }
   g_free (list.items);
+  g_free (row);
 }
 
 void
