@@ -798,14 +798,8 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
 
   g_return_val_if_fail (image != NULL && params != NULL && labels != NULL, FALSE);
 
-  if (params->compactness <= 0.0 || params->max_num_iter < 0
-      || (params->start_label != 0 && params->start_label != 1))
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "invalid SLIC parameters (compactness %g, max_num_iter %d, start_label %d)",
-                   params->compactness, params->max_num_iter, params->start_label);
-      return FALSE;
-    }
+  if (!sv_slic_params_validate (params, error))
+    return FALSE;
 
   t_start = g_get_monotonic_time ();
   if (mask != NULL)
