@@ -223,6 +223,44 @@ typedef struct
   gsize capacity;
 } CandidateList;
 
+/* The largest distance, spatial plus colour, that cluster k can have at any
+ * voxel of the tile when its window holds the whole tile (with a margin for
+ * float32 rounding); infinity otherwise. Every voxel's best distance is at
+ * most this. */
+static double
+covering_upper (const AssignJob *job, guint k, const int t0[3], const int t1[3], const float *vmin,
+                const float *vmax)
+{
+  const SvSlicContext *ctx = job->ctx;
+  const SvClusters *cl = job->clusters;
+  const int *w = job->window + 6 * (gsize)k;
+  const float *c = cl->centres + k * (3 + cl->nc);
+  double g, sp = 0.0, col = 0.0;
+
+  for (int a = 0; a < 3; a++)
+    if (w[a] > t0[a] || t1[a] > w[3 + a])
+      return INFINITY;
+  for (int a = 0; a < 3; a++)
+    {
+      g = (double)ctx->spacing[a] * MAX (fabs (c[a] - t0[a]), fabs (c[a] - (t1[a] - 1)));
+      sp += g * g;
+    }
+  sp *= (double)ctx->spatial_weight;
+  if (!ctx->ignore_colour)
+    {
+      for (guint ch = 0; ch < cl->nc; ch++)
+        {
+          double lo = (double)vmin[ch] * ctx->ratio - c[3 + ch];
+          double hi = (double)vmax[ch] * ctx->ratio - c[3 + ch];
+          g = MAX (fabs (lo), fabs (hi));
+          col += g * g;
+        }
+      if (ctx->slic_zero)
+        col /= (double)cl->max_dist_colour[k];
+    }
+  return (sp + col) * (1.0 + 1e-5) + 1e-30;
+}
+
 static int
 gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], CandidateList *list,
                    float *vrange)
@@ -244,6 +282,40 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
     }
   if (!ctx->ignore_colour)
     tile_value_range (ctx->image, t0, t1, vrange, vrange + nc);
+
+  /* First the clusters centred in the tile's own cells: they usually cover
+   * the tile and give a small upper bound, which then narrows the cells
+   * worth scanning: a cluster whose centre lies more than `reach` voxels
+   * off the tile along an axis has a lower bound above it. */
+  {
+    int n0[3], n1[3];
+    for (int a = 0; a < 3; a++)
+      {
+        n0[a] = CLAMP (floor_div (t0[a], ctx->window_step[a]), 0, job->ncell[a] - 1);
+        n1[a] = CLAMP (floor_div (t1[a] - 1, ctx->window_step[a]), 0, job->ncell[a] - 1);
+      }
+    for (int cz = n0[0]; cz <= n1[0]; cz++)
+      for (int cy = n0[1]; cy <= n1[1]; cy++)
+        for (int cx = n0[2]; cx <= n1[2]; cx++)
+          {
+            gsize cell = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2] + cx;
+            for (guint i = job->cell_start[cell]; i < job->cell_start[cell + 1]; i++)
+              upper = MIN (upper, covering_upper (job, job->cell_items[i], t0, t1, vmin, vmax));
+          }
+    if (upper < INFINITY)
+      for (int a = 0; a < 3; a++)
+        {
+          double reach = sqrt ((upper + 1e-30) / ((double)ctx->spatial_weight * (1.0 - 1e-6)))
+                         / (double)ctx->spacing[a];
+          if (reach < 1e9)
+            {
+              int r = (int)ceil (reach) + 1;
+              int ws = ctx->window_step[a];
+              c0[a] = MAX (c0[a], CLAMP (floor_div (t0[a] - r, ws), 0, job->ncell[a] - 1));
+              c1[a] = MIN (c1[a], CLAMP (floor_div (t1[a] - 1 + r, ws), 0, job->ncell[a] - 1));
+            }
+        }
+  }
 
   for (int cz = c0[0]; cz <= c1[0]; cz++)
     for (int cy = c0[1]; cy <= c1[1]; cy++)
@@ -280,34 +352,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                 }
               bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
 
-              /* A cluster whose window holds the whole tile bounds every
-               * voxel's best distance from above: its largest possible
-               * distance over the tile, spatial plus colour, with a margin
-               * for float32 rounding. */
               if (covers)
-                {
-                  double sp = 0.0, col = 0.0;
-                  for (int a = 0; a < 3; a++)
-                    {
-                      g = (double)ctx->spacing[a]
-                          * MAX (fabs (c[a] - t0[a]), fabs (c[a] - (t1[a] - 1)));
-                      sp += g * g;
-                    }
-                  sp *= (double)ctx->spatial_weight;
-                  if (!ctx->ignore_colour)
-                    {
-                      for (guint ch = 0; ch < nc; ch++)
-                        {
-                          double lo = (double)vmin[ch] * ctx->ratio - c[3 + ch];
-                          double hi = (double)vmax[ch] * ctx->ratio - c[3 + ch];
-                          g = MAX (fabs (lo), fabs (hi));
-                          col += g * g;
-                        }
-                      if (ctx->slic_zero)
-                        col /= (double)cl->max_dist_colour[k];
-                    }
-                  upper = MIN (upper, (sp + col) * (1.0 + 1e-5) + 1e-30);
-                }
+                upper = MIN (upper, covering_upper (job, k, t0, t1, vmin, vmax));
               /* `upper` only decreases: this one would be dropped below. */
               if (bound > upper)
                 continue;
