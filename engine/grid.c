@@ -28,7 +28,7 @@ sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guin
         order[j - 1] = t;
       }
   for (int i = 0; i < ndim; i++)
-    sorted[i] = (double) shape_zyx[order[i]];
+    sorted[i] = (double)shape_zyx[order[i]];
 
   space = sorted[0] * sorted[1] * sorted[2];
   if (space <= n_points)
@@ -70,8 +70,8 @@ sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guin
       /* numpy: starts = (steps // 2).astype(int); steps = np.round(steps),
        * which rounds half to even (nearbyint in the default rounding mode). */
       double s = nearbyint (steps[i]);
-      start[order[i]] = (guint) floor (steps[i] / 2.0);
-      step[order[i]] = s < 1.0 ? 1 : (guint) s;
+      start[order[i]] = (guint)floor (steps[i] / 2.0);
+      step[order[i]] = s < 1.0 ? 1 : (guint)s;
     }
 }
 
@@ -95,9 +95,9 @@ window_steps (const guint shape_zyx[3], gsize k, int window_step[3])
 {
   guint start[3], step[3];
 
-  sv_regular_grid (shape_zyx, (double) k, start, step);
+  sv_regular_grid (shape_zyx, (double)k, start, step);
   for (int a = 0; a < 3; a++)
-    window_step[a] = (int) step[a];
+    window_step[a] = (int)step[a];
 }
 
 gboolean
@@ -120,7 +120,7 @@ sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GErr
       return FALSE;
     }
 
-  sv_regular_grid (shape_zyx, (double) n_segments, start, step);
+  sv_regular_grid (shape_zyx, (double)n_segments, start, step);
   for (int a = 0; a < 3; a++)
     count[a] = grid_count (shape_zyx[a], start[a], step[a]);
   n = count[0] * count[1] * count[2];
@@ -136,12 +136,12 @@ sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GErr
     for (gsize y = 0; y < count[1]; y++)
       for (gsize x = 0; x < count[2]; x++, i++)
         {
-          seeds->zyx[3 * i + 0] = (float) (start[0] + z * step[0]);
-          seeds->zyx[3 * i + 1] = (float) (start[1] + y * step[1]);
-          seeds->zyx[3 * i + 2] = (float) (start[2] + x * step[2]);
+          seeds->zyx[3 * i + 0] = (float)(start[0] + z * step[0]);
+          seeds->zyx[3 * i + 1] = (float)(start[1] + y * step[1]);
+          seeds->zyx[3 * i + 2] = (float)(start[2] + x * step[2]);
         }
   seeds->n = n;
-  seeds->step = (float) MAX (step[0], MAX (step[1], step[2]));
+  seeds->step = (float)MAX (step[0], MAX (step[1], step[2]));
   window_steps (shape_zyx, n, seeds->window_step);
   return TRUE;
 }
@@ -153,11 +153,11 @@ cover_window (const guint shape[3], const int window_step[3], const float *zyx, 
   int lo[3], hi[3];
 
   for (int a = 0; a < 3; a++)
-    sv_arith_window (zyx[a], window_step[a], (int) shape[a], &lo[a], &hi[a]);
+    sv_arith_window (zyx[a], window_step[a], (int)shape[a], &lo[a], &hi[a]);
   for (int z = lo[0]; z < hi[0]; z++)
     for (int y = lo[1]; y < hi[1]; y++)
-      memset (covered + ((gsize) z * shape[1] + (gsize) y) * shape[2] + lo[2], 1,
-              (gsize) (hi[2] - lo[2]));
+      memset (covered + ((gsize)z * shape[1] + (gsize)y) * shape[2] + lo[2], 1,
+              (gsize)(hi[2] - lo[2]));
 }
 
 static int
@@ -196,7 +196,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       for (gsize x = 0; x < nx; x++)
         if (mask[(z * ny + y) * nx + x])
           {
-            const guint p[3] = { (guint) z, (guint) y, (guint) x };
+            const guint p[3] = { (guint)z, (guint)y, (guint)x };
             n_in++;
             for (int a = 0; a < 3; a++)
               {
@@ -216,8 +216,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
    * the first seeds. */
   for (int a = 0; a < 3; a++)
     box[a] = hi[a] - lo[a] + 1;
-  sv_regular_grid (box,
-                   (double) n_segments * ((double) box[0] * box[1] * box[2]) / (double) n_in,
+  sv_regular_grid (box, (double)n_segments * ((double)box[0] * box[1] * box[2]) / (double)n_in,
                    start, step);
   zyx = g_array_new (FALSE, FALSE, sizeof (float) * 3);
   for (gsize z = lo[0] + start[0]; z <= hi[0]; z += step[0])
@@ -225,7 +224,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       for (gsize x = lo[2] + start[2]; x <= hi[2]; x += step[2])
         if (mask[(z * ny + y) * nx + x])
           {
-            float p[3] = { (float) z, (float) y, (float) x };
+            float p[3] = { (float)z, (float)y, (float)x };
             g_array_append_val (zyx, p);
           }
 
@@ -248,7 +247,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
               gsize v = (z * ny + y) * nx + x;
               if (mask[v] && !covered[v])
                 {
-                  float p[3] = { (float) z, (float) y, (float) x };
+                  float p[3] = { (float)z, (float)y, (float)x };
                   g_array_append_val (zyx, p);
                   cover_window (shape_zyx, wstep, p, covered);
                   added++;
@@ -260,8 +259,8 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
 
   g_array_sort (zyx, compare_zyx);
   seeds->n = zyx->len;
-  seeds->zyx = (float *) g_array_free (g_steal_pointer (&zyx), FALSE);
-  seeds->step = (float) MAX (step[0], MAX (step[1], step[2]));
+  seeds->zyx = (float *)g_array_free (g_steal_pointer (&zyx), FALSE);
+  seeds->step = (float)MAX (step[0], MAX (step[1], step[2]));
   memcpy (seeds->window_step, wstep, sizeof wstep);
   return TRUE;
 }

@@ -27,7 +27,7 @@ int
 sv__resolve_threads (int n_threads)
 {
   if (n_threads <= 0)
-    n_threads = (int) g_get_num_processors ();
+    n_threads = (int)g_get_num_processors ();
   return CLAMP (n_threads, 1, 256);
 }
 
@@ -60,7 +60,7 @@ run_parallel (int n_threads, WorkFunc func, gpointer data)
 
   for (int t = 1; t < n_threads; t++)
     {
-      args[t] = (WorkArgs) { func, data, t };
+      args[t] = (WorkArgs){ func, data, t };
       threads[t] = g_thread_try_new ("sv-slic", work_thread_main, &args[t], NULL);
       if (threads[t] == NULL)
         func (data, t); /* no thread to be had: do its share here */
@@ -77,16 +77,16 @@ void
 sv_slic_context_init (SvSlicContext *ctx, const SvPrepared *image, const guint8 *mask,
                       const SvSeeds *seeds, const SvSlicParams *params, int n_threads)
 {
-  gsize n_voxels = (gsize) image->nz * image->ny * image->nx;
+  gsize n_voxels = (gsize)image->nz * image->ny * image->nx;
 
   memset (ctx, 0, sizeof *ctx);
   ctx->image = image;
   ctx->mask = mask;
-  ctx->ratio = (float) (1.0 / params->compactness);
+  ctx->ratio = (float)(1.0 / params->compactness);
   ctx->spatial_weight = sv_arith_spatial_weight (seeds->step);
   for (int a = 0; a < 3; a++)
     {
-      ctx->spacing[a] = (float) params->spacing[a];
+      ctx->spacing[a] = (float)params->spacing[a];
       ctx->window_step[a] = seeds->window_step[a];
     }
   ctx->slic_zero = params->slic_zero;
@@ -103,7 +103,7 @@ sv_clusters_init (SvClusters *clusters, const SvSeeds *seeds, guint nc, GError *
   gsize nf = 3 + nc;
 
   memset (clusters, 0, sizeof *clusters);
-  clusters->centres = g_try_new0 (float, seeds->n * nf);
+  clusters->centres = g_try_new0 (float, seeds->n *nf);
   clusters->alive = g_try_new (guint8, seeds->n);
   clusters->max_dist_colour = g_try_new (float, seeds->n);
   if (clusters->centres == NULL || clusters->alive == NULL || clusters->max_dist_colour == NULL)
@@ -151,21 +151,20 @@ typedef struct
   const SvSlicContext *ctx;
   const SvClusters *clusters;
   gint32 *nearest;
-  int *window;          /* per cluster 6 ints: lo z,y,x, hi z,y,x */
-  guint *cell_start;    /* CSR bins of live clusters by centre cell */
+  int *window;       /* per cluster 6 ints: lo z,y,x, hi z,y,x */
+  guint *cell_start; /* CSR bins of live clusters by centre cell */
   guint *cell_items;
   int ncell[3];
   int tile[3];
   int ntile[3];
   gint n_tiles;
-  gint next_tile;       /* atomic */
-  Candidate **scratch;  /* per thread, K entries */
+  gint next_tile; /* atomic */
 } AssignJob;
 
 static inline int
 cell_of (float c, int ws, int ncell)
 {
-  int i = (int) floorf (c / (float) ws);
+  int i = (int)floorf (c / (float)ws);
   return CLAMP (i, 0, ncell - 1);
 }
 
@@ -186,13 +185,94 @@ axis_gap (double c, int a0, int a1)
   return 0.0;
 }
 
-static int
-gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candidate *cand)
+/* Per channel minimum and maximum of the tile's values. */
+static void
+tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float *vmin, float *vmax)
+{
+  const guint nc = im->nc;
+
+  for (guint c = 0; c < nc; c++)
+    {
+      vmin[c] = INFINITY;
+      vmax[c] = -INFINITY;
+    }
+  for (int z = t0[0]; z < t1[0]; z++)
+    for (int y = t0[1]; y < t1[1]; y++)
+      {
+        const float *row = im->data + (((gsize)z * im->ny + y) * im->nx + t0[2]) * nc;
+        const int len = t1[2] - t0[2];
+        for (guint c = 0; c < nc; c++)
+          {
+            float lo = vmin[c], hi = vmax[c];
+            for (int i = 0; i < len; i++)
+              {
+                float v = row[(gsize)i * nc + c];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+              }
+            vmin[c] = lo;
+            vmax[c] = hi;
+          }
+      }
+}
+
+/* A thread's growable candidate list. */
+typedef struct
+{
+  Candidate *items;
+  gsize capacity;
+} CandidateList;
+
+/* The largest distance, spatial plus colour, that cluster k can have at any
+ * voxel of the tile when its window holds the whole tile (with a margin for
+ * float32 rounding); infinity otherwise. Every voxel's best distance is at
+ * most this. */
+static double
+covering_upper (const AssignJob *job, guint k, const int t0[3], const int t1[3], const float *vmin,
+                const float *vmax)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvClusters *cl = job->clusters;
-  const gsize nf = 3 + cl->nc;
-  int c0[3], c1[3], n = 0;
+  const int *w = job->window + 6 * (gsize)k;
+  const float *c = cl->centres + k * (3 + cl->nc);
+  double g, sp = 0.0, col = 0.0;
+
+  for (int a = 0; a < 3; a++)
+    if (w[a] > t0[a] || t1[a] > w[3 + a])
+      return INFINITY;
+  for (int a = 0; a < 3; a++)
+    {
+      g = (double)ctx->spacing[a] * MAX (fabs (c[a] - t0[a]), fabs (c[a] - (t1[a] - 1)));
+      sp += g * g;
+    }
+  sp *= (double)ctx->spatial_weight;
+  if (!ctx->ignore_colour)
+    {
+      for (guint ch = 0; ch < cl->nc; ch++)
+        {
+          double lo = (double)vmin[ch] * ctx->ratio - c[3 + ch];
+          double hi = (double)vmax[ch] * ctx->ratio - c[3 + ch];
+          g = MAX (fabs (lo), fabs (hi));
+          col += g * g;
+        }
+      if (ctx->slic_zero)
+        col /= (double)cl->max_dist_colour[k];
+    }
+  return (sp + col) * (1.0 + 1e-5) + 1e-30;
+}
+
+static int
+gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], CandidateList *list,
+                   float *vrange)
+{
+  const SvSlicContext *ctx = job->ctx;
+  const SvClusters *cl = job->clusters;
+  const guint nc = cl->nc;
+  const gsize nf = 3 + nc;
+  const float *vmin = vrange, *vmax = vrange + nc;
+  int c0[3], c1[3], n = 0, kept = 0;
+  double upper = INFINITY;
+  Candidate *cand = list->items;
 
   for (int a = 0; a < 3; a++)
     {
@@ -200,19 +280,55 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
       c0[a] = CLAMP (floor_div (t0[a] - 2 * ws - 1, ws), 0, job->ncell[a] - 1);
       c1[a] = CLAMP (floor_div (t1[a] + 2 * ws, ws), 0, job->ncell[a] - 1);
     }
+  if (!ctx->ignore_colour)
+    tile_value_range (ctx->image, t0, t1, vrange, vrange + nc);
+
+  /* First the clusters centred in the tile's own cells: they usually cover
+   * the tile and give a small upper bound, which then narrows the cells
+   * worth scanning: a cluster whose centre lies more than `reach` voxels
+   * off the tile along an axis has a lower bound above it. */
+  {
+    int n0[3], n1[3];
+    for (int a = 0; a < 3; a++)
+      {
+        n0[a] = CLAMP (floor_div (t0[a], ctx->window_step[a]), 0, job->ncell[a] - 1);
+        n1[a] = CLAMP (floor_div (t1[a] - 1, ctx->window_step[a]), 0, job->ncell[a] - 1);
+      }
+    for (int cz = n0[0]; cz <= n1[0]; cz++)
+      for (int cy = n0[1]; cy <= n1[1]; cy++)
+        for (int cx = n0[2]; cx <= n1[2]; cx++)
+          {
+            gsize cell = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2] + cx;
+            for (guint i = job->cell_start[cell]; i < job->cell_start[cell + 1]; i++)
+              upper = MIN (upper, covering_upper (job, job->cell_items[i], t0, t1, vmin, vmax));
+          }
+    if (upper < INFINITY)
+      for (int a = 0; a < 3; a++)
+        {
+          double reach = sqrt ((upper + 1e-30) / ((double)ctx->spatial_weight * (1.0 - 1e-6)))
+                         / (double)ctx->spacing[a];
+          if (reach < 1e9)
+            {
+              int r = (int)ceil (reach) + 1;
+              int ws = ctx->window_step[a];
+              c0[a] = MAX (c0[a], CLAMP (floor_div (t0[a] - r, ws), 0, job->ncell[a] - 1));
+              c1[a] = MIN (c1[a], CLAMP (floor_div (t1[a] - 1 + r, ws), 0, job->ncell[a] - 1));
+            }
+        }
+  }
 
   for (int cz = c0[0]; cz <= c1[0]; cz++)
     for (int cy = c0[1]; cy <= c1[1]; cy++)
       for (int cx = c0[2]; cx <= c1[2]; cx++)
         {
-          gsize cell = ((gsize) cz * job->ncell[1] + cy) * job->ncell[2] + cx;
+          gsize cell = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2] + cx;
           for (guint i = job->cell_start[cell]; i < job->cell_start[cell + 1]; i++)
             {
               guint k = job->cell_items[i];
-              const int *w = job->window + 6 * (gsize) k;
+              const int *w = job->window + 6 * (gsize)k;
               const float *c = cl->centres + k * nf;
               int a0[3], a1[3];
-              gboolean meets = TRUE;
+              gboolean meets = TRUE, covers = TRUE;
               double g, bound = 0.0;
               Candidate *p;
 
@@ -221,6 +337,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   a0[a] = MAX (t0[a], w[a]);
                   a1[a] = MIN (t1[a], w[3 + a]) - 1;
                   meets = meets && a0[a] <= a1[a];
+                  covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
                 }
               if (!meets)
                 continue;
@@ -230,20 +347,32 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                * relative size 2^-24, and denormals). */
               for (int a = 0; a < 3; a++)
                 {
-                  g = (double) ctx->spacing[a] * axis_gap (c[a], a0[a], a1[a]);
+                  g = (double)ctx->spacing[a] * axis_gap (c[a], a0[a], a1[a]);
                   bound += g * g;
                 }
-              bound = bound * (double) ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
+              bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
 
+              if (covers)
+                upper = MIN (upper, covering_upper (job, k, t0, t1, vmin, vmax));
+              /* `upper` only decreases: this one would be dropped below. */
+              if (bound > upper)
+                continue;
+
+              if ((gsize)n == list->capacity)
+                {
+                  list->capacity = MAX (2 * list->capacity, 64);
+                  list->items = g_renew (Candidate, list->items, list->capacity);
+                  cand = list->items;
+                }
               p = &cand[n++];
-              p->bound = (float) bound;
-              if ((double) p->bound > bound)
+              p->bound = (float)bound;
+              if ((double)p->bound > bound)
                 p->bound = nextafterf (p->bound, -INFINITY);
               p->cz = c[0];
               p->cy = c[1];
               p->cx = c[2];
               p->mdc = cl->max_dist_colour[k];
-              p->k = (gint32) k;
+              p->k = (gint32)k;
               for (int a = 0; a < 3; a++)
                 {
                   p->lo[a] = w[a];
@@ -253,7 +382,14 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* Insertion sort by bound; lists are short and often nearly sorted. */
+  /* No voxel of the tile ends with a best distance above `upper`, so a
+   * cluster whose lower bound exceeds it would never be looked at. */
+  for (int i = 0; i < n; i++)
+    if ((double)cand[i].bound <= upper)
+      cand[kept++] = cand[i];
+  n = kept;
+
+  /* Insertion sort by bound; the lists are short after pruning. */
   for (int i = 1; i < n; i++)
     {
       Candidate t = cand[i];
@@ -268,11 +404,26 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   return n;
 }
 
+/* A candidate prepared for one row (z, y) of a tile. dzy = dz² + dy² is the
+ * first partial sum of sv_arith_spatial, whose order ((dz² + dy²) + dx²)·w
+ * the row loop keeps, so the spatial term is bit-identical to it. */
+typedef struct
+{
+  float bound;
+  float row_bound; /* fl(dzy·w) <= the spatial term of any voxel in the row */
+  float dzy;
+  float cx;
+  float mdc;
+  int lo, hi; /* x window */
+  gint32 k;
+  const float *colour;
+} RowCandidate;
+
 /* The per-voxel search. nc is a compile-time constant in the specialised
  * callers so the colour loop unrolls. */
 static inline void
 assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candidate *cand,
-             int n_cand, guint nc)
+             int n_cand, RowCandidate *row, guint nc)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
@@ -284,52 +435,83 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
-      for (int x = t0[2]; x < t1[2]; x++)
-        {
-          gsize v = ((gsize) z * ny + (gsize) y) * nx + (gsize) x;
-          const float *val = im->data + v * nc;
-          const float fz = (float) z, fy = (float) y, fx = (float) x;
-          float best_d = INFINITY;
-          gint32 best_k = -1;
+      {
+        const float fz = (float)z, fy = (float)y;
+        int m = 0;
 
-          if (mask != NULL && !mask[v])
-            {
-              job->nearest[v] = -1;
+        /* The candidates whose window holds this row, still ordered by bound. */
+        for (int j = 0; j < n_cand; j++)
+          {
+            const Candidate *p = &cand[j];
+            RowCandidate *r;
+            float dz, dy;
+
+            if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1])
               continue;
-            }
-          for (int j = 0; j < n_cand; j++)
-            {
-              const Candidate *p = &cand[j];
-              float s, d;
+            dz = sz * (p->cz - fz);
+            dy = sy * (p->cy - fy);
+            dz = dz * dz;
+            dy = dy * dy;
+            r = &row[m++];
+            r->bound = p->bound;
+            r->dzy = dz + dy;
+            r->row_bound = r->dzy * sw;
+            r->cx = p->cx;
+            r->mdc = p->mdc;
+            r->lo = p->lo[2];
+            r->hi = p->hi[2];
+            r->k = p->k;
+            r->colour = p->colour;
+          }
 
-              /* Ordered by bound: nothing further can be closer. A bound
-               * equal to best_d could still tie and win on a lower index. */
-              if (p->bound > best_d)
-                break;
-              if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1] || x < p->lo[2]
-                  || x >= p->hi[2])
+        for (int x = t0[2]; x < t1[2]; x++)
+          {
+            gsize v = ((gsize)z * ny + (gsize)y) * nx + (gsize)x;
+            const float *val = im->data + v * nc;
+            const float fx = (float)x;
+            float best_d = INFINITY;
+            gint32 best_k = -1;
+
+            if (mask != NULL && !mask[v])
+              {
+                job->nearest[v] = -1;
                 continue;
-              s = sv_arith_spatial (p->cz, p->cy, p->cx, fz, fy, fx, sz, sy, sx, sw);
-              /* d = fl(s + colour) >= s, so s > best_d cannot win. */
-              if (s > best_d)
-                continue;
-              if (ignore_colour)
-                d = s;
-              else
-                {
-                  float colour = 0.0f;
-                  for (guint c = 0; c < nc; c++)
-                    colour += sv_arith_colour_term (val[c], ratio, p->colour[c]);
-                  d = sv_arith_distance (s, colour, slic_zero, p->mdc);
-                }
-              if (sv_arith_better (d, p->k, best_d, best_k))
-                {
-                  best_d = d;
-                  best_k = p->k;
-                }
-            }
-          job->nearest[v] = best_k;
-        }
+              }
+            for (int i = 0; i < m; i++)
+              {
+                const RowCandidate *r = &row[i];
+                float dx, s, d;
+
+                /* Ordered by bound: nothing further can be closer. A bound
+                 * equal to best_d could still tie and win on a lower index. */
+                if (r->bound > best_d)
+                  break;
+                if (r->row_bound > best_d || x < r->lo || x >= r->hi)
+                  continue;
+                dx = sx * (r->cx - fx);
+                dx = dx * dx;
+                s = (r->dzy + dx) * sw;
+                /* d = fl(s + colour) >= s, so s > best_d cannot win. */
+                if (s > best_d)
+                  continue;
+                if (ignore_colour)
+                  d = s;
+                else
+                  {
+                    float colour = 0.0f;
+                    for (guint c = 0; c < nc; c++)
+                      colour += sv_arith_colour_term (val[c], ratio, r->colour[c]);
+                    d = sv_arith_distance (s, colour, slic_zero, r->mdc);
+                  }
+                if (sv_arith_better (d, r->k, best_d, best_k))
+                  {
+                    best_d = d;
+                    best_k = r->k;
+                  }
+              }
+            job->nearest[v] = best_k;
+          }
+      }
 }
 
 static void
@@ -337,8 +519,16 @@ assign_worker (gpointer data, int thread)
 {
   AssignJob *job = data;
   const SvPrepared *im = job->ctx->image;
-  const int dims[3] = { (int) im->nz, (int) im->ny, (int) im->nx };
-  Candidate *cand = job->scratch[thread];
+  const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
+  CandidateList list = { NULL, 0 };
+  RowCandidate *row = NULL;
+  gsize row_capacity = 0;
+  float vrange[2 * 64];
+  g_autofree float *vrange_heap = NULL;
+  float *vr = vrange;
+
+  if (job->clusters->nc > 64)
+    vr = vrange_heap = g_new (float, 2 * job->clusters->nc);
 
   for (;;)
     {
@@ -355,27 +545,34 @@ assign_worker (gpointer data, int thread)
           t0[a] = ti[a] * job->tile[a];
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
-      n = gather_candidates (job, t0, t1, cand);
+      n = gather_candidates (job, t0, t1, &list, vr);
+      if ((gsize)n > row_capacity)
+        {
+          row_capacity = list.capacity;
+          row = g_renew (RowCandidate, row, row_capacity);
+        }
       switch (job->clusters->nc)
         {
         case 1:
-          assign_tile (job, t0, t1, cand, n, 1);
+          assign_tile (job, t0, t1, list.items, n, row, 1);
           break;
         case 3:
-          assign_tile (job, t0, t1, cand, n, 3);
+          assign_tile (job, t0, t1, list.items, n, row, 3);
           break;
         default:
-          assign_tile (job, t0, t1, cand, n, job->clusters->nc);
+          assign_tile (job, t0, t1, list.items, n, row, job->clusters->nc);
           break;
         }
     }
+  g_free (list.items);
+  g_free (row);
 }
 
 void
 sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *nearest)
 {
   const SvPrepared *im = ctx->image;
-  const int dims[3] = { (int) im->nz, (int) im->ny, (int) im->nx };
+  const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   const gsize nf = 3 + clusters->nc;
   AssignJob job = { 0 };
   gsize n_cells = 1;
@@ -393,7 +590,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   for (int a = 0; a < 3; a++)
     {
       job.ncell[a] = (dims[a] + ctx->window_step[a] - 1) / ctx->window_step[a];
-      n_cells *= (gsize) job.ncell[a];
+      n_cells *= (gsize)job.ncell[a];
     }
   job.cell_start = g_new0 (guint, n_cells + 1);
   for (gsize k = 0; k < clusters->k; k++)
@@ -404,11 +601,11 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
       for (int a = 0; a < 3; a++)
         sv_arith_window (c[a], ctx->window_step[a], dims[a], &job.window[6 * k + a],
                          &job.window[6 * k + 3 + a]);
-      cell_of_k[k] = (guint) (((gsize) cell_of (c[0], ctx->window_step[0], job.ncell[0])
-                                   * job.ncell[1]
-                               + cell_of (c[1], ctx->window_step[1], job.ncell[1]))
-                                  * job.ncell[2]
-                              + cell_of (c[2], ctx->window_step[2], job.ncell[2]));
+      cell_of_k[k]
+          = (guint)(((gsize)cell_of (c[0], ctx->window_step[0], job.ncell[0]) * job.ncell[1]
+                     + cell_of (c[1], ctx->window_step[1], job.ncell[1]))
+                        * job.ncell[2]
+                    + cell_of (c[2], ctx->window_step[2], job.ncell[2]));
       job.cell_start[cell_of_k[k] + 1]++;
     }
   for (gsize i = 0; i < n_cells; i++)
@@ -418,7 +615,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
     g_autofree guint *fill = g_memdup2 (job.cell_start, n_cells * sizeof (guint));
     for (gsize k = 0; k < clusters->k; k++)
       if (clusters->alive[k])
-        job.cell_items[fill[cell_of_k[k]]++] = (guint) k;
+        job.cell_items[fill[cell_of_k[k]]++] = (guint)k;
   }
 
   job.tile[0] = MIN (TILE_Z, dims[0]);
@@ -429,15 +626,8 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.n_tiles = job.ntile[0] * job.ntile[1] * job.ntile[2];
 
   n_threads = MIN (sv__resolve_threads (ctx->n_threads), MAX (job.n_tiles, 1));
-  job.scratch = g_new (Candidate *, n_threads);
-  for (int t = 0; t < n_threads; t++)
-    job.scratch[t] = g_new (Candidate, MAX (clusters->k, 1));
-
   run_parallel (n_threads, assign_worker, &job);
 
-  for (int t = 0; t < n_threads; t++)
-    g_free (job.scratch[t]);
-  g_free (job.scratch);
   g_free (job.window);
   g_free (job.cell_start);
   g_free (job.cell_items);
@@ -451,17 +641,17 @@ typedef struct
   const SvClusters *clusters;
   const gint32 *nearest;
   int n_threads;
-  gint64 **sums;   /* per thread: K × (4 + nc): count, z, y, x, colour… */
-  float **maxima;  /* per thread: K SLIC-zero maxima */
+  gint64 **sums;  /* per thread: K × (4 + nc): count, z, y, x, colour… */
+  float **maxima; /* per thread: K SLIC-zero maxima */
 } UpdateJob;
 
 /* A thread's share of the nz·ny rows of the volume. */
 static void
 row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1)
 {
-  guint64 rows = (guint64) im->nz * im->ny;
-  *r0 = (gsize) (rows * thread / n_threads);
-  *r1 = (gsize) (rows * (thread + 1) / n_threads);
+  guint64 rows = (guint64)im->nz * im->ny;
+  *r0 = (gsize)(rows * thread / n_threads);
+  *r1 = (gsize)(rows * (thread + 1) / n_threads);
 }
 
 static void
@@ -471,7 +661,7 @@ sum_worker (gpointer data, int thread)
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
   const guint nc = im->nc, ns = 4 + nc;
-  const int shift = ctx->colour_shift;
+  const double scale = ldexp (1.0, ctx->colour_shift);
   const float ratio = ctx->ratio;
   gint64 *sums = job->sums[thread];
   gsize r0, r1;
@@ -479,24 +669,24 @@ sum_worker (gpointer data, int thread)
   memset (sums, 0, job->clusters->k * ns * sizeof (gint64));
   row_range (im, job->n_threads, thread, &r0, &r1);
   for (gsize r = r0; r < r1; r++)
-      {
-        const gint64 z = (gint64) (r / im->ny), y = (gint64) (r % im->ny);
-        gsize v = r * im->nx;
-        for (guint x = 0; x < im->nx; x++, v++)
-          {
-            gint32 k = job->nearest[v];
-            gint64 *s;
-            if (k < 0)
-              continue;
-            s = sums + (gsize) k * ns;
-            s[0]++;
-            s[1] += z;
-            s[2] += y;
-            s[3] += x;
-            for (guint c = 0; c < nc; c++)
-              s[4 + c] += sv_arith_colour_fixed (im->data[v * nc + c] * ratio, shift);
-          }
-      }
+    {
+      const gint64 z = (gint64)(r / im->ny), y = (gint64)(r % im->ny);
+      gsize v = r * im->nx;
+      for (guint x = 0; x < im->nx; x++, v++)
+        {
+          gint32 k = job->nearest[v];
+          gint64 *s;
+          if (k < 0)
+            continue;
+          s = sums + (gsize)k * ns;
+          s[0]++;
+          s[1] += z;
+          s[2] += y;
+          s[3] += x;
+          for (guint c = 0; c < nc; c++)
+            s[4 + c] += sv__colour_fixed (im->data[v * nc + c] * ratio, scale);
+        }
+    }
 }
 
 static void
@@ -522,7 +712,7 @@ max_worker (gpointer data, int thread)
         continue;
       for (guint c = 0; c < nc; c++)
         colour += sv_arith_colour_term (im->data[v * nc + c], ctx->ratio,
-                                        cl->centres[(gsize) k * nf + 3 + c]);
+                                        cl->centres[(gsize)k * nf + 3 + c]);
       if (colour > maxima[k])
         maxima[k] = colour;
     }
@@ -535,8 +725,8 @@ sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clu
   const guint nc = im->nc, ns = 4 + nc;
   const gsize nf = 3 + nc;
   UpdateJob job = { 0 };
-  int n_threads = (int) MIN ((guint64) sv__resolve_threads (ctx->n_threads),
-                             MAX ((guint64) im->nz * im->ny, 1));
+  int n_threads
+      = (int)MIN ((guint64)sv__resolve_threads (ctx->n_threads), MAX ((guint64)im->nz * im->ny, 1));
 
   g_return_if_fail (clusters->nc == nc);
 
@@ -623,13 +813,12 @@ fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32 *nearest
               float s;
               if (!cl->alive[k])
                 continue;
-              s = sv_arith_spatial (c[0], c[1], c[2], (float) z, (float) y, (float) x,
-                                    ctx->spacing[0], ctx->spacing[1], ctx->spacing[2],
-                                    ctx->spatial_weight);
-              if (sv_arith_better (s, (gint64) k, best_d, best_k))
+              s = sv_arith_spatial (c[0], c[1], c[2], (float)z, (float)y, (float)x, ctx->spacing[0],
+                                    ctx->spacing[1], ctx->spacing[2], ctx->spatial_weight);
+              if (sv_arith_better (s, (gint64)k, best_d, best_k))
                 {
                   best_d = s;
-                  best_k = (gint32) k;
+                  best_k = (gint32)k;
                 }
             }
           nearest[v] = best_k;
@@ -643,7 +832,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
               SvSlicTimings *timings, GError **error)
 {
   const guint shape[3] = { image->nz, image->ny, image->nx };
-  const gsize n_voxels = (gsize) image->nz * image->ny * image->nx;
+  const gsize n_voxels = (gsize)image->nz * image->ny * image->nx;
   SvSeeds seeds = { 0 };
   SvClusters clusters = { 0 };
   SvSlicContext ctx;
@@ -655,14 +844,8 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
 
   g_return_val_if_fail (image != NULL && params != NULL && labels != NULL, FALSE);
 
-  if (params->compactness <= 0.0 || params->max_num_iter < 0
-      || (params->start_label != 0 && params->start_label != 1))
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "invalid SLIC parameters (compactness %g, max_num_iter %d, start_label %d)",
-                   params->compactness, params->max_num_iter, params->start_label);
-      return FALSE;
-    }
+  if (!sv_slic_params_validate (params, error))
+    return FALSE;
 
   t_start = g_get_monotonic_time ();
   if (mask != NULL)
@@ -687,7 +870,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
   for (gsize v = 0; v < n_voxels; v++)
     nearest[v] = -1;
 
-  n_total = n_passes * (guint) params->max_num_iter;
+  n_total = n_passes * (guint)params->max_num_iter;
   for (guint pass = 0; pass < n_passes; pass++)
     {
       /* maskSLIC first moves the seeds by position only; each pass starts
@@ -742,7 +925,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
           gint64 n_labels = 0;
           for (gsize v = 0; v < n_voxels; v++)
             {
-              gint64 k = (gint64) labels[v] - params->start_label;
+              gint64 k = (gint64)labels[v] - params->start_label;
               if (k >= 0 && !seen[k])
                 {
                   seen[k] = 1;
@@ -756,8 +939,8 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
   if (timings != NULL)
     {
       gint64 t_end = g_get_monotonic_time ();
-      timings->seconds_iterate = (double) (t_connect - t_start) / G_USEC_PER_SEC;
-      timings->seconds_connect = (double) (t_end - t_connect) / G_USEC_PER_SEC;
+      timings->seconds_iterate = (double)(t_connect - t_start) / G_USEC_PER_SEC;
+      timings->seconds_connect = (double)(t_end - t_connect) / G_USEC_PER_SEC;
       timings->iterations = done;
     }
   if (clusters_out != NULL)
