@@ -513,6 +513,11 @@ run_slic (SlicOptions *o)
           sv_cli_error ("%s: mask is %s but the image %s is %s", o->mask, ms, input, vs);
           return 1;
         }
+      if (memchr (mask, 1, sv_volume_n_voxels (volume)) == NULL)
+        {
+          sv_cli_error ("%s: the mask is empty: no voxel is inside it", o->mask);
+          return 1;
+        }
     }
   seconds[0] = sv_cli_now () - t;
   if (sv_cli_interrupted (interrupt))

@@ -474,6 +474,12 @@ test_bad_params (Fixture *f, gconstpointer data)
   expect_failure (f, "mask is 6×20×23 but the image", "slic", in, "-o", "out.tif", "--mask", mask);
   expect_failure (f, "nomask.tif: no such file", "slic", in, "-o", "out.tif", "--mask",
                   "nomask.tif");
+  g_clear_pointer (&m, sv_labels_free);
+  m = sv_labels_new (6, 20, 24, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_write_labels (mask, m, &error));
+  g_assert_no_error (error);
+  expect_failure (f, "mask.tif: the mask is empty", "slic", in, "-o", "out.tif", "--mask", mask);
 }
 
 static void
@@ -508,6 +514,15 @@ test_unwritable_output (Fixture *f, gconstpointer data)
   expect_failure (f, "does not exist", "slic", in, "-o", "missing-dir/out.tif");
   expect_failure (f, "is a folder", "slic", in, "-o", f->dir);
   expect_failure (f, "would overwrite an input", "slic", in, "-o", in);
+  expect_failure (f, "is not a folder", "slic", in, "-o", "in.tif/out.tif");
+  if (geteuid () == 0)
+    {
+      /* root may write anywhere the permissions say; /proc still refuses,
+       * which exercises the engine's failed write. */
+      expect_failure (f, "/proc/out.tif", "slic", in, "-o", "/proc/out.tif");
+      g_assert_false (g_file_test ("/proc/out.tif", G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test ("/proc/out.json", G_FILE_TEST_EXISTS));
+    }
 
   g_assert_cmpint (g_mkdir (ro, 0555), ==, 0);
   if (geteuid () == 0)
@@ -733,6 +748,57 @@ test_spacing_from_file (Fixture *f, gconstpointer data)
   assert_labels_equal (labels, expected);
   g_assert_cmpfloat_with_epsilon (labels->spacing[0], 3.0, 1e-6);
   g_assert_cmpfloat_with_epsilon (labels->spacing[2], 0.75, 1e-6);
+}
+
+static void
+test_mask_start_label_0 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (5, 16, 18);
+  g_autoptr (SvLabels) m = NULL;
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *in = write_volume (f, "in.tif", v);
+  g_autofree char *mask = path_in (f, "mask.tif");
+  g_autofree char *out = path_in (f, "out.tif");
+  g_autofree char *n_labels = NULL;
+  g_autofree char *expected = NULL;
+  gint32 max_label = -1;
+  Result r;
+
+  m = sv_labels_new (5, 16, 18, &error);
+  g_assert_no_error (error);
+  for (guint z = 0; z < 5; z++)
+    for (guint y = 0; y < 16; y++)
+      for (guint x = 0; x < 18; x++)
+        m->data[((gsize)z * 16 + y) * 18 + x] = (x >= 3 && x < 15 && y >= 2 && y < 13) ? 255 : 0;
+  g_assert_true (sv_tiff_write_labels (mask, m, &error));
+  g_assert_no_error (error);
+
+  r = run_cli (f->dir, "slic", in, "-o", out, "--mask", mask, "--start-label", "0", "--n-segments",
+               "12");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  /* Outside the mask: start_label - 1 = -1; inside: labels from 0. */
+  for (gsize k = 0; k < sv_labels_n_voxels (labels); k++)
+    {
+      if (m->data[k] == 0)
+        g_assert_cmpint (labels->data[k], ==, -1);
+      else
+        g_assert_cmpint (labels->data[k], >=, 0);
+      max_label = MAX (max_label, labels->data[k]);
+    }
+  {
+    g_autofree char *sidecar = path_in (f, "out.json");
+    n_labels = python_json (
+        sidecar, "d['n_labels'], d['mask'] == sys.argv[1].replace('out.json', 'mask.tif')");
+  }
+  /* Consecutive labels 0..max, background excluded. */
+  expected = g_strdup_printf ("%d True", max_label + 1);
+  g_assert_cmpstr (n_labels, ==, expected);
+  g_assert_cmpuint (count_distinct (labels), ==, (guint)max_label + 2);
 }
 
 static void
@@ -1001,6 +1067,7 @@ main (int argc, char **argv)
   ADD ("/cli/slic/json-stdout", test_slic_json_stdout);
   ADD ("/cli/slic/sidecar-names", test_sidecar_names);
   ADD ("/cli/slic/spacing-from-file", test_spacing_from_file);
+  ADD ("/cli/slic/mask-start-label-0", test_mask_start_label_0);
   ADD ("/cli/slic/threads-identical", test_slic_threads);
   ADD ("/cli/connect/matches-engine", test_connect_matches_engine);
   ADD ("/cli/info/text-and-json", test_info);
