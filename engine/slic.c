@@ -443,11 +443,13 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
           const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
           const int width = MIN (LANES, t1[2] - x0);
           const float fz = (float)z, fy = (float)y;
-          SvLanesF fx, best_d;
-          SvLanesI xi, best_k;
+          SvLanesF fx = { 0 }, best_d = { 0 };
+          SvLanesI xi = { 0 }, best_k = { 0 };
           float row_max = -INFINITY;
           int n_active = 0;
 
+          for (guint c = 0; c < nc; c++)
+            vals[c] = (SvLanesF){ 0 };
           for (int l = 0; l < LANES; l++)
             {
               gboolean active = l < width && (mask == NULL || mask[v0 + l]);
@@ -458,8 +460,8 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
               best_d[l] = active ? INFINITY : -INFINITY;
               best_k[l] = -1;
               n_active += active;
-              for (guint c = 0; c < nc; c++)
-                vals[c][l] = l < width ? im->data[(v0 + l) * nc + c] : 0.0f;
+              for (guint c = 0; c < nc && l < width; c++)
+                vals[c][l] = im->data[(v0 + l) * nc + c];
             }
           if (n_active > 0)
             row_max = INFINITY;
@@ -650,27 +652,25 @@ row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1
   *r1 = (gsize)(rows * (thread + 1) / n_threads);
 }
 
-static void
-sum_worker (gpointer data, int thread)
+/* The sums of rows [r0, r1); nc is a compile-time constant in the
+ * specialised callers. */
+static inline void
+sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc)
 {
-  UpdateJob *job = data;
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
-  const guint nc = im->nc, ns = 4 + nc;
+  const gsize ns = 4 + nc;
   const double scale = ldexp (1.0, ctx->colour_shift);
   const float ratio = ctx->ratio;
-  gint64 *sums = job->sums[thread];
-  gsize r0, r1;
 
-  memset (sums, 0, job->clusters->k * ns * sizeof (gint64));
-  row_range (im, job->n_threads, thread, &r0, &r1);
   for (gsize r = r0; r < r1; r++)
     {
       const gint64 z = (gint64)(r / im->ny), y = (gint64)(r % im->ny);
-      gsize v = r * im->nx;
-      for (guint x = 0; x < im->nx; x++, v++)
+      const gint32 *nearest = job->nearest + r * im->nx;
+      const float *data = im->data + r * im->nx * nc;
+      for (guint x = 0; x < im->nx; x++)
         {
-          gint32 k = job->nearest[v];
+          gint32 k = nearest[x];
           gint64 *s;
           if (k < 0)
             continue;
@@ -680,8 +680,32 @@ sum_worker (gpointer data, int thread)
           s[2] += y;
           s[3] += x;
           for (guint c = 0; c < nc; c++)
-            s[4 + c] += sv__colour_fixed (im->data[v * nc + c] * ratio, scale);
+            s[4 + c] += sv__colour_fixed (data[(gsize)x * nc + c] * ratio, scale);
         }
+    }
+}
+
+static void
+sum_worker (gpointer data, int thread)
+{
+  UpdateJob *job = data;
+  const guint nc = job->ctx->image->nc;
+  gint64 *sums = job->sums[thread];
+  gsize r0, r1;
+
+  memset (sums, 0, job->clusters->k * (4 + nc) * sizeof (gint64));
+  row_range (job->ctx->image, job->n_threads, thread, &r0, &r1);
+  switch (nc)
+    {
+    case 1:
+      sum_rows (job, r0, r1, sums, 1);
+      break;
+    case 3:
+      sum_rows (job, r0, r1, sums, 3);
+      break;
+    default:
+      sum_rows (job, r0, r1, sums, nc);
+      break;
     }
 }
 
