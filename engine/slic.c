@@ -143,6 +143,8 @@ typedef struct
   float mdc;
   gint32 k;
   int lo[3], hi[3];
+  gboolean covers_zy; /* the window holds every (z, y) of the tile */
+  gboolean covers_x;  /* ... and every x */
   const float *colour;
 } Candidate;
 
@@ -378,6 +380,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   p->lo[a] = w[a];
                   p->hi[a] = w[3 + a];
                 }
+              p->covers_zy = w[0] <= t0[0] && t1[0] <= w[3] && w[1] <= t0[1] && t1[1] <= w[4];
+              p->covers_x = w[2] <= t0[2] && t1[2] <= w[5];
               p->colour = c + 3;
             }
         }
@@ -409,7 +413,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
  * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
  * sv_arith_distance and sv_arith_better, in the same order (element-wise
  * IEEE operations, no contraction), so the result is bit-identical. */
-#define LANES 4
+#define LANES 4 /* the lane constants below are written out for 4 */
 typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
 typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
 
@@ -443,28 +447,36 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
           const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
           const int width = MIN (LANES, t1[2] - x0);
           const float fz = (float)z, fy = (float)y;
-          SvLanesF fx = { 0 }, best_d = { 0 };
-          SvLanesI xi = { 0 }, best_k = { 0 };
-          float row_max = -INFINITY;
-          int n_active = 0;
+          const SvLanesI iota = { 0, 1, 2, 3 };
+          const SvLanesF iota_f = { 0.0f, 1.0f, 2.0f, 3.0f };
+          /* x0 + l is exact in float32 (dimensions are far below 2^24). */
+          const SvLanesF fx = (float)x0 + iota_f;
+          const SvLanesI xi = x0 + iota;
+          SvLanesF best_d = { INFINITY, INFINITY, INFINITY, INFINITY };
+          SvLanesI best_k = { -1, -1, -1, -1 };
+          float row_max = INFINITY;
+          int n_active = LANES;
 
-          for (guint c = 0; c < nc; c++)
-            vals[c] = (SvLanesF){ 0 };
-          for (int l = 0; l < LANES; l++)
+          if (width == LANES && mask == NULL && nc == 1)
             {
-              gboolean active = l < width && (mask == NULL || mask[v0 + l]);
-              xi[l] = x0 + l;
-              fx[l] = (float)(x0 + l);
-              /* Inactive lanes start at -inf: they never take a cluster and
-               * never hold the row's largest best distance. */
-              best_d[l] = active ? INFINITY : -INFINITY;
-              best_k[l] = -1;
-              n_active += active;
-              for (guint c = 0; c < nc && l < width; c++)
-                vals[c][l] = im->data[(v0 + l) * nc + c];
+              memcpy (&vals[0], im->data + v0, sizeof (SvLanesF));
             }
-          if (n_active > 0)
-            row_max = INFINITY;
+          else
+            {
+              n_active = 0;
+              for (guint c = 0; c < nc; c++)
+                vals[c] = (SvLanesF){ 0 };
+              for (int l = 0; l < LANES; l++)
+                {
+                  gboolean active = l < width && (mask == NULL || mask[v0 + l]);
+                  /* Inactive lanes start at -inf: they never take a cluster
+                   * and never hold the row's largest best distance. */
+                  best_d[l] = active ? INFINITY : -INFINITY;
+                  n_active += active;
+                  for (guint c = 0; c < nc && l < width; c++)
+                    vals[c][l] = im->data[(v0 + l) * nc + c];
+                }
+            }
 
           for (int j = 0; j < n_cand && n_active > 0; j++)
             {
@@ -478,8 +490,9 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
                * index. */
               if (p->bound > row_max)
                 break;
-              if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
-                  || x0 + width <= p->lo[2] || x0 >= p->hi[2])
+              if (!p->covers_zy
+                  && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                      || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
                 continue;
               dz = sz * (p->cz - fz);
               dy = sy * (p->cy - fy);
@@ -506,8 +519,9 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
                     colour = colour / p->mdc;
                   d = s + colour;
                 }
-              take = (xi >= p->lo[2]) & (xi < p->hi[2])
-                     & ((d < best_d) | ((d == best_d) & (p->k < best_k)));
+              take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+              if (!p->covers_x)
+                take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
               best_d = lanes_select (take, d, best_d);
               best_k = (take & p->k) | (~take & best_k);
               row_max = best_d[0];
@@ -515,8 +529,11 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
                 row_max = MAX (row_max, best_d[l]);
             }
 
-          for (int l = 0; l < width; l++)
-            job->nearest[v0 + l] = best_k[l];
+          if (width == LANES)
+            memcpy (job->nearest + v0, &best_k, sizeof best_k);
+          else
+            for (int l = 0; l < width; l++)
+              job->nearest[v0 + l] = best_k[l];
         }
 }
 
