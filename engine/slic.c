@@ -143,6 +143,8 @@ typedef struct
   float mdc;
   gint32 k;
   int lo[3], hi[3];
+  gboolean covers_zy; /* the window holds every (z, y) of the tile */
+  gboolean covers_x;  /* ... and every x */
   const float *colour;
 } Candidate;
 
@@ -378,6 +380,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   p->lo[a] = w[a];
                   p->hi[a] = w[3 + a];
                 }
+              p->covers_zy = w[0] <= t0[0] && t1[0] <= w[3] && w[1] <= t0[1] && t1[1] <= w[4];
+              p->covers_x = w[2] <= t0[2] && t1[2] <= w[5];
               p->colour = c + 3;
             }
         }
@@ -404,26 +408,26 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   return n;
 }
 
-/* A candidate prepared for one row (z, y) of a tile. dzy = dz² + dy² is the
- * first partial sum of sv_arith_spatial, whose order ((dz² + dy²) + dx²)·w
- * the row loop keeps, so the spatial term is bit-identical to it. */
-typedef struct
-{
-  float bound;
-  float row_bound; /* fl(dzy·w) <= the spatial term of any voxel in the row */
-  float dzy;
-  float cx;
-  float mdc;
-  int lo, hi; /* x window */
-  gint32 k;
-  const float *colour;
-} RowCandidate;
+/* Four voxels of a row (one SSE register of floats) are searched together,
+ * which removes most of the per-voxel branches: every lane does exactly the
+ * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
+ * sv_arith_distance and sv_arith_better, in the same order (element-wise
+ * IEEE operations, no contraction), so the result is bit-identical. */
+#define LANES 4 /* the lane constants below are written out for 4 */
+typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
+typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
 
-/* The per-voxel search. nc is a compile-time constant in the specialised
- * callers so the colour loop unrolls. */
+static inline SvLanesF
+lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
+{
+  return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
+}
+
+/* The search over one tile. nc is a compile-time constant in the
+ * specialised callers so the colour loop unrolls. */
 static inline void
 assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candidate *cand,
-             int n_cand, RowCandidate *row, guint nc)
+             int n_cand, guint nc)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
@@ -432,86 +436,105 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
   const float sw = ctx->spatial_weight, ratio = ctx->ratio;
   const int slic_zero = ctx->slic_zero, ignore_colour = ctx->ignore_colour;
   const guint8 *mask = ctx->mask;
+  SvLanesF val[16];
+  g_autofree SvLanesF *val_heap = nc > 16 ? g_new (SvLanesF, nc) : NULL;
+  SvLanesF *vals = val_heap != NULL ? val_heap : val;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
-      {
-        const float fz = (float)z, fy = (float)y;
-        int m = 0;
+      for (int x0 = t0[2]; x0 < t1[2]; x0 += LANES)
+        {
+          const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
+          const int width = MIN (LANES, t1[2] - x0);
+          const float fz = (float)z, fy = (float)y;
+          const SvLanesI iota = { 0, 1, 2, 3 };
+          const SvLanesF iota_f = { 0.0f, 1.0f, 2.0f, 3.0f };
+          /* x0 + l is exact in float32 (dimensions are far below 2^24). */
+          const SvLanesF fx = (float)x0 + iota_f;
+          const SvLanesI xi = x0 + iota;
+          SvLanesF best_d = { INFINITY, INFINITY, INFINITY, INFINITY };
+          SvLanesI best_k = { -1, -1, -1, -1 };
+          float row_max = INFINITY;
+          int n_active = LANES;
 
-        /* The candidates whose window holds this row, still ordered by bound. */
-        for (int j = 0; j < n_cand; j++)
-          {
-            const Candidate *p = &cand[j];
-            RowCandidate *r;
-            float dz, dy;
+          if (width == LANES && mask == NULL && nc == 1)
+            {
+              memcpy (&vals[0], im->data + v0, sizeof (SvLanesF));
+            }
+          else
+            {
+              n_active = 0;
+              for (guint c = 0; c < nc; c++)
+                vals[c] = (SvLanesF){ 0 };
+              for (int l = 0; l < LANES; l++)
+                {
+                  gboolean active = l < width && (mask == NULL || mask[v0 + l]);
+                  /* Inactive lanes start at -inf: they never take a cluster
+                   * and never hold the row's largest best distance. */
+                  best_d[l] = active ? INFINITY : -INFINITY;
+                  n_active += active;
+                  for (guint c = 0; c < nc && l < width; c++)
+                    vals[c][l] = im->data[(v0 + l) * nc + c];
+                }
+            }
 
-            if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1])
-              continue;
-            dz = sz * (p->cz - fz);
-            dy = sy * (p->cy - fy);
-            dz = dz * dz;
-            dy = dy * dy;
-            r = &row[m++];
-            r->bound = p->bound;
-            r->dzy = dz + dy;
-            r->row_bound = r->dzy * sw;
-            r->cx = p->cx;
-            r->mdc = p->mdc;
-            r->lo = p->lo[2];
-            r->hi = p->hi[2];
-            r->k = p->k;
-            r->colour = p->colour;
-          }
+          for (int j = 0; j < n_cand && n_active > 0; j++)
+            {
+              const Candidate *p = &cand[j];
+              float dz, dy, dzy;
+              SvLanesF dx, s, d;
+              SvLanesI take;
 
-        for (int x = t0[2]; x < t1[2]; x++)
-          {
-            gsize v = ((gsize)z * ny + (gsize)y) * nx + (gsize)x;
-            const float *val = im->data + v * nc;
-            const float fx = (float)x;
-            float best_d = INFINITY;
-            gint32 best_k = -1;
-
-            if (mask != NULL && !mask[v])
-              {
-                job->nearest[v] = -1;
+              /* Ordered by bound: nothing further can beat any lane. A bound
+               * equal to a best distance could still tie and win on a lower
+               * index. */
+              if (p->bound > row_max)
+                break;
+              if (!p->covers_zy
+                  && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                      || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
                 continue;
-              }
-            for (int i = 0; i < m; i++)
-              {
-                const RowCandidate *r = &row[i];
-                float dx, s, d;
+              dz = sz * (p->cz - fz);
+              dy = sy * (p->cy - fy);
+              dz = dz * dz;
+              dy = dy * dy;
+              dzy = dz + dy;
+              /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
+              if (dzy * sw > row_max)
+                continue;
+              dx = sx * (p->cx - fx);
+              dx = dx * dx;
+              s = (dzy + dx) * sw;
+              if (ignore_colour)
+                d = s;
+              else
+                {
+                  SvLanesF colour = { 0 };
+                  for (guint c = 0; c < nc; c++)
+                    {
+                      SvLanesF t = vals[c] * ratio - p->colour[c];
+                      colour = colour + t * t;
+                    }
+                  if (slic_zero)
+                    colour = colour / p->mdc;
+                  d = s + colour;
+                }
+              take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+              if (!p->covers_x)
+                take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+              best_d = lanes_select (take, d, best_d);
+              best_k = (take & p->k) | (~take & best_k);
+              row_max = best_d[0];
+              for (int l = 1; l < LANES; l++)
+                row_max = MAX (row_max, best_d[l]);
+            }
 
-                /* Ordered by bound: nothing further can be closer. A bound
-                 * equal to best_d could still tie and win on a lower index. */
-                if (r->bound > best_d)
-                  break;
-                if (r->row_bound > best_d || x < r->lo || x >= r->hi)
-                  continue;
-                dx = sx * (r->cx - fx);
-                dx = dx * dx;
-                s = (r->dzy + dx) * sw;
-                /* d = fl(s + colour) >= s, so s > best_d cannot win. */
-                if (s > best_d)
-                  continue;
-                if (ignore_colour)
-                  d = s;
-                else
-                  {
-                    float colour = 0.0f;
-                    for (guint c = 0; c < nc; c++)
-                      colour += sv_arith_colour_term (val[c], ratio, r->colour[c]);
-                    d = sv_arith_distance (s, colour, slic_zero, r->mdc);
-                  }
-                if (sv_arith_better (d, r->k, best_d, best_k))
-                  {
-                    best_d = d;
-                    best_k = r->k;
-                  }
-              }
-            job->nearest[v] = best_k;
-          }
-      }
+          if (width == LANES)
+            memcpy (job->nearest + v0, &best_k, sizeof best_k);
+          else
+            for (int l = 0; l < width; l++)
+              job->nearest[v0 + l] = best_k[l];
+        }
 }
 
 static void
@@ -521,8 +544,6 @@ assign_worker (gpointer data, int thread)
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   CandidateList list = { NULL, 0 };
-  RowCandidate *row = NULL;
-  gsize row_capacity = 0;
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
@@ -546,26 +567,20 @@ assign_worker (gpointer data, int thread)
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
       n = gather_candidates (job, t0, t1, &list, vr);
-      if ((gsize)n > row_capacity)
-        {
-          row_capacity = list.capacity;
-          row = g_renew (RowCandidate, row, row_capacity);
-        }
       switch (job->clusters->nc)
         {
         case 1:
-          assign_tile (job, t0, t1, list.items, n, row, 1);
+          assign_tile (job, t0, t1, list.items, n, 1);
           break;
         case 3:
-          assign_tile (job, t0, t1, list.items, n, row, 3);
+          assign_tile (job, t0, t1, list.items, n, 3);
           break;
         default:
-          assign_tile (job, t0, t1, list.items, n, row, job->clusters->nc);
+          assign_tile (job, t0, t1, list.items, n, job->clusters->nc);
           break;
         }
     }
   g_free (list.items);
-  g_free (row);
 }
 
 void
@@ -654,27 +669,25 @@ row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1
   *r1 = (gsize)(rows * (thread + 1) / n_threads);
 }
 
-static void
-sum_worker (gpointer data, int thread)
+/* The sums of rows [r0, r1); nc is a compile-time constant in the
+ * specialised callers. */
+static inline void
+sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc)
 {
-  UpdateJob *job = data;
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
-  const guint nc = im->nc, ns = 4 + nc;
+  const gsize ns = 4 + nc;
   const double scale = ldexp (1.0, ctx->colour_shift);
   const float ratio = ctx->ratio;
-  gint64 *sums = job->sums[thread];
-  gsize r0, r1;
 
-  memset (sums, 0, job->clusters->k * ns * sizeof (gint64));
-  row_range (im, job->n_threads, thread, &r0, &r1);
   for (gsize r = r0; r < r1; r++)
     {
       const gint64 z = (gint64)(r / im->ny), y = (gint64)(r % im->ny);
-      gsize v = r * im->nx;
-      for (guint x = 0; x < im->nx; x++, v++)
+      const gint32 *nearest = job->nearest + r * im->nx;
+      const float *data = im->data + r * im->nx * nc;
+      for (guint x = 0; x < im->nx; x++)
         {
-          gint32 k = job->nearest[v];
+          gint32 k = nearest[x];
           gint64 *s;
           if (k < 0)
             continue;
@@ -684,8 +697,32 @@ sum_worker (gpointer data, int thread)
           s[2] += y;
           s[3] += x;
           for (guint c = 0; c < nc; c++)
-            s[4 + c] += sv__colour_fixed (im->data[v * nc + c] * ratio, scale);
+            s[4 + c] += sv__colour_fixed (data[(gsize)x * nc + c] * ratio, scale);
         }
+    }
+}
+
+static void
+sum_worker (gpointer data, int thread)
+{
+  UpdateJob *job = data;
+  const guint nc = job->ctx->image->nc;
+  gint64 *sums = job->sums[thread];
+  gsize r0, r1;
+
+  memset (sums, 0, job->clusters->k * (4 + nc) * sizeof (gint64));
+  row_range (job->ctx->image, job->n_threads, thread, &r0, &r1);
+  switch (nc)
+    {
+    case 1:
+      sum_rows (job, r0, r1, sums, 1);
+      break;
+    case 3:
+      sum_rows (job, r0, r1, sums, 3);
+      break;
+    default:
+      sum_rows (job, r0, r1, sums, nc);
+      break;
     }
 }
 
