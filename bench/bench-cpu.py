@@ -7,6 +7,8 @@ its own. Prints a table and one JSON line per size.
 
   seconds ours      median wall time of `supervox-cli slic ... --threads N`
                     (whole process: load, prepare, iterate, connect, write)
+  compute s         median of our prepare + iterate + connect stages (--json),
+                    the work that skimage's slic() call does
   seconds skimage   median time of the slic() call alone (import and TIFF
                     reading excluded), in a child python3
   agreement         fraction of equal voxels without connectivity
@@ -107,12 +109,13 @@ def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations,
     common = ["--n-segments", str(n_segments), "--compactness", repr(compactness),
               "--max-num-iter", str(iterations), "--backend", "cpu", "--threads", str(threads)]
     ours_out = os.path.join(tmp, "ours-%d.tif" % size)
-    ours_times, ours_mem, stages = [], [], None
+    ours_times, ours_compute, ours_mem, stages = [], [], [], None
     for r in range(repeats):
         wall, stdout, mem = run_child_rusage([cli, "slic", vol, "-o", ours_out, "--json"] + common)
         ours_times.append(wall)
         ours_mem.append(mem)
         stages = json.loads(stdout)["seconds"]
+        ours_compute.append(stages["prepare"] + stages["iterate"] + stages["connect"])
         log("  ours    %d³ run %d: %.2f s" % (size, r + 1, wall))
     ours = tifffile.imread(ours_out).astype(np.int64).reshape(size, size, size)
 
@@ -138,6 +141,7 @@ def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations,
     agreement = float((np.load(sk_raw).astype(np.int64) == ours_raw).mean())
 
     ours_s = statistics.median(ours_times)
+    compute_s = statistics.median(ours_compute)
     sk_s = statistics.median(sk_times)
     return {
         "size": [size, size, size],
@@ -148,6 +152,8 @@ def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations,
         "seconds_ours": ours_s,
         "seconds_ours_runs": ours_times,
         "seconds_ours_stages": stages,
+        "seconds_ours_compute": compute_s,
+        "ratio_compute": sk_s / compute_s,
         "seconds_skimage": sk_s,
         "seconds_skimage_runs": sk_times,
         "ratio": sk_s / ours_s,
@@ -186,15 +192,16 @@ def main():
 
     print("scikit-image %s, %d threads for supervox-cli, %d cores online"
           % (skimage.__version__, args.threads, os.cpu_count() or 1))
-    header = ("%-8s %9s %11s %13s %7s %10s %8s %10s %13s"
-              % ("size", "segments", "ours s", "skimage s", "ratio", "agree raw", "ARI",
-                 "ours MiB", "skimage MiB"))
+    header = ("%-6s %8s %8s %10s %10s %7s %9s %10s %7s %9s %12s"
+              % ("size", "segments", "ours s", "compute s", "skimage s", "ratio", "ratio cmp",
+                 "agree raw", "ARI", "ours MiB", "skimage MiB"))
     print(header)
     print("-" * len(header))
     for r in results:
-        print("%-8s %9d %11.3f %13.3f %6.1fx %9.2f%% %8.4f %10.0f %13.0f"
+        print("%-6s %8d %8.3f %10.3f %10.3f %6.1fx %8.1fx %9.2f%% %7.4f %9.0f %12.0f"
               % ("%d³" % r["size"][0], r["n_segments"], r["seconds_ours"],
-                 r["seconds_skimage"], r["ratio"], 100 * r["agreement_no_connectivity"],
+                 r["seconds_ours_compute"], r["seconds_skimage"], r["ratio"],
+                 r["ratio_compute"], 100 * r["agreement_no_connectivity"],
                  r["ari_with_connectivity"], r["peak_mib_ours"], r["peak_mib_skimage"]))
     for r in results:
         r["skimage_version"] = skimage.__version__
