@@ -120,7 +120,7 @@ sv_cli_cmd_connect (int argc, char **argv)
           { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label,
             "First label, 0 or 1 (default 1); input voxels equal to start_label - 1 are background",
             "0|1" },
-          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "LABELS.tif" },
+          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
           { NULL } };
 
   context = g_option_context_new ("LABELS.tif -o OUT.tif --min-size N --max-size N");

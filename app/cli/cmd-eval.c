@@ -236,7 +236,7 @@ sv_cli_cmd_eval (int argc, char **argv)
           { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o.compare,
             "Print the adjusted Rand index between LABELS.tif and B.tif", "B.tif" },
           { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
-          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "LABELS.tif" },
+          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
           { NULL } };
 
   context = g_option_context_new ("LABELS.tif --truth GT.tif [--image VOL.tif]");

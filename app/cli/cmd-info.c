@@ -106,7 +106,7 @@ sv_cli_cmd_info (int argc, char **argv)
   int status;
   const GOptionEntry entries[]
       = { { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
-          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "FILE.tif" },
+          { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, NULL },
           { NULL } };
 
   context = g_option_context_new ("FILE.tif");

@@ -679,7 +679,7 @@ sv_cli_cmd_slic (int argc, char **argv)
       "NAME" },
     { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object with the results", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, "IN.tif" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
     { NULL }
   };
 

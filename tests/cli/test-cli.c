@@ -981,6 +981,7 @@ test_help (Fixture *f, gconstpointer data)
   r = run_cli (f->dir, "slic", "--help");
   g_assert_nonnull (strstr (r.out, "--n-segments"));
   g_assert_nonnull (strstr (r.out, "--no-enforce-connectivity"));
+  g_assert_nonnull (strstr (r.out, "] IN.tif -o OUT.tif\n"));
   result_clear (&r);
   r = run_cli (f->dir, "--help");
   g_assert_cmpint (r.status, ==, 0);
