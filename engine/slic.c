@@ -12,6 +12,7 @@
 #include "slic.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "connectivity.h"
@@ -827,36 +828,106 @@ sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clu
 /* ---- the run ---------------------------------------------------------- */
 
 /* Gives every mask-in voxel that no live window reached the live cluster
- * with the smallest spatial term (ties to the lowest index). */
-static void
-fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32 *nearest)
+ * with the smallest spatial term (ties to the lowest index). The clusters
+ * are binned in cubic cells; the search grows ring by ring and stops once no
+ * unvisited cell can hold a closer centre. */
+void
+sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32 *nearest)
 {
   const SvPrepared *im = ctx->image;
+  const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   const gsize nf = 3 + cl->nc;
-  gsize v = 0;
+  const int cs = MAX (ctx->window_step[0], MAX (ctx->window_step[1], ctx->window_step[2]));
+  const float smin = MIN (ctx->spacing[0], MIN (ctx->spacing[1], ctx->spacing[2]));
+  int ncell[3], max_r;
+  gsize n_cells = 1, v = 0, n_missing = 0, n_live = 0;
+  g_autofree guint *start = NULL;
+  g_autofree guint *items = NULL;
+  g_autofree guint *fill = NULL;
+  g_autofree gsize *cell_of_k = NULL;
 
-  for (guint z = 0; z < im->nz; z++)
-    for (guint y = 0; y < im->ny; y++)
-      for (guint x = 0; x < im->nx; x++, v++)
+  for (gsize i = 0; i < (gsize)dims[0] * dims[1] * dims[2]; i++)
+    n_missing += nearest[i] < 0 && (ctx->mask == NULL || ctx->mask[i]);
+  for (gsize k = 0; k < cl->k; k++)
+    n_live += cl->alive[k];
+  if (n_missing == 0 || n_live == 0)
+    return;
+
+  for (int a = 0; a < 3; a++)
+    {
+      ncell[a] = (dims[a] + cs - 1) / cs;
+      n_cells *= (gsize)ncell[a];
+    }
+  max_r = MAX (ncell[0], MAX (ncell[1], ncell[2]));
+  start = g_new0 (guint, n_cells + 1);
+  cell_of_k = g_new (gsize, MAX (cl->k, 1));
+  for (gsize k = 0; k < cl->k; k++)
+    {
+      const float *c = cl->centres + k * nf;
+      if (!cl->alive[k])
+        continue;
+      cell_of_k[k] = ((gsize)cell_of (c[0], cs, ncell[0]) * ncell[1] + cell_of (c[1], cs, ncell[1]))
+                         * ncell[2]
+                     + cell_of (c[2], cs, ncell[2]);
+      start[cell_of_k[k] + 1]++;
+    }
+  for (gsize c = 0; c < n_cells; c++)
+    start[c + 1] += start[c];
+  items = g_new (guint, MAX (n_live, 1));
+  fill = g_memdup2 (start, n_cells * sizeof (guint));
+  for (gsize k = 0; k < cl->k; k++)
+    if (cl->alive[k])
+      items[fill[cell_of_k[k]]++] = (guint)k;
+
+  for (int z = 0; z < dims[0]; z++)
+    for (int y = 0; y < dims[1]; y++)
+      for (int x = 0; x < dims[2]; x++, v++)
         {
+          const int p[3] = { z, y, x };
+          int home[3];
           float best_d = INFINITY;
           gint32 best_k = -1;
 
           if (nearest[v] >= 0 || (ctx->mask != NULL && !ctx->mask[v]))
             continue;
-          for (gsize k = 0; k < cl->k; k++)
+          for (int a = 0; a < 3; a++)
+            home[a] = MIN (p[a] / cs, ncell[a] - 1);
+          for (int r = 0; r <= max_r; r++)
             {
-              const float *c = cl->centres + k * nf;
-              float s;
-              if (!cl->alive[k])
-                continue;
-              s = sv_arith_spatial (c[0], c[1], c[2], (float)z, (float)y, (float)x, ctx->spacing[0],
-                                    ctx->spacing[1], ctx->spacing[2], ctx->spatial_weight);
-              if (sv_arith_better (s, (gint64)k, best_d, best_k))
+              /* A centre beyond ring r - 1 is more than (r - 1)·cs voxels
+               * away along some axis; compare with a margin for rounding. */
+              if (r > 0)
                 {
-                  best_d = s;
-                  best_k = (gint32)k;
+                  double g = (double)smin * (double)(r - 1) * cs;
+                  if (g * g * (double)ctx->spatial_weight * (1.0 - 1e-6) > (double)best_d)
+                    break;
                 }
+              for (int cz = home[0] - r; cz <= home[0] + r; cz++)
+                for (int cy = home[1] - r; cy <= home[1] + r; cy++)
+                  for (int cx = home[2] - r; cx <= home[2] + r; cx++)
+                    {
+                      gsize c;
+                      if (cz < 0 || cy < 0 || cx < 0 || cz >= ncell[0] || cy >= ncell[1]
+                          || cx >= ncell[2])
+                        continue;
+                      if (MAX (abs (cz - home[0]), MAX (abs (cy - home[1]), abs (cx - home[2])))
+                          != r)
+                        continue;
+                      c = ((gsize)cz * ncell[1] + cy) * ncell[2] + cx;
+                      for (guint i = start[c]; i < start[c + 1]; i++)
+                        {
+                          const guint k = items[i];
+                          const float *cc = cl->centres + (gsize)k * nf;
+                          float s = sv_arith_spatial (cc[0], cc[1], cc[2], (float)z, (float)y,
+                                                      (float)x, ctx->spacing[0], ctx->spacing[1],
+                                                      ctx->spacing[2], ctx->spatial_weight);
+                          if (sv_arith_better (s, (gint64)k, best_d, best_k))
+                            {
+                              best_d = s;
+                              best_k = (gint32)k;
+                            }
+                        }
+                    }
             }
           nearest[v] = best_k;
         }
@@ -929,7 +1000,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
     }
 
   if (params->max_num_iter > 0)
-    fill_unassigned (&ctx, &clusters, nearest);
+    sv__slic_fill_unassigned (&ctx, &clusters, nearest);
 
   for (gsize v = 0; v < n_voxels; v++)
     nearest[v] = nearest[v] < 0 ? params->start_label - 1 : nearest[v] + params->start_label;

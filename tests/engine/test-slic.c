@@ -1128,6 +1128,88 @@ test_pruned_equals_brute_force (void)
   g_rand_free (rand);
 }
 
+/* Voxels no window reached get the spatially nearest live centre: the
+ * binned ring search equals a scan over all clusters. */
+static void
+test_fill_unassigned_nearest (void)
+{
+  GRand *rand = g_rand_new_with_seed (8);
+
+  for (int trial = 0; trial < 40; trial++)
+    {
+      const guint nz = g_rand_int_range (rand, 1, 12), ny = g_rand_int_range (rand, 1, 40),
+                  nx = g_rand_int_range (rand, 1, 40);
+      const gsize n = (gsize)nz * ny * nx;
+      SvPrepared im = { nz, ny, nx, 1, g_new0 (float, n), 1, FALSE };
+      g_autofree guint8 *mask = g_new (guint8, n);
+      g_autofree gint32 *fast = g_new (gint32, n);
+      SvClusters cl;
+      SvSeeds seeds = { 0 };
+      SvSlicContext ctx;
+      SvSlicParams params;
+      g_autoptr (GError) error = NULL;
+
+      seeds.n = g_rand_int_range (rand, 1, 30);
+      seeds.zyx = g_new (float, 3 * seeds.n);
+      for (gsize k = 0; k < seeds.n; k++)
+        {
+          seeds.zyx[3 * k] = (float)g_rand_double_range (rand, 0, nz - 1);
+          seeds.zyx[3 * k + 1] = (float)g_rand_double_range (rand, 0, ny - 1);
+          seeds.zyx[3 * k + 2] = (float)g_rand_double_range (rand, 0, nx - 1);
+        }
+      seeds.step = (float)g_rand_double_range (rand, 1, 10);
+      for (int a = 0; a < 3; a++)
+        seeds.window_step[a] = g_rand_int_range (rand, 1, 6);
+      sv_slic_params_init_defaults (&params);
+      for (int a = 0; a < 3; a++)
+        params.spacing[a] = trial % 2 ? 1.0 : g_rand_double_range (rand, 0.2, 4);
+      g_assert_true (sv_clusters_init (&cl, &seeds, 1, &error));
+      for (gsize k = 0; k < cl.k; k++)
+        cl.alive[k] = cl.k == 1 || g_rand_int_range (rand, 0, 4) != 0;
+      sv_slic_context_init (&ctx, &im, trial % 3 ? mask : NULL, &seeds, &params, 1);
+      for (gsize v = 0; v < n; v++)
+        {
+          mask[v] = g_rand_int_range (rand, 0, 3) != 0;
+          fast[v] = g_rand_int_range (rand, 0, 3) == 0 ? (gint32)(v % cl.k) : -1;
+        }
+      {
+        g_autofree gint32 *before = g_memdup2 (fast, n * sizeof (gint32));
+        sv__slic_fill_unassigned (&ctx, &cl, fast);
+        for (gsize v = 0; v < n; v++)
+          {
+            float best = INFINITY;
+            gint32 best_k = -1;
+            const float p[3]
+                = { (float)(v / ((gsize)ny * nx)), (float)((v / nx) % ny), (float)(v % nx) };
+            if (before[v] >= 0 || (ctx.mask != NULL && !mask[v]))
+              {
+                g_assert_cmpint (fast[v], ==, before[v]);
+                continue;
+              }
+            for (gsize k = 0; k < cl.k; k++)
+              {
+                const float *c = cl.centres + 4 * k;
+                float s;
+                if (!cl.alive[k])
+                  continue;
+                s = sv_arith_spatial (c[0], c[1], c[2], p[0], p[1], p[2], ctx.spacing[0],
+                                      ctx.spacing[1], ctx.spacing[2], ctx.spatial_weight);
+                if (s < best)
+                  {
+                    best = s;
+                    best_k = (gint32)k;
+                  }
+              }
+            g_assert_cmpint (fast[v], ==, best_k);
+          }
+      }
+      sv_clusters_clear (&cl);
+      sv_seeds_clear (&seeds);
+      g_free (im.data);
+    }
+  g_rand_free (rand);
+}
+
 /* A prepared image straight from [0,1] data that contains 0 and 1, so the
  * rescale is the identity on both sides. */
 typedef struct
@@ -1540,6 +1622,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/slic/skimage/start-label-fix", test_start_label_fix);
 
   g_test_add_func ("/engine/slic/assign/pruned-equals-brute-force", test_pruned_equals_brute_force);
+  g_test_add_func ("/engine/slic/assign/fill-unassigned-nearest", test_fill_unassigned_nearest);
   g_test_add_func ("/engine/slic/assign/first-equals-skimage",
                    test_first_assignment_equals_skimage);
   g_test_add_func ("/engine/slic/run/close-to-skimage", test_full_run_close_to_skimage);
