@@ -160,6 +160,49 @@ cover_window (const guint shape[3], const int window_step[3], const float *zyx, 
               (gsize)(hi[2] - lo[2]));
 }
 
+/* Marks every voxel inside some seed's search window, in O(voxels + seeds):
+ * +1/-1 at the corners of each window box in a difference array, then
+ * prefix sums along x, y and z give each voxel its number of windows. */
+static void
+cover_all (const guint shape[3], const int window_step[3], const float *zyx, gsize n_seeds,
+           guint8 *covered)
+{
+  const gsize dz = shape[0] + 1, dy = shape[1] + 1, dx = shape[2] + 1;
+  g_autofree gint32 *count = g_new0 (gint32, dz * dy * dx);
+
+  for (gsize k = 0; k < n_seeds; k++)
+    {
+      int lo[3], hi[3];
+      for (int a = 0; a < 3; a++)
+        sv_arith_window (zyx[3 * k + a], window_step[a], (int)shape[a], &lo[a], &hi[a]);
+      for (int corner = 0; corner < 8; corner++)
+        {
+          const gsize z = (gsize)(corner & 4 ? hi[0] : lo[0]);
+          const gsize y = (gsize)(corner & 2 ? hi[1] : lo[1]);
+          const gsize x = (gsize)(corner & 1 ? hi[2] : lo[2]);
+          /* Inclusion-exclusion: the sign flips with each upper corner. */
+          const int sign = (((corner >> 2) + (corner >> 1) + corner) & 1) ? -1 : 1;
+          count[(z * dy + y) * dx + x] += sign;
+        }
+    }
+  for (gsize z = 0; z < dz; z++)
+    for (gsize y = 0; y < dy; y++)
+      for (gsize x = 1; x < dx; x++)
+        count[(z * dy + y) * dx + x] += count[(z * dy + y) * dx + x - 1];
+  for (gsize z = 0; z < dz; z++)
+    for (gsize y = 1; y < dy; y++)
+      for (gsize x = 0; x < dx; x++)
+        count[(z * dy + y) * dx + x] += count[(z * dy + y - 1) * dx + x];
+  for (gsize z = 1; z < dz; z++)
+    for (gsize y = 0; y < dy; y++)
+      for (gsize x = 0; x < dx; x++)
+        count[(z * dy + y) * dx + x] += count[((z - 1) * dy + y) * dx + x];
+  for (gsize z = 0; z < shape[0]; z++)
+    for (gsize y = 0; y < shape[1]; y++)
+      for (gsize x = 0; x < shape[2]; x++)
+        covered[(z * shape[1] + y) * shape[2] + x] = count[(z * dy + y) * dx + x] > 0;
+}
+
 static int
 compare_zyx (gconstpointer a, gconstpointer b)
 {
@@ -237,9 +280,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       gsize added = 0;
 
       window_steps (shape_zyx, zyx->len, wstep);
-      memset (covered, 0, n_voxels);
-      for (guint i = 0; i < zyx->len; i++)
-        cover_window (shape_zyx, wstep, &g_array_index (zyx, float, 3 * i), covered);
+      cover_all (shape_zyx, wstep, (const float *)zyx->data, zyx->len, covered);
       for (gsize z = 0; z < nz; z++)
         for (gsize y = 0; y < ny; y++)
           for (gsize x = 0; x < nx; x++)

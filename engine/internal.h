@@ -28,6 +28,11 @@ gboolean sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlic
                        GCancellable *cancellable, gint32 *labels, SvClusters *clusters_out,
                        SvSlicTimings *timings, GError **error);
 
+/* Gives every mask-in voxel whose nearest[] is −1 the live cluster with the
+ * smallest spatial term (sv_arith_spatial; ties to the lowest index). */
+void sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *clusters,
+                               gint32 *nearest);
+
 /* sv_arith_colour_fixed (v, shift) without library calls, for the hot loop:
  * scale = 2^shift, so v·scale is exact in double, and adding and removing
  * 2^52 rounds to the nearest integer, ties to even, as llrint does in the
