@@ -188,11 +188,62 @@ axis_gap (double c, int a0, int a1)
   return 0.0;
 }
 
+/* Four voxels of a row (one SSE register of floats) are searched together,
+ * which removes most of the per-voxel branches: every lane does exactly the
+ * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
+ * sv_arith_distance and sv_arith_better, in the same order (element-wise
+ * IEEE operations, no contraction), so the result is bit-identical. */
+#define LANES 4 /* the lane constants below are written out for 4 */
+typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
+typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
+
+static inline SvLanesF
+lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
+{
+  return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
+}
+
 /* Per channel minimum and maximum of the tile's values. */
 static void
 tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float *vmin, float *vmax)
 {
   const guint nc = im->nc;
+  const int len = t1[2] - t0[2];
+
+  if (nc == 1)
+    {
+      /* One channel: four values per step. */
+      SvLanesF lo = { INFINITY, INFINITY, INFINITY, INFINITY };
+      SvLanesF hi = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+      float lo_s = INFINITY, hi_s = -INFINITY;
+
+      for (int z = t0[0]; z < t1[0]; z++)
+        for (int y = t0[1]; y < t1[1]; y++)
+          {
+            const float *row = im->data + ((gsize)z * im->ny + y) * im->nx + t0[2];
+            int i = 0;
+            for (; i + LANES <= len; i += LANES)
+              {
+                SvLanesF v;
+                memcpy (&v, row + i, sizeof v);
+                lo = lanes_select (v < lo, v, lo);
+                hi = lanes_select (v > hi, v, hi);
+              }
+            for (; i < len; i++)
+              {
+                lo_s = row[i] < lo_s ? row[i] : lo_s;
+                hi_s = row[i] > hi_s ? row[i] : hi_s;
+              }
+          }
+      for (int l = 0; l < LANES; l++)
+        {
+          lo_s = lo[l] < lo_s ? lo[l] : lo_s;
+          hi_s = hi[l] > hi_s ? hi[l] : hi_s;
+        }
+      vmin[0] = lo_s;
+      vmax[0] = hi_s;
+      return;
+    }
 
   for (guint c = 0; c < nc; c++)
     {
@@ -203,7 +254,6 @@ tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float 
     for (int y = t0[1]; y < t1[1]; y++)
       {
         const float *row = im->data + (((gsize)z * im->ny + y) * im->nx + t0[2]) * nc;
-        const int len = t1[2] - t0[2];
         for (guint c = 0; c < nc; c++)
           {
             float lo = vmin[c], hi = vmax[c];
@@ -407,21 +457,6 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
       cand[j] = t;
     }
   return n;
-}
-
-/* Four voxels of a row (one SSE register of floats) are searched together,
- * which removes most of the per-voxel branches: every lane does exactly the
- * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
- * sv_arith_distance and sv_arith_better, in the same order (element-wise
- * IEEE operations, no contraction), so the result is bit-identical. */
-#define LANES 4 /* the lane constants below are written out for 4 */
-typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
-typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
-
-static inline SvLanesF
-lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
-{
-  return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
 }
 
 /* The search over one tile. nc is a compile-time constant in the
