@@ -1,12 +1,16 @@
 /* Supervox engine: the SLIC iterations on the CPU, the reference backend.
  *
- * The assignment visits the volume in small tiles. For each tile it gathers
- * the live clusters whose search window meets the tile, orders them by a
- * lower bound of their spatial term over the tile and, per voxel, stops as
- * soon as no remaining cluster can beat the best distance found. The winner
- * is the lexicographic (distance, index) minimum, which is exactly what
- * scikit-image's "visit k in increasing order, keep strictly smaller" picks,
- * so the result equals the brute-force loop bit for bit. */
+ * The assignment visits the volume in 8×8×8 tiles. For each tile it gathers
+ * the live clusters whose search window meets the tile, drops those whose
+ * lower bound over the tile exceeds an upper bound of every voxel's best
+ * distance, orders the rest by that lower bound and, for four voxels of a
+ * row at a time, stops as soon as no remaining cluster can beat any of
+ * their best distances. The winner is the lexicographic (distance, index)
+ * minimum, which is exactly what scikit-image's "visit k in increasing
+ * order, keep strictly smaller" picks, so the result equals the brute-force
+ * loop bit for bit (tests/engine/test-slic.c checks it). Threads take tiles
+ * from an atomic counter and write disjoint voxels, so the labels do not
+ * depend on the thread count; the update sums integers. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "slic.h"
