@@ -327,7 +327,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   const guint nc = cl->nc;
   const gsize nf = 3 + nc;
   const float *vmin = vrange, *vmax = vrange + nc;
-  int c0[3], c1[3], n = 0, kept = 0;
+  int c0[3], c1[3], n = 0;
   double upper = INFINITY;
   Candidate *cand = list->items;
 
@@ -385,7 +385,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
               const int *w = job->window + 6 * (gsize)k;
               const float *c = cl->centres + k * nf;
               int a0[3], a1[3];
-              gboolean meets = TRUE, covers = TRUE;
+              gboolean meets = TRUE;
               double g, bound = 0.0;
               Candidate *p;
 
@@ -394,7 +394,6 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   a0[a] = MAX (t0[a], w[a]);
                   a1[a] = MIN (t1[a], w[3 + a]) - 1;
                   meets = meets && a0[a] <= a1[a];
-                  covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
                 }
               if (!meets)
                 continue;
@@ -409,9 +408,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                 }
               bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
 
-              if (covers)
-                upper = MIN (upper, covering_upper (job, k, t0, t1, vmin, vmax));
-              /* `upper` only decreases: this one would be dropped below. */
+              /* No voxel of the tile ends with a best distance above
+               * `upper`, so this cluster would never be looked at. */
               if (bound > upper)
                 continue;
 
@@ -440,13 +438,6 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
               p->colour = c + 3;
             }
         }
-
-  /* No voxel of the tile ends with a best distance above `upper`, so a
-   * cluster whose lower bound exceeds it would never be looked at. */
-  for (int i = 0; i < n; i++)
-    if ((double)cand[i].bound <= upper)
-      cand[kept++] = cand[i];
-  n = kept;
 
   /* Insertion sort by bound; the lists are short after pruning. */
   for (int i = 1; i < n; i++)
