@@ -1,12 +1,16 @@
 /* Supervox engine: the SLIC iterations on the CPU, the reference backend.
  *
- * The assignment visits the volume in small tiles. For each tile it gathers
- * the live clusters whose search window meets the tile, orders them by a
- * lower bound of their spatial term over the tile and, per voxel, stops as
- * soon as no remaining cluster can beat the best distance found. The winner
- * is the lexicographic (distance, index) minimum, which is exactly what
- * scikit-image's "visit k in increasing order, keep strictly smaller" picks,
- * so the result equals the brute-force loop bit for bit. */
+ * The assignment visits the volume in 8×8×8 tiles. For each tile it gathers
+ * the live clusters whose search window meets the tile, drops those whose
+ * lower bound over the tile exceeds an upper bound of every voxel's best
+ * distance, orders the rest by that lower bound and, for four voxels of a
+ * row at a time, stops as soon as no remaining cluster can beat any of
+ * their best distances. The winner is the lexicographic (distance, index)
+ * minimum, which is exactly what scikit-image's "visit k in increasing
+ * order, keep strictly smaller" picks, so the result equals the brute-force
+ * loop bit for bit (tests/engine/test-slic.c checks it). Threads take tiles
+ * from an atomic counter and write disjoint voxels, so the labels do not
+ * depend on the thread count; the update sums integers. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "slic.h"
@@ -188,11 +192,62 @@ axis_gap (double c, int a0, int a1)
   return 0.0;
 }
 
+/* Four voxels of a row (one SSE register of floats) are searched together,
+ * which removes most of the per-voxel branches: every lane does exactly the
+ * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
+ * sv_arith_distance and sv_arith_better, in the same order (element-wise
+ * IEEE operations, no contraction), so the result is bit-identical. */
+#define LANES 4 /* the lane constants below are written out for 4 */
+typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
+typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
+
+static inline SvLanesF
+lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
+{
+  return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
+}
+
 /* Per channel minimum and maximum of the tile's values. */
 static void
 tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float *vmin, float *vmax)
 {
   const guint nc = im->nc;
+  const int len = t1[2] - t0[2];
+
+  if (nc == 1)
+    {
+      /* One channel: four values per step. */
+      SvLanesF lo = { INFINITY, INFINITY, INFINITY, INFINITY };
+      SvLanesF hi = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+      float lo_s = INFINITY, hi_s = -INFINITY;
+
+      for (int z = t0[0]; z < t1[0]; z++)
+        for (int y = t0[1]; y < t1[1]; y++)
+          {
+            const float *row = im->data + ((gsize)z * im->ny + y) * im->nx + t0[2];
+            int i = 0;
+            for (; i + LANES <= len; i += LANES)
+              {
+                SvLanesF v;
+                memcpy (&v, row + i, sizeof v);
+                lo = lanes_select (v < lo, v, lo);
+                hi = lanes_select (v > hi, v, hi);
+              }
+            for (; i < len; i++)
+              {
+                lo_s = row[i] < lo_s ? row[i] : lo_s;
+                hi_s = row[i] > hi_s ? row[i] : hi_s;
+              }
+          }
+      for (int l = 0; l < LANES; l++)
+        {
+          lo_s = lo[l] < lo_s ? lo[l] : lo_s;
+          hi_s = hi[l] > hi_s ? hi[l] : hi_s;
+        }
+      vmin[0] = lo_s;
+      vmax[0] = hi_s;
+      return;
+    }
 
   for (guint c = 0; c < nc; c++)
     {
@@ -203,7 +258,6 @@ tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float 
     for (int y = t0[1]; y < t1[1]; y++)
       {
         const float *row = im->data + (((gsize)z * im->ny + y) * im->nx + t0[2]) * nc;
-        const int len = t1[2] - t0[2];
         for (guint c = 0; c < nc; c++)
           {
             float lo = vmin[c], hi = vmax[c];
@@ -273,7 +327,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   const guint nc = cl->nc;
   const gsize nf = 3 + nc;
   const float *vmin = vrange, *vmax = vrange + nc;
-  int c0[3], c1[3], n = 0, kept = 0;
+  int c0[3], c1[3], n = 0;
   double upper = INFINITY;
   Candidate *cand = list->items;
 
@@ -331,7 +385,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
               const int *w = job->window + 6 * (gsize)k;
               const float *c = cl->centres + k * nf;
               int a0[3], a1[3];
-              gboolean meets = TRUE, covers = TRUE;
+              gboolean meets = TRUE;
               double g, bound = 0.0;
               Candidate *p;
 
@@ -340,7 +394,6 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   a0[a] = MAX (t0[a], w[a]);
                   a1[a] = MIN (t1[a], w[3 + a]) - 1;
                   meets = meets && a0[a] <= a1[a];
-                  covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
                 }
               if (!meets)
                 continue;
@@ -355,9 +408,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                 }
               bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
 
-              if (covers)
-                upper = MIN (upper, covering_upper (job, k, t0, t1, vmin, vmax));
-              /* `upper` only decreases: this one would be dropped below. */
+              /* No voxel of the tile ends with a best distance above
+               * `upper`, so this cluster would never be looked at. */
               if (bound > upper)
                 continue;
 
@@ -387,13 +439,6 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* No voxel of the tile ends with a best distance above `upper`, so a
-   * cluster whose lower bound exceeds it would never be looked at. */
-  for (int i = 0; i < n; i++)
-    if ((double)cand[i].bound <= upper)
-      cand[kept++] = cand[i];
-  n = kept;
-
   /* Insertion sort by bound; the lists are short after pruning. */
   for (int i = 1; i < n; i++)
     {
@@ -407,21 +452,6 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
       cand[j] = t;
     }
   return n;
-}
-
-/* Four voxels of a row (one SSE register of floats) are searched together,
- * which removes most of the per-voxel branches: every lane does exactly the
- * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
- * sv_arith_distance and sv_arith_better, in the same order (element-wise
- * IEEE operations, no contraction), so the result is bit-identical. */
-#define LANES 4 /* the lane constants below are written out for 4 */
-typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
-typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
-
-static inline SvLanesF
-lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
-{
-  return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
 }
 
 /* The search over one tile. nc is a compile-time constant in the
