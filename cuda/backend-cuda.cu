@@ -1,0 +1,747 @@
+/* Supervox CUDA backend: the SvBackendClass implementation.
+ *
+ * The volume, the prepared image, the assignment and the labels stay on the
+ * device between stages and between runs; buffers are allocated per volume
+ * shape (and per cluster count) and reused, and freed on volume change and
+ * destroy. Seeding and the run's constants come from the CPU reference's
+ * own functions on the host (sv_seeds_grid/sv_seeds_mask,
+ * sv_slic_context_init, sv_clusters_init), so both backends start from the
+ * same bits. */
+#define G_LOG_DOMAIN "sv-cuda"
+
+#include <cub/device/device_scan.cuh>
+#include <string.h>
+
+#include "connectivity.h"
+#include "cuda-check.h"
+#include "cuda-kernels.h"
+#include "error.h"
+#include "grid.h"
+#include "prepare.h"
+#include "slic.h"
+#include "sv-cuda.h"
+
+/* Kept free on the device for the runtime, cub and other users. */
+#define SV_CUDA_HEADROOM ((size_t) 64 << 20)
+
+typedef struct
+{
+  cudaStream_t stream;
+
+  /* The volume as given (host copy: the prepare stage reads it). */
+  SvVolume *volume;
+  guint8 *mask;
+  guint nz, ny, nx, nc;
+  gsize n;
+  gsize n_mask_in;
+
+  /* Per-volume device buffers. */
+  float *d_image;       /* prepared image, n × nc */
+  uint8_t *d_mask;      /* NULL without a mask */
+  int32_t *d_nearest;   /* assignment */
+  int32_t *d_labels;    /* the last run's labels */
+  int32_t *d_slice;     /* one slice, for get_slice */
+  gsize slice_cap;
+
+  /* Prepare cache: valid while sv_slic_params_same_prepare holds. */
+  SvPrepared *prepared;
+  SvSlicParams prepared_params;
+
+  /* Per-cluster-count device buffers. */
+  gsize k_cap;
+  guint k_nc;
+  gsize cell_cap;
+  float *d_centres;
+  uint8_t *d_alive;
+  float *d_max_dist;
+  unsigned long long *d_sums;
+  uint8_t *d_used;
+  int *d_cell_count;
+  int *d_cell_start;
+  int *d_cell_fill;
+  int *d_cell_items;
+  void *d_scan_tmp;
+  size_t scan_tmp_bytes;
+
+  /* The last run. */
+  gboolean have_labels;
+  gsize last_k;
+  guint last_nc;
+} SvCudaBackend;
+
+gboolean
+sv_cuda_device_available (GError **error)
+{
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount (&count);
+  if (err != cudaSuccess)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                   cudaGetErrorString (err));
+      return FALSE;
+    }
+  if (count == 0)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                   cudaGetErrorString (cudaErrorNoDevice));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error)
+{
+  size_t f = 0, t = 0;
+  SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
+  if (free_bytes != NULL)
+    *free_bytes = f;
+  if (total_bytes != NULL)
+    *total_bytes = t;
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* Fails with SV_ENGINE_ERROR_NO_MEMORY, in MiB, when `bytes` more would not
+ * fit next to what is in use. */
+static gboolean
+check_free (size_t bytes, const char *what, GError **error)
+{
+  size_t f = 0, t = 0;
+  SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
+  if (bytes + SV_CUDA_HEADROOM > f)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "%s needs %" G_GSIZE_FORMAT " MiB of GPU memory, %" G_GSIZE_FORMAT
+                   " MiB free",
+                   what, (gsize) ((bytes + (1 << 20) - 1) >> 20), (gsize) (f >> 20));
+      return FALSE;
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static void
+free_k_buffers (SvCudaBackend *self)
+{
+  cudaFree (self->d_centres);
+  cudaFree (self->d_alive);
+  cudaFree (self->d_max_dist);
+  cudaFree (self->d_sums);
+  cudaFree (self->d_used);
+  cudaFree (self->d_cell_count);
+  cudaFree (self->d_cell_start);
+  cudaFree (self->d_cell_fill);
+  cudaFree (self->d_cell_items);
+  cudaFree (self->d_scan_tmp);
+  self->d_centres = NULL;
+  self->d_alive = NULL;
+  self->d_max_dist = NULL;
+  self->d_sums = NULL;
+  self->d_used = NULL;
+  self->d_cell_count = self->d_cell_start = self->d_cell_fill = self->d_cell_items = NULL;
+  self->d_scan_tmp = NULL;
+  self->scan_tmp_bytes = 0;
+  self->k_cap = 0;
+  self->k_nc = 0;
+  self->cell_cap = 0;
+}
+
+static void
+free_volume_buffers (SvCudaBackend *self)
+{
+  cudaFree (self->d_image);
+  cudaFree (self->d_mask);
+  cudaFree (self->d_nearest);
+  cudaFree (self->d_labels);
+  cudaFree (self->d_slice);
+  self->d_image = NULL;
+  self->d_mask = NULL;
+  self->d_nearest = NULL;
+  self->d_labels = NULL;
+  self->d_slice = NULL;
+  self->slice_cap = 0;
+  g_clear_pointer (&self->prepared, sv_prepared_free);
+  self->have_labels = FALSE;
+}
+
+static gpointer
+cuda_create (GError **error)
+{
+  SvCudaBackend *self = NULL;
+  cudaStream_t stream = NULL;
+
+  if (!sv_cuda_device_available (error))
+    return NULL;
+  SV_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  self = g_new0 (SvCudaBackend, 1);
+  self->stream = stream;
+  return self;
+out:
+  return NULL;
+}
+
+static void
+cuda_destroy (gpointer data)
+{
+  SvCudaBackend *self = (SvCudaBackend *) data;
+  if (self == NULL)
+    return;
+  cudaStreamSynchronize (self->stream);
+  free_k_buffers (self);
+  free_volume_buffers (self);
+  g_clear_pointer (&self->volume, sv_volume_free);
+  g_clear_pointer (&self->mask, g_free);
+  cudaStreamDestroy (self->stream);
+  g_free (self);
+}
+
+static gboolean
+cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) data;
+  gsize n = 0, bytes = 0, slice = 0;
+  SvVolume *copy = NULL;
+
+  g_return_val_if_fail (volume != NULL, FALSE);
+
+  /* Everything of the previous volume goes first, so that its memory counts
+   * as free for the new one. */
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  free_k_buffers (self);
+  free_volume_buffers (self);
+  g_clear_pointer (&self->volume, sv_volume_free);
+  g_clear_pointer (&self->mask, g_free);
+
+  n = (gsize) volume->nz * volume->ny * volume->nx;
+  copy = sv_volume_new (volume->nz, volume->ny, volume->nx, volume->nc, error);
+  if (copy == NULL)
+    goto out;
+  memcpy (copy->data, volume->data, n * volume->nc * sizeof (float));
+  memcpy (copy->spacing, volume->spacing, sizeof copy->spacing);
+  copy->spacing_from_file = volume->spacing_from_file;
+  copy->unit = g_strdup (volume->unit);
+  copy->source_type = volume->source_type;
+
+  self->nz = volume->nz;
+  self->ny = volume->ny;
+  self->nx = volume->nx;
+  self->nc = volume->nc;
+  self->n = n;
+  self->n_mask_in = n;
+  if (mask != NULL)
+    {
+      self->mask = (guint8 *) g_memdup2 (mask, MAX (n, 1));
+      self->n_mask_in = 0;
+      for (gsize i = 0; i < n; i++)
+        self->n_mask_in += mask[i] != 0;
+    }
+
+  slice = MAX ((gsize) self->ny * self->nx,
+               MAX ((gsize) self->nz * self->nx, (gsize) self->nz * self->ny));
+  bytes = MAX (n, 1) * self->nc * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
+          + 2 * MAX (n, 1) * sizeof (int32_t) + MAX (slice, 1) * sizeof (int32_t);
+  if (!check_free (bytes, "this volume", error))
+    goto out;
+  SV_CUDA_CHECK (cudaMalloc (&self->d_image, MAX (n, 1) * MAX (self->nc, 1) * sizeof (float)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_nearest, MAX (n, 1) * sizeof (int32_t)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_labels, MAX (n, 1) * sizeof (int32_t)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_slice, MAX (slice, 1) * sizeof (int32_t)));
+  self->slice_cap = slice;
+  if (mask != NULL)
+    {
+      SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_mask, mask, n, cudaMemcpyHostToDevice,
+                                      self->stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+    }
+  self->volume = copy;
+  return TRUE;
+
+out:
+  sv_volume_free (copy);
+  free_volume_buffers (self);
+  g_clear_pointer (&self->mask, g_free);
+  return FALSE;
+}
+
+/* Buffers for k clusters of nc channels and `cells` centre bins; reused when
+ * large enough. */
+static gboolean
+ensure_k_buffers (SvCudaBackend *self, gsize k, guint nc, gsize cells, GError **error)
+{
+  size_t tmp_bytes = 0, bytes = 0;
+  gsize kk = MAX (k, 1);
+
+  if (kk <= self->k_cap && nc == self->k_nc && cells <= self->cell_cap)
+    return TRUE;
+  free_k_buffers (self);
+
+  SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (NULL, tmp_bytes, (int *) NULL, (int *) NULL,
+                                                (int) (cells + 1), self->stream));
+  bytes = kk * (3 + nc) * sizeof (float) + kk + kk * sizeof (float)
+          + kk * (4 + nc) * sizeof (unsigned long long) + kk + 3 * (cells + 1) * sizeof (int)
+          + kk * sizeof (int) + tmp_bytes;
+  if (!check_free (bytes, "this number of supervoxels", error))
+    goto out;
+  SV_CUDA_CHECK (cudaMalloc (&self->d_centres, kk * (3 + nc) * sizeof (float)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_alive, kk));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_max_dist, kk * sizeof (float)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_sums, kk * (4 + nc) * sizeof (unsigned long long)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_used, kk));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_cell_count, (cells + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_cell_start, (cells + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_cell_fill, (cells + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_cell_items, kk * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_scan_tmp, MAX (tmp_bytes, 1)));
+  self->scan_tmp_bytes = tmp_bytes;
+  self->k_cap = kk;
+  self->k_nc = nc;
+  self->cell_cap = cells;
+  return TRUE;
+
+out:
+  free_k_buffers (self);
+  return FALSE;
+}
+
+/* Runs the prepare stage unless the cached image still holds. The stage
+ * itself runs on the host with the CPU reference's functions (exactly its
+ * bits) and the result is uploaded once. */
+static gboolean
+ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
+                 gboolean *reused, GError **error)
+{
+  SvPrepared *prepared = NULL;
+
+  if (self->prepared != NULL && sv_slic_params_same_prepare (&self->prepared_params, params))
+    {
+      *reused = TRUE;
+      return TRUE;
+    }
+  *reused = FALSE;
+  g_clear_pointer (&self->prepared, sv_prepared_free);
+  prepared = sv_prepare (self->volume, self->mask, params, n_threads, error);
+  if (prepared == NULL)
+    return FALSE;
+  if (prepared->nc != self->nc)
+    {
+      /* The prepared image never changes the channel count today. */
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "prepared image has %u channels, expected %u", prepared->nc, self->nc);
+      goto out;
+    }
+  if (self->n > 0)
+    {
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_image, prepared->data,
+                                      self->n * self->nc * sizeof (float),
+                                      cudaMemcpyHostToDevice, self->stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+    }
+  self->prepared = prepared;
+  self->prepared_params = *params;
+  return TRUE;
+
+out:
+  sv_prepared_free (prepared);
+  return FALSE;
+}
+
+/* One iteration on the device: bin the live centres, assign, update, and
+ * under SLIC-zero raise the colour maxima. */
+static gboolean
+iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
+{
+  cudaStream_t s = self->stream;
+  size_t cells = (size_t) it.ncell[0] * it.ncell[1] * it.ncell[2];
+  size_t tmp = self->scan_tmp_bytes;
+
+  SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_count, 0, (cells + 1) * sizeof (int), s));
+  SV_CUDA_CHECK (sv_cuda_bin_count (it, self->d_centres, self->d_alive, self->d_cell_count, s));
+  SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (self->d_scan_tmp, tmp, self->d_cell_count,
+                                                self->d_cell_start, (int) (cells + 1), s));
+  SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_fill, 0, (cells + 1) * sizeof (int), s));
+  SV_CUDA_CHECK (sv_cuda_bin_fill (it, self->d_centres, self->d_alive, self->d_cell_start,
+                                   self->d_cell_fill, self->d_cell_items, s));
+  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres,
+                                 self->d_max_dist, self->d_cell_start, self->d_cell_items,
+                                 self->d_nearest, s));
+  SV_CUDA_CHECK (cudaMemsetAsync (self->d_sums, 0,
+                                  (size_t) it.k * (4 + it.nc) * sizeof (unsigned long long), s));
+  SV_CUDA_CHECK (sv_cuda_accumulate (it, self->d_image, self->d_nearest, self->d_sums, s));
+  SV_CUDA_CHECK (sv_cuda_finalize (it, self->d_sums, self->d_centres, self->d_alive, s));
+  if (it.slic_zero)
+    SV_CUDA_CHECK (sv_cuda_slic_zero_max (it, self->d_image, self->d_nearest, self->d_centres,
+                                          self->d_max_dist, s));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* n_iter iterations with progress reports and cancellation between them. */
+static gboolean
+iterate (SvCudaBackend *self, const SvCudaIter &it, int n_iter, guint *done, guint n_total,
+         const SvRunControl *control, GError **error)
+{
+  gboolean watch = control != NULL && (control->progress != NULL || control->cancellable != NULL);
+
+  for (int i = 0; i < n_iter; i++)
+    {
+      if (control != NULL && g_cancellable_set_error_if_cancelled (control->cancellable, error))
+        return FALSE;
+      if (!iterate_once (self, it, error))
+        return FALSE;
+      (*done)++;
+      if (watch)
+        {
+          /* Progress means the iteration is done, and a cancel must not
+           * wait for a queue of later ones. */
+          SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+          if (control->progress != NULL)
+            control->progress (SV_STAGE_ITERATE, *done, n_total, control->user_data);
+        }
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static void
+report (const SvRunControl *control, SvStage stage, guint i, guint n)
+{
+  if (control != NULL && control->progress != NULL)
+    control->progress (stage, i, n, control->user_data);
+}
+
+static gboolean
+cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control,
+          SvRunStats *stats, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvSeeds seeds;
+  SvClusters clusters;
+  SvSlicContext ctx;
+  SvCudaIter it;
+  gboolean ok = FALSE, reused = FALSE;
+  guint shape[3] = { 0, 0, 0 };
+  int n_threads = control != NULL ? control->n_threads : 0;
+  int stop_after = control != NULL ? control->stop_after_iteration : -1;
+  int n_iter = 0;
+  guint done = 0, n_total = 0;
+  gsize k = 0, cells = 0;
+  gint32 *host_in = NULL, *host_out = NULL;
+  uint8_t *host_used = NULL;
+  gint64 n_labels = 0;
+  gint64 t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+
+  g_return_val_if_fail (params != NULL, FALSE);
+  memset (&seeds, 0, sizeof seeds);
+  memset (&clusters, 0, sizeof clusters);
+  if (self->volume == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "no volume: set one before running");
+      return FALSE;
+    }
+  if (!sv_slic_params_validate (params, error))
+    return FALSE;
+  self->have_labels = FALSE;
+
+  t0 = g_get_monotonic_time ();
+  report (control, SV_STAGE_PREPARE, 0, 0);
+  if (!ensure_prepared (self, params, n_threads, &reused, error))
+    goto out;
+  t1 = g_get_monotonic_time ();
+
+  shape[0] = self->nz;
+  shape[1] = self->ny;
+  shape[2] = self->nx;
+  if (self->mask != NULL ? !sv_seeds_mask (shape, self->mask, params->n_segments, &seeds, error)
+                         : !sv_seeds_grid (shape, params->n_segments, &seeds, error))
+    goto out;
+  if (!sv_clusters_init (&clusters, &seeds, self->nc, error))
+    goto out;
+  sv_slic_context_init (&ctx, self->prepared, self->mask, &seeds, params, n_threads);
+  k = seeds.n;
+
+  memset (&it, 0, sizeof it);
+  it.nz = (int) self->nz;
+  it.ny = (int) self->ny;
+  it.nx = (int) self->nx;
+  it.nc = (int) self->nc;
+  it.n = (long long) self->n;
+  it.ratio = ctx.ratio;
+  it.spatial_weight = ctx.spatial_weight;
+  it.sz = ctx.spacing[0];
+  it.sy = ctx.spacing[1];
+  it.sx = ctx.spacing[2];
+  for (int a = 0; a < 3; a++)
+    {
+      int dim = a == 0 ? it.nz : a == 1 ? it.ny : it.nx;
+      it.wstep[a] = MAX (ctx.window_step[a], 1);
+      it.ncell[a] = MAX ((dim + it.wstep[a] - 1) / it.wstep[a], 1);
+    }
+  it.slic_zero = ctx.slic_zero ? 1 : 0;
+  it.ignore_colour = 0;
+  it.colour_shift = ctx.colour_shift;
+  it.k = (int) k;
+  cells = (gsize) it.ncell[0] * it.ncell[1] * it.ncell[2];
+
+  if (!ensure_k_buffers (self, k, self->nc, cells, error))
+    goto out;
+  if (k > 0)
+    {
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_centres, clusters.centres,
+                                      k * (3 + self->nc) * sizeof (float),
+                                      cudaMemcpyHostToDevice, self->stream));
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_alive, clusters.alive, k, cudaMemcpyHostToDevice,
+                                      self->stream));
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_max_dist, clusters.max_dist_colour,
+                                      k * sizeof (float), cudaMemcpyHostToDevice, self->stream));
+    }
+
+  n_iter = params->max_num_iter;
+  if (stop_after >= 0 && stop_after < n_iter)
+    n_iter = stop_after;
+  n_total = (guint) n_iter;
+  if (self->mask != NULL)
+    {
+      /* maskSLIC: a spatial-only pass moves the seeds first, as
+       * scikit-image does before the real iterations. */
+      SvCudaIter spatial = it;
+      spatial.ignore_colour = 1;
+      spatial.slic_zero = 0;
+      n_total *= 2;
+      if (!iterate (self, spatial, n_iter, &done, n_total, control, error))
+        goto out;
+      if (k > 0)
+        SV_CUDA_CHECK (cudaMemcpyAsync (self->d_max_dist, clusters.max_dist_colour,
+                                        k * sizeof (float), cudaMemcpyHostToDevice,
+                                        self->stream));
+    }
+  report (control, SV_STAGE_ITERATE, 0, n_total);
+  if (!iterate (self, it, n_iter, &done, n_total, control, error))
+    goto out;
+  if (n_iter == 0 && self->n > 0)
+    SV_CUDA_CHECK (cudaMemsetAsync (self->d_nearest, 0xff, self->n * sizeof (int32_t),
+                                    self->stream));
+  if (k > 0)
+    SV_CUDA_CHECK (cudaMemsetAsync (self->d_used, 0, k, self->stream));
+  SV_CUDA_CHECK (sv_cuda_labels_from_nearest ((long long) self->n, self->d_nearest,
+                                              params->start_label, self->d_labels,
+                                              self->d_used, self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  t2 = g_get_monotonic_time ();
+
+  if (params->enforce_connectivity && stop_after < 0 && k > 0 && self->n > 0)
+    {
+      gint64 min_size = 0, max_size = 0;
+      report (control, SV_STAGE_CONNECT, 0, 0);
+      sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      host_in = (gint32 *) g_try_malloc (self->n * sizeof (gint32));
+      host_out = (gint32 *) g_try_malloc (self->n * sizeof (gint32));
+      if (host_in == NULL || host_out == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough host memory for the connectivity step");
+          goto out;
+        }
+      SV_CUDA_CHECK (cudaMemcpyAsync (host_in, self->d_labels, self->n * sizeof (gint32),
+                                      cudaMemcpyDeviceToHost, self->stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+      n_labels = sv_connectivity_enforce (host_in, self->nz, self->ny, self->nx, min_size,
+                                          max_size, params->start_label, host_out);
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_labels, host_out, self->n * sizeof (gint32),
+                                      cudaMemcpyHostToDevice, self->stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+    }
+  else if (k > 0)
+    {
+      host_used = (uint8_t *) g_malloc (k);
+      SV_CUDA_CHECK (cudaMemcpyAsync (host_used, self->d_used, k, cudaMemcpyDeviceToHost,
+                                      self->stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+      for (gsize i = 0; i < k; i++)
+        n_labels += host_used[i] != 0;
+    }
+  t3 = g_get_monotonic_time ();
+
+  self->have_labels = TRUE;
+  self->last_k = k;
+  self->last_nc = self->nc;
+  if (stats != NULL)
+    {
+      stats->n_clusters = k;
+      stats->n_labels = (gsize) n_labels;
+      stats->iterations = (guint) n_iter;
+      stats->seconds_prepare = (double) (t1 - t0) / G_USEC_PER_SEC;
+      stats->seconds_iterate = (double) (t2 - t1) / G_USEC_PER_SEC;
+      stats->seconds_connect = (double) (t3 - t2) / G_USEC_PER_SEC;
+      stats->prepare_reused = reused;
+    }
+  report (control, SV_STAGE_DONE, 0, 0);
+  ok = TRUE;
+
+out:
+  if (!ok)
+    /* Leave nothing queued behind a failed or cancelled run. */
+    cudaStreamSynchronize (self->stream);
+  g_free (host_in);
+  g_free (host_out);
+  g_free (host_used);
+  sv_clusters_clear (&clusters);
+  sv_seeds_clear (&seeds);
+  return ok;
+}
+
+static gboolean
+no_labels (GError **error)
+{
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+               "no labels yet: run the backend first");
+  return FALSE;
+}
+
+static gboolean
+cuda_get_labels (gpointer data, gint32 *labels, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) data;
+  if (!self->have_labels)
+    return no_labels (error);
+  if (self->n == 0)
+    return TRUE;
+  SV_CUDA_CHECK (cudaMemcpyAsync (labels, self->d_labels, self->n * sizeof (gint32),
+                                  cudaMemcpyDeviceToHost, self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static gboolean
+slice_size (SvCudaBackend *self, SvAxis axis, guint index, gsize *size, GError **error)
+{
+  guint limit = axis == SV_AXIS_XY ? self->nz : axis == SV_AXIS_XZ ? self->ny : self->nx;
+  if (index >= limit)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "slice %u is out of range: the volume has %u along this axis", index, limit);
+      return FALSE;
+    }
+  *size = axis == SV_AXIS_XY ? (gsize) self->ny * self->nx
+          : axis == SV_AXIS_XZ ? (gsize) self->nz * self->nx
+                               : (gsize) self->nz * self->ny;
+  return TRUE;
+}
+
+gboolean
+sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint index, gint32 *device_dst,
+                                   GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) backend;
+  gsize size = 0;
+  if (!self->have_labels)
+    return no_labels (error);
+  if (!slice_size (self, axis, index, &size, error))
+    return FALSE;
+  SV_CUDA_CHECK (sv_cuda_extract_slice (self->d_labels, (int) self->nz, (int) self->ny,
+                                        (int) self->nx, axis, (int) index, device_dst,
+                                        self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static gboolean
+cuda_get_slice (gpointer data, SvAxis axis, guint index, gint32 *out_slice, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) data;
+  gsize size = 0;
+  if (!self->have_labels)
+    return no_labels (error);
+  if (!slice_size (self, axis, index, &size, error))
+    return FALSE;
+  SV_CUDA_CHECK (sv_cuda_extract_slice (self->d_labels, (int) self->nz, (int) self->ny,
+                                        (int) self->nx, axis, (int) index, self->d_slice,
+                                        self->stream));
+  SV_CUDA_CHECK (cudaMemcpyAsync (out_slice, self->d_slice, size * sizeof (gint32),
+                                  cudaMemcpyDeviceToHost, self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static gboolean
+cuda_get_centres (gpointer data, float *zyx, gsize *k, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) data;
+  gsize kk = 0, stride = 0;
+  float *centres = NULL;
+  uint8_t *alive = NULL;
+  gboolean ok = FALSE;
+
+  if (!self->have_labels)
+    return no_labels (error);
+  kk = self->last_k;
+  stride = 3 + self->last_nc;
+  if (k != NULL)
+    *k = kk;
+  if (zyx == NULL || kk == 0)
+    return TRUE;
+  centres = (float *) g_malloc (kk * stride * sizeof (float));
+  alive = (uint8_t *) g_malloc (kk);
+  SV_CUDA_CHECK (cudaMemcpyAsync (centres, self->d_centres, kk * stride * sizeof (float),
+                                  cudaMemcpyDeviceToHost, self->stream));
+  SV_CUDA_CHECK (cudaMemcpyAsync (alive, self->d_alive, kk, cudaMemcpyDeviceToHost,
+                                  self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  for (gsize i = 0; i < kk; i++)
+    for (int a = 0; a < 3; a++)
+      zyx[i * 3 + a] = alive[i] ? centres[i * stride + a] : NAN;
+  ok = TRUE;
+out:
+  g_free (centres);
+  g_free (alive);
+  return ok;
+}
+
+const gint32 *
+sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3])
+{
+  SvCudaBackend *self = (SvCudaBackend *) backend;
+  if (shape_zyx != NULL)
+    {
+      shape_zyx[0] = self->nz;
+      shape_zyx[1] = self->ny;
+      shape_zyx[2] = self->nx;
+    }
+  return self->have_labels ? self->d_labels : NULL;
+}
+
+gpointer
+sv_cuda_backend_stream (gpointer backend)
+{
+  return ((SvCudaBackend *) backend)->stream;
+}
+
+static const SvBackendClass cuda_class = {
+  "cuda",
+  cuda_create,
+  cuda_destroy,
+  cuda_set_volume,
+  cuda_run,
+  cuda_get_labels,
+  cuda_get_slice,
+  cuda_get_centres,
+};
+
+const SvBackendClass *
+sv_backend_cuda_class (void)
+{
+  return &cuda_class;
+}

@@ -1,0 +1,67 @@
+/* Supervox CUDA backend: kernel launchers shared by the backend's .cu files
+ * (internal, C++). Every launcher enqueues on `stream` and returns the launch
+ * status; nothing here synchronises. */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+/* What one SLIC iteration needs besides the device arrays. */
+struct SvCudaIter
+{
+  int nz, ny, nx, nc;
+  long long n;             /* nz*ny*nx */
+  float ratio;             /* 1/compactness as float32 */
+  float spatial_weight;
+  float sz, sy, sx;        /* spacing as float32 */
+  int wstep[3];            /* search window steps z, y, x (>= 1) */
+  int ncell[3];            /* centre bins per axis: ceil(dim / wstep) */
+  int slic_zero;
+  int ignore_colour;       /* maskSLIC's spatial-only pass */
+  int colour_shift;        /* fixed-point shift of the colour sums */
+  int k;                   /* number of clusters */
+};
+
+/* Centres are k × (3 + nc) floats: z, y, x, colour (scaled by ratio). Sums
+ * are k × (4 + nc) 64-bit integers: count, Σz, Σy, Σx, Σ fixed-point colour. */
+
+/* Bins live centres into cells of wstep voxels: cell_count (ncells + 1
+ * ints) must be zero on entry; then an exclusive scan turns it into
+ * cell_start and sv_cuda_bin_fill writes the items. */
+cudaError_t sv_cuda_bin_count (const SvCudaIter &it, const float *centres, const uint8_t *alive,
+                               int *cell_count, cudaStream_t stream);
+cudaError_t sv_cuda_bin_fill (const SvCudaIter &it, const float *centres, const uint8_t *alive,
+                              const int *cell_start, int *cell_fill, int *cell_items,
+                              cudaStream_t stream);
+
+/* Assignment: nearest[v] = the (distance, index)-minimal live cluster whose
+ * window holds v, −1 for masked-out voxels and voxels in no window. */
+cudaError_t sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask,
+                            const float *centres, const float *max_dist_colour,
+                            const int *cell_start, const int *cell_items, int32_t *nearest,
+                            cudaStream_t stream);
+
+/* Update, step 1: exact integer sums per cluster (sums zeroed on entry). */
+cudaError_t sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nearest,
+                                unsigned long long *sums, cudaStream_t stream);
+
+/* Update, step 2: centres = sums / count; a live cluster with count 0 dies. */
+cudaError_t sv_cuda_finalize (const SvCudaIter &it, const unsigned long long *sums,
+                              float *centres, uint8_t *alive, cudaStream_t stream);
+
+/* SLIC-zero: raise each cluster's max colour distance to the largest colour
+ * distance among its voxels (against the updated centres). */
+cudaError_t sv_cuda_slic_zero_max (const SvCudaIter &it, const float *image,
+                                   const int32_t *nearest, const float *centres,
+                                   float *max_dist_colour, cudaStream_t stream);
+
+/* labels[v] = nearest[v] + start_label (−1 becomes start_label − 1). Marks
+ * used[k] = 1 for every cluster that owns a voxel (used may be NULL). */
+cudaError_t sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_label,
+                                         int32_t *labels, uint8_t *used, cudaStream_t stream);
+
+/* Copies one slice (SvAxis) of a z-major nz×ny×nx int32 volume into out. */
+cudaError_t sv_cuda_extract_slice (const int32_t *volume, int nz, int ny, int nx, SvAxis axis,
+                                   int index, int32_t *out, cudaStream_t stream);

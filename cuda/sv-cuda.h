@@ -1,0 +1,42 @@
+/* Supervox CUDA backend: the plain C interface the application sees.
+ *
+ * The backend implements SvBackendClass (engine/backend.h). Applications
+ * register it at start-up with sv_backend_register (sv_backend_cuda_class ())
+ * when the build has SV_HAVE_CUDA. The functions below give the GUI access to
+ * the label volume that stays on the device, for CUDA–GL interop; they take
+ * the backend instance (the pointer the class's create returned). */
+#pragma once
+
+#include <glib.h>
+
+#include "backend.h"
+
+G_BEGIN_DECLS
+
+/* The CUDA backend's class, named "cuda". Its create fails with
+ * SV_ENGINE_ERROR_BACKEND "no CUDA device: …" when no device is usable. */
+const SvBackendClass *sv_backend_cuda_class (void);
+
+/* TRUE when a CUDA device is usable; otherwise FALSE with the reason
+ * (SV_ENGINE_ERROR_BACKEND "no CUDA device: …"). */
+gboolean sv_cuda_device_available (GError **error);
+
+/* Free and total memory of the current device, in bytes. */
+gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
+
+/* The last run's label volume on the device (nz*ny*nx gint32, z-major), or
+ * NULL when there is none. Valid until the next run, set_volume or destroy.
+ * shape_zyx (may be NULL) receives the volume's shape. */
+const gint32 *sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3]);
+
+/* The backend's CUDA stream (a cudaStream_t), for ordering interop work
+ * after the backend's own work with a CUDA event. */
+gpointer sv_cuda_backend_stream (gpointer backend);
+
+/* Copies one slice of the last run's labels into device memory `device_dst`
+ * (e.g. a mapped GL pixel buffer; size per SvAxis as for get_slice), on the
+ * backend's stream, and waits for it. */
+gboolean sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint index,
+                                            gint32 *device_dst, GError **error);
+
+G_END_DECLS
