@@ -6,8 +6,9 @@
 G_BEGIN_DECLS
 
 /* The sample format a volume had in its file. Values are always held as
- * float32 after scikit-image's img_as_float: unsigned / max, signed
- * (v + 0.5) * 2 / (max - min), floats as they are. */
+ * float32 after scikit-image's img_as_float (0.16 and later): unsigned
+ * v * (1 / max), signed max(v * (1 / max), -1), computed in double; floats
+ * as they are. */
 typedef enum
 {
   SV_SAMPLE_U8,
@@ -48,6 +49,7 @@ typedef struct
   guint nz, ny, nx;
   gint32 *data; /* owned */
   double spacing[3];
+  char *unit;   /* unit of `spacing`, e.g. "micron"; NULL when unknown; owned */
 } SvLabels;
 
 SvLabels *sv_labels_new (guint nz, guint ny, guint nx, GError **error);

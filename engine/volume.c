@@ -1,0 +1,149 @@
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "volume.h"
+
+#include "error.h"
+
+/* nz*ny*nx*per_voxel elements of elem_size bytes, or FALSE on overflow. */
+static gboolean
+checked_size (guint nz, guint ny, guint nx, guint per_voxel, gsize elem_size, gsize *out)
+{
+  gsize n = 1;
+  guint dims[] = { nz, ny, nx, per_voxel };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dims); i++)
+    if (!g_size_checked_mul (&n, n, dims[i]))
+      return FALSE;
+  return g_size_checked_mul (out, n, elem_size);
+}
+
+SvVolume *
+sv_volume_new (guint nz, guint ny, guint nx, guint nc, GError **error)
+{
+  gsize bytes;
+  float *data;
+  SvVolume *volume;
+
+  g_return_val_if_fail (nz > 0 && ny > 0 && nx > 0 && nc > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!checked_size (nz, ny, nx, nc, sizeof (float), &bytes))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "a %u×%u×%u volume with %u channels is too large for this computer",
+                   nz, ny, nx, nc);
+      return NULL;
+    }
+  data = g_try_malloc0 (bytes);
+  if (data == NULL)
+    {
+      g_autofree char *size = g_format_size (bytes);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for a %u×%u×%u volume (%s)", nz, ny, nx, size);
+      return NULL;
+    }
+
+  volume = g_new0 (SvVolume, 1);
+  volume->nz = nz;
+  volume->ny = ny;
+  volume->nx = nx;
+  volume->nc = nc;
+  volume->data = data;
+  volume->spacing[0] = volume->spacing[1] = volume->spacing[2] = 1.0;
+  volume->source_type = SV_SAMPLE_F32;
+  return volume;
+}
+
+void
+sv_volume_free (SvVolume *volume)
+{
+  if (volume == NULL)
+    return;
+  g_free (volume->data);
+  g_free (volume->unit);
+  g_free (volume);
+}
+
+gsize
+sv_volume_n_voxels (const SvVolume *volume)
+{
+  g_return_val_if_fail (volume != NULL, 0);
+  return (gsize) volume->nz * volume->ny * volume->nx;
+}
+
+const char *
+sv_sample_type_to_string (SvSampleType type)
+{
+  switch (type)
+    {
+    case SV_SAMPLE_U8:
+      return "uint8";
+    case SV_SAMPLE_U16:
+      return "uint16";
+    case SV_SAMPLE_U32:
+      return "uint32";
+    case SV_SAMPLE_I8:
+      return "int8";
+    case SV_SAMPLE_I16:
+      return "int16";
+    case SV_SAMPLE_I32:
+      return "int32";
+    case SV_SAMPLE_F32:
+      return "float32";
+    case SV_SAMPLE_F64:
+      return "float64";
+    default:
+      return "unknown";
+    }
+}
+
+SvLabels *
+sv_labels_new (guint nz, guint ny, guint nx, GError **error)
+{
+  gsize bytes;
+  gint32 *data;
+  SvLabels *labels;
+
+  g_return_val_if_fail (nz > 0 && ny > 0 && nx > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!checked_size (nz, ny, nx, 1, sizeof (gint32), &bytes))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "a %u×%u×%u label volume is too large for this computer", nz, ny, nx);
+      return NULL;
+    }
+  data = g_try_malloc0 (bytes);
+  if (data == NULL)
+    {
+      g_autofree char *size = g_format_size (bytes);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for a %u×%u×%u label volume (%s)", nz, ny, nx, size);
+      return NULL;
+    }
+
+  labels = g_new0 (SvLabels, 1);
+  labels->nz = nz;
+  labels->ny = ny;
+  labels->nx = nx;
+  labels->data = data;
+  labels->spacing[0] = labels->spacing[1] = labels->spacing[2] = 1.0;
+  return labels;
+}
+
+void
+sv_labels_free (SvLabels *labels)
+{
+  if (labels == NULL)
+    return;
+  g_free (labels->data);
+  g_free (labels->unit);
+  g_free (labels);
+}
+
+gsize
+sv_labels_n_voxels (const SvLabels *labels)
+{
+  g_return_val_if_fail (labels != NULL, 0);
+  return (gsize) labels->nz * labels->ny * labels->nx;
+}
