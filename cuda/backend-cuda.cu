@@ -21,9 +21,6 @@
 #include "slic.h"
 #include "sv-cuda.h"
 
-/* Kept free on the device for the runtime, cub and other users. */
-#define SV_CUDA_HEADROOM ((size_t) 64 << 20)
-
 typedef struct
 {
   cudaStream_t stream;
@@ -63,65 +60,16 @@ typedef struct
   void *d_scan_tmp;
   size_t scan_tmp_bytes;
 
+  /* Connectivity scratch (parent aliases d_nearest), allocated on first use. */
+  SvCudaConnScratch conn;
+  gboolean conn_ready;
+
   /* The last run. */
   gboolean have_labels;
+  gboolean connectivity_on_host;
   gsize last_k;
   guint last_nc;
 } SvCudaBackend;
-
-gboolean
-sv_cuda_device_available (GError **error)
-{
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount (&count);
-  if (err != cudaSuccess)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
-                   cudaGetErrorString (err));
-      return FALSE;
-    }
-  if (count == 0)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
-                   cudaGetErrorString (cudaErrorNoDevice));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error)
-{
-  size_t f = 0, t = 0;
-  SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
-  if (free_bytes != NULL)
-    *free_bytes = f;
-  if (total_bytes != NULL)
-    *total_bytes = t;
-  return TRUE;
-out:
-  return FALSE;
-}
-
-/* Fails with SV_ENGINE_ERROR_NO_MEMORY, in MiB, when `bytes` more would not
- * fit next to what is in use. */
-static gboolean
-check_free (size_t bytes, const char *what, GError **error)
-{
-  size_t f = 0, t = 0;
-  SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
-  if (bytes + SV_CUDA_HEADROOM > f)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "%s needs %" G_GSIZE_FORMAT " MiB of GPU memory, %" G_GSIZE_FORMAT
-                   " MiB free",
-                   what, (gsize) ((bytes + (1 << 20) - 1) >> 20), (gsize) (f >> 20));
-      return FALSE;
-    }
-  return TRUE;
-out:
-  return FALSE;
-}
 
 static void
 free_k_buffers (SvCudaBackend *self)
@@ -150,8 +98,49 @@ free_k_buffers (SvCudaBackend *self)
 }
 
 static void
+free_conn_buffers (SvCudaBackend *self)
+{
+  cudaFree (self->conn.size);
+  cudaFree (self->conn.link);
+  cudaFree (self->conn.queue);
+  cudaFree (self->conn.small_roots);
+  cudaFree (self->conn.small_offsets);
+  cudaFree (self->conn.visited);
+  cudaFree (self->conn.counters);
+  cudaFree (self->conn.scan_tmp);
+  memset (&self->conn, 0, sizeof self->conn);
+  self->conn_ready = FALSE;
+}
+
+static gboolean
+ensure_conn_buffers (SvCudaBackend *self, GError **error)
+{
+  gsize n1 = self->n + 1;
+
+  if (self->conn_ready)
+    return TRUE;
+  if (!sv__cuda_check_free (sv_cuda_connectivity_bytes ((long long) self->n), "the connectivity step",
+                   error))
+    return FALSE;
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.size, n1 * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.link, n1 * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.queue, n1 * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.small_roots, n1 * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.small_offsets, n1 * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.visited, n1));
+  SV_CUDA_CHECK (cudaMalloc (&self->conn.counters, 16 * sizeof (int)));
+  self->conn.parent = self->d_nearest;
+  self->conn_ready = TRUE;
+  return TRUE;
+out:
+  free_conn_buffers (self);
+  return FALSE;
+}
+
+static void
 free_volume_buffers (SvCudaBackend *self)
 {
+  free_conn_buffers (self);
   cudaFree (self->d_image);
   cudaFree (self->d_mask);
   cudaFree (self->d_nearest);
@@ -243,7 +232,7 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
                MAX ((gsize) self->nz * self->nx, (gsize) self->nz * self->ny));
   bytes = MAX (n, 1) * self->nc * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
           + 2 * MAX (n, 1) * sizeof (int32_t) + MAX (slice, 1) * sizeof (int32_t);
-  if (!check_free (bytes, "this volume", error))
+  if (!sv__cuda_check_free (bytes, "this volume", error))
     goto out;
   SV_CUDA_CHECK (cudaMalloc (&self->d_image, MAX (n, 1) * MAX (self->nc, 1) * sizeof (float)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_nearest, MAX (n, 1) * sizeof (int32_t)));
@@ -284,7 +273,7 @@ ensure_k_buffers (SvCudaBackend *self, gsize k, guint nc, gsize cells, GError **
   bytes = kk * (3 + nc) * sizeof (float) + kk + kk * sizeof (float)
           + kk * (4 + nc) * sizeof (unsigned long long) + kk + 3 * (cells + 1) * sizeof (int)
           + kk * sizeof (int) + tmp_bytes;
-  if (!check_free (bytes, "this number of supervoxels", error))
+  if (!sv__cuda_check_free (bytes, "this number of supervoxels", error))
     goto out;
   SV_CUDA_CHECK (cudaMalloc (&self->d_centres, kk * (3 + nc) * sizeof (float)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_alive, kk));
@@ -448,6 +437,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   if (!sv_slic_params_validate (params, error))
     return FALSE;
   self->have_labels = FALSE;
+  self->connectivity_on_host = FALSE;
 
   t0 = g_get_monotonic_time ();
   report (control, SV_STAGE_PREPARE, 0, 0);
@@ -538,7 +528,29 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   if (params->enforce_connectivity && stop_after < 0 && k > 0 && self->n > 0)
     {
       gint64 min_size = 0, max_size = 0;
+      gboolean handled = FALSE;
+      bool on_device = false;
+      long long n_device = 0;
       report (control, SV_STAGE_CONNECT, 0, 0);
+      sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      if (!ensure_conn_buffers (self, error))
+        goto out;
+      SV_CUDA_CHECK (sv_cuda_connectivity (self->d_labels, (int) self->nz, (int) self->ny,
+                                           (int) self->nx, min_size, max_size,
+                                           params->start_label, &self->conn, self->stream,
+                                           &n_device, &on_device));
+      handled = on_device;
+      self->connectivity_on_host = !handled;
+      if (handled)
+        n_labels = n_device;
+    }
+  if (params->enforce_connectivity && stop_after < 0 && k > 0 && self->n > 0
+      && self->connectivity_on_host)
+    {
+      /* The rare cases that need the sequential rule (split components, a
+       * small piece without a labelled neighbour) run it on the host. */
+      gint64 min_size = 0, max_size = 0;
       sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor,
                              params->max_size_factor, &min_size, &max_size);
       host_in = (gint32 *) g_try_malloc (self->n * sizeof (gint32));
@@ -558,7 +570,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
                                       cudaMemcpyHostToDevice, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
     }
-  else if (k > 0)
+  if (!(params->enforce_connectivity && stop_after < 0) && k > 0)
     {
       host_used = (uint8_t *) g_malloc (k);
       SV_CUDA_CHECK (cudaMemcpyAsync (host_used, self->d_used, k, cudaMemcpyDeviceToHost,
@@ -721,6 +733,12 @@ sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3])
       shape_zyx[2] = self->nx;
     }
   return self->have_labels ? self->d_labels : NULL;
+}
+
+gboolean
+sv_cuda_backend_connectivity_on_host (gpointer backend)
+{
+  return ((SvCudaBackend *) backend)->connectivity_on_host;
 }
 
 gpointer

@@ -34,3 +34,8 @@ sv_cuda_set_error (GError **error, cudaError_t err, const char *what)
         }                                                                                          \
     }                                                                                              \
   while (0)
+
+/* Fails with SV_ENGINE_ERROR_NO_MEMORY ("… needs X MiB of GPU memory, Y MiB
+ * free") when `bytes` more would not fit on the device next to a small
+ * reserve; `what` names the consumer. */
+gboolean sv__cuda_check_free (size_t bytes, const char *what, GError **error);

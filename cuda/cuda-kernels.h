@@ -65,3 +65,31 @@ cudaError_t sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, in
 /* Copies one slice (SvAxis) of a z-major nz×ny×nx int32 volume into out. */
 cudaError_t sv_cuda_extract_slice (const int32_t *volume, int nz, int ny, int nx, SvAxis axis,
                                    int index, int32_t *out, cudaStream_t stream);
+
+/* Device scratch of the connectivity step; parent may alias another n-int
+ * buffer that is free at that point. */
+struct SvCudaConnScratch
+{
+  int *parent;        /* n: union-find parent, then component root */
+  int *size;          /* n + 1: component sizes, then rank of large pieces */
+  int *link;          /* n + 1: large-piece flags, then links of small pieces */
+  int *queue;         /* n: BFS queues of the small pieces */
+  int *small_roots;   /* n */
+  int *small_offsets; /* n */
+  uint8_t *visited;   /* n */
+  int *counters;      /* a few device counters */
+  void *scan_tmp;     /* cub scratch, grown on demand, owned */
+  size_t scan_tmp_bytes;
+};
+
+/* Device bytes the scratch needs for n voxels, besides parent and scan_tmp. */
+size_t sv_cuda_connectivity_bytes (long long n);
+
+/* Connectivity enforcement in place on `labels` (SLIC labels in, final
+ * labels out), bit-identical to sv_connectivity_enforce. Synchronises the
+ * stream. *handled is false, with labels untouched, when the volume holds a
+ * case that needs the sequential rule (see connectivity.cu); the caller then
+ * runs sv_connectivity_enforce. */
+cudaError_t sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
+                                  long long max_size, int start_label, SvCudaConnScratch *scratch,
+                                  cudaStream_t stream, long long *n_labels, bool *handled);

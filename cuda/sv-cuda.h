@@ -39,4 +39,17 @@ gpointer sv_cuda_backend_stream (gpointer backend);
 gboolean sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint index,
                                             gint32 *device_dst, GError **error);
 
+/* TRUE when the last run's connectivity step fell back to the sequential
+ * rule on the host (a component of max_size voxels or more, or a small piece
+ * with no labelled neighbour); FALSE when it ran on the device. */
+gboolean sv_cuda_backend_connectivity_on_host (gpointer backend);
+
+/* sv_connectivity_enforce on the device, for host arrays (tests and
+ * benchmarks of the step alone): same arguments and result. *on_device
+ * tells whether the device path applied or the sequential host rule ran. */
+gboolean sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx,
+                                       gint64 min_size, gint64 max_size, int start_label,
+                                       gint32 *out, gint64 *n_labels, gboolean *on_device,
+                                       GError **error);
+
 G_END_DECLS
