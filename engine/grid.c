@@ -190,8 +190,20 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
                    "n_segments must be >= 1, got %" G_GINT64_FORMAT, n_segments);
       return FALSE;
     }
-  for (gsize v = 0; v < n_voxels; v++)
-    n_in += mask[v] != 0;
+  guint lo[3] = { G_MAXUINT, G_MAXUINT, G_MAXUINT }, hi[3] = { 0, 0, 0 }, box[3];
+  for (gsize z = 0; z < nz; z++)
+    for (gsize y = 0; y < ny; y++)
+      for (gsize x = 0; x < nx; x++)
+        if (mask[(z * ny + y) * nx + x])
+          {
+            const guint p[3] = { (guint) z, (guint) y, (guint) x };
+            n_in++;
+            for (int a = 0; a < 3; a++)
+              {
+                lo[a] = MIN (lo[a], p[a]);
+                hi[a] = MAX (hi[a], p[a]);
+              }
+          }
   if (n_in == 0)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
@@ -199,13 +211,18 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       return FALSE;
     }
 
-  /* A grid as dense over the mask as n_segments would be over the volume. */
-  sv_regular_grid (shape_zyx, (double) n_segments * (double) n_voxels / (double) n_in, start,
-                   step);
+  /* A regular grid over the mask's bounding box, as dense over the mask as
+   * n_segments would be over the whole box; its points inside the mask are
+   * the first seeds. */
+  for (int a = 0; a < 3; a++)
+    box[a] = hi[a] - lo[a] + 1;
+  sv_regular_grid (box,
+                   (double) n_segments * ((double) box[0] * box[1] * box[2]) / (double) n_in,
+                   start, step);
   zyx = g_array_new (FALSE, FALSE, sizeof (float) * 3);
-  for (gsize z = start[0]; z < nz; z += step[0])
-    for (gsize y = start[1]; y < ny; y += step[1])
-      for (gsize x = start[2]; x < nx; x += step[2])
+  for (gsize z = lo[0] + start[0]; z <= hi[0]; z += step[0])
+    for (gsize y = lo[1] + start[1]; y <= hi[1]; y += step[1])
+      for (gsize x = lo[2] + start[2]; x <= hi[2]; x += step[2])
         if (mask[(z * ny + y) * nx + x])
           {
             float p[3] = { (float) z, (float) y, (float) x };
