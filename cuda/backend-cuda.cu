@@ -68,7 +68,7 @@ typedef struct
   gboolean have_labels;
   gboolean connectivity_on_host;
   gsize last_k;
-  guint last_nc;
+  float *centres; /* last_k × 3, NaN for dead clusters */
 } SvCudaBackend;
 
 static void
@@ -183,6 +183,7 @@ cuda_destroy (gpointer data)
   free_volume_buffers (self);
   g_clear_pointer (&self->volume, sv_volume_free);
   g_clear_pointer (&self->mask, g_free);
+  g_clear_pointer (&self->centres, g_free);
   cudaStreamDestroy (self->stream);
   g_free (self);
 }
@@ -418,32 +419,39 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   int n_threads = control != NULL ? control->n_threads : 0;
   int stop_after = control != NULL ? control->stop_after_iteration : -1;
   int n_iter = 0;
+  gboolean connect = FALSE;
   guint done = 0, n_total = 0;
   gsize k = 0, cells = 0;
   gint32 *host_in = NULL, *host_out = NULL;
   uint8_t *host_used = NULL;
   gint64 n_labels = 0;
   gint64 t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+  float *host_centres = NULL;
+  uint8_t *host_alive = NULL;
 
   g_return_val_if_fail (params != NULL, FALSE);
   memset (&seeds, 0, sizeof seeds);
   memset (&clusters, 0, sizeof clusters);
+  if (stats != NULL)
+    memset (stats, 0, sizeof *stats);
   if (self->volume == NULL)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "no volume: set one before running");
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                   "no volume is loaded");
       return FALSE;
     }
   if (!sv_slic_params_validate (params, error))
     return FALSE;
-  self->have_labels = FALSE;
-  self->connectivity_on_host = FALSE;
+  /* Teaching mode: the state after n iterations, before connectivity. */
+  connect = params->enforce_connectivity && stop_after < 0;
 
   t0 = g_get_monotonic_time ();
   report (control, SV_STAGE_PREPARE, 0, 0);
   if (!ensure_prepared (self, params, n_threads, &reused, error))
     goto out;
   t1 = g_get_monotonic_time ();
+  if (control != NULL && g_cancellable_set_error_if_cancelled (control->cancellable, error))
+    goto out;
 
   shape[0] = self->nz;
   shape[1] = self->ny;
@@ -499,7 +507,8 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   if (self->mask != NULL)
     {
       /* maskSLIC: a spatial-only pass moves the seeds first, as
-       * scikit-image does before the real iterations. */
+       * scikit-image does before the real iterations; each pass starts
+       * with fresh SLIC-zero maxima. */
       SvCudaIter spatial = it;
       spatial.ignore_colour = 1;
       spatial.slic_zero = 0;
@@ -511,12 +520,17 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
                                         k * sizeof (float), cudaMemcpyHostToDevice,
                                         self->stream));
     }
-  report (control, SV_STAGE_ITERATE, 0, n_total);
   if (!iterate (self, it, n_iter, &done, n_total, control, error))
     goto out;
   if (n_iter == 0 && self->n > 0)
     SV_CUDA_CHECK (cudaMemsetAsync (self->d_nearest, 0xff, self->n * sizeof (int32_t),
                                     self->stream));
+  if (n_iter > 0 && k > 0)
+    SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, self->d_mask, self->d_centres, self->d_alive,
+                                            self->d_nearest, self->stream));
+  /* From here on the previous run's labels are overwritten. */
+  self->have_labels = FALSE;
+  self->connectivity_on_host = FALSE;
   if (k > 0)
     SV_CUDA_CHECK (cudaMemsetAsync (self->d_used, 0, k, self->stream));
   SV_CUDA_CHECK (sv_cuda_labels_from_nearest ((long long) self->n, self->d_nearest,
@@ -525,13 +539,12 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   t2 = g_get_monotonic_time ();
 
-  if (params->enforce_connectivity && stop_after < 0 && k > 0 && self->n > 0)
+  if (connect && k > 0 && self->n > 0)
     {
       gint64 min_size = 0, max_size = 0;
       gboolean handled = FALSE;
       bool on_device = false;
       long long n_device = 0;
-      report (control, SV_STAGE_CONNECT, 0, 0);
       sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor,
                              params->max_size_factor, &min_size, &max_size);
       if (!ensure_conn_buffers (self, error))
@@ -545,8 +558,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
       if (handled)
         n_labels = n_device;
     }
-  if (params->enforce_connectivity && stop_after < 0 && k > 0 && self->n > 0
-      && self->connectivity_on_host)
+  if (connect && k > 0 && self->n > 0 && self->connectivity_on_host)
     {
       /* The rare cases that need the sequential rule (split components, a
        * small piece without a labelled neighbour) run it on the host. */
@@ -570,7 +582,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
                                       cudaMemcpyHostToDevice, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
     }
-  if (!(params->enforce_connectivity && stop_after < 0) && k > 0)
+  if (!connect && k > 0)
     {
       host_used = (uint8_t *) g_malloc (k);
       SV_CUDA_CHECK (cudaMemcpyAsync (host_used, self->d_used, k, cudaMemcpyDeviceToHost,
@@ -580,21 +592,40 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
         n_labels += host_used[i] != 0;
     }
   t3 = g_get_monotonic_time ();
+  if (connect)
+    report (control, SV_STAGE_CONNECT, done, done);
+
+  /* The centres as get_centres returns them, NaN for dead clusters. */
+  g_clear_pointer (&self->centres, g_free);
+  self->centres = g_new (float, MAX (k, 1) * 3);
+  if (k > 0)
+    {
+      gsize stride = 3 + self->nc;
+      host_centres = (float *) g_malloc (k * stride * sizeof (float));
+      host_alive = (uint8_t *) g_malloc (k);
+      SV_CUDA_CHECK (cudaMemcpyAsync (host_centres, self->d_centres, k * stride * sizeof (float),
+                                      cudaMemcpyDeviceToHost, self->stream));
+      SV_CUDA_CHECK (cudaMemcpyAsync (host_alive, self->d_alive, k, cudaMemcpyDeviceToHost,
+                                      self->stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+      for (gsize i = 0; i < k; i++)
+        for (int a = 0; a < 3; a++)
+          self->centres[i * 3 + a] = host_alive[i] ? host_centres[i * stride + a] : NAN;
+    }
 
   self->have_labels = TRUE;
   self->last_k = k;
-  self->last_nc = self->nc;
   if (stats != NULL)
     {
       stats->n_clusters = k;
       stats->n_labels = (gsize) n_labels;
-      stats->iterations = (guint) n_iter;
+      stats->iterations = done;
       stats->seconds_prepare = (double) (t1 - t0) / G_USEC_PER_SEC;
       stats->seconds_iterate = (double) (t2 - t1) / G_USEC_PER_SEC;
       stats->seconds_connect = (double) (t3 - t2) / G_USEC_PER_SEC;
       stats->prepare_reused = reused;
     }
-  report (control, SV_STAGE_DONE, 0, 0);
+  report (control, SV_STAGE_DONE, done, done);
   ok = TRUE;
 
 out:
@@ -604,6 +635,8 @@ out:
   g_free (host_in);
   g_free (host_out);
   g_free (host_used);
+  g_free (host_centres);
+  g_free (host_alive);
   sv_clusters_clear (&clusters);
   sv_seeds_clear (&seeds);
   return ok;
@@ -612,8 +645,8 @@ out:
 static gboolean
 no_labels (GError **error)
 {
-  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-               "no labels yet: run the backend first");
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+               "there are no labels yet: run SLIC first");
   return FALSE;
 }
 
@@ -692,34 +725,13 @@ static gboolean
 cuda_get_centres (gpointer data, float *zyx, gsize *k, GError **error)
 {
   SvCudaBackend *self = (SvCudaBackend *) data;
-  gsize kk = 0, stride = 0;
-  float *centres = NULL;
-  uint8_t *alive = NULL;
-  gboolean ok = FALSE;
 
   if (!self->have_labels)
     return no_labels (error);
-  kk = self->last_k;
-  stride = 3 + self->last_nc;
-  if (k != NULL)
-    *k = kk;
-  if (zyx == NULL || kk == 0)
-    return TRUE;
-  centres = (float *) g_malloc (kk * stride * sizeof (float));
-  alive = (uint8_t *) g_malloc (kk);
-  SV_CUDA_CHECK (cudaMemcpyAsync (centres, self->d_centres, kk * stride * sizeof (float),
-                                  cudaMemcpyDeviceToHost, self->stream));
-  SV_CUDA_CHECK (cudaMemcpyAsync (alive, self->d_alive, kk, cudaMemcpyDeviceToHost,
-                                  self->stream));
-  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
-  for (gsize i = 0; i < kk; i++)
-    for (int a = 0; a < 3; a++)
-      zyx[i * 3 + a] = alive[i] ? centres[i * stride + a] : NAN;
-  ok = TRUE;
-out:
-  g_free (centres);
-  g_free (alive);
-  return ok;
+  *k = self->last_k;
+  if (zyx != NULL && self->last_k > 0)
+    memcpy (zyx, self->centres, self->last_k * 3 * sizeof (float));
+  return TRUE;
 }
 
 const gint32 *

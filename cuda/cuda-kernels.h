@@ -57,6 +57,12 @@ cudaError_t sv_cuda_slic_zero_max (const SvCudaIter &it, const float *image,
                                    const int32_t *nearest, const float *centres,
                                    float *max_dist_colour, cudaStream_t stream);
 
+/* After the last iteration: mask-in voxels with nearest −1 take the live
+ * cluster with the smallest spatial term (ties to the lowest index). */
+cudaError_t sv_cuda_fill_unassigned (const SvCudaIter &it, const uint8_t *mask,
+                                     const float *centres, const uint8_t *alive,
+                                     int32_t *nearest, cudaStream_t stream);
+
 /* labels[v] = nearest[v] + start_label (−1 becomes start_label − 1). Marks
  * used[k] = 1 for every cluster that owns a voxel (used may be NULL). */
 cudaError_t sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_label,

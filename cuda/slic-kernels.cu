@@ -132,8 +132,9 @@ assign_kernel (SvCudaIter it, const float *__restrict__ image, const uint8_t *__
   cell_range (y, it.wstep[1], it.ncell[1], &y0, &y1);
   cell_range (x, it.wstep[2], it.ncell[2], &x0, &x1);
 
+  /* best_k = −1 as on the CPU: only a finite distance can win. */
   float best_d = INFINITY;
-  int best_k = INT_MAX;
+  int best_k = -1;
   for (int cz = z0; cz <= z1; cz++)
     for (int cy = y0; cy <= y1; cy++)
       {
@@ -180,7 +181,7 @@ assign_kernel (SvCudaIter it, const float *__restrict__ image, const uint8_t *__
           }
       }
   /* Rows of cells are contiguous in x, so one [i0, i1) range covers them. */
-  nearest[v] = best_k == INT_MAX ? -1 : best_k;
+  nearest[v] = best_k;
 }
 
 cudaError_t
@@ -364,5 +365,50 @@ sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_labe
     return cudaSuccess;
   labels_kernel<<<grid_for (n, SV_BLOCK), SV_BLOCK, 0, stream>>> (n, nearest, start_label,
                                                                     labels, used);
+  return cudaGetLastError ();
+}
+
+/* Voxels that no live window reached take the live cluster with the
+ * smallest spatial term over all clusters (ties to the lowest index), as
+ * the CPU reference does after the last iteration. Such voxels are rare, so
+ * the brute-force loop costs little. */
+__global__ void
+fill_unassigned_kernel (SvCudaIter it, const uint8_t *__restrict__ mask,
+                        const float *__restrict__ centres, const uint8_t *__restrict__ alive,
+                        int32_t *__restrict__ nearest)
+{
+  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= it.n || nearest[v] >= 0 || (mask != NULL && mask[v] == 0))
+    return;
+  int x = (int) (v % it.nx);
+  long long t = v / it.nx;
+  int y = (int) (t % it.ny);
+  int z = (int) (t / it.ny);
+  float best_d = INFINITY;
+  int best_k = -1;
+  for (int k = 0; k < it.k; k++)
+    {
+      if (!alive[k])
+        continue;
+      const float *c = centres + (size_t) k * (3 + it.nc);
+      float s = sv_arith_spatial (c[0], c[1], c[2], (float) z, (float) y, (float) x, it.sz, it.sy,
+                                  it.sx, it.spatial_weight);
+      if (sv_arith_better (s, k, best_d, best_k))
+        {
+          best_d = s;
+          best_k = k;
+        }
+    }
+  nearest[v] = best_k;
+}
+
+cudaError_t
+sv_cuda_fill_unassigned (const SvCudaIter &it, const uint8_t *mask, const float *centres,
+                         const uint8_t *alive, int32_t *nearest, cudaStream_t stream)
+{
+  if (it.n == 0)
+    return cudaSuccess;
+  fill_unassigned_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, mask, centres,
+                                                                                alive, nearest);
   return cudaGetLastError ();
 }
