@@ -64,6 +64,11 @@ typedef struct
   SvCudaConnScratch conn;
   gboolean conn_ready;
 
+  /* Optional per-stage timing with CUDA events (benchmarks). */
+  gboolean profiling;
+  cudaEvent_t marks[6];
+  SvCudaStageTimes times;
+
   /* The last run. */
   gboolean have_labels;
   gboolean connectivity_on_host;
@@ -184,6 +189,7 @@ cuda_destroy (gpointer data)
   g_clear_pointer (&self->volume, sv_volume_free);
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->centres, g_free);
+  sv_cuda_backend_set_profiling (self, FALSE, NULL);
   cudaStreamDestroy (self->stream);
   g_free (self);
 }
@@ -339,6 +345,22 @@ out:
   return FALSE;
 }
 
+static cudaError_t
+mark (SvCudaBackend *self, int i)
+{
+  return self->profiling ? cudaEventRecord (self->marks[i], self->stream) : cudaSuccess;
+}
+
+/* Milliseconds between marks a and b (the stream is synchronised). */
+static double
+mark_ms (SvCudaBackend *self, int a, int b)
+{
+  float ms = 0.0f;
+  if (cudaEventElapsedTime (&ms, self->marks[a], self->marks[b]) != cudaSuccess)
+    return 0.0;
+  return ms;
+}
+
 /* One iteration on the device: bin the live centres, assign, update, and
  * under SLIC-zero raise the colour maxima. */
 static gboolean
@@ -348,6 +370,7 @@ iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
   size_t cells = (size_t) it.ncell[0] * it.ncell[1] * it.ncell[2];
   size_t tmp = self->scan_tmp_bytes;
 
+  SV_CUDA_CHECK (mark (self, 0));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_count, 0, (cells + 1) * sizeof (int), s));
   SV_CUDA_CHECK (sv_cuda_bin_count (it, self->d_centres, self->d_alive, self->d_cell_count, s));
   SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (self->d_scan_tmp, tmp, self->d_cell_count,
@@ -355,16 +378,28 @@ iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_fill, 0, (cells + 1) * sizeof (int), s));
   SV_CUDA_CHECK (sv_cuda_bin_fill (it, self->d_centres, self->d_alive, self->d_cell_start,
                                    self->d_cell_fill, self->d_cell_items, s));
+  SV_CUDA_CHECK (mark (self, 1));
   SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres,
                                  self->d_max_dist, self->d_cell_start, self->d_cell_items,
                                  self->d_nearest, s));
+  SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_sums, 0,
                                   (size_t) it.k * (4 + it.nc) * sizeof (unsigned long long), s));
   SV_CUDA_CHECK (sv_cuda_accumulate (it, self->d_image, self->d_nearest, self->d_sums, s));
   SV_CUDA_CHECK (sv_cuda_finalize (it, self->d_sums, self->d_centres, self->d_alive, s));
+  SV_CUDA_CHECK (mark (self, 3));
   if (it.slic_zero)
     SV_CUDA_CHECK (sv_cuda_slic_zero_max (it, self->d_image, self->d_nearest, self->d_centres,
                                           self->d_max_dist, s));
+  SV_CUDA_CHECK (mark (self, 4));
+  if (self->profiling)
+    {
+      SV_CUDA_CHECK (cudaStreamSynchronize (s));
+      self->times.bin_ms += mark_ms (self, 0, 1);
+      self->times.assign_ms += mark_ms (self, 1, 2);
+      self->times.update_ms += mark_ms (self, 2, 3);
+      self->times.slic_zero_ms += mark_ms (self, 3, 4);
+    }
   return TRUE;
 out:
   return FALSE;
@@ -450,6 +485,8 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   if (!ensure_prepared (self, params, n_threads, &reused, error))
     goto out;
   t1 = g_get_monotonic_time ();
+  memset (&self->times, 0, sizeof self->times);
+  self->times.prepare_ms = (double) (t1 - t0) / 1000.0;
   if (control != NULL && g_cancellable_set_error_if_cancelled (control->cancellable, error))
     goto out;
 
@@ -531,12 +568,16 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   /* From here on the previous run's labels are overwritten. */
   self->have_labels = FALSE;
   self->connectivity_on_host = FALSE;
+  SV_CUDA_CHECK (mark (self, 0));
   if (k > 0)
     SV_CUDA_CHECK (cudaMemsetAsync (self->d_used, 0, k, self->stream));
   SV_CUDA_CHECK (sv_cuda_labels_from_nearest ((long long) self->n, self->d_nearest,
                                               params->start_label, self->d_labels,
                                               self->d_used, self->stream));
+  SV_CUDA_CHECK (mark (self, 1));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  if (self->profiling)
+    self->times.labels_ms = mark_ms (self, 0, 1);
   t2 = g_get_monotonic_time ();
 
   if (connect && k > 0 && self->n > 0)
@@ -549,11 +590,16 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
                              params->max_size_factor, &min_size, &max_size);
       if (!ensure_conn_buffers (self, error))
         goto out;
+      SV_CUDA_CHECK (mark (self, 0));
       SV_CUDA_CHECK (sv_cuda_connectivity (self->d_labels, (int) self->nz, (int) self->ny,
                                            (int) self->nx, min_size, max_size,
                                            params->start_label, &self->conn, self->stream,
                                            &n_device, &on_device));
       handled = on_device;
+      SV_CUDA_CHECK (mark (self, 1));
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+      if (self->profiling)
+        self->times.connect_device_ms = mark_ms (self, 0, 1);
       self->connectivity_on_host = !handled;
       if (handled)
         n_labels = n_device;
@@ -592,6 +638,9 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
         n_labels += host_used[i] != 0;
     }
   t3 = g_get_monotonic_time ();
+  self->times.connect_ms = (double) (t3 - t2) / 1000.0;
+  self->times.iterations = done;
+  self->times.connectivity_on_host = self->connectivity_on_host;
   if (connect)
     report (control, SV_STAGE_CONNECT, done, done);
 
@@ -751,6 +800,37 @@ gboolean
 sv_cuda_backend_connectivity_on_host (gpointer backend)
 {
   return ((SvCudaBackend *) backend)->connectivity_on_host;
+}
+
+gboolean
+sv_cuda_backend_set_profiling (gpointer backend, gboolean enable, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *) backend;
+  int i = 0;
+
+  if (enable == self->profiling)
+    return TRUE;
+  if (!enable)
+    {
+      for (i = 0; i < 6; i++)
+        cudaEventDestroy (self->marks[i]);
+      self->profiling = FALSE;
+      return TRUE;
+    }
+  for (i = 0; i < 6; i++)
+    SV_CUDA_CHECK (cudaEventCreate (&self->marks[i]));
+  self->profiling = TRUE;
+  return TRUE;
+out:
+  while (--i >= 0)
+    cudaEventDestroy (self->marks[i]);
+  return FALSE;
+}
+
+void
+sv_cuda_backend_get_stage_times (gpointer backend, SvCudaStageTimes *times)
+{
+  *times = ((SvCudaBackend *) backend)->times;
 }
 
 gpointer

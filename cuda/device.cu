@@ -1,6 +1,8 @@
 /* Supervox CUDA backend: device discovery and memory checks. */
 #define G_LOG_DOMAIN "sv-cuda"
 
+#include <stdlib.h>
+
 #include "cuda-check.h"
 #include "error.h"
 #include "sv-cuda.h"
@@ -62,3 +64,48 @@ out:
   return FALSE;
 }
 
+
+static int
+compare_floats (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return (x > y) - (x < y);
+}
+
+gboolean
+sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **error)
+{
+  void *src = NULL, *dst = NULL;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  float ms[7];
+  gboolean ok = FALSE;
+
+  if (!sv__cuda_check_free (2 * bytes, "the bandwidth measurement", error))
+    return FALSE;
+  SV_CUDA_CHECK (cudaMalloc (&src, bytes));
+  SV_CUDA_CHECK (cudaMalloc (&dst, bytes));
+  SV_CUDA_CHECK (cudaMemset (src, 1, bytes));
+  SV_CUDA_CHECK (cudaEventCreate (&e0));
+  SV_CUDA_CHECK (cudaEventCreate (&e1));
+  SV_CUDA_CHECK (cudaMemcpy (dst, src, bytes, cudaMemcpyDeviceToDevice));
+  for (int i = 0; i < 7; i++)
+    {
+      SV_CUDA_CHECK (cudaEventRecord (e0, 0));
+      SV_CUDA_CHECK (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+      SV_CUDA_CHECK (cudaEventRecord (e1, 0));
+      SV_CUDA_CHECK (cudaEventSynchronize (e1));
+      SV_CUDA_CHECK (cudaEventElapsedTime (&ms[i], e0, e1));
+    }
+  qsort (ms, 7, sizeof ms[0], compare_floats);
+  /* A copy reads and writes every byte. */
+  *gbytes_per_s = 2.0 * (double) bytes / (ms[3] * 1e-3) / 1e9;
+  ok = TRUE;
+out:
+  if (e0 != NULL)
+    cudaEventDestroy (e0);
+  if (e1 != NULL)
+    cudaEventDestroy (e1);
+  cudaFree (src);
+  cudaFree (dst);
+  return ok;
+}

@@ -44,6 +44,32 @@ gboolean sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint
  * with no labelled neighbour); FALSE when it ran on the device. */
 gboolean sv_cuda_backend_connectivity_on_host (gpointer backend);
 
+/* Where the last run spent its time (benchmarks). Device stages are CUDA
+ * event times summed over the iterations, in milliseconds; prepare and
+ * connect are wall-clock times of the whole stage. */
+typedef struct
+{
+  double prepare_ms;        /* host prepare + upload, or 0 when reused */
+  double bin_ms;            /* binning centres into cells */
+  double assign_ms;         /* assignment kernel */
+  double update_ms;         /* exact sums + means */
+  double slic_zero_ms;      /* SLIC-zero maxima */
+  double labels_ms;         /* fill of unassigned voxels + labels */
+  double connect_device_ms; /* device connectivity (events) */
+  double connect_ms;        /* whole connectivity stage, wall clock */
+  guint iterations;
+  gboolean connectivity_on_host;
+} SvCudaStageTimes;
+
+/* Turns per-stage event timing on or off; it synchronises after every
+ * iteration, so leave it off outside benchmarks. */
+gboolean sv_cuda_backend_set_profiling (gpointer backend, gboolean enable, GError **error);
+void sv_cuda_backend_get_stage_times (gpointer backend, SvCudaStageTimes *times);
+
+/* Device-to-device copy bandwidth in GB/s (bytes read + written per second)
+ * over a copy of `bytes`, median of several after a warm-up. */
+gboolean sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **error);
+
 /* sv_connectivity_enforce on the device, for host arrays (tests and
  * benchmarks of the step alone): same arguments and result. *on_device
  * tells whether the device path applied or the sequential host rule ran. */

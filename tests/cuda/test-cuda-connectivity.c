@@ -44,7 +44,10 @@ make_labels (guint nz, guint ny, guint nx, guint bz, guint by, guint bx, double 
           if (r < background)
             l[v] = start_label - 1;
           else if (r < background + noise)
-            l[v] = start_label + (gint32) MAX (0, block + g_rand_int_range (rand, -2, 3));
+            {
+              gint32 other = block + g_rand_int_range (rand, -2, 3);
+              l[v] = start_label + MAX (other, 0);
+            }
         }
   return l;
 }
