@@ -25,15 +25,20 @@ typedef struct
 {
   cudaStream_t stream;
 
-  /* The volume as given (host copy: the prepare stage reads it). */
+  /* A host copy of the volume only where Lab may apply (3 channels): that
+   * conversion runs on the host. */
   SvVolume *volume;
+  gboolean have_volume;
   guint8 *mask;
   guint nz, ny, nx, nc;
   gsize n;
   gsize n_mask_in;
 
   /* Per-volume device buffers. */
+  float *d_raw;         /* the volume as given, n × nc */
   float *d_image;       /* prepared image, n × nc */
+  SvCudaScan *d_scan;
+  unsigned int *d_max_abs;
   uint8_t *d_mask;      /* NULL without a mask */
   int32_t *d_nearest;   /* assignment */
   int32_t *d_labels;    /* the last run's labels */
@@ -146,6 +151,12 @@ static void
 free_volume_buffers (SvCudaBackend *self)
 {
   free_conn_buffers (self);
+  cudaFree (self->d_raw);
+  cudaFree (self->d_scan);
+  cudaFree (self->d_max_abs);
+  self->d_raw = NULL;
+  self->d_scan = NULL;
+  self->d_max_abs = NULL;
   cudaFree (self->d_image);
   cudaFree (self->d_mask);
   cudaFree (self->d_nearest);
@@ -198,7 +209,7 @@ static gboolean
 cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GError **error)
 {
   SvCudaBackend *self = (SvCudaBackend *) data;
-  gsize n = 0, bytes = 0, slice = 0;
+  gsize n = 0, bytes = 0, slice = 0, values = 0;
   SvVolume *copy = NULL;
 
   g_return_val_if_fail (volume != NULL, FALSE);
@@ -210,16 +221,18 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
   free_volume_buffers (self);
   g_clear_pointer (&self->volume, sv_volume_free);
   g_clear_pointer (&self->mask, g_free);
+  self->have_volume = FALSE;
 
   n = (gsize) volume->nz * volume->ny * volume->nx;
-  copy = sv_volume_new (volume->nz, volume->ny, volume->nx, volume->nc, error);
-  if (copy == NULL)
-    goto out;
-  memcpy (copy->data, volume->data, n * volume->nc * sizeof (float));
-  memcpy (copy->spacing, volume->spacing, sizeof copy->spacing);
-  copy->spacing_from_file = volume->spacing_from_file;
-  copy->unit = g_strdup (volume->unit);
-  copy->source_type = volume->source_type;
+  values = n * volume->nc;
+  if (volume->nc == 3)
+    {
+      copy = sv_volume_new (volume->nz, volume->ny, volume->nx, volume->nc, error);
+      if (copy == NULL)
+        goto out;
+      memcpy (copy->data, volume->data, values * sizeof (float));
+      memcpy (copy->spacing, volume->spacing, sizeof copy->spacing);
+    }
 
   self->nz = volume->nz;
   self->ny = volume->ny;
@@ -237,23 +250,30 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
 
   slice = MAX ((gsize) self->ny * self->nx,
                MAX ((gsize) self->nz * self->nx, (gsize) self->nz * self->ny));
-  bytes = MAX (n, 1) * self->nc * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
+  bytes = 2 * MAX (values, 1) * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
           + 2 * MAX (n, 1) * sizeof (int32_t) + MAX (slice, 1) * sizeof (int32_t);
   if (!sv__cuda_check_free (bytes, "this volume", error))
     goto out;
-  SV_CUDA_CHECK (cudaMalloc (&self->d_image, MAX (n, 1) * MAX (self->nc, 1) * sizeof (float)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_raw, MAX (values, 1) * sizeof (float)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_image, MAX (values, 1) * sizeof (float)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_nearest, MAX (n, 1) * sizeof (int32_t)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_labels, MAX (n, 1) * sizeof (int32_t)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_slice, MAX (slice, 1) * sizeof (int32_t)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_scan, sizeof (SvCudaScan)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_max_abs, sizeof (unsigned int)));
   self->slice_cap = slice;
+  if (values > 0)
+    SV_CUDA_CHECK (cudaMemcpyAsync (self->d_raw, volume->data, values * sizeof (float),
+                                    cudaMemcpyHostToDevice, self->stream));
   if (mask != NULL)
     {
       SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_mask, mask, n, cudaMemcpyHostToDevice,
                                       self->stream));
-      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
     }
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   self->volume = copy;
+  self->have_volume = TRUE;
   return TRUE;
 
 out:
@@ -303,14 +323,203 @@ out:
   return FALSE;
 }
 
-/* Runs the prepare stage unless the cached image still holds. The stage
- * itself runs on the host with the CPU reference's functions (exactly its
- * bits) and the result is uploaded once. */
+/* numpy's pairwise summation of a float64 array, as the CPU's
+ * sv_gaussian_smooth normalises its kernel (engine/gaussian.c). */
+static double
+pairwise_sum (const double *a, gsize n)
+{
+  if (n < 8)
+    {
+      double res = 0.0;
+      for (gsize i = 0; i < n; i++)
+        res += a[i];
+      return res;
+    }
+  else if (n <= 128)
+    {
+      double r[8], res;
+      gsize i;
+
+      for (int j = 0; j < 8; j++)
+        r[j] = a[j];
+      for (i = 8; i < n - (n % 8); i += 8)
+        for (int j = 0; j < 8; j++)
+          r[j] += a[i + j];
+      res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+      for (; i < n; i++)
+        res += a[i];
+      return res;
+    }
+  else
+    {
+      gsize n2 = n / 2;
+      n2 -= n2 % 8;
+      return pairwise_sum (a, n2) + pairwise_sum (a + n2, n - n2);
+    }
+}
+
+/* scipy's _gaussian_kernel1d(sigma, 0, radius) exactly as the CPU computes
+ * it on the host (same libm): returns taps 0 … radius of the symmetric
+ * kernel. */
+static double *
+gaussian_taps (float sigma, int *radius_out)
+{
+  const double sd = (double) sigma;
+  const int radius = (int) (4.0 * sd + 0.5);
+  const float sigma2 = sigma * sigma;
+  const double factor = -0.5 / (double) sigma2;
+  const gsize n = 2 * (gsize) radius + 1;
+  double *w = g_new (double, n);
+  double *taps = g_new (double, radius + 1);
+
+  for (int i = -radius; i <= radius; i++)
+    w[i + radius] = exp (factor * (double) ((gint64) i * i));
+  const double sum = pairwise_sum (w, n);
+  for (gsize i = 0; i < n; i++)
+    w[i] /= sum;
+  memcpy (taps, w + radius, (radius + 1) * sizeof (double));
+  g_free (w);
+  *radius_out = radius;
+  return taps;
+}
+
+/* The CPU's message for non-finite input (engine/prepare.c). */
+static void
+set_non_finite_error (SvCudaBackend *self, const SvCudaScan *scan, GError **error)
+{
+  g_autofree char *where = NULL;
+  g_autofree char *what = NULL;
+  gsize first = (gsize) scan->first_bad;
+  gsize n_nan = (gsize) scan->n_nan, n_inf = (gsize) scan->n_inf;
+
+  if (self->ny == 0 || self->nx == 0)
+    where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first);
+  else
+    where = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
+                             first / ((gsize) self->ny * self->nx), (first / self->nx) % self->ny,
+                             first % self->nx);
+  if (n_nan > 0 && n_inf > 0)
+    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxels and infinite values at %"
+                            G_GSIZE_FORMAT " voxels", n_nan, n_inf);
+  else if (n_nan > 0)
+    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
+                            n_nan == 1 ? "" : "s");
+  else
+    what = g_strdup_printf ("infinite values at %" G_GSIZE_FORMAT " voxel%s", n_inf,
+                            n_inf == 1 ? "" : "s");
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+               "image has %s (first at %s); mask them out or fix the input", what, where);
+}
+
+/* Rescale and smoothing on the device, from d_raw into d_image. */
+static gboolean
+prepare_on_device (SvCudaBackend *self, const SvSlicParams *params, SvPrepared **out_prepared,
+                   GError **error)
+{
+  SvCudaScan scan;
+  float sigma[3];
+  float shift = 0.0f, scale = 1.0f;
+  int divide = 0;
+  long long n = (long long) self->n;
+  int nc = (int) self->nc;
+  int dims[3] = { (int) self->nz, (int) self->ny, (int) self->nx };
+  float *d_tmp = NULL;
+  double *d_taps = NULL;
+  double *taps = NULL;
+  unsigned int max_bits = 0;
+  float max_abs = 0.0f;
+  gsize values = self->n * self->nc;
+  SvPrepared *prepared = NULL;
+  gboolean ok = FALSE;
+
+  if (values > 0)
+    SV_CUDA_CHECK (cudaMemcpyAsync (self->d_image, self->d_raw, values * sizeof (float),
+                                    cudaMemcpyDeviceToDevice, self->stream));
+  SV_CUDA_CHECK (sv_cuda_rescale_scan (self->d_image, n, nc, self->d_mask, self->d_scan,
+                                       self->stream));
+  SV_CUDA_CHECK (cudaMemcpyAsync (&scan, self->d_scan, sizeof scan, cudaMemcpyDeviceToHost,
+                                  self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  if (values > 0 && scan.n_nan + scan.n_inf > 0)
+    {
+      set_non_finite_error (self, &scan, error);
+      goto out;
+    }
+  if (scan.any_in)
+    {
+      float lo = sv_cuda_key_to_float (scan.min_key), hi = sv_cuda_key_to_float (scan.max_key);
+      shift = lo;
+      /* max(v − min) is (max − min) rounded once: float rounding is monotonic. */
+      scale = hi - lo;
+      divide = scale != 0.0f;
+    }
+  SV_CUDA_CHECK (sv_cuda_rescale_apply (self->d_image, n, nc, self->d_mask, shift, scale, divide,
+                                        self->stream));
+
+  sv_slic_params_effective_sigma (params, sigma);
+  for (int axis = 0; axis < 3 && values > 0; axis++)
+    {
+      int radius = 0;
+      float *swap = NULL;
+      /* scipy skips axes with sigma <= 1e-15 (compared in double). */
+      if (!((double) sigma[axis] > 1e-15))
+        continue;
+      if (d_tmp == NULL)
+        {
+          if (!sv__cuda_check_free (values * sizeof (float), "smoothing", error))
+            goto out;
+          SV_CUDA_CHECK (cudaMalloc (&d_tmp, values * sizeof (float)));
+        }
+      g_clear_pointer (&taps, g_free);
+      taps = gaussian_taps (sigma[axis], &radius);
+      SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+      cudaFree (d_taps);
+      d_taps = NULL;
+      SV_CUDA_CHECK (cudaMalloc (&d_taps, (radius + 1) * sizeof (double)));
+      SV_CUDA_CHECK (cudaMemcpyAsync (d_taps, taps, (radius + 1) * sizeof (double),
+                                      cudaMemcpyHostToDevice, self->stream));
+      SV_CUDA_CHECK (sv_cuda_gaussian_axis (self->d_image, d_tmp, dims, nc, axis, d_taps, radius,
+                                            self->stream));
+      swap = self->d_image;
+      self->d_image = d_tmp;
+      d_tmp = swap;
+    }
+
+  SV_CUDA_CHECK (sv_cuda_max_abs (self->d_image, n, nc, self->d_mask, self->d_max_abs,
+                                  self->stream));
+  SV_CUDA_CHECK (cudaMemcpyAsync (&max_bits, self->d_max_abs, sizeof max_bits,
+                                  cudaMemcpyDeviceToHost, self->stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  memcpy (&max_abs, &max_bits, sizeof max_abs);
+
+  /* The engine's context only reads the shape and max_abs. */
+  prepared = g_new0 (SvPrepared, 1);
+  prepared->nz = self->nz;
+  prepared->ny = self->ny;
+  prepared->nx = self->nx;
+  prepared->nc = self->nc;
+  prepared->max_abs = max_abs;
+  prepared->is_lab = FALSE;
+  *out_prepared = prepared;
+  ok = TRUE;
+out:
+  cudaStreamSynchronize (self->stream);
+  cudaFree (d_tmp);
+  cudaFree (d_taps);
+  g_free (taps);
+  return ok;
+}
+
+/* Runs the prepare stage unless the cached image still holds. Rescale and
+ * smoothing run on the device; 2D colour images that need Lab run the CPU
+ * reference's sv_prepare on the host (exactly its bits: rgb2lab uses libm's
+ * pow) and upload the result. */
 static gboolean
 ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
                  gboolean *reused, GError **error)
 {
   SvPrepared *prepared = NULL;
+  gboolean lab;
 
   if (self->prepared != NULL && sv_slic_params_same_prepare (&self->prepared_params, params))
     {
@@ -319,16 +528,28 @@ ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
     }
   *reused = FALSE;
   g_clear_pointer (&self->prepared, sv_prepared_free);
+
+  if (params->convert2lab == SV_CONVERT2LAB_YES && self->nc != 3)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "Lab colorspace conversion requires a RGB image (3 channels); "
+                   "this image has %u channel%s", self->nc, self->nc == 1 ? "" : "s");
+      return FALSE;
+    }
+  lab = params->convert2lab == SV_CONVERT2LAB_YES
+        || (params->convert2lab == SV_CONVERT2LAB_AUTO && self->nz == 1 && self->nc == 3);
+  if (!lab)
+    {
+      if (!prepare_on_device (self, params, &prepared, error))
+        return FALSE;
+      self->prepared = prepared;
+      self->prepared_params = *params;
+      return TRUE;
+    }
+
   prepared = sv_prepare (self->volume, self->mask, params, n_threads, error);
   if (prepared == NULL)
     return FALSE;
-  if (prepared->nc != self->nc)
-    {
-      /* The prepared image never changes the channel count today. */
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                   "prepared image has %u channels, expected %u", prepared->nc, self->nc);
-      goto out;
-    }
   if (self->n > 0)
     {
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_image, prepared->data,
@@ -336,6 +557,7 @@ ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
                                       cudaMemcpyHostToDevice, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
     }
+  g_clear_pointer (&prepared->data, g_free);
   self->prepared = prepared;
   self->prepared_params = *params;
   return TRUE;
@@ -469,7 +691,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   memset (&clusters, 0, sizeof clusters);
   if (stats != NULL)
     memset (stats, 0, sizeof *stats);
-  if (self->volume == NULL)
+  if (!self->have_volume)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
                    "no volume is loaded");

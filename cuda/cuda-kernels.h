@@ -99,3 +99,30 @@ size_t sv_cuda_connectivity_bytes (long long n);
 cudaError_t sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
                                   long long max_size, int start_label, SvCudaConnScratch *scratch,
                                   cudaStream_t stream, long long *n_labels, bool *handled);
+
+/* Prepare stage (prepare.cu). */
+struct SvCudaScan
+{
+  unsigned int min_key, max_key; /* order-preserving float keys */
+  int any_in;                    /* a finite mask-in value was seen */
+  unsigned long long n_nan;      /* mask-in voxels with a NaN */
+  unsigned long long n_inf;      /* … with ±inf and no NaN */
+  unsigned long long first_bad;  /* lowest such voxel index */
+};
+
+/* Scans mask-in voxels for min, max and non-finite values (synchronises). */
+cudaError_t sv_cuda_rescale_scan (const float *data, long long n, int nc, const uint8_t *mask,
+                                  SvCudaScan *scan, cudaStream_t stream);
+float sv_cuda_key_to_float (unsigned int key);
+/* v = (v − shift) / scale (no division when divide is 0); non-finite
+ * masked-out values become 0. */
+cudaError_t sv_cuda_rescale_apply (float *data, long long n, int nc, const uint8_t *mask,
+                                   float shift, float scale, int divide, cudaStream_t stream);
+/* One Gaussian pass along `axis` (0 z, 1 y, 2 x) of a z-major volume with
+ * nc channels; weights[0..radius] are the centred float64 taps. */
+cudaError_t sv_cuda_gaussian_axis (const float *in, float *out, const int dims[3], int nc,
+                                   int axis, const double *weights, int radius,
+                                   cudaStream_t stream);
+/* *result = bits of max |v| over mask-in values (0 when none). */
+cudaError_t sv_cuda_max_abs (const float *data, long long n, int nc, const uint8_t *mask,
+                             unsigned int *result, cudaStream_t stream);

@@ -186,6 +186,10 @@ static const Case cases[] = {
   { "zero-iterations", 10, 12, 14, 1, 20, 0.5, 0, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
   { "more-segments-than-voxels", 3, 4, 5, 1, 1000, 10, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
   { "low-compactness", 24, 28, 32, 1, 300, 0.01, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
+  { "sigma-short-axes", 3, 40, 5, 1, 20, 0.2, 10, { 3.0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
+  { "sigma-multichannel", 12, 20, 22, 2, 80, 0.5, 10, { 0.8, 1.6, 0.0 }, TRUE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
+  { "sigma-mask", 24, 28, 32, 1, 150, 0.2, 10, { 1.0 }, FALSE, { 0 }, FALSE, TRUE, 1, TRUE, -1 },
+  { "sigma-2d-rgb-lab", 1, 64, 80, 3, 120, 10, 10, { 1.2 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
   { "high-compactness", 24, 28, 32, 1, 300, 1000, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
 };
 
@@ -376,12 +380,34 @@ test_cancel_and_errors (void)
   result_clear (&cpu);
   result_clear (&gpu);
 
+  /* Non-finite input: the same error, word for word, as the CPU's. */
   v->data[5] = NAN;
+  v->data[700] = INFINITY;
+  v->data[701] = NAN;
   g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
   control.progress = NULL;
   control.cancellable = NULL;
   g_assert_false (sv_backend_run (backend, &p, &control, NULL, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA);
+  {
+    g_autoptr (GError) cpu_error = NULL;
+    g_autoptr (SvBackend) reference = sv_backend_new ("cpu", &cpu_error);
+    g_assert_true (sv_backend_set_volume (reference, v, NULL, &cpu_error));
+    g_assert_false (sv_backend_run (reference, &p, &control, NULL, &cpu_error));
+    g_assert_cmpstr (error->message, ==, cpu_error->message);
+  }
+  g_clear_error (&error);
+
+  /* Non-finite values outside the mask are allowed and ignored. */
+  {
+    g_autofree guint8 *mask = make_mask (16, 20, 24);
+    g_assert_false (mask[5] || mask[700] || mask[701]);
+    run_on (backend, v, mask, &p, -1, &gpu);
+    run_backend ("cpu", v, mask, &p, -1, &cpu);
+    assert_same (v, &cpu, &gpu);
+    result_clear (&cpu);
+    result_clear (&gpu);
+  }
 }
 
 /* Many runs over random shapes and parameters, on fresh and reused
@@ -397,9 +423,27 @@ test_memory_random_runs (void)
   if (!need_device ())
     return;
   {
-    /* The CUDA context's own memory is taken on first use. */
+    /* The runtime keeps what it takes on first use (context, kernel local
+     * memory): run every kind of job once before measuring. */
     g_autoptr (SvBackend) warm = sv_backend_new ("cuda", &error);
+    g_autoptr (SvVolume) v1 = make_volume (10, 12, 14, 1, 1);
+    g_autoptr (SvVolume) v2 = make_volume (10, 12, 14, 2, 2);
+    g_autoptr (SvVolume) v3 = make_volume (10, 12, 14, 3, 3);
+    g_autofree guint8 *mask = make_mask (10, 12, 14);
+    SvSlicParams p;
+    Result r;
     g_assert_no_error (error);
+    sv_slic_params_init_defaults (&p);
+    p.n_segments = 30;
+    p.sigma[0] = 1.0;
+    p.slic_zero = TRUE;
+    run_on (warm, v1, NULL, &p, -1, &r);
+    result_clear (&r);
+    run_on (warm, v2, mask, &p, -1, &r);
+    result_clear (&r);
+    p.enforce_connectivity = FALSE;
+    run_on (warm, v3, NULL, &p, -1, &r);
+    result_clear (&r);
   }
   g_assert_true (sv_cuda_mem_get_info (&free_before, NULL, &error));
 
