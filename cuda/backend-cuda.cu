@@ -62,6 +62,7 @@ typedef struct
   int *d_cell_start;
   int *d_cell_fill;
   int *d_cell_items;
+  int *d_windows;
   void *d_scan_tmp;
   size_t scan_tmp_bytes;
 
@@ -93,6 +94,8 @@ free_k_buffers (SvCudaBackend *self)
   cudaFree (self->d_cell_start);
   cudaFree (self->d_cell_fill);
   cudaFree (self->d_cell_items);
+  cudaFree (self->d_windows);
+  self->d_windows = NULL;
   cudaFree (self->d_scan_tmp);
   self->d_centres = NULL;
   self->d_alive = NULL;
@@ -299,7 +302,7 @@ ensure_k_buffers (SvCudaBackend *self, gsize k, guint nc, gsize cells, GError **
                                                 (int) (cells + 1), self->stream));
   bytes = kk * (3 + nc) * sizeof (float) + kk + kk * sizeof (float)
           + kk * (4 + nc) * sizeof (unsigned long long) + kk + 3 * (cells + 1) * sizeof (int)
-          + kk * sizeof (int) + tmp_bytes;
+          + kk * sizeof (int) + kk * 6 * sizeof (int) + tmp_bytes;
   if (!sv__cuda_check_free (bytes, "this number of supervoxels", error))
     goto out;
   SV_CUDA_CHECK (cudaMalloc (&self->d_centres, kk * (3 + nc) * sizeof (float)));
@@ -311,6 +314,7 @@ ensure_k_buffers (SvCudaBackend *self, gsize k, guint nc, gsize cells, GError **
   SV_CUDA_CHECK (cudaMalloc (&self->d_cell_start, (cells + 1) * sizeof (int)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_cell_fill, (cells + 1) * sizeof (int)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_cell_items, kk * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&self->d_windows, kk * 6 * sizeof (int)));
   SV_CUDA_CHECK (cudaMalloc (&self->d_scan_tmp, MAX (tmp_bytes, 1)));
   self->scan_tmp_bytes = tmp_bytes;
   self->k_cap = kk;
@@ -602,8 +606,8 @@ iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
                                    self->d_cell_fill, self->d_cell_items, s));
   SV_CUDA_CHECK (mark (self, 1));
   SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres,
-                                 self->d_max_dist, self->d_cell_start, self->d_cell_items,
-                                 self->d_nearest, s));
+                                 self->d_max_dist, self->d_alive, self->d_windows,
+                                 self->d_cell_start, self->d_cell_items, self->d_nearest, s));
   SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_sums, 0,
                                   (size_t) it.k * (4 + it.nc) * sizeof (unsigned long long), s));

@@ -99,27 +99,18 @@ cell_range (int p, int step, int ncell, int *lo, int *hi)
     *hi = ncell - 1;
 }
 
+/* The assignment of one voxel against the centre bins in global memory:
+ * the plain path, used when a tile's candidate list would not fit in shared
+ * memory. */
 template <int NC>
-__global__ void
-assign_kernel (SvCudaIter it, const float *__restrict__ image, const uint8_t *__restrict__ mask,
-               const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
-               const int *__restrict__ cell_start, const int *__restrict__ cell_items,
-               int32_t *__restrict__ nearest)
+__device__ void
+assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
+              const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
+              const int *__restrict__ cell_start, const int *__restrict__ cell_items, long long v,
+              int z, int y, int x, int32_t *__restrict__ nearest)
 {
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= it.n)
-    return;
-  if (mask != NULL && mask[v] == 0)
-    {
-      nearest[v] = -1;
-      return;
-    }
   const int nc = NC > 0 ? NC : it.nc;
   const int stride = 3 + nc;
-  int x = (int) (v % it.nx);
-  long long t = v / it.nx;
-  int y = (int) (t % it.ny);
-  int z = (int) (t / it.ny);
   const float fz = (float) z, fy = (float) y, fx = (float) x;
   const float *pix = image + v * nc;
   float val[NC > 0 ? NC : 1];
@@ -138,6 +129,7 @@ assign_kernel (SvCudaIter it, const float *__restrict__ image, const uint8_t *__
   for (int cz = z0; cz <= z1; cz++)
     for (int cy = y0; cy <= y1; cy++)
       {
+        /* Cells of a row are contiguous in x: one [i0, i1) range covers them. */
         int row = (cz * it.ncell[1] + cy) * it.ncell[2];
         int i0 = cell_start[row + x0];
         int i1 = cell_start[row + x1 + 1];
@@ -180,31 +172,301 @@ assign_kernel (SvCudaIter it, const float *__restrict__ image, const uint8_t *__
               }
           }
       }
-  /* Rows of cells are contiguous in x, so one [i0, i1) range covers them. */
   nearest[v] = best_k;
+}
+
+/* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
+ * TILE_THREADS threads; a 3D tile is 4 × 8 × 32 (z, y, x), a 2D one 32 × 32. */
+#define TILE_THREADS 256
+#define TILE_VOXELS 1024
+#define MAX_CAND 512
+#define CAND_NC 4
+
+struct TileCandidate
+{
+  float bound; /* lower bound of the float32 spatial term over the tile */
+  int k;
+};
+
+/* Distance along one axis from centre c to the nearest integer in [a0, a1]. */
+__device__ __forceinline__ double
+axis_gap (double c, int a0, int a1)
+{
+  if (c < a0)
+    return a0 - c;
+  if (c > a1)
+    return c - a1;
+  return 0.0;
+}
+
+/* The assignment by tiles, as the CPU reference does it: a block gathers
+ * the live clusters whose window meets its tile, sorts them by a lower
+ * bound of their spatial term over the tile and, per voxel, stops as soon
+ * as no remaining cluster can beat the best distance. The winner is the
+ * lexicographic (distance, index) minimum either way, so the labels equal
+ * the plain search's bit for bit. */
+template <int NC>
+__global__ void __launch_bounds__ (TILE_THREADS)
+assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int ntile_x,
+                     const float *__restrict__ image, const uint8_t *__restrict__ mask,
+                     const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
+                     const int *__restrict__ windows, const int *__restrict__ cell_start,
+                     const int *__restrict__ cell_items, int32_t *__restrict__ nearest)
+{
+  __shared__ TileCandidate cand[MAX_CAND];
+  __shared__ float s_pos[MAX_CAND][3];
+  __shared__ int s_win[MAX_CAND][6];
+  __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
+  __shared__ float s_mdc[MAX_CAND];
+  __shared__ int n_cand;
+
+  const int nc = NC > 0 ? NC : it.nc;
+  const int stride = 3 + nc;
+  const int tid = threadIdx.x;
+  int tile = blockIdx.x;
+  const int bx = tile % ntile_x;
+  tile /= ntile_x;
+  const int by = tile % ntile_y;
+  const int bz = tile / ntile_y;
+  const int t0[3] = { bz * tz, by * ty, bx * tx };
+  const int t1[3] = { min (t0[0] + tz, it.nz), min (t0[1] + ty, it.ny), min (t0[2] + tx, it.nx) };
+
+  if (tid == 0)
+    n_cand = 0;
+  __syncthreads ();
+
+  /* Gather: every bin that can hold a cluster whose window meets the tile. */
+  int c0[3], c1[3], nce[3];
+  for (int a = 0; a < 3; a++)
+    {
+      int ws = it.wstep[a];
+      int lo = t0[a] - 2 * ws - 1;
+      c0[a] = lo < 0 ? 0 : lo / ws;
+      c1[a] = min ((t1[a] + 2 * ws) / ws, it.ncell[a] - 1);
+      nce[a] = c1[a] - c0[a] + 1;
+    }
+  const int n_rows = nce[0] * nce[1];
+  for (int r = tid; r < n_rows; r += TILE_THREADS)
+    {
+      int cz = c0[0] + r / nce[1], cy = c0[1] + r % nce[1];
+      int row = (cz * it.ncell[1] + cy) * it.ncell[2];
+      for (int i = cell_start[row + c0[2]]; i < cell_start[row + c1[2] + 1]; i++)
+        {
+          int k = cell_items[i];
+          const int *w = windows + (size_t) k * 6;
+          bool meets = true;
+          for (int a = 0; a < 3; a++)
+            meets = meets && max (t0[a], w[a]) < min (t1[a], w[3 + a]);
+          if (!meets)
+            continue;
+          int slot = atomicAdd (&n_cand, 1);
+          if (slot < MAX_CAND)
+            cand[slot].k = k;
+        }
+    }
+  __syncthreads ();
+  const int n = n_cand;
+  const bool tiled = n <= MAX_CAND && (NC > 0 ? NC <= CAND_NC : false);
+
+  if (tiled)
+    {
+      /* Bounds, as the CPU computes them: the exact spatial term's minimum
+       * over the part of the tile inside the window, made a safe lower
+       * bound of the float32 term. */
+      for (int j = tid; j < n; j += TILE_THREADS)
+        {
+          int k = cand[j].k;
+          const float *c = centres + (size_t) k * stride;
+          const int *w = windows + (size_t) k * 6;
+          const float sp[3] = { it.sz, it.sy, it.sx };
+          double bound = 0.0;
+          for (int a = 0; a < 3; a++)
+            {
+              int a0 = max (t0[a], w[a]), a1 = min (t1[a], w[3 + a]) - 1;
+              double g = (double) sp[a] * axis_gap (c[a], a0, a1);
+              bound += g * g;
+            }
+          bound = bound * (double) it.spatial_weight * (1.0 - 1e-6) - 1e-30;
+          float fb = (float) bound;
+          if ((double) fb > bound)
+            fb = nextafterf (fb, -INFINITY);
+          cand[j].bound = fb;
+        }
+      /* Pad to a power of two and sort by (bound, k): bitonic sort. */
+      int m = 1;
+      while (m < n)
+        m <<= 1;
+      for (int j = n + tid; j < m; j += TILE_THREADS)
+        {
+          cand[j].bound = INFINITY;
+          cand[j].k = INT_MAX;
+        }
+      __syncthreads ();
+      for (int size = 2; size <= m; size <<= 1)
+        for (int step = size >> 1; step > 0; step >>= 1)
+          {
+            for (int i = tid; i < m; i += TILE_THREADS)
+              {
+                int j = i ^ step;
+                if (j > i)
+                  {
+                    TileCandidate a = cand[i], b = cand[j];
+                    bool a_after = a.bound > b.bound || (a.bound == b.bound && a.k > b.k);
+                    bool up = (i & size) == 0;
+                    if (a_after == up)
+                      {
+                        cand[i] = b;
+                        cand[j] = a;
+                      }
+                  }
+              }
+            __syncthreads ();
+          }
+      /* Centres, windows and colours of the sorted list in shared memory. */
+      for (int j = tid; j < n; j += TILE_THREADS)
+        {
+          int k = cand[j].k;
+          const float *c = centres + (size_t) k * stride;
+          const int *w = windows + (size_t) k * 6;
+          for (int a = 0; a < 3; a++)
+            s_pos[j][a] = c[a];
+          for (int a = 0; a < 6; a++)
+            s_win[j][a] = w[a];
+          if (NC > 0 && NC <= CAND_NC)
+            for (int ch = 0; ch < NC; ch++)
+              s_col[j][ch] = c[3 + ch];
+          s_mdc[j] = max_dist_colour[k];
+        }
+      __syncthreads ();
+    }
+
+  const int tile_voxels = tz * ty * tx;
+  for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
+    {
+      int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
+      if (x >= t1[2] || y >= t1[1] || z >= t1[0])
+        continue;
+      long long v = ((long long) z * it.ny + y) * it.nx + x;
+      if (mask != NULL && mask[v] == 0)
+        {
+          nearest[v] = -1;
+          continue;
+        }
+      if (!tiled)
+        {
+          assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y,
+                            x, nearest);
+          continue;
+        }
+      const float fz = (float) z, fy = (float) y, fx = (float) x;
+      float val[NC > 0 ? NC : 1];
+      for (int c = 0; c < (NC > 0 ? NC : 1); c++)
+        val[c] = image[v * nc + c];
+      float best_d = INFINITY;
+      int best_k = -1;
+      for (int j = 0; j < n; j++)
+        {
+          /* Ordered by bound: nothing further can be closer. A bound equal
+           * to best_d could still tie and win on a lower index. */
+          if (cand[j].bound > best_d)
+            break;
+          if (z < s_win[j][0] || z >= s_win[j][3] || y < s_win[j][1] || y >= s_win[j][4]
+              || x < s_win[j][2] || x >= s_win[j][5])
+            continue;
+          int k = cand[j].k;
+          float d = sv_arith_spatial (s_pos[j][0], s_pos[j][1], s_pos[j][2], fz, fy, fx, it.sz,
+                                      it.sy, it.sx, it.spatial_weight);
+          if (!sv_arith_better (d, k, best_d, best_k))
+            continue;
+          if (!it.ignore_colour)
+            {
+              float colour = 0.0f;
+              for (int c = 0; c < (NC > 0 ? NC : 1); c++)
+                colour = colour + sv_arith_colour_term (val[c], it.ratio, s_col[j][c]);
+              d = sv_arith_distance (d, colour, it.slic_zero, s_mdc[j]);
+            }
+          if (sv_arith_better (d, k, best_d, best_k))
+            {
+              best_d = d;
+              best_k = k;
+            }
+        }
+      nearest[v] = best_k;
+    }
+}
+
+__global__ void
+windows_kernel (SvCudaIter it, const float *__restrict__ centres,
+                const uint8_t *__restrict__ alive, int *__restrict__ windows)
+{
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.k || !alive[k])
+    return;
+  const float *c = centres + (size_t) k * (3 + it.nc);
+  int *w = windows + (size_t) k * 6;
+  sv_arith_window (c[0], it.wstep[0], it.nz, &w[0], &w[3]);
+  sv_arith_window (c[1], it.wstep[1], it.ny, &w[1], &w[4]);
+  sv_arith_window (c[2], it.wstep[2], it.nx, &w[2], &w[5]);
+}
+
+template <int NC>
+static void
+launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask,
+              const float *centres, const float *max_dist_colour, const int *windows,
+              const int *cell_start, const int *cell_items, int32_t *nearest, cudaStream_t stream)
+{
+  int tz, ty, tx;
+  if (it.nz == 1)
+    {
+      tz = 1;
+      ty = 32;
+      tx = 32;
+    }
+  else
+    {
+      tz = 4;
+      ty = 8;
+      tx = 32;
+    }
+  int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
+  long long blocks = (long long) ntz * nty * ntx;
+  assign_tiled_kernel<NC><<<(unsigned int) blocks, TILE_THREADS, 0, stream>>> (
+      it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
+      cell_items, nearest);
 }
 
 cudaError_t
 sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask,
-                const float *centres, const float *max_dist_colour, const int *cell_start,
-                const int *cell_items, int32_t *nearest, cudaStream_t stream)
+                const float *centres, const float *max_dist_colour, const uint8_t *alive,
+                int *windows, const int *cell_start, const int *cell_items, int32_t *nearest,
+                cudaStream_t stream)
 {
   if (it.n == 0)
     return cudaSuccess;
-  unsigned int grid = grid_for (it.n, SV_BLOCK);
+  if (it.k > 0)
+    windows_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, centres, alive,
+                                                                          windows);
   switch (it.nc)
     {
     case 1:
-      assign_kernel<1><<<grid, SV_BLOCK, 0, stream>>> (it, image, mask, centres, max_dist_colour,
-                                                       cell_start, cell_items, nearest);
+      launch_tiled<1> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    case 2:
+      launch_tiled<2> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
       break;
     case 3:
-      assign_kernel<3><<<grid, SV_BLOCK, 0, stream>>> (it, image, mask, centres, max_dist_colour,
-                                                       cell_start, cell_items, nearest);
+      launch_tiled<3> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    case 4:
+      launch_tiled<4> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
       break;
     default:
-      assign_kernel<0><<<grid, SV_BLOCK, 0, stream>>> (it, image, mask, centres, max_dist_colour,
-                                                       cell_start, cell_items, nearest);
+      launch_tiled<0> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
       break;
     }
   return cudaGetLastError ();
