@@ -16,15 +16,15 @@
 
 typedef struct
 {
-  SvVolume volume;          /* own copy; data owned, unit not kept */
+  SvVolume volume; /* own copy; data owned, unit not kept */
   gboolean has_volume;
-  guint8 *mask;             /* NULL or nz*ny*nx bytes, owned */
+  guint8 *mask; /* NULL or nz*ny*nx bytes, owned */
 
-  SvPrepared *prepared;     /* cache, valid for prepared_params */
+  SvPrepared *prepared; /* cache, valid for prepared_params */
   SvSlicParams prepared_params;
 
-  gint32 *labels;           /* last run, nz*ny*nx, owned */
-  float *centres;           /* last run, k × 3 */
+  gint32 *labels; /* last run, nz*ny*nx, owned */
+  float *centres; /* last run, k × 3 */
   gsize k;
 } SvBackendCpu;
 
@@ -58,7 +58,7 @@ static gboolean
 cpu_set_volume (gpointer p, const SvVolume *volume, const guint8 *mask, GError **error)
 {
   SvBackendCpu *self = p;
-  gsize n_voxels = (gsize) volume->nz * volume->ny * volume->nx;
+  gsize n_voxels = (gsize)volume->nz * volume->ny * volume->nx;
   gsize n_values = n_voxels * volume->nc;
   float *data;
   guint8 *mask_copy = NULL;
@@ -78,8 +78,8 @@ cpu_set_volume (gpointer p, const SvVolume *volume, const guint8 *mask, GError *
       g_free (data);
       g_free (mask_copy);
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a copy of the %u×%u×%u volume", volume->nz,
-                   volume->ny, volume->nx);
+                   "not enough memory for a copy of the %u×%u×%u volume", volume->nz, volume->ny,
+                   volume->nx);
       return FALSE;
     }
   memcpy (data, volume->data, n_values * sizeof (float));
@@ -133,7 +133,7 @@ cpu_run (gpointer p, const SvSlicParams *params, const SvRunControl *control, Sv
     }
   if (!sv_slic_params_validate (params, error))
     return FALSE;
-  n_voxels = (gsize) self->volume.nz * self->volume.ny * self->volume.nx;
+  n_voxels = (gsize)self->volume.nz * self->volume.ny * self->volume.nx;
 
   if (control->progress != NULL)
     control->progress (SV_STAGE_PREPARE, 0, 0, control->user_data);
@@ -148,7 +148,7 @@ cpu_run (gpointer p, const SvSlicParams *params, const SvRunControl *control, Sv
         return FALSE;
       self->prepared_params = *params;
     }
-  stats->seconds_prepare = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  stats->seconds_prepare = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
 
   if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
     return FALSE;
@@ -184,11 +184,11 @@ cpu_run (gpointer p, const SvSlicParams *params, const SvRunControl *control, Sv
   for (gsize k = 0; k < clusters.k; k++)
     for (int a = 0; a < 3; a++)
       self->centres[3 * k + a]
-        = clusters.alive[k] ? clusters.centres[k * (3 + clusters.nc) + a] : NAN;
+          = clusters.alive[k] ? clusters.centres[k * (3 + clusters.nc) + a] : NAN;
   sv_clusters_clear (&clusters);
 
   stats->n_clusters = self->k;
-  stats->n_labels = (gsize) MAX (timings.n_labels, 0);
+  stats->n_labels = (gsize)MAX (timings.n_labels, 0);
   stats->iterations = timings.iterations;
   stats->seconds_iterate = timings.seconds_iterate;
   stats->seconds_connect = timings.seconds_connect;
@@ -218,7 +218,7 @@ cpu_get_labels (gpointer p, gint32 *labels, GError **error)
   if (!check_result (self, error))
     return FALSE;
   memcpy (labels, self->labels,
-          (gsize) self->volume.nz * self->volume.ny * self->volume.nx * sizeof (gint32));
+          (gsize)self->volume.nz * self->volume.ny * self->volume.nx * sizeof (gint32));
   return TRUE;
 }
 
@@ -253,7 +253,7 @@ cpu_get_slice (gpointer p, SvAxis axis, guint index, gint32 *out, GError **error
       break;
     default:
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM, "unknown axis %d",
-                   (int) axis);
+                   (int)axis);
       return FALSE;
     }
   return TRUE;

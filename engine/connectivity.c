@@ -15,8 +15,8 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
 
   g_return_val_if_fail (in != NULL && out != NULL, 0);
 
-  const gsize n_voxels = (gsize) nz * ny * nx;
-  const gsize plane = (gsize) ny * nx;
+  const gsize n_voxels = (gsize)nz * ny * nx;
+  const gsize plane = (gsize)ny * nx;
   const gint32 mask_label = start_label - 1;
   gint32 current_new_label = start_label;
   /* A small piece with no final neighbour keeps current_new_label without
@@ -30,7 +30,7 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
 
   /* scikit-image allocates max_size queue entries; a component never holds
    * more than n_voxels, and at least one entry is always written. */
-  gsize queue_len = max_size > 0 ? (gsize) max_size : 1;
+  gsize queue_len = max_size > 0 ? (gsize)max_size : 1;
   if (queue_len > n_voxels)
     queue_len = n_voxels;
   g_autofree gsize *queue = g_new (gsize, queue_len);
@@ -51,16 +51,16 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
       while (visited < size && size < max_size)
         {
           const gsize idx = queue[visited];
-          const gint64 z = (gint64) (idx / plane);
-          const gint64 y = (gint64) ((idx % plane) / nx);
-          const gint64 x = (gint64) (idx % nx);
+          const gint64 z = (gint64)(idx / plane);
+          const gint64 y = (gint64)((idx % plane) / nx);
+          const gint64 x = (gint64)(idx % nx);
 
           for (int i = 0; i < 6; i++)
             {
               const gint64 zz = z + ddz[i], yy = y + ddy[i], xx = x + ddx[i];
               if (xx < 0 || xx >= nx || yy < 0 || yy >= ny || zz < 0 || zz >= nz)
                 continue;
-              const gsize n = ((gsize) zz * ny + (gsize) yy) * nx + (gsize) xx;
+              const gsize n = ((gsize)zz * ny + (gsize)yy) * nx + (gsize)xx;
               if (in[n] == label && out[n] == mask_label)
                 {
                   out[n] = current_new_label;
@@ -94,7 +94,7 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
         }
     }
 
-  return (gint64) current_new_label - start_label + (current_in_use ? 1 : 0);
+  return (gint64)current_new_label - start_label + (current_in_use ? 1 : 0);
 }
 
 void
@@ -104,9 +104,9 @@ sv_connectivity_sizes (gsize n_voxels, gsize n_clusters, double min_size_factor,
   g_return_if_fail (n_clusters > 0);
 
   /* Python's n / k is a double division; int() truncates toward zero. */
-  const double segment_size = (double) n_voxels / (double) n_clusters;
+  const double segment_size = (double)n_voxels / (double)n_clusters;
   if (min_size != NULL)
-    *min_size = (gint64) (min_size_factor * segment_size);
+    *min_size = (gint64)(min_size_factor * segment_size);
   if (max_size != NULL)
-    *max_size = (gint64) (max_size_factor * segment_size);
+    *max_size = (gint64)(max_size_factor * segment_size);
 }

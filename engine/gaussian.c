@@ -53,15 +53,15 @@ pairwise_sum (const double *a, gsize n)
 static double *
 gaussian_kernel (float sigma, int *radius_out)
 {
-  const double sd = (double) sigma;
-  const int radius = (int) (4.0 * sd + 0.5);
+  const double sd = (double)sigma;
+  const int radius = (int)(4.0 * sd + 0.5);
   const float sigma2 = sigma * sigma;
-  const double factor = -0.5 / (double) sigma2;
-  const gsize n = 2 * (gsize) radius + 1;
+  const double factor = -0.5 / (double)sigma2;
+  const gsize n = 2 * (gsize)radius + 1;
   double *w = g_new (double, n);
 
   for (int i = -radius; i <= radius; i++)
-    w[i + radius] = exp (factor * (double) ((gint64) i * i));
+    w[i + radius] = exp (factor * (double)((gint64)i * i));
   const double sum = pairwise_sum (w, n);
   for (gsize i = 0; i < n; i++)
     w[i] /= sum;
@@ -73,9 +73,9 @@ gaussian_kernel (float sigma, int *radius_out)
 typedef struct
 {
   float *data;
-  gsize length;  /* samples along the axis */
-  gsize stride;  /* floats between neighbours along the axis = lines per outer index */
-  gsize n_outer; /* independent groups of `stride` lines */
+  gsize length;          /* samples along the axis */
+  gsize stride;          /* floats between neighbours along the axis = lines per outer index */
+  gsize n_outer;         /* independent groups of `stride` lines */
   const double *weights; /* centred: weights[0] is the middle tap */
   int radius;
   gsize n_items; /* n_outer * blocks per outer index */
@@ -100,7 +100,7 @@ reflect_index (gint64 i, gint64 length)
     m += period;
   if (m >= length)
     m = period - 1 - m;
-  return (gsize) m;
+  return (gsize)m;
 }
 
 static void
@@ -108,8 +108,8 @@ filter_items (const AxisPass *p, gsize first_item, gsize end_item)
 {
   const gsize L = p->length;
   const int r = p->radius;
-  const gsize ext_len = L + 2 * (gsize) r;
-  g_autofree double *ext = g_new (double, ext_len * SV_GAUSSIAN_BLOCK);
+  const gsize ext_len = L + 2 * (gsize)r;
+  g_autofree double *ext = g_new (double, ext_len *SV_GAUSSIAN_BLOCK);
   double acc[SV_GAUSSIAN_BLOCK];
   const double *w = p->weights;
 
@@ -124,18 +124,18 @@ filter_items (const AxisPass *p, gsize first_item, gsize end_item)
       for (gsize k = 0; k < L; k++)
         {
           const float *src = base + k * p->stride;
-          double *dst = ext + (k + (gsize) r) * SV_GAUSSIAN_BLOCK;
+          double *dst = ext + (k + (gsize)r) * SV_GAUSSIAN_BLOCK;
           for (gsize j = 0; j < nb; j++)
-            dst[j] = (double) src[j];
+            dst[j] = (double)src[j];
         }
       for (int k = 1; k <= r; k++)
         {
-          const gsize before = reflect_index (-k, (gint64) L);
-          const gsize after = reflect_index ((gint64) L - 1 + k, (gint64) L);
-          double *db = ext + (gsize) (r - k) * SV_GAUSSIAN_BLOCK;
-          double *da = ext + (L - 1 + (gsize) r + (gsize) k) * SV_GAUSSIAN_BLOCK;
-          const double *sb = ext + (before + (gsize) r) * SV_GAUSSIAN_BLOCK;
-          const double *sa = ext + (after + (gsize) r) * SV_GAUSSIAN_BLOCK;
+          const gsize before = reflect_index (-k, (gint64)L);
+          const gsize after = reflect_index ((gint64)L - 1 + k, (gint64)L);
+          double *db = ext + (gsize)(r - k) * SV_GAUSSIAN_BLOCK;
+          double *da = ext + (L - 1 + (gsize)r + (gsize)k) * SV_GAUSSIAN_BLOCK;
+          const double *sb = ext + (before + (gsize)r) * SV_GAUSSIAN_BLOCK;
+          const double *sa = ext + (after + (gsize)r) * SV_GAUSSIAN_BLOCK;
           for (gsize j = 0; j < nb; j++)
             {
               db[j] = sb[j];
@@ -147,20 +147,20 @@ filter_items (const AxisPass *p, gsize first_item, gsize end_item)
        * out += (in[-j] + in[j]) * w[j] for j = radius down to 1. */
       for (gsize k = 0; k < L; k++)
         {
-          const double *centre = ext + (k + (gsize) r) * SV_GAUSSIAN_BLOCK;
+          const double *centre = ext + (k + (gsize)r) * SV_GAUSSIAN_BLOCK;
           for (gsize j = 0; j < nb; j++)
             acc[j] = centre[j] * w[0];
           for (int t = r; t >= 1; t--)
             {
-              const double *lo = centre - (gsize) t * SV_GAUSSIAN_BLOCK;
-              const double *hi = centre + (gsize) t * SV_GAUSSIAN_BLOCK;
+              const double *lo = centre - (gsize)t * SV_GAUSSIAN_BLOCK;
+              const double *hi = centre + (gsize)t * SV_GAUSSIAN_BLOCK;
               const double wt = w[t];
               for (gsize j = 0; j < nb; j++)
                 acc[j] += (lo[j] + hi[j]) * wt;
             }
           float *dst = base + k * p->stride;
           for (gsize j = 0; j < nb; j++)
-            dst[j] = (float) acc[j];
+            dst[j] = (float)acc[j];
         }
     }
 }
@@ -177,7 +177,7 @@ axis_task_thread (gpointer user_data)
 static void
 run_axis (AxisPass *pass, int n_threads)
 {
-  gsize n_workers = n_threads > 0 ? (gsize) n_threads : (gsize) g_get_num_processors ();
+  gsize n_workers = n_threads > 0 ? (gsize)n_threads : (gsize)g_get_num_processors ();
   n_workers = CLAMP (n_workers, 1, MAX (pass->n_items, 1));
 
   if (n_workers == 1)
@@ -202,8 +202,8 @@ run_axis (AxisPass *pass, int n_threads)
 }
 
 void
-sv_gaussian_smooth (float *data, guint nz, guint ny, guint nx, guint nc,
-                    const float sigma_zyx[3], int n_threads)
+sv_gaussian_smooth (float *data, guint nz, guint ny, guint nx, guint nc, const float sigma_zyx[3],
+                    int n_threads)
 {
   g_return_if_fail (sigma_zyx != NULL);
 
@@ -214,7 +214,7 @@ sv_gaussian_smooth (float *data, guint nz, guint ny, guint nx, guint nc,
   for (int axis = 0; axis < 3; axis++)
     {
       /* scipy skips axes with sigma <= 1e-15 (compared in double). */
-      if (!((double) sigma_zyx[axis] > 1e-15))
+      if (!((double)sigma_zyx[axis] > 1e-15))
         continue;
 
       gsize stride = nc, n_outer = 1;

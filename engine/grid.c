@@ -28,7 +28,7 @@ sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guin
         order[j - 1] = t;
       }
   for (int i = 0; i < ndim; i++)
-    sorted[i] = (double) shape_zyx[order[i]];
+    sorted[i] = (double)shape_zyx[order[i]];
 
   space = sorted[0] * sorted[1] * sorted[2];
   if (space <= n_points)
@@ -70,8 +70,8 @@ sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guin
       /* numpy: starts = (steps // 2).astype(int); steps = np.round(steps),
        * which rounds half to even (nearbyint in the default rounding mode). */
       double s = nearbyint (steps[i]);
-      start[order[i]] = (guint) floor (steps[i] / 2.0);
-      step[order[i]] = s < 1.0 ? 1 : (guint) s;
+      start[order[i]] = (guint)floor (steps[i] / 2.0);
+      step[order[i]] = s < 1.0 ? 1 : (guint)s;
     }
 }
 
@@ -95,9 +95,9 @@ window_steps (const guint shape_zyx[3], gsize k, int window_step[3])
 {
   guint start[3], step[3];
 
-  sv_regular_grid (shape_zyx, (double) k, start, step);
+  sv_regular_grid (shape_zyx, (double)k, start, step);
   for (int a = 0; a < 3; a++)
-    window_step[a] = (int) step[a];
+    window_step[a] = (int)step[a];
 }
 
 gboolean
@@ -120,7 +120,7 @@ sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GErr
       return FALSE;
     }
 
-  sv_regular_grid (shape_zyx, (double) n_segments, start, step);
+  sv_regular_grid (shape_zyx, (double)n_segments, start, step);
   for (int a = 0; a < 3; a++)
     count[a] = grid_count (shape_zyx[a], start[a], step[a]);
   n = count[0] * count[1] * count[2];
@@ -136,12 +136,12 @@ sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GErr
     for (gsize y = 0; y < count[1]; y++)
       for (gsize x = 0; x < count[2]; x++, i++)
         {
-          seeds->zyx[3 * i + 0] = (float) (start[0] + z * step[0]);
-          seeds->zyx[3 * i + 1] = (float) (start[1] + y * step[1]);
-          seeds->zyx[3 * i + 2] = (float) (start[2] + x * step[2]);
+          seeds->zyx[3 * i + 0] = (float)(start[0] + z * step[0]);
+          seeds->zyx[3 * i + 1] = (float)(start[1] + y * step[1]);
+          seeds->zyx[3 * i + 2] = (float)(start[2] + x * step[2]);
         }
   seeds->n = n;
-  seeds->step = (float) MAX (step[0], MAX (step[1], step[2]));
+  seeds->step = (float)MAX (step[0], MAX (step[1], step[2]));
   window_steps (shape_zyx, n, seeds->window_step);
   return TRUE;
 }
@@ -153,11 +153,54 @@ cover_window (const guint shape[3], const int window_step[3], const float *zyx, 
   int lo[3], hi[3];
 
   for (int a = 0; a < 3; a++)
-    sv_arith_window (zyx[a], window_step[a], (int) shape[a], &lo[a], &hi[a]);
+    sv_arith_window (zyx[a], window_step[a], (int)shape[a], &lo[a], &hi[a]);
   for (int z = lo[0]; z < hi[0]; z++)
     for (int y = lo[1]; y < hi[1]; y++)
-      memset (covered + ((gsize) z * shape[1] + (gsize) y) * shape[2] + lo[2], 1,
-              (gsize) (hi[2] - lo[2]));
+      memset (covered + ((gsize)z * shape[1] + (gsize)y) * shape[2] + lo[2], 1,
+              (gsize)(hi[2] - lo[2]));
+}
+
+/* Marks every voxel inside some seed's search window, in O(voxels + seeds):
+ * +1/-1 at the corners of each window box in a difference array, then
+ * prefix sums along x, y and z give each voxel its number of windows. */
+static void
+cover_all (const guint shape[3], const int window_step[3], const float *zyx, gsize n_seeds,
+           guint8 *covered)
+{
+  const gsize dz = shape[0] + 1, dy = shape[1] + 1, dx = shape[2] + 1;
+  g_autofree gint32 *count = g_new0 (gint32, dz * dy * dx);
+
+  for (gsize k = 0; k < n_seeds; k++)
+    {
+      int lo[3], hi[3];
+      for (int a = 0; a < 3; a++)
+        sv_arith_window (zyx[3 * k + a], window_step[a], (int)shape[a], &lo[a], &hi[a]);
+      for (int corner = 0; corner < 8; corner++)
+        {
+          const gsize z = (gsize)(corner & 4 ? hi[0] : lo[0]);
+          const gsize y = (gsize)(corner & 2 ? hi[1] : lo[1]);
+          const gsize x = (gsize)(corner & 1 ? hi[2] : lo[2]);
+          /* Inclusion-exclusion: the sign flips with each upper corner. */
+          const int sign = (((corner >> 2) + (corner >> 1) + corner) & 1) ? -1 : 1;
+          count[(z * dy + y) * dx + x] += sign;
+        }
+    }
+  for (gsize z = 0; z < dz; z++)
+    for (gsize y = 0; y < dy; y++)
+      for (gsize x = 1; x < dx; x++)
+        count[(z * dy + y) * dx + x] += count[(z * dy + y) * dx + x - 1];
+  for (gsize z = 0; z < dz; z++)
+    for (gsize y = 1; y < dy; y++)
+      for (gsize x = 0; x < dx; x++)
+        count[(z * dy + y) * dx + x] += count[(z * dy + y - 1) * dx + x];
+  for (gsize z = 1; z < dz; z++)
+    for (gsize y = 0; y < dy; y++)
+      for (gsize x = 0; x < dx; x++)
+        count[(z * dy + y) * dx + x] += count[((z - 1) * dy + y) * dx + x];
+  for (gsize z = 0; z < shape[0]; z++)
+    for (gsize y = 0; y < shape[1]; y++)
+      for (gsize x = 0; x < shape[2]; x++)
+        covered[(z * shape[1] + y) * shape[2] + x] = count[(z * dy + y) * dx + x] > 0;
 }
 
 static int
@@ -196,7 +239,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       for (gsize x = 0; x < nx; x++)
         if (mask[(z * ny + y) * nx + x])
           {
-            const guint p[3] = { (guint) z, (guint) y, (guint) x };
+            const guint p[3] = { (guint)z, (guint)y, (guint)x };
             n_in++;
             for (int a = 0; a < 3; a++)
               {
@@ -216,8 +259,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
    * the first seeds. */
   for (int a = 0; a < 3; a++)
     box[a] = hi[a] - lo[a] + 1;
-  sv_regular_grid (box,
-                   (double) n_segments * ((double) box[0] * box[1] * box[2]) / (double) n_in,
+  sv_regular_grid (box, (double)n_segments * ((double)box[0] * box[1] * box[2]) / (double)n_in,
                    start, step);
   zyx = g_array_new (FALSE, FALSE, sizeof (float) * 3);
   for (gsize z = lo[0] + start[0]; z <= hi[0]; z += step[0])
@@ -225,7 +267,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       for (gsize x = lo[2] + start[2]; x <= hi[2]; x += step[2])
         if (mask[(z * ny + y) * nx + x])
           {
-            float p[3] = { (float) z, (float) y, (float) x };
+            float p[3] = { (float)z, (float)y, (float)x };
             g_array_append_val (zyx, p);
           }
 
@@ -238,9 +280,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
       gsize added = 0;
 
       window_steps (shape_zyx, zyx->len, wstep);
-      memset (covered, 0, n_voxels);
-      for (guint i = 0; i < zyx->len; i++)
-        cover_window (shape_zyx, wstep, &g_array_index (zyx, float, 3 * i), covered);
+      cover_all (shape_zyx, wstep, (const float *)zyx->data, zyx->len, covered);
       for (gsize z = 0; z < nz; z++)
         for (gsize y = 0; y < ny; y++)
           for (gsize x = 0; x < nx; x++)
@@ -248,7 +288,7 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
               gsize v = (z * ny + y) * nx + x;
               if (mask[v] && !covered[v])
                 {
-                  float p[3] = { (float) z, (float) y, (float) x };
+                  float p[3] = { (float)z, (float)y, (float)x };
                   g_array_append_val (zyx, p);
                   cover_window (shape_zyx, wstep, p, covered);
                   added++;
@@ -260,8 +300,8 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
 
   g_array_sort (zyx, compare_zyx);
   seeds->n = zyx->len;
-  seeds->zyx = (float *) g_array_free (g_steal_pointer (&zyx), FALSE);
-  seeds->step = (float) MAX (step[0], MAX (step[1], step[2]));
+  seeds->zyx = (float *)g_array_free (g_steal_pointer (&zyx), FALSE);
+  seeds->step = (float)MAX (step[0], MAX (step[1], step[2]));
   memcpy (seeds->window_step, wstep, sizeof wstep);
   return TRUE;
 }

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 #include <gio/gio.h>
+#include <math.h>
 
 #include "params.h"
 #include "prepare.h"
@@ -15,8 +16,8 @@ typedef struct
 {
   double seconds_iterate;
   double seconds_connect;
-  guint iterations;   /* iterations run, both maskSLIC passes counted */
-  gint64 n_labels;    /* distinct labels, background excluded */
+  guint iterations; /* iterations run, both maskSLIC passes counted */
+  gint64 n_labels;  /* distinct labels, background excluded */
 } SvSlicTimings;
 
 /* sv_slic_run_cpu with more results: clusters_out (may be NULL) receives the
@@ -26,6 +27,27 @@ gboolean sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlic
                        int n_threads, SvIterationFunc progress, gpointer user_data,
                        GCancellable *cancellable, gint32 *labels, SvClusters *clusters_out,
                        SvSlicTimings *timings, GError **error);
+
+/* Gives every mask-in voxel whose nearest[] is −1 the live cluster with the
+ * smallest spatial term (sv_arith_spatial; ties to the lowest index). */
+void sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *clusters,
+                               gint32 *nearest);
+
+/* sv_arith_colour_fixed (v, shift) without library calls, for the hot loop:
+ * scale = 2^shift, so v·scale is exact in double, and adding and removing
+ * 2^52 rounds to the nearest integer, ties to even, as llrint does in the
+ * default rounding mode. Values of magnitude >= 2^52 are integers already. */
+static inline gint64
+sv__colour_fixed (float v, double scale)
+{
+  double x = (double)v * scale;
+  if (fabs (x) < 0x1p52)
+    {
+      double t = copysign (0x1p52, x);
+      x = (x + t) - t;
+    }
+  return (gint64)x;
+}
 
 /* The number of worker threads for n_threads (<= 0: all processors). */
 int sv__resolve_threads (int n_threads);

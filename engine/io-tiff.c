@@ -255,14 +255,14 @@ typedef struct
   gboolean big_endian;
   gboolean bigtiff;
 
-  SvPageLayout first;   /* layout of the first page used */
-  guint first_page;     /* its 1-based page number */
+  SvPageLayout first; /* layout of the first page used */
+  guint first_page;   /* its 1-based page number */
   SvSampleType type;
-  GArray *dirs;         /* tdir_t of every page used as a z slice */
+  GArray *dirs; /* tdir_t of every page used as a z slice */
   gboolean any_tiled;
-  guint16 compression;  /* of the first page */
+  guint16 compression; /* of the first page */
 
-  double spacing[3];    /* z, y, x */
+  double spacing[3]; /* z, y, x */
   gboolean spacing_from_file;
   char *unit;
 } SvTiffReader;
@@ -310,14 +310,14 @@ read_at (int fd, guint64 offset, void *buf, gsize len)
 
   while (len > 0)
     {
-      ssize_t got = pread (fd, p, len, (off_t) offset);
+      ssize_t got = pread (fd, p, len, (off_t)offset);
       if (got < 0 && errno == EINTR)
         continue;
       if (got <= 0)
         return FALSE;
       p += got;
-      len -= (gsize) got;
-      offset += (guint64) got;
+      len -= (gsize)got;
+      offset += (guint64)got;
     }
   return TRUE;
 }
@@ -328,7 +328,7 @@ decode_uint (const guint8 *b, guint n, gboolean big_endian)
   guint64 v = 0;
 
   for (guint i = 0; i < n; i++)
-    v |= (guint64) b[big_endian ? n - 1 - i : i] << (8 * i);
+    v |= (guint64)b[big_endian ? n - 1 - i : i] << (8 * i);
   return v;
 }
 
@@ -359,6 +359,7 @@ reader_check_header (SvTiffReader *r, GError **error)
   GStatBuf st;
   guint8 header[16];
   gsize header_len;
+  guint64 first_ifd;
   int saved_errno;
 
   if (g_stat (r->path, &st) != 0)
@@ -379,7 +380,7 @@ reader_check_header (SvTiffReader *r, GError **error)
       reader_error (r, error, SV_ENGINE_ERROR_IO, "%s", g_strerror (saved_errno));
       return FALSE;
     }
-  r->file_size = (guint64) st.st_size;
+  r->file_size = (guint64)st.st_size;
   if (r->file_size == 0)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "empty file");
@@ -393,7 +394,8 @@ reader_check_header (SvTiffReader *r, GError **error)
       reader_error (r, error, SV_ENGINE_ERROR_IO, "cannot read: %s", g_strerror (saved_errno));
       return FALSE;
     }
-  if (header_len < 4 || !((header[0] == 'I' && header[1] == 'I') || (header[0] == 'M' && header[1] == 'M')))
+  if (header_len < 4
+      || !((header[0] == 'I' && header[1] == 'I') || (header[0] == 'M' && header[1] == 'M')))
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "not a TIFF file");
       return FALSE;
@@ -414,6 +416,19 @@ reader_check_header (SvTiffReader *r, GError **error)
   if (header_len < (r->bigtiff ? 16u : 8u))
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "truncated: the TIFF header is incomplete");
+      return FALSE;
+    }
+  first_ifd = r->bigtiff ? decode_uint (header + 8, 8, r->big_endian)
+                         : decode_uint (header + 4, 4, r->big_endian);
+  if (first_ifd == 0)
+    {
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "holds no image");
+      return FALSE;
+    }
+  if (first_ifd >= r->file_size)
+    {
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "truncated: page 1 starts beyond the end of the file");
       return FALSE;
     }
   return TRUE;
@@ -454,8 +469,8 @@ layout_read (TIFF *tif, SvPageLayout *l)
 static char *
 layout_describe (const SvPageLayout *l)
 {
-  return g_strdup_printf ("%u-bit %s, %u sample%s per pixel", l->bps, sample_format_words (l->format),
-                          l->spp, l->spp == 1 ? "" : "s");
+  return g_strdup_printf ("%u-bit %s, %u sample%s per pixel", l->bps,
+                          sample_format_words (l->format), l->spp, l->spp == 1 ? "" : "s");
 }
 
 /* After each directory change: ask libtiff for RGB out of JPEG YCbCr. */
@@ -474,7 +489,7 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
   TIFF *tif = r->tif;
   guint32 n = l->tiled ? TIFFNumberOfTiles (tif) : TIFFNumberOfStrips (tif);
   guint32 strips_per_plane = 0;
-  guint64 beyond = 0, stored = 0, decoded = 0;
+  guint64 max_end = 0, first_offset = G_MAXUINT64, stored = 0, decoded = 0;
   guint64 ratio = compression_max_ratio (l->compression);
 
   if (n == 0)
@@ -498,16 +513,14 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
                         messages_text (&r->msgs, "cannot read the data offsets"));
           return FALSE;
         }
-      if (offset >= r->file_size && count > 0)
+      if (count > 0)
         {
-          reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "truncated or corrupt: page %u data starts at byte %" G_GUINT64_FORMAT
-                        ", beyond the end of the file (%" G_GUINT64_FORMAT " bytes)",
-                        page, offset, r->file_size);
-          return FALSE;
+          /* Saturate: a corrupt BigTIFF offset can be near 2^64. */
+          guint64 end = offset > G_MAXUINT64 - count ? G_MAXUINT64 : offset + count;
+          if (end > r->file_size)
+            max_end = MAX (max_end, end);
+          first_offset = MIN (first_offset, offset);
         }
-      if (offset + count > r->file_size)
-        beyond = MAX (beyond, offset + count - r->file_size);
 
       if (l->tiled)
         need = TIFFTileSize64 (tif);
@@ -520,26 +533,40 @@ reader_check_page_data (SvTiffReader *r, const SvPageLayout *l, guint page, GErr
       if (l->compression == COMPRESSION_NONE && count < need)
         {
           reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "corrupt: page %u %s %u holds %" G_GUINT64_FORMAT " bytes but needs %" G_GUINT64_FORMAT,
+                        "corrupt: page %u %s %u holds %" G_GUINT64_FORMAT
+                        " bytes but needs %" G_GUINT64_FORMAT,
                         page, l->tiled ? "tile" : "strip", i + 1, count, need);
           return FALSE;
         }
       stored += count;
       decoded += need;
     }
-  if (beyond > 0)
+  /* libtiff may have chopped one big strip into many, so look at the whole
+   * page: data that starts past the end is a bad offset or a file cut before
+   * this page; data that runs past the end is a cut file. */
+  if (max_end > r->file_size && first_offset >= r->file_size)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "truncated: page %u needs %" G_GUINT64_FORMAT " bytes beyond the end of the file",
-                    page, beyond);
+                    "truncated or corrupt: page %u data starts at byte %" G_GUINT64_FORMAT
+                    ", beyond the end of the file (%" G_GUINT64_FORMAT " bytes)",
+                    page, first_offset, r->file_size);
+      return FALSE;
+    }
+  if (max_end > r->file_size)
+    {
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "truncated: page %u needs %" G_GUINT64_FORMAT
+                    " bytes beyond the end of the file",
+                    page, max_end - r->file_size);
       return FALSE;
     }
   /* A few hundred bytes of compressed data cannot hold gigabytes of image;
    * catch such headers before anything is allocated from them. */
-  if (ratio > 0 && decoded > stored * ratio + (guint64) n * 4096)
+  if (ratio > 0 && (double)decoded > (double)stored * (double)ratio + (double)n * 4096.0)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "corrupt: page %u claims %" G_GUINT64_FORMAT " bytes of image but stores only %" G_GUINT64_FORMAT,
+                    "corrupt: page %u claims %" G_GUINT64_FORMAT
+                    " bytes of image but stores only %" G_GUINT64_FORMAT,
                     page, decoded, stored);
       return FALSE;
     }
@@ -554,7 +581,8 @@ reader_check_page (SvTiffReader *r, const SvPageLayout *l, guint page, GError **
 
   if (l->width == 0 || l->height == 0)
     {
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u has no width or height", page);
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u has no width or height",
+                    page);
       return FALSE;
     }
   if (r->dirs->len > 0)
@@ -572,16 +600,17 @@ reader_check_page (SvTiffReader *r, const SvPageLayout *l, guint page, GError **
           g_autofree char *a = layout_describe (l);
           g_autofree char *b = layout_describe (f);
           reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "slices have different sample formats: page %u is %s, page %u is %s", page, a,
-                        r->first_page, b);
+                        "slices have different sample formats: page %u is %s, page %u is %s", page,
+                        a, r->first_page, b);
           return FALSE;
         }
     }
   if (!sample_type_from_tiff (l->bps, l->format, &type))
     {
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "%u-bit %s samples are not supported (8, 16 or 32-bit integers, 32 or 64-bit floats)",
-                    l->bps, sample_format_words (l->format));
+      reader_error (
+          r, error, SV_ENGINE_ERROR_FORMAT,
+          "%u-bit %s samples are not supported (8, 16 or 32-bit integers, 32 or 64-bit floats)",
+          l->bps, sample_format_words (l->format));
       return FALSE;
     }
   if (l->spp != 1 && l->spp != 3)
@@ -592,14 +621,15 @@ reader_check_page (SvTiffReader *r, const SvPageLayout *l, guint page, GError **
     }
   if (l->photometric == PHOTOMETRIC_YCBCR && l->compression != COMPRESSION_JPEG)
     {
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "YCbCr colour is only supported in JPEG-compressed files");
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "YCbCr colour is only supported in JPEG-compressed files");
       return FALSE;
     }
   if (!TIFFIsCODECConfigured (l->compression))
     {
       g_autofree char *cname = compression_name (l->compression);
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "page %u uses %s compression, which this build cannot decode",
-                    page, cname);
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "page %u uses %s compression, which this build cannot decode", page, cname);
       return FALSE;
     }
   if (l->tiled && (l->tile_width == 0 || l->tile_height == 0))
@@ -633,7 +663,7 @@ imagej_unescape (const char *s)
           && g_ascii_isxdigit (s[4]) && g_ascii_isxdigit (s[5]))
         {
           char hex[5] = { s[2], s[3], s[4], s[5], 0 };
-          g_string_append_unichar (out, (gunichar) g_ascii_strtoull (hex, NULL, 16));
+          g_string_append_unichar (out, (gunichar)g_ascii_strtoull (hex, NULL, 16));
           s += 6;
         }
       else
@@ -668,13 +698,13 @@ imagej_parse (const char *description, SvImageJInfo *ij)
           ij->unit = imagej_unescape (value);
         }
       else if (g_str_equal (lines[i], "channels"))
-        ij->channels = (guint) g_ascii_strtoull (value, NULL, 10);
+        ij->channels = (guint)g_ascii_strtoull (value, NULL, 10);
       else if (g_str_equal (lines[i], "slices"))
-        ij->slices = (guint) g_ascii_strtoull (value, NULL, 10);
+        ij->slices = (guint)g_ascii_strtoull (value, NULL, 10);
       else if (g_str_equal (lines[i], "frames"))
-        ij->frames = (guint) g_ascii_strtoull (value, NULL, 10);
+        ij->frames = (guint)g_ascii_strtoull (value, NULL, 10);
       else if (g_str_equal (lines[i], "images"))
-        ij->images = (guint) g_ascii_strtoull (value, NULL, 10);
+        ij->images = (guint)g_ascii_strtoull (value, NULL, 10);
     }
 }
 
@@ -700,7 +730,8 @@ ome_start_element (GMarkupParseContext *context, const char *element, const char
   for (guint i = 0; names[i]; i++)
     {
       static const char *const size_keys[3] = { "PhysicalSizeZ", "PhysicalSizeY", "PhysicalSizeX" };
-      static const char *const unit_keys[3] = { "PhysicalSizeZUnit", "PhysicalSizeYUnit", "PhysicalSizeXUnit" };
+      static const char *const unit_keys[3]
+          = { "PhysicalSizeZUnit", "PhysicalSizeYUnit", "PhysicalSizeXUnit" };
       for (guint a = 0; a < 3; a++)
         {
           if (g_str_equal (names[i], size_keys[a]))
@@ -709,11 +740,11 @@ ome_start_element (GMarkupParseContext *context, const char *element, const char
             ome->unit[a] = g_strdup (values[i]);
         }
       if (g_str_equal (names[i], "SizeC"))
-        ome->size_c = (guint) g_ascii_strtoull (values[i], NULL, 10);
+        ome->size_c = (guint)g_ascii_strtoull (values[i], NULL, 10);
       else if (g_str_equal (names[i], "SizeZ"))
-        ome->size_z = (guint) g_ascii_strtoull (values[i], NULL, 10);
+        ome->size_z = (guint)g_ascii_strtoull (values[i], NULL, 10);
       else if (g_str_equal (names[i], "SizeT"))
-        ome->size_t = (guint) g_ascii_strtoull (values[i], NULL, 10);
+        ome->size_t = (guint)g_ascii_strtoull (values[i], NULL, 10);
     }
 }
 
@@ -749,9 +780,9 @@ unit_in_metres (const char *unit)
     const char *name;
     double metres;
   } units[] = {
-    { "m", 1.0 },         { "cm", 1e-2 },   { "mm", 1e-3 },     { "µm", 1e-6 },
-    { "\u03bcm", 1e-6 },  { "um", 1e-6 },   { "micron", 1e-6 }, { "microns", 1e-6 },
-    { "nm", 1e-9 },       { "Å", 1e-10 },   { "pm", 1e-12 },
+    { "m", 1.0 },        { "cm", 1e-2 }, { "mm", 1e-3 },     { "µm", 1e-6 },
+    { "\u03bcm", 1e-6 }, { "um", 1e-6 }, { "micron", 1e-6 }, { "microns", 1e-6 },
+    { "nm", 1e-9 },      { "Å", 1e-10 }, { "pm", 1e-12 },
   };
 
   if (unit == NULL)
@@ -772,7 +803,7 @@ spacing_from_resolution (float resolution)
 
   if (!(resolution > 0.0f) || !isfinite (resolution))
     return 0.0;
-  g_ascii_formatd (buf, sizeof buf, "%.6g", 1.0 / (double) resolution);
+  g_ascii_formatd (buf, sizeof buf, "%.6g", 1.0 / (double)resolution);
   return g_ascii_strtod (buf, NULL);
 }
 
@@ -813,8 +844,8 @@ reader_read_metadata (SvTiffReader *r, guint n_pages, GError **error)
       else if (ij.frames > 1 && ij.slices > 1)
         {
           reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "ImageJ time series of 3D stacks are not supported (slices=%u, frames=%u)", ij.slices,
-                        ij.frames);
+                        "ImageJ time series of 3D stacks are not supported (slices=%u, frames=%u)",
+                        ij.slices, ij.frames);
           ok = FALSE;
         }
       else if (ij.images > n_pages)
@@ -838,8 +869,8 @@ reader_read_metadata (SvTiffReader *r, guint n_pages, GError **error)
           if (ij.spacing > 0.0 && isfinite (ij.spacing))
             r->spacing[0] = ij.spacing;
           r->unit = g_steal_pointer (&ij.unit);
-          r->spacing_from_file = r->unit != NULL || ij.spacing > 0.0 || r->spacing[1] != 1.0
-                                 || r->spacing[2] != 1.0;
+          r->spacing_from_file
+              = r->unit != NULL || ij.spacing > 0.0 || r->spacing[1] != 1.0 || r->spacing[2] != 1.0;
         }
     }
   else if (ome.found)
@@ -847,15 +878,16 @@ reader_read_metadata (SvTiffReader *r, guint n_pages, GError **error)
       if (ome.size_c > 1 && ome.size_c != r->first.spp)
         {
           reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "multi-channel OME-TIFF files are not supported (SizeC=%u); save one channel per file",
+                        "multi-channel OME-TIFF files are not supported (SizeC=%u); save one "
+                        "channel per file",
                         ome.size_c);
           ok = FALSE;
         }
       else if (ome.size_z > 1 && ome.size_t > 1)
         {
           reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "OME-TIFF time series of 3D stacks are not supported (SizeZ=%u, SizeT=%u)", ome.size_z,
-                        ome.size_t);
+                        "OME-TIFF time series of 3D stacks are not supported (SizeZ=%u, SizeT=%u)",
+                        ome.size_z, ome.size_t);
           ok = FALSE;
         }
       else
@@ -902,7 +934,9 @@ reader_open (const char *path, GError **error)
     return NULL;
 
   r->opts = tiff_options_new (&r->msgs);
-  r->tif = TIFFOpenExt (path, "r", r->opts);
+  /* No memory mapping ("m"): a file cut while we read it must give an error,
+   * not SIGBUS; strips are still read straight into our page buffer. */
+  r->tif = TIFFOpenExt (path, "rm", r->opts);
   if (r->tif == NULL)
     {
       reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt TIFF: %s",
@@ -916,7 +950,7 @@ reader_open (const char *path, GError **error)
       SvPageLayout l;
       guint64 diroff, next = 0;
 
-      page = (guint) dir + 1;
+      page = (guint)dir + 1;
       layout_read (r->tif, &l);
       /* Reduced-resolution pages are thumbnails or pyramid levels, not z. */
       if (!(l.subfile_type & FILETYPE_REDUCEDIMAGE))
@@ -993,7 +1027,7 @@ reader_shape (const SvTiffReader *r, guint *nz, guint *ny, guint *nx, guint *nc)
 static void
 scatter_samples (guint8 *dst, const guint8 *src, gsize n, guint size, guint stride)
 {
-  gsize step = (gsize) size * stride;
+  gsize step = (gsize)size * stride;
 
   switch (size)
     {
@@ -1011,7 +1045,7 @@ scatter_samples (guint8 *dst, const guint8 *src, gsize n, guint size, guint stri
       break;
     default:
       for (gsize i = 0; i < n; i++)
-        memcpy (dst + i * step, src + (gsize) i * size, size);
+        memcpy (dst + i * step, src + (gsize)i * size, size);
       break;
     }
 }
@@ -1034,7 +1068,8 @@ buffers_ensure_scratch (SvTiffReader *r, SvPageBuffers *b, gsize size, GError **
   if (b->scratch == NULL)
     {
       g_autofree char *text = g_format_size (size);
-      reader_error (r, error, SV_ENGINE_ERROR_NO_MEMORY, "not enough memory for a %s decoding buffer", text);
+      reader_error (r, error, SV_ENGINE_ERROR_NO_MEMORY,
+                    "not enough memory for a %s decoding buffer", text);
       return FALSE;
     }
   return TRUE;
@@ -1042,12 +1077,13 @@ buffers_ensure_scratch (SvTiffReader *r, SvPageBuffers *b, gsize size, GError **
 
 /* Decodes the current directory into b->page in contiguous sample order. */
 static gboolean
-reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBuffers *b, GError **error)
+reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBuffers *b,
+                    GError **error)
 {
   TIFF *tif = r->tif;
   guint bsize = l->bps / 8;
   guint nc = l->spp;
-  gsize row_bytes = (gsize) l->width * nc * bsize;
+  gsize row_bytes = (gsize)l->width * nc * bsize;
   gboolean separate = l->planar == PLANARCONFIG_SEPARATE && nc > 1;
   guint planes = separate ? nc : 1;
 
@@ -1055,9 +1091,10 @@ reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBu
   if (!l->tiled)
     {
       guint32 per_plane = (l->height + l->rows_per_strip - 1) / l->rows_per_strip;
-      gsize plane_row_bytes = (gsize) l->width * bsize;
+      gsize plane_row_bytes = (gsize)l->width * bsize;
 
-      if (separate && !buffers_ensure_scratch (r, b, (gsize) l->rows_per_strip * plane_row_bytes, error))
+      if (separate
+          && !buffers_ensure_scratch (r, b, (gsize)l->rows_per_strip * plane_row_bytes, error))
         return FALSE;
       for (guint p = 0; p < planes; p++)
         for (guint32 k = 0; k < per_plane; k++)
@@ -1068,21 +1105,21 @@ reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBu
             guint8 *dst = separate ? b->scratch : b->page + y0 * row_bytes;
             gsize want = rows * (separate ? plane_row_bytes : row_bytes);
 
-            if (TIFFReadEncodedStrip (tif, strip, dst, (tmsize_t) want) < (tmsize_t) want)
+            if (TIFFReadEncodedStrip (tif, strip, dst, (tmsize_t)want) < (tmsize_t)want)
               {
                 reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "cannot decode page %u: %s", page,
                               messages_text (&r->msgs, "strip data is incomplete"));
                 return FALSE;
               }
             if (separate)
-              scatter_samples (b->page + y0 * row_bytes + (gsize) p * bsize, dst, (gsize) rows * l->width,
-                               bsize, nc);
+              scatter_samples (b->page + y0 * row_bytes + (gsize)p * bsize, dst,
+                               (gsize)rows * l->width, bsize, nc);
           }
     }
   else
     {
-      gsize tile_bytes = (gsize) TIFFTileSize64 (tif);
-      gsize tile_row_bytes = (gsize) l->tile_width * (separate ? 1 : nc) * bsize;
+      gsize tile_bytes = (gsize)TIFFTileSize64 (tif);
+      gsize tile_row_bytes = (gsize)l->tile_width * (separate ? 1 : nc) * bsize;
 
       if (!buffers_ensure_scratch (r, b, tile_bytes, error))
         return FALSE;
@@ -1090,11 +1127,11 @@ reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBu
         for (guint32 ty = 0; ty < l->height; ty += l->tile_height)
           for (guint32 tx = 0; tx < l->width; tx += l->tile_width)
             {
-              guint32 tile = TIFFComputeTile (tif, tx, ty, 0, (guint16) p);
+              guint32 tile = TIFFComputeTile (tif, tx, ty, 0, (guint16)p);
               guint32 rows = MIN (l->tile_height, l->height - ty);
               guint32 cols = MIN (l->tile_width, l->width - tx);
 
-              if (TIFFReadEncodedTile (tif, tile, b->scratch, (tmsize_t) tile_bytes) < 0)
+              if (TIFFReadEncodedTile (tif, tile, b->scratch, (tmsize_t)tile_bytes) < 0)
                 {
                   reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "cannot decode page %u: %s", page,
                                 messages_text (&r->msgs, "tile data is incomplete"));
@@ -1102,12 +1139,12 @@ reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBu
                 }
               for (guint32 y = 0; y < rows; y++)
                 {
-                  guint8 *dst = b->page + (ty + y) * row_bytes + (gsize) tx * nc * bsize;
+                  guint8 *dst = b->page + (ty + y) * row_bytes + (gsize)tx * nc * bsize;
                   const guint8 *src = b->scratch + y * tile_row_bytes;
                   if (separate)
-                    scatter_samples (dst + (gsize) p * bsize, src, cols, bsize, nc);
+                    scatter_samples (dst + (gsize)p * bsize, src, cols, bsize, nc);
                   else
-                    memcpy (dst, src, (gsize) cols * nc * bsize);
+                    memcpy (dst, src, (gsize)cols * nc * bsize);
                 }
             }
     }
@@ -1115,15 +1152,15 @@ reader_decode_page (SvTiffReader *r, const SvPageLayout *l, guint page, SvPageBu
 }
 
 /* Called once per z slice with the slice's samples in file order. */
-typedef gboolean (*SvPageFunc) (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data,
-                                GError **error);
+typedef gboolean (*SvPageFunc) (SvTiffReader *r, guint z, const void *samples, gsize n,
+                                gpointer user_data, GError **error);
 
 static gboolean
 reader_for_each_page (SvTiffReader *r, SvPageFunc func, gpointer user_data, GError **error)
 {
   SvPageBuffers b = { 0 };
-  gsize page_bytes = (gsize) r->first.width * r->first.height * r->first.spp * (r->first.bps / 8);
-  gsize n = (gsize) r->first.width * r->first.height * r->first.spp;
+  gsize page_bytes = (gsize)r->first.width * r->first.height * r->first.spp * (r->first.bps / 8);
+  gsize n = (gsize)r->first.width * r->first.height * r->first.spp;
   tdir_t dir;
   guint z = 0;
   gboolean ok = FALSE;
@@ -1140,8 +1177,8 @@ reader_for_each_page (SvTiffReader *r, SvPageFunc func, gpointer user_data, GErr
   dir = g_array_index (r->dirs, tdir_t, 0);
   if (!TIFFSetDirectory (r->tif, dir))
     {
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s", (guint) dir + 1,
-                    messages_text (&r->msgs, "libtiff failed"));
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s",
+                    (guint)dir + 1, messages_text (&r->msgs, "libtiff failed"));
       goto out;
     }
   while (z < r->dirs->len)
@@ -1151,7 +1188,7 @@ reader_for_each_page (SvTiffReader *r, SvPageFunc func, gpointer user_data, GErr
           SvPageLayout l;
           layout_read (r->tif, &l);
           reader_prepare_directory (r, &l);
-          if (!reader_decode_page (r, &l, (guint) dir + 1, &b, error))
+          if (!reader_decode_page (r, &l, (guint)dir + 1, &b, error))
             goto out;
           if (!func (r, z, b.page, n, user_data, error))
             goto out;
@@ -1162,7 +1199,8 @@ reader_for_each_page (SvTiffReader *r, SvPageFunc func, gpointer user_data, GErr
       messages_reset (&r->msgs);
       if (!TIFFReadDirectory (r->tif))
         {
-          reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s", (guint) dir + 2,
+          reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s",
+                        (guint)dir + 2,
                         messages_text (&r->msgs, "the file changed while it was read"));
           goto out;
         }
@@ -1178,27 +1216,27 @@ out:
 
 /* img_as_float, as scikit-image 0.16+ does it: multiply by 1/max in double,
  * clamp signed values at -1, then round to float32. */
-#define SV_CONVERT_UNSIGNED(ctype, maxv)                                                                         \
-  do                                                                                                             \
-    {                                                                                                            \
-      const ctype *src = samples;                                                                                \
-      const double scale = 1.0 / (double) (maxv);                                                                \
-      for (gsize i = 0; i < n; i++)                                                                              \
-        out[i] = (float) ((double) src[i] * scale);                                                              \
-    }                                                                                                            \
+#define SV_CONVERT_UNSIGNED(ctype, maxv)                                                           \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *src = samples;                                                                  \
+      const double scale = 1.0 / (double)(maxv);                                                   \
+      for (gsize i = 0; i < n; i++)                                                                \
+        out[i] = (float)((double)src[i] * scale);                                                  \
+    }                                                                                              \
   while (0)
 
-#define SV_CONVERT_SIGNED(ctype, maxv)                                                                           \
-  do                                                                                                             \
-    {                                                                                                            \
-      const ctype *src = samples;                                                                                \
-      const double scale = 1.0 / (double) (maxv);                                                                \
-      for (gsize i = 0; i < n; i++)                                                                              \
-        {                                                                                                        \
-          double v = (double) src[i] * scale;                                                                    \
-          out[i] = (float) (v < -1.0 ? -1.0 : v);                                                                \
-        }                                                                                                        \
-    }                                                                                                            \
+#define SV_CONVERT_SIGNED(ctype, maxv)                                                             \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *src = samples;                                                                  \
+      const double scale = 1.0 / (double)(maxv);                                                   \
+      for (gsize i = 0; i < n; i++)                                                                \
+        {                                                                                          \
+          double v = (double)src[i] * scale;                                                       \
+          out[i] = (float)(v < -1.0 ? -1.0 : v);                                                   \
+        }                                                                                          \
+    }                                                                                              \
   while (0)
 
 static void
@@ -1231,7 +1269,7 @@ convert_to_float (SvSampleType type, const void *samples, gsize n, float *out)
       {
         const double *src = samples;
         for (gsize i = 0; i < n; i++)
-          out[i] = (float) src[i];
+          out[i] = (float)src[i];
       }
       break;
     default:
@@ -1240,11 +1278,12 @@ convert_to_float (SvSampleType type, const void *samples, gsize n, float *out)
 }
 
 static gboolean
-volume_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data, GError **error)
+volume_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data,
+                GError **error)
 {
   SvVolume *volume = user_data;
 
-  convert_to_float (r->type, samples, n, volume->data + (gsize) z * n);
+  convert_to_float (r->type, samples, n, volume->data + (gsize)z * n);
   return TRUE;
 }
 
@@ -1288,36 +1327,37 @@ reader_require_one_sample (SvTiffReader *r, const char *what, GError **error)
 {
   if (r->first.spp != 1)
     {
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "a %s file must have one sample per pixel, not %u", what,
-                    r->first.spp);
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "a %s file must have one sample per pixel, not %u", what, r->first.spp);
       return FALSE;
     }
   return TRUE;
 }
 
 static gboolean
-labels_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data, GError **error)
+labels_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data,
+                GError **error)
 {
   SvLabels *labels = user_data;
-  gint32 *out = labels->data + (gsize) z * n;
+  gint32 *out = labels->data + (gsize)z * n;
 
   switch (r->type)
     {
     case SV_SAMPLE_U8:
       for (gsize i = 0; i < n; i++)
-        out[i] = ((const guint8 *) samples)[i];
+        out[i] = ((const guint8 *)samples)[i];
       break;
     case SV_SAMPLE_I8:
       for (gsize i = 0; i < n; i++)
-        out[i] = ((const gint8 *) samples)[i];
+        out[i] = ((const gint8 *)samples)[i];
       break;
     case SV_SAMPLE_U16:
       for (gsize i = 0; i < n; i++)
-        out[i] = ((const guint16 *) samples)[i];
+        out[i] = ((const guint16 *)samples)[i];
       break;
     case SV_SAMPLE_I16:
       for (gsize i = 0; i < n; i++)
-        out[i] = ((const gint16 *) samples)[i];
+        out[i] = ((const gint16 *)samples)[i];
       break;
     case SV_SAMPLE_I32:
       memcpy (out, samples, n * sizeof (gint32));
@@ -1330,11 +1370,12 @@ labels_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer
             if (src[i] > G_MAXINT32)
               {
                 reader_error (r, error, SV_ENGINE_ERROR_INVALID_DATA,
-                              "label %" G_GUINT32_FORMAT " on page %u is larger than %d, the largest label supported",
+                              "label %" G_GUINT32_FORMAT
+                              " on page %u is larger than %d, the largest label supported",
                               src[i], g_array_index (r->dirs, tdir_t, z) + 1, G_MAXINT32);
                 return FALSE;
               }
-            out[i] = (gint32) src[i];
+            out[i] = (gint32)src[i];
           }
       }
       break;
@@ -1361,7 +1402,8 @@ sv_tiff_read_labels (const char *path, GError **error)
     return NULL;
   if (sample_type_is_float (r->type))
     {
-      reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "a label file must hold integers, not %s values",
+      reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                    "a label file must hold integers, not %s values",
                     sv_sample_type_to_string (r->type));
       return NULL;
     }
@@ -1379,19 +1421,20 @@ sv_tiff_read_labels (const char *path, GError **error)
   return g_steal_pointer (&labels);
 }
 
-#define SV_MASK_NONZERO(ctype)                                                                                   \
-  do                                                                                                             \
-    {                                                                                                            \
-      const ctype *src = samples;                                                                                \
-      for (gsize i = 0; i < n; i++)                                                                              \
-        out[i] = src[i] != 0;                                                                                    \
-    }                                                                                                            \
+#define SV_MASK_NONZERO(ctype)                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *src = samples;                                                                  \
+      for (gsize i = 0; i < n; i++)                                                                \
+        out[i] = src[i] != 0;                                                                      \
+    }                                                                                              \
   while (0)
 
 static gboolean
-mask_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data, GError **error)
+mask_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data,
+              GError **error)
 {
-  guint8 *out = (guint8 *) user_data + (gsize) z * n;
+  guint8 *out = (guint8 *)user_data + (gsize)z * n;
 
   switch (r->type)
     {
@@ -1436,12 +1479,13 @@ sv_tiff_read_mask (const char *path, guint *nz, guint *ny, guint *nx, GError **e
     return NULL;
   if (!reader_require_one_sample (r, "mask", error))
     return NULL;
-  bytes = (gsize) r->dirs->len * r->first.height * r->first.width;
+  bytes = (gsize)r->dirs->len * r->first.height * r->first.width;
   mask = g_try_malloc (bytes);
   if (mask == NULL)
     {
       g_autofree char *text = g_format_size (bytes);
-      reader_error (r, error, SV_ENGINE_ERROR_NO_MEMORY, "not enough memory for the mask (%s)", text);
+      reader_error (r, error, SV_ENGINE_ERROR_NO_MEMORY, "not enough memory for the mask (%s)",
+                    text);
       return NULL;
     }
   if (!reader_for_each_page (r, mask_page_cb, mask, error))
@@ -1461,42 +1505,43 @@ typedef struct
   gboolean any;
 } SvRange;
 
-#define SV_RANGE_OF(ctype)                                                                                       \
-  do                                                                                                             \
-    {                                                                                                            \
-      const ctype *src = samples;                                                                                \
-      ctype lo = src[0], hi = src[0];                                                                            \
-      for (gsize i = 1; i < n; i++)                                                                              \
-        {                                                                                                        \
-          lo = src[i] < lo ? src[i] : lo;                                                                        \
-          hi = src[i] > hi ? src[i] : hi;                                                                        \
-        }                                                                                                        \
-      page_min = (double) lo;                                                                                    \
-      page_max = (double) hi;                                                                                    \
-    }                                                                                                            \
+#define SV_RANGE_OF(ctype)                                                                         \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *src = samples;                                                                  \
+      ctype lo = src[0], hi = src[0];                                                              \
+      for (gsize i = 1; i < n; i++)                                                                \
+        {                                                                                          \
+          lo = src[i] < lo ? src[i] : lo;                                                          \
+          hi = src[i] > hi ? src[i] : hi;                                                          \
+        }                                                                                          \
+      page_min = (double)lo;                                                                       \
+      page_max = (double)hi;                                                                       \
+    }                                                                                              \
   while (0)
 
-#define SV_RANGE_OF_FLOAT(ctype)                                                                                 \
-  do                                                                                                             \
-    {                                                                                                            \
-      const ctype *src = samples;                                                                                \
-      page_min = INFINITY;                                                                                       \
-      page_max = -INFINITY;                                                                                      \
-      for (gsize i = 0; i < n; i++)                                                                              \
-        {                                                                                                        \
-          double v = (double) src[i];                                                                            \
-          if (isnan (v))                                                                                         \
-            continue;                                                                                            \
-          page_min = v < page_min ? v : page_min;                                                                \
-          page_max = v > page_max ? v : page_max;                                                                \
-        }                                                                                                        \
-      if (page_min > page_max)                                                                                   \
-        return TRUE; /* all NaN */                                                                               \
-    }                                                                                                            \
+#define SV_RANGE_OF_FLOAT(ctype)                                                                   \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *src = samples;                                                                  \
+      page_min = INFINITY;                                                                         \
+      page_max = -INFINITY;                                                                        \
+      for (gsize i = 0; i < n; i++)                                                                \
+        {                                                                                          \
+          double v = (double)src[i];                                                               \
+          if (isnan (v))                                                                           \
+            continue;                                                                              \
+          page_min = v < page_min ? v : page_min;                                                  \
+          page_max = v > page_max ? v : page_max;                                                  \
+        }                                                                                          \
+      if (page_min > page_max)                                                                     \
+        return TRUE; /* all NaN */                                                                 \
+    }                                                                                              \
   while (0)
 
 static gboolean
-range_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data, GError **error)
+range_page_cb (SvTiffReader *r, guint z, const void *samples, gsize n, gpointer user_data,
+               GError **error)
 {
   SvRange *range = user_data;
   double page_min = 0.0, page_max = 0.0;
@@ -1609,7 +1654,7 @@ imagej_unit (const char *unit)
       if (c == '\n' || c == '\r' || c == '=')
         continue;
       if (c < 0x80)
-        g_string_append_c (out, (char) c);
+        g_string_append_c (out, (char)c);
       else if (c <= 0xFFFF)
         g_string_append_printf (out, "\\u%04X", c);
     }
@@ -1625,7 +1670,10 @@ imagej_description (const SvTiffWriteJob *job)
   if (job->nz > 1)
     {
       g_string_append_printf (d, "images=%u\nslices=%u\n", job->nz, job->nz);
-      g_string_append_printf (d, "spacing=%s\n", g_ascii_dtostr (buf, sizeof buf, job->spacing[0]));
+      /* Shortest exact decimal, with ".0" on whole numbers as Java prints
+       * doubles, so readers see a float. */
+      g_ascii_dtostr (buf, sizeof buf, job->spacing[0]);
+      g_string_append_printf (d, "spacing=%s%s\n", buf, strpbrk (buf, ".eEn") ? "" : ".0");
     }
   if (job->unit != NULL && job->unit[0] != '\0')
     {
@@ -1661,8 +1709,8 @@ resolution_from_spacing (double spacing)
 static gboolean
 write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **problem)
 {
-  gsize row_bytes = (gsize) job->nx * job->nc * (job->bps / 8);
-  guint32 rows_per_strip = (guint32) CLAMP (SV_STRIP_TARGET_BYTES / row_bytes, 1, job->ny);
+  gsize row_bytes = (gsize)job->nx * job->nc * (job->bps / 8);
+  guint32 rows_per_strip = (guint32)CLAMP (SV_STRIP_TARGET_BYTES / row_bytes, 1, job->ny);
   g_autofree guint8 *page = g_try_malloc (row_bytes * job->ny);
   g_autofree char *description = imagej_description (job);
 
@@ -1676,12 +1724,13 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **
       guint32 n_strips = (job->ny + rows_per_strip - 1) / rows_per_strip;
 
       TIFFSetField (tif, TIFFTAG_SUBFILETYPE, 0);
-      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32) job->nx);
-      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, (guint32) job->ny);
-      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, (guint16) job->nc);
+      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32)job->nx);
+      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, (guint32)job->ny);
+      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, (guint16)job->nc);
       TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, job->bps);
       TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, job->format);
-      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, job->nc == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC,
+                    job->nc == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
       TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
       TIFFSetField (tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
       TIFFSetField (tif, TIFFTAG_PREDICTOR, job->predictor);
@@ -1704,7 +1753,8 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **
         {
           guint32 y0 = s * rows_per_strip;
           guint32 rows = MIN (rows_per_strip, job->ny - y0);
-          if (TIFFWriteEncodedStrip (tif, s, page + y0 * row_bytes, (tmsize_t) (rows * row_bytes)) < 0)
+          if (TIFFWriteEncodedStrip (tif, s, page + y0 * row_bytes, (tmsize_t)(rows * row_bytes))
+              < 0)
             {
               *problem = g_strdup_printf ("cannot write page %u: %s", z + 1,
                                           messages_text (msgs, "write error"));
@@ -1713,7 +1763,8 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **
         }
       if (!TIFFWriteDirectory (tif))
         {
-          *problem = g_strdup_printf ("cannot write page %u: %s", z + 1, messages_text (msgs, "write error"));
+          *problem = g_strdup_printf ("cannot write page %u: %s", z + 1,
+                                      messages_text (msgs, "write error"));
           return FALSE;
         }
     }
@@ -1729,7 +1780,7 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
   SvTiffMessages msgs = { .name = path };
   TIFFOpenOptions *opts;
   TIFF *tif;
-  guint64 raw_bytes = (guint64) job->nz * job->ny * job->nx * job->nc * (job->bps / 8);
+  guint64 raw_bytes = (guint64)job->nz * job->ny * job->nx * job->nc * (job->bps / 8);
   gboolean bigtiff = raw_bytes > SV_BIGTIFF_THRESHOLD || force_bigtiff ();
   g_autofree char *problem = NULL;
   int fd, saved_errno;
@@ -1740,7 +1791,8 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
       g_autofree char *dir = g_path_get_dirname (path);
       g_autofree char *dir_name = g_filename_display_name (dir);
       saved_errno = errno;
-      problem = g_strdup_printf ("cannot write in folder %s: %s", dir_name, g_strerror (saved_errno));
+      problem
+          = g_strdup_printf ("cannot write in folder %s: %s", dir_name, g_strerror (saved_errno));
       set_write_error (error, SV_ENGINE_ERROR_IO, path, problem);
       return FALSE;
     }
@@ -1749,7 +1801,8 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
   tif = TIFFFdOpenExt (fd, tmp_path, bigtiff ? "w8" : "w", opts);
   if (tif == NULL)
     {
-      problem = g_strdup_printf ("cannot start the file: %s", messages_text (&msgs, "libtiff failed"));
+      problem
+          = g_strdup_printf ("cannot start the file: %s", messages_text (&msgs, "libtiff failed"));
       close (fd);
     }
   else
@@ -1760,7 +1813,16 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
         {
           messages_reset (&msgs);
           if (!TIFFFlush (tif) || msgs.first_error != NULL)
-            problem = g_strdup_printf ("cannot finish the file: %s", messages_text (&msgs, "write error"));
+            problem = g_strdup_printf ("cannot finish the file: %s",
+                                       messages_text (&msgs, "write error"));
+          /* Data on disk before the rename, and late errors (disk full on
+           * network drives) surface here rather than after we reported
+           * success. */
+          else if (fsync (TIFFFileno (tif)) != 0)
+            {
+              saved_errno = errno;
+              problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
+            }
           TIFFClose (tif);
         }
     }
@@ -1785,10 +1847,10 @@ static gboolean
 fill_labels_cb (guint z, guint8 *page, gpointer user_data)
 {
   const SvLabels *labels = user_data;
-  gsize n = (gsize) labels->ny * labels->nx;
+  gsize n = (gsize)labels->ny * labels->nx;
 
   /* uint32 and int32 share the bit pattern of non-negative labels. */
-  memcpy (page, labels->data + (gsize) z * n, n * sizeof (gint32));
+  memcpy (page, labels->data + (gsize)z * n, n * sizeof (gint32));
   return TRUE;
 }
 
@@ -1821,7 +1883,7 @@ sv_tiff_write_labels (const char *path, const SvLabels *labels, GError **error)
   job.spacing = labels->spacing;
   job.unit = labels->unit;
   job.fill = fill_labels_cb;
-  job.user_data = (gpointer) labels;
+  job.user_data = (gpointer)labels;
   return write_tiff_atomically (path, &job, error);
 }
 
@@ -1836,8 +1898,8 @@ fill_volume_cb (guint z, guint8 *page, gpointer user_data)
 {
   const SvVolumeFill *f = user_data;
   const SvVolume *v = f->volume;
-  gsize n = (gsize) v->ny * v->nx * v->nc;
-  const float *src = v->data + (gsize) z * n;
+  gsize n = (gsize)v->ny * v->nx * v->nc;
+  const float *src = v->data + (gsize)z * n;
 
   switch (f->as)
     {
@@ -1848,16 +1910,16 @@ fill_volume_cb (guint z, guint8 *page, gpointer user_data)
       for (gsize i = 0; i < n; i++)
         {
           float x = src[i] * 255.0f;
-          page[i] = (guint8) (x > 0.0f ? (x < 255.0f ? lrintf (x) : 255) : 0);
+          page[i] = (guint8)(x > 0.0f ? (x < 255.0f ? lrintf (x) : 255) : 0);
         }
       break;
     case SV_SAMPLE_U16:
       {
-        guint16 *out = (guint16 *) page;
+        guint16 *out = (guint16 *)page;
         for (gsize i = 0; i < n; i++)
           {
             float x = src[i] * 65535.0f;
-            out[i] = (guint16) (x > 0.0f ? (x < 65535.0f ? lrintf (x) : 65535) : 0);
+            out[i] = (guint16)(x > 0.0f ? (x < 65535.0f ? lrintf (x) : 65535) : 0);
           }
       }
       break;
@@ -1883,7 +1945,7 @@ sv_tiff_write_volume (const char *path, const SvVolume *volume, SvSampleType as,
   job.ny = volume->ny;
   job.nx = volume->nx;
   job.nc = volume->nc;
-  job.bps = (guint16) (sample_type_bytes (as) * 8);
+  job.bps = (guint16)(sample_type_bytes (as) * 8);
   job.format = as == SV_SAMPLE_F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT;
   /* Horizontal differencing helps smooth 8/16-bit images and every common
    * reader undoes it; ImageJ cannot undo the floating-point predictor. */

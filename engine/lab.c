@@ -37,15 +37,15 @@ sv_rgb_to_lab (float *data, gsize n_voxels)
       double rgb[3], f[3];
 
       for (int c = 0; c < 3; c++)
-        rgb[c] = srgb_to_linear ((double) px[c]);
+        rgb[c] = srgb_to_linear ((double)px[c]);
       for (int r = 0; r < 3; r++)
         {
           const double xyz = xyz_from_rgb[r][0] * rgb[0] + xyz_from_rgb[r][1] * rgb[1]
                              + xyz_from_rgb[r][2] * rgb[2];
           f[r] = lab_f (xyz / ref_white[r]);
         }
-      px[0] = (float) (116.0 * f[1] - 16.0);
-      px[1] = (float) (500.0 * (f[0] - f[1]));
-      px[2] = (float) (200.0 * (f[1] - f[2]));
+      px[0] = (float)(116.0 * f[1] - 16.0);
+      px[1] = (float)(500.0 * (f[0] - f[1]));
+      px[2] = (float)(200.0 * (f[1] - f[2]));
     }
 }

@@ -30,8 +30,7 @@ sv_slic_params_init_defaults (SvSlicParams *params)
 
 static const char *const axis_names[3] = { "z", "y", "x" };
 
-static gboolean
-fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+static gboolean fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 static gboolean
 fail (GError **error, const char *format, ...)
@@ -52,8 +51,7 @@ sv_slic_params_validate (const SvSlicParams *params, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (params->n_segments < 1)
-    return fail (error, "n_segments must be at least 1, got %" G_GINT64_FORMAT,
-                 params->n_segments);
+    return fail (error, "n_segments must be at least 1, got %" G_GINT64_FORMAT, params->n_segments);
   /* !(x > 0) also rejects NaN. */
   if (!(params->compactness > 0.0) || isinf (params->compactness))
     return fail (error, "compactness must be > 0 and finite, got %g", params->compactness);
@@ -62,15 +60,14 @@ sv_slic_params_validate (const SvSlicParams *params, GError **error)
 
   for (int a = 0; a < 3; a++)
     if (!(params->spacing[a] > 0.0) || isinf (params->spacing[a]))
-      return fail (error, "spacing must be > 0 on every axis, got %g on %s",
-                   params->spacing[a], axis_names[a]);
+      return fail (error, "spacing must be > 0 on every axis, got %g on %s", params->spacing[a],
+                   axis_names[a]);
 
   for (int a = 0; a < (params->sigma_per_axis ? 3 : 1); a++)
     if (!(params->sigma[a] >= 0.0) || isinf (params->sigma[a]))
       {
         if (params->sigma_per_axis)
-          return fail (error, "sigma must be >= 0, got %g on %s", params->sigma[a],
-                       axis_names[a]);
+          return fail (error, "sigma must be >= 0, got %g on %s", params->sigma[a], axis_names[a]);
         return fail (error, "sigma must be >= 0, got %g", params->sigma[a]);
       }
 
@@ -100,13 +97,13 @@ sv_slic_params_effective_sigma (const SvSlicParams *params, float sigma_zyx[3])
     {
       if (params->sigma_per_axis)
         {
-          sigma_zyx[a] = (float) params->sigma[a];
+          sigma_zyx[a] = (float)params->sigma[a];
         }
       else
         {
           /* scikit-image: np.array([s, s, s], float32) / spacing (float32). */
-          float s = (float) params->sigma[0];
-          float sp = (float) params->spacing[a];
+          float s = (float)params->sigma[0];
+          float sp = (float)params->spacing[a];
           sigma_zyx[a] = s / sp;
         }
     }
@@ -148,8 +145,7 @@ append_number (GString *s, double v)
 }
 
 static void
-append_triple (GString *s, const double v[3], const char *open, const char *sep,
-               const char *close)
+append_triple (GString *s, const double v[3], const char *open, const char *sep, const char *close)
 {
   g_string_append (s, open);
   for (int i = 0; i < 3; i++)

@@ -111,7 +111,7 @@ run_chunks (RescaleChunk *chunks, gsize n, GThreadFunc func)
 }
 
 /* Voxels per thread below which one thread is faster. */
-#define SV_RESCALE_MIN_CHUNK ((gsize) 1 << 18)
+#define SV_RESCALE_MIN_CHUNK ((gsize)1 << 18)
 
 static gboolean
 rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const guint8 *mask,
@@ -119,7 +119,7 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
 {
   /* ny == 0: no shape known, voxels are named by their index. */
   const gboolean flat_index = ny == 0 || nx == 0;
-  gsize n_workers = n_threads > 0 ? (gsize) n_threads : (gsize) g_get_num_processors ();
+  gsize n_workers = n_threads > 0 ? (gsize)n_threads : (gsize)g_get_num_processors ();
   n_workers = CLAMP (n_workers, 1, MAX (n_voxels / SV_RESCALE_MIN_CHUNK, 1));
 
   if (n_voxels == 0 || nc == 0)
@@ -156,12 +156,13 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
       if (flat_index)
         where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first_bad);
       else
-        where = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
-                                 first_bad / ((gsize) ny * nx), (first_bad / nx) % ny,
-                                 first_bad % nx);
+        where
+            = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
+                               first_bad / ((gsize)ny * nx), (first_bad / nx) % ny, first_bad % nx);
       if (n_nan > 0 && n_inf > 0)
-        what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxels and infinite values at %"
-                                G_GSIZE_FORMAT " voxels", n_nan, n_inf);
+        what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT
+                                " voxels and infinite values at %" G_GSIZE_FORMAT " voxels",
+                                n_nan, n_inf);
       else if (n_nan > 0)
         what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
                                 n_nan == 1 ? "" : "s");
@@ -202,8 +203,8 @@ sv_rescale (float *data, gsize n_voxels, guint nc, const guint8 *mask, GError **
 }
 
 SvPrepared *
-sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
-            int n_threads, GError **error)
+sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *params, int n_threads,
+            GError **error)
 {
   g_return_val_if_fail (volume != NULL, NULL);
   g_return_val_if_fail (params != NULL, NULL);
@@ -217,13 +218,14 @@ sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *para
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                    "Lab colorspace conversion requires a RGB image (3 channels); "
-                   "this image has %u channel%s", nc, nc == 1 ? "" : "s");
+                   "this image has %u channel%s",
+                   nc, nc == 1 ? "" : "s");
       return NULL;
     }
   const gboolean lab = params->convert2lab == SV_CONVERT2LAB_YES
                        || (params->convert2lab == SV_CONVERT2LAB_AUTO && nz == 1 && nc == 3);
 
-  const gsize n_voxels = (gsize) nz * ny * nx;
+  const gsize n_voxels = (gsize)nz * ny * nx;
   const gsize n_values = n_voxels * nc;
   g_autoptr (SvPrepared) prepared = g_new0 (SvPrepared, 1);
   prepared->nz = nz;
@@ -235,8 +237,7 @@ sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *para
   if (prepared->data == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a %u×%u×%u×%u working copy of the image", nz, ny, nx,
-                   nc);
+                   "not enough memory for a %u×%u×%u×%u working copy of the image", nz, ny, nx, nc);
       return NULL;
     }
   if (n_values > 0)

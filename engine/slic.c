@@ -12,6 +12,7 @@
 #include "slic.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "connectivity.h"
@@ -27,7 +28,7 @@ int
 sv__resolve_threads (int n_threads)
 {
   if (n_threads <= 0)
-    n_threads = (int) g_get_num_processors ();
+    n_threads = (int)g_get_num_processors ();
   return CLAMP (n_threads, 1, 256);
 }
 
@@ -60,7 +61,7 @@ run_parallel (int n_threads, WorkFunc func, gpointer data)
 
   for (int t = 1; t < n_threads; t++)
     {
-      args[t] = (WorkArgs) { func, data, t };
+      args[t] = (WorkArgs){ func, data, t };
       threads[t] = g_thread_try_new ("sv-slic", work_thread_main, &args[t], NULL);
       if (threads[t] == NULL)
         func (data, t); /* no thread to be had: do its share here */
@@ -77,16 +78,16 @@ void
 sv_slic_context_init (SvSlicContext *ctx, const SvPrepared *image, const guint8 *mask,
                       const SvSeeds *seeds, const SvSlicParams *params, int n_threads)
 {
-  gsize n_voxels = (gsize) image->nz * image->ny * image->nx;
+  gsize n_voxels = (gsize)image->nz * image->ny * image->nx;
 
   memset (ctx, 0, sizeof *ctx);
   ctx->image = image;
   ctx->mask = mask;
-  ctx->ratio = (float) (1.0 / params->compactness);
+  ctx->ratio = (float)(1.0 / params->compactness);
   ctx->spatial_weight = sv_arith_spatial_weight (seeds->step);
   for (int a = 0; a < 3; a++)
     {
-      ctx->spacing[a] = (float) params->spacing[a];
+      ctx->spacing[a] = (float)params->spacing[a];
       ctx->window_step[a] = seeds->window_step[a];
     }
   ctx->slic_zero = params->slic_zero;
@@ -103,7 +104,7 @@ sv_clusters_init (SvClusters *clusters, const SvSeeds *seeds, guint nc, GError *
   gsize nf = 3 + nc;
 
   memset (clusters, 0, sizeof *clusters);
-  clusters->centres = g_try_new0 (float, seeds->n * nf);
+  clusters->centres = g_try_new0 (float, seeds->n *nf);
   clusters->alive = g_try_new (guint8, seeds->n);
   clusters->max_dist_colour = g_try_new (float, seeds->n);
   if (clusters->centres == NULL || clusters->alive == NULL || clusters->max_dist_colour == NULL)
@@ -143,6 +144,8 @@ typedef struct
   float mdc;
   gint32 k;
   int lo[3], hi[3];
+  gboolean covers_zy; /* the window holds every (z, y) of the tile */
+  gboolean covers_x;  /* ... and every x */
   const float *colour;
 } Candidate;
 
@@ -151,21 +154,20 @@ typedef struct
   const SvSlicContext *ctx;
   const SvClusters *clusters;
   gint32 *nearest;
-  int *window;          /* per cluster 6 ints: lo z,y,x, hi z,y,x */
-  guint *cell_start;    /* CSR bins of live clusters by centre cell */
+  int *window;       /* per cluster 6 ints: lo z,y,x, hi z,y,x */
+  guint *cell_start; /* CSR bins of live clusters by centre cell */
   guint *cell_items;
   int ncell[3];
   int tile[3];
   int ntile[3];
   gint n_tiles;
-  gint next_tile;       /* atomic */
-  Candidate **scratch;  /* per thread, K entries */
+  gint next_tile; /* atomic */
 } AssignJob;
 
 static inline int
 cell_of (float c, int ws, int ncell)
 {
-  int i = (int) floorf (c / (float) ws);
+  int i = (int)floorf (c / (float)ws);
   return CLAMP (i, 0, ncell - 1);
 }
 
@@ -186,13 +188,94 @@ axis_gap (double c, int a0, int a1)
   return 0.0;
 }
 
-static int
-gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candidate *cand)
+/* Per channel minimum and maximum of the tile's values. */
+static void
+tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float *vmin, float *vmax)
+{
+  const guint nc = im->nc;
+
+  for (guint c = 0; c < nc; c++)
+    {
+      vmin[c] = INFINITY;
+      vmax[c] = -INFINITY;
+    }
+  for (int z = t0[0]; z < t1[0]; z++)
+    for (int y = t0[1]; y < t1[1]; y++)
+      {
+        const float *row = im->data + (((gsize)z * im->ny + y) * im->nx + t0[2]) * nc;
+        const int len = t1[2] - t0[2];
+        for (guint c = 0; c < nc; c++)
+          {
+            float lo = vmin[c], hi = vmax[c];
+            for (int i = 0; i < len; i++)
+              {
+                float v = row[(gsize)i * nc + c];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+              }
+            vmin[c] = lo;
+            vmax[c] = hi;
+          }
+      }
+}
+
+/* A thread's growable candidate list. */
+typedef struct
+{
+  Candidate *items;
+  gsize capacity;
+} CandidateList;
+
+/* The largest distance, spatial plus colour, that cluster k can have at any
+ * voxel of the tile when its window holds the whole tile (with a margin for
+ * float32 rounding); infinity otherwise. Every voxel's best distance is at
+ * most this. */
+static double
+covering_upper (const AssignJob *job, guint k, const int t0[3], const int t1[3], const float *vmin,
+                const float *vmax)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvClusters *cl = job->clusters;
-  const gsize nf = 3 + cl->nc;
-  int c0[3], c1[3], n = 0;
+  const int *w = job->window + 6 * (gsize)k;
+  const float *c = cl->centres + k * (3 + cl->nc);
+  double g, sp = 0.0, col = 0.0;
+
+  for (int a = 0; a < 3; a++)
+    if (w[a] > t0[a] || t1[a] > w[3 + a])
+      return INFINITY;
+  for (int a = 0; a < 3; a++)
+    {
+      g = (double)ctx->spacing[a] * MAX (fabs (c[a] - t0[a]), fabs (c[a] - (t1[a] - 1)));
+      sp += g * g;
+    }
+  sp *= (double)ctx->spatial_weight;
+  if (!ctx->ignore_colour)
+    {
+      for (guint ch = 0; ch < cl->nc; ch++)
+        {
+          double lo = (double)vmin[ch] * ctx->ratio - c[3 + ch];
+          double hi = (double)vmax[ch] * ctx->ratio - c[3 + ch];
+          g = MAX (fabs (lo), fabs (hi));
+          col += g * g;
+        }
+      if (ctx->slic_zero)
+        col /= (double)cl->max_dist_colour[k];
+    }
+  return (sp + col) * (1.0 + 1e-5) + 1e-30;
+}
+
+static int
+gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], CandidateList *list,
+                   float *vrange)
+{
+  const SvSlicContext *ctx = job->ctx;
+  const SvClusters *cl = job->clusters;
+  const guint nc = cl->nc;
+  const gsize nf = 3 + nc;
+  const float *vmin = vrange, *vmax = vrange + nc;
+  int c0[3], c1[3], n = 0, kept = 0;
+  double upper = INFINITY;
+  Candidate *cand = list->items;
 
   for (int a = 0; a < 3; a++)
     {
@@ -200,19 +283,55 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
       c0[a] = CLAMP (floor_div (t0[a] - 2 * ws - 1, ws), 0, job->ncell[a] - 1);
       c1[a] = CLAMP (floor_div (t1[a] + 2 * ws, ws), 0, job->ncell[a] - 1);
     }
+  if (!ctx->ignore_colour)
+    tile_value_range (ctx->image, t0, t1, vrange, vrange + nc);
+
+  /* First the clusters centred in the tile's own cells: they usually cover
+   * the tile and give a small upper bound, which then narrows the cells
+   * worth scanning: a cluster whose centre lies more than `reach` voxels
+   * off the tile along an axis has a lower bound above it. */
+  {
+    int n0[3], n1[3];
+    for (int a = 0; a < 3; a++)
+      {
+        n0[a] = CLAMP (floor_div (t0[a], ctx->window_step[a]), 0, job->ncell[a] - 1);
+        n1[a] = CLAMP (floor_div (t1[a] - 1, ctx->window_step[a]), 0, job->ncell[a] - 1);
+      }
+    for (int cz = n0[0]; cz <= n1[0]; cz++)
+      for (int cy = n0[1]; cy <= n1[1]; cy++)
+        for (int cx = n0[2]; cx <= n1[2]; cx++)
+          {
+            gsize cell = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2] + cx;
+            for (guint i = job->cell_start[cell]; i < job->cell_start[cell + 1]; i++)
+              upper = MIN (upper, covering_upper (job, job->cell_items[i], t0, t1, vmin, vmax));
+          }
+    if (upper < INFINITY)
+      for (int a = 0; a < 3; a++)
+        {
+          double reach = sqrt ((upper + 1e-30) / ((double)ctx->spatial_weight * (1.0 - 1e-6)))
+                         / (double)ctx->spacing[a];
+          if (reach < 1e9)
+            {
+              int r = (int)ceil (reach) + 1;
+              int ws = ctx->window_step[a];
+              c0[a] = MAX (c0[a], CLAMP (floor_div (t0[a] - r, ws), 0, job->ncell[a] - 1));
+              c1[a] = MIN (c1[a], CLAMP (floor_div (t1[a] - 1 + r, ws), 0, job->ncell[a] - 1));
+            }
+        }
+  }
 
   for (int cz = c0[0]; cz <= c1[0]; cz++)
     for (int cy = c0[1]; cy <= c1[1]; cy++)
       for (int cx = c0[2]; cx <= c1[2]; cx++)
         {
-          gsize cell = ((gsize) cz * job->ncell[1] + cy) * job->ncell[2] + cx;
+          gsize cell = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2] + cx;
           for (guint i = job->cell_start[cell]; i < job->cell_start[cell + 1]; i++)
             {
               guint k = job->cell_items[i];
-              const int *w = job->window + 6 * (gsize) k;
+              const int *w = job->window + 6 * (gsize)k;
               const float *c = cl->centres + k * nf;
               int a0[3], a1[3];
-              gboolean meets = TRUE;
+              gboolean meets = TRUE, covers = TRUE;
               double g, bound = 0.0;
               Candidate *p;
 
@@ -221,6 +340,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   a0[a] = MAX (t0[a], w[a]);
                   a1[a] = MIN (t1[a], w[3 + a]) - 1;
                   meets = meets && a0[a] <= a1[a];
+                  covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
                 }
               if (!meets)
                 continue;
@@ -230,30 +350,51 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                * relative size 2^-24, and denormals). */
               for (int a = 0; a < 3; a++)
                 {
-                  g = (double) ctx->spacing[a] * axis_gap (c[a], a0[a], a1[a]);
+                  g = (double)ctx->spacing[a] * axis_gap (c[a], a0[a], a1[a]);
                   bound += g * g;
                 }
-              bound = bound * (double) ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
+              bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
 
+              if (covers)
+                upper = MIN (upper, covering_upper (job, k, t0, t1, vmin, vmax));
+              /* `upper` only decreases: this one would be dropped below. */
+              if (bound > upper)
+                continue;
+
+              if ((gsize)n == list->capacity)
+                {
+                  list->capacity = MAX (2 * list->capacity, 64);
+                  list->items = g_renew (Candidate, list->items, list->capacity);
+                  cand = list->items;
+                }
               p = &cand[n++];
-              p->bound = (float) bound;
-              if ((double) p->bound > bound)
+              p->bound = (float)bound;
+              if ((double)p->bound > bound)
                 p->bound = nextafterf (p->bound, -INFINITY);
               p->cz = c[0];
               p->cy = c[1];
               p->cx = c[2];
               p->mdc = cl->max_dist_colour[k];
-              p->k = (gint32) k;
+              p->k = (gint32)k;
               for (int a = 0; a < 3; a++)
                 {
                   p->lo[a] = w[a];
                   p->hi[a] = w[3 + a];
                 }
+              p->covers_zy = w[0] <= t0[0] && t1[0] <= w[3] && w[1] <= t0[1] && t1[1] <= w[4];
+              p->covers_x = w[2] <= t0[2] && t1[2] <= w[5];
               p->colour = c + 3;
             }
         }
 
-  /* Insertion sort by bound; lists are short and often nearly sorted. */
+  /* No voxel of the tile ends with a best distance above `upper`, so a
+   * cluster whose lower bound exceeds it would never be looked at. */
+  for (int i = 0; i < n; i++)
+    if ((double)cand[i].bound <= upper)
+      cand[kept++] = cand[i];
+  n = kept;
+
+  /* Insertion sort by bound; the lists are short after pruning. */
   for (int i = 1; i < n; i++)
     {
       Candidate t = cand[i];
@@ -268,8 +409,23 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   return n;
 }
 
-/* The per-voxel search. nc is a compile-time constant in the specialised
- * callers so the colour loop unrolls. */
+/* Four voxels of a row (one SSE register of floats) are searched together,
+ * which removes most of the per-voxel branches: every lane does exactly the
+ * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
+ * sv_arith_distance and sv_arith_better, in the same order (element-wise
+ * IEEE operations, no contraction), so the result is bit-identical. */
+#define LANES 4 /* the lane constants below are written out for 4 */
+typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
+typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
+
+static inline SvLanesF
+lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
+{
+  return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
+}
+
+/* The search over one tile. nc is a compile-time constant in the
+ * specialised callers so the colour loop unrolls. */
 static inline void
 assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candidate *cand,
              int n_cand, guint nc)
@@ -281,54 +437,104 @@ assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candi
   const float sw = ctx->spatial_weight, ratio = ctx->ratio;
   const int slic_zero = ctx->slic_zero, ignore_colour = ctx->ignore_colour;
   const guint8 *mask = ctx->mask;
+  SvLanesF val[16];
+  g_autofree SvLanesF *val_heap = nc > 16 ? g_new (SvLanesF, nc) : NULL;
+  SvLanesF *vals = val_heap != NULL ? val_heap : val;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
-      for (int x = t0[2]; x < t1[2]; x++)
+      for (int x0 = t0[2]; x0 < t1[2]; x0 += LANES)
         {
-          gsize v = ((gsize) z * ny + (gsize) y) * nx + (gsize) x;
-          const float *val = im->data + v * nc;
-          const float fz = (float) z, fy = (float) y, fx = (float) x;
-          float best_d = INFINITY;
-          gint32 best_k = -1;
+          const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
+          const int width = MIN (LANES, t1[2] - x0);
+          const float fz = (float)z, fy = (float)y;
+          const SvLanesI iota = { 0, 1, 2, 3 };
+          const SvLanesF iota_f = { 0.0f, 1.0f, 2.0f, 3.0f };
+          /* x0 + l is exact in float32 (dimensions are far below 2^24). */
+          const SvLanesF fx = (float)x0 + iota_f;
+          const SvLanesI xi = x0 + iota;
+          SvLanesF best_d = { INFINITY, INFINITY, INFINITY, INFINITY };
+          SvLanesI best_k = { -1, -1, -1, -1 };
+          float row_max = INFINITY;
+          int n_active = LANES;
 
-          if (mask != NULL && !mask[v])
+          if (width == LANES && mask == NULL && nc == 1)
             {
-              job->nearest[v] = -1;
-              continue;
+              memcpy (&vals[0], im->data + v0, sizeof (SvLanesF));
             }
-          for (int j = 0; j < n_cand; j++)
+          else
+            {
+              n_active = 0;
+              for (guint c = 0; c < nc; c++)
+                vals[c] = (SvLanesF){ 0 };
+              for (int l = 0; l < LANES; l++)
+                {
+                  gboolean active = l < width && (mask == NULL || mask[v0 + l]);
+                  /* Inactive lanes start at -inf: they never take a cluster
+                   * and never hold the row's largest best distance. */
+                  best_d[l] = active ? INFINITY : -INFINITY;
+                  n_active += active;
+                  for (guint c = 0; c < nc && l < width; c++)
+                    vals[c][l] = im->data[(v0 + l) * nc + c];
+                }
+            }
+
+          for (int j = 0; j < n_cand && n_active > 0; j++)
             {
               const Candidate *p = &cand[j];
-              float s, d;
+              float dz, dy, dzy;
+              SvLanesF dx, s, d;
+              SvLanesI take;
 
-              /* Ordered by bound: nothing further can be closer. A bound
-               * equal to best_d could still tie and win on a lower index. */
-              if (p->bound > best_d)
+              /* Ordered by bound: nothing further can beat any lane. A bound
+               * equal to a best distance could still tie and win on a lower
+               * index. */
+              if (p->bound > row_max)
                 break;
-              if (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1] || x < p->lo[2]
-                  || x >= p->hi[2])
+              if (!p->covers_zy
+                  && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                      || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
                 continue;
-              s = sv_arith_spatial (p->cz, p->cy, p->cx, fz, fy, fx, sz, sy, sx, sw);
-              /* d = fl(s + colour) >= s, so s > best_d cannot win. */
-              if (s > best_d)
+              dz = sz * (p->cz - fz);
+              dy = sy * (p->cy - fy);
+              dz = dz * dz;
+              dy = dy * dy;
+              dzy = dz + dy;
+              /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
+              if (dzy * sw > row_max)
                 continue;
+              dx = sx * (p->cx - fx);
+              dx = dx * dx;
+              s = (dzy + dx) * sw;
               if (ignore_colour)
                 d = s;
               else
                 {
-                  float colour = 0.0f;
+                  SvLanesF colour = { 0 };
                   for (guint c = 0; c < nc; c++)
-                    colour += sv_arith_colour_term (val[c], ratio, p->colour[c]);
-                  d = sv_arith_distance (s, colour, slic_zero, p->mdc);
+                    {
+                      SvLanesF t = vals[c] * ratio - p->colour[c];
+                      colour = colour + t * t;
+                    }
+                  if (slic_zero)
+                    colour = colour / p->mdc;
+                  d = s + colour;
                 }
-              if (sv_arith_better (d, p->k, best_d, best_k))
-                {
-                  best_d = d;
-                  best_k = p->k;
-                }
+              take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+              if (!p->covers_x)
+                take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+              best_d = lanes_select (take, d, best_d);
+              best_k = (take & p->k) | (~take & best_k);
+              row_max = best_d[0];
+              for (int l = 1; l < LANES; l++)
+                row_max = MAX (row_max, best_d[l]);
             }
-          job->nearest[v] = best_k;
+
+          if (width == LANES)
+            memcpy (job->nearest + v0, &best_k, sizeof best_k);
+          else
+            for (int l = 0; l < width; l++)
+              job->nearest[v0 + l] = best_k[l];
         }
 }
 
@@ -337,8 +543,14 @@ assign_worker (gpointer data, int thread)
 {
   AssignJob *job = data;
   const SvPrepared *im = job->ctx->image;
-  const int dims[3] = { (int) im->nz, (int) im->ny, (int) im->nx };
-  Candidate *cand = job->scratch[thread];
+  const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
+  CandidateList list = { NULL, 0 };
+  float vrange[2 * 64];
+  g_autofree float *vrange_heap = NULL;
+  float *vr = vrange;
+
+  if (job->clusters->nc > 64)
+    vr = vrange_heap = g_new (float, 2 * job->clusters->nc);
 
   for (;;)
     {
@@ -355,27 +567,28 @@ assign_worker (gpointer data, int thread)
           t0[a] = ti[a] * job->tile[a];
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
-      n = gather_candidates (job, t0, t1, cand);
+      n = gather_candidates (job, t0, t1, &list, vr);
       switch (job->clusters->nc)
         {
         case 1:
-          assign_tile (job, t0, t1, cand, n, 1);
+          assign_tile (job, t0, t1, list.items, n, 1);
           break;
         case 3:
-          assign_tile (job, t0, t1, cand, n, 3);
+          assign_tile (job, t0, t1, list.items, n, 3);
           break;
         default:
-          assign_tile (job, t0, t1, cand, n, job->clusters->nc);
+          assign_tile (job, t0, t1, list.items, n, job->clusters->nc);
           break;
         }
     }
+  g_free (list.items);
 }
 
 void
 sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *nearest)
 {
   const SvPrepared *im = ctx->image;
-  const int dims[3] = { (int) im->nz, (int) im->ny, (int) im->nx };
+  const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   const gsize nf = 3 + clusters->nc;
   AssignJob job = { 0 };
   gsize n_cells = 1;
@@ -393,7 +606,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   for (int a = 0; a < 3; a++)
     {
       job.ncell[a] = (dims[a] + ctx->window_step[a] - 1) / ctx->window_step[a];
-      n_cells *= (gsize) job.ncell[a];
+      n_cells *= (gsize)job.ncell[a];
     }
   job.cell_start = g_new0 (guint, n_cells + 1);
   for (gsize k = 0; k < clusters->k; k++)
@@ -404,11 +617,11 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
       for (int a = 0; a < 3; a++)
         sv_arith_window (c[a], ctx->window_step[a], dims[a], &job.window[6 * k + a],
                          &job.window[6 * k + 3 + a]);
-      cell_of_k[k] = (guint) (((gsize) cell_of (c[0], ctx->window_step[0], job.ncell[0])
-                                   * job.ncell[1]
-                               + cell_of (c[1], ctx->window_step[1], job.ncell[1]))
-                                  * job.ncell[2]
-                              + cell_of (c[2], ctx->window_step[2], job.ncell[2]));
+      cell_of_k[k]
+          = (guint)(((gsize)cell_of (c[0], ctx->window_step[0], job.ncell[0]) * job.ncell[1]
+                     + cell_of (c[1], ctx->window_step[1], job.ncell[1]))
+                        * job.ncell[2]
+                    + cell_of (c[2], ctx->window_step[2], job.ncell[2]));
       job.cell_start[cell_of_k[k] + 1]++;
     }
   for (gsize i = 0; i < n_cells; i++)
@@ -418,7 +631,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
     g_autofree guint *fill = g_memdup2 (job.cell_start, n_cells * sizeof (guint));
     for (gsize k = 0; k < clusters->k; k++)
       if (clusters->alive[k])
-        job.cell_items[fill[cell_of_k[k]]++] = (guint) k;
+        job.cell_items[fill[cell_of_k[k]]++] = (guint)k;
   }
 
   job.tile[0] = MIN (TILE_Z, dims[0]);
@@ -429,15 +642,8 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.n_tiles = job.ntile[0] * job.ntile[1] * job.ntile[2];
 
   n_threads = MIN (sv__resolve_threads (ctx->n_threads), MAX (job.n_tiles, 1));
-  job.scratch = g_new (Candidate *, n_threads);
-  for (int t = 0; t < n_threads; t++)
-    job.scratch[t] = g_new (Candidate, MAX (clusters->k, 1));
-
   run_parallel (n_threads, assign_worker, &job);
 
-  for (int t = 0; t < n_threads; t++)
-    g_free (job.scratch[t]);
-  g_free (job.scratch);
   g_free (job.window);
   g_free (job.cell_start);
   g_free (job.cell_items);
@@ -451,52 +657,74 @@ typedef struct
   const SvClusters *clusters;
   const gint32 *nearest;
   int n_threads;
-  gint64 **sums;   /* per thread: K × (4 + nc): count, z, y, x, colour… */
-  float **maxima;  /* per thread: K SLIC-zero maxima */
+  gint64 **sums;  /* per thread: K × (4 + nc): count, z, y, x, colour… */
+  float **maxima; /* per thread: K SLIC-zero maxima */
 } UpdateJob;
 
 /* A thread's share of the nz·ny rows of the volume. */
 static void
 row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1)
 {
-  guint64 rows = (guint64) im->nz * im->ny;
-  *r0 = (gsize) (rows * thread / n_threads);
-  *r1 = (gsize) (rows * (thread + 1) / n_threads);
+  guint64 rows = (guint64)im->nz * im->ny;
+  *r0 = (gsize)(rows * thread / n_threads);
+  *r1 = (gsize)(rows * (thread + 1) / n_threads);
+}
+
+/* The sums of rows [r0, r1); nc is a compile-time constant in the
+ * specialised callers. */
+static inline void
+sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc)
+{
+  const SvSlicContext *ctx = job->ctx;
+  const SvPrepared *im = ctx->image;
+  const gsize ns = 4 + nc;
+  const double scale = ldexp (1.0, ctx->colour_shift);
+  const float ratio = ctx->ratio;
+
+  for (gsize r = r0; r < r1; r++)
+    {
+      const gint64 z = (gint64)(r / im->ny), y = (gint64)(r % im->ny);
+      const gint32 *nearest = job->nearest + r * im->nx;
+      const float *data = im->data + r * im->nx * nc;
+      for (guint x = 0; x < im->nx; x++)
+        {
+          gint32 k = nearest[x];
+          gint64 *s;
+          if (k < 0)
+            continue;
+          s = sums + (gsize)k * ns;
+          s[0]++;
+          s[1] += z;
+          s[2] += y;
+          s[3] += x;
+          for (guint c = 0; c < nc; c++)
+            s[4 + c] += sv__colour_fixed (data[(gsize)x * nc + c] * ratio, scale);
+        }
+    }
 }
 
 static void
 sum_worker (gpointer data, int thread)
 {
   UpdateJob *job = data;
-  const SvSlicContext *ctx = job->ctx;
-  const SvPrepared *im = ctx->image;
-  const guint nc = im->nc, ns = 4 + nc;
-  const int shift = ctx->colour_shift;
-  const float ratio = ctx->ratio;
+  const guint nc = job->ctx->image->nc;
   gint64 *sums = job->sums[thread];
   gsize r0, r1;
 
-  memset (sums, 0, job->clusters->k * ns * sizeof (gint64));
-  row_range (im, job->n_threads, thread, &r0, &r1);
-  for (gsize r = r0; r < r1; r++)
-      {
-        const gint64 z = (gint64) (r / im->ny), y = (gint64) (r % im->ny);
-        gsize v = r * im->nx;
-        for (guint x = 0; x < im->nx; x++, v++)
-          {
-            gint32 k = job->nearest[v];
-            gint64 *s;
-            if (k < 0)
-              continue;
-            s = sums + (gsize) k * ns;
-            s[0]++;
-            s[1] += z;
-            s[2] += y;
-            s[3] += x;
-            for (guint c = 0; c < nc; c++)
-              s[4 + c] += sv_arith_colour_fixed (im->data[v * nc + c] * ratio, shift);
-          }
-      }
+  memset (sums, 0, job->clusters->k * (4 + nc) * sizeof (gint64));
+  row_range (job->ctx->image, job->n_threads, thread, &r0, &r1);
+  switch (nc)
+    {
+    case 1:
+      sum_rows (job, r0, r1, sums, 1);
+      break;
+    case 3:
+      sum_rows (job, r0, r1, sums, 3);
+      break;
+    default:
+      sum_rows (job, r0, r1, sums, nc);
+      break;
+    }
 }
 
 static void
@@ -522,7 +750,7 @@ max_worker (gpointer data, int thread)
         continue;
       for (guint c = 0; c < nc; c++)
         colour += sv_arith_colour_term (im->data[v * nc + c], ctx->ratio,
-                                        cl->centres[(gsize) k * nf + 3 + c]);
+                                        cl->centres[(gsize)k * nf + 3 + c]);
       if (colour > maxima[k])
         maxima[k] = colour;
     }
@@ -535,8 +763,8 @@ sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clu
   const guint nc = im->nc, ns = 4 + nc;
   const gsize nf = 3 + nc;
   UpdateJob job = { 0 };
-  int n_threads = (int) MIN ((guint64) sv__resolve_threads (ctx->n_threads),
-                             MAX ((guint64) im->nz * im->ny, 1));
+  int n_threads
+      = (int)MIN ((guint64)sv__resolve_threads (ctx->n_threads), MAX ((guint64)im->nz * im->ny, 1));
 
   g_return_if_fail (clusters->nc == nc);
 
@@ -600,37 +828,106 @@ sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clu
 /* ---- the run ---------------------------------------------------------- */
 
 /* Gives every mask-in voxel that no live window reached the live cluster
- * with the smallest spatial term (ties to the lowest index). */
-static void
-fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32 *nearest)
+ * with the smallest spatial term (ties to the lowest index). The clusters
+ * are binned in cubic cells; the search grows ring by ring and stops once no
+ * unvisited cell can hold a closer centre. */
+void
+sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32 *nearest)
 {
   const SvPrepared *im = ctx->image;
+  const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   const gsize nf = 3 + cl->nc;
-  gsize v = 0;
+  const int cs = MAX (ctx->window_step[0], MAX (ctx->window_step[1], ctx->window_step[2]));
+  const float smin = MIN (ctx->spacing[0], MIN (ctx->spacing[1], ctx->spacing[2]));
+  int ncell[3], max_r;
+  gsize n_cells = 1, v = 0, n_missing = 0, n_live = 0;
+  g_autofree guint *start = NULL;
+  g_autofree guint *items = NULL;
+  g_autofree guint *fill = NULL;
+  g_autofree gsize *cell_of_k = NULL;
 
-  for (guint z = 0; z < im->nz; z++)
-    for (guint y = 0; y < im->ny; y++)
-      for (guint x = 0; x < im->nx; x++, v++)
+  for (gsize i = 0; i < (gsize)dims[0] * dims[1] * dims[2]; i++)
+    n_missing += nearest[i] < 0 && (ctx->mask == NULL || ctx->mask[i]);
+  for (gsize k = 0; k < cl->k; k++)
+    n_live += cl->alive[k];
+  if (n_missing == 0 || n_live == 0)
+    return;
+
+  for (int a = 0; a < 3; a++)
+    {
+      ncell[a] = (dims[a] + cs - 1) / cs;
+      n_cells *= (gsize)ncell[a];
+    }
+  max_r = MAX (ncell[0], MAX (ncell[1], ncell[2]));
+  start = g_new0 (guint, n_cells + 1);
+  cell_of_k = g_new (gsize, MAX (cl->k, 1));
+  for (gsize k = 0; k < cl->k; k++)
+    {
+      const float *c = cl->centres + k * nf;
+      if (!cl->alive[k])
+        continue;
+      cell_of_k[k] = ((gsize)cell_of (c[0], cs, ncell[0]) * ncell[1] + cell_of (c[1], cs, ncell[1]))
+                         * ncell[2]
+                     + cell_of (c[2], cs, ncell[2]);
+      start[cell_of_k[k] + 1]++;
+    }
+  for (gsize c = 0; c < n_cells; c++)
+    start[c + 1] += start[c];
+  items = g_new (guint, MAX (n_live, 1));
+  fill = g_memdup2 (start, n_cells * sizeof (guint));
+  for (gsize k = 0; k < cl->k; k++)
+    if (cl->alive[k])
+      items[fill[cell_of_k[k]]++] = (guint)k;
+
+  for (int z = 0; z < dims[0]; z++)
+    for (int y = 0; y < dims[1]; y++)
+      for (int x = 0; x < dims[2]; x++, v++)
         {
+          const int p[3] = { z, y, x };
+          int home[3];
           float best_d = INFINITY;
           gint32 best_k = -1;
 
           if (nearest[v] >= 0 || (ctx->mask != NULL && !ctx->mask[v]))
             continue;
-          for (gsize k = 0; k < cl->k; k++)
+          for (int a = 0; a < 3; a++)
+            home[a] = MIN (p[a] / cs, ncell[a] - 1);
+          for (int r = 0; r <= max_r; r++)
             {
-              const float *c = cl->centres + k * nf;
-              float s;
-              if (!cl->alive[k])
-                continue;
-              s = sv_arith_spatial (c[0], c[1], c[2], (float) z, (float) y, (float) x,
-                                    ctx->spacing[0], ctx->spacing[1], ctx->spacing[2],
-                                    ctx->spatial_weight);
-              if (sv_arith_better (s, (gint64) k, best_d, best_k))
+              /* A centre beyond ring r - 1 is more than (r - 1)·cs voxels
+               * away along some axis; compare with a margin for rounding. */
+              if (r > 0)
                 {
-                  best_d = s;
-                  best_k = (gint32) k;
+                  double g = (double)smin * (double)(r - 1) * cs;
+                  if (g * g * (double)ctx->spatial_weight * (1.0 - 1e-6) > (double)best_d)
+                    break;
                 }
+              for (int cz = home[0] - r; cz <= home[0] + r; cz++)
+                for (int cy = home[1] - r; cy <= home[1] + r; cy++)
+                  for (int cx = home[2] - r; cx <= home[2] + r; cx++)
+                    {
+                      gsize c;
+                      if (cz < 0 || cy < 0 || cx < 0 || cz >= ncell[0] || cy >= ncell[1]
+                          || cx >= ncell[2])
+                        continue;
+                      if (MAX (abs (cz - home[0]), MAX (abs (cy - home[1]), abs (cx - home[2])))
+                          != r)
+                        continue;
+                      c = ((gsize)cz * ncell[1] + cy) * ncell[2] + cx;
+                      for (guint i = start[c]; i < start[c + 1]; i++)
+                        {
+                          const guint k = items[i];
+                          const float *cc = cl->centres + (gsize)k * nf;
+                          float s = sv_arith_spatial (cc[0], cc[1], cc[2], (float)z, (float)y,
+                                                      (float)x, ctx->spacing[0], ctx->spacing[1],
+                                                      ctx->spacing[2], ctx->spatial_weight);
+                          if (sv_arith_better (s, (gint64)k, best_d, best_k))
+                            {
+                              best_d = s;
+                              best_k = (gint32)k;
+                            }
+                        }
+                    }
             }
           nearest[v] = best_k;
         }
@@ -643,7 +940,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
               SvSlicTimings *timings, GError **error)
 {
   const guint shape[3] = { image->nz, image->ny, image->nx };
-  const gsize n_voxels = (gsize) image->nz * image->ny * image->nx;
+  const gsize n_voxels = (gsize)image->nz * image->ny * image->nx;
   SvSeeds seeds = { 0 };
   SvClusters clusters = { 0 };
   SvSlicContext ctx;
@@ -655,14 +952,8 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
 
   g_return_val_if_fail (image != NULL && params != NULL && labels != NULL, FALSE);
 
-  if (params->compactness <= 0.0 || params->max_num_iter < 0
-      || (params->start_label != 0 && params->start_label != 1))
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "invalid SLIC parameters (compactness %g, max_num_iter %d, start_label %d)",
-                   params->compactness, params->max_num_iter, params->start_label);
-      return FALSE;
-    }
+  if (!sv_slic_params_validate (params, error))
+    return FALSE;
 
   t_start = g_get_monotonic_time ();
   if (mask != NULL)
@@ -687,7 +978,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
   for (gsize v = 0; v < n_voxels; v++)
     nearest[v] = -1;
 
-  n_total = n_passes * (guint) params->max_num_iter;
+  n_total = n_passes * (guint)params->max_num_iter;
   for (guint pass = 0; pass < n_passes; pass++)
     {
       /* maskSLIC first moves the seeds by position only; each pass starts
@@ -709,7 +1000,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
     }
 
   if (params->max_num_iter > 0)
-    fill_unassigned (&ctx, &clusters, nearest);
+    sv__slic_fill_unassigned (&ctx, &clusters, nearest);
 
   for (gsize v = 0; v < n_voxels; v++)
     nearest[v] = nearest[v] < 0 ? params->start_label - 1 : nearest[v] + params->start_label;
@@ -742,7 +1033,7 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
           gint64 n_labels = 0;
           for (gsize v = 0; v < n_voxels; v++)
             {
-              gint64 k = (gint64) labels[v] - params->start_label;
+              gint64 k = (gint64)labels[v] - params->start_label;
               if (k >= 0 && !seen[k])
                 {
                   seen[k] = 1;
@@ -756,8 +1047,8 @@ sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *p
   if (timings != NULL)
     {
       gint64 t_end = g_get_monotonic_time ();
-      timings->seconds_iterate = (double) (t_connect - t_start) / G_USEC_PER_SEC;
-      timings->seconds_connect = (double) (t_end - t_connect) / G_USEC_PER_SEC;
+      timings->seconds_iterate = (double)(t_connect - t_start) / G_USEC_PER_SEC;
+      timings->seconds_connect = (double)(t_end - t_connect) / G_USEC_PER_SEC;
       timings->iterations = done;
     }
   if (clusters_out != NULL)

@@ -30,8 +30,8 @@ sv_volume_new (guint nz, guint ny, guint nx, guint nc, GError **error)
   if (!checked_size (nz, ny, nx, nc, sizeof (float), &bytes))
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "a %u×%u×%u volume with %u channels is too large for this computer",
-                   nz, ny, nx, nc);
+                   "a %u×%u×%u volume with %u channels is too large for this computer", nz, ny, nx,
+                   nc);
       return NULL;
     }
   data = g_try_malloc0 (bytes);
@@ -68,7 +68,7 @@ gsize
 sv_volume_n_voxels (const SvVolume *volume)
 {
   g_return_val_if_fail (volume != NULL, 0);
-  return (gsize) volume->nz * volume->ny * volume->nx;
+  return (gsize)volume->nz * volume->ny * volume->nx;
 }
 
 const char *
@@ -145,5 +145,5 @@ gsize
 sv_labels_n_voxels (const SvLabels *labels)
 {
   g_return_val_if_fail (labels != NULL, 0);
-  return (gsize) labels->nz * labels->ny * labels->nx;
+  return (gsize)labels->nz * labels->ny * labels->nx;
 }

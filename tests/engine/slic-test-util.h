@@ -19,11 +19,11 @@ static inline char *
 py_run (const char *code)
 {
   static const char prelude[]
-    = "import numpy as np, os, sys\n"
-      "from itertools import product\n"
-      "out = sys.argv[1]\n"
-      "def save(name, a, dt='float32'):\n"
-      "    np.ascontiguousarray(a, dtype=dt).tofile(os.path.join(out, name))\n";
+      = "import numpy as np, os, sys\n"
+        "from itertools import product\n"
+        "out = sys.argv[1]\n"
+        "def save(name, a, dt='float32'):\n"
+        "    np.ascontiguousarray(a, dtype=dt).tofile(os.path.join(out, name))\n";
   g_autofree char *script = g_strconcat (prelude, code, NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *err = NULL;
@@ -33,7 +33,7 @@ py_run (const char *code)
   g_assert_no_error (error);
   {
     const char *argv[] = { "/usr/bin/python3", "-c", script, dir, NULL };
-    if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+    if (!g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
                        &err, &status, &error)
         || !g_spawn_check_wait_status (status, NULL))
       {
@@ -114,7 +114,7 @@ run_cpu (const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
   if (backend == NULL || !sv_backend_set_volume (backend, volume, mask, error)
       || !sv_backend_run (backend, params, &control, &stats, error))
     return NULL;
-  labels = g_new (gint32, (gsize) volume->nz * volume->ny * volume->nx);
+  labels = g_new (gint32, (gsize)volume->nz * volume->ny * volume->nx);
   if (!sv_backend_get_labels (backend, labels, error))
     return NULL;
   return g_steal_pointer (&labels);

@@ -25,8 +25,8 @@ make_volume_data (void)
   for (gsize i = 0; i < N; i++)
     {
       gsize z = i / (NY * NX), y = (i / NX) % NY, x = i % NX;
-      data[i] = (float) ((z > 6) + 2 * (y > 12) + 3 * (x > 15)) / 6.0f
-                + 0.05f * (float) g_rand_double (rand);
+      data[i] = (float)((z > 6) + 2 * (y > 12) + 3 * (x > 15)) / 6.0f
+                + 0.05f * (float)g_rand_double (rand);
     }
   g_rand_free (rand);
   return data;
@@ -334,11 +334,11 @@ test_get_centres (void)
       double sum[3] = { 0, 0, 0 };
       gsize count = 0;
       for (gsize i = 0; i < N; i++)
-        if (labels[i] == (gint32) c)
+        if (labels[i] == (gint32)c)
           {
-            sum[0] += (double) (i / (NY * NX));
-            sum[1] += (double) ((i / NX) % NY);
-            sum[2] += (double) (i % NX);
+            sum[0] += (double)(i / (NY * NX));
+            sum[1] += (double)((i / NX) % NY);
+            sum[2] += (double)(i % NX);
             count++;
           }
       if (count == 0)
@@ -357,8 +357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/backend/registry-auto-fallback", test_registry_auto_fallback);
   g_test_add_func ("/engine/backend/cpu/prepare-reused", test_prepare_reused);
   g_test_add_func ("/engine/backend/cpu/stop-after-iteration", test_stop_after_iteration);
-  g_test_add_func ("/engine/backend/cpu/cancel-between-iterations",
-                   test_cancel_between_iterations);
+  g_test_add_func ("/engine/backend/cpu/cancel-between-iterations", test_cancel_between_iterations);
   g_test_add_func ("/engine/backend/cpu/get-slice", test_get_slice);
   g_test_add_func ("/engine/backend/cpu/get-centres", test_get_centres);
   return g_test_run ();

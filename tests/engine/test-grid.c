@@ -19,8 +19,8 @@ check_grid (guint z, guint y, guint x, double n, const guint start_expect[3],
   for (int a = 0; a < 3; a++)
     {
       if (start[a] != start_expect[a] || step[a] != step_expect[a])
-        g_error ("shape %u×%u×%u n=%g axis %d: got start %u step %u, expected %u %u", z, y, x, n,
-                 a, start[a], step[a], start_expect[a], step_expect[a]);
+        g_error ("shape %u×%u×%u n=%g axis %d: got start %u step %u, expected %u %u", z, y, x, n, a,
+                 start[a], step[a], start_expect[a], step_expect[a]);
     }
 }
 
@@ -29,21 +29,21 @@ static void
 test_grid_literal (void)
 {
   /* One voxel, more points than voxels: every voxel is a seed. */
-  check_grid (1, 1, 1, 1, (guint[]) { 0, 0, 0 }, (guint[]) { 1, 1, 1 });
-  check_grid (1, 1, 1, 5, (guint[]) { 0, 0, 0 }, (guint[]) { 1, 1, 1 });
-  check_grid (2, 10, 10, 500, (guint[]) { 0, 0, 0 }, (guint[]) { 1, 1, 1 });
+  check_grid (1, 1, 1, 1, (guint[]){ 0, 0, 0 }, (guint[]){ 1, 1, 1 });
+  check_grid (1, 1, 1, 5, (guint[]){ 0, 0, 0 }, (guint[]){ 1, 1, 1 });
+  check_grid (2, 10, 10, 500, (guint[]){ 0, 0, 0 }, (guint[]){ 1, 1, 1 });
   /* (2,10,10), 8: step 5 > 2, so z is fixed at 2 and y, x get sqrt(100/8)=3.54. */
-  check_grid (2, 10, 10, 8, (guint[]) { 1, 1, 1 }, (guint[]) { 2, 4, 4 });
+  check_grid (2, 10, 10, 8, (guint[]){ 1, 1, 1 }, (guint[]){ 2, 4, 4 });
   /* (1000,1,1), 10: both short axes fixed at 1, the long one 1000/10. */
-  check_grid (1000, 1, 1, 10, (guint[]) { 50, 0, 0 }, (guint[]) { 100, 1, 1 });
+  check_grid (1000, 1, 1, 10, (guint[]){ 50, 0, 0 }, (guint[]){ 100, 1, 1 });
   /* (64,1,1), 4: 16 per step, start 8. */
-  check_grid (64, 1, 1, 4, (guint[]) { 8, 0, 0 }, (guint[]) { 16, 1, 1 });
+  check_grid (64, 1, 1, 4, (guint[]){ 8, 0, 0 }, (guint[]){ 16, 1, 1 });
   /* scikit-image's docstring examples, as (1, 20, 40) and (3, 20, 40). */
-  check_grid (1, 20, 40, 8, (guint[]) { 0, 5, 5 }, (guint[]) { 1, 10, 10 });
-  check_grid (1, 20, 40, 32, (guint[]) { 0, 2, 2 }, (guint[]) { 1, 5, 5 });
-  check_grid (3, 20, 40, 8, (guint[]) { 1, 5, 5 }, (guint[]) { 3, 10, 10 });
+  check_grid (1, 20, 40, 8, (guint[]){ 0, 5, 5 }, (guint[]){ 1, 10, 10 });
+  check_grid (1, 20, 40, 32, (guint[]){ 0, 2, 2 }, (guint[]){ 1, 5, 5 });
+  check_grid (3, 20, 40, 8, (guint[]){ 1, 5, 5 }, (guint[]){ 3, 10, 10 });
   /* A cube: (8000/8)^(1/3) is 9.999999999999998 in double: start 4, step 10. */
-  check_grid (20, 20, 20, 8, (guint[]) { 4, 4, 4 }, (guint[]) { 10, 10, 10 });
+  check_grid (20, 20, 20, 8, (guint[]){ 4, 4, 4 }, (guint[]){ 10, 10, 10 });
 }
 
 /* Half-way steps round to even like numpy: (64,1,1) with n = 128/5 gives
@@ -51,25 +51,24 @@ test_grid_literal (void)
 static void
 test_grid_round_half_even (void)
 {
-  check_grid (64, 1, 1, 64.0 / 2.5, (guint[]) { 1, 0, 0 }, (guint[]) { 2, 1, 1 });
-  check_grid (64, 1, 1, 64.0 / 3.5, (guint[]) { 1, 0, 0 }, (guint[]) { 4, 1, 1 });
+  check_grid (64, 1, 1, 64.0 / 2.5, (guint[]){ 1, 0, 0 }, (guint[]){ 2, 1, 1 });
+  check_grid (64, 1, 1, 64.0 / 3.5, (guint[]){ 1, 0, 0 }, (guint[]){ 4, 1, 1 });
 }
 
 static const guint shapes[][3] = {
-  { 1, 20, 21 },   { 20, 21, 22 }, { 1, 2, 6 },     { 1, 3, 6 },    { 1, 2, 5 },
-  { 7, 1, 300 },   { 128, 128, 128 }, { 5, 200, 3 }, { 33, 17, 65 }, { 1, 1, 1000 },
-  { 2, 2, 2 },     { 100, 9, 9 },  { 13, 13, 1 },   { 300, 2, 41 }, { 1, 512, 512 },
-  { 64, 1, 1 },    { 16, 256, 256 }, { 3, 3, 100 }, { 10, 10, 10 }, { 250, 250, 5 },
+  { 1, 20, 21 }, { 20, 21, 22 },    { 1, 2, 6 },   { 1, 3, 6 },    { 1, 2, 5 },
+  { 7, 1, 300 }, { 128, 128, 128 }, { 5, 200, 3 }, { 33, 17, 65 }, { 1, 1, 1000 },
+  { 2, 2, 2 },   { 100, 9, 9 },     { 13, 13, 1 }, { 300, 2, 41 }, { 1, 512, 512 },
+  { 64, 1, 1 },  { 16, 256, 256 },  { 3, 3, 100 }, { 10, 10, 10 }, { 250, 250, 5 },
 };
-static const double counts[] = { 1, 2, 3, 4, 7, 8, 10, 50, 99, 100, 333, 1000, 2000, 4096,
-                                  12345, 100000, 3e6 };
+static const double counts[]
+    = { 1, 2, 3, 4, 7, 8, 10, 50, 99, 100, 333, 1000, 2000, 4096, 12345, 100000, 3e6 };
 
 /* Every shape × count against scikit-image itself. */
 static void
 test_grid_matches_skimage (void)
 {
-  g_autoptr (GString) script = g_string_new (
-    "from skimage.util import regular_grid\nimport sys\n");
+  g_autoptr (GString) script = g_string_new ("from skimage.util import regular_grid\nimport sys\n");
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autoptr (GError) error = NULL;
@@ -89,12 +88,11 @@ test_grid_matches_skimage (void)
 
   {
     const char *argv[] = { "/usr/bin/python3", "-c", script->str, NULL };
-    if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                       &status, &error)
+    if (!g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                       &error)
         || !g_spawn_check_wait_status (status, NULL))
       {
-        g_test_skip_printf ("scikit-image is not available: %s",
-                            error ? error->message : err);
+        g_test_skip_printf ("scikit-image is not available: %s", error ? error->message : err);
         return;
       }
   }
@@ -105,9 +103,9 @@ test_grid_matches_skimage (void)
         guint start[3], step[3];
         guint e[6];
         g_assert_nonnull (lines[line]);
-        g_assert_cmpint (sscanf (lines[line], "%u %u %u %u %u %u", &e[0], &e[1], &e[2], &e[3],
-                                 &e[4], &e[5]),
-                         ==, 6);
+        g_assert_cmpint (
+            sscanf (lines[line], "%u %u %u %u %u %u", &e[0], &e[1], &e[2], &e[3], &e[4], &e[5]), ==,
+            6);
         sv_regular_grid (shapes[s], counts[c], start, step);
         for (int a = 0; a < 3; a++)
           {
@@ -145,13 +143,13 @@ test_grid_seeds (void)
   sv_seeds_clear (&seeds);
 
   /* More segments than voxels: every voxel is a seed. */
-  g_assert_true (sv_seeds_grid ((guint[]) { 2, 3, 4 }, 1000, &seeds, &error));
+  g_assert_true (sv_seeds_grid ((guint[]){ 2, 3, 4 }, 1000, &seeds, &error));
   g_assert_cmpuint (seeds.n, ==, 24);
   for (gsize i = 0; i < 24; i++)
     {
-      g_assert_cmpfloat (seeds.zyx[3 * i + 0], ==, (float) (i / 12));
-      g_assert_cmpfloat (seeds.zyx[3 * i + 1], ==, (float) ((i / 4) % 3));
-      g_assert_cmpfloat (seeds.zyx[3 * i + 2], ==, (float) (i % 4));
+      g_assert_cmpfloat (seeds.zyx[3 * i + 0], ==, (float)(i / 12));
+      g_assert_cmpfloat (seeds.zyx[3 * i + 1], ==, (float)((i / 4) % 3));
+      g_assert_cmpfloat (seeds.zyx[3 * i + 2], ==, (float)(i % 4));
     }
   g_assert_cmpfloat (seeds.step, ==, 1);
   sv_seeds_clear (&seeds);
@@ -169,7 +167,7 @@ test_grid_window_step_from_k (void)
   SvSeeds seeds;
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (sv_seeds_grid ((guint[]) { 10, 10, 10 }, 3, &seeds, &error));
+  g_assert_true (sv_seeds_grid ((guint[]){ 10, 10, 10 }, 3, &seeds, &error));
   g_assert_cmpuint (seeds.n, ==, 1);
   g_assert_cmpfloat (seeds.zyx[0], ==, 3);
   g_assert_cmpfloat (seeds.step, ==, 7);
@@ -219,7 +217,7 @@ test_grid_mask_covers (void)
                 {
                   float lo = p[a] - 2 * seeds.window_step[a];
                   float hi = p[a] + 2 * seeds.window_step[a] + 1;
-                  in = in && c[a] >= (lo > 0 ? (gsize) lo : 0) && (float) c[a] < hi;
+                  in = in && c[a] >= (lo > 0 ? (gsize)lo : 0) && (float)c[a] < hi;
                 }
               covered = in;
             }
@@ -228,7 +226,7 @@ test_grid_mask_covers (void)
       for (gsize k = 0; k < seeds.n; k++)
         {
           const float *p = seeds.zyx + 3 * k;
-          g_assert_true (mask[((gsize) p[0] * 31 + (gsize) p[1]) * 40 + (gsize) p[2]]);
+          g_assert_true (mask[((gsize)p[0] * 31 + (gsize)p[1]) * 40 + (gsize)p[2]]);
           /* z-major order */
           if (k > 0)
             g_assert_true (p[-3] < p[0] || (p[-3] == p[0] && p[-2] < p[1])

@@ -1,0 +1,477 @@
+/* Tests for SLIC parameters: defaults, validation messages, effective
+ * sigma, prepare-cache key, JSON and command-line spelling. */
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "params.h"
+
+#define PYTHON "/usr/bin/python3"
+
+static void
+test_defaults (void)
+{
+  SvSlicParams p;
+  g_autoptr (GError) error = NULL;
+
+  memset (&p, 0xab, sizeof p);
+  sv_slic_params_init_defaults (&p);
+  g_assert_cmpint (p.n_segments, ==, 100);
+  g_assert_cmpfloat (p.compactness, ==, 10.0);
+  g_assert_cmpint (p.max_num_iter, ==, 10);
+  g_assert_cmpfloat (p.sigma[0], ==, 0.0);
+  g_assert_false (p.sigma_per_axis);
+  for (int a = 0; a < 3; a++)
+    g_assert_cmpfloat (p.spacing[a], ==, 1.0);
+  g_assert_cmpint (p.convert2lab, ==, SV_CONVERT2LAB_AUTO);
+  g_assert_true (p.enforce_connectivity);
+  g_assert_cmpfloat (p.min_size_factor, ==, 0.5);
+  g_assert_cmpfloat (p.max_size_factor, ==, 3.0);
+  g_assert_false (p.slic_zero);
+  g_assert_cmpint (p.start_label, ==, 1);
+  g_assert_true (sv_slic_params_validate (&p, &error));
+  g_assert_no_error (error);
+}
+
+typedef void (*Mutate) (SvSlicParams *p);
+
+static void
+m_segments (SvSlicParams *p)
+{
+  p->n_segments = 0;
+}
+static void
+m_compact_neg (SvSlicParams *p)
+{
+  p->compactness = -1;
+}
+static void
+m_compact_nan (SvSlicParams *p)
+{
+  p->compactness = NAN;
+}
+static void
+m_compact_zero (SvSlicParams *p)
+{
+  p->compactness = 0;
+}
+static void
+m_iter (SvSlicParams *p)
+{
+  p->max_num_iter = -3;
+}
+static void
+m_spacing (SvSlicParams *p)
+{
+  p->spacing[1] = 0;
+}
+static void
+m_spacing_nan (SvSlicParams *p)
+{
+  p->spacing[2] = NAN;
+}
+static void
+m_sigma (SvSlicParams *p)
+{
+  p->sigma[0] = -0.5;
+}
+static void
+m_sigma_axis (SvSlicParams *p)
+{
+  p->sigma_per_axis = TRUE;
+  p->sigma[0] = 1;
+  p->sigma[1] = 1;
+  p->sigma[2] = -2;
+}
+static void
+m_start (SvSlicParams *p)
+{
+  p->start_label = 2;
+}
+static void
+m_min_factor (SvSlicParams *p)
+{
+  p->min_size_factor = -0.1;
+}
+static void
+m_max_factor (SvSlicParams *p)
+{
+  p->max_size_factor = NAN;
+}
+
+static const struct
+{
+  Mutate mutate;
+  const char *message;
+} invalid_cases[] = {
+  { m_segments, "n_segments must be at least 1, got 0" },
+  { m_compact_neg, "compactness must be > 0" },
+  { m_compact_nan, "compactness must be > 0" },
+  { m_compact_zero, "compactness must be > 0" },
+  { m_iter, "max_num_iter must be >= 0, got -3" },
+  { m_spacing, "spacing must be > 0 on every axis, got 0 on y" },
+  { m_spacing_nan, "spacing must be > 0 on every axis" },
+  { m_sigma, "sigma must be >= 0, got -0.5" },
+  { m_sigma_axis, "sigma must be >= 0, got -2 on x" },
+  { m_start, "start_label must be 0 or 1, got 2" },
+  { m_min_factor, "min_size_factor must be >= 0" },
+  { m_max_factor, "max_size_factor must be >= 0" },
+};
+
+static void
+test_validate_messages (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (invalid_cases); i++)
+    {
+      SvSlicParams p;
+      g_autoptr (GError) error = NULL;
+
+      sv_slic_params_init_defaults (&p);
+      invalid_cases[i].mutate (&p);
+      g_assert_false (sv_slic_params_validate (&p, &error));
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, invalid_cases[i].message));
+    }
+}
+
+static void
+test_validate_accepts (void)
+{
+  SvSlicParams p;
+  g_autoptr (GError) error = NULL;
+
+  sv_slic_params_init_defaults (&p);
+  /* scikit-image does not require min_size_factor < max_size_factor. */
+  p.min_size_factor = 5.0;
+  p.max_size_factor = 0.0;
+  p.start_label = 0;
+  p.max_num_iter = 0;
+  p.n_segments = 1;
+  p.sigma_per_axis = TRUE;
+  p.sigma[0] = 0.0;
+  p.sigma[1] = 2.0;
+  p.sigma[2] = 0.5;
+  p.compactness = 1e-6;
+  g_assert_true (sv_slic_params_validate (&p, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_effective_sigma (void)
+{
+  SvSlicParams p;
+  float s[3];
+  /* volatile: the expected value is one float32 division, not folded. */
+  volatile float one = 1.0f, three = 3.0f, five = 5.0f, sp = (float)0.3;
+
+  sv_slic_params_init_defaults (&p);
+  p.sigma[0] = 1.0;
+  p.spacing[0] = 5.0;
+  p.spacing[1] = 0.3;
+  p.spacing[2] = 1.0;
+  sv_slic_params_effective_sigma (&p, s);
+  g_assert_cmpfloat (s[0], ==, one / five);
+  g_assert_cmpfloat (s[1], ==, one / sp);
+  g_assert_cmpfloat (s[2], ==, 1.0f);
+
+  p.sigma[0] = 3.0;
+  sv_slic_params_effective_sigma (&p, s);
+  g_assert_cmpfloat (s[0], ==, three / five);
+
+  p.sigma_per_axis = TRUE;
+  p.sigma[0] = 0.0;
+  p.sigma[1] = 0.1;
+  p.sigma[2] = 2.0;
+  sv_slic_params_effective_sigma (&p, s);
+  g_assert_cmpfloat (s[0], ==, 0.0f);
+  g_assert_cmpfloat (s[1], ==, 0.1f);
+  g_assert_cmpfloat (s[2], ==, 2.0f);
+}
+
+static void
+test_same_prepare (void)
+{
+  SvSlicParams a, b;
+
+  sv_slic_params_init_defaults (&a);
+  b = a;
+  b.compactness = 0.01;
+  b.n_segments = 5000;
+  b.max_num_iter = 3;
+  b.slic_zero = TRUE;
+  b.enforce_connectivity = FALSE;
+  g_assert_true (sv_slic_params_same_prepare (&a, &b));
+
+  /* Spacing only matters through a nonzero scalar sigma. */
+  b = a;
+  b.spacing[0] = 4.0;
+  g_assert_true (sv_slic_params_same_prepare (&a, &b));
+  a.sigma[0] = b.sigma[0] = 1.0;
+  g_assert_false (sv_slic_params_same_prepare (&a, &b));
+
+  b = a;
+  b.sigma[0] = 1.5;
+  g_assert_false (sv_slic_params_same_prepare (&a, &b));
+
+  /* sigma 1 scalar with unit spacing smooths exactly like [1, 1, 1]. */
+  b = a;
+  b.sigma_per_axis = TRUE;
+  b.sigma[1] = b.sigma[2] = 1.0;
+  g_assert_true (sv_slic_params_same_prepare (&a, &b));
+
+  b = a;
+  b.convert2lab = SV_CONVERT2LAB_NO;
+  g_assert_false (sv_slic_params_same_prepare (&a, &b));
+}
+
+static void
+odd_params (SvSlicParams *p)
+{
+  sv_slic_params_init_defaults (p);
+  p->n_segments = 1234567;
+  p->compactness = 0.1 + 0.2;
+  p->max_num_iter = 7;
+  p->sigma_per_axis = TRUE;
+  p->sigma[0] = 0.0;
+  p->sigma[1] = 1.0 / 3.0;
+  p->sigma[2] = 2.5e-7;
+  p->spacing[0] = 2.9;
+  p->spacing[1] = 0.1;
+  p->spacing[2] = 1e30;
+  p->convert2lab = SV_CONVERT2LAB_NO;
+  p->enforce_connectivity = FALSE;
+  p->min_size_factor = 0.05;
+  p->max_size_factor = 12.0 / 7.0;
+  p->slic_zero = TRUE;
+  p->start_label = 0;
+}
+
+static char *
+double_hex (double v)
+{
+  guint8 b[8];
+  GString *s = g_string_new (NULL);
+  guint64 bits;
+  memcpy (&bits, &v, 8);
+  for (int i = 0; i < 8; i++)
+    b[i] = (guint8)(bits >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    g_string_append_printf (s, "%02x", b[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* What python's json.loads must give back, every number as the hex of its
+ * little-endian double, so equality is bitwise. */
+static char *
+expected_from_python (const SvSlicParams *p)
+{
+  GString *s = g_string_new (NULL);
+  const double nums[] = { (double)p->n_segments, p->compactness,     p->max_num_iter,
+                          p->min_size_factor,    p->max_size_factor, p->start_label };
+  for (gsize i = 0; i < G_N_ELEMENTS (nums); i++)
+    {
+      g_autofree char *h = double_hex (nums[i]);
+      g_string_append_printf (s, "%s ", h);
+    }
+  for (int a = 0; a < 3; a++)
+    {
+      g_autofree char *h = double_hex (p->spacing[a]);
+      g_string_append_printf (s, "%s ", h);
+    }
+  if (p->sigma_per_axis)
+    for (int a = 0; a < 3; a++)
+      {
+        g_autofree char *h = double_hex (p->sigma[a]);
+        g_string_append_printf (s, "%s ", h);
+      }
+  else
+    {
+      g_autofree char *h = double_hex (p->sigma[0]);
+      g_string_append_printf (s, "%s ", h);
+    }
+  g_string_append_printf (s, "%s %s %s\n",
+                          p->convert2lab == SV_CONVERT2LAB_AUTO  ? "None"
+                          : p->convert2lab == SV_CONVERT2LAB_YES ? "True"
+                                                                 : "False",
+                          p->enforce_connectivity ? "True" : "False",
+                          p->slic_zero ? "True" : "False");
+  return g_string_free (s, FALSE);
+}
+
+static const char json_script[]
+    = "import sys, json, struct\n"
+      "o = json.loads(sys.argv[1])\n"
+      "keys = {'n_segments', 'compactness', 'max_num_iter', 'sigma', 'spacing', 'convert2lab',\n"
+      "        'enforce_connectivity', 'min_size_factor', 'max_size_factor', 'slic_zero',\n"
+      "        'start_label'}\n"
+      "assert set(o) == keys, sorted(set(o) ^ keys)\n"
+      "assert all(isinstance(o[k], int) for k in ('n_segments', 'max_num_iter', 'start_label'))\n"
+      "h = lambda v: struct.pack('<d', float(v)).hex()\n"
+      "out = [h(o[k]) for k in ('n_segments', 'compactness', 'max_num_iter',\n"
+      "                          'min_size_factor', 'max_size_factor', 'start_label')]\n"
+      "out += [h(v) for v in o['spacing']]\n"
+      "out += [h(v) for v in (o['sigma'] if isinstance(o['sigma'], list) else [o['sigma']])]\n"
+      "print(' '.join(out), o['convert2lab'], o['enforce_connectivity'], o['slic_zero'])\n";
+
+static void
+check_json (const SvSlicParams *p)
+{
+  g_autofree char *json = sv_slic_params_to_json (p);
+  g_autofree char *expected = expected_from_python (p);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  const char *argv[] = { PYTHON, "-c", json_script, json, NULL };
+
+  g_test_message ("%s", json);
+  g_assert_true (json[0] == '{' && json[strlen (json) - 1] == '}');
+  if (!g_file_test (PYTHON, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip (PYTHON " not found");
+      return;
+    }
+  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
+  if (!g_spawn_check_wait_status (status, &error))
+    g_error ("json.loads rejected %s: %s", json, err);
+  g_assert_cmpstr (out, ==, expected);
+}
+
+static void
+test_json (void)
+{
+  SvSlicParams p;
+
+  sv_slic_params_init_defaults (&p);
+  check_json (&p);
+  g_autofree char *json = sv_slic_params_to_json (&p);
+  g_assert_nonnull (strstr (json, "\"convert2lab\": null"));
+  g_assert_nonnull (strstr (json, "\"sigma\": 0,"));
+
+  odd_params (&p);
+  check_json (&p);
+  p.convert2lab = SV_CONVERT2LAB_YES;
+  check_json (&p);
+}
+
+static void
+test_cli_defaults (void)
+{
+  SvSlicParams p;
+  g_autoptr (GString) cmd = g_string_new ("supervox-cli slic in.tif -o out.tif");
+
+  sv_slic_params_init_defaults (&p);
+  sv_slic_params_append_cli (&p, cmd);
+  g_assert_cmpstr (cmd->str, ==,
+                   "supervox-cli slic in.tif -o out.tif --n-segments 100 --compactness 10"
+                   " --max-num-iter 10 --sigma 0 --spacing 1,1,1 --enforce-connectivity"
+                   " --min-size-factor 0.5 --max-size-factor 3 --start-label 1");
+}
+
+static double
+parse_double (const char *s)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (s, &end);
+  g_assert_true (end != s && *end == '\0');
+  return v;
+}
+
+static void
+parse_triple (const char *s, double v[3])
+{
+  g_auto (GStrv) parts = g_strsplit (s, ",", -1);
+  g_assert_cmpuint (g_strv_length (parts), ==, 3);
+  for (int i = 0; i < 3; i++)
+    v[i] = parse_double (parts[i]);
+}
+
+/* Reads the options back the way a command line parser would, and checks
+ * that every value comes back bit for bit. */
+static void
+test_cli_round_trip (void)
+{
+  SvSlicParams p, q;
+  g_autoptr (GString) cmd = g_string_new (NULL);
+
+  odd_params (&p);
+  sv_slic_params_append_cli (&p, cmd);
+  g_test_message ("%s", cmd->str);
+  g_assert_nonnull (strstr (cmd->str, " --compactness 0.30000000000000004 "));
+  g_assert_nonnull (strstr (cmd->str, " --sigma 0,0.33333333333333331,2.4999999999999999e-07 "));
+  g_assert_nonnull (strstr (cmd->str, " --no-enforce-connectivity "));
+  g_assert_nonnull (strstr (cmd->str, " --slic-zero "));
+  g_assert_true (g_str_has_suffix (cmd->str, " --no-convert2lab"));
+
+  g_auto (GStrv) tok = g_strsplit (cmd->str + 1, " ", -1);
+  sv_slic_params_init_defaults (&q);
+  for (int i = 0; tok[i] != NULL; i++)
+    {
+      const char *o = tok[i];
+      if (g_str_equal (o, "--n-segments"))
+        q.n_segments = g_ascii_strtoll (tok[++i], NULL, 10);
+      else if (g_str_equal (o, "--compactness"))
+        q.compactness = parse_double (tok[++i]);
+      else if (g_str_equal (o, "--max-num-iter"))
+        q.max_num_iter = (int)g_ascii_strtoll (tok[++i], NULL, 10);
+      else if (g_str_equal (o, "--sigma"))
+        {
+          i++;
+          q.sigma_per_axis = strchr (tok[i], ',') != NULL;
+          if (q.sigma_per_axis)
+            parse_triple (tok[i], q.sigma);
+          else
+            q.sigma[0] = parse_double (tok[i]);
+        }
+      else if (g_str_equal (o, "--spacing"))
+        parse_triple (tok[++i], q.spacing);
+      else if (g_str_equal (o, "--enforce-connectivity"))
+        q.enforce_connectivity = TRUE;
+      else if (g_str_equal (o, "--no-enforce-connectivity"))
+        q.enforce_connectivity = FALSE;
+      else if (g_str_equal (o, "--min-size-factor"))
+        q.min_size_factor = parse_double (tok[++i]);
+      else if (g_str_equal (o, "--max-size-factor"))
+        q.max_size_factor = parse_double (tok[++i]);
+      else if (g_str_equal (o, "--slic-zero"))
+        q.slic_zero = TRUE;
+      else if (g_str_equal (o, "--start-label"))
+        q.start_label = (int)g_ascii_strtoll (tok[++i], NULL, 10);
+      else if (g_str_equal (o, "--convert2lab"))
+        q.convert2lab = SV_CONVERT2LAB_YES;
+      else if (g_str_equal (o, "--no-convert2lab"))
+        q.convert2lab = SV_CONVERT2LAB_NO;
+      else
+        g_error ("unexpected token %s", o);
+    }
+  g_assert_cmpint (q.n_segments, ==, p.n_segments);
+  g_assert_cmpmem (&q.compactness, sizeof (double), &p.compactness, sizeof (double));
+  g_assert_cmpint (q.max_num_iter, ==, p.max_num_iter);
+  g_assert_cmpint (q.sigma_per_axis, ==, p.sigma_per_axis);
+  g_assert_cmpmem (q.sigma, sizeof q.sigma, p.sigma, sizeof p.sigma);
+  g_assert_cmpmem (q.spacing, sizeof q.spacing, p.spacing, sizeof p.spacing);
+  g_assert_cmpint (q.convert2lab, ==, p.convert2lab);
+  g_assert_cmpint (q.enforce_connectivity, ==, p.enforce_connectivity);
+  g_assert_cmpmem (&q.min_size_factor, sizeof (double), &p.min_size_factor, sizeof (double));
+  g_assert_cmpmem (&q.max_size_factor, sizeof (double), &p.max_size_factor, sizeof (double));
+  g_assert_cmpint (q.slic_zero, ==, p.slic_zero);
+  g_assert_cmpint (q.start_label, ==, p.start_label);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/engine/params/defaults", test_defaults);
+  g_test_add_func ("/engine/params/validate/messages", test_validate_messages);
+  g_test_add_func ("/engine/params/validate/accepts", test_validate_accepts);
+  g_test_add_func ("/engine/params/effective-sigma", test_effective_sigma);
+  g_test_add_func ("/engine/params/same-prepare", test_same_prepare);
+  g_test_add_func ("/engine/params/json", test_json);
+  g_test_add_func ("/engine/params/cli/defaults", test_cli_defaults);
+  g_test_add_func ("/engine/params/cli/round-trip", test_cli_round_trip);
+
+  return g_test_run ();
+}
