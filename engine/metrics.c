@@ -32,14 +32,14 @@ dense_labels_clear (DenseLabels *d)
 static int
 compare_gint32 (const void *a, const void *b)
 {
-  gint32 x = *(const gint32 *) a, y = *(const gint32 *) b;
+  gint32 x = *(const gint32 *)a, y = *(const gint32 *)b;
   return (x > y) - (x < y);
 }
 
 static int
 compare_guint64 (const void *a, const void *b)
 {
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
   return (x > y) - (x < y);
 }
 
@@ -57,20 +57,20 @@ dense_labels_init (DenseLabels *d, const gint32 *data, gsize n)
       lo = MIN (lo, data[i]);
       hi = MAX (hi, data[i]);
     }
-  guint64 range = (guint64) ((gint64) hi - (gint64) lo) + 1;
+  guint64 range = (guint64)((gint64)hi - (gint64)lo) + 1;
 
   /* Label values are usually a compact range: a lookup table is then
    * cheapest. Scattered values fall back to sort + binary search. */
-  if (range <= MAX ((guint64) n * 4, (guint64) 1 << 16))
+  if (range <= MAX ((guint64)n * 4, (guint64)1 << 16))
     {
       g_autofree guint32 *table = g_new0 (guint32, range);
       for (gsize i = 0; i < n; i++)
-        table[(gint64) data[i] - lo] = 1;
+        table[(gint64)data[i] - lo] = 1;
       guint32 next = 0;
       for (guint64 v = 0; v < range; v++)
         table[v] = table[v] ? next++ : G_MAXUINT32;
       for (gsize i = 0; i < n; i++)
-        d->index[i] = table[(gint64) data[i] - lo];
+        d->index[i] = table[(gint64)data[i] - lo];
       d->n_distinct = next;
       return;
     }
@@ -84,7 +84,7 @@ dense_labels_init (DenseLabels *d, const gint32 *data, gsize n)
   for (gsize i = 0; i < n; i++)
     {
       gint32 *hit = bsearch (&data[i], values, m, sizeof (gint32), compare_gint32);
-      d->index[i] = (guint32) (hit - values);
+      d->index[i] = (guint32)(hit - values);
     }
   d->n_distinct = m;
 }
@@ -163,8 +163,8 @@ contingency_init (Contingency *t, const DenseLabels *a, const DenseLabels *b, gs
         }
     }
   t->row_start[t->n_a] = pb->len;
-  t->pair_b = (guint32 *) g_array_free (pb, FALSE);
-  t->pair_n = (guint64 *) g_array_free (pn, FALSE);
+  t->pair_b = (guint32 *)g_array_free (pb, FALSE);
+  t->pair_n = (guint64 *)g_array_free (pn, FALSE);
 }
 
 static inline guint64
@@ -196,13 +196,13 @@ contingency_ari (const Contingency *t)
   for (gsize g = 0; g < t->n_b; g++)
     sum_b += pairs_of (t->size_b[g]);
 
-  long double total = (long double) pairs_of (t->n);
-  long double expected = (long double) sum_a * (long double) sum_b / total;
-  long double max_index = 0.5L * ((long double) sum_a + (long double) sum_b);
+  long double total = (long double)pairs_of (t->n);
+  long double expected = (long double)sum_a * (long double)sum_b / total;
+  long double max_index = 0.5L * ((long double)sum_a + (long double)sum_b);
   long double denom = max_index - expected;
   if (denom == 0.0L)
     return 1.0;
-  return (double) (((long double) sum_ij - expected) / denom);
+  return (double)(((long double)sum_ij - expected) / denom);
 }
 
 double
@@ -226,7 +226,7 @@ sv_adjusted_rand_index (const gint32 *a, const gint32 *b, gsize n)
 static guint8 *
 boundary_mask (const guint32 *index, guint nz, guint ny, guint nx)
 {
-  const gsize sy = nx, sz = (gsize) ny * nx;
+  const gsize sy = nx, sz = (gsize)ny * nx;
   guint8 *mask = g_new0 (guint8, MAX (sz * nz, 1));
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)
@@ -253,7 +253,7 @@ dilate_box (guint8 *mask, guint nz, guint ny, guint nx, guint r)
   if (r == 0)
     return;
   const guint dims[3] = { nz, ny, nx };
-  const gsize strides[3] = { (gsize) ny * nx, nx, 1 };
+  const gsize strides[3] = { (gsize)ny * nx, nx, 1 };
   g_autofree guint8 *line = g_new (guint8, MAX (nz, MAX (ny, nx)));
   for (int axis = 0; axis < 3; axis++)
     {
@@ -294,8 +294,8 @@ check_same_shape (const SvLabels *labels, guint nz, guint ny, guint nx, const ch
   if (labels->nz == nz && labels->ny == ny && labels->nx == nx)
     return TRUE;
   g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-               "labels are %u×%u×%u but %s is %u×%u×%u", labels->nz, labels->ny, labels->nx,
-               what, nz, ny, nx);
+               "labels are %u×%u×%u but %s is %u×%u×%u", labels->nz, labels->ny, labels->nx, what,
+               nz, ny, nx);
   return FALSE;
 }
 
@@ -308,18 +308,18 @@ size_statistics (const guint64 *sizes, gsize n_labels, SvMetrics *m)
   qsort (sorted, n_labels, sizeof (guint64), compare_guint64);
   double sum = 0.0;
   for (gsize s = 0; s < n_labels; s++)
-    sum += (double) sorted[s];
-  double mean = sum / (double) n_labels;
+    sum += (double)sorted[s];
+  double mean = sum / (double)n_labels;
   double ss = 0.0;
   for (gsize s = 0; s < n_labels; s++)
-    ss += ((double) sorted[s] - mean) * ((double) sorted[s] - mean);
-  m->size_min = (double) sorted[0];
-  m->size_max = (double) sorted[n_labels - 1];
+    ss += ((double)sorted[s] - mean) * ((double)sorted[s] - mean);
+  m->size_min = (double)sorted[0];
+  m->size_max = (double)sorted[n_labels - 1];
   m->size_mean = mean;
-  m->size_median = (n_labels & 1) ? (double) sorted[n_labels / 2]
-                                  : 0.5 * ((double) sorted[n_labels / 2 - 1]
-                                           + (double) sorted[n_labels / 2]);
-  m->size_std = sqrt (ss / (double) n_labels);
+  m->size_median = (n_labels & 1)
+                       ? (double)sorted[n_labels / 2]
+                       : 0.5 * ((double)sorted[n_labels / 2 - 1] + (double)sorted[n_labels / 2]);
+  m->size_std = sqrt (ss / (double)n_labels);
 }
 
 /* Size-weighted mean isoperimetric quotient (Schick, Fischer & Stiefelhagen,
@@ -329,8 +329,8 @@ static double
 compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, guint nz, guint ny,
              guint nx)
 {
-  const gsize n = (gsize) nz * ny * nx;
-  const gsize sy = nx, sz = (gsize) ny * nx;
+  const gsize n = (gsize)nz * ny * nx;
+  const gsize sy = nx, sz = (gsize)ny * nx;
   const gboolean planar = nz == 1;
   g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
   for (guint z = 0; z < nz; z++)
@@ -355,11 +355,11 @@ compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, guint n
   double weighted = 0.0;
   for (gsize s = 0; s < n_labels; s++)
     {
-      double v = (double) sizes[s], a = (double) faces[s];
+      double v = (double)sizes[s], a = (double)faces[s];
       double q = planar ? 4.0 * G_PI * v / (a * a) : 36.0 * G_PI * v * v / (a * a * a);
       weighted += v * q;
     }
-  return weighted / (double) n;
+  return weighted / (double)n;
 }
 
 /* Mean over channels of between-superpixel variance / total variance;
@@ -368,7 +368,7 @@ static double
 explained_variation (const SvVolume *image, const guint32 *index, const guint64 *sizes,
                      gsize n_labels)
 {
-  const gsize n = (gsize) image->nz * image->ny * image->nx;
+  const gsize n = (gsize)image->nz * image->ny * image->nx;
   const guint nc = image->nc;
   g_autofree double *sums = g_new (double, MAX (n_labels, 1));
   double ev_sum = 0.0;
@@ -383,7 +383,7 @@ explained_variation (const SvVolume *image, const guint32 *index, const guint64 
           total += v;
           sums[index[i]] += v;
         }
-      double mu = total / (double) n;
+      double mu = total / (double)n;
       double ss_total = 0.0;
       for (gsize i = 0; i < n; i++)
         {
@@ -393,8 +393,8 @@ explained_variation (const SvVolume *image, const guint32 *index, const guint64 
       double ss_between = 0.0;
       for (gsize s = 0; s < n_labels; s++)
         {
-          double dm = sums[s] / (double) sizes[s] - mu;
-          ss_between += (double) sizes[s] * dm * dm;
+          double dm = sums[s] / (double)sizes[s] - mu;
+          ss_between += (double)sizes[s] * dm * dm;
         }
       if (ss_total > 0.0)
         {
@@ -427,13 +427,21 @@ sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolum
 
   *metrics = (SvMetrics){
     .n_labels = 0,
-    .size_min = NAN, .size_max = NAN, .size_mean = NAN, .size_median = NAN, .size_std = NAN,
-    .asa = NAN, .undersegmentation = NAN, .boundary_recall = NAN,
-    .explained_variation = NAN, .compactness = NAN, .adjusted_rand = NAN,
+    .size_min = NAN,
+    .size_max = NAN,
+    .size_mean = NAN,
+    .size_median = NAN,
+    .size_std = NAN,
+    .asa = NAN,
+    .undersegmentation = NAN,
+    .boundary_recall = NAN,
+    .explained_variation = NAN,
+    .compactness = NAN,
+    .adjusted_rand = NAN,
   };
 
   const guint nz = labels->nz, ny = labels->ny, nx = labels->nx;
-  const gsize n = (gsize) nz * ny * nx;
+  const gsize n = (gsize)nz * ny * nx;
   if (n == 0)
     return TRUE;
 
@@ -468,8 +476,8 @@ sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolum
             best = MAX (best, t.pair_n[k]);
           best_total += best;
         }
-      metrics->asa = (double) best_total / (double) n;
-      metrics->undersegmentation = (double) (n - best_total) / (double) n;
+      metrics->asa = (double)best_total / (double)n;
+      metrics->undersegmentation = (double)(n - best_total) / (double)n;
       metrics->adjusted_rand = contingency_ari (&t);
 
       g_autofree guint8 *truth_edge = boundary_mask (dg.index, nz, ny, nx);
@@ -482,7 +490,7 @@ sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolum
             n_truth_edge++;
             n_hit += label_edge[i];
           }
-      metrics->boundary_recall = n_truth_edge > 0 ? (double) n_hit / (double) n_truth_edge : NAN;
+      metrics->boundary_recall = n_truth_edge > 0 ? (double)n_hit / (double)n_truth_edge : NAN;
 
       contingency_clear (&t);
       dense_labels_clear (&dg);

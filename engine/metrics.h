@@ -55,10 +55,9 @@ typedef struct
  * truth and image must have the same nz×ny×nx (the image may have any number
  * of channels); otherwise SV_ENGINE_ERROR_INVALID_DATA, e.g. "labels are
  * 10×20×30 but truth is 10×20×31", and *metrics is untouched. Working memory
- * is about 14 bytes per voxel. Single-threaded. */
-gboolean sv_metrics_compute (const SvLabels *labels, const SvLabels *truth,
-                             const SvVolume *image, guint boundary_radius, SvMetrics *metrics,
-                             GError **error);
+ * is 14 to 30 bytes per voxel. Single-threaded. */
+gboolean sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolume *image,
+                             guint boundary_radius, SvMetrics *metrics, GError **error);
 
 /* Adjusted Rand index between two label maps of n voxels (any gint32
  * values). Symmetric; 1.0 when n < 2 or both maps are the same trivial

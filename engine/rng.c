@@ -58,7 +58,7 @@ sv_rng_next_u64 (SvRng *rng)
 double
 sv_rng_uniform (SvRng *rng)
 {
-  return (double) (sv_rng_next_u64 (rng) >> 11) * 0x1.0p-53;
+  return (double)(sv_rng_next_u64 (rng) >> 11) * 0x1.0p-53;
 }
 
 guint64

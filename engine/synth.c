@@ -33,71 +33,96 @@ sv_synth_params_init_defaults (SvSynthParams *params)
 static inline gsize
 reflect_index (gssize i, gsize n)
 {
-  gssize period = 2 * (gssize) n;
+  gssize period = 2 * (gssize)n;
   gssize m = i % period;
   if (m < 0)
     m += period;
-  return m < (gssize) n ? (gsize) m : (gsize) (period - 1 - m);
+  return m < (gssize)n ? (gsize)m : (gsize)(period - 1 - m);
 }
 
 /* Separable Gaussian of std sigma (voxels) on every axis longer than one
  * voxel, truncated at 4 sigma like scipy.ndimage.gaussian_filter, in place.
- * Sums are in double; one line is copied out at a time. */
+ * Sums are in double, each over its taps in ascending order. */
 static void
 gaussian_blur (float *data, guint nz, guint ny, guint nx, double sigma)
 {
   if (!(sigma > 0.0))
     return;
 
-  int radius = (int) (4.0 * sigma + 0.5);
+  int radius = (int)(4.0 * sigma + 0.5);
   if (radius < 1)
     return;
   g_autofree double *kernel = g_new (double, 2 * radius + 1);
   double sum = 0.0;
   for (int k = -radius; k <= radius; k++)
     {
-      kernel[k + radius] = exp (-0.5 * (double) k * (double) k / (sigma * sigma));
+      kernel[k + radius] = exp (-0.5 * (double)k * (double)k / (sigma * sigma));
       sum += kernel[k + radius];
     }
   for (int k = 0; k <= 2 * radius; k++)
     kernel[k] /= sum;
 
-  const guint dims[3] = { nz, ny, nx };
-  const gsize strides[3] = { (gsize) ny * nx, nx, 1 };
-  guint longest = MAX (nz, MAX (ny, nx));
-  g_autofree double *line = g_new (double, longest);
-
-  for (int axis = 0; axis < 3; axis++)
+  /* Axes in scipy's order z, y, x. Along z and y, whole rows of x at a
+   * time so memory is read in order; each output sums its taps in order. */
+  g_autofree double *acc = g_new (double, nx);
+  for (int axis = 0; axis < 2; axis++)
     {
-      gsize n = dims[axis];
-      gsize stride = strides[axis];
+      const gsize n = axis == 0 ? nz : ny;
+      const gsize stride = axis == 0 ? (gsize)ny * nx : nx;
+      const gsize n_outer = axis == 0 ? ny : nz;
+      const gsize outer_stride = axis == 0 ? nx : (gsize)ny * nx;
       if (n < 2)
         continue;
-      /* The two other axes enumerate the lines along this one. */
-      int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-      for (gsize i1 = 0; i1 < dims[a1]; i1++)
-        for (gsize i2 = 0; i2 < dims[a2]; i2++)
-          {
-            float *base = data + i1 * strides[a1] + i2 * strides[a2];
-            for (gsize i = 0; i < n; i++)
-              line[i] = base[i * stride];
-            for (gsize i = 0; i < n; i++)
-              {
-                double acc = 0.0;
-                if (i >= (gsize) radius && i + radius < n)
-                  {
-                    const double *src = line + i - radius;
-                    for (int k = 0; k <= 2 * radius; k++)
-                      acc += kernel[k] * src[k];
-                  }
-                else
-                  {
-                    for (int k = -radius; k <= radius; k++)
-                      acc += kernel[k + radius] * line[reflect_index ((gssize) i + k, n)];
-                  }
-                base[i * stride] = (float) acc;
-              }
-          }
+      g_autofree float *plane = g_new (float, nx *n);
+      for (gsize o = 0; o < n_outer; o++)
+        {
+          float *base = data + o * outer_stride;
+          for (gsize i = 0; i < n; i++)
+            memcpy (plane + i * nx, base + i * stride, nx * sizeof (float));
+          for (gsize i = 0; i < n; i++)
+            {
+              for (gsize x = 0; x < nx; x++)
+                acc[x] = 0.0;
+              for (int k = -radius; k <= radius; k++)
+                {
+                  const double w = kernel[k + radius];
+                  const float *src = plane + reflect_index ((gssize)i + k, n) * nx;
+                  for (gsize x = 0; x < nx; x++)
+                    acc[x] += w * (double)src[x];
+                }
+              float *dst = base + i * stride;
+              for (gsize x = 0; x < nx; x++)
+                dst[x] = (float)acc[x];
+            }
+        }
+    }
+
+  /* Along x: one line at a time. */
+  if (nx > 1)
+    {
+      g_autofree double *line = g_new (double, nx);
+      for (gsize row = 0; row < (gsize)nz * ny; row++)
+        {
+          float *base = data + row * nx;
+          for (gsize i = 0; i < nx; i++)
+            line[i] = base[i];
+          for (gsize i = 0; i < nx; i++)
+            {
+              double total = 0.0;
+              if (i >= (gsize)radius && i + radius < nx)
+                {
+                  const double *src = line + i - radius;
+                  for (int k = 0; k <= 2 * radius; k++)
+                    total += kernel[k] * src[k];
+                }
+              else
+                {
+                  for (int k = -radius; k <= radius; k++)
+                    total += kernel[k + radius] * line[reflect_index ((gssize)i + k, nx)];
+                }
+              base[i] = (float)total;
+            }
+        }
     }
 }
 
@@ -137,18 +162,18 @@ axis_bounds (gint64 p, gint64 lo, gint64 hi, gint64 *near, gint64 *far)
 static void
 voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, gint32 *out)
 {
-  const gsize n_vox = (gsize) nz * ny * nx;
+  const gsize n_vox = (gsize)nz * ny * nx;
   int d = n_dims_of (nz, ny, nx);
-  guint b = (guint) ceil (pow ((double) n_vox / n_seeds, 1.0 / d));
+  guint b = (guint)ceil (pow ((double)n_vox / n_seeds, 1.0 / d));
   b = MAX (b, 1u);
   const guint gz = (nz + b - 1) / b, gy = (ny + b - 1) / b, gx = (nx + b - 1) / b;
-  const gsize n_buckets = (gsize) gz * gy * gx;
+  const gsize n_buckets = (gsize)gz * gy * gx;
 
   g_autofree guint *bucket_start = g_new0 (guint, n_buckets + 1);
   g_autofree guint *bucket_seeds = g_new (guint, n_seeds);
   for (guint s = 0; s < n_seeds; s++)
     {
-      gsize bi = ((gsize) (seeds[s].z / b) * gy + seeds[s].y / b) * gx + seeds[s].x / b;
+      gsize bi = ((gsize)(seeds[s].z / b) * gy + seeds[s].y / b) * gx + seeds[s].x / b;
       bucket_start[bi + 1]++;
     }
   for (gsize i = 0; i < n_buckets; i++)
@@ -157,7 +182,7 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
     g_autofree guint *fill = g_memdup2 (bucket_start, n_buckets * sizeof (guint));
     for (guint s = 0; s < n_seeds; s++)
       {
-        gsize bi = ((gsize) (seeds[s].z / b) * gy + seeds[s].y / b) * gx + seeds[s].x / b;
+        gsize bi = ((gsize)(seeds[s].z / b) * gy + seeds[s].y / b) * gx + seeds[s].x / b;
         bucket_seeds[fill[bi]++] = s;
       }
   }
@@ -185,15 +210,15 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
               const gint64 ly = by0 - ring, hy = by1 + ring;
               const gint64 lx = bx0 - ring, hx = bx1 + ring;
               gboolean ring_exists = FALSE;
-              for (gint64 cz = MAX (lz, 0); cz <= MIN (hz, (gint64) gz - 1); cz++)
-                for (gint64 cy = MAX (ly, 0); cy <= MIN (hy, (gint64) gy - 1); cy++)
-                  for (gint64 cx = MAX (lx, 0); cx <= MIN (hx, (gint64) gx - 1); cx++)
+              for (gint64 cz = MAX (lz, 0); cz <= MIN (hz, (gint64)gz - 1); cz++)
+                for (gint64 cy = MAX (ly, 0); cy <= MIN (hy, (gint64)gy - 1); cy++)
+                  for (gint64 cx = MAX (lx, 0); cx <= MIN (hx, (gint64)gx - 1); cx++)
                     {
                       if (ring > 0 && cz != lz && cz != hz && cy != ly && cy != hy && cx != lx
                           && cx != hx)
                         continue;
                       ring_exists = TRUE;
-                      gsize bi = ((gsize) cz * gy + (gsize) cy) * gx + (gsize) cx;
+                      gsize bi = ((gsize)cz * gy + (gsize)cy) * gx + (gsize)cx;
                       for (guint k = bucket_start[bi]; k < bucket_start[bi + 1]; k++)
                         {
                           guint s = bucket_seeds[k];
@@ -208,7 +233,7 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
 
               /* A seed in a bucket beyond this ring lies at least
                * ring*b + 1 voxels from the block along some axis. */
-              gint64 reach = ring * (gint64) b + 1;
+              gint64 reach = ring * (gint64)b + 1;
               if (!ring_exists || (n_cand > 0 && upper < reach * reach))
                 break;
             }
@@ -228,7 +253,7 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
           for (guint z = z0; z < z1; z++)
             for (guint y = y0; y < y1; y++)
               {
-                gint32 *row = out + ((gsize) z * ny + y) * nx;
+                gint32 *row = out + ((gsize)z * ny + y) * nx;
                 for (guint x = x0; x < x1; x++)
                   {
                     gint64 best_d = G_MAXINT64;
@@ -244,7 +269,7 @@ voronoi_label (const Point *seeds, guint n_seeds, guint nz, guint ny, guint nx, 
                             best_s = keep[c];
                           }
                       }
-                    row[x] = (gint32) best_s + 1;
+                    row[x] = (gint32)best_s + 1;
                   }
               }
         }
@@ -256,8 +281,8 @@ check_shape (guint nz, guint ny, guint nx, GError **error)
   if (nz == 0 || ny == 0 || nx == 0)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "a synthetic volume needs at least one voxel per axis, not %u×%u×%u", nz,
-                   ny, nx);
+                   "a synthetic volume needs at least one voxel per axis, not %u×%u×%u", nz, ny,
+                   nx);
       return FALSE;
     }
   return TRUE;
@@ -272,7 +297,7 @@ add_noise_and_clamp (float *data, gsize n, double noise_sigma, SvRng *rng)
       double v = data[i];
       if (noise_sigma > 0.0)
         v += noise_sigma * sv_rng_normal (rng);
-      data[i] = (float) CLAMP (v, 0.0, 1.0);
+      data[i] = (float)CLAMP (v, 0.0, 1.0);
     }
 }
 
@@ -285,13 +310,14 @@ sv_synth_cells (const SvSynthParams *params, SvLabels **truth, GError **error)
   const guint nz = params->nz, ny = params->ny, nx = params->nx;
   if (!check_shape (nz, ny, nx, error))
     return NULL;
-  const gsize n_vox = (gsize) nz * ny * nx;
+  const gsize n_vox = (gsize)nz * ny * nx;
   if (params->n_cells == 0 || params->n_cells > n_vox)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "the number of cells must be between 1 and the number of voxels (%" G_GSIZE_FORMAT
-                   "), not %u",
-                   n_vox, params->n_cells);
+      g_set_error (
+          error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+          "the number of cells must be between 1 and the number of voxels (%" G_GSIZE_FORMAT
+          "), not %u",
+          n_vox, params->n_cells);
       return NULL;
     }
   if (!(params->nucleus_radius >= 0.0) || !isfinite (params->nucleus_radius)
@@ -324,9 +350,9 @@ sv_synth_cells (const SvSynthParams *params, SvLabels **truth, GError **error)
     g_autofree gint64 *keys = g_new (gint64, n_cells);
     for (guint s = 0; s < n_cells;)
       {
-        gint64 z = (gint64) sv_rng_below (&rng, nz);
-        gint64 y = (gint64) sv_rng_below (&rng, ny);
-        gint64 x = (gint64) sv_rng_below (&rng, nx);
+        gint64 z = (gint64)sv_rng_below (&rng, nz);
+        gint64 y = (gint64)sv_rng_below (&rng, ny);
+        gint64 x = (gint64)sv_rng_below (&rng, nx);
         keys[s] = (z * ny + y) * nx + x;
         if (g_hash_table_contains (taken, &keys[s]))
           continue;
@@ -340,10 +366,10 @@ sv_synth_cells (const SvSynthParams *params, SvLabels **truth, GError **error)
    * a shuffled order (Fisher–Yates) so neighbours differ at random. */
   g_autofree double *mean = g_new (double, n_cells);
   for (guint s = 0; s < n_cells; s++)
-    mean[s] = n_cells > 1 ? 0.2 + 0.4 * (double) s / (double) (n_cells - 1) : 0.4;
+    mean[s] = n_cells > 1 ? 0.2 + 0.4 * (double)s / (double)(n_cells - 1) : 0.4;
   for (guint s = n_cells - 1; s > 0; s--)
     {
-      guint j = (guint) sv_rng_below (&rng, (guint64) s + 1);
+      guint j = (guint)sv_rng_below (&rng, (guint64)s + 1);
       double t = mean[s];
       mean[s] = mean[j];
       mean[j] = t;
@@ -353,27 +379,27 @@ sv_synth_cells (const SvSynthParams *params, SvLabels **truth, GError **error)
 
   float *v = volume->data;
   for (gsize i = 0; i < n_vox; i++)
-    v[i] = (float) mean[labels->data[i] - 1];
+    v[i] = (float)mean[labels->data[i] - 1];
 
   /* Nuclei: a ball around each seed, limited to the seed's own cell. */
   const double r = params->nucleus_radius;
   if (r > 0.0)
     {
-      const gint64 ri = (gint64) floor (r);
+      const gint64 ri = (gint64)floor (r);
       const double r2 = r * r;
       for (guint s = 0; s < n_cells; s++)
         {
           const Point p = seeds[s];
-          for (gint64 z = MAX (p.z - ri, 0); z <= MIN (p.z + ri, (gint64) nz - 1); z++)
-            for (gint64 y = MAX (p.y - ri, 0); y <= MIN (p.y + ri, (gint64) ny - 1); y++)
-              for (gint64 x = MAX (p.x - ri, 0); x <= MIN (p.x + ri, (gint64) nx - 1); x++)
+          for (gint64 z = MAX (p.z - ri, 0); z <= MIN (p.z + ri, (gint64)nz - 1); z++)
+            for (gint64 y = MAX (p.y - ri, 0); y <= MIN (p.y + ri, (gint64)ny - 1); y++)
+              for (gint64 x = MAX (p.x - ri, 0); x <= MIN (p.x + ri, (gint64)nx - 1); x++)
                 {
                   gint64 dz = z - p.z, dy = y - p.y, dx = x - p.x;
-                  if ((double) (dz * dz + dy * dy + dx * dx) > r2)
+                  if ((double)(dz * dz + dy * dy + dx * dx) > r2)
                     continue;
-                  gsize i = ((gsize) z * ny + (gsize) y) * nx + (gsize) x;
-                  if (labels->data[i] == (gint32) s + 1)
-                    v[i] = (float) (mean[s] + 0.3);
+                  gsize i = ((gsize)z * ny + (gsize)y) * nx + (gsize)x;
+                  if (labels->data[i] == (gint32)s + 1)
+                    v[i] = (float)(mean[s] + 0.3);
                 }
         }
     }
@@ -389,7 +415,7 @@ sv_synth_cells (const SvSynthParams *params, SvLabels **truth, GError **error)
 static int
 compare_float (const void *a, const void *b)
 {
-  float fa = *(const float *) a, fb = *(const float *) b;
+  float fa = *(const float *)a, fb = *(const float *)b;
   return (fa > fb) - (fa < fb);
 }
 
@@ -456,25 +482,25 @@ sv_synth_blobs (guint nz, guint ny, guint nx, double blob_size_fraction, double 
   if (volume == NULL)
     return NULL;
 
-  const gsize n_vox = (gsize) nz * ny * nx;
+  const gsize n_vox = (gsize)nz * ny * nx;
   const int d = n_dims_of (nz, ny, nx);
   const double length = MAX (nz, MAX (ny, nx));
   /* As skimage.data.binary_blobs on a cube of side `length`: (1/fraction)^d
    * points; for other shapes the same density of points per voxel. */
   double per_axis = length * blob_size_fraction;
-  double n_pts_f = floor ((double) n_vox / pow (per_axis, d) + 0.5);
+  double n_pts_f = floor ((double)n_vox / pow (per_axis, d) + 0.5);
   if (nz == length && ny == length && nx == length)
     n_pts_f = pow (floor (1.0 / blob_size_fraction), d);
-  gsize n_pts = n_pts_f < 1.0 ? 1 : (gsize) MIN (n_pts_f, (double) n_vox);
+  gsize n_pts = n_pts_f < 1.0 ? 1 : (gsize)MIN (n_pts_f, (double)n_vox);
 
   SvRng rng;
   sv_rng_init (&rng, seed);
   float *v = volume->data;
   for (gsize p = 0; p < n_pts; p++)
     {
-      gsize z = (gsize) sv_rng_below (&rng, nz);
-      gsize y = (gsize) sv_rng_below (&rng, ny);
-      gsize x = (gsize) sv_rng_below (&rng, nx);
+      gsize z = (gsize)sv_rng_below (&rng, nz);
+      gsize y = (gsize)sv_rng_below (&rng, ny);
+      gsize x = (gsize)sv_rng_below (&rng, nx);
       v[(z * ny + y) * nx + x] = 1.0f;
     }
 
@@ -483,9 +509,9 @@ sv_synth_blobs (guint nz, guint ny, guint nx, double blob_size_fraction, double 
   /* numpy.percentile(mask, 100 * (1 - volume_fraction)) with linear
    * interpolation, then mask >= threshold. */
   g_autofree float *sorted = g_memdup2 (v, n_vox * sizeof (float));
-  double pos = (1.0 - volume_fraction) * (double) (n_vox - 1);
-  gsize k = (gsize) floor (pos);
-  double frac = pos - (double) k;
+  double pos = (1.0 - volume_fraction) * (double)(n_vox - 1);
+  gsize k = (gsize)floor (pos);
+  double frac = pos - (double)k;
   float lo = select_kth (sorted, n_vox, k);
   double threshold = lo;
   if (frac > 0.0 && k + 1 < n_vox)
@@ -495,11 +521,11 @@ sv_synth_blobs (guint nz, guint ny, guint nx, double blob_size_fraction, double 
       float next = sorted[k + 1];
       for (gsize i = k + 2; i < n_vox; i++)
         next = MIN (next, sorted[i]);
-      threshold = (double) lo + frac * ((double) next - (double) lo);
+      threshold = (double)lo + frac * ((double)next - (double)lo);
     }
 
   for (gsize i = 0; i < n_vox; i++)
-    v[i] = (double) v[i] >= threshold ? 1.0f : 0.0f;
+    v[i] = (double)v[i] >= threshold ? 1.0f : 0.0f;
 
   return g_steal_pointer (&volume);
 }

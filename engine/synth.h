@@ -11,10 +11,10 @@ G_BEGIN_DECLS
 typedef struct
 {
   guint nz, ny, nx;
-  guint n_cells;        /* Voronoi cells */
+  guint n_cells;         /* Voronoi cells */
   double nucleus_radius; /* voxels; 0 for no nuclei */
-  double blur_sigma;    /* voxels */
-  double noise_sigma;   /* Gaussian noise, in units of the [0,1] intensity range */
+  double blur_sigma;     /* voxels */
+  double noise_sigma;    /* Gaussian noise, in units of the [0,1] intensity range */
   guint64 seed;
 } SvSynthParams;
 

@@ -18,7 +18,7 @@ labels_from (guint nz, guint ny, guint nx, const gint32 *values)
   g_autoptr (GError) error = NULL;
   SvLabels *l = sv_labels_new (nz, ny, nx, &error);
   g_assert_no_error (error);
-  memcpy (l->data, values, (gsize) nz * ny * nx * sizeof (gint32));
+  memcpy (l->data, values, (gsize)nz * ny * nx * sizeof (gint32));
   return l;
 }
 
@@ -28,7 +28,7 @@ image_from (guint nz, guint ny, guint nx, guint nc, const float *values)
   g_autoptr (GError) error = NULL;
   SvVolume *v = sv_volume_new (nz, ny, nx, nc, &error);
   g_assert_no_error (error);
-  memcpy (v->data, values, (gsize) nz * ny * nx * nc * sizeof (float));
+  memcpy (v->data, values, (gsize)nz * ny * nx * nc * sizeof (float));
   return v;
 }
 
@@ -265,7 +265,7 @@ have_python_numpy (void)
     return FALSE;
   const char *argv[] = { "/usr/bin/python3", "-c", "import numpy, scipy.ndimage", NULL };
   int status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL,
+  if (!g_spawn_sync (NULL, (char **)argv, NULL,
                      G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
                      NULL, &status, NULL))
     return FALSE;
@@ -274,64 +274,66 @@ have_python_numpy (void)
 
 /* Every metric again, written the obvious way with numpy and scipy; ARI
  * with sklearn when it is installed, else from the pair-count formula. */
-static const char reference_script[] =
-  "import sys, numpy as np, scipy.ndimage as ndi\n"
-  "d = sys.argv[1]\n"
-  "nz, ny, nx, r = (int(v) for v in open(d + '/shape').read().split())\n"
-  "L = np.fromfile(d + '/labels.i32', dtype='<i4').reshape(nz, ny, nx)\n"
-  "G = np.fromfile(d + '/truth.i32', dtype='<i4').reshape(nz, ny, nx)\n"
-  "I = np.fromfile(d + '/image.f32', dtype='<f4').reshape(nz, ny, nx).astype(np.float64)\n"
-  "N = L.size\n"
-  "_, li = np.unique(L, return_inverse=True)\n"
-  "_, gi = np.unique(G, return_inverse=True)\n"
-  "li = li.reshape(L.shape); gi = gi.reshape(G.shape)\n"
-  "C = np.zeros((li.max() + 1, gi.max() + 1), dtype=np.int64)\n"
-  "np.add.at(C, (li.ravel(), gi.ravel()), 1)\n"
-  "asa = C.max(axis=1).sum() / N\n"
-  "try:\n"
-  "    from sklearn.metrics import adjusted_rand_score\n"
-  "    ari = adjusted_rand_score(G.ravel(), L.ravel())\n"
-  "except ImportError:\n"
-  "    c2 = lambda x: (x * (x - 1) // 2).sum()\n"
-  "    sij, sa, sb, tot = c2(C), c2(C.sum(1)), c2(C.sum(0)), N * (N - 1) // 2\n"
-  "    e = sa * sb / tot\n"
-  "    ari = (sij - e) / (0.5 * (sa + sb) - e)\n"
-  "def edges(X):\n"
-  "    m = np.zeros(X.shape, bool)\n"
-  "    for ax in range(3):\n"
-  "        if X.shape[ax] < 2: continue\n"
-  "        diff = np.diff(X, axis=ax) != 0\n"
-  "        lo = [slice(None)] * 3; hi = [slice(None)] * 3\n"
-  "        lo[ax] = slice(0, -1); hi[ax] = slice(1, None)\n"
-  "        m[tuple(lo)] |= diff; m[tuple(hi)] |= diff\n"
-  "    return m\n"
-  "ge = edges(G)\n"
-  "le = ndi.maximum_filter(edges(L).astype(np.uint8), size=2 * r + 1, mode='constant', cval=0) > 0\n"
-  "br = (ge & le).sum() / ge.sum()\n"
-  "sizes = np.bincount(li.ravel())\n"
-  "means = np.bincount(li.ravel(), weights=I.ravel()) / sizes\n"
-  "mu = I.mean()\n"
-  "ev = (sizes * (means - mu) ** 2).sum() / ((I - mu) ** 2).sum()\n"
-  "P = np.pad(li, 1, constant_values=-1)\n"
-  "faces = np.zeros(len(sizes))\n"
-  "inner = P[1:-1, 1:-1, 1:-1]\n"
-  "axes = range(3) if nz > 1 else (1, 2)\n"
-  "for ax in axes:\n"
-  "    for sh in (-1, 1):\n"
-  "        nb = np.roll(P, sh, axis=ax)[1:-1, 1:-1, 1:-1]\n"
-  "        faces += np.bincount(inner.ravel(), weights=(nb != inner).ravel(), minlength=len(sizes))\n"
-  "V = sizes.astype(np.float64)\n"
-  "Q = 36 * np.pi * V ** 2 / faces ** 3 if nz > 1 else 4 * np.pi * V / faces ** 2\n"
-  "co = (V * Q).sum() / N\n"
-  "print(repr(asa), repr(1 - asa), repr(br), repr(ev), repr(co), repr(ari), len(sizes),\n"
-  "      repr(float(np.median(sizes))), repr(float(sizes.std())))\n";
+static const char reference_script[]
+    = "import sys, numpy as np, scipy.ndimage as ndi\n"
+      "d = sys.argv[1]\n"
+      "nz, ny, nx, r = (int(v) for v in open(d + '/shape').read().split())\n"
+      "L = np.fromfile(d + '/labels.i32', dtype='<i4').reshape(nz, ny, nx)\n"
+      "G = np.fromfile(d + '/truth.i32', dtype='<i4').reshape(nz, ny, nx)\n"
+      "I = np.fromfile(d + '/image.f32', dtype='<f4').reshape(nz, ny, nx).astype(np.float64)\n"
+      "N = L.size\n"
+      "_, li = np.unique(L, return_inverse=True)\n"
+      "_, gi = np.unique(G, return_inverse=True)\n"
+      "li = li.reshape(L.shape); gi = gi.reshape(G.shape)\n"
+      "C = np.zeros((li.max() + 1, gi.max() + 1), dtype=np.int64)\n"
+      "np.add.at(C, (li.ravel(), gi.ravel()), 1)\n"
+      "asa = C.max(axis=1).sum() / N\n"
+      "try:\n"
+      "    from sklearn.metrics import adjusted_rand_score\n"
+      "    ari = adjusted_rand_score(G.ravel(), L.ravel())\n"
+      "except ImportError:\n"
+      "    c2 = lambda x: (x * (x - 1) // 2).sum()\n"
+      "    sij, sa, sb, tot = c2(C), c2(C.sum(1)), c2(C.sum(0)), N * (N - 1) // 2\n"
+      "    e = sa * sb / tot\n"
+      "    ari = (sij - e) / (0.5 * (sa + sb) - e)\n"
+      "def edges(X):\n"
+      "    m = np.zeros(X.shape, bool)\n"
+      "    for ax in range(3):\n"
+      "        if X.shape[ax] < 2: continue\n"
+      "        diff = np.diff(X, axis=ax) != 0\n"
+      "        lo = [slice(None)] * 3; hi = [slice(None)] * 3\n"
+      "        lo[ax] = slice(0, -1); hi[ax] = slice(1, None)\n"
+      "        m[tuple(lo)] |= diff; m[tuple(hi)] |= diff\n"
+      "    return m\n"
+      "ge = edges(G)\n"
+      "le = ndi.maximum_filter(edges(L).astype(np.uint8), size=2 * r + 1, mode='constant', cval=0) "
+      "> 0\n"
+      "br = (ge & le).sum() / ge.sum()\n"
+      "sizes = np.bincount(li.ravel())\n"
+      "means = np.bincount(li.ravel(), weights=I.ravel()) / sizes\n"
+      "mu = I.mean()\n"
+      "ev = (sizes * (means - mu) ** 2).sum() / ((I - mu) ** 2).sum()\n"
+      "P = np.pad(li, 1, constant_values=-1)\n"
+      "faces = np.zeros(len(sizes))\n"
+      "inner = P[1:-1, 1:-1, 1:-1]\n"
+      "axes = range(3) if nz > 1 else (1, 2)\n"
+      "for ax in axes:\n"
+      "    for sh in (-1, 1):\n"
+      "        nb = np.roll(P, sh, axis=ax)[1:-1, 1:-1, 1:-1]\n"
+      "        faces += np.bincount(inner.ravel(), weights=(nb != inner).ravel(), "
+      "minlength=len(sizes))\n"
+      "V = sizes.astype(np.float64)\n"
+      "Q = 36 * np.pi * V ** 2 / faces ** 3 if nz > 1 else 4 * np.pi * V / faces ** 2\n"
+      "co = (V * Q).sum() / N\n"
+      "print(repr(asa), repr(1 - asa), repr(br), repr(ev), repr(co), repr(ari), len(sizes),\n"
+      "      repr(float(np.median(sizes))), repr(float(sizes.std())))\n";
 
 static void
 write_file (const char *dir, const char *name, const void *data, gsize len)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_file_set_contents (path, data, (gssize) len, &error);
+  g_file_set_contents (path, data, (gssize)len, &error);
   g_assert_no_error (error);
 }
 
@@ -362,15 +364,15 @@ check_against_python (guint nz, guint ny, guint nx, guint radius, guint64 seed)
   g_assert_no_error (error);
   SvRng rng;
   sv_rng_init (&rng, seed + 100);
-  gsize n = (gsize) nz * ny * nx;
+  gsize n = (gsize)nz * ny * nx;
   for (gsize i = 0; i < n; i++)
     {
-      guint z = i / ((gsize) ny * nx), y = i / nx % ny, x = i % nx;
+      guint z = i / ((gsize)ny * nx), y = i / nx % ny, x = i % nx;
       /* Blocks of 3×5×4 with one voxel in ten given to a random neighbour
        * label, so that boundaries are ragged and labels not connected. */
-      gint32 block = (gint32) (((z / 3) * 100 + y / 5) * 100 + x / 4);
+      gint32 block = (gint32)(((z / 3) * 100 + y / 5) * 100 + x / 4);
       if (sv_rng_below (&rng, 10) == 0)
-        block += (gint32) sv_rng_below (&rng, 3);
+        block += (gint32)sv_rng_below (&rng, 3);
       labels->data[i] = block - 5000;
     }
 
@@ -389,8 +391,8 @@ check_against_python (guint nz, guint ny, guint nx, guint radius, guint64 seed)
   const char *argv[] = { "/usr/bin/python3", "-c", reference_script, dir, NULL };
   g_autofree char *out = NULL, *err = NULL;
   int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                               &err, &status, &error));
+  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
   g_assert_no_error (error);
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("reference script failed: %s", err);
@@ -402,9 +404,9 @@ check_against_python (guint nz, guint ny, guint nx, guint radius, guint64 seed)
 
   g_auto (GStrv) v = g_strsplit (g_strstrip (out), " ", -1);
   g_assert_cmpuint (g_strv_length (v), ==, 9);
-  g_test_message ("%ux%ux%u r=%u: C asa %.17g br %.17g ev %.17g co %.17g ari %.17g; python %s",
-                  nz, ny, nx, radius, m.asa, m.boundary_recall, m.explained_variation,
-                  m.compactness, m.adjusted_rand, out);
+  g_test_message ("%ux%ux%u r=%u: C asa %.17g br %.17g ev %.17g co %.17g ari %.17g; python %s", nz,
+                  ny, nx, radius, m.asa, m.boundary_recall, m.explained_variation, m.compactness,
+                  m.adjusted_rand, out);
   g_assert_cmpfloat_with_epsilon (m.asa, g_ascii_strtod (v[0], NULL), 1e-12);
   g_assert_cmpfloat_with_epsilon (m.undersegmentation, g_ascii_strtod (v[1], NULL), 1e-12);
   g_assert_cmpfloat_with_epsilon (m.boundary_recall, g_ascii_strtod (v[2], NULL), 1e-12);

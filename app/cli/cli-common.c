@@ -1,0 +1,436 @@
+#define G_LOG_DOMAIN "sv-cli"
+
+#include "cli-common.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "error.h"
+
+static void
+print_one_line (const char *message)
+{
+  g_autofree char *line = g_strdup (message);
+
+  /* A caller's script reads exactly one line per failure. */
+  g_strdelimit (line, "\r\n", ' ');
+  g_strchomp (line);
+  fprintf (stderr, "%s: %s\n", SV_CLI_PROGRAM, line);
+  fflush (stderr);
+}
+
+void
+sv_cli_error (const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  print_one_line (message);
+}
+
+void
+sv_cli_note (const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  print_one_line (message);
+}
+
+void
+sv_cli_report (const GError *error)
+{
+  print_one_line (error != NULL ? error->message : "unknown error");
+}
+
+gboolean
+sv_cli_parse_options (GOptionContext *context, const char *command, int *argc, char ***argv)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      sv_cli_error ("%s: %s (try '%s %s --help')", command, error->message, SV_CLI_PROGRAM,
+                    command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_cli_parse_double (const char *option, const char *text, double *value, GError **error)
+{
+  char *end = NULL;
+  double v;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a number, got an empty value", option);
+      return FALSE;
+    }
+  errno = 0;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !isfinite (v))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a finite number, got '%s'", option, text);
+      return FALSE;
+    }
+  *value = v;
+  return TRUE;
+}
+
+gboolean
+sv_cli_parse_int64 (const char *option, const char *text, gint64 min, gint64 max, gint64 *value,
+                    GError **error)
+{
+  char *end = NULL;
+  gint64 v;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a whole number, got an empty value", option);
+      return FALSE;
+    }
+  errno = 0;
+  v = g_ascii_strtoll (text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a whole number, got '%s'", option, text);
+      return FALSE;
+    }
+  if (v < min || v > max)
+    {
+      if (max == G_MAXINT64 || max == G_MAXINT32)
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "%s must be >= %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT, option, min, v);
+      else
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "%s must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT
+                     ", got %" G_GINT64_FORMAT,
+                     option, min, max, v);
+      return FALSE;
+    }
+  *value = v;
+  return TRUE;
+}
+
+gboolean
+sv_cli_parse_double_list (const char *option, const char *text, double *values, guint max_values,
+                          guint *n_values, GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+  guint n;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a number or a list like z,y,x, got an empty value", option);
+      return FALSE;
+    }
+  parts = g_strsplit (text, ",", -1);
+  n = g_strv_length (parts);
+  if (n > max_values)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s takes at most %u values, got %u ('%s')", option, max_values, n, text);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      char *end = NULL;
+      const char *part = g_strstrip (parts[i]);
+      double v;
+
+      errno = 0;
+      v = g_ascii_strtod (part, &end);
+      if (*part == '\0' || end == part || *end != '\0' || errno == ERANGE || !isfinite (v))
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                       "%s expects finite numbers separated by commas, got '%s'", option, text);
+          return FALSE;
+        }
+      values[i] = v;
+    }
+  *n_values = n;
+  return TRUE;
+}
+
+gboolean
+sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+
+  parts = g_strsplit (text != NULL ? text : "", ",", -1);
+  if (g_strv_length (parts) != 3)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects three sizes z,y,x, got '%s'", option, text != NULL ? text : "");
+      return FALSE;
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      char *end = NULL;
+      const char *part = g_strstrip (parts[i]);
+      guint64 v;
+
+      errno = 0;
+      v = g_ascii_strtoull (part, &end, 10);
+      if (*part == '\0' || *part == '-' || end == part || *end != '\0' || errno == ERANGE || v < 1
+          || v > G_MAXINT32)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                       "%s expects three sizes >= 1 like 64,128,128, got '%s'", option, text);
+          return FALSE;
+        }
+      shape[i] = (guint)v;
+    }
+  return TRUE;
+}
+
+char *
+sv_cli_sidecar_path (const char *output)
+{
+  static const char *const extensions[] = { ".tiff", ".tif" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
+    {
+      gsize len = strlen (output), elen = strlen (extensions[i]);
+
+      if (len > elen && g_ascii_strcasecmp (output + len - elen, extensions[i]) == 0)
+        {
+          g_autofree char *stem = g_strndup (output, len - elen);
+          return g_strconcat (stem, ".json", NULL);
+        }
+    }
+  return g_strconcat (output, ".json", NULL);
+}
+
+gboolean
+sv_cli_check_output (const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+
+  if (*path == '\0' || g_str_has_suffix (path, G_DIR_SEPARATOR_S))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: not a file name", path);
+      return FALSE;
+    }
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: is a folder", path);
+      return FALSE;
+    }
+  if (!g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                   "%s: cannot write: folder %s does not exist", path, dir);
+      return FALSE;
+    }
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                   "%s: cannot write: %s is not a folder", path, dir);
+      return FALSE;
+    }
+  /* The outputs are written to a temporary name in the folder and renamed,
+   * so the folder itself must be writable, even when the file exists. */
+  if (g_access (dir, W_OK | X_OK) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write to folder %s: %s",
+                   path, dir, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_cli_same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+
+  if (g_stat (a, &sa) != 0 || g_stat (b, &sb) != 0)
+    return FALSE;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+char *
+sv_cli_write_temp_beside (const char *path, const char *contents, GError **error)
+{
+  g_autofree char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
+  gsize len = strlen (contents);
+  gsize done = 0;
+  int fd;
+
+  fd = g_mkstemp_full (tmp, O_WRONLY, 0666 & ~0022);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot create: %s", path,
+                   g_strerror (saved));
+      return NULL;
+    }
+  while (done < len)
+    {
+      gssize n = write (fd, contents + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+          close (fd);
+          g_unlink (tmp);
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write: %s", path,
+                       g_strerror (saved));
+          return NULL;
+        }
+      done += (gsize)n;
+    }
+  /* mkstemp creates 0600; give the sidecar the usual permissions. */
+  {
+    mode_t mask = umask (0);
+    umask (mask);
+    fchmod (fd, 0666 & ~mask);
+  }
+  if (fsync (fd) != 0 || close (fd) != 0)
+    {
+      int saved = errno;
+      g_unlink (tmp);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write: %s", path,
+                   g_strerror (saved));
+      return NULL;
+    }
+  return g_steal_pointer (&tmp);
+}
+
+gboolean
+sv_cli_commit_temp (const char *tmp, const char *path, GError **error)
+{
+  if (g_rename (tmp, path) != 0)
+    {
+      int saved = errno;
+      g_unlink (tmp);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write: %s", path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+sv_cli_n_cores (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n >= 1 ? (int)MIN (n, 1024) : 1;
+}
+
+double
+sv_cli_now (void)
+{
+  return (double)g_get_monotonic_time () / G_USEC_PER_SEC;
+}
+
+char *
+sv_cli_format_shape (guint nz, guint ny, guint nx)
+{
+  if (nz == 1)
+    return g_strdup_printf ("%u×%u", ny, nx);
+  return g_strdup_printf ("%u×%u×%u", nz, ny, nx);
+}
+
+void
+sv_cli_report_file (const char *path, const GError *error)
+{
+  const char *message = error != NULL ? error->message : "unknown error";
+
+  if (strstr (message, path) != NULL)
+    sv_cli_error ("%s", message);
+  else
+    sv_cli_error ("%s: %s", path, message);
+}
+
+gboolean
+sv_cli_check_input (const char *path, GError **error)
+{
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: no such file", path);
+      return FALSE;
+    }
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: is a folder, not a TIFF file",
+                   path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gpointer
+watch_signals_thread (gpointer data)
+{
+  GCancellable *cancellable = data;
+  sigset_t set;
+  int sig = 0;
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGHUP);
+  if (sigwait (&set, &sig) != 0)
+    return NULL;
+  g_cancellable_cancel (cancellable);
+  /* The main thread stops at the next safe point and cleans up; a second
+   * interrupt means the user does not want to wait. */
+  if (sigwait (&set, &sig) == 0)
+    _exit (130);
+  return NULL;
+}
+
+GCancellable *
+sv_cli_watch_interrupts (void)
+{
+  static GCancellable *cancellable;
+  sigset_t set;
+
+  if (cancellable != NULL)
+    return cancellable;
+  cancellable = g_cancellable_new ();
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGHUP);
+  pthread_sigmask (SIG_BLOCK, &set, NULL);
+  g_thread_unref (g_thread_new ("sv-cli-signals", watch_signals_thread, cancellable));
+  return cancellable;
+}
+
+gboolean
+sv_cli_interrupted (GCancellable *cancellable)
+{
+  if (cancellable == NULL || !g_cancellable_is_cancelled (cancellable))
+    return FALSE;
+  sv_cli_error ("interrupted; no output written");
+  return TRUE;
+}

@@ -1,0 +1,1090 @@
+/* Tests of supervox-cli as a user runs it: the built binary is spawned on
+ * real TIFF files; failures must give exit 1, one line on stderr naming the
+ * problem and leave no output behind; successes are checked against the
+ * engine called in-process. */
+#define G_LOG_DOMAIN "sv-test-cli"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <tiffio.h>
+
+#include "backend.h"
+#include "connectivity.h"
+#include "io.h"
+#include "params.h"
+#include "synth.h"
+#include "sv-config.h"
+#include "volume.h"
+
+static char *cli_path;
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+typedef struct
+{
+  int status; /* exit status */
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+/* Runs supervox-cli with the NULL-terminated arguments in `dir`. */
+static Result
+run_cli_v (const char *dir, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  Result r = { 0 };
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, cli_path);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer)args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  return r;
+}
+
+#define run_cli(dir, ...) run_cli_v ((dir), (const char *const[]){ __VA_ARGS__, NULL })
+
+static char *
+path_in (Fixture *f, const char *name)
+{
+  return g_build_filename (f->dir, name, NULL);
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("sv-test-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *dir;
+  const char *name;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_unlink (path);
+      return;
+    }
+  g_chmod (path, 0755);
+  dir = g_dir_open (path, 0, NULL);
+  if (dir != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree (child);
+        }
+      g_dir_close (dir);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names of the files in `dir`, sorted, joined by spaces. */
+static char *
+list_dir (const char *path)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_dir_close (dir);
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **)names->pdata);
+}
+
+static guint
+count_entries (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  g_dir_close (dir);
+  return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Input files */
+
+/* A small smooth float volume, deterministic. */
+static SvVolume *
+make_volume (guint nz, guint ny, guint nx)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (nz, ny, nx, 1, &error);
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        v->data[((gsize)z * ny + y) * nx + x]
+            = (float)(0.5 + 0.25 * sin (0.7 * x + 0.3 * z) * cos (0.5 * y)
+                      + 0.2 * ((x / 5 + y / 4 + z / 3) % 3));
+  return v;
+}
+
+static char *
+write_volume (Fixture *f, const char *name, const SvVolume *v)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = path_in (f, name);
+
+  g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_F32, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static char *
+write_default_volume (Fixture *f)
+{
+  g_autoptr (SvVolume) v = make_volume (6, 20, 24);
+  return write_volume (f, "in.tif", v);
+}
+
+static void
+write_bytes (const char *path, const void *data, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, data, (gssize)len, &error));
+  g_assert_no_error (error);
+}
+
+/* Writes float32 pages through libtiff directly: uncompressed, one strip
+ * per page, so that tests can corrupt known offsets. sizes: 2 per page. */
+static void
+write_raw_pages (const char *path, guint n_pages, const guint *sizes)
+{
+  TIFF *tif = TIFFOpen (path, "w");
+
+  g_assert_nonnull (tif);
+  for (guint p = 0; p < n_pages; p++)
+    {
+      guint ny = sizes[2 * p], nx = sizes[2 * p + 1];
+      g_autofree float *row = g_new0 (float, nx);
+
+      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, nx);
+      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, ny);
+      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+      TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, 32);
+      TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+      TIFFSetField (tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+      TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, ny);
+      for (guint y = 0; y < ny; y++)
+        {
+          for (guint x = 0; x < nx; x++)
+            row[x] = (float)((x + y + p) % 7) / 7.0f;
+          g_assert_cmpint (TIFFWriteScanline (tif, row, y, 0), ==, 1);
+        }
+      g_assert_true (TIFFWriteDirectory (tif));
+    }
+  TIFFClose (tif);
+}
+
+static guint32
+read_u32 (const guint8 *p)
+{
+  return (guint32)p[0] | ((guint32)p[1] << 8) | ((guint32)p[2] << 16) | ((guint32)p[3] << 24);
+}
+
+static void
+put_u32 (guint8 *p, guint32 v)
+{
+  p[0] = v & 0xff;
+  p[1] = (v >> 8) & 0xff;
+  p[2] = (v >> 16) & 0xff;
+  p[3] = (v >> 24) & 0xff;
+}
+
+/* ------------------------------------------------------------------ */
+/* Failure checks */
+
+static int
+count_lines (const char *text)
+{
+  int n = 0;
+
+  for (const char *p = text; *p != '\0'; p++)
+    if (*p == '\n')
+      n++;
+  return n;
+}
+
+/* Runs the CLI, expects exit 1, exactly one stderr line starting with
+ * "supervox-cli: " and containing `needle`, nothing on stdout, and the
+ * folder unchanged (no OUT, no sidecar, no temporary file). */
+static void
+expect_failure_v (Fixture *f, const char *needle, const char *const *args)
+{
+  g_autofree char *before = list_dir (f->dir);
+  g_autofree char *after = NULL;
+  Result r = run_cli_v (f->dir, args);
+
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "supervox-cli: "));
+  g_assert_nonnull (strstr (r.err, needle));
+  g_assert_cmpstr (r.out, ==, "");
+  after = list_dir (f->dir);
+  g_assert_cmpstr (after, ==, before);
+  result_clear (&r);
+}
+
+#define expect_failure(f, needle, ...)                                                             \
+  expect_failure_v ((f), (needle), (const char *const[]){ __VA_ARGS__, NULL })
+
+static void
+test_missing_input (Fixture *f, gconstpointer data)
+{
+  expect_failure (f, "nothere.tif: no such file", "slic", "nothere.tif", "-o", "out.tif");
+}
+
+static void
+test_empty_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = path_in (f, "empty.tif");
+
+  write_bytes (in, "", 0);
+  expect_failure (f, in, "slic", in, "-o", "out.tif");
+}
+
+static void
+test_not_tiff (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = path_in (f, "notes.tif");
+  const char text[] = "this is a text file, not an image\n";
+
+  write_bytes (in, text, sizeof text - 1);
+  expect_failure (f, in, "slic", in, "-o", "out.tif");
+}
+
+static void
+test_truncated (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *cut = path_in (f, "cut.tif");
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (in, &contents, &len, NULL));
+  write_bytes (cut, contents, len / 2);
+  expect_failure (f, cut, "slic", cut, "-o", "out.tif");
+  write_bytes (cut, contents, 12);
+  expect_failure (f, cut, "slic", cut, "-o", "out.tif");
+}
+
+static void
+test_corrupt_offsets (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = path_in (f, "raw.tif");
+  g_autofree guint8 *bytes = NULL;
+  gsize len = 0;
+  guint sizes[] = { 8, 8, 8, 8 };
+  guint32 ifd;
+  guint16 n_entries;
+  gboolean patched = FALSE;
+
+  write_raw_pages (in, 2, sizes);
+  g_assert_true (g_file_get_contents (in, (char **)&bytes, &len, NULL));
+  g_assert_true (bytes[0] == 'I' && bytes[1] == 'I');
+
+  /* The first page's strip offset points far beyond the end of the file. */
+  ifd = read_u32 (bytes + 4);
+  n_entries = (guint16)(bytes[ifd] | (bytes[ifd + 1] << 8));
+  for (guint i = 0; i < n_entries; i++)
+    {
+      guint8 *e = bytes + ifd + 2 + 12 * i;
+      if ((e[0] | (e[1] << 8)) == TIFFTAG_STRIPOFFSETS)
+        {
+          put_u32 (e + 8, 0x7ffff000u);
+          patched = TRUE;
+        }
+    }
+  g_assert_true (patched);
+  write_bytes (in, bytes, len);
+  expect_failure (f, in, "slic", in, "-o", "out.tif");
+
+  /* The first directory offset points beyond the end of the file. */
+  g_clear_pointer (&bytes, g_free);
+  g_assert_true (g_file_get_contents (in, (char **)&bytes, &len, NULL));
+  put_u32 (bytes + 4, (guint32)len + 4096);
+  write_bytes (in, bytes, len);
+  expect_failure (f, in, "slic", in, "-o", "out.tif");
+}
+
+static void
+test_page_sizes (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = path_in (f, "pages.tif");
+  guint sizes[] = { 8, 8, 8, 7, 8, 8 };
+
+  write_raw_pages (in, 3, sizes);
+  expect_failure (f, in, "slic", in, "-o", "out.tif");
+}
+
+static void
+test_nonfinite (Fixture *f, gconstpointer data)
+{
+  static const float bad[] = { NAN, INFINITY, -INFINITY };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (SvVolume) v = make_volume (4, 10, 12);
+      g_autoptr (SvLabels) m = NULL;
+      g_autofree char *in = NULL;
+      g_autofree char *mask = path_in (f, "mask.tif");
+      g_autofree char *out = path_in (f, "out.tif");
+      g_autofree char *sidecar = path_in (f, "out.json");
+      g_autoptr (GError) error = NULL;
+      Result r;
+
+      v->data[(2 * 10 + 3) * 12 + 5] = bad[i];
+      in = write_volume (f, "bad.tif", v);
+      expect_failure (f, in, "slic", in, "-o", "out.tif", "--n-segments", "8");
+
+      /* Masked out, the bad voxel is not used and the run succeeds. */
+      m = sv_labels_new (4, 10, 12, &error);
+      g_assert_no_error (error);
+      for (gsize k = 0; k < sv_labels_n_voxels (m); k++)
+        m->data[k] = 1;
+      m->data[(2 * 10 + 3) * 12 + 5] = 0;
+      g_assert_true (sv_tiff_write_labels (mask, m, &error));
+      g_assert_no_error (error);
+      r = run_cli (f->dir, "slic", in, "-o", "out.tif", "--n-segments", "8", "--mask", "mask.tif");
+      g_test_message ("stderr: %s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+      g_assert_true (g_file_test (sidecar, G_FILE_TEST_EXISTS));
+      {
+        g_autoptr (SvLabels) labels = sv_tiff_read_labels (out, &error);
+        g_assert_no_error (error);
+        /* start_label 1: the masked-out voxel is 0, all others >= 1. */
+        for (gsize k = 0; k < sv_labels_n_voxels (labels); k++)
+          g_assert_cmpint (labels->data[k], ==, m->data[k] ? MAX (labels->data[k], 1) : 0);
+      }
+      result_clear (&r);
+      g_unlink (out);
+      g_unlink (sidecar);
+      g_unlink (mask);
+      g_unlink (in);
+    }
+}
+
+static void
+test_bad_params (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *mask = path_in (f, "mask.tif");
+  g_autoptr (SvLabels) m = NULL;
+  g_autoptr (GError) error = NULL;
+
+  expect_failure (f, "--n-segments must be >= 1, got 0", "slic", in, "-o", "out.tif",
+                  "--n-segments", "0");
+  expect_failure (f, "--n-segments must be >= 1, got -5", "slic", in, "-o", "out.tif",
+                  "--n-segments=-5");
+  expect_failure (f, "--n-segments expects a whole number, got 'many'", "slic", in, "-o", "out.tif",
+                  "--n-segments", "many");
+  expect_failure (f, "--compactness must be > 0, got 0", "slic", in, "-o", "out.tif",
+                  "--compactness", "0");
+  expect_failure (f, "--compactness must be > 0, got -1", "slic", in, "-o", "out.tif",
+                  "--compactness", "-1");
+  expect_failure (f, "--compactness expects a finite number, got 'nan'", "slic", in, "-o",
+                  "out.tif", "--compactness", "nan");
+  expect_failure (f, "--max-num-iter must be >= 0, got -1", "slic", in, "-o", "out.tif",
+                  "--max-num-iter", "-1");
+  expect_failure (f, "--spacing must be > 0", "slic", in, "-o", "out.tif", "--spacing", "0,1,1");
+  expect_failure (f, "--spacing must be > 0", "slic", in, "-o", "out.tif", "--spacing", "1,-2,1");
+  expect_failure (f, "--spacing needs 3 values", "slic", in, "-o", "out.tif", "--spacing", "1,1");
+  expect_failure (f, "--spacing takes at most 3 values", "slic", in, "-o", "out.tif", "--spacing",
+                  "1,1,1,1");
+  expect_failure (f, "--spacing expects z,y,x", "slic", in, "-o", "out.tif", "--spacing", "2");
+  {
+    /* Plain libtiff pages carry no ImageJ or OME spacing. */
+    g_autofree char *plain = path_in (f, "plain.tif");
+    guint sizes[] = { 8, 8, 8, 8 };
+
+    write_raw_pages (plain, 2, sizes);
+    expect_failure (f, "no voxel spacing in the file", "slic", plain, "-o", "out.tif", "--spacing",
+                    "file");
+  }
+  expect_failure (f, "--sigma must be >= 0", "slic", in, "-o", "out.tif", "--sigma", "-1");
+  expect_failure (f, "--sigma needs one value or 3 values", "slic", in, "-o", "out.tif", "--sigma",
+                  "1,2");
+  expect_failure (f, "--start-label must be 0 or 1, got 2", "slic", in, "-o", "out.tif",
+                  "--start-label", "2");
+  expect_failure (f, "--min-size-factor must be >= 0", "slic", in, "-o", "out.tif",
+                  "--min-size-factor", "-0.5");
+  expect_failure (f, "--max-size-factor must be > 0", "slic", in, "-o", "out.tif",
+                  "--max-size-factor", "0");
+  expect_failure (f, "--threads must be between 1", "slic", in, "-o", "out.tif", "--threads", "0");
+  expect_failure (f, "--backend must be cpu, cuda or auto, got gpu", "slic", in, "-o", "out.tif",
+                  "--backend", "gpu");
+  expect_failure (f, "cannot be used together", "slic", in, "-o", "out.tif", "--convert2lab",
+                  "--no-convert2lab");
+  /* Lab needs 3 channels. */
+  expect_failure (f, in, "slic", in, "-o", "out.tif", "--convert2lab");
+
+  m = sv_labels_new (6, 20, 23, &error);
+  g_assert_no_error (error);
+  for (gsize k = 0; k < sv_labels_n_voxels (m); k++)
+    m->data[k] = 1;
+  g_assert_true (sv_tiff_write_labels (mask, m, &error));
+  g_assert_no_error (error);
+  expect_failure (f, "mask is 6×20×23 but the image", "slic", in, "-o", "out.tif", "--mask", mask);
+  expect_failure (f, "nomask.tif: no such file", "slic", in, "-o", "out.tif", "--mask",
+                  "nomask.tif");
+  g_clear_pointer (&m, sv_labels_free);
+  m = sv_labels_new (6, 20, 24, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_write_labels (mask, m, &error));
+  g_assert_no_error (error);
+  expect_failure (f, "mask.tif: the mask is empty", "slic", in, "-o", "out.tif", "--mask", mask);
+}
+
+static void
+test_bad_command_line (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+
+  expect_failure (f, "try 'supervox-cli slic --help'", "slic", in, "-o", "out.tif",
+                  "--no-such-option");
+  expect_failure (f, "--no-such-option", "slic", in, "-o", "out.tif", "--no-such-option");
+  expect_failure (f, "missing -o OUT.tif", "slic", in);
+  expect_failure (f, "missing input file", "slic", "-o", "out.tif");
+  expect_failure (f, "expected one input file, got 2", "slic", in, in, "-o", "out.tif");
+  expect_failure (f, "--n-segments", "slic", in, "-o", "out.tif", "--n-segments");
+  expect_failure (f, "unknown command 'slice'", "slice", in);
+  expect_failure_v (f, "missing command", (const char *const[]){ NULL });
+  expect_failure (f, "missing --max-size", "connect", in, "-o", "out.tif", "--min-size", "3");
+  expect_failure (f, "missing -o VOL.tif", "synth");
+  expect_failure (f, "--shape expects three sizes", "synth", "-o", "v.tif", "--shape", "4,4");
+  expect_failure (f, "missing --truth", "eval", in);
+}
+
+static void
+test_unwritable_output (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *ro = path_in (f, "readonly");
+  g_autofree char *ro_out = g_build_filename (ro, "out.tif", NULL);
+  g_autofree char *sidecar = g_build_filename (ro, "out.json", NULL);
+  g_autofree char *listing = NULL;
+
+  expect_failure (f, "does not exist", "slic", in, "-o", "missing-dir/out.tif");
+  expect_failure (f, "is a folder", "slic", in, "-o", f->dir);
+  expect_failure (f, "would overwrite an input", "slic", in, "-o", in);
+  expect_failure (f, "is not a folder", "slic", in, "-o", "in.tif/out.tif");
+  if (geteuid () == 0)
+    {
+      /* root may write anywhere the permissions say; /proc still refuses,
+       * which exercises the engine's failed write. */
+      expect_failure (f, "/proc/out.tif", "slic", in, "-o", "/proc/out.tif");
+      g_assert_false (g_file_test ("/proc/out.tif", G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test ("/proc/out.json", G_FILE_TEST_EXISTS));
+    }
+
+  g_assert_cmpint (g_mkdir (ro, 0555), ==, 0);
+  if (geteuid () == 0)
+    {
+      g_test_message ("running as root: a read-only folder is writable, skipping that case");
+      return;
+    }
+  expect_failure (f, "cannot write to folder", "slic", in, "-o", ro_out);
+  g_assert_false (g_file_test (ro_out, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (sidecar, G_FILE_TEST_EXISTS));
+  listing = list_dir (ro);
+  g_assert_cmpstr (listing, ==, "");
+}
+
+static void
+test_cuda_unavailable (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+
+  if (SV_HAVE_CUDA)
+    {
+      g_test_skip ("built with CUDA: a device may be present");
+      return;
+    }
+  expect_failure (f, "no CUDA device: ", "slic", in, "-o", "out.tif", "--backend", "cuda");
+}
+
+/* ------------------------------------------------------------------ */
+/* Successes */
+
+/* Runs a Python expression on the parsed JSON in `path` (bound to d) and
+ * returns what it prints, stripped. */
+static char *
+python_json (const char *path, const char *expr)
+{
+  g_autofree char *code = g_strdup_printf ("import json,sys\n"
+                                           "d=json.load(open(sys.argv[1]))\n"
+                                           "print(%s)\n",
+                                           expr);
+  const char *argv[] = { "/usr/bin/python3", "-c", code, path, NULL };
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("python failed on %s: %s", path, err);
+  return g_strstrip (out);
+}
+
+/* Labels computed by the engine in-process with the same parameters. */
+static SvLabels *
+engine_labels (const char *in, const SvSlicParams *params, int threads)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = sv_tiff_read_volume (in, &error);
+  g_autoptr (SvBackend) backend = sv_backend_new ("cpu", &error);
+  SvLabels *labels;
+  SvRunControl control = { .n_threads = threads, .stop_after_iteration = -1 };
+  SvRunStats stats = { 0 };
+
+  g_assert_no_error (error);
+  labels = sv_labels_new (v->nz, v->ny, v->nx, &error);
+  g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
+  g_assert_true (sv_backend_run (backend, params, &control, &stats, &error));
+  g_assert_true (sv_backend_get_labels (backend, labels->data, &error));
+  g_assert_no_error (error);
+  return labels;
+}
+
+static void
+assert_labels_equal (const SvLabels *a, const SvLabels *b)
+{
+  g_assert_cmpuint (a->nz, ==, b->nz);
+  g_assert_cmpuint (a->ny, ==, b->ny);
+  g_assert_cmpuint (a->nx, ==, b->nx);
+  g_assert_cmpmem (a->data, sv_labels_n_voxels (a) * sizeof (gint32), b->data,
+                   sv_labels_n_voxels (b) * sizeof (gint32));
+}
+
+static gsize
+count_distinct (const SvLabels *labels)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (gsize k = 0; k < sv_labels_n_voxels (labels); k++)
+    g_hash_table_add (seen, GINT_TO_POINTER (labels->data[k] + 1));
+  return g_hash_table_size (seen);
+}
+
+static void
+test_slic_roundtrip (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *out = path_in (f, "labels.tif");
+  g_autofree char *sidecar = path_in (f, "labels.json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (SvLabels) expected = NULL;
+  g_autofree char *listing = NULL;
+  g_autofree char *keys = NULL;
+  g_autofree char *values = NULL;
+  g_autofree char *n_labels = NULL;
+  g_autofree char *expected_n = NULL;
+  SvSlicParams params;
+  Result r;
+
+  r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "40", "--compactness", "0.2",
+               "--spacing", "2,1,1", "--sigma", "0.5", "--threads", "2");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (count_lines (r.out), ==, 1);
+  result_clear (&r);
+
+  listing = list_dir (f->dir);
+  g_assert_cmpstr (listing, ==, "in.tif labels.json labels.tif");
+
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 40;
+  params.compactness = 0.2;
+  params.spacing[0] = 2.0;
+  params.sigma[0] = params.sigma[1] = params.sigma[2] = 0.5;
+  expected = engine_labels (in, &params, 1);
+  assert_labels_equal (labels, expected);
+  /* The label file carries the spacing of the run. */
+  g_assert_cmpfloat (labels->spacing[0], ==, 2.0);
+  g_assert_cmpfloat (labels->spacing[1], ==, 1.0);
+
+  keys = python_json (sidecar, "' '.join(sorted(d.keys()))");
+  g_assert_cmpstr (keys, ==,
+                   "backend channels command input iterations mask n_clusters n_labels output "
+                   "params sample_type seconds shape spacing_unit threads version");
+  values = python_json (sidecar,
+                        "d['input']==sys.argv[1].replace('labels.json','in.tif'), d['shape'], "
+                        "d['channels'], d['backend'], d['version'], d['params']['n_segments'], "
+                        "d['params']['compactness'], d['threads'], "
+                        "sorted(d['seconds'].keys()), "
+                        "all(v >= 0 for v in d['seconds'].values())");
+  expected_n = g_strdup_printf ("True [6, 20, 24] 1 cpu %s 40 0.2 2 ['connect', 'iterate', "
+                                "'load', 'prepare', 'total', 'write'] True",
+                                SV_VERSION);
+  g_assert_cmpstr (values, ==, expected_n);
+  n_labels = python_json (sidecar, "d['n_labels']");
+  g_free (expected_n);
+  expected_n = g_strdup_printf ("%" G_GSIZE_FORMAT, count_distinct (labels));
+  g_assert_cmpstr (n_labels, ==, expected_n);
+}
+
+static void
+test_sidecar_names (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *output;
+    const char *sidecar;
+  } cases[] = {
+    { "labels.tiff", "labels.json" },
+    { "LABELS.TIF", "LABELS.json" },
+    { "labels", "labels.json" },
+    { "a.b.tif", "a.b.json" },
+    { "we\"ird\\na\tme é.tif", "we\"ird\\na\tme é.json" },
+  };
+  g_autoptr (SvVolume) v = make_volume (2, 9, 10);
+  g_autofree char *in = write_volume (f, "in.tif", v);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = path_in (f, cases[i].output);
+      g_autofree char *sidecar = path_in (f, cases[i].sidecar);
+      Result r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "4");
+
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      /* Exactly the labels, their sidecar and the input: no temporary left. */
+      g_assert_cmpuint (count_entries (f->dir), ==, 3);
+      g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+      g_assert_true (g_file_test (sidecar, G_FILE_TEST_IS_REGULAR));
+      /* Names with quotes, backslashes and tabs survive the JSON escaping. */
+      {
+        g_autofree char *written = python_json (sidecar, "d['output']");
+        g_assert_cmpstr (written, ==, out);
+      }
+      g_unlink (out);
+      g_unlink (sidecar);
+    }
+}
+
+static void
+test_spacing_from_file (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (4, 12, 14);
+  g_autofree char *in = NULL;
+  g_autofree char *sidecar = path_in (f, "out.json");
+  g_autofree char *spacing = NULL;
+  g_autofree char *out = path_in (f, "out.tif");
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (SvLabels) expected = NULL;
+  g_autoptr (GError) error = NULL;
+  SvSlicParams params;
+  Result r;
+
+  v->spacing[0] = 3.0;
+  v->spacing[1] = v->spacing[2] = 0.75;
+  v->spacing_from_file = TRUE;
+  v->unit = g_strdup ("micron");
+  in = write_volume (f, "in.tif", v);
+  r = run_cli (f->dir, "slic", in, "-o", out, "--spacing", "file", "--n-segments", "20");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  spacing = python_json (sidecar, "[float(x) for x in d['params']['spacing']], d['spacing_unit']");
+  g_assert_cmpstr (spacing, ==, "[3.0, 0.75, 0.75] micron");
+
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 20;
+  params.spacing[0] = 3.0;
+  params.spacing[1] = params.spacing[2] = 0.75;
+  expected = engine_labels (in, &params, 2);
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  assert_labels_equal (labels, expected);
+  g_assert_cmpfloat_with_epsilon (labels->spacing[0], 3.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (labels->spacing[2], 0.75, 1e-6);
+}
+
+static void
+test_mask_start_label_0 (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (5, 16, 18);
+  g_autoptr (SvLabels) m = NULL;
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *in = write_volume (f, "in.tif", v);
+  g_autofree char *mask = path_in (f, "mask.tif");
+  g_autofree char *out = path_in (f, "out.tif");
+  g_autofree char *n_labels = NULL;
+  g_autofree char *expected = NULL;
+  gint32 max_label = -1;
+  Result r;
+
+  m = sv_labels_new (5, 16, 18, &error);
+  g_assert_no_error (error);
+  for (guint z = 0; z < 5; z++)
+    for (guint y = 0; y < 16; y++)
+      for (guint x = 0; x < 18; x++)
+        m->data[((gsize)z * 16 + y) * 18 + x] = (x >= 3 && x < 15 && y >= 2 && y < 13) ? 255 : 0;
+  g_assert_true (sv_tiff_write_labels (mask, m, &error));
+  g_assert_no_error (error);
+
+  r = run_cli (f->dir, "slic", in, "-o", out, "--mask", mask, "--start-label", "0", "--n-segments",
+               "12");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  /* Outside the mask: start_label - 1 = -1; inside: labels from 0. */
+  for (gsize k = 0; k < sv_labels_n_voxels (labels); k++)
+    {
+      if (m->data[k] == 0)
+        g_assert_cmpint (labels->data[k], ==, -1);
+      else
+        g_assert_cmpint (labels->data[k], >=, 0);
+      max_label = MAX (max_label, labels->data[k]);
+    }
+  {
+    g_autofree char *sidecar = path_in (f, "out.json");
+    n_labels = python_json (
+        sidecar, "d['n_labels'], d['mask'] == sys.argv[1].replace('out.json', 'mask.tif')");
+  }
+  /* Consecutive labels 0..max, background excluded. */
+  expected = g_strdup_printf ("%d True", max_label + 1);
+  g_assert_cmpstr (n_labels, ==, expected);
+  g_assert_cmpuint (count_distinct (labels), ==, (guint)max_label + 2);
+}
+
+static void
+test_slic_json_stdout (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *json_path = path_in (f, "stdout.json");
+  g_autofree char *check = NULL;
+  g_autofree char *same = NULL;
+  Result r;
+
+  r = run_cli (f->dir, "slic", "in.tif", "-o", "labels.tif", "--json", "--n-segments", "30",
+               "--no-enforce-connectivity", "--start-label", "0");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (count_lines (r.out), ==, 1);
+  write_bytes (json_path, r.out, strlen (r.out));
+  check = python_json (json_path, "type(d).__name__, d['output'], d['shape'], d['backend'], "
+                                  "d['params']['enforce_connectivity'], "
+                                  "d['params']['start_label'], d['n_labels'] <= d['n_clusters']");
+  g_assert_cmpstr (check, ==, "dict labels.tif [6, 20, 24] cpu False 0 True");
+  /* The sidecar holds the same object. */
+  {
+    g_autofree char *sidecar = path_in (f, "labels.json");
+    g_autofree char *a = python_json (json_path, "sorted(d.items())");
+    g_autofree char *b = python_json (sidecar, "sorted(d.items())");
+    g_assert_cmpstr (a, ==, b);
+  }
+  result_clear (&r);
+}
+
+static void
+test_slic_threads (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (12, 30, 34);
+  g_autofree char *in = write_volume (f, "in.tif", v);
+  g_autofree char *out1 = path_in (f, "t1.tif");
+  g_autofree char *out2 = path_in (f, "t2.tif");
+  g_autoptr (SvLabels) a = NULL;
+  g_autoptr (SvLabels) b = NULL;
+  g_autoptr (GError) error = NULL;
+  Result r;
+
+  r = run_cli (f->dir, "slic", in, "-o", out1, "--n-segments", "90", "--threads", "1", "--sigma",
+               "1,0.5,0.5", "--slic-zero");
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  r = run_cli (f->dir, "slic", in, "-o", out2, "--n-segments", "90", "--threads", "2", "--sigma",
+               "1,0.5,0.5", "--slic-zero");
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  a = sv_tiff_read_labels (out1, &error);
+  g_assert_no_error (error);
+  b = sv_tiff_read_labels (out2, &error);
+  g_assert_no_error (error);
+  assert_labels_equal (a, b);
+}
+
+static void
+test_connect_matches_engine (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvLabels) in = sv_labels_new (5, 17, 19, &error);
+  g_autoptr (SvLabels) got = NULL;
+  g_autofree gint32 *expected = NULL;
+  g_autofree char *in_path = path_in (f, "raw.tif");
+  g_autofree char *out_path = path_in (f, "connected.tif");
+  g_autofree char *expect_out = NULL;
+  GRand *rand = g_rand_new_with_seed (7);
+  gint64 n;
+  Result r;
+
+  g_assert_no_error (error);
+  /* Blocky labels with scattered specks: components to merge and to split. */
+  for (guint z = 0; z < in->nz; z++)
+    for (guint y = 0; y < in->ny; y++)
+      for (guint x = 0; x < in->nx; x++)
+        {
+          gint32 label = (gint32)(1 + (z / 3) * 20 + (y / 6) * 4 + x / 7);
+          if (g_rand_int_range (rand, 0, 10) == 0)
+            label = g_rand_int_range (rand, 1, 30);
+          in->data[((gsize)z * in->ny + y) * in->nx + x] = label;
+        }
+  g_rand_free (rand);
+  g_assert_true (sv_tiff_write_labels (in_path, in, &error));
+  g_assert_no_error (error);
+
+  expected = g_new (gint32, sv_labels_n_voxels (in));
+  n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, 10, 60, 1, expected);
+
+  r = run_cli (f->dir, "connect", in_path, "-o", out_path, "--min-size", "10", "--max-size", "60");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  expect_out = g_strdup_printf ("%s: %" G_GINT64_FORMAT " labels -> %s\n", in_path, n, out_path);
+  g_assert_cmpstr (r.out, ==, expect_out);
+  result_clear (&r);
+  got = sv_tiff_read_labels (out_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (got->data, sv_labels_n_voxels (got) * sizeof (gint32), expected,
+                   sv_labels_n_voxels (in) * sizeof (gint32));
+}
+
+static void
+test_info (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (3, 9, 11);
+  g_autofree char *in = NULL;
+  g_autofree char *json_path = path_in (f, "info.json");
+  g_autofree char *check = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr (GError) error = NULL;
+  SvTiffInfo info = { 0 };
+  Result r;
+
+  v->spacing[0] = 2.5;
+  v->spacing[1] = v->spacing[2] = 0.5;
+  v->spacing_from_file = TRUE;
+  v->unit = g_strdup ("micron");
+  in = write_volume (f, "vol.tif", v);
+  g_assert_true (sv_tiff_info (in, &info, &error));
+  g_assert_no_error (error);
+
+  r = run_cli (f->dir, "info", in);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "shape:       3×9×11 (z 3, y 9, x 11)\n"));
+  g_assert_nonnull (strstr (r.out, "channels:    1\n"));
+  expected = g_strdup_printf ("type:        %s\n", sv_sample_type_to_string (SV_SAMPLE_F32));
+  g_assert_nonnull (strstr (r.out, expected));
+  g_assert_nonnull (strstr (r.out, "bigtiff:     no\n"));
+  result_clear (&r);
+
+  r = run_cli (f->dir, "info", in, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  write_bytes (json_path, r.out, strlen (r.out));
+  check
+      = python_json (json_path, "d['shape'], d['channels'], d['bigtiff'], d['spacing_from_file'], "
+                                "d['compression'], round(d['value_min'], 5), "
+                                "round(d['value_max'], 5), d['spacing']");
+  /* Python prints round()ed floats in repr form; compare those the same way. */
+  {
+    g_autofree char *py = g_strdup_printf (
+        "d['shape'], d['channels'], d['bigtiff'], d['spacing_from_file'], d['compression'], "
+        "round(%.17g, 5), round(%.17g, 5), d['spacing']",
+        info.value_min, info.value_max);
+    g_autofree char *want = python_json (json_path, py);
+    g_assert_cmpstr (check, ==, want);
+  }
+  g_assert_nonnull (strstr (check, "[3, 9, 11] 1 False True"));
+  g_assert_nonnull (strstr (check, "[2.5, 0.5, 0.5]"));
+  result_clear (&r);
+  sv_tiff_info_clear (&info);
+
+  expect_failure (f, "nothing.tif: no such file", "info", "nothing.tif");
+}
+
+static void
+test_help (Fixture *f, gconstpointer data)
+{
+  static const char *const commands[] = { "slic", "connect", "info", "synth", "eval" };
+  Result r;
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *usage = g_strdup_printf ("supervox-cli %s", commands[i]);
+      r = run_cli (f->dir, commands[i], "--help");
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, usage));
+      result_clear (&r);
+    }
+  r = run_cli (f->dir, "slic", "--help");
+  g_assert_nonnull (strstr (r.out, "--n-segments"));
+  g_assert_nonnull (strstr (r.out, "--no-enforce-connectivity"));
+  g_assert_nonnull (strstr (r.out, "] IN.tif -o OUT.tif\n"));
+  result_clear (&r);
+  r = run_cli (f->dir, "--help");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "slic"));
+  result_clear (&r);
+  r = run_cli (f->dir, "--version");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "supervox-cli " SV_VERSION));
+  result_clear (&r);
+}
+
+static double
+json_number (const char *path, const char *key)
+{
+  g_autofree char *expr = g_strdup_printf ("repr(float(d['%s']))", key);
+  g_autofree char *text = python_json (path, expr);
+  return g_ascii_strtod (text, NULL);
+}
+
+static void
+test_pipeline (Fixture *f, gconstpointer data)
+{
+  g_autofree char *vol = path_in (f, "vol.tif");
+  g_autofree char *truth = path_in (f, "gt.tif");
+  g_autofree char *labels = path_in (f, "labels.tif");
+  g_autofree char *metrics = path_in (f, "metrics.json");
+  g_autofree char *compare = NULL;
+  double asa, ari;
+  Result r;
+
+  r = run_cli (f->dir, "synth", "-o", vol, "--truth", truth, "--seed", "3");
+  g_test_message ("synth stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  r = run_cli (f->dir, "slic", vol, "-o", labels, "--n-segments", "2000", "--compactness", "0.1");
+  g_test_message ("slic stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  r = run_cli (f->dir, "eval", labels, "--truth", truth, "--image", vol, "--json");
+  g_test_message ("eval stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  write_bytes (metrics, r.out, strlen (r.out));
+  result_clear (&r);
+  asa = json_number (metrics, "asa");
+  g_test_message ("ASA %.4f, boundary recall %.4f", asa, json_number (metrics, "boundary_recall"));
+  g_assert_cmpfloat (asa, >, 0.8);
+  g_assert_cmpfloat (asa, <=, 1.0);
+
+  /* A label file compared with itself has an adjusted Rand index of 1. */
+  r = run_cli (f->dir, "eval", labels, "--compare", labels);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "adjusted_rand 1.000000\n");
+  result_clear (&r);
+  r = run_cli (f->dir, "eval", labels, "--compare", truth, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  compare = path_in (f, "compare.json");
+  write_bytes (compare, r.out, strlen (r.out));
+  ari = json_number (compare, "adjusted_rand");
+  g_assert_cmpfloat (ari, >, 0.0);
+  g_assert_cmpfloat (ari, <, 1.0);
+  result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *build_dir;
+
+  g_test_init (&argc, &argv, NULL);
+
+  build_dir = g_getenv ("SV_BUILD_DIR");
+  if (g_getenv ("SV_CLI") != NULL)
+    cli_path = g_strdup (g_getenv ("SV_CLI"));
+  else if (build_dir != NULL)
+    cli_path = g_build_filename (build_dir, "app", "cli", "supervox-cli", NULL);
+  else
+    cli_path = g_strdup (SV_CLI_PATH);
+
+#define ADD(path, func) g_test_add ((path), Fixture, NULL, fixture_setup, (func), fixture_teardown)
+  ADD ("/cli/errors/missing-input", test_missing_input);
+  ADD ("/cli/errors/empty-file", test_empty_file);
+  ADD ("/cli/errors/not-tiff", test_not_tiff);
+  ADD ("/cli/errors/truncated", test_truncated);
+  ADD ("/cli/errors/corrupt-offsets", test_corrupt_offsets);
+  ADD ("/cli/errors/page-sizes", test_page_sizes);
+  ADD ("/cli/errors/nan-inf", test_nonfinite);
+  ADD ("/cli/errors/bad-params", test_bad_params);
+  ADD ("/cli/errors/command-line", test_bad_command_line);
+  ADD ("/cli/errors/unwritable-output", test_unwritable_output);
+  ADD ("/cli/errors/cuda-unavailable", test_cuda_unavailable);
+  ADD ("/cli/slic/roundtrip-and-sidecar", test_slic_roundtrip);
+  ADD ("/cli/slic/json-stdout", test_slic_json_stdout);
+  ADD ("/cli/slic/sidecar-names", test_sidecar_names);
+  ADD ("/cli/slic/spacing-from-file", test_spacing_from_file);
+  ADD ("/cli/slic/mask-start-label-0", test_mask_start_label_0);
+  ADD ("/cli/slic/threads-identical", test_slic_threads);
+  ADD ("/cli/connect/matches-engine", test_connect_matches_engine);
+  ADD ("/cli/info/text-and-json", test_info);
+  ADD ("/cli/help", test_help);
+  ADD ("/cli/pipeline/synth-slic-eval", test_pipeline);
+#undef ADD
+
+  return g_test_run ();
+}
