@@ -53,30 +53,40 @@ __global__ void
 scan_kernel (const float *__restrict__ data, long long n, int nc, const uint8_t *__restrict__ mask,
              SvCudaScan *scan)
 {
+  /* Every lane takes part in the warp reductions, also past the end. */
   long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= n || (mask != NULL && mask[v] == 0))
-    return;
   bool nan = false, inf = false, any = false;
   float lo = INFINITY, hi = -INFINITY;
-  for (int c = 0; c < nc; c++)
+  if (v < n && (mask == NULL || mask[v] != 0))
+    for (int c = 0; c < nc; c++)
+      {
+        float x = data[v * nc + c];
+        if (isnan (x))
+          nan = true;
+        else if (isinf (x))
+          inf = true;
+        else
+          {
+            lo = fminf (lo, x);
+            hi = fmaxf (hi, x);
+            any = true;
+          }
+      }
+  /* min and max are exact in any order: reduce per warp, one atomic each. */
+  unsigned lo_key = any ? float_key (lo) : 0xffffffffu;
+  unsigned hi_key = any ? float_key (hi) : 0u;
+  for (int off = 16; off > 0; off >>= 1)
     {
-      float x = data[v * nc + c];
-      if (isnan (x))
-        nan = true;
-      else if (isinf (x))
-        inf = true;
-      else
-        {
-          lo = fminf (lo, x);
-          hi = fmaxf (hi, x);
-          any = true;
-        }
+      lo_key = min (lo_key, __shfl_down_sync (0xffffffffu, lo_key, off));
+      hi_key = max (hi_key, __shfl_down_sync (0xffffffffu, hi_key, off));
     }
-  if (any)
+  unsigned any_lanes = __ballot_sync (0xffffffffu, any);
+  if ((threadIdx.x & 31) == 0 && any_lanes != 0)
     {
-      atomicMin (&scan->min_key, float_key (lo));
-      atomicMax (&scan->max_key, float_key (hi));
-      scan->any_in = 1;
+      atomicMin (&scan->min_key, lo_key);
+      atomicMax (&scan->max_key, hi_key);
+      if (scan->any_in == 0)
+        scan->any_in = 1;
     }
   if (nan || inf)
     {
