@@ -26,7 +26,7 @@ make_volume (guint n, GError **error)
     return NULL;
   g_autofree float *s = g_new (float, n);
   for (guint i = 0; i < n; i++)
-    s[i] = (float) sin (i * 0.11);
+    s[i] = (float)sin (i * 0.11);
   gsize idx = 0;
   for (guint z = 0; z < n; z++)
     for (guint y = 0; y < n; y++)
@@ -35,10 +35,11 @@ make_volume (guint n, GError **error)
         const guint cell = (z / 37u + y / 41u) % 3u;
         for (guint x = 0; x < n; x++, idx++)
           {
-            guint32 h = (guint32) idx * 2654435761u;
+            guint32 h = (guint32)idx * 2654435761u;
             h ^= h >> 15;
-            v->data[idx] = 0.5f + 0.3f * szy * s[(x * 3u) % n] + 0.15f * (float) ((cell + x / 43u) % 3u)
-                           + 0.05f * (float) (h & 1023u) / 1024.0f;
+            v->data[idx] = 0.5f + 0.3f * szy * s[(x * 3u) % n]
+                           + 0.15f * (float)((cell + x / 43u) % 3u)
+                           + 0.05f * (float)(h & 1023u) / 1024.0f;
           }
       }
   return v;
@@ -47,7 +48,7 @@ make_volume (guint n, GError **error)
 static int
 cmp_double (const void *a, const void *b)
 {
-  double x = *(const double *) a, y = *(const double *) b;
+  double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
@@ -83,7 +84,7 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   SvRunControl control = { 0 };
   SvRunStats stats;
   SvCudaStageTimes t;
-  gsize nv = (gsize) n * n * n;
+  gsize nv = (gsize)n * n * n;
   double *e2e = g_new (double, reps), *setv = g_new (double, reps), *run = g_new (double, reps),
          *down = g_new (double, reps), *prep = g_new (double, reps), *bin = g_new (double, reps),
          *assign = g_new (double, reps), *update = g_new (double, reps),
@@ -104,14 +105,14 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   if (v == NULL)
     goto out;
   labels = g_try_new (gint32, nv);
-  slice = g_new (gint32, (gsize) n * n);
+  slice = g_new (gint32, (gsize)n * n);
   if (labels == NULL)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "no memory for labels");
       goto out;
     }
   sv_slic_params_init_defaults (&p);
-  p.n_segments = (gint64) (nv / 1000);
+  p.n_segments = (gint64)(nv / 1000);
   p.compactness = 0.1;
   p.max_num_iter = 10;
   control.stop_after_iteration = -1;
@@ -236,7 +237,7 @@ main (int argc, char **argv)
       return 1;
     }
   reps = MAX (reps, 1);
-  if (!sv_cuda_copy_bandwidth ((gsize) 1 << 30, &gbps, &error))
+  if (!sv_cuda_copy_bandwidth ((gsize)1 << 30, &gbps, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return 1;
@@ -246,19 +247,19 @@ main (int argc, char **argv)
   guint n_rows = g_strv_length (list);
   g_autofree Row *rows = g_new0 (Row, n_rows);
   for (guint i = 0; i < n_rows; i++)
-    if (!bench_size ((guint) g_ascii_strtoull (list[i], NULL, 10), reps, gbps, &rows[i], &error))
+    if (!bench_size ((guint)g_ascii_strtoull (list[i], NULL, 10), reps, gbps, &rows[i], &error))
       {
         fprintf (stderr, "%s\n", error->message);
         return 1;
       }
 
   printf ("device-to-device copy bandwidth: %.0f GB/s (read + write)\n", gbps);
-  printf ("median of %d runs after a warm-up; per-iteration kernel times; floor = bytes/bandwidth\n",
-          reps);
-  printf ("%6s %8s %8s | %9s %9s %9s %9s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %9s %s\n",
-          "side", "K", "labels", "e2e ms", "upload", "run", "download", "prepare", "bin/it",
-          "assign/it", "floor", "update/it", "floor", "connect", "floor", "slider ms",
-          "connectivity");
+  printf (
+      "median of %d runs after a warm-up; per-iteration kernel times; floor = bytes/bandwidth\n",
+      reps);
+  printf ("%6s %8s %8s | %9s %9s %9s %9s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %9s %s\n", "side",
+          "K", "labels", "e2e ms", "upload", "run", "download", "prepare", "bin/it", "assign/it",
+          "floor", "update/it", "floor", "connect", "floor", "slider ms", "connectivity");
   for (guint i = 0; i < n_rows; i++)
     {
       const Row *r = &rows[i];
@@ -275,8 +276,8 @@ main (int argc, char **argv)
   if (json_path != NULL)
     {
       g_autoptr (GString) j = g_string_new ("{\n");
-      g_string_append_printf (j, "  \"copy_bandwidth_gbps\": %.1f,\n  \"reps\": %d,\n  \"rows\": [\n",
-                              gbps, reps);
+      g_string_append_printf (
+          j, "  \"copy_bandwidth_gbps\": %.1f,\n  \"reps\": %d,\n  \"rows\": [\n", gbps, reps);
       for (guint i = 0; i < n_rows; i++)
         {
           const Row *r = &rows[i];

@@ -35,14 +35,14 @@ typedef struct
   gsize n_mask_in;
 
   /* Per-volume device buffers. */
-  float *d_raw;         /* the volume as given, n × nc */
-  float *d_image;       /* prepared image, n × nc */
+  float *d_raw;   /* the volume as given, n × nc */
+  float *d_image; /* prepared image, n × nc */
   SvCudaScan *d_scan;
   unsigned int *d_max_abs;
-  uint8_t *d_mask;      /* NULL without a mask */
-  int32_t *d_nearest;   /* assignment */
-  int32_t *d_labels;    /* the last run's labels */
-  int32_t *d_slice;     /* one slice, for get_slice */
+  uint8_t *d_mask;    /* NULL without a mask */
+  int32_t *d_nearest; /* assignment */
+  int32_t *d_labels;  /* the last run's labels */
+  int32_t *d_slice;   /* one slice, for get_slice */
   gsize slice_cap;
 
   /* Prepare cache: valid while sv_slic_params_same_prepare holds. */
@@ -132,8 +132,8 @@ ensure_conn_buffers (SvCudaBackend *self, GError **error)
 
   if (self->conn_ready)
     return TRUE;
-  if (!sv__cuda_check_free (sv_cuda_connectivity_bytes ((long long) self->n), "the connectivity step",
-                   error))
+  if (!sv__cuda_check_free (sv_cuda_connectivity_bytes ((long long)self->n),
+                            "the connectivity step", error))
     return FALSE;
   SV_CUDA_CHECK (cudaMalloc (&self->conn.size, n1 * sizeof (int)));
   SV_CUDA_CHECK (cudaMalloc (&self->conn.link, n1 * sizeof (int)));
@@ -194,7 +194,7 @@ out:
 static void
 cuda_destroy (gpointer data)
 {
-  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvCudaBackend *self = (SvCudaBackend *)data;
   if (self == NULL)
     return;
   cudaStreamSynchronize (self->stream);
@@ -211,7 +211,7 @@ cuda_destroy (gpointer data)
 static gboolean
 cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvCudaBackend *self = (SvCudaBackend *)data;
   gsize n = 0, bytes = 0, slice = 0, values = 0;
   SvVolume *copy = NULL;
 
@@ -226,7 +226,7 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
   g_clear_pointer (&self->mask, g_free);
   self->have_volume = FALSE;
 
-  n = (gsize) volume->nz * volume->ny * volume->nx;
+  n = (gsize)volume->nz * volume->ny * volume->nx;
   values = n * volume->nc;
   if (volume->nc == 3)
     {
@@ -245,14 +245,14 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
   self->n_mask_in = n;
   if (mask != NULL)
     {
-      self->mask = (guint8 *) g_memdup2 (mask, MAX (n, 1));
+      self->mask = (guint8 *)g_memdup2 (mask, MAX (n, 1));
       self->n_mask_in = 0;
       for (gsize i = 0; i < n; i++)
         self->n_mask_in += mask[i] != 0;
     }
 
-  slice = MAX ((gsize) self->ny * self->nx,
-               MAX ((gsize) self->nz * self->nx, (gsize) self->nz * self->ny));
+  slice = MAX ((gsize)self->ny * self->nx,
+               MAX ((gsize)self->nz * self->nx, (gsize)self->nz * self->ny));
   bytes = 2 * MAX (values, 1) * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
           + 2 * MAX (n, 1) * sizeof (int32_t) + MAX (slice, 1) * sizeof (int32_t);
   if (!sv__cuda_check_free (bytes, "this volume", error))
@@ -271,8 +271,7 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
   if (mask != NULL)
     {
       SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
-      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_mask, mask, n, cudaMemcpyHostToDevice,
-                                      self->stream));
+      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_mask, mask, n, cudaMemcpyHostToDevice, self->stream));
     }
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   self->volume = copy;
@@ -298,8 +297,8 @@ ensure_k_buffers (SvCudaBackend *self, gsize k, guint nc, gsize cells, GError **
     return TRUE;
   free_k_buffers (self);
 
-  SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (NULL, tmp_bytes, (int *) NULL, (int *) NULL,
-                                                (int) (cells + 1), self->stream));
+  SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (NULL, tmp_bytes, (int *)NULL, (int *)NULL,
+                                                (int)(cells + 1), self->stream));
   bytes = kk * (3 + nc) * sizeof (float) + kk + kk * sizeof (float)
           + kk * (4 + nc) * sizeof (unsigned long long) + kk + 3 * (cells + 1) * sizeof (int)
           + kk * sizeof (int) + kk * 6 * sizeof (int) + tmp_bytes;
@@ -368,16 +367,16 @@ pairwise_sum (const double *a, gsize n)
 static double *
 gaussian_taps (float sigma, int *radius_out)
 {
-  const double sd = (double) sigma;
-  const int radius = (int) (4.0 * sd + 0.5);
+  const double sd = (double)sigma;
+  const int radius = (int)(4.0 * sd + 0.5);
   const float sigma2 = sigma * sigma;
-  const double factor = -0.5 / (double) sigma2;
-  const gsize n = 2 * (gsize) radius + 1;
+  const double factor = -0.5 / (double)sigma2;
+  const gsize n = 2 * (gsize)radius + 1;
   double *w = g_new (double, n);
   double *taps = g_new (double, radius + 1);
 
   for (int i = -radius; i <= radius; i++)
-    w[i + radius] = exp (factor * (double) ((gint64) i * i));
+    w[i + radius] = exp (factor * (double)((gint64)i * i));
   const double sum = pairwise_sum (w, n);
   for (gsize i = 0; i < n; i++)
     w[i] /= sum;
@@ -393,18 +392,19 @@ set_non_finite_error (SvCudaBackend *self, const SvCudaScan *scan, GError **erro
 {
   g_autofree char *where = NULL;
   g_autofree char *what = NULL;
-  gsize first = (gsize) scan->first_bad;
-  gsize n_nan = (gsize) scan->n_nan, n_inf = (gsize) scan->n_inf;
+  gsize first = (gsize)scan->first_bad;
+  gsize n_nan = (gsize)scan->n_nan, n_inf = (gsize)scan->n_inf;
 
   if (self->ny == 0 || self->nx == 0)
     where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first);
   else
     where = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
-                             first / ((gsize) self->ny * self->nx), (first / self->nx) % self->ny,
+                             first / ((gsize)self->ny * self->nx), (first / self->nx) % self->ny,
                              first % self->nx);
   if (n_nan > 0 && n_inf > 0)
-    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxels and infinite values at %"
-                            G_GSIZE_FORMAT " voxels", n_nan, n_inf);
+    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT
+                            " voxels and infinite values at %" G_GSIZE_FORMAT " voxels",
+                            n_nan, n_inf);
   else if (n_nan > 0)
     what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
                             n_nan == 1 ? "" : "s");
@@ -424,9 +424,9 @@ prepare_on_device (SvCudaBackend *self, const SvSlicParams *params, SvPrepared *
   float sigma[3];
   float shift = 0.0f, scale = 1.0f;
   int divide = 0;
-  long long n = (long long) self->n;
-  int nc = (int) self->nc;
-  int dims[3] = { (int) self->nz, (int) self->ny, (int) self->nx };
+  long long n = (long long)self->n;
+  int nc = (int)self->nc;
+  int dims[3] = { (int)self->nz, (int)self->ny, (int)self->nx };
   float *d_tmp = NULL;
   double *d_taps = NULL;
   double *taps = NULL;
@@ -439,10 +439,10 @@ prepare_on_device (SvCudaBackend *self, const SvSlicParams *params, SvPrepared *
   if (values > 0)
     SV_CUDA_CHECK (cudaMemcpyAsync (self->d_image, self->d_raw, values * sizeof (float),
                                     cudaMemcpyDeviceToDevice, self->stream));
-  SV_CUDA_CHECK (sv_cuda_rescale_scan (self->d_image, n, nc, self->d_mask, self->d_scan,
-                                       self->stream));
-  SV_CUDA_CHECK (cudaMemcpyAsync (&scan, self->d_scan, sizeof scan, cudaMemcpyDeviceToHost,
-                                  self->stream));
+  SV_CUDA_CHECK (
+      sv_cuda_rescale_scan (self->d_image, n, nc, self->d_mask, self->d_scan, self->stream));
+  SV_CUDA_CHECK (
+      cudaMemcpyAsync (&scan, self->d_scan, sizeof scan, cudaMemcpyDeviceToHost, self->stream));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   if (values > 0 && scan.n_nan + scan.n_inf > 0)
     {
@@ -466,7 +466,7 @@ prepare_on_device (SvCudaBackend *self, const SvSlicParams *params, SvPrepared *
       int radius = 0;
       float *swap = NULL;
       /* scipy skips axes with sigma <= 1e-15 (compared in double). */
-      if (!((double) sigma[axis] > 1e-15))
+      if (!((double)sigma[axis] > 1e-15))
         continue;
       if (d_tmp == NULL)
         {
@@ -489,8 +489,8 @@ prepare_on_device (SvCudaBackend *self, const SvSlicParams *params, SvPrepared *
       d_tmp = swap;
     }
 
-  SV_CUDA_CHECK (sv_cuda_max_abs (self->d_image, n, nc, self->d_mask, self->d_max_abs,
-                                  self->stream));
+  SV_CUDA_CHECK (
+      sv_cuda_max_abs (self->d_image, n, nc, self->d_mask, self->d_max_abs, self->stream));
   SV_CUDA_CHECK (cudaMemcpyAsync (&max_bits, self->d_max_abs, sizeof max_bits,
                                   cudaMemcpyDeviceToHost, self->stream));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
@@ -519,8 +519,8 @@ out:
  * reference's sv_prepare on the host (exactly its bits: rgb2lab uses libm's
  * pow) and upload the result. */
 static gboolean
-ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
-                 gboolean *reused, GError **error)
+ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads, gboolean *reused,
+                 GError **error)
 {
   SvPrepared *prepared = NULL;
   gboolean lab;
@@ -537,7 +537,8 @@ ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                    "Lab colorspace conversion requires a RGB image (3 channels); "
-                   "this image has %u channel%s", self->nc, self->nc == 1 ? "" : "s");
+                   "this image has %u channel%s",
+                   self->nc, self->nc == 1 ? "" : "s");
       return FALSE;
     }
   lab = params->convert2lab == SV_CONVERT2LAB_YES
@@ -557,8 +558,8 @@ ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
   if (self->n > 0)
     {
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_image, prepared->data,
-                                      self->n * self->nc * sizeof (float),
-                                      cudaMemcpyHostToDevice, self->stream));
+                                      self->n * self->nc * sizeof (float), cudaMemcpyHostToDevice,
+                                      self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
     }
   g_clear_pointer (&prepared->data, g_free);
@@ -593,24 +594,24 @@ static gboolean
 iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
 {
   cudaStream_t s = self->stream;
-  size_t cells = (size_t) it.ncell[0] * it.ncell[1] * it.ncell[2];
+  size_t cells = (size_t)it.ncell[0] * it.ncell[1] * it.ncell[2];
   size_t tmp = self->scan_tmp_bytes;
 
   SV_CUDA_CHECK (mark (self, 0));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_count, 0, (cells + 1) * sizeof (int), s));
   SV_CUDA_CHECK (sv_cuda_bin_count (it, self->d_centres, self->d_alive, self->d_cell_count, s));
   SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (self->d_scan_tmp, tmp, self->d_cell_count,
-                                                self->d_cell_start, (int) (cells + 1), s));
+                                                self->d_cell_start, (int)(cells + 1), s));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_fill, 0, (cells + 1) * sizeof (int), s));
   SV_CUDA_CHECK (sv_cuda_bin_fill (it, self->d_centres, self->d_alive, self->d_cell_start,
                                    self->d_cell_fill, self->d_cell_items, s));
   SV_CUDA_CHECK (mark (self, 1));
-  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres,
-                                 self->d_max_dist, self->d_alive, self->d_windows,
-                                 self->d_cell_start, self->d_cell_items, self->d_nearest, s));
+  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres, self->d_max_dist,
+                                 self->d_alive, self->d_windows, self->d_cell_start,
+                                 self->d_cell_items, self->d_nearest, s));
   SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_sums, 0,
-                                  (size_t) it.k * (4 + it.nc) * sizeof (unsigned long long), s));
+                                  (size_t)it.k * (4 + it.nc) * sizeof (unsigned long long), s));
   SV_CUDA_CHECK (sv_cuda_accumulate (it, self->d_image, self->d_nearest, self->d_sums, s));
   SV_CUDA_CHECK (sv_cuda_finalize (it, self->d_sums, self->d_centres, self->d_alive, s));
   SV_CUDA_CHECK (mark (self, 3));
@@ -667,10 +668,10 @@ report (const SvRunControl *control, SvStage stage, guint i, guint n)
 }
 
 static gboolean
-cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control,
-          SvRunStats *stats, GError **error)
+cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control, SvRunStats *stats,
+          GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvCudaBackend *self = (SvCudaBackend *)data;
   SvSeeds seeds;
   SvClusters clusters;
   SvSlicContext ctx;
@@ -697,8 +698,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
     memset (stats, 0, sizeof *stats);
   if (!self->have_volume)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                   "no volume is loaded");
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA, "no volume is loaded");
       return FALSE;
     }
   if (!sv_slic_params_validate (params, error))
@@ -712,7 +712,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
     goto out;
   t1 = g_get_monotonic_time ();
   memset (&self->times, 0, sizeof self->times);
-  self->times.prepare_ms = (double) (t1 - t0) / 1000.0;
+  self->times.prepare_ms = (double)(t1 - t0) / 1000.0;
   if (control != NULL && g_cancellable_set_error_if_cancelled (control->cancellable, error))
     goto out;
 
@@ -728,11 +728,11 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   k = seeds.n;
 
   memset (&it, 0, sizeof it);
-  it.nz = (int) self->nz;
-  it.ny = (int) self->ny;
-  it.nx = (int) self->nx;
-  it.nc = (int) self->nc;
-  it.n = (long long) self->n;
+  it.nz = (int)self->nz;
+  it.ny = (int)self->ny;
+  it.nx = (int)self->nx;
+  it.nc = (int)self->nc;
+  it.n = (long long)self->n;
   it.ratio = ctx.ratio;
   it.spatial_weight = ctx.spatial_weight;
   it.sz = ctx.spacing[0];
@@ -747,18 +747,18 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   it.slic_zero = ctx.slic_zero ? 1 : 0;
   it.ignore_colour = 0;
   it.colour_shift = ctx.colour_shift;
-  it.k = (int) k;
-  cells = (gsize) it.ncell[0] * it.ncell[1] * it.ncell[2];
+  it.k = (int)k;
+  cells = (gsize)it.ncell[0] * it.ncell[1] * it.ncell[2];
 
   if (!ensure_k_buffers (self, k, self->nc, cells, error))
     goto out;
   if (k > 0)
     {
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_centres, clusters.centres,
-                                      k * (3 + self->nc) * sizeof (float),
-                                      cudaMemcpyHostToDevice, self->stream));
-      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_alive, clusters.alive, k, cudaMemcpyHostToDevice,
+                                      k * (3 + self->nc) * sizeof (float), cudaMemcpyHostToDevice,
                                       self->stream));
+      SV_CUDA_CHECK (
+          cudaMemcpyAsync (self->d_alive, clusters.alive, k, cudaMemcpyHostToDevice, self->stream));
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_max_dist, clusters.max_dist_colour,
                                       k * sizeof (float), cudaMemcpyHostToDevice, self->stream));
     }
@@ -766,7 +766,7 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   n_iter = params->max_num_iter;
   if (stop_after >= 0 && stop_after < n_iter)
     n_iter = stop_after;
-  n_total = (guint) n_iter;
+  n_total = (guint)n_iter;
   if (self->mask != NULL)
     {
       /* maskSLIC: a spatial-only pass moves the seeds first, as
@@ -780,14 +780,13 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
         goto out;
       if (k > 0)
         SV_CUDA_CHECK (cudaMemcpyAsync (self->d_max_dist, clusters.max_dist_colour,
-                                        k * sizeof (float), cudaMemcpyHostToDevice,
-                                        self->stream));
+                                        k * sizeof (float), cudaMemcpyHostToDevice, self->stream));
     }
   if (!iterate (self, it, n_iter, &done, n_total, control, error))
     goto out;
   if (n_iter == 0 && self->n > 0)
-    SV_CUDA_CHECK (cudaMemsetAsync (self->d_nearest, 0xff, self->n * sizeof (int32_t),
-                                    self->stream));
+    SV_CUDA_CHECK (
+        cudaMemsetAsync (self->d_nearest, 0xff, self->n * sizeof (int32_t), self->stream));
   if (n_iter > 0 && k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, self->d_mask, self->d_centres, self->d_alive,
                                             self->d_nearest, self->stream));
@@ -797,9 +796,9 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   SV_CUDA_CHECK (mark (self, 0));
   if (k > 0)
     SV_CUDA_CHECK (cudaMemsetAsync (self->d_used, 0, k, self->stream));
-  SV_CUDA_CHECK (sv_cuda_labels_from_nearest ((long long) self->n, self->d_nearest,
-                                              params->start_label, self->d_labels,
-                                              self->d_used, self->stream));
+  SV_CUDA_CHECK (sv_cuda_labels_from_nearest ((long long)self->n, self->d_nearest,
+                                              params->start_label, self->d_labels, self->d_used,
+                                              self->stream));
   SV_CUDA_CHECK (mark (self, 1));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   if (self->profiling)
@@ -812,15 +811,14 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
       gboolean handled = FALSE;
       bool on_device = false;
       long long n_device = 0;
-      sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor,
-                             params->max_size_factor, &min_size, &max_size);
+      sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor, params->max_size_factor,
+                             &min_size, &max_size);
       if (!ensure_conn_buffers (self, error))
         goto out;
       SV_CUDA_CHECK (mark (self, 0));
-      SV_CUDA_CHECK (sv_cuda_connectivity (self->d_labels, (int) self->nz, (int) self->ny,
-                                           (int) self->nx, min_size, max_size,
-                                           params->start_label, &self->conn, self->stream,
-                                           &n_device, &on_device));
+      SV_CUDA_CHECK (sv_cuda_connectivity (self->d_labels, (int)self->nz, (int)self->ny,
+                                           (int)self->nx, min_size, max_size, params->start_label,
+                                           &self->conn, self->stream, &n_device, &on_device));
       handled = on_device;
       SV_CUDA_CHECK (mark (self, 1));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
@@ -835,10 +833,10 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
       /* The rare cases that need the sequential rule (split components, a
        * small piece without a labelled neighbour) run it on the host. */
       gint64 min_size = 0, max_size = 0;
-      sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor,
-                             params->max_size_factor, &min_size, &max_size);
-      host_in = (gint32 *) g_try_malloc (self->n * sizeof (gint32));
-      host_out = (gint32 *) g_try_malloc (self->n * sizeof (gint32));
+      sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor, params->max_size_factor,
+                             &min_size, &max_size);
+      host_in = (gint32 *)g_try_malloc (self->n * sizeof (gint32));
+      host_out = (gint32 *)g_try_malloc (self->n * sizeof (gint32));
       if (host_in == NULL || host_out == NULL)
         {
           g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
@@ -848,23 +846,23 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
       SV_CUDA_CHECK (cudaMemcpyAsync (host_in, self->d_labels, self->n * sizeof (gint32),
                                       cudaMemcpyDeviceToHost, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
-      n_labels = sv_connectivity_enforce (host_in, self->nz, self->ny, self->nx, min_size,
-                                          max_size, params->start_label, host_out);
+      n_labels = sv_connectivity_enforce (host_in, self->nz, self->ny, self->nx, min_size, max_size,
+                                          params->start_label, host_out);
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_labels, host_out, self->n * sizeof (gint32),
                                       cudaMemcpyHostToDevice, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
     }
   if (!connect && k > 0)
     {
-      host_used = (uint8_t *) g_malloc (k);
-      SV_CUDA_CHECK (cudaMemcpyAsync (host_used, self->d_used, k, cudaMemcpyDeviceToHost,
-                                      self->stream));
+      host_used = (uint8_t *)g_malloc (k);
+      SV_CUDA_CHECK (
+          cudaMemcpyAsync (host_used, self->d_used, k, cudaMemcpyDeviceToHost, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
       for (gsize i = 0; i < k; i++)
         n_labels += host_used[i] != 0;
     }
   t3 = g_get_monotonic_time ();
-  self->times.connect_ms = (double) (t3 - t2) / 1000.0;
+  self->times.connect_ms = (double)(t3 - t2) / 1000.0;
   self->times.iterations = done;
   self->times.connectivity_on_host = self->connectivity_on_host;
   if (connect)
@@ -876,12 +874,12 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   if (k > 0)
     {
       gsize stride = 3 + self->nc;
-      host_centres = (float *) g_malloc (k * stride * sizeof (float));
-      host_alive = (uint8_t *) g_malloc (k);
+      host_centres = (float *)g_malloc (k * stride * sizeof (float));
+      host_alive = (uint8_t *)g_malloc (k);
       SV_CUDA_CHECK (cudaMemcpyAsync (host_centres, self->d_centres, k * stride * sizeof (float),
                                       cudaMemcpyDeviceToHost, self->stream));
-      SV_CUDA_CHECK (cudaMemcpyAsync (host_alive, self->d_alive, k, cudaMemcpyDeviceToHost,
-                                      self->stream));
+      SV_CUDA_CHECK (
+          cudaMemcpyAsync (host_alive, self->d_alive, k, cudaMemcpyDeviceToHost, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
       for (gsize i = 0; i < k; i++)
         for (int a = 0; a < 3; a++)
@@ -893,11 +891,11 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
   if (stats != NULL)
     {
       stats->n_clusters = k;
-      stats->n_labels = (gsize) n_labels;
+      stats->n_labels = (gsize)n_labels;
       stats->iterations = done;
-      stats->seconds_prepare = (double) (t1 - t0) / G_USEC_PER_SEC;
-      stats->seconds_iterate = (double) (t2 - t1) / G_USEC_PER_SEC;
-      stats->seconds_connect = (double) (t3 - t2) / G_USEC_PER_SEC;
+      stats->seconds_prepare = (double)(t1 - t0) / G_USEC_PER_SEC;
+      stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC;
+      stats->seconds_connect = (double)(t3 - t2) / G_USEC_PER_SEC;
       stats->prepare_reused = reused;
     }
   report (control, SV_STAGE_DONE, done, done);
@@ -928,7 +926,7 @@ no_labels (GError **error)
 static gboolean
 cuda_get_labels (gpointer data, gint32 *labels, GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvCudaBackend *self = (SvCudaBackend *)data;
   if (!self->have_labels)
     return no_labels (error);
   if (self->n == 0)
@@ -951,9 +949,9 @@ slice_size (SvCudaBackend *self, SvAxis axis, guint index, gsize *size, GError *
                    "slice %u is out of range: the volume has %u along this axis", index, limit);
       return FALSE;
     }
-  *size = axis == SV_AXIS_XY ? (gsize) self->ny * self->nx
-          : axis == SV_AXIS_XZ ? (gsize) self->nz * self->nx
-                               : (gsize) self->nz * self->ny;
+  *size = axis == SV_AXIS_XY   ? (gsize)self->ny * self->nx
+          : axis == SV_AXIS_XZ ? (gsize)self->nz * self->nx
+                               : (gsize)self->nz * self->ny;
   return TRUE;
 }
 
@@ -961,15 +959,14 @@ gboolean
 sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint index, gint32 *device_dst,
                                    GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) backend;
+  SvCudaBackend *self = (SvCudaBackend *)backend;
   gsize size = 0;
   if (!self->have_labels)
     return no_labels (error);
   if (!slice_size (self, axis, index, &size, error))
     return FALSE;
-  SV_CUDA_CHECK (sv_cuda_extract_slice (self->d_labels, (int) self->nz, (int) self->ny,
-                                        (int) self->nx, axis, (int) index, device_dst,
-                                        self->stream));
+  SV_CUDA_CHECK (sv_cuda_extract_slice (self->d_labels, (int)self->nz, (int)self->ny, (int)self->nx,
+                                        axis, (int)index, device_dst, self->stream));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   return TRUE;
 out:
@@ -979,15 +976,14 @@ out:
 static gboolean
 cuda_get_slice (gpointer data, SvAxis axis, guint index, gint32 *out_slice, GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvCudaBackend *self = (SvCudaBackend *)data;
   gsize size = 0;
   if (!self->have_labels)
     return no_labels (error);
   if (!slice_size (self, axis, index, &size, error))
     return FALSE;
-  SV_CUDA_CHECK (sv_cuda_extract_slice (self->d_labels, (int) self->nz, (int) self->ny,
-                                        (int) self->nx, axis, (int) index, self->d_slice,
-                                        self->stream));
+  SV_CUDA_CHECK (sv_cuda_extract_slice (self->d_labels, (int)self->nz, (int)self->ny, (int)self->nx,
+                                        axis, (int)index, self->d_slice, self->stream));
   SV_CUDA_CHECK (cudaMemcpyAsync (out_slice, self->d_slice, size * sizeof (gint32),
                                   cudaMemcpyDeviceToHost, self->stream));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
@@ -999,7 +995,7 @@ out:
 static gboolean
 cuda_get_centres (gpointer data, float *zyx, gsize *k, GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) data;
+  SvCudaBackend *self = (SvCudaBackend *)data;
 
   if (!self->have_labels)
     return no_labels (error);
@@ -1012,7 +1008,7 @@ cuda_get_centres (gpointer data, float *zyx, gsize *k, GError **error)
 const gint32 *
 sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3])
 {
-  SvCudaBackend *self = (SvCudaBackend *) backend;
+  SvCudaBackend *self = (SvCudaBackend *)backend;
   if (shape_zyx != NULL)
     {
       shape_zyx[0] = self->nz;
@@ -1025,13 +1021,13 @@ sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3])
 gboolean
 sv_cuda_backend_connectivity_on_host (gpointer backend)
 {
-  return ((SvCudaBackend *) backend)->connectivity_on_host;
+  return ((SvCudaBackend *)backend)->connectivity_on_host;
 }
 
 gboolean
 sv_cuda_backend_set_profiling (gpointer backend, gboolean enable, GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *) backend;
+  SvCudaBackend *self = (SvCudaBackend *)backend;
   int i = 0;
 
   if (enable == self->profiling)
@@ -1056,24 +1052,18 @@ out:
 void
 sv_cuda_backend_get_stage_times (gpointer backend, SvCudaStageTimes *times)
 {
-  *times = ((SvCudaBackend *) backend)->times;
+  *times = ((SvCudaBackend *)backend)->times;
 }
 
 gpointer
 sv_cuda_backend_stream (gpointer backend)
 {
-  return ((SvCudaBackend *) backend)->stream;
+  return ((SvCudaBackend *)backend)->stream;
 }
 
 static const SvBackendClass cuda_class = {
-  "cuda",
-  cuda_create,
-  cuda_destroy,
-  cuda_set_volume,
-  cuda_run,
-  cuda_get_labels,
-  cuda_get_slice,
-  cuda_get_centres,
+  "cuda",   cuda_create,     cuda_destroy,   cuda_set_volume,
+  cuda_run, cuda_get_labels, cuda_get_slice, cuda_get_centres,
 };
 
 const SvBackendClass *

@@ -43,7 +43,7 @@ enum
 static inline unsigned int
 grid_for (long long n)
 {
-  return (unsigned int) ((n + SV_BLOCK - 1) / SV_BLOCK);
+  return (unsigned int)((n + SV_BLOCK - 1) / SV_BLOCK);
 }
 
 __device__ __forceinline__ int
@@ -93,7 +93,7 @@ __global__ void
 cc_union_kernel (int nz, int ny, int nx, const int32_t *__restrict__ in, int background,
                  int *parent)
 {
-  long long n = (long long) nz * ny * nx;
+  long long n = (long long)nz * ny * nx;
   int v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= n)
     return;
@@ -124,7 +124,7 @@ cc_compress_size_kernel (int n, int *parent, int *__restrict__ size)
   /* Neighbouring voxels mostly share a root: one atomic per group. */
   unsigned peers = __match_any_sync (SV_FULL_MASK, root);
   int leader = __ffs (peers) - 1;
-  if (root >= 0 && (int) (threadIdx.x & 31) == leader)
+  if (root >= 0 && (int)(threadIdx.x & 31) == leader)
     atomicAdd (&size[root], __popc (peers));
 }
 
@@ -236,7 +236,7 @@ size_t
 sv_cuda_connectivity_bytes (long long n)
 {
   /* size/rank, link, queue, small roots and offsets, visited, counters. */
-  return (size_t) (n + 1) * (5 * sizeof (int) + 1) + N_COUNTERS * sizeof (int);
+  return (size_t)(n + 1) * (5 * sizeof (int) + 1) + N_COUNTERS * sizeof (int);
 }
 
 cudaError_t
@@ -245,7 +245,7 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
                       cudaStream_t stream, long long *n_labels, bool *handled)
 {
   cudaError_t err;
-  long long n = (long long) nz * ny * nx;
+  long long n = (long long)nz * ny * nx;
   int h_counters[N_COUNTERS];
   int total = 0;
   size_t tmp = 0;
@@ -254,7 +254,7 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
   *handled = false;
   if (n == 0 || n >= INT_MAX - 2 || min_size > max_size)
     return cudaSuccess;
-  int nn = (int) n;
+  int nn = (int)n;
 
 #define TRY(x)                                                                                     \
   do                                                                                               \
@@ -266,11 +266,11 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
   while (0)
 
   TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
-  TRY (cudaMemsetAsync (s->size, 0, (size_t) (n + 1) * sizeof (int), stream));
+  TRY (cudaMemsetAsync (s->size, 0, (size_t)(n + 1) * sizeof (int), stream));
   cc_init_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nn, labels, background, s->parent);
   TRY (cudaGetLastError ());
   cc_union_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nz, ny, nx, labels, background,
-                                                          s->parent);
+                                                            s->parent);
   TRY (cudaGetLastError ());
   cc_compress_size_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nn, s->parent, s->size);
   TRY (cudaGetLastError ());
@@ -278,8 +278,8 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
       nn, s->parent, s->size, min_size, max_size, s->link, s->small_roots, s->small_offsets,
       s->counters);
   TRY (cudaGetLastError ());
-  TRY (cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost,
-                        stream));
+  TRY (
+      cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost, stream));
   TRY (cudaStreamSynchronize (stream));
   if (h_counters[COUNTER_OVERSIZED])
     return cudaSuccess;
@@ -299,7 +299,7 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
 
   if (h_counters[COUNTER_N_SMALL] > 0)
     {
-      TRY (cudaMemsetAsync (s->visited, 0, (size_t) n, stream));
+      TRY (cudaMemsetAsync (s->visited, 0, (size_t)n, stream));
       cc_small_bfs_kernel<<<(h_counters[COUNTER_N_SMALL] + 63) / 64, 64, 0, stream>>> (
           nz, ny, nx, labels, s->parent, s->small_roots, s->small_offsets, s->queue, s->visited,
           s->link, s->counters);
@@ -312,7 +312,7 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
     }
 
   cc_final_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nn, s->parent, s->link, s->size,
-                                                          start_label, labels);
+                                                            start_label, labels);
   TRY (cudaGetLastError ());
   TRY (cudaMemcpyAsync (&total, s->size + n, sizeof (int), cudaMemcpyDeviceToHost, stream));
   TRY (cudaStreamSynchronize (stream));
@@ -327,7 +327,7 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
                               gint64 max_size, int start_label, gint32 *out, gint64 *n_labels,
                               gboolean *on_device, GError **error)
 {
-  gsize n = (gsize) nz * ny * nx;
+  gsize n = (gsize)nz * ny * nx;
   SvCudaConnScratch s;
   cudaStream_t stream = NULL;
   int32_t *d_labels = NULL;
@@ -342,8 +342,8 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
       *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, out);
       return TRUE;
     }
-  if (!sv__cuda_check_free (sv_cuda_connectivity_bytes ((long long) n) + 2 * n * sizeof (int),
-                   "the connectivity step", error))
+  if (!sv__cuda_check_free (sv_cuda_connectivity_bytes ((long long)n) + 2 * n * sizeof (int),
+                            "the connectivity step", error))
     return FALSE;
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   SV_CUDA_CHECK (cudaMalloc (&d_labels, n * sizeof (int32_t)));
@@ -355,14 +355,14 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
   SV_CUDA_CHECK (cudaMalloc (&s.small_offsets, (n + 1) * sizeof (int)));
   SV_CUDA_CHECK (cudaMalloc (&s.visited, n + 1));
   SV_CUDA_CHECK (cudaMalloc (&s.counters, 16 * sizeof (int)));
-  SV_CUDA_CHECK (cudaMemcpyAsync (d_labels, in, n * sizeof (int32_t), cudaMemcpyHostToDevice,
-                                  stream));
-  SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int) nz, (int) ny, (int) nx, min_size,
-                                       max_size, start_label, &s, stream, &count, &handled));
+  SV_CUDA_CHECK (
+      cudaMemcpyAsync (d_labels, in, n * sizeof (int32_t), cudaMemcpyHostToDevice, stream));
+  SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
+                                       start_label, &s, stream, &count, &handled));
   if (handled)
     {
-      SV_CUDA_CHECK (cudaMemcpyAsync (out, d_labels, n * sizeof (int32_t),
-                                      cudaMemcpyDeviceToHost, stream));
+      SV_CUDA_CHECK (
+          cudaMemcpyAsync (out, d_labels, n * sizeof (int32_t), cudaMemcpyDeviceToHost, stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (stream));
       *n_labels = count;
       *on_device = TRUE;

@@ -12,16 +12,16 @@
 struct SvCudaIter
 {
   int nz, ny, nx, nc;
-  long long n;             /* nz*ny*nx */
-  float ratio;             /* 1/compactness as float32 */
+  long long n; /* nz*ny*nx */
+  float ratio; /* 1/compactness as float32 */
   float spatial_weight;
-  float sz, sy, sx;        /* spacing as float32 */
-  int wstep[3];            /* search window steps z, y, x (>= 1) */
-  int ncell[3];            /* centre bins per axis: ceil(dim / wstep) */
+  float sz, sy, sx; /* spacing as float32 */
+  int wstep[3];     /* search window steps z, y, x (>= 1) */
+  int ncell[3];     /* centre bins per axis: ceil(dim / wstep) */
   int slic_zero;
-  int ignore_colour;       /* maskSLIC's spatial-only pass */
-  int colour_shift;        /* fixed-point shift of the colour sums */
-  int k;                   /* number of clusters */
+  int ignore_colour; /* maskSLIC's spatial-only pass */
+  int colour_shift;  /* fixed-point shift of the colour sums */
+  int k;             /* number of clusters */
 };
 
 /* Centres are k × (3 + nc) floats: z, y, x, colour (scaled by ratio). Sums
@@ -50,20 +50,20 @@ cudaError_t sv_cuda_accumulate (const SvCudaIter &it, const float *image, const 
                                 unsigned long long *sums, cudaStream_t stream);
 
 /* Update, step 2: centres = sums / count; a live cluster with count 0 dies. */
-cudaError_t sv_cuda_finalize (const SvCudaIter &it, const unsigned long long *sums,
-                              float *centres, uint8_t *alive, cudaStream_t stream);
+cudaError_t sv_cuda_finalize (const SvCudaIter &it, const unsigned long long *sums, float *centres,
+                              uint8_t *alive, cudaStream_t stream);
 
 /* SLIC-zero: raise each cluster's max colour distance to the largest colour
  * distance among its voxels (against the updated centres). */
-cudaError_t sv_cuda_slic_zero_max (const SvCudaIter &it, const float *image,
-                                   const int32_t *nearest, const float *centres,
-                                   float *max_dist_colour, cudaStream_t stream);
+cudaError_t sv_cuda_slic_zero_max (const SvCudaIter &it, const float *image, const int32_t *nearest,
+                                   const float *centres, float *max_dist_colour,
+                                   cudaStream_t stream);
 
 /* After the last iteration: mask-in voxels with nearest −1 take the live
  * cluster with the smallest spatial term (ties to the lowest index). */
 cudaError_t sv_cuda_fill_unassigned (const SvCudaIter &it, const uint8_t *mask,
-                                     const float *centres, const uint8_t *alive,
-                                     int32_t *nearest, cudaStream_t stream);
+                                     const float *centres, const uint8_t *alive, int32_t *nearest,
+                                     cudaStream_t stream);
 
 /* labels[v] = nearest[v] + start_label (−1 becomes start_label − 1). Marks
  * used[k] = 1 for every cluster that owns a voxel (used may be NULL). */
@@ -122,9 +122,8 @@ cudaError_t sv_cuda_rescale_apply (float *data, long long n, int nc, const uint8
                                    float shift, float scale, int divide, cudaStream_t stream);
 /* One Gaussian pass along `axis` (0 z, 1 y, 2 x) of a z-major volume with
  * nc channels; weights[0..radius] are the centred float64 taps. */
-cudaError_t sv_cuda_gaussian_axis (const float *in, float *out, const int dims[3], int nc,
-                                   int axis, const double *weights, int radius,
-                                   cudaStream_t stream);
+cudaError_t sv_cuda_gaussian_axis (const float *in, float *out, const int dims[3], int nc, int axis,
+                                   const double *weights, int radius, cudaStream_t stream);
 /* *result = bits of max |v| over mask-in values (0 when none). */
 cudaError_t sv_cuda_max_abs (const float *data, long long n, int nc, const uint8_t *mask,
                              unsigned int *result, cudaStream_t stream);

@@ -8,7 +8,7 @@
 #include "sv-cuda.h"
 
 /* Kept free on the device for the runtime, cub and other users. */
-#define SV_CUDA_HEADROOM ((size_t) 64 << 20)
+#define SV_CUDA_HEADROOM ((size_t)64 << 20)
 
 gboolean
 sv_cuda_device_available (GError **error)
@@ -50,13 +50,20 @@ gboolean
 sv__cuda_check_free (size_t bytes, const char *what, GError **error)
 {
   size_t f = 0, t = 0;
+  const char *limit = g_getenv ("SV_CUDA_MEMORY_LIMIT_MIB");
   SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
+  /* A cap on what this process may use, for GPUs shared with other work. */
+  if (limit != NULL && *limit != '\0')
+    {
+      guint64 cap = g_ascii_strtoull (limit, NULL, 10) << 20;
+      if (cap < f)
+        f = (size_t)cap;
+    }
   if (bytes + SV_CUDA_HEADROOM > f)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "%s needs %" G_GSIZE_FORMAT " MiB of GPU memory, %" G_GSIZE_FORMAT
-                   " MiB free",
-                   what, (gsize) ((bytes + (1 << 20) - 1) >> 20), (gsize) (f >> 20));
+                   "%s needs %" G_GSIZE_FORMAT " MiB of GPU memory, %" G_GSIZE_FORMAT " MiB free",
+                   what, (gsize)((bytes + (1 << 20) - 1) >> 20), (gsize)(f >> 20));
       return FALSE;
     }
   return TRUE;
@@ -64,11 +71,10 @@ out:
   return FALSE;
 }
 
-
 static int
 compare_floats (const void *a, const void *b)
 {
-  float x = *(const float *) a, y = *(const float *) b;
+  float x = *(const float *)a, y = *(const float *)b;
   return (x > y) - (x < y);
 }
 
@@ -98,7 +104,7 @@ sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **error)
     }
   qsort (ms, 7, sizeof ms[0], compare_floats);
   /* A copy reads and writes every byte. */
-  *gbytes_per_s = 2.0 * (double) bytes / (ms[3] * 1e-3) / 1e9;
+  *gbytes_per_s = 2.0 * (double)bytes / (ms[3] * 1e-3) / 1e9;
   ok = TRUE;
 out:
   if (e0 != NULL)

@@ -18,7 +18,7 @@
 static inline unsigned int
 grid_for (long long n)
 {
-  return (unsigned int) ((n + SV_BLOCK - 1) / SV_BLOCK);
+  return (unsigned int)((n + SV_BLOCK - 1) / SV_BLOCK);
 }
 
 /* Float keys whose unsigned order is the float order (negative numbers
@@ -54,7 +54,7 @@ scan_kernel (const float *__restrict__ data, long long n, int nc, const uint8_t 
              SvCudaScan *scan)
 {
   /* Every lane takes part in the warp reductions, also past the end. */
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   bool nan = false, inf = false, any = false;
   float lo = INFINITY, hi = -INFINITY;
   if (v < n && (mask == NULL || mask[v] != 0))
@@ -94,13 +94,13 @@ scan_kernel (const float *__restrict__ data, long long n, int nc, const uint8_t 
         atomicAdd (&scan->n_nan, 1ull);
       else
         atomicAdd (&scan->n_inf, 1ull);
-      atomicMin (&scan->first_bad, (unsigned long long) v);
+      atomicMin (&scan->first_bad, (unsigned long long)v);
     }
 }
 
 cudaError_t
-sv_cuda_rescale_scan (const float *data, long long n, int nc, const uint8_t *mask,
-                      SvCudaScan *scan, cudaStream_t stream)
+sv_cuda_rescale_scan (const float *data, long long n, int nc, const uint8_t *mask, SvCudaScan *scan,
+                      cudaStream_t stream)
 {
   SvCudaScan init;
   cudaError_t err;
@@ -125,7 +125,7 @@ __global__ void
 rescale_kernel (float *__restrict__ data, long long n, int nc, const uint8_t *__restrict__ mask,
                 float shift, float scale, int divide)
 {
-  long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n * nc)
     return;
   /* numpy: image -= image.min(); image /= imax, both in float32. */
@@ -146,7 +146,7 @@ sv_cuda_rescale_apply (float *data, long long n, int nc, const uint8_t *mask, fl
   if (n == 0)
     return cudaSuccess;
   rescale_kernel<<<grid_for (n * nc), SV_BLOCK, 0, stream>>> (data, n, nc, mask, shift, scale,
-                                                               divide);
+                                                                divide);
   return cudaGetLastError ();
 }
 
@@ -166,37 +166,36 @@ reflect_index (long long i, long long length)
 
 __global__ void
 gaussian_axis_kernel (const float *__restrict__ in, float *__restrict__ out, long long total,
-                      long long length, long long stride, const double *__restrict__ w,
-                      int radius)
+                      long long length, long long stride, const double *__restrict__ w, int radius)
 {
-  long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= total)
     return;
   long long inner = e % stride;
   long long k = (e / stride) % length;
   long long outer = e / (stride * length);
   const float *line = in + outer * length * stride + inner;
-  double acc = (double) line[k * stride] * w[0];
+  double acc = (double)line[k * stride] * w[0];
   for (int t = radius; t >= 1; t--)
     {
-      double lo = (double) line[reflect_index (k - t, length) * stride];
-      double hi = (double) line[reflect_index (k + t, length) * stride];
+      double lo = (double)line[reflect_index (k - t, length) * stride];
+      double hi = (double)line[reflect_index (k + t, length) * stride];
       acc += (lo + hi) * w[t];
     }
-  out[e] = (float) acc;
+  out[e] = (float)acc;
 }
 
 cudaError_t
 sv_cuda_gaussian_axis (const float *in, float *out, const int dims[3], int nc, int axis,
                        const double *weights, int radius, cudaStream_t stream)
 {
-  long long stride = nc, total = (long long) dims[0] * dims[1] * dims[2] * nc;
+  long long stride = nc, total = (long long)dims[0] * dims[1] * dims[2] * nc;
   for (int a = axis + 1; a < 3; a++)
     stride *= dims[a];
   if (total == 0)
     return cudaSuccess;
   gaussian_axis_kernel<<<grid_for (total), SV_BLOCK, 0, stream>>> (in, out, total, dims[axis],
-                                                                   stride, weights, radius);
+                                                                     stride, weights, radius);
   return cudaGetLastError ();
 }
 
@@ -204,7 +203,7 @@ __global__ void
 max_abs_kernel (const float *__restrict__ data, long long n, int nc,
                 const uint8_t *__restrict__ mask, unsigned int *result)
 {
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   float m = 0.0f;
   if (v < n && (mask == NULL || mask[v] != 0))
     for (int c = 0; c < nc; c++)
@@ -217,8 +216,8 @@ max_abs_kernel (const float *__restrict__ data, long long n, int nc,
 }
 
 cudaError_t
-sv_cuda_max_abs (const float *data, long long n, int nc, const uint8_t *mask,
-                 unsigned int *result, cudaStream_t stream)
+sv_cuda_max_abs (const float *data, long long n, int nc, const uint8_t *mask, unsigned int *result,
+                 cudaStream_t stream)
 {
   cudaError_t err = cudaMemsetAsync (result, 0, sizeof (unsigned int), stream);
   if (err != cudaSuccess || n == 0)

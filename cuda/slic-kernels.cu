@@ -18,7 +18,7 @@
 static inline unsigned int
 grid_for (long long n, int block)
 {
-  return (unsigned int) ((n + block - 1) / block);
+  return (unsigned int)((n + block - 1) / block);
 }
 
 __device__ __forceinline__ int
@@ -26,7 +26,7 @@ cell_of (float c, int step, int ncell)
 {
   /* Centres lie in [0, dim): (int) c is floor (c), and integer division
    * gives floor (c / step) exactly. */
-  int i = (int) c;
+  int i = (int)c;
   i = i < 0 ? 0 : i / step;
   return i < ncell ? i : ncell - 1;
 }
@@ -47,7 +47,7 @@ bin_count_kernel (SvCudaIter it, const float *__restrict__ centres,
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= it.k || !alive[k])
     return;
-  atomicAdd (&cell_count[cell_index (it, centres + (size_t) k * (3 + it.nc))], 1);
+  atomicAdd (&cell_count[cell_index (it, centres + (size_t)k * (3 + it.nc))], 1);
 }
 
 __global__ void
@@ -58,7 +58,7 @@ bin_fill_kernel (SvCudaIter it, const float *__restrict__ centres,
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= it.k || !alive[k])
     return;
-  int cell = cell_index (it, centres + (size_t) k * (3 + it.nc));
+  int cell = cell_index (it, centres + (size_t)k * (3 + it.nc));
   /* The order inside a cell is arbitrary; the assignment does not depend on it. */
   int slot = atomicAdd (&cell_fill[cell], 1);
   cell_items[cell_start[cell] + slot] = k;
@@ -111,7 +111,7 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
 {
   const int nc = NC > 0 ? NC : it.nc;
   const int stride = 3 + nc;
-  const float fz = (float) z, fy = (float) y, fx = (float) x;
+  const float fz = (float)z, fy = (float)y, fx = (float)x;
   const float *pix = image + v * nc;
   float val[NC > 0 ? NC : 1];
   if (NC > 0)
@@ -136,7 +136,7 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
         for (int i = i0; i < i1; i++)
           {
             int k = cell_items[i];
-            const float *cen = centres + (size_t) k * stride;
+            const float *cen = centres + (size_t)k * stride;
             float ccz = cen[0], ccy = cen[1], ccx = cen[2];
             int lo, hi;
             sv_arith_window (ccz, it.wstep[0], it.nz, &lo, &hi);
@@ -206,12 +206,14 @@ axis_gap (double c, int a0, int a1)
  * lexicographic (distance, index) minimum either way, so the labels equal
  * the plain search's bit for bit. */
 template <int NC>
-__global__ void __launch_bounds__ (TILE_THREADS)
-assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int ntile_x,
-                     const float *__restrict__ image, const uint8_t *__restrict__ mask,
-                     const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
-                     const int *__restrict__ windows, const int *__restrict__ cell_start,
-                     const int *__restrict__ cell_items, int32_t *__restrict__ nearest)
+__global__ void
+__launch_bounds__ (TILE_THREADS)
+    assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int ntile_x,
+                         const float *__restrict__ image, const uint8_t *__restrict__ mask,
+                         const float *__restrict__ centres,
+                         const float *__restrict__ max_dist_colour, const int *__restrict__ windows,
+                         const int *__restrict__ cell_start, const int *__restrict__ cell_items,
+                         int32_t *__restrict__ nearest)
 {
   __shared__ TileCandidate cand[MAX_CAND];
   __shared__ float s_pos[MAX_CAND][3];
@@ -253,7 +255,7 @@ assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int nti
       for (int i = cell_start[row + c0[2]]; i < cell_start[row + c1[2] + 1]; i++)
         {
           int k = cell_items[i];
-          const int *w = windows + (size_t) k * 6;
+          const int *w = windows + (size_t)k * 6;
           bool meets = true;
           for (int a = 0; a < 3; a++)
             meets = meets && max (t0[a], w[a]) < min (t1[a], w[3 + a]);
@@ -276,19 +278,19 @@ assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int nti
       for (int j = tid; j < n; j += TILE_THREADS)
         {
           int k = cand[j].k;
-          const float *c = centres + (size_t) k * stride;
-          const int *w = windows + (size_t) k * 6;
+          const float *c = centres + (size_t)k * stride;
+          const int *w = windows + (size_t)k * 6;
           const float sp[3] = { it.sz, it.sy, it.sx };
           double bound = 0.0;
           for (int a = 0; a < 3; a++)
             {
               int a0 = max (t0[a], w[a]), a1 = min (t1[a], w[3 + a]) - 1;
-              double g = (double) sp[a] * axis_gap (c[a], a0, a1);
+              double g = (double)sp[a] * axis_gap (c[a], a0, a1);
               bound += g * g;
             }
-          bound = bound * (double) it.spatial_weight * (1.0 - 1e-6) - 1e-30;
-          float fb = (float) bound;
-          if ((double) fb > bound)
+          bound = bound * (double)it.spatial_weight * (1.0 - 1e-6) - 1e-30;
+          float fb = (float)bound;
+          if ((double)fb > bound)
             fb = nextafterf (fb, -INFINITY);
           cand[j].bound = fb;
         }
@@ -326,8 +328,8 @@ assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int nti
       for (int j = tid; j < n; j += TILE_THREADS)
         {
           int k = cand[j].k;
-          const float *c = centres + (size_t) k * stride;
-          const int *w = windows + (size_t) k * 6;
+          const float *c = centres + (size_t)k * stride;
+          const int *w = windows + (size_t)k * 6;
           for (int a = 0; a < 3; a++)
             s_pos[j][a] = c[a];
           for (int a = 0; a < 6; a++)
@@ -346,7 +348,7 @@ assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int nti
       int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
       if (x >= t1[2] || y >= t1[1] || z >= t1[0])
         continue;
-      long long v = ((long long) z * it.ny + y) * it.nx + x;
+      long long v = ((long long)z * it.ny + y) * it.nx + x;
       if (mask != NULL && mask[v] == 0)
         {
           nearest[v] = -1;
@@ -354,11 +356,11 @@ assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int nti
         }
       if (!tiled)
         {
-          assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y,
-                            x, nearest);
+          assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
+                            nearest);
           continue;
         }
-      const float fz = (float) z, fy = (float) y, fx = (float) x;
+      const float fz = (float)z, fy = (float)y, fx = (float)x;
       float val[NC > 0 ? NC : 1];
       for (int c = 0; c < (NC > 0 ? NC : 1); c++)
         val[c] = image[v * nc + c];
@@ -396,14 +398,14 @@ assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int nti
 }
 
 __global__ void
-windows_kernel (SvCudaIter it, const float *__restrict__ centres,
-                const uint8_t *__restrict__ alive, int *__restrict__ windows)
+windows_kernel (SvCudaIter it, const float *__restrict__ centres, const uint8_t *__restrict__ alive,
+                int *__restrict__ windows)
 {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= it.k || !alive[k])
     return;
-  const float *c = centres + (size_t) k * (3 + it.nc);
-  int *w = windows + (size_t) k * 6;
+  const float *c = centres + (size_t)k * (3 + it.nc);
+  int *w = windows + (size_t)k * 6;
   sv_arith_window (c[0], it.wstep[0], it.nz, &w[0], &w[3]);
   sv_arith_window (c[1], it.wstep[1], it.ny, &w[1], &w[4]);
   sv_arith_window (c[2], it.wstep[2], it.nx, &w[2], &w[5]);
@@ -411,9 +413,9 @@ windows_kernel (SvCudaIter it, const float *__restrict__ centres,
 
 template <int NC>
 static void
-launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask,
-              const float *centres, const float *max_dist_colour, const int *windows,
-              const int *cell_start, const int *cell_items, int32_t *nearest, cudaStream_t stream)
+launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
+              const float *max_dist_colour, const int *windows, const int *cell_start,
+              const int *cell_items, int32_t *nearest, cudaStream_t stream)
 {
   int tz, ty, tx;
   if (it.nz == 1)
@@ -429,17 +431,16 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask,
       tx = 32;
     }
   int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
-  long long blocks = (long long) ntz * nty * ntx;
-  assign_tiled_kernel<NC><<<(unsigned int) blocks, TILE_THREADS, 0, stream>>> (
+  long long blocks = (long long)ntz * nty * ntx;
+  assign_tiled_kernel<NC><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
       it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
       cell_items, nearest);
 }
 
 cudaError_t
-sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask,
-                const float *centres, const float *max_dist_colour, const uint8_t *alive,
-                int *windows, const int *cell_start, const int *cell_items, int32_t *nearest,
-                cudaStream_t stream)
+sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
+                const float *max_dist_colour, const uint8_t *alive, int *windows,
+                const int *cell_start, const int *cell_items, int32_t *nearest, cudaStream_t stream)
 {
   if (it.n == 0)
     return cudaSuccess;
@@ -476,8 +477,7 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask,
  * that one atomic per run of equal labels reaches global memory. Integer
  * addition is exact, so any grouping gives the same totals. */
 __device__ __forceinline__ void
-warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start,
-          bool tail)
+warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start, bool tail)
 {
   for (int off = 1; off < 32; off <<= 1)
     {
@@ -486,7 +486,7 @@ warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_st
         value += other;
     }
   if (tail && k >= 0)
-    atomicAdd (sums, (unsigned long long) value);
+    atomicAdd (sums, (unsigned long long)value);
 }
 
 __global__ void
@@ -494,7 +494,7 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
                    const int32_t *__restrict__ nearest, unsigned long long *__restrict__ sums)
 {
   /* Every lane of the warp takes part in the shuffles, also past the end. */
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x & 31;
   int k = v < it.n ? nearest[v] : -1;
   int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
@@ -508,13 +508,13 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
   int x = 0, y = 0, z = 0;
   if (k >= 0)
     {
-      x = (int) (v % it.nx);
+      x = (int)(v % it.nx);
       long long t = v / it.nx;
-      y = (int) (t % it.ny);
-      z = (int) (t / it.ny);
+      y = (int)(t % it.ny);
+      z = (int)(t / it.ny);
     }
   const int stride = 4 + it.nc;
-  unsigned long long *s = sums + (size_t) (k >= 0 ? k : 0) * stride;
+  unsigned long long *s = sums + (size_t)(k >= 0 ? k : 0) * stride;
   warp_add (s + 0, k, k >= 0 ? 1 : 0, lane, seg_start, tail);
   warp_add (s + 1, k, z, lane, seg_start, tail);
   warp_add (s + 2, k, y, lane, seg_start, tail);
@@ -546,20 +546,20 @@ finalize_kernel (SvCudaIter it, const unsigned long long *__restrict__ sums,
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= it.k || !alive[k])
     return;
-  const unsigned long long *s = sums + (size_t) k * (4 + it.nc);
-  int64_t count = (int64_t) s[0];
+  const unsigned long long *s = sums + (size_t)k * (4 + it.nc);
+  int64_t count = (int64_t)s[0];
   if (count == 0)
     {
       /* Dead for the rest of the run: never binned, never wins again. */
       alive[k] = 0;
       return;
     }
-  float *c = centres + (size_t) k * (3 + it.nc);
-  c[0] = sv_arith_coord_mean ((int64_t) s[1], count);
-  c[1] = sv_arith_coord_mean ((int64_t) s[2], count);
-  c[2] = sv_arith_coord_mean ((int64_t) s[3], count);
+  float *c = centres + (size_t)k * (3 + it.nc);
+  c[0] = sv_arith_coord_mean ((int64_t)s[1], count);
+  c[1] = sv_arith_coord_mean ((int64_t)s[2], count);
+  c[2] = sv_arith_coord_mean ((int64_t)s[3], count);
   for (int j = 0; j < it.nc; j++)
-    c[3 + j] = sv_arith_colour_mean ((int64_t) s[4 + j], it.colour_shift, count);
+    c[3 + j] = sv_arith_colour_mean ((int64_t)s[4 + j], it.colour_shift, count);
 }
 
 cudaError_t
@@ -568,8 +568,7 @@ sv_cuda_finalize (const SvCudaIter &it, const unsigned long long *sums, float *c
 {
   if (it.k == 0)
     return cudaSuccess;
-  finalize_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, sums, centres,
-                                                                         alive);
+  finalize_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, sums, centres, alive);
   return cudaGetLastError ();
 }
 
@@ -578,13 +577,13 @@ slic_zero_max_kernel (SvCudaIter it, const float *__restrict__ image,
                       const int32_t *__restrict__ nearest, const float *__restrict__ centres,
                       float *__restrict__ max_dist_colour)
 {
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= it.n)
     return;
   int k = nearest[v];
   if (k < 0)
     return;
-  const float *cen = centres + (size_t) k * (3 + it.nc);
+  const float *cen = centres + (size_t)k * (3 + it.nc);
   const float *pix = image + v * it.nc;
   float colour = 0.0f;
   for (int c = 0; c < it.nc; c++)
@@ -592,7 +591,7 @@ slic_zero_max_kernel (SvCudaIter it, const float *__restrict__ image,
   /* Distances are >= 0, where the integer order of the bit patterns is the
    * float order; atomicMax only raises. */
   if (colour > max_dist_colour[k])
-    atomicMax ((unsigned int *) &max_dist_colour[k], __float_as_uint (colour));
+    atomicMax ((unsigned int *)&max_dist_colour[k], __float_as_uint (colour));
 }
 
 cudaError_t
@@ -610,7 +609,7 @@ __global__ void
 labels_kernel (long long n, const int32_t *__restrict__ nearest, int start_label,
                int32_t *__restrict__ labels, uint8_t *__restrict__ used)
 {
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= n)
     return;
   int k = nearest[v];
@@ -620,13 +619,13 @@ labels_kernel (long long n, const int32_t *__restrict__ nearest, int start_label
 }
 
 cudaError_t
-sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_label,
-                             int32_t *labels, uint8_t *used, cudaStream_t stream)
+sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_label, int32_t *labels,
+                             uint8_t *used, cudaStream_t stream)
 {
   if (n == 0)
     return cudaSuccess;
-  labels_kernel<<<grid_for (n, SV_BLOCK), SV_BLOCK, 0, stream>>> (n, nearest, start_label,
-                                                                    labels, used);
+  labels_kernel<<<grid_for (n, SV_BLOCK), SV_BLOCK, 0, stream>>> (n, nearest, start_label, labels,
+                                                                    used);
   return cudaGetLastError ();
 }
 
@@ -639,21 +638,21 @@ fill_unassigned_kernel (SvCudaIter it, const uint8_t *__restrict__ mask,
                         const float *__restrict__ centres, const uint8_t *__restrict__ alive,
                         int32_t *__restrict__ nearest)
 {
-  long long v = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= it.n || nearest[v] >= 0 || (mask != NULL && mask[v] == 0))
     return;
-  int x = (int) (v % it.nx);
+  int x = (int)(v % it.nx);
   long long t = v / it.nx;
-  int y = (int) (t % it.ny);
-  int z = (int) (t / it.ny);
+  int y = (int)(t % it.ny);
+  int z = (int)(t / it.ny);
   float best_d = INFINITY;
   int best_k = -1;
   for (int k = 0; k < it.k; k++)
     {
       if (!alive[k])
         continue;
-      const float *c = centres + (size_t) k * (3 + it.nc);
-      float s = sv_arith_spatial (c[0], c[1], c[2], (float) z, (float) y, (float) x, it.sz, it.sy,
+      const float *c = centres + (size_t)k * (3 + it.nc);
+      float s = sv_arith_spatial (c[0], c[1], c[2], (float)z, (float)y, (float)x, it.sz, it.sy,
                                   it.sx, it.spatial_weight);
       if (sv_arith_better (s, k, best_d, best_k))
         {

@@ -14,7 +14,11 @@
 G_BEGIN_DECLS
 
 /* The CUDA backend's class, named "cuda". Its create fails with
- * SV_ENGINE_ERROR_BACKEND "no CUDA device: …" when no device is usable. */
+ * SV_ENGINE_ERROR_BACKEND "no CUDA device: …" when no device is usable.
+ * Before allocating, it checks free device memory and fails with
+ * SV_ENGINE_ERROR_NO_MEMORY ("… needs X MiB of GPU memory, Y MiB free");
+ * the environment variable SV_CUDA_MEMORY_LIMIT_MIB caps the free memory it
+ * counts on (for a GPU shared with other work). */
 const SvBackendClass *sv_backend_cuda_class (void);
 
 /* TRUE when a CUDA device is usable; otherwise FALSE with the reason

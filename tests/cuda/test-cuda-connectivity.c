@@ -29,14 +29,14 @@ make_labels (guint nz, guint ny, guint nx, guint bz, guint by, guint bx, double 
              double background, int start_label, guint32 seed)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  gint32 *l = g_new (gint32, (gsize) nz * ny * nx);
+  gint32 *l = g_new (gint32, (gsize)nz * ny * nx);
   guint gy = (ny + by - 1) / by, gx = (nx + bx - 1) / bx;
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)
       for (guint x = 0; x < nx; x++)
         {
-          gsize v = ((gsize) z * ny + y) * nx + x;
-          gint32 block = (gint32) (((z / bz) * gy + y / by) * gx + x / bx);
+          gsize v = ((gsize)z * ny + y) * nx + x;
+          gint32 block = (gint32)(((z / bz) * gy + y / by) * gx + x / bx);
           l[v] = start_label + block;
           if (block == 0)
             continue;
@@ -81,7 +81,7 @@ test_matches_cpu (gconstpointer data)
 {
   const ConnCase *c = data;
   g_autoptr (GError) error = NULL;
-  gsize n = (gsize) c->nz * c->ny * c->nx;
+  gsize n = (gsize)c->nz * c->ny * c->nx;
   gsize n_blocks = ((c->nz + c->bz - 1) / c->bz) * ((c->ny + c->by - 1) / c->by)
                    * ((c->nx + c->bx - 1) / c->bx);
   gint64 min_size, max_size, n_cpu, n_gpu = -1;
@@ -96,8 +96,8 @@ test_matches_cpu (gconstpointer data)
       g_autofree gint32 *cpu = g_new (gint32, n);
       g_autofree gint32 *gpu = g_new (gint32, n);
       sv_connectivity_sizes (n, n_blocks, c->min_factor, c->max_factor, &min_size, &max_size);
-      n_cpu = sv_connectivity_enforce (in, c->nz, c->ny, c->nx, min_size, max_size,
-                                       c->start_label, cpu);
+      n_cpu = sv_connectivity_enforce (in, c->nz, c->ny, c->nx, min_size, max_size, c->start_label,
+                                       cpu);
       g_assert_true (sv_cuda_connectivity_enforce (in, c->nz, c->ny, c->nx, min_size, max_size,
                                                    c->start_label, gpu, &n_gpu, &on_device,
                                                    &error));
@@ -119,8 +119,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (conn_cases); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/cuda/connectivity/matches-cpu/%s",
-                                               conn_cases[i].name);
+      g_autofree char *path
+          = g_strdup_printf ("/cuda/connectivity/matches-cpu/%s", conn_cases[i].name);
       g_test_add_data_func (path, &conn_cases[i], test_matches_cpu);
     }
   return g_test_run ();

@@ -14,7 +14,7 @@
 static guint64
 hash_labels (const gint32 *labels, gsize n)
 {
-  const guint8 *b = (const guint8 *) labels;
+  const guint8 *b = (const guint8 *)labels;
   guint64 h = 1469598103934665603ull;
   for (gsize i = 0; i < n * sizeof (gint32); i++)
     h = (h ^ b[i]) * 1099511628211ull;
@@ -26,7 +26,7 @@ run_and_hash (const char *name, const SvVolume *v, const SvSlicParams *p, SvRunS
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SvBackend) backend = sv_backend_new (name, &error);
-  gsize n = (gsize) v->nz * v->ny * v->nx;
+  gsize n = (gsize)v->nz * v->ny * v->nx;
   gint64 t0 = g_get_monotonic_time ();
 
   g_assert_no_error (error);
@@ -38,8 +38,8 @@ run_and_hash (const char *name, const SvVolume *v, const SvSlicParams *p, SvRunS
   g_assert_true (sv_backend_get_labels (backend, labels, &error));
   g_assert_no_error (error);
   guint64 h = hash_labels (labels, n);
-  g_test_message ("%s: %.2f s, K %" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT " labels, hash %016"
-                  G_GINT64_MODIFIER "x",
+  g_test_message ("%s: %.2f s, K %" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT
+                  " labels, hash %016" G_GINT64_MODIFIER "x",
                   name, (g_get_monotonic_time () - t0) / 1e6, stats->n_clusters, stats->n_labels,
                   h);
   return h;

@@ -40,7 +40,7 @@ make_volume (guint nz, guint ny, guint nx, guint nc, guint32 seed)
             guint block = (x / 7) * 7 + (y / 5) * 3 + (z / 4) * 5 + c;
             double value = 0.2 * (block % 5) + 0.15 * sin (0.3 * x + 0.2 * y + 0.1 * z + c)
                            + 0.05 * g_rand_double (rand);
-            v->data[(((gsize) z * ny + y) * nx + x) * nc + c] = (float) value;
+            v->data[(((gsize)z * ny + y) * nx + x) * nc + c] = (float)value;
           }
   return v;
 }
@@ -49,7 +49,7 @@ make_volume (guint nz, guint ny, guint nx, guint nc, guint32 seed)
 static guint8 *
 make_mask (guint nz, guint ny, guint nx)
 {
-  guint8 *m = g_malloc ((gsize) nz * ny * nx);
+  guint8 *m = g_malloc ((gsize)nz * ny * nx);
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)
       for (guint x = 0; x < nx; x++)
@@ -57,7 +57,7 @@ make_mask (guint nz, guint ny, guint nx)
           double dz = nz > 1 ? (z - (nz - 1) / 2.0) / (nz / 2.0) : 0.0;
           double dy = (y - (ny - 1) / 2.0) / (ny / 2.0);
           double dx = (x - (nx - 1) / 2.0) / (nx / 2.0);
-          m[((gsize) z * ny + y) * nx + x] = dz * dz + dy * dy + dx * dx < 0.9;
+          m[((gsize)z * ny + y) * nx + x] = dz * dz + dy * dy + dx * dx < 0.9;
         }
   return m;
 }
@@ -84,7 +84,7 @@ run_on (SvBackend *backend, const SvVolume *v, const guint8 *mask, const SvSlicP
 {
   g_autoptr (GError) error = NULL;
   SvRunControl control = { 0 };
-  gsize n = (gsize) v->nz * v->ny * v->nx;
+  gsize n = (gsize)v->nz * v->ny * v->nx;
 
   control.n_threads = 2;
   control.stop_after_iteration = stop_after;
@@ -117,14 +117,14 @@ run_backend (const char *name, const SvVolume *v, const guint8 *mask, const SvSl
 static void
 assert_same (const SvVolume *v, const Result *cpu, const Result *gpu)
 {
-  gsize n = (gsize) v->nz * v->ny * v->nx;
+  gsize n = (gsize)v->nz * v->ny * v->nx;
   gsize n_diff = 0, first = 0;
   for (gsize i = 0; i < n; i++)
     if (cpu->labels[i] != gpu->labels[i] && n_diff++ == 0)
       first = i;
   if (n_diff > 0)
-    g_error ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " labels differ; first at voxel %"
-             G_GSIZE_FORMAT ": cpu %d, cuda %d",
+    g_error ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+             " labels differ; first at voxel %" G_GSIZE_FORMAT ": cpu %d, cuda %d",
              n_diff, n, first, cpu->labels[first], gpu->labels[first]);
   g_assert_cmpuint (cpu->stats.n_clusters, ==, gpu->stats.n_clusters);
   g_assert_cmpuint (cpu->stats.n_labels, ==, gpu->stats.n_labels);
@@ -154,6 +154,7 @@ typedef struct
 } Case;
 
 /* Spacing 0 means 1 on every axis (the default). */
+/* clang-format off */
 static const Case cases[] = {
   { "one-voxel", 1, 1, 1, 1, 100, 10, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
   { "2x10x10", 2, 10, 10, 1, 100, 10, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
@@ -192,6 +193,7 @@ static const Case cases[] = {
   { "sigma-2d-rgb-lab", 1, 64, 80, 3, 120, 10, 10, { 1.2 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
   { "high-compactness", 24, 28, 32, 1, 300, 1000, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
 };
+/* clang-format on */
 
 static void
 case_params (const Case *c, SvSlicParams *p)
@@ -249,8 +251,8 @@ test_deterministic (void)
   for (int i = 0; i < 10; i++)
     {
       run_on (backend, v, NULL, &p, -1, &again);
-      g_assert_true (memcmp (first.labels, again.labels,
-                             sizeof (gint32) * v->nz * v->ny * v->nx) == 0);
+      g_assert_true (memcmp (first.labels, again.labels, sizeof (gint32) * v->nz * v->ny * v->nx)
+                     == 0);
       result_clear (&again);
     }
   result_clear (&first);
@@ -315,21 +317,21 @@ test_slices (void)
   for (guint z = 0; z < nz; z++)
     {
       g_assert_true (sv_backend_get_slice (backend, SV_AXIS_XY, z, s, &error));
-      g_assert_true (memcmp (s, gpu.labels + (gsize) z * ny * nx, sizeof (gint32) * ny * nx) == 0);
+      g_assert_true (memcmp (s, gpu.labels + (gsize)z * ny * nx, sizeof (gint32) * ny * nx) == 0);
     }
   for (guint y = 0; y < ny; y++)
     {
       g_assert_true (sv_backend_get_slice (backend, SV_AXIS_XZ, y, s, &error));
       for (guint z = 0; z < nz; z++)
         for (guint x = 0; x < nx; x++)
-          g_assert_cmpint (s[z * nx + x], ==, gpu.labels[((gsize) z * ny + y) * nx + x]);
+          g_assert_cmpint (s[z * nx + x], ==, gpu.labels[((gsize)z * ny + y) * nx + x]);
     }
   for (guint x = 0; x < nx; x++)
     {
       g_assert_true (sv_backend_get_slice (backend, SV_AXIS_YZ, x, s, &error));
       for (guint z = 0; z < nz; z++)
         for (guint y = 0; y < ny; y++)
-          g_assert_cmpint (s[z * ny + y], ==, gpu.labels[((gsize) z * ny + y) * nx + x]);
+          g_assert_cmpint (s[z * ny + y], ==, gpu.labels[((gsize)z * ny + y) * nx + x]);
     }
   g_assert_false (sv_backend_get_slice (backend, SV_AXIS_XY, nz, s, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
@@ -473,6 +475,39 @@ test_memory_random_runs (void)
   g_assert_cmpuint (free_after, ==, free_before);
 }
 
+/* Too little device memory fails cleanly with NO_MEMORY and a message in
+ * MiB; the backend is usable again once memory suffices. */
+static void
+test_out_of_memory (void)
+{
+  g_autoptr (GError) error = NULL;
+  SvSlicParams p;
+  Result cpu, gpu;
+
+  if (!need_device ())
+    return;
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 200;
+  g_autoptr (SvVolume) v = make_volume (32, 40, 48, 1, 8);
+  g_autoptr (SvBackend) backend = sv_backend_new ("cuda", &error);
+  g_assert_no_error (error);
+  g_setenv ("SV_CUDA_MEMORY_LIMIT_MIB", "16", TRUE);
+  g_assert_false (sv_backend_set_volume (backend, v, NULL, &error));
+  g_unsetenv ("SV_CUDA_MEMORY_LIMIT_MIB");
+  g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "MiB of GPU memory"));
+  g_assert_nonnull (strstr (error->message, "MiB free"));
+  g_clear_error (&error);
+  g_assert_false (sv_backend_run (backend, &p, NULL, NULL, &error));
+  g_clear_error (&error);
+  run_on (backend, v, NULL, &p, -1, &gpu);
+  run_backend ("cpu", v, NULL, &p, -1, &cpu);
+  assert_same (v, &cpu, &gpu);
+  result_clear (&cpu);
+  result_clear (&gpu);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -492,5 +527,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/backend/slices", test_slices);
   g_test_add_func ("/cuda/backend/cancel-and-errors", test_cancel_and_errors);
   g_test_add_func ("/cuda/backend/memory-random-runs", test_memory_random_runs);
+  g_test_add_func ("/cuda/backend/out-of-memory", test_out_of_memory);
   return g_test_run ();
 }
