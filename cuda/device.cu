@@ -61,9 +61,11 @@ sv__cuda_check_free (size_t bytes, const char *what, GError **error)
     }
   if (bytes + SV_CUDA_HEADROOM > f)
     {
+      /* The reserve counts as needed: it is what the runtime takes on top. */
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                    "%s needs %" G_GSIZE_FORMAT " MiB of GPU memory, %" G_GSIZE_FORMAT " MiB free",
-                   what, (gsize)((bytes + (1 << 20) - 1) >> 20), (gsize)(f >> 20));
+                   what, (gsize)((bytes + SV_CUDA_HEADROOM + (1 << 20) - 1) >> 20),
+                   (gsize)(f >> 20));
       return FALSE;
     }
   return TRUE;
