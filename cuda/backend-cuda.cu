@@ -326,63 +326,16 @@ out:
   return FALSE;
 }
 
-/* numpy's pairwise summation of a float64 array, as the CPU's
- * sv_gaussian_smooth normalises its kernel (engine/gaussian.c). */
-static double
-pairwise_sum (const double *a, gsize n)
-{
-  if (n < 8)
-    {
-      double res = 0.0;
-      for (gsize i = 0; i < n; i++)
-        res += a[i];
-      return res;
-    }
-  else if (n <= 128)
-    {
-      double r[8], res;
-      gsize i;
-
-      for (int j = 0; j < 8; j++)
-        r[j] = a[j];
-      for (i = 8; i < n - (n % 8); i += 8)
-        for (int j = 0; j < 8; j++)
-          r[j] += a[i + j];
-      res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-      for (; i < n; i++)
-        res += a[i];
-      return res;
-    }
-  else
-    {
-      gsize n2 = n / 2;
-      n2 -= n2 % 8;
-      return pairwise_sum (a, n2) + pairwise_sum (a + n2, n - n2);
-    }
-}
-
-/* scipy's _gaussian_kernel1d(sigma, 0, radius) exactly as the CPU computes
- * it on the host (same libm): returns taps 0 … radius of the symmetric
- * kernel. */
+/* Taps 0 … radius of the CPU's symmetric kernel (engine/gaussian.c), so
+ * that both backends smooth with identical weights. */
 static double *
 gaussian_taps (float sigma, int *radius_out)
 {
-  const double sd = (double)sigma;
-  const int radius = (int)(4.0 * sd + 0.5);
-  const float sigma2 = sigma * sigma;
-  const double factor = -0.5 / (double)sigma2;
-  const gsize n = 2 * (gsize)radius + 1;
-  double *w = g_new (double, n);
-  double *taps = g_new (double, radius + 1);
+  double *w = sv_gaussian_kernel (sigma, radius_out);
+  double *taps = g_new (double, *radius_out + 1);
 
-  for (int i = -radius; i <= radius; i++)
-    w[i + radius] = exp (factor * (double)((gint64)i * i));
-  const double sum = pairwise_sum (w, n);
-  for (gsize i = 0; i < n; i++)
-    w[i] /= sum;
-  memcpy (taps, w + radius, (radius + 1) * sizeof (double));
+  memcpy (taps, w + *radius_out, (*radius_out + 1) * sizeof (double));
   g_free (w);
-  *radius_out = radius;
   return taps;
 }
 

@@ -50,8 +50,8 @@ pairwise_sum (const double *a, gsize n)
  * product (sigma is a numpy float32 there), the rest is float64. Returns
  * the 2*radius+1 weights; the kernel is symmetric, so scipy's reversal for
  * correlation changes nothing. */
-static double *
-gaussian_kernel (float sigma, int *radius_out)
+double *
+sv_gaussian_kernel (float sigma, int *radius_out)
 {
   const double sd = (double)sigma;
   const int radius = (int)(4.0 * sd + 0.5);
@@ -224,7 +224,7 @@ sv_gaussian_smooth (float *data, guint nz, guint ny, guint nx, guint nc, const f
         n_outer *= dims[a];
 
       int radius;
-      g_autofree double *kernel = gaussian_kernel (sigma_zyx[axis], &radius);
+      g_autofree double *kernel = sv_gaussian_kernel (sigma_zyx[axis], &radius);
 
       AxisPass pass = {
         .data = data,

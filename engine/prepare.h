@@ -44,4 +44,10 @@ void sv_rgb_to_lab (float *data, gsize n_voxels);
 void sv_gaussian_smooth (float *data, guint nz, guint ny, guint nx, guint nc,
                          const float sigma_zyx[3], int n_threads);
 
+/* scipy's _gaussian_kernel1d(sigma, 0, radius) with radius = (int)(4σ + 0.5):
+ * the 2·radius + 1 float64 weights sv_gaussian_smooth uses (numpy's pairwise
+ * sum normalises them). Shared with the CUDA backend so both smooth with
+ * identical taps. Free with g_free. */
+double *sv_gaussian_kernel (float sigma, int *radius_out);
+
 G_END_DECLS
