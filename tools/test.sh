@@ -17,7 +17,7 @@ if [ -z "${SV_SKIP_SANITIZE:-}" ]; then
   fi
   meson compile -C build-asan
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-    meson test -C build-asan --suite engine --suite cli --print-errorlogs --num-processes 2 \
+    meson test -C build-asan --suite engine --suite cli --print-errorlogs --num-processes 2 --timeout-multiplier 4 \
     || status=1
 fi
 
