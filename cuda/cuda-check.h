@@ -1,0 +1,41 @@
+/* Supervox CUDA backend: mapping CUDA errors to GErrors.
+ *
+ * Every CUDA call in the glue code goes through SV_CUDA_CHECK, which sets
+ * `error` (a GError ** in scope) from cudaGetErrorString and jumps to the
+ * function's `out:` label, where everything allocated so far is released.
+ * Kernel launches are followed by SV_CUDA_CHECK (cudaGetLastError ()). */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <glib.h>
+
+#include "error.h"
+
+/* Sets `error` for a failed CUDA call: out-of-memory becomes
+ * SV_ENGINE_ERROR_NO_MEMORY, everything else SV_ENGINE_ERROR_BACKEND. The
+ * message names the step and CUDA's own description. */
+static inline void
+sv_cuda_set_error (GError **error, cudaError_t err, const char *what)
+{
+  g_set_error (error, SV_ENGINE_ERROR,
+               err == cudaErrorMemoryAllocation ? SV_ENGINE_ERROR_NO_MEMORY
+                                                : SV_ENGINE_ERROR_BACKEND,
+               "CUDA error in %s: %s", what, cudaGetErrorString (err));
+}
+
+#define SV_CUDA_CHECK(call)                                                                        \
+  do                                                                                               \
+    {                                                                                              \
+      cudaError_t sv__err = (call);                                                                \
+      if (sv__err != cudaSuccess)                                                                  \
+        {                                                                                          \
+          sv_cuda_set_error (error, sv__err, #call);                                               \
+          goto out;                                                                                \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+/* Fails with SV_ENGINE_ERROR_NO_MEMORY ("… needs X MiB of GPU memory, Y MiB
+ * free") when `bytes` more would not fit on the device next to a small
+ * reserve; `what` names the consumer. */
+gboolean sv__cuda_check_free (size_t bytes, const char *what, GError **error);

@@ -1,0 +1,117 @@
+/* Supervox CUDA backend: device discovery and memory checks. */
+#define G_LOG_DOMAIN "sv-cuda"
+
+#include <stdlib.h>
+
+#include "cuda-check.h"
+#include "error.h"
+#include "sv-cuda.h"
+
+/* Kept free on the device for the runtime, cub and other users. */
+#define SV_CUDA_HEADROOM ((size_t)64 << 20)
+
+gboolean
+sv_cuda_device_available (GError **error)
+{
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount (&count);
+  if (err != cudaSuccess)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                   cudaGetErrorString (err));
+      return FALSE;
+    }
+  if (count == 0)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                   cudaGetErrorString (cudaErrorNoDevice));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error)
+{
+  size_t f = 0, t = 0;
+  SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
+  if (free_bytes != NULL)
+    *free_bytes = f;
+  if (total_bytes != NULL)
+    *total_bytes = t;
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* Fails with SV_ENGINE_ERROR_NO_MEMORY, in MiB, when `bytes` more would not
+ * fit next to what is in use. */
+gboolean
+sv__cuda_check_free (size_t bytes, const char *what, GError **error)
+{
+  size_t f = 0, t = 0;
+  const char *limit = g_getenv ("SV_CUDA_MEMORY_LIMIT_MIB");
+  SV_CUDA_CHECK (cudaMemGetInfo (&f, &t));
+  /* A cap on what this process may use, for GPUs shared with other work. */
+  if (limit != NULL && *limit != '\0')
+    {
+      guint64 cap = g_ascii_strtoull (limit, NULL, 10) << 20;
+      if (cap < f)
+        f = (size_t)cap;
+    }
+  if (bytes + SV_CUDA_HEADROOM > f)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "%s needs %" G_GSIZE_FORMAT " MiB of GPU memory, %" G_GSIZE_FORMAT " MiB free",
+                   what, (gsize)((bytes + (1 << 20) - 1) >> 20), (gsize)(f >> 20));
+      return FALSE;
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static int
+compare_floats (const void *a, const void *b)
+{
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+gboolean
+sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **error)
+{
+  void *src = NULL, *dst = NULL;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  float ms[7];
+  gboolean ok = FALSE;
+
+  if (!sv__cuda_check_free (2 * bytes, "the bandwidth measurement", error))
+    return FALSE;
+  SV_CUDA_CHECK (cudaMalloc (&src, bytes));
+  SV_CUDA_CHECK (cudaMalloc (&dst, bytes));
+  SV_CUDA_CHECK (cudaMemset (src, 1, bytes));
+  SV_CUDA_CHECK (cudaEventCreate (&e0));
+  SV_CUDA_CHECK (cudaEventCreate (&e1));
+  SV_CUDA_CHECK (cudaMemcpy (dst, src, bytes, cudaMemcpyDeviceToDevice));
+  for (int i = 0; i < 7; i++)
+    {
+      SV_CUDA_CHECK (cudaEventRecord (e0, 0));
+      SV_CUDA_CHECK (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+      SV_CUDA_CHECK (cudaEventRecord (e1, 0));
+      SV_CUDA_CHECK (cudaEventSynchronize (e1));
+      SV_CUDA_CHECK (cudaEventElapsedTime (&ms[i], e0, e1));
+    }
+  qsort (ms, 7, sizeof ms[0], compare_floats);
+  /* A copy reads and writes every byte. */
+  *gbytes_per_s = 2.0 * (double)bytes / (ms[3] * 1e-3) / 1e9;
+  ok = TRUE;
+out:
+  if (e0 != NULL)
+    cudaEventDestroy (e0);
+  if (e1 != NULL)
+    cudaEventDestroy (e1);
+  cudaFree (src);
+  cudaFree (dst);
+  return ok;
+}

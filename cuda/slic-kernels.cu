@@ -1,0 +1,675 @@
+/* Supervox CUDA backend: the SLIC iteration kernels (binning, assignment,
+ * exact update, SLIC-zero maxima).
+ *
+ * All arithmetic that decides labels goes through engine/slic-arith.h, the
+ * functions the CPU reference uses, compiled with --fmad=false so that the
+ * float32 results are bit-identical. Order independence comes from
+ * sv_arith_better (lexicographic (distance, index) minimum) and from integer
+ * sums, so thread scheduling cannot change a label. */
+#include <limits.h>
+#include <math.h>
+
+#include "cuda-kernels.h"
+#include "slic-arith.h"
+
+#define SV_BLOCK 256
+#define SV_FULL_MASK 0xffffffffu
+
+static inline unsigned int
+grid_for (long long n, int block)
+{
+  return (unsigned int)((n + block - 1) / block);
+}
+
+__device__ __forceinline__ int
+cell_of (float c, int step, int ncell)
+{
+  /* Centres lie in [0, dim): (int) c is floor (c), and integer division
+   * gives floor (c / step) exactly. */
+  int i = (int)c;
+  i = i < 0 ? 0 : i / step;
+  return i < ncell ? i : ncell - 1;
+}
+
+__device__ __forceinline__ int
+cell_index (const SvCudaIter &it, const float *c)
+{
+  int cz = cell_of (c[0], it.wstep[0], it.ncell[0]);
+  int cy = cell_of (c[1], it.wstep[1], it.ncell[1]);
+  int cx = cell_of (c[2], it.wstep[2], it.ncell[2]);
+  return (cz * it.ncell[1] + cy) * it.ncell[2] + cx;
+}
+
+__global__ void
+bin_count_kernel (SvCudaIter it, const float *__restrict__ centres,
+                  const uint8_t *__restrict__ alive, int *__restrict__ cell_count)
+{
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.k || !alive[k])
+    return;
+  atomicAdd (&cell_count[cell_index (it, centres + (size_t)k * (3 + it.nc))], 1);
+}
+
+__global__ void
+bin_fill_kernel (SvCudaIter it, const float *__restrict__ centres,
+                 const uint8_t *__restrict__ alive, const int *__restrict__ cell_start,
+                 int *__restrict__ cell_fill, int *__restrict__ cell_items)
+{
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.k || !alive[k])
+    return;
+  int cell = cell_index (it, centres + (size_t)k * (3 + it.nc));
+  /* The order inside a cell is arbitrary; the assignment does not depend on it. */
+  int slot = atomicAdd (&cell_fill[cell], 1);
+  cell_items[cell_start[cell] + slot] = k;
+}
+
+cudaError_t
+sv_cuda_bin_count (const SvCudaIter &it, const float *centres, const uint8_t *alive,
+                   int *cell_count, cudaStream_t stream)
+{
+  if (it.k == 0)
+    return cudaSuccess;
+  bin_count_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, centres, alive,
+                                                                          cell_count);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+sv_cuda_bin_fill (const SvCudaIter &it, const float *centres, const uint8_t *alive,
+                  const int *cell_start, int *cell_fill, int *cell_items, cudaStream_t stream)
+{
+  if (it.k == 0)
+    return cudaSuccess;
+  bin_fill_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (
+      it, centres, alive, cell_start, cell_fill, cell_items);
+  return cudaGetLastError ();
+}
+
+/* Range of centre cells that can hold a cluster whose window contains p:
+ * such a centre has floor (c) in [p − 2s − 1, p + 2s + 1]. */
+__device__ __forceinline__ void
+cell_range (int p, int step, int ncell, int *lo, int *hi)
+{
+  int a = p - 2 * step - 1;
+  int b = p + 2 * step + 1;
+  *lo = a < 0 ? 0 : a / step;
+  *hi = b / step;
+  if (*hi > ncell - 1)
+    *hi = ncell - 1;
+}
+
+/* The assignment of one voxel against the centre bins in global memory:
+ * the plain path, used when a tile's candidate list would not fit in shared
+ * memory. */
+template <int NC>
+__device__ void
+assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
+              const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
+              const int *__restrict__ cell_start, const int *__restrict__ cell_items, long long v,
+              int z, int y, int x, int32_t *__restrict__ nearest)
+{
+  const int nc = NC > 0 ? NC : it.nc;
+  const int stride = 3 + nc;
+  const float fz = (float)z, fy = (float)y, fx = (float)x;
+  const float *pix = image + v * nc;
+  float val[NC > 0 ? NC : 1];
+  if (NC > 0)
+    for (int c = 0; c < NC; c++)
+      val[c] = pix[c];
+
+  int z0, z1, y0, y1, x0, x1;
+  cell_range (z, it.wstep[0], it.ncell[0], &z0, &z1);
+  cell_range (y, it.wstep[1], it.ncell[1], &y0, &y1);
+  cell_range (x, it.wstep[2], it.ncell[2], &x0, &x1);
+
+  /* best_k = −1 as on the CPU: only a finite distance can win. */
+  float best_d = INFINITY;
+  int best_k = -1;
+  for (int cz = z0; cz <= z1; cz++)
+    for (int cy = y0; cy <= y1; cy++)
+      {
+        /* Cells of a row are contiguous in x: one [i0, i1) range covers them. */
+        int row = (cz * it.ncell[1] + cy) * it.ncell[2];
+        int i0 = cell_start[row + x0];
+        int i1 = cell_start[row + x1 + 1];
+        for (int i = i0; i < i1; i++)
+          {
+            int k = cell_items[i];
+            const float *cen = centres + (size_t)k * stride;
+            float ccz = cen[0], ccy = cen[1], ccx = cen[2];
+            int lo, hi;
+            sv_arith_window (ccz, it.wstep[0], it.nz, &lo, &hi);
+            if (z < lo || z >= hi)
+              continue;
+            sv_arith_window (ccy, it.wstep[1], it.ny, &lo, &hi);
+            if (y < lo || y >= hi)
+              continue;
+            sv_arith_window (ccx, it.wstep[2], it.nx, &lo, &hi);
+            if (x < lo || x >= hi)
+              continue;
+            float d = sv_arith_spatial (ccz, ccy, ccx, fz, fy, fx, it.sz, it.sy, it.sx,
+                                        it.spatial_weight);
+            /* Exact pruning: the colour term is >= 0 and float addition is
+             * monotonic, so this cluster cannot beat the best one. */
+            if (!sv_arith_better (d, k, best_d, best_k))
+              continue;
+            if (!it.ignore_colour)
+              {
+                float colour = 0.0f;
+                if (NC > 0)
+                  for (int c = 0; c < NC; c++)
+                    colour = colour + sv_arith_colour_term (val[c], it.ratio, cen[3 + c]);
+                else
+                  for (int c = 0; c < nc; c++)
+                    colour = colour + sv_arith_colour_term (pix[c], it.ratio, cen[3 + c]);
+                d = sv_arith_distance (d, colour, it.slic_zero, max_dist_colour[k]);
+              }
+            if (sv_arith_better (d, k, best_d, best_k))
+              {
+                best_d = d;
+                best_k = k;
+              }
+          }
+      }
+  nearest[v] = best_k;
+}
+
+/* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
+ * TILE_THREADS threads; a 3D tile is 4 × 8 × 32 (z, y, x), a 2D one 32 × 32. */
+#define TILE_THREADS 256
+#define TILE_VOXELS 1024
+#define MAX_CAND 512
+#define CAND_NC 4
+
+struct TileCandidate
+{
+  float bound; /* lower bound of the float32 spatial term over the tile */
+  int k;
+};
+
+/* Distance along one axis from centre c to the nearest integer in [a0, a1]. */
+__device__ __forceinline__ double
+axis_gap (double c, int a0, int a1)
+{
+  if (c < a0)
+    return a0 - c;
+  if (c > a1)
+    return c - a1;
+  return 0.0;
+}
+
+/* The assignment by tiles, as the CPU reference does it: a block gathers
+ * the live clusters whose window meets its tile, sorts them by a lower
+ * bound of their spatial term over the tile and, per voxel, stops as soon
+ * as no remaining cluster can beat the best distance. The winner is the
+ * lexicographic (distance, index) minimum either way, so the labels equal
+ * the plain search's bit for bit. */
+template <int NC>
+__global__ void
+__launch_bounds__ (TILE_THREADS)
+    assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int ntile_x,
+                         const float *__restrict__ image, const uint8_t *__restrict__ mask,
+                         const float *__restrict__ centres,
+                         const float *__restrict__ max_dist_colour, const int *__restrict__ windows,
+                         const int *__restrict__ cell_start, const int *__restrict__ cell_items,
+                         int32_t *__restrict__ nearest)
+{
+  __shared__ TileCandidate cand[MAX_CAND];
+  __shared__ float s_pos[MAX_CAND][3];
+  __shared__ int s_win[MAX_CAND][6];
+  __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
+  __shared__ float s_mdc[MAX_CAND];
+  __shared__ int n_cand;
+
+  const int nc = NC > 0 ? NC : it.nc;
+  const int stride = 3 + nc;
+  const int tid = threadIdx.x;
+  int tile = blockIdx.x;
+  const int bx = tile % ntile_x;
+  tile /= ntile_x;
+  const int by = tile % ntile_y;
+  const int bz = tile / ntile_y;
+  const int t0[3] = { bz * tz, by * ty, bx * tx };
+  const int t1[3] = { min (t0[0] + tz, it.nz), min (t0[1] + ty, it.ny), min (t0[2] + tx, it.nx) };
+
+  if (tid == 0)
+    n_cand = 0;
+  __syncthreads ();
+
+  /* Gather: every bin that can hold a cluster whose window meets the tile. */
+  int c0[3], c1[3], nce[3];
+  for (int a = 0; a < 3; a++)
+    {
+      int ws = it.wstep[a];
+      int lo = t0[a] - 2 * ws - 1;
+      c0[a] = lo < 0 ? 0 : lo / ws;
+      c1[a] = min ((t1[a] + 2 * ws) / ws, it.ncell[a] - 1);
+      nce[a] = c1[a] - c0[a] + 1;
+    }
+  const int n_rows = nce[0] * nce[1];
+  for (int r = tid; r < n_rows; r += TILE_THREADS)
+    {
+      int cz = c0[0] + r / nce[1], cy = c0[1] + r % nce[1];
+      int row = (cz * it.ncell[1] + cy) * it.ncell[2];
+      for (int i = cell_start[row + c0[2]]; i < cell_start[row + c1[2] + 1]; i++)
+        {
+          int k = cell_items[i];
+          const int *w = windows + (size_t)k * 6;
+          bool meets = true;
+          for (int a = 0; a < 3; a++)
+            meets = meets && max (t0[a], w[a]) < min (t1[a], w[3 + a]);
+          if (!meets)
+            continue;
+          int slot = atomicAdd (&n_cand, 1);
+          if (slot < MAX_CAND)
+            cand[slot].k = k;
+        }
+    }
+  __syncthreads ();
+  const int n = n_cand;
+  const bool tiled = n <= MAX_CAND && (NC > 0 ? NC <= CAND_NC : false);
+
+  if (tiled)
+    {
+      /* Bounds, as the CPU computes them: the exact spatial term's minimum
+       * over the part of the tile inside the window, made a safe lower
+       * bound of the float32 term. */
+      for (int j = tid; j < n; j += TILE_THREADS)
+        {
+          int k = cand[j].k;
+          const float *c = centres + (size_t)k * stride;
+          const int *w = windows + (size_t)k * 6;
+          const float sp[3] = { it.sz, it.sy, it.sx };
+          double bound = 0.0;
+          for (int a = 0; a < 3; a++)
+            {
+              int a0 = max (t0[a], w[a]), a1 = min (t1[a], w[3 + a]) - 1;
+              double g = (double)sp[a] * axis_gap (c[a], a0, a1);
+              bound += g * g;
+            }
+          bound = bound * (double)it.spatial_weight * (1.0 - 1e-6) - 1e-30;
+          float fb = (float)bound;
+          if ((double)fb > bound)
+            fb = nextafterf (fb, -INFINITY);
+          cand[j].bound = fb;
+        }
+      /* Pad to a power of two and sort by (bound, k): bitonic sort. */
+      int m = 1;
+      while (m < n)
+        m <<= 1;
+      for (int j = n + tid; j < m; j += TILE_THREADS)
+        {
+          cand[j].bound = INFINITY;
+          cand[j].k = INT_MAX;
+        }
+      __syncthreads ();
+      for (int size = 2; size <= m; size <<= 1)
+        for (int step = size >> 1; step > 0; step >>= 1)
+          {
+            for (int i = tid; i < m; i += TILE_THREADS)
+              {
+                int j = i ^ step;
+                if (j > i)
+                  {
+                    TileCandidate a = cand[i], b = cand[j];
+                    bool a_after = a.bound > b.bound || (a.bound == b.bound && a.k > b.k);
+                    bool up = (i & size) == 0;
+                    if (a_after == up)
+                      {
+                        cand[i] = b;
+                        cand[j] = a;
+                      }
+                  }
+              }
+            __syncthreads ();
+          }
+      /* Centres, windows and colours of the sorted list in shared memory. */
+      for (int j = tid; j < n; j += TILE_THREADS)
+        {
+          int k = cand[j].k;
+          const float *c = centres + (size_t)k * stride;
+          const int *w = windows + (size_t)k * 6;
+          for (int a = 0; a < 3; a++)
+            s_pos[j][a] = c[a];
+          for (int a = 0; a < 6; a++)
+            s_win[j][a] = w[a];
+          if (NC > 0 && NC <= CAND_NC)
+            for (int ch = 0; ch < NC; ch++)
+              s_col[j][ch] = c[3 + ch];
+          s_mdc[j] = max_dist_colour[k];
+        }
+      __syncthreads ();
+    }
+
+  const int tile_voxels = tz * ty * tx;
+  for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
+    {
+      int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
+      if (x >= t1[2] || y >= t1[1] || z >= t1[0])
+        continue;
+      long long v = ((long long)z * it.ny + y) * it.nx + x;
+      if (mask != NULL && mask[v] == 0)
+        {
+          nearest[v] = -1;
+          continue;
+        }
+      if (!tiled)
+        {
+          assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
+                            nearest);
+          continue;
+        }
+      const float fz = (float)z, fy = (float)y, fx = (float)x;
+      float val[NC > 0 ? NC : 1];
+      for (int c = 0; c < (NC > 0 ? NC : 1); c++)
+        val[c] = image[v * nc + c];
+      float best_d = INFINITY;
+      int best_k = -1;
+      for (int j = 0; j < n; j++)
+        {
+          /* Ordered by bound: nothing further can be closer. A bound equal
+           * to best_d could still tie and win on a lower index. */
+          if (cand[j].bound > best_d)
+            break;
+          if (z < s_win[j][0] || z >= s_win[j][3] || y < s_win[j][1] || y >= s_win[j][4]
+              || x < s_win[j][2] || x >= s_win[j][5])
+            continue;
+          int k = cand[j].k;
+          float d = sv_arith_spatial (s_pos[j][0], s_pos[j][1], s_pos[j][2], fz, fy, fx, it.sz,
+                                      it.sy, it.sx, it.spatial_weight);
+          if (!sv_arith_better (d, k, best_d, best_k))
+            continue;
+          if (!it.ignore_colour)
+            {
+              float colour = 0.0f;
+              for (int c = 0; c < (NC > 0 ? NC : 1); c++)
+                colour = colour + sv_arith_colour_term (val[c], it.ratio, s_col[j][c]);
+              d = sv_arith_distance (d, colour, it.slic_zero, s_mdc[j]);
+            }
+          if (sv_arith_better (d, k, best_d, best_k))
+            {
+              best_d = d;
+              best_k = k;
+            }
+        }
+      nearest[v] = best_k;
+    }
+}
+
+__global__ void
+windows_kernel (SvCudaIter it, const float *__restrict__ centres, const uint8_t *__restrict__ alive,
+                int *__restrict__ windows)
+{
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.k || !alive[k])
+    return;
+  const float *c = centres + (size_t)k * (3 + it.nc);
+  int *w = windows + (size_t)k * 6;
+  sv_arith_window (c[0], it.wstep[0], it.nz, &w[0], &w[3]);
+  sv_arith_window (c[1], it.wstep[1], it.ny, &w[1], &w[4]);
+  sv_arith_window (c[2], it.wstep[2], it.nx, &w[2], &w[5]);
+}
+
+template <int NC>
+static void
+launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
+              const float *max_dist_colour, const int *windows, const int *cell_start,
+              const int *cell_items, int32_t *nearest, cudaStream_t stream)
+{
+  int tz, ty, tx;
+  if (it.nz == 1)
+    {
+      tz = 1;
+      ty = 32;
+      tx = 32;
+    }
+  else
+    {
+      tz = 4;
+      ty = 8;
+      tx = 32;
+    }
+  int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
+  long long blocks = (long long)ntz * nty * ntx;
+  assign_tiled_kernel<NC><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
+      it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
+      cell_items, nearest);
+}
+
+cudaError_t
+sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
+                const float *max_dist_colour, const uint8_t *alive, int *windows,
+                const int *cell_start, const int *cell_items, int32_t *nearest, cudaStream_t stream)
+{
+  if (it.n == 0)
+    return cudaSuccess;
+  if (it.k > 0)
+    windows_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, centres, alive,
+                                                                          windows);
+  switch (it.nc)
+    {
+    case 1:
+      launch_tiled<1> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    case 2:
+      launch_tiled<2> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    case 3:
+      launch_tiled<3> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    case 4:
+      launch_tiled<4> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    default:
+      launch_tiled<0> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
+                       nearest, stream);
+      break;
+    }
+  return cudaGetLastError ();
+}
+
+/* Warp-level segmented sum of consecutive lanes with the same cluster, so
+ * that one atomic per run of equal labels reaches global memory. Integer
+ * addition is exact, so any grouping gives the same totals. */
+__device__ __forceinline__ void
+warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start, bool tail)
+{
+  for (int off = 1; off < 32; off <<= 1)
+    {
+      long long other = __shfl_up_sync (SV_FULL_MASK, value, off);
+      if (lane - off >= seg_start)
+        value += other;
+    }
+  if (tail && k >= 0)
+    atomicAdd (sums, (unsigned long long)value);
+}
+
+__global__ void
+accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
+                   const int32_t *__restrict__ nearest, unsigned long long *__restrict__ sums)
+{
+  /* Every lane of the warp takes part in the shuffles, also past the end. */
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x & 31;
+  int k = v < it.n ? nearest[v] : -1;
+  int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
+  int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
+  bool head = lane == 0 || prev != k;
+  bool tail = lane == 31 || next != k;
+  unsigned heads = __ballot_sync (SV_FULL_MASK, head);
+  unsigned below = heads & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u));
+  int seg_start = 31 - __clz (below);
+
+  int x = 0, y = 0, z = 0;
+  if (k >= 0)
+    {
+      x = (int)(v % it.nx);
+      long long t = v / it.nx;
+      y = (int)(t % it.ny);
+      z = (int)(t / it.ny);
+    }
+  const int stride = 4 + it.nc;
+  unsigned long long *s = sums + (size_t)(k >= 0 ? k : 0) * stride;
+  warp_add (s + 0, k, k >= 0 ? 1 : 0, lane, seg_start, tail);
+  warp_add (s + 1, k, z, lane, seg_start, tail);
+  warp_add (s + 2, k, y, lane, seg_start, tail);
+  warp_add (s + 3, k, x, lane, seg_start, tail);
+  for (int c = 0; c < it.nc; c++)
+    {
+      long long f = 0;
+      if (k >= 0)
+        f = sv_arith_colour_fixed (image[v * it.nc + c] * it.ratio, it.colour_shift);
+      warp_add (s + 4 + c, k, f, lane, seg_start, tail);
+    }
+}
+
+cudaError_t
+sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nearest,
+                    unsigned long long *sums, cudaStream_t stream)
+{
+  if (it.n == 0)
+    return cudaSuccess;
+  accumulate_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, image, nearest,
+                                                                           sums);
+  return cudaGetLastError ();
+}
+
+__global__ void
+finalize_kernel (SvCudaIter it, const unsigned long long *__restrict__ sums,
+                 float *__restrict__ centres, uint8_t *__restrict__ alive)
+{
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.k || !alive[k])
+    return;
+  const unsigned long long *s = sums + (size_t)k * (4 + it.nc);
+  int64_t count = (int64_t)s[0];
+  if (count == 0)
+    {
+      /* Dead for the rest of the run: never binned, never wins again. */
+      alive[k] = 0;
+      return;
+    }
+  float *c = centres + (size_t)k * (3 + it.nc);
+  c[0] = sv_arith_coord_mean ((int64_t)s[1], count);
+  c[1] = sv_arith_coord_mean ((int64_t)s[2], count);
+  c[2] = sv_arith_coord_mean ((int64_t)s[3], count);
+  for (int j = 0; j < it.nc; j++)
+    c[3 + j] = sv_arith_colour_mean ((int64_t)s[4 + j], it.colour_shift, count);
+}
+
+cudaError_t
+sv_cuda_finalize (const SvCudaIter &it, const unsigned long long *sums, float *centres,
+                  uint8_t *alive, cudaStream_t stream)
+{
+  if (it.k == 0)
+    return cudaSuccess;
+  finalize_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, sums, centres, alive);
+  return cudaGetLastError ();
+}
+
+__global__ void
+slic_zero_max_kernel (SvCudaIter it, const float *__restrict__ image,
+                      const int32_t *__restrict__ nearest, const float *__restrict__ centres,
+                      float *__restrict__ max_dist_colour)
+{
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= it.n)
+    return;
+  int k = nearest[v];
+  if (k < 0)
+    return;
+  const float *cen = centres + (size_t)k * (3 + it.nc);
+  const float *pix = image + v * it.nc;
+  float colour = 0.0f;
+  for (int c = 0; c < it.nc; c++)
+    colour = colour + sv_arith_colour_term (pix[c], it.ratio, cen[3 + c]);
+  /* Distances are >= 0, where the integer order of the bit patterns is the
+   * float order; atomicMax only raises. */
+  if (colour > max_dist_colour[k])
+    atomicMax ((unsigned int *)&max_dist_colour[k], __float_as_uint (colour));
+}
+
+cudaError_t
+sv_cuda_slic_zero_max (const SvCudaIter &it, const float *image, const int32_t *nearest,
+                       const float *centres, float *max_dist_colour, cudaStream_t stream)
+{
+  if (it.n == 0)
+    return cudaSuccess;
+  slic_zero_max_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (
+      it, image, nearest, centres, max_dist_colour);
+  return cudaGetLastError ();
+}
+
+__global__ void
+labels_kernel (long long n, const int32_t *__restrict__ nearest, int start_label,
+               int32_t *__restrict__ labels, uint8_t *__restrict__ used)
+{
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n)
+    return;
+  int k = nearest[v];
+  labels[v] = k + start_label;
+  if (used != NULL && k >= 0)
+    used[k] = 1;
+}
+
+cudaError_t
+sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_label, int32_t *labels,
+                             uint8_t *used, cudaStream_t stream)
+{
+  if (n == 0)
+    return cudaSuccess;
+  labels_kernel<<<grid_for (n, SV_BLOCK), SV_BLOCK, 0, stream>>> (n, nearest, start_label, labels,
+                                                                    used);
+  return cudaGetLastError ();
+}
+
+/* Voxels that no live window reached take the live cluster with the
+ * smallest spatial term over all clusters (ties to the lowest index), as
+ * the CPU reference does after the last iteration. Such voxels are rare, so
+ * the brute-force loop costs little. */
+__global__ void
+fill_unassigned_kernel (SvCudaIter it, const uint8_t *__restrict__ mask,
+                        const float *__restrict__ centres, const uint8_t *__restrict__ alive,
+                        int32_t *__restrict__ nearest)
+{
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= it.n || nearest[v] >= 0 || (mask != NULL && mask[v] == 0))
+    return;
+  int x = (int)(v % it.nx);
+  long long t = v / it.nx;
+  int y = (int)(t % it.ny);
+  int z = (int)(t / it.ny);
+  float best_d = INFINITY;
+  int best_k = -1;
+  for (int k = 0; k < it.k; k++)
+    {
+      if (!alive[k])
+        continue;
+      const float *c = centres + (size_t)k * (3 + it.nc);
+      float s = sv_arith_spatial (c[0], c[1], c[2], (float)z, (float)y, (float)x, it.sz, it.sy,
+                                  it.sx, it.spatial_weight);
+      if (sv_arith_better (s, k, best_d, best_k))
+        {
+          best_d = s;
+          best_k = k;
+        }
+    }
+  nearest[v] = best_k;
+}
+
+cudaError_t
+sv_cuda_fill_unassigned (const SvCudaIter &it, const uint8_t *mask, const float *centres,
+                         const uint8_t *alive, int32_t *nearest, cudaStream_t stream)
+{
+  if (it.n == 0)
+    return cudaSuccess;
+  fill_unassigned_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, mask, centres,
+                                                                                alive, nearest);
+  return cudaGetLastError ();
+}

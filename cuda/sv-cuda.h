@@ -1,0 +1,85 @@
+/* Supervox CUDA backend: the plain C interface the application sees.
+ *
+ * The backend implements SvBackendClass (engine/backend.h). Applications
+ * register it at start-up with sv_backend_register (sv_backend_cuda_class ())
+ * when the build has SV_HAVE_CUDA. The functions below give the GUI access to
+ * the label volume that stays on the device, for CUDA–GL interop; they take
+ * the backend instance (the pointer the class's create returned). */
+#pragma once
+
+#include <glib.h>
+
+#include "backend.h"
+
+G_BEGIN_DECLS
+
+/* The CUDA backend's class, named "cuda". Its create fails with
+ * SV_ENGINE_ERROR_BACKEND "no CUDA device: …" when no device is usable.
+ * Before allocating, it checks free device memory and fails with
+ * SV_ENGINE_ERROR_NO_MEMORY ("… needs X MiB of GPU memory, Y MiB free");
+ * the environment variable SV_CUDA_MEMORY_LIMIT_MIB caps the free memory it
+ * counts on (for a GPU shared with other work). */
+const SvBackendClass *sv_backend_cuda_class (void);
+
+/* TRUE when a CUDA device is usable; otherwise FALSE with the reason
+ * (SV_ENGINE_ERROR_BACKEND "no CUDA device: …"). */
+gboolean sv_cuda_device_available (GError **error);
+
+/* Free and total memory of the current device, in bytes. */
+gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
+
+/* The last run's label volume on the device (nz*ny*nx gint32, z-major), or
+ * NULL when there is none. Valid until the next run, set_volume or destroy.
+ * shape_zyx (may be NULL) receives the volume's shape. */
+const gint32 *sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3]);
+
+/* The backend's CUDA stream (a cudaStream_t), for ordering interop work
+ * after the backend's own work with a CUDA event. */
+gpointer sv_cuda_backend_stream (gpointer backend);
+
+/* Copies one slice of the last run's labels into device memory `device_dst`
+ * (e.g. a mapped GL pixel buffer; size per SvAxis as for get_slice), on the
+ * backend's stream, and waits for it. */
+gboolean sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint index,
+                                            gint32 *device_dst, GError **error);
+
+/* TRUE when the last run's connectivity step fell back to the sequential
+ * rule on the host (a component of max_size voxels or more, or a small piece
+ * with no labelled neighbour); FALSE when it ran on the device. */
+gboolean sv_cuda_backend_connectivity_on_host (gpointer backend);
+
+/* Where the last run spent its time (benchmarks). Device stages are CUDA
+ * event times summed over the iterations, in milliseconds; prepare and
+ * connect are wall-clock times of the whole stage. */
+typedef struct
+{
+  double prepare_ms;        /* host prepare + upload, or 0 when reused */
+  double bin_ms;            /* binning centres into cells */
+  double assign_ms;         /* assignment kernel */
+  double update_ms;         /* exact sums + means */
+  double slic_zero_ms;      /* SLIC-zero maxima */
+  double labels_ms;         /* fill of unassigned voxels + labels */
+  double connect_device_ms; /* device connectivity (events) */
+  double connect_ms;        /* whole connectivity stage, wall clock */
+  guint iterations;
+  gboolean connectivity_on_host;
+} SvCudaStageTimes;
+
+/* Turns per-stage event timing on or off; it synchronises after every
+ * iteration, so leave it off outside benchmarks. */
+gboolean sv_cuda_backend_set_profiling (gpointer backend, gboolean enable, GError **error);
+void sv_cuda_backend_get_stage_times (gpointer backend, SvCudaStageTimes *times);
+
+/* Device-to-device copy bandwidth in GB/s (bytes read + written per second)
+ * over a copy of `bytes`, median of several after a warm-up. */
+gboolean sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **error);
+
+/* sv_connectivity_enforce on the device, for host arrays (tests and
+ * benchmarks of the step alone): same arguments and result. *on_device
+ * tells whether the device path applied or the sequential host rule ran. */
+gboolean sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx,
+                                       gint64 min_size, gint64 max_size, int start_label,
+                                       gint32 *out, gint64 *n_labels, gboolean *on_device,
+                                       GError **error);
+
+G_END_DECLS
