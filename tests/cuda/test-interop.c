@@ -42,8 +42,8 @@ need_gl (void)
   EGLDeviceEXT devices[8];
   EGLint n_devices = 0, major, minor, n_configs = 0;
   EGLConfig config;
-  const EGLint config_attrs[] = { EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                  EGL_OPENGL_BIT, EGL_NONE };
+  const EGLint config_attrs[]
+      = { EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE };
   const EGLint context_attrs[] = { EGL_CONTEXT_MAJOR_VERSION,
                                    3,
                                    EGL_CONTEXT_MINOR_VERSION,
@@ -102,9 +102,8 @@ need_gl (void)
       g_test_skip (gl_skip_reason);
       return FALSE;
     }
-  g_test_message ("EGL %d.%d %s; GL %s / %s", major, minor,
-                  eglQueryString (gl.display, EGL_VENDOR), glGetString (GL_VERSION),
-                  glGetString (GL_RENDERER));
+  g_test_message ("EGL %d.%d %s; GL %s / %s", major, minor, eglQueryString (gl.display, EGL_VENDOR),
+                  glGetString (GL_VERSION), glGetString (GL_RENDERER));
   return TRUE;
 }
 
@@ -196,8 +195,8 @@ texture_from_buffer (GLuint pbo, guint w, guint h, gint32 *out)
                 GL_UNSIGNED_INT, NULL);
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pbo);
-  glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, GL_RED_INTEGER,
-                   GL_UNSIGNED_INT, (const void *)0);
+  glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                   (const void *)0);
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
 
   glGenFramebuffers (1, &fbo);
@@ -278,10 +277,9 @@ test_slices_match_cpu (void)
 
           g_assert_true (sv_backend_get_slice (cpu, axis, index, want, &error));
           g_assert_no_error (error);
-          g_assert_true (sv_cuda_gl_buffer_copy_slice (buffer, d_labels, shape, axis, index,
-                                                       sv_cuda_backend_stream (
-                                                           sv_backend_get_instance (cuda)),
-                                                       NULL, &error));
+          g_assert_true (sv_cuda_gl_buffer_copy_slice (
+              buffer, d_labels, shape, axis, index,
+              sv_cuda_backend_stream (sv_backend_get_instance (cuda)), NULL, &error));
           g_assert_no_error (error);
 
           glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pbo);
@@ -298,8 +296,8 @@ test_slices_match_cpu (void)
         }
     }
   /* Out of range is an error, not a stray read. */
-  g_assert_false (sv_cuda_gl_buffer_copy_slice (buffer, d_labels, shape, SV_AXIS_XY, NZ, NULL,
-                                                NULL, &error));
+  g_assert_false (
+      sv_cuda_gl_buffer_copy_slice (buffer, d_labels, shape, SV_AXIS_XY, NZ, NULL, NULL, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
 
   sv_cuda_gl_buffer_unregister (buffer);
