@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "job.h"
 #include "sv-cuda-gl.h"
 #include "sv-cuda.h"
 
@@ -388,6 +389,141 @@ test_published_double_buffer (void)
   glDeleteBuffers (1, &pbo);
 }
 
+/* ---- the worker publishing labels while the renderer reads them ---- */
+
+typedef struct
+{
+  SvCudaLabelsPool *pool;
+  SvJobResult *shown; /* the result the "renderer" holds */
+  guint n_results, n_published;
+} JobSeen;
+
+/* As the GUI's hook: a CUDA result carries a device snapshot of its labels. */
+static void
+publish_hook (SvBackend *backend, SvJobResult *result, gpointer user_data)
+{
+  JobSeen *s = user_data;
+  g_autoptr (GError) error = NULL;
+  SvCudaLabels *labels;
+
+  g_assert_cmpstr (sv_backend_get_name (backend), ==, "cuda");
+  labels = sv_cuda_labels_publish (s->pool, sv_backend_get_instance (backend), &error);
+  g_assert_no_error (error);
+  if (!labels)
+    return;
+  result->device_data = labels;
+  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+}
+
+static void
+job_result (SvJobResult *result, gpointer user_data)
+{
+  JobSeen *s = user_data;
+
+  s->n_results++;
+  s->n_published += result->device_data != NULL;
+  g_clear_pointer (&s->shown, sv_job_result_unref);
+  s->shown = sv_job_result_ref (result);
+}
+
+static void
+job_progress (guint64 generation, SvStage stage, guint i, guint n, gpointer user_data)
+{
+}
+
+static void
+job_error (guint64 generation, const GError *error, gpointer user_data)
+{
+  g_error ("job failed: %s", error->message);
+}
+
+/* Every slice GL gets from a shown result's device labels equals that
+ * result's host labels, while newer runs keep the backend busy. */
+static void
+assert_shown_matches (SvCudaGlBuffer *buffer, GLuint pbo, SvJobResult *r)
+{
+  g_autoptr (GError) error = NULL;
+  const SvLabels *l = r->labels;
+  g_autofree gint32 *got = g_new0 (gint32, (gsize)l->ny * l->nx);
+  g_autofree char *what = g_strdup_printf ("generation %" G_GUINT64_FORMAT, r->generation);
+  guint z = (guint)(r->generation % l->nz);
+
+  g_assert_true (
+      sv_cuda_gl_buffer_copy_labels_slice (buffer, r->device_data, SV_AXIS_XY, z, &error));
+  g_assert_no_error (error);
+  texture_from_buffer (pbo, l->nx, l->ny, got);
+  assert_slices_equal (got, l->data + (gsize)z * l->ny * l->nx, l->nx, l->ny, what);
+}
+
+static void
+test_job_publishes_snapshots (void)
+{
+  g_autoptr (SvVolume) v = NULL;
+  g_autoptr (GError) error = NULL;
+  static const SvJobCallbacks callbacks = { job_progress, job_result, job_error };
+  JobSeen s = { 0 };
+  SvCudaGlBuffer *buffer;
+  SvJobRequest request;
+  SvJob *job;
+  GLuint pbo;
+  guint64 g = 0;
+
+  if (!need_gl ())
+    return;
+  v = make_volume (3);
+  s.pool = sv_cuda_labels_pool_new ();
+  pbo = new_pixel_buffer ();
+  buffer = sv_cuda_gl_buffer_register (pbo, &error);
+  g_assert_no_error (error);
+
+  job = sv_job_new (v, NULL, &callbacks, &s);
+  sv_job_set_result_hook (job, publish_hook, &s);
+  for (int round = 0; round < 6; round++)
+    {
+      /* A burst of requests; the renderer keeps drawing what it holds. */
+      for (int k = 0; k < 3; k++)
+        {
+          sv_job_request_init (&request);
+          g_strlcpy (request.backend, "cuda", sizeof request.backend);
+          request.params.n_segments = 20 + 15 * ((round * 3 + k) % 5);
+          request.params.compactness = 0.05 + 0.1 * k;
+          request.generation = ++g;
+          sv_job_submit (job, &request);
+          if (s.shown && s.shown->device_data)
+            assert_shown_matches (buffer, pbo, s.shown);
+        }
+      while (!s.shown || s.shown->generation < g)
+        {
+          g_main_context_iteration (NULL, TRUE);
+          if (s.shown && s.shown->device_data)
+            assert_shown_matches (buffer, pbo, s.shown);
+        }
+    }
+  /* With nothing queued, only the shown result holds a buffer: the next
+   * result always gets the other one. */
+  while (sv_job_is_busy (job) || g_main_context_iteration (NULL, FALSE))
+    g_main_context_iteration (NULL, FALSE);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cuda", sizeof request.backend);
+  request.params.n_segments = 33;
+  request.generation = ++g;
+  sv_job_submit (job, &request);
+  while (s.shown->generation < g)
+    g_main_context_iteration (NULL, TRUE);
+  sv_job_free (job);
+  g_assert_nonnull (s.shown->device_data);
+  assert_shown_matches (buffer, pbo, s.shown);
+  /* Results that found both buffers held carry none and are drawn from
+   * the host; the others must be right (checked above). */
+  g_test_message ("%u results delivered, %u with device labels", s.n_results, s.n_published);
+  g_assert_cmpuint (s.n_published, >=, 1);
+
+  g_clear_pointer (&s.shown, sv_job_result_unref);
+  sv_cuda_labels_pool_free (s.pool);
+  sv_cuda_gl_buffer_unregister (buffer);
+  glDeleteBuffers (1, &pbo);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -398,6 +534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/interop/usable", test_usable);
   g_test_add_func ("/cuda/interop/slices-match-cpu", test_slices_match_cpu);
   g_test_add_func ("/cuda/interop/published-double-buffer", test_published_double_buffer);
+  g_test_add_func ("/cuda/interop/job-publishes-snapshots", test_job_publishes_snapshots);
   status = g_test_run ();
   if (gl.context)
     {
