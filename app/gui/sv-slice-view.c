@@ -740,7 +740,7 @@ const char *
 sv_slice_view_get_label_path (SvSliceView *self)
 {
 #if SV_HAVE_CUDA
-  if (self->result ? result_on_device (self) : self->cuda_gl && !self->interop_failed)
+  if (result_on_device (self))
     return LABEL_PATH_INTEROP;
 #endif
   return LABEL_PATH_HOST;

@@ -48,10 +48,9 @@ void sv_slice_view_zoom_one (SvSliceView *view);
 /* Multiplies the zoom by factor keeping the view point (x, y) in place. */
 void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y);
 
-/* How the labels reach GL: "labels: CUDA–GL interop" when the current
- * result's labels (or, before any, the next CUDA result's) go from the
- * device into GL through a registered pixel buffer, "labels: host upload"
- * otherwise. */
+/* How the current result's labels reach GL: "labels: CUDA–GL interop" when
+ * they go from the device into GL through a registered pixel buffer (a CUDA
+ * result, GL on the CUDA device), "labels: host upload" otherwise. */
 const char *sv_slice_view_get_label_path (SvSliceView *view);
 
 /* TRUE while some realized slice view has GL on a CUDA device, so that
