@@ -524,6 +524,105 @@ test_job_publishes_snapshots (void)
   glDeleteBuffers (1, &pbo);
 }
 
+/* ---- timing (-m perf): interop versus host upload of one slice ---- */
+
+static double
+median_ms (double *t, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && t[j - 1] > t[j]; j--)
+      {
+        double x = t[j];
+        t[j] = t[j - 1];
+        t[j - 1] = x;
+      }
+  return t[n / 2];
+}
+
+/* Each path as the renderer runs it, up to a texture GL has finished
+ * writing: device slice → pixel buffer → texture, or device slice → host
+ * (sv_backend_get_slice) → glTexSubImage2D. */
+static void
+test_timing (void)
+{
+  enum
+  {
+    PZ = 96,
+    PY = 512,
+    PX = 512,
+    REPS = 21
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = sv_volume_new (PZ, PY, PX, 1, &error);
+  g_autoptr (SvBackend) cuda = NULL;
+  SvCudaGlBuffer *buffer;
+  SvSlicParams p;
+  const gint32 *d_labels;
+  guint shape[3];
+  GLuint pbo, tex;
+  gsize bytes = (gsize)PY * PX * sizeof (gint32);
+
+  if (!need_gl ())
+    return;
+  g_assert_no_error (error);
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = (float)(((i / 9) ^ (i / 5000)) % 7) / 7.0f;
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 20000;
+  p.compactness = 0.1;
+  p.max_num_iter = 3;
+  cuda = run_backend ("cuda", v, &p);
+  d_labels = sv_cuda_backend_device_labels (sv_backend_get_instance (cuda), shape);
+
+  glGenBuffers (1, &pbo);
+  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pbo);
+  glBufferData (GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_DRAW);
+  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
+  buffer = sv_cuda_gl_buffer_register (pbo, &error);
+  g_assert_no_error (error);
+  glGenTextures (1, &tex);
+
+  for (SvAxis axis = SV_AXIS_XY; axis <= SV_AXIS_YZ; axis += 2)
+    {
+      guint w = axis == SV_AXIS_XY ? PX : PY, h = axis == SV_AXIS_XY ? PY : PZ;
+      g_autofree gint32 *host = g_new (gint32, (gsize)w * h);
+      double t_interop[REPS], t_host[REPS];
+
+      glBindTexture (GL_TEXTURE_2D, tex);
+      glTexImage2D (GL_TEXTURE_2D, 0, GL_R32UI, (GLsizei)w, (GLsizei)h, 0, GL_RED_INTEGER,
+                    GL_UNSIGNED_INT, NULL);
+      for (int r = -1; r < REPS; r++)
+        {
+          gint64 t0 = g_get_monotonic_time (), t1, t2;
+          g_assert_true (
+              sv_cuda_gl_buffer_copy_slice (buffer, d_labels, shape, axis, 7, NULL, NULL, &error));
+          glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pbo);
+          glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, GL_RED_INTEGER,
+                           GL_UNSIGNED_INT, (const void *)0);
+          glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
+          glFinish ();
+          t1 = g_get_monotonic_time ();
+          g_assert_true (sv_backend_get_slice (cuda, axis, 7, host, &error));
+          glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, GL_RED_INTEGER,
+                           GL_UNSIGNED_INT, host);
+          glFinish ();
+          t2 = g_get_monotonic_time ();
+          if (r >= 0)
+            {
+              t_interop[r] = (t1 - t0) / 1000.0;
+              t_host[r] = (t2 - t1) / 1000.0;
+            }
+        }
+      g_test_message ("%s slice %u×%u: interop %.3f ms, host upload %.3f ms (median of %d)",
+                      axis == SV_AXIS_XY ? "XY" : "YZ", w, h, median_ms (t_interop, REPS),
+                      median_ms (t_host, REPS), REPS);
+    }
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glDeleteTextures (1, &tex);
+  sv_cuda_gl_buffer_unregister (buffer);
+  glDeleteBuffers (1, &pbo);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -535,6 +634,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/interop/slices-match-cpu", test_slices_match_cpu);
   g_test_add_func ("/cuda/interop/published-double-buffer", test_published_double_buffer);
   g_test_add_func ("/cuda/interop/job-publishes-snapshots", test_job_publishes_snapshots);
+  if (g_test_perf ())
+    g_test_add_func ("/cuda/interop/timing", test_timing);
   status = g_test_run ();
   if (gl.context)
     {
