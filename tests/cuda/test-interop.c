@@ -613,7 +613,7 @@ test_timing (void)
               t_host[r] = (t2 - t1) / 1000.0;
             }
         }
-      g_test_message ("%s slice %u×%u: interop %.3f ms, host upload %.3f ms (median of %d)",
+      g_test_message ("%s slice %ux%u: interop %.3f ms, host upload %.3f ms (median of %d)",
                       axis == SV_AXIS_XY ? "XY" : "YZ", w, h, median_ms (t_interop, REPS),
                       median_ms (t_host, REPS), REPS);
     }
