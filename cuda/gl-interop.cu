@@ -77,7 +77,7 @@ gboolean
 sv_cuda_gl_usable (GError **error)
 {
   unsigned int n_gl = 0;
-  int devices[8];
+  int devices[8], current = 0;
   cudaError_t err;
 
   if (!sv_cuda_device_available (error))
@@ -87,14 +87,23 @@ sv_cuda_gl_usable (GError **error)
   err = cudaGLGetDevices (&n_gl, devices, G_N_ELEMENTS (devices), cudaGLDeviceListAll);
   if (err != cudaSuccess || n_gl == 0)
     {
-      /* Clear the sticky-free error state so later calls are not affected. */
+      /* So that a later cudaGetLastError does not report this one. */
       (void)cudaGetLastError ();
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
                    "OpenGL does not run on a CUDA device (%s)",
                    err != cudaSuccess ? cudaGetErrorString (err) : "no device listed");
       return FALSE;
     }
-  return TRUE;
+  /* The backend computes on the current device; the pixel buffer must live
+   * there too, or every slice would cross between GPUs. */
+  if (cudaGetDevice (&current) != cudaSuccess)
+    current = 0;
+  for (unsigned int i = 0; i < MIN (n_gl, G_N_ELEMENTS (devices)); i++)
+    if (devices[i] == current)
+      return TRUE;
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+               "OpenGL runs on CUDA device %d, the backend on device %d", devices[0], current);
+  return FALSE;
 }
 
 /* ---- published labels ---- */
@@ -217,8 +226,8 @@ sv_cuda_labels_publish (SvCudaLabelsPool *pool, gpointer cuda_backend, GError **
   memcpy (slot->shape, shape, sizeof shape);
   /* On the backend's stream: after the run that wrote `src`, before any
    * later run overwrites it. */
-  SV_CUDA_CHECK (cudaMemcpyAsync (slot->data, src, n * sizeof (gint32), cudaMemcpyDeviceToDevice,
-                                  stream));
+  SV_CUDA_CHECK (
+      cudaMemcpyAsync (slot->data, src, n * sizeof (gint32), cudaMemcpyDeviceToDevice, stream));
   SV_CUDA_CHECK (cudaEventRecord (slot->ready, stream));
   sv_cuda_labels_ref (slot);
   g_mutex_unlock (&pool->lock);
@@ -314,10 +323,9 @@ sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_label
     }
   {
     dim3 grid ((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
-    slice_to_buffer_kernel<<<grid, block, 0, s>>> (device_labels, (int)shape_zyx[0],
-                                                   (int)shape_zyx[1], (int)shape_zyx[2], (int)axis,
-                                                   (int)index, (int)width, (int)height,
-                                                   (gint32 *)dst);
+    slice_to_buffer_kernel<<<grid, block, 0, s> > > (
+        device_labels, (int)shape_zyx[0], (int)shape_zyx[1], (int)shape_zyx[2], (int)axis,
+        (int)index, (int)width, (int)height, (gint32 *)dst);
   }
   SV_CUDA_CHECK (cudaGetLastError ());
   ok = TRUE;
