@@ -323,7 +323,7 @@ sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_label
     }
   {
     dim3 grid ((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
-    slice_to_buffer_kernel<<<grid, block, 0, s> > > (
+    slice_to_buffer_kernel<<<grid, block, 0, s>>> (
         device_labels, (int)shape_zyx[0], (int)shape_zyx[1], (int)shape_zyx[2], (int)axis,
         (int)index, (int)width, (int)height, (gint32 *)dst);
   }
