@@ -116,6 +116,13 @@ sv_backend_free (SvBackend *backend)
   g_free (backend);
 }
 
+gpointer
+sv_backend_get_instance (SvBackend *backend)
+{
+  g_return_val_if_fail (backend != NULL, NULL);
+  return backend->self;
+}
+
 const char *
 sv_backend_get_name (SvBackend *backend)
 {

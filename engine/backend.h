@@ -87,6 +87,9 @@ void sv_backend_register (const SvBackendClass *klass);
 SvBackend *sv_backend_new (const char *name, GError **error);
 void sv_backend_free (SvBackend *backend);
 const char *sv_backend_get_name (SvBackend *backend);
+/* The object the class's create returned, for a backend's own entry points
+ * (the CUDA backend's device labels in cuda/sv-cuda.h). */
+gpointer sv_backend_get_instance (SvBackend *backend);
 
 gboolean sv_backend_set_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
                                 GError **error);

@@ -35,6 +35,8 @@ struct _SvJob
   GCancellable *running; /* the running request's, under lock */
   gboolean quit;         /* under lock */
   gboolean busy;         /* under lock */
+  SvJobResultHook hook;  /* under lock */
+  gpointer hook_data;    /* under lock */
 
   /* Worker thread only. */
   SvBackend *backend;
@@ -96,6 +98,9 @@ job_result_clear (gpointer data)
   g_clear_pointer (&result->centres, g_free);
   g_clear_pointer (&result->backend_name, g_free);
   g_clear_pointer (&result->fallback_message, g_free);
+  if (result->device_data && result->device_data_free)
+    result->device_data_free (result->device_data);
+  result->device_data = NULL;
 }
 
 void
@@ -281,6 +286,8 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   Delivery *d;
   const char *name = request->backend;
   gint64 t0 = g_get_monotonic_time ();
+  SvJobResultHook hook;
+  gpointer hook_data;
   gboolean ok;
 
   /* After a CUDA failure the CPU takes every run: retrying the GPU on each
@@ -325,6 +332,12 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
       job_deliver (job, d);
       return;
     }
+  g_mutex_lock (&job->lock);
+  hook = job->hook;
+  hook_data = job->hook_data;
+  g_mutex_unlock (&job->lock);
+  if (hook)
+    hook (job->backend, result, hook_data);
   result->seconds_total = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
   if (fallback && !job->fallback_reported)
     {
@@ -396,6 +409,17 @@ sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *ca
   g_cond_init (&job->cond);
   job->thread = g_thread_new ("sv-job", job_thread, job);
   return job;
+}
+
+void
+sv_job_set_result_hook (SvJob *job, SvJobResultHook hook, gpointer user_data)
+{
+  g_return_if_fail (job != NULL);
+
+  g_mutex_lock (&job->lock);
+  job->hook = hook;
+  job->hook_data = user_data;
+  g_mutex_unlock (&job->lock);
 }
 
 void

@@ -45,6 +45,10 @@ typedef struct
   double seconds_total;   /* wall time of the request on the worker */
   char *backend_name;     /* the backend that produced the labels */
   char *fallback_message; /* non-NULL once per job: why CUDA failed and the CPU ran */
+  /* Backend-specific data a result hook attached (the CUDA labels published
+   * for GL interop), freed with device_data_free; NULL when none. */
+  gpointer device_data;
+  GDestroyNotify device_data_free;
 } SvJobResult;
 
 SvJobResult *sv_job_result_ref (SvJobResult *result);
@@ -64,6 +68,16 @@ typedef struct
   /* A run that failed for another reason than cancellation. */
   void (*error) (guint64 generation, const GError *error, gpointer user_data);
 } SvJobCallbacks;
+
+/* Called on the worker thread after a successful run, before the result is
+ * delivered, while `backend` still holds that run's state: it may set
+ * result->device_data (the GUI publishes the CUDA labels for GL interop this
+ * way, so the engine needs no CUDA headers). */
+typedef void (*SvJobResultHook) (SvBackend *backend, SvJobResult *result, gpointer user_data);
+
+/* Installs (or with NULL removes) the result hook; user_data must stay
+ * valid until the hook is replaced or the job is freed. */
+void sv_job_set_result_hook (SvJob *job, SvJobResultHook hook, gpointer user_data);
 
 /* Starts the worker thread for `volume` (and `mask`, NULL or nz*ny*nx bytes).
  * Both are borrowed and must stay valid until sv_job_free returns. Callbacks

@@ -216,6 +216,28 @@ sv_renderer_set_labels (SvRenderer *r, const gint32 *labels, guint width, guint 
 }
 
 void
+sv_renderer_set_labels_from_buffer (SvRenderer *r, guint pixel_buffer, guint width, guint height)
+{
+  r->has_labels = TRUE;
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
+  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pixel_buffer);
+  glBindTexture (GL_TEXTURE_2D, r->label_tex);
+  /* With an unpack buffer bound the data pointer is an offset into it. */
+  if (width != r->label_w || height != r->label_h)
+    {
+      glTexImage2D (GL_TEXTURE_2D, 0, GL_R32UI, width, height, 0, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                    (const void *)0);
+      r->label_w = width;
+      r->label_h = height;
+    }
+  else
+    glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                     (const void *)0);
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void
 sv_renderer_set_points (SvRenderer *r, const float *uv, gsize n)
 {
   g_clear_pointer (&r->points, g_free);

@@ -55,6 +55,11 @@ void sv_renderer_set_image (SvRenderer *renderer, const float *data, guint width
                             guint nc);
 /* Uploads a label slice (host path: glTexSubImage2D); NULL drops the labels. */
 void sv_renderer_set_labels (SvRenderer *renderer, const gint32 *labels, guint width, guint height);
+/* Uploads a label slice from the GL pixel buffer `pixel_buffer` (width ×
+ * height gint32 from offset 0, written by CUDA on the interop path): the
+ * labels never pass through host memory. */
+void sv_renderer_set_labels_from_buffer (SvRenderer *renderer, guint pixel_buffer, guint width,
+                                         guint height);
 /* Points (n × 2 texel coordinates u, v) drawn when display->show_centres. */
 void sv_renderer_set_points (SvRenderer *renderer, const float *uv, gsize n);
 

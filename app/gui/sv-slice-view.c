@@ -7,6 +7,18 @@
 #include <math.h>
 #include <string.h>
 
+#include "sv-config.h"
+
+#if SV_HAVE_CUDA
+#include "sv-cuda-gl.h"
+#endif
+
+#define LABEL_PATH_HOST "labels: host upload"
+#define LABEL_PATH_INTEROP "labels: CUDA–GL interop"
+
+/* Realized views whose GL runs on a CUDA device. */
+static gint cuda_interop_views;
+
 struct _SvSliceView
 {
   GtkWidget parent_instance;
@@ -41,6 +53,16 @@ struct _SvSliceView
 
   SvCaptureFunc capture_func;
   gpointer capture_data;
+
+#if SV_HAVE_CUDA
+  /* Interop path: a pixel buffer registered with CUDA, made in realize when
+   * GL runs on a CUDA device, grown in render when a slice needs more. */
+  gboolean cuda_gl;
+  GLuint label_pbo;
+  gsize label_pbo_bytes;
+  SvCudaGlBuffer *cuda_buffer;
+  gboolean interop_failed; /* after a failure this view keeps the host path */
+#endif
 };
 
 G_DEFINE_FINAL_TYPE (SvSliceView, sv_slice_view, GTK_TYPE_WIDGET)
@@ -230,6 +252,57 @@ extract_labels (SvSliceView *self, guint tw, guint th)
       }
 }
 
+#if SV_HAVE_CUDA
+/* TRUE when the current result's labels can come from the device. */
+static gboolean
+result_on_device (SvSliceView *self)
+{
+  return self->cuda_gl && !self->interop_failed && self->result && self->result->device_data
+         && g_strcmp0 (self->result->backend_name, "cuda") == 0;
+}
+
+/* The largest slice of the volume, in bytes. */
+static gsize
+max_slice_bytes (const SvVolume *v)
+{
+  gsize xy = (gsize)v->ny * v->nx, xz = (gsize)v->nz * v->nx, yz = (gsize)v->nz * v->ny;
+  return MAX (xy, MAX (xz, yz)) * sizeof (gint32);
+}
+
+/* (Re)allocates the pixel buffer for `bytes` and registers it with CUDA;
+ * a registered buffer's storage cannot change, so it is unregistered first. */
+static gboolean
+ensure_label_pbo (SvSliceView *self, gsize bytes, GError **error)
+{
+  if (self->cuda_buffer && self->label_pbo_bytes >= bytes)
+    return TRUE;
+  g_clear_pointer (&self->cuda_buffer, sv_cuda_gl_buffer_unregister);
+  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, self->label_pbo);
+  glBufferData (GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)MAX (bytes, sizeof (gint32)), NULL,
+                GL_STREAM_DRAW);
+  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
+  self->label_pbo_bytes = MAX (bytes, sizeof (gint32));
+  self->cuda_buffer = sv_cuda_gl_buffer_register (self->label_pbo, error);
+  return self->cuda_buffer != NULL;
+}
+
+/* Interop path: the kernel copies the visible slice of the published device
+ * labels into the pixel buffer, which feeds the label texture. */
+static gboolean
+upload_labels_from_device (SvSliceView *self, guint tw, guint th, GError **error)
+{
+  SvCudaLabels *labels = self->result->device_data;
+
+  if (!ensure_label_pbo (self, (gsize)tw * th * sizeof (gint32), error))
+    return FALSE;
+  if (!sv_cuda_gl_buffer_copy_labels_slice (self->cuda_buffer, labels, self->axis,
+                                            sv_slice_view_get_slice (self), error))
+    return FALSE;
+  sv_renderer_set_labels_from_buffer (self->renderer, self->label_pbo, tw, th);
+  return TRUE;
+}
+#endif
+
 /* Centres within half a grid step of this slice, as texel coordinates. */
 static void
 update_points (SvSliceView *self)
@@ -275,12 +348,52 @@ gl_realize_cb (GtkGLArea *area, SvSliceView *self)
     }
   self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
   g_debug ("GL %s, %s", glGetString (GL_VERSION), glGetString (GL_RENDERER));
+
+#if SV_HAVE_CUDA
+  {
+    g_autoptr (GError) cuda_error = NULL;
+
+    /* Decided here, with the context current: GL on another GPU, in
+     * software or on a remote display keeps the host path. */
+    self->interop_failed = FALSE;
+    self->cuda_gl = sv_cuda_gl_usable (&cuda_error);
+    if (self->cuda_gl)
+      {
+        glGenBuffers (1, &self->label_pbo);
+        if (self->volume && !ensure_label_pbo (self, max_slice_bytes (self->volume), &cuda_error))
+          {
+            g_message ("CUDA–GL interop is not available, labels go through the host: %s",
+                       cuda_error->message);
+            glDeleteBuffers (1, &self->label_pbo);
+            self->label_pbo = 0;
+            self->cuda_gl = FALSE;
+          }
+      }
+    else
+      g_debug ("labels: host upload (%s)", cuda_error->message);
+    if (self->cuda_gl)
+      g_atomic_int_inc (&cuda_interop_views);
+  }
+#endif
 }
 
 static void
 gl_unrealize_cb (GtkGLArea *area, SvSliceView *self)
 {
   gtk_gl_area_make_current (area);
+#if SV_HAVE_CUDA
+  if (self->cuda_gl)
+    {
+      /* Unregister before the GL buffer goes, with the context current. */
+      g_clear_pointer (&self->cuda_buffer, sv_cuda_gl_buffer_unregister);
+      if (gtk_gl_area_get_error (area) == NULL)
+        glDeleteBuffers (1, &self->label_pbo);
+      self->label_pbo = 0;
+      self->label_pbo_bytes = 0;
+      self->cuda_gl = FALSE;
+      g_atomic_int_add (&cuda_interop_views, -1);
+    }
+#endif
   if (gtk_gl_area_get_error (area) == NULL)
     g_clear_pointer (&self->renderer, sv_renderer_free);
   else
@@ -341,8 +454,26 @@ gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
               && self->result->labels->ny == self->volume->ny
               && self->result->labels->nz == self->volume->nz)
             {
-              extract_labels (self, tw, th);
-              sv_renderer_set_labels (self->renderer, self->label_buf, tw, th);
+              gboolean uploaded = FALSE;
+#if SV_HAVE_CUDA
+              if (result_on_device (self))
+                {
+                  g_autoptr (GError) error = NULL;
+                  uploaded = upload_labels_from_device (self, tw, th, &error);
+                  if (!uploaded)
+                    {
+                      /* Once per view: the host path still shows the labels. */
+                      g_message ("CUDA–GL interop failed, labels go through the host: %s",
+                                 error->message);
+                      self->interop_failed = TRUE;
+                    }
+                }
+#endif
+              if (!uploaded)
+                {
+                  extract_labels (self, tw, th);
+                  sv_renderer_set_labels (self->renderer, self->label_buf, tw, th);
+                }
             }
           else
             sv_renderer_set_labels (self->renderer, NULL, 0, 0);
@@ -608,7 +739,17 @@ sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[
 const char *
 sv_slice_view_get_label_path (SvSliceView *self)
 {
-  return "labels: host upload";
+#if SV_HAVE_CUDA
+  if (result_on_device (self))
+    return LABEL_PATH_INTEROP;
+#endif
+  return LABEL_PATH_HOST;
+}
+
+gboolean
+sv_slice_view_cuda_interop_active (void)
+{
+  return g_atomic_int_get (&cuda_interop_views) > 0;
 }
 
 void

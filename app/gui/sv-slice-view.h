@@ -48,8 +48,14 @@ void sv_slice_view_zoom_one (SvSliceView *view);
 /* Multiplies the zoom by factor keeping the view point (x, y) in place. */
 void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y);
 
-/* How the labels reach GL ("labels: host upload"). */
+/* How the current result's labels reach GL: "labels: CUDA–GL interop" when
+ * they go from the device into GL through a registered pixel buffer (a CUDA
+ * result, GL on the CUDA device), "labels: host upload" otherwise. */
 const char *sv_slice_view_get_label_path (SvSliceView *view);
+
+/* TRUE while some realized slice view has GL on a CUDA device, so that
+ * publishing CUDA labels for interop is worth it. Any thread. */
+gboolean sv_slice_view_cuda_interop_active (void);
 
 /* Asks the next render to read the framebuffer back and call func. */
 void sv_slice_view_capture (SvSliceView *view, SvCaptureFunc func, gpointer user_data);

@@ -14,6 +14,10 @@
 #include "sv-config.h"
 #include "synth.h"
 
+#if SV_HAVE_CUDA
+#include "sv-cuda-gl.h"
+#endif
+
 /* The bundled sample's shape and seed. */
 #define SAMPLE_NZ 48
 #define SAMPLE_NY 160
@@ -45,6 +49,9 @@ struct _SvWindow
   SvSliceView *active_view;
   guint play_source;
   GtkWindow *error_dialog; /* weak */
+#if SV_HAVE_CUDA
+  SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
+#endif
 };
 
 G_DEFINE_FINAL_TYPE (SvWindow, sv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -147,6 +154,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   text = g_strdup_printf ("%.2f s · %" G_GSIZE_FORMAT " labels · %s", result->seconds_total,
                           result->stats.n_labels, result->backend_name);
   gtk_label_set_text (self->result_label, text);
+  gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
   if (verbose (self))
     g_message (
         "generation %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
@@ -180,6 +188,33 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
 }
 
 static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };
+
+#if SV_HAVE_CUDA
+/* Worker thread, after a run: a CUDA result also carries a snapshot of its
+ * labels on the device, in a buffer no shown result uses, when a view can
+ * take them through CUDA–GL interop. */
+static void
+publish_cuda_labels (SvBackend *backend, SvJobResult *result, gpointer user_data)
+{
+  SvCudaLabelsPool *pool = user_data;
+  g_autoptr (GError) error = NULL;
+  SvCudaLabels *labels;
+
+  if (g_strcmp0 (sv_backend_get_name (backend), "cuda") != 0
+      || !sv_slice_view_cuda_interop_active ())
+    return;
+  labels = sv_cuda_labels_publish (pool, sv_backend_get_instance (backend), &error);
+  if (!labels)
+    {
+      /* Both buffers still shown, or no device memory: the host path draws this result. */
+      if (error)
+        g_debug ("labels stay on the host path: %s", error->message);
+      return;
+    }
+  result->device_data = labels;
+  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+}
+#endif
 
 /* ---- status ---- */
 
@@ -382,6 +417,11 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   auto_contrast (self);
 
   self->job = sv_job_new (self->volume, NULL, &job_callbacks, self);
+#if SV_HAVE_CUDA
+  if (!self->cuda_labels)
+    self->cuda_labels = sv_cuda_labels_pool_new ();
+  sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
+#endif
   submit (self);
 }
 
@@ -1141,6 +1181,10 @@ sv_window_dispose (GObject *object)
   /* The worker borrows the volume and calls back into the window. */
   g_clear_pointer (&self->job, sv_job_free);
   g_clear_pointer (&self->result, sv_job_result_unref);
+#if SV_HAVE_CUDA
+  /* Buffers still held by the views' results go with those results. */
+  g_clear_pointer (&self->cuda_labels, sv_cuda_labels_pool_free);
+#endif
   if (self->error_dialog)
     gtk_window_destroy (self->error_dialog);
   gtk_widget_dispose_template (GTK_WIDGET (self), SV_TYPE_WINDOW);
