@@ -176,7 +176,9 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
 }
 
 /* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
- * TILE_THREADS threads; a 3D tile is 4 × 8 × 32 (z, y, x), a 2D one 32 × 32. */
+ * TILE_THREADS threads; a 3D tile is 8 × 8 × 16 (z, y, x), a 2D one 32 × 32.
+ * A compact tile meets fewer windows and spans a narrower value range, which
+ * tightens the colour part of the candidates' lower bounds. */
 #define TILE_THREADS 256
 #define TILE_VOXELS 1024
 #define MAX_CAND 512
@@ -184,9 +186,31 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
 
 struct TileCandidate
 {
-  float bound; /* lower bound of the float32 spatial term over the tile */
+  float bound; /* lower bound of the float32 distance over the tile */
   int k;
 };
+
+#define TILE_WARPS (TILE_THREADS / 32)
+
+/* Lower bound of the float32 colour sum of a centre over every value of a
+ * tile, from the tile's per-channel value range. Exact by monotonicity
+ * alone: value·ratio, the difference and the square are each rounded
+ * monotonically, so the float32 term of any value in [lo, hi] is at least
+ * the float32 term at the interval's point nearest the centre (0 inside). */
+template <int NC>
+__device__ __forceinline__ float
+colour_lower_bound (const float *vlo, const float *vhi, float ratio, const float *centre)
+{
+  float colour = 0.0f;
+  for (int c = 0; c < NC; c++)
+    {
+      float lo = vlo[c] * ratio - centre[c];
+      float hi = vhi[c] * ratio - centre[c];
+      float m = lo > 0.0f ? lo * lo : (hi < 0.0f ? hi * hi : 0.0f);
+      colour = colour + m;
+    }
+  return colour;
+}
 
 /* Distance along one axis from centre c to the nearest integer in [a0, a1]. */
 __device__ __forceinline__ double
@@ -220,7 +244,9 @@ __launch_bounds__ (TILE_THREADS)
   __shared__ int s_win[MAX_CAND][6];
   __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
   __shared__ float s_mdc[MAX_CAND];
-  __shared__ int n_cand;
+  __shared__ float s_vlo[TILE_WARPS][CAND_NC], s_vhi[TILE_WARPS][CAND_NC];
+  __shared__ unsigned int s_upper; /* float bits, >= 0 */
+  __shared__ int n_cand, n_look;
 
   const int nc = NC > 0 ? NC : it.nc;
   const int stride = 3 + nc;
@@ -234,7 +260,10 @@ __launch_bounds__ (TILE_THREADS)
   const int t1[3] = { min (t0[0] + tz, it.nz), min (t0[1] + ty, it.ny), min (t0[2] + tx, it.nx) };
 
   if (tid == 0)
-    n_cand = 0;
+    {
+      n_cand = 0;
+      s_upper = __float_as_uint (INFINITY);
+    }
   __syncthreads ();
 
   /* Gather: every bin that can hold a cluster whose window meets the tile. */
@@ -270,11 +299,62 @@ __launch_bounds__ (TILE_THREADS)
   const int n = n_cand;
   const bool tiled = n <= MAX_CAND && (NC > 0 ? NC <= CAND_NC : false);
 
+  const int tile_voxels = tz * ty * tx;
+  const bool colour_bound = tiled && !it.ignore_colour;
+  constexpr int NCB = NC > 0 && NC <= CAND_NC ? NC : 1;
+  if (colour_bound)
+    {
+      /* The tile's per-channel value range (masked-out voxels included:
+       * a wider range is still a valid bound). */
+      float lo[NCB], hi[NCB];
+      for (int c = 0; c < NCB; c++)
+        {
+          lo[c] = INFINITY;
+          hi[c] = -INFINITY;
+        }
+      for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
+        {
+          int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
+          if (x >= t1[2] || y >= t1[1] || z >= t1[0])
+            continue;
+          long long v = ((long long)z * it.ny + y) * it.nx + x;
+          for (int c = 0; c < NCB; c++)
+            {
+              float val = image[v * NCB + c];
+              lo[c] = fminf (lo[c], val);
+              hi[c] = fmaxf (hi[c], val);
+            }
+        }
+      for (int c = 0; c < NCB; c++)
+        for (int off = 16; off > 0; off >>= 1)
+          {
+            lo[c] = fminf (lo[c], __shfl_xor_sync (SV_FULL_MASK, lo[c], off));
+            hi[c] = fmaxf (hi[c], __shfl_xor_sync (SV_FULL_MASK, hi[c], off));
+          }
+      if ((tid & 31) == 0)
+        for (int c = 0; c < NCB; c++)
+          {
+            s_vlo[tid >> 5][c] = lo[c];
+            s_vhi[tid >> 5][c] = hi[c];
+          }
+      __syncthreads ();
+      if (tid == 0)
+        for (int c = 0; c < NCB; c++)
+          for (int wi = 1; wi < TILE_WARPS; wi++)
+            {
+              s_vlo[0][c] = fminf (s_vlo[0][c], s_vlo[wi][c]);
+              s_vhi[0][c] = fmaxf (s_vhi[0][c], s_vhi[wi][c]);
+            }
+      __syncthreads ();
+    }
+
   if (tiled)
     {
       /* Bounds, as the CPU computes them: the exact spatial term's minimum
        * over the part of the tile inside the window, made a safe lower
-       * bound of the float32 term. */
+       * bound of the float32 term; then the colour term's lower bound over
+       * the tile's value range is added with the same float32 operations
+       * as the distance itself, which keeps it a lower bound. */
       for (int j = tid; j < n; j += TILE_THREADS)
         {
           int k = cand[j].k;
@@ -292,7 +372,54 @@ __launch_bounds__ (TILE_THREADS)
           float fb = (float)bound;
           if ((double)fb > bound)
             fb = nextafterf (fb, -INFINITY);
+          float mdc = max_dist_colour[k];
+          if (colour_bound)
+            {
+              float col = colour_lower_bound<NCB> (s_vlo[0], s_vhi[0], it.ratio, c + 3);
+              float b = sv_arith_distance (fb, col, it.slic_zero, mdc);
+              /* A NaN (SLIC-zero with a zero maximum) keeps the spatial bound. */
+              if (b >= fb)
+                fb = b;
+            }
           cand[j].bound = fb;
+
+          /* A cluster whose window holds the whole tile bounds every
+           * voxel's best distance from above (the CPU reference's
+           * covering bound, with its margin for float32 rounding). */
+          bool covers = true;
+          for (int a = 0; a < 3; a++)
+            covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
+          if (covers)
+            {
+              double sp_max = 0.0, col_max = 0.0;
+              for (int a = 0; a < 3; a++)
+                {
+                  double g = (double)sp[a] * fmax (fabs ((double)c[a] - t0[a]),
+                                                   fabs ((double)c[a] - (t1[a] - 1)));
+                  sp_max += g * g;
+                }
+              sp_max *= (double)it.spatial_weight;
+              if (!it.ignore_colour)
+                {
+                  for (int ch = 0; ch < NCB; ch++)
+                    {
+                      double lo = (double)s_vlo[0][ch] * it.ratio - c[3 + ch];
+                      double hi = (double)s_vhi[0][ch] * it.ratio - c[3 + ch];
+                      double g = fmax (fabs (lo), fabs (hi));
+                      col_max += g * g;
+                    }
+                  if (it.slic_zero)
+                    col_max /= (double)mdc;
+                }
+              double upper = (sp_max + col_max) * (1.0 + 1e-5) + 1e-30;
+              if (upper < 1e38)
+                {
+                  float fu = (float)upper;
+                  if ((double)fu < upper)
+                    fu = nextafterf (fu, INFINITY);
+                  atomicMin (&s_upper, __float_as_uint (fu));
+                }
+            }
         }
       /* Pad to a power of two and sort by (bound, k): bitonic sort. */
       int m = 1;
@@ -324,8 +451,21 @@ __launch_bounds__ (TILE_THREADS)
               }
             __syncthreads ();
           }
+      /* Every voxel's best distance is at most the covering bound, so a
+       * candidate whose lower bound exceeds it is never looked at: the
+       * sorted list is cut there. */
+      if (tid == 0)
+        n_look = n;
+      __syncthreads ();
+      {
+        float upper = __uint_as_float (s_upper);
+        for (int j = tid; j < n; j += TILE_THREADS)
+          if (cand[j].bound > upper && (j == 0 || !(cand[j - 1].bound > upper)))
+            n_look = j;
+      }
+      __syncthreads ();
       /* Centres, windows and colours of the sorted list in shared memory. */
-      for (int j = tid; j < n; j += TILE_THREADS)
+      for (int j = tid; j < n_look; j += TILE_THREADS)
         {
           int k = cand[j].k;
           const float *c = centres + (size_t)k * stride;
@@ -342,7 +482,7 @@ __launch_bounds__ (TILE_THREADS)
       __syncthreads ();
     }
 
-  const int tile_voxels = tz * ty * tx;
+  const int n_sorted = tiled ? n_look : 0;
   for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
     {
       int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
@@ -366,7 +506,7 @@ __launch_bounds__ (TILE_THREADS)
         val[c] = image[v * nc + c];
       float best_d = INFINITY;
       int best_k = -1;
-      for (int j = 0; j < n; j++)
+      for (int j = 0; j < n_sorted; j++)
         {
           /* Ordered by bound: nothing further can be closer. A bound equal
            * to best_d could still tie and win on a lower index. */
@@ -426,9 +566,9 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
     }
   else
     {
-      tz = 4;
+      tz = 8;
       ty = 8;
-      tx = 32;
+      tx = 16;
     }
   int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
   long long blocks = (long long)ntz * nty * ntx;
