@@ -240,10 +240,11 @@ __launch_bounds__ (TILE_THREADS)
                          int32_t *__restrict__ nearest)
 {
   __shared__ TileCandidate cand[MAX_CAND];
-  __shared__ float s_pos[MAX_CAND][3];
-  __shared__ int s_win[MAX_CAND][6];
+  /* The sorted list: centre and bound; window low corner and cluster;
+   * window high corner and SLIC-zero maximum; colours. */
+  __shared__ float4 s_geo[MAX_CAND];
+  __shared__ int4 s_lo[MAX_CAND], s_hi[MAX_CAND];
   __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
-  __shared__ float s_mdc[MAX_CAND];
   __shared__ float s_vlo[TILE_WARPS][CAND_NC], s_vhi[TILE_WARPS][CAND_NC];
   __shared__ unsigned int s_upper; /* float bits, >= 0 */
   __shared__ int n_cand, n_look;
@@ -464,25 +465,111 @@ __launch_bounds__ (TILE_THREADS)
             n_look = j;
       }
       __syncthreads ();
-      /* Centres, windows and colours of the sorted list in shared memory. */
+      /* Centres, windows and colours of the sorted list in shared memory,
+       * packed so that one candidate takes three 16-byte loads. */
       for (int j = tid; j < n_look; j += TILE_THREADS)
         {
           int k = cand[j].k;
           const float *c = centres + (size_t)k * stride;
           const int *w = windows + (size_t)k * 6;
-          for (int a = 0; a < 3; a++)
-            s_pos[j][a] = c[a];
-          for (int a = 0; a < 6; a++)
-            s_win[j][a] = w[a];
-          if (NC > 0 && NC <= CAND_NC)
-            for (int ch = 0; ch < NC; ch++)
-              s_col[j][ch] = c[3 + ch];
-          s_mdc[j] = max_dist_colour[k];
+          s_geo[j] = make_float4 (c[0], c[1], c[2], cand[j].bound);
+          s_lo[j] = make_int4 (w[0], w[1], w[2], k);
+          s_hi[j] = make_int4 (w[3], w[4], w[5], __float_as_int (max_dist_colour[k]));
+          for (int ch = 0; ch < NCB; ch++)
+            s_col[j][ch] = c[3 + ch];
         }
       __syncthreads ();
+
+      /* Each thread takes VPT voxels of the tile and reads each candidate
+       * once for all of them. A voxel skips a candidate whose bound exceeds
+       * its best distance (every later one has a larger bound, so this is
+       * the single-voxel search's early exit), and the thread stops when
+       * that holds for all its voxels. A bound equal to a best distance
+       * could still tie and win on a lower index. */
+      constexpr int VPT = TILE_VOXELS / TILE_THREADS;
+      /* Voxel r of a thread is voxel tid + r·TILE_THREADS of the tile: the
+       * same x, and TILE_THREADS / tx rows further on, which the launcher's
+       * tile shapes make a step in z alone (3D: a multiple of ty rows) or
+       * in y alone (2D, tz = 1). */
+      const int rows = TILE_THREADS / tx;
+      const int dz = tz > 1 ? rows / ty : 0, dy = tz > 1 ? 0 : rows;
+      const int x = t0[2] + tid % tx, y0 = t0[1] + (tid / tx) % ty, z0 = t0[0] + tid / (tx * ty);
+      float bd[VPT], val[VPT][NCB];
+      int bk[VPT];
+      unsigned on = 0;
+      float worst = -INFINITY;
+#pragma unroll
+      for (int r = 0; r < VPT; r++)
+        {
+          int y = y0 + r * dy, z = z0 + r * dz;
+          bd[r] = INFINITY;
+          bk[r] = -1;
+          for (int c = 0; c < NCB; c++)
+            val[r][c] = 0.0f;
+          if (x >= t1[2] || y >= t1[1] || z >= t1[0])
+            continue;
+          long long v = ((long long)z * it.ny + y) * it.nx + x;
+          if (mask != NULL && mask[v] == 0)
+            {
+              nearest[v] = -1;
+              continue;
+            }
+          on |= 1u << r;
+          for (int c = 0; c < NCB; c++)
+            val[r][c] = image[v * NCB + c];
+          worst = INFINITY;
+        }
+      const float fx = (float)x;
+      for (int j = 0; j < n_look; j++)
+        {
+          const float4 g = s_geo[j];
+          if (g.w > worst)
+            break;
+          const int4 lo = s_lo[j], hi = s_hi[j];
+          if (x < lo.z || x >= hi.z)
+            continue;
+          float cc[NCB];
+          for (int c = 0; c < NCB; c++)
+            cc[c] = s_col[j][c];
+          const float mdc = __int_as_float (hi.w);
+          worst = -INFINITY;
+#pragma unroll
+          for (int r = 0; r < VPT; r++)
+            {
+              const int y = y0 + r * dy, z = z0 + r * dz;
+              if ((on >> r & 1u) && !(g.w > bd[r]) && z >= lo.x && z < hi.x && y >= lo.y
+                  && y < hi.y)
+                {
+                  float d = sv_arith_spatial (g.x, g.y, g.z, (float)z, (float)y, fx, it.sz, it.sy,
+                                              it.sx, it.spatial_weight);
+                  if (sv_arith_better (d, lo.w, bd[r], bk[r]))
+                    {
+                      if (!it.ignore_colour)
+                        {
+                          float colour = 0.0f;
+                          for (int c = 0; c < NCB; c++)
+                            colour = colour + sv_arith_colour_term (val[r][c], it.ratio, cc[c]);
+                          d = sv_arith_distance (d, colour, it.slic_zero, mdc);
+                        }
+                      if (sv_arith_better (d, lo.w, bd[r], bk[r]))
+                        {
+                          bd[r] = d;
+                          bk[r] = lo.w;
+                        }
+                    }
+                }
+              if (on >> r & 1u)
+                worst = fmaxf (worst, bd[r]);
+            }
+        }
+#pragma unroll
+      for (int r = 0; r < VPT; r++)
+        if (on >> r & 1u)
+          nearest[((long long)(z0 + r * dz) * it.ny + (y0 + r * dy)) * it.nx + x] = bk[r];
+      return;
     }
 
-  const int n_sorted = tiled ? n_look : 0;
+  /* Too many candidates, or channels beyond CAND_NC: the plain search. */
   for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
     {
       int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
@@ -494,46 +581,8 @@ __launch_bounds__ (TILE_THREADS)
           nearest[v] = -1;
           continue;
         }
-      if (!tiled)
-        {
-          assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
-                            nearest);
-          continue;
-        }
-      const float fz = (float)z, fy = (float)y, fx = (float)x;
-      float val[NC > 0 ? NC : 1];
-      for (int c = 0; c < (NC > 0 ? NC : 1); c++)
-        val[c] = image[v * nc + c];
-      float best_d = INFINITY;
-      int best_k = -1;
-      for (int j = 0; j < n_sorted; j++)
-        {
-          /* Ordered by bound: nothing further can be closer. A bound equal
-           * to best_d could still tie and win on a lower index. */
-          if (cand[j].bound > best_d)
-            break;
-          if (z < s_win[j][0] || z >= s_win[j][3] || y < s_win[j][1] || y >= s_win[j][4]
-              || x < s_win[j][2] || x >= s_win[j][5])
-            continue;
-          int k = cand[j].k;
-          float d = sv_arith_spatial (s_pos[j][0], s_pos[j][1], s_pos[j][2], fz, fy, fx, it.sz,
-                                      it.sy, it.sx, it.spatial_weight);
-          if (!sv_arith_better (d, k, best_d, best_k))
-            continue;
-          if (!it.ignore_colour)
-            {
-              float colour = 0.0f;
-              for (int c = 0; c < (NC > 0 ? NC : 1); c++)
-                colour = colour + sv_arith_colour_term (val[c], it.ratio, s_col[j][c]);
-              d = sv_arith_distance (d, colour, it.slic_zero, s_mdc[j]);
-            }
-          if (sv_arith_better (d, k, best_d, best_k))
-            {
-              best_d = d;
-              best_k = k;
-            }
-        }
-      nearest[v] = best_k;
+      assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
+                        nearest);
     }
 }
 
