@@ -179,8 +179,15 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
  * TILE_THREADS threads; a 3D tile is 8 × 8 × 16 (z, y, x), a 2D one 32 × 32.
  * A compact tile meets fewer windows and spans a narrower value range, which
  * tightens the colour part of the candidates' lower bounds. */
+#ifndef TILE_THREADS
 #define TILE_THREADS 256
+#endif
 #define TILE_VOXELS 1024
+#ifndef TILE_3D_Z
+#define TILE_3D_Z 8
+#define TILE_3D_Y 8
+#define TILE_3D_X 16
+#endif
 #define MAX_CAND 512
 #define CAND_NC 4
 
@@ -191,6 +198,9 @@ struct TileCandidate
 };
 
 #define TILE_WARPS (TILE_THREADS / 32)
+static_assert (TILE_3D_Z * TILE_3D_Y * TILE_3D_X == TILE_VOXELS
+                   && (TILE_THREADS / TILE_3D_X) % TILE_3D_Y == 0 && TILE_VOXELS % TILE_THREADS == 0,
+               "a 3D tile holds TILE_VOXELS voxels and a thread's voxels differ in z alone");
 
 /* Lower bound of the float32 colour sum of a centre over every value of a
  * tile, from the tile's per-channel value range. Exact by monotonicity
@@ -615,9 +625,9 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
     }
   else
     {
-      tz = 8;
-      ty = 8;
-      tx = 16;
+      tz = TILE_3D_Z;
+      ty = TILE_3D_Y;
+      tx = TILE_3D_X;
     }
   int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
   long long blocks = (long long)ntz * nty * ntx;
@@ -697,10 +707,22 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
   int x = 0, y = 0, z = 0;
   if (k >= 0)
     {
-      x = (int)(v % it.nx);
-      long long t = v / it.nx;
-      y = (int)(t % it.ny);
-      z = (int)(t / it.ny);
+      /* 32-bit division where the index fits: 64-bit division is a long
+       * instruction sequence on the device. */
+      if (it.n <= 0xffffffffLL)
+        {
+          unsigned int u = (unsigned int)v, t = u / (unsigned int)it.nx;
+          x = (int)(u - t * (unsigned int)it.nx);
+          y = (int)(t % (unsigned int)it.ny);
+          z = (int)(t / (unsigned int)it.ny);
+        }
+      else
+        {
+          x = (int)(v % it.nx);
+          long long t = v / it.nx;
+          y = (int)(t % it.ny);
+          z = (int)(t / it.ny);
+        }
     }
   const int stride = 4 + it.nc;
   unsigned long long *s = sums + (size_t)(k >= 0 ? k : 0) * stride;
