@@ -21,6 +21,13 @@
 #include "slic.h"
 #include "sv-cuda.h"
 
+/* Staged host transfers: up to SV_STAGE_MAX_LANES host threads, each with
+ * its own stream and two pinned chunks, copy pageable memory through pinned
+ * memory so that the host copies overlap the DMA and each other. */
+#define SV_STAGE_MAX_LANES 8
+#define SV_STAGE_CHUNK ((size_t)4 << 20)
+#define SV_STAGE_MIN_BYTES ((size_t)8 << 20)
+
 typedef struct
 {
   cudaStream_t stream;
@@ -74,6 +81,14 @@ typedef struct
   gboolean profiling;
   cudaEvent_t marks[6];
   SvCudaStageTimes times;
+
+  /* Pinned staging for large host transfers, allocated on first use and
+   * kept: see staged_copy. */
+  gboolean stage_tried;
+  int n_lanes;
+  cudaStream_t lane_stream[SV_STAGE_MAX_LANES];
+  void *lane_buf[SV_STAGE_MAX_LANES][2];
+  cudaEvent_t lane_done[SV_STAGE_MAX_LANES][2];
 
   /* The last run. */
   gboolean have_labels;
@@ -175,6 +190,177 @@ free_volume_buffers (SvCudaBackend *self)
   self->have_labels = FALSE;
 }
 
+static void
+free_staging (SvCudaBackend *self)
+{
+  for (int l = 0; l < self->n_lanes; l++)
+    {
+      for (int b = 0; b < 2; b++)
+        {
+          cudaFreeHost (self->lane_buf[l][b]);
+          if (self->lane_done[l][b] != NULL)
+            cudaEventDestroy (self->lane_done[l][b]);
+          self->lane_buf[l][b] = NULL;
+          self->lane_done[l][b] = NULL;
+        }
+      if (self->lane_stream[l] != NULL)
+        cudaStreamDestroy (self->lane_stream[l]);
+      self->lane_stream[l] = NULL;
+    }
+  self->n_lanes = 0;
+}
+
+/* Sets up the staging lanes once; without pinned memory (or with one core)
+ * there are none and transfers fall back to plain copies. */
+static void
+ensure_staging (SvCudaBackend *self)
+{
+  int want = 0;
+
+  if (self->stage_tried)
+    return;
+  self->stage_tried = TRUE;
+  want = CLAMP ((int)g_get_num_processors () / 2, 1, SV_STAGE_MAX_LANES);
+  for (int l = 0; l < want; l++)
+    {
+      gboolean ok = TRUE;
+      ok = ok
+           && cudaStreamCreateWithFlags (&self->lane_stream[l], cudaStreamNonBlocking)
+                  == cudaSuccess;
+      for (int b = 0; b < 2 && ok; b++)
+        ok = cudaMallocHost (&self->lane_buf[l][b], SV_STAGE_CHUNK) == cudaSuccess
+             && cudaEventCreateWithFlags (&self->lane_done[l][b], cudaEventDisableTiming)
+                    == cudaSuccess;
+      self->n_lanes = l + 1;
+      if (!ok)
+        {
+          cudaGetLastError ();
+          free_staging (self);
+          return;
+        }
+    }
+}
+
+typedef struct
+{
+  SvCudaBackend *self;
+  int lane;
+  gboolean upload;
+  char *dst;
+  const char *src;
+  size_t bytes;
+  cudaError_t status;
+} StageTask;
+
+/* One lane: chunks lane, lane + n_lanes, …; the host copy of one chunk
+ * overlaps the DMA of the previous one. */
+static gpointer
+stage_lane (gpointer data)
+{
+  StageTask *t = (StageTask *)data;
+  SvCudaBackend *self = t->self;
+  const int l = t->lane, nl = self->n_lanes;
+  cudaStream_t s = self->lane_stream[l];
+  size_t n_chunks = (t->bytes + SV_STAGE_CHUNK - 1) / SV_STAGE_CHUNK;
+  cudaError_t e = cudaSuccess;
+  size_t j = 0;
+
+  if (t->upload)
+    {
+      for (size_t c = (size_t)l; c < n_chunks && e == cudaSuccess; c += (size_t)nl, j++)
+        {
+          size_t off = c * SV_STAGE_CHUNK, len = MIN (SV_STAGE_CHUNK, t->bytes - off);
+          int b = (int)(j & 1);
+          if (j >= 2)
+            e = cudaEventSynchronize (self->lane_done[l][b]);
+          if (e != cudaSuccess)
+            break;
+          memcpy (self->lane_buf[l][b], t->src + off, len);
+          e = cudaMemcpyAsync (t->dst + off, self->lane_buf[l][b], len, cudaMemcpyHostToDevice, s);
+          if (e == cudaSuccess)
+            e = cudaEventRecord (self->lane_done[l][b], s);
+        }
+    }
+  else
+    {
+      /* The DMA of chunk j + 1 runs while chunk j is copied out. */
+      size_t c = (size_t)l;
+      if (c < n_chunks)
+        {
+          size_t off = c * SV_STAGE_CHUNK, len = MIN (SV_STAGE_CHUNK, t->bytes - off);
+          e = cudaMemcpyAsync (self->lane_buf[l][0], t->src + off, len, cudaMemcpyDeviceToHost, s);
+          if (e == cudaSuccess)
+            e = cudaEventRecord (self->lane_done[l][0], s);
+        }
+      for (; c < n_chunks && e == cudaSuccess; c += (size_t)nl, j++)
+        {
+          size_t off = c * SV_STAGE_CHUNK, len = MIN (SV_STAGE_CHUNK, t->bytes - off);
+          size_t next = c + (size_t)nl;
+          int b = (int)(j & 1);
+          if (next < n_chunks)
+            {
+              size_t noff = next * SV_STAGE_CHUNK, nlen = MIN (SV_STAGE_CHUNK, t->bytes - noff);
+              e = cudaMemcpyAsync (self->lane_buf[l][b ^ 1], t->src + noff, nlen,
+                                   cudaMemcpyDeviceToHost, s);
+              if (e == cudaSuccess)
+                e = cudaEventRecord (self->lane_done[l][b ^ 1], s);
+              if (e != cudaSuccess)
+                break;
+            }
+          e = cudaEventSynchronize (self->lane_done[l][b]);
+          if (e == cudaSuccess)
+            memcpy (t->dst + off, self->lane_buf[l][b], len);
+        }
+    }
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize (s);
+  t->status = e;
+  return NULL;
+}
+
+/* A synchronous host ↔ device copy of pageable host memory. Large copies go
+ * through the pinned lanes (pageable copies run at a fraction of the bus
+ * speed); the main stream is drained first and nothing is left queued. */
+static cudaError_t
+staged_copy (SvCudaBackend *self, void *dst, const void *src, size_t bytes, gboolean upload)
+{
+  StageTask tasks[SV_STAGE_MAX_LANES];
+  GThread *threads[SV_STAGE_MAX_LANES];
+  cudaError_t e = cudaSuccess;
+
+  if (bytes >= SV_STAGE_MIN_BYTES)
+    ensure_staging (self);
+  if (bytes < SV_STAGE_MIN_BYTES || self->n_lanes == 0)
+    {
+      e = cudaMemcpyAsync (dst, src, bytes, upload ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                           self->stream);
+      return e != cudaSuccess ? e : cudaStreamSynchronize (self->stream);
+    }
+  e = cudaStreamSynchronize (self->stream);
+  if (e != cudaSuccess)
+    return e;
+  for (int l = 0; l < self->n_lanes; l++)
+    {
+      tasks[l].self = self;
+      tasks[l].lane = l;
+      tasks[l].upload = upload;
+      tasks[l].dst = (char *)dst;
+      tasks[l].src = (const char *)src;
+      tasks[l].bytes = bytes;
+      tasks[l].status = cudaSuccess;
+      threads[l] = NULL;
+    }
+  for (int l = 1; l < self->n_lanes; l++)
+    threads[l] = g_thread_new ("sv-cuda-copy", stage_lane, &tasks[l]);
+  stage_lane (&tasks[0]);
+  for (int l = 1; l < self->n_lanes; l++)
+    g_thread_join (threads[l]);
+  for (int l = 0; l < self->n_lanes; l++)
+    if (tasks[l].status != cudaSuccess)
+      return tasks[l].status;
+  return cudaSuccess;
+}
+
 static gpointer
 cuda_create (GError **error)
 {
@@ -204,6 +390,7 @@ cuda_destroy (gpointer data)
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->centres, g_free);
   sv_cuda_backend_set_profiling (self, FALSE, NULL);
+  free_staging (self);
   cudaStreamDestroy (self->stream);
   g_free (self);
 }
@@ -214,14 +401,27 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
   SvCudaBackend *self = (SvCudaBackend *)data;
   gsize n = 0, bytes = 0, slice = 0, values = 0;
   SvVolume *copy = NULL;
+  gboolean same_shape = FALSE;
 
   g_return_val_if_fail (volume != NULL, FALSE);
 
-  /* Everything of the previous volume goes first, so that its memory counts
-   * as free for the new one. */
+  /* A volume of the same shape reuses the device buffers (the benchmark's
+   * and the GUI's reload case); otherwise everything of the previous volume
+   * goes first, so that its memory counts as free for the new one. */
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
-  free_k_buffers (self);
-  free_volume_buffers (self);
+  same_shape = self->d_raw != NULL && self->nz == volume->nz && self->ny == volume->ny
+               && self->nx == volume->nx && self->nc == volume->nc
+               && (self->d_mask != NULL) == (mask != NULL);
+  if (same_shape)
+    {
+      g_clear_pointer (&self->prepared, sv_prepared_free);
+      self->have_labels = FALSE;
+    }
+  else
+    {
+      free_k_buffers (self);
+      free_volume_buffers (self);
+    }
   g_clear_pointer (&self->volume, sv_volume_free);
   g_clear_pointer (&self->mask, g_free);
   self->have_volume = FALSE;
@@ -255,23 +455,26 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
                MAX ((gsize)self->nz * self->nx, (gsize)self->nz * self->ny));
   bytes = 2 * MAX (values, 1) * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
           + 2 * MAX (n, 1) * sizeof (int32_t) + MAX (slice, 1) * sizeof (int32_t);
-  if (!sv__cuda_check_free (bytes, "this volume", error))
-    goto out;
-  SV_CUDA_CHECK (cudaMalloc (&self->d_raw, MAX (values, 1) * sizeof (float)));
-  SV_CUDA_CHECK (cudaMalloc (&self->d_image, MAX (values, 1) * sizeof (float)));
-  SV_CUDA_CHECK (cudaMalloc (&self->d_nearest, MAX (n, 1) * sizeof (int32_t)));
-  SV_CUDA_CHECK (cudaMalloc (&self->d_labels, MAX (n, 1) * sizeof (int32_t)));
-  SV_CUDA_CHECK (cudaMalloc (&self->d_slice, MAX (slice, 1) * sizeof (int32_t)));
-  SV_CUDA_CHECK (cudaMalloc (&self->d_scan, sizeof (SvCudaScan)));
-  SV_CUDA_CHECK (cudaMalloc (&self->d_max_abs, sizeof (unsigned int)));
-  self->slice_cap = slice;
+  if (!same_shape)
+    {
+      if (!sv__cuda_check_free (bytes, "this volume", error))
+        goto out;
+      SV_CUDA_CHECK (cudaMalloc (&self->d_raw, MAX (values, 1) * sizeof (float)));
+      SV_CUDA_CHECK (cudaMalloc (&self->d_image, MAX (values, 1) * sizeof (float)));
+      SV_CUDA_CHECK (cudaMalloc (&self->d_nearest, MAX (n, 1) * sizeof (int32_t)));
+      SV_CUDA_CHECK (cudaMalloc (&self->d_labels, MAX (n, 1) * sizeof (int32_t)));
+      SV_CUDA_CHECK (cudaMalloc (&self->d_slice, MAX (slice, 1) * sizeof (int32_t)));
+      SV_CUDA_CHECK (cudaMalloc (&self->d_scan, sizeof (SvCudaScan)));
+      SV_CUDA_CHECK (cudaMalloc (&self->d_max_abs, sizeof (unsigned int)));
+      self->slice_cap = slice;
+    }
   if (values > 0)
-    SV_CUDA_CHECK (cudaMemcpyAsync (self->d_raw, volume->data, values * sizeof (float),
-                                    cudaMemcpyHostToDevice, self->stream));
+    SV_CUDA_CHECK (staged_copy (self, self->d_raw, volume->data, values * sizeof (float), TRUE));
   if (mask != NULL)
     {
-      SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
-      SV_CUDA_CHECK (cudaMemcpyAsync (self->d_mask, mask, n, cudaMemcpyHostToDevice, self->stream));
+      if (self->d_mask == NULL)
+        SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
+      SV_CUDA_CHECK (staged_copy (self, self->d_mask, mask, n, TRUE));
     }
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   self->volume = copy;
@@ -884,9 +1087,7 @@ cuda_get_labels (gpointer data, gint32 *labels, GError **error)
     return no_labels (error);
   if (self->n == 0)
     return TRUE;
-  SV_CUDA_CHECK (cudaMemcpyAsync (labels, self->d_labels, self->n * sizeof (gint32),
-                                  cudaMemcpyDeviceToHost, self->stream));
-  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  SV_CUDA_CHECK (staged_copy (self, labels, self->d_labels, self->n * sizeof (gint32), FALSE));
   return TRUE;
 out:
   return FALSE;

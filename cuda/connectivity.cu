@@ -81,12 +81,22 @@ unite (int *parent, int a, int b)
     }
 }
 
+/* Each voxel starts linked to its −x neighbour when that has the same
+ * label: the row runs are trees from the start, and the union step only
+ * joins them across y and z. Links still point to lower indices, so roots
+ * stay raster-first voxels. */
 __global__ void
-cc_init_kernel (int n, const int32_t *__restrict__ in, int background, int *__restrict__ parent)
+cc_init_kernel (int n, int nx, const int32_t *__restrict__ in, int background,
+                int *__restrict__ parent)
 {
   int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v < n)
-    parent[v] = in[v] == background ? -1 : v;
+  if (v >= n)
+    return;
+  int label = in[v];
+  if (label == background)
+    parent[v] = -1;
+  else
+    parent[v] = v % nx > 0 && in[v - 1] == label ? v - 1 : v;
 }
 
 __global__ void
@@ -103,11 +113,13 @@ cc_union_kernel (int nz, int ny, int nx, const int32_t *__restrict__ in, int bac
   int x = v % nx;
   int y = (v / nx) % ny;
   int z = v / (nx * ny);
-  if (x + 1 < nx && in[v + 1] == label)
-    unite (parent, v, v + 1);
-  if (y + 1 < ny && in[v + nx] == label)
+  /* The ±x edges were made by the initial links. Along y and z, when the
+   * −x neighbours on both sides carry the label too, their edge already
+   * joins the same two row runs: one edge per pair of runs is enough. */
+  bool left = x > 0 && in[v - 1] == label;
+  if (y + 1 < ny && in[v + nx] == label && !(left && in[v + nx - 1] == label))
     unite (parent, v, v + nx);
-  if (z + 1 < nz && in[v + nx * ny] == label)
+  if (z + 1 < nz && in[v + nx * ny] == label && !(left && in[v + nx * ny - 1] == label))
     unite (parent, v, v + nx * ny);
 }
 
@@ -267,7 +279,7 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
 
   TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
   TRY (cudaMemsetAsync (s->size, 0, (size_t)(n + 1) * sizeof (int), stream));
-  cc_init_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nn, labels, background, s->parent);
+  cc_init_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nn, nx, labels, background, s->parent);
   TRY (cudaGetLastError ());
   cc_union_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nz, ny, nx, labels, background,
                                                             s->parent);

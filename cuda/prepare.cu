@@ -49,30 +49,56 @@ sv_cuda_key_to_float (unsigned int key)
   return key_float (key);
 }
 
+/* Blocks of the reductions below: a capped grid with a grid-stride loop
+ * and one atomic per block, so that the reductions do not queue on one
+ * address (min and max are exact in any order). */
+#define SV_REDUCE_MAX_BLOCKS 2048
+
+static inline unsigned int
+reduce_grid (long long n)
+{
+  long long g = ((long long)n + SV_BLOCK - 1) / SV_BLOCK;
+  return (unsigned int)(g < SV_REDUCE_MAX_BLOCKS ? g : SV_REDUCE_MAX_BLOCKS);
+}
+
 __global__ void
 scan_kernel (const float *__restrict__ data, long long n, int nc, const uint8_t *__restrict__ mask,
              SvCudaScan *scan)
 {
-  /* Every lane takes part in the warp reductions, also past the end. */
-  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  bool nan = false, inf = false, any = false;
+  __shared__ unsigned s_lo[SV_BLOCK / 32], s_hi[SV_BLOCK / 32];
+  __shared__ int s_any[SV_BLOCK / 32];
+  bool any = false;
   float lo = INFINITY, hi = -INFINITY;
-  if (v < n && (mask == NULL || mask[v] != 0))
-    for (int c = 0; c < nc; c++)
-      {
-        float x = data[v * nc + c];
-        if (isnan (x))
-          nan = true;
-        else if (isinf (x))
-          inf = true;
-        else
-          {
-            lo = fminf (lo, x);
-            hi = fmaxf (hi, x);
-            any = true;
-          }
-      }
-  /* min and max are exact in any order: reduce per warp, one atomic each. */
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+       v += (long long)gridDim.x * blockDim.x)
+    {
+      if (mask != NULL && mask[v] == 0)
+        continue;
+      bool nan = false, inf = false;
+      for (int c = 0; c < nc; c++)
+        {
+          float x = data[v * nc + c];
+          if (isnan (x))
+            nan = true;
+          else if (isinf (x))
+            inf = true;
+          else
+            {
+              lo = fminf (lo, x);
+              hi = fmaxf (hi, x);
+              any = true;
+            }
+        }
+      if (nan || inf)
+        {
+          if (nan)
+            atomicAdd (&scan->n_nan, 1ull);
+          else
+            atomicAdd (&scan->n_inf, 1ull);
+          atomicMin (&scan->first_bad, (unsigned long long)v);
+        }
+    }
+  /* Every lane takes part in the reductions. */
   unsigned lo_key = any ? float_key (lo) : 0xffffffffu;
   unsigned hi_key = any ? float_key (hi) : 0u;
   for (int off = 16; off > 0; off >>= 1)
@@ -81,20 +107,29 @@ scan_kernel (const float *__restrict__ data, long long n, int nc, const uint8_t 
       hi_key = max (hi_key, __shfl_down_sync (0xffffffffu, hi_key, off));
     }
   unsigned any_lanes = __ballot_sync (0xffffffffu, any);
-  if ((threadIdx.x & 31) == 0 && any_lanes != 0)
+  __syncthreads ();
+  if ((threadIdx.x & 31) == 0)
     {
+      s_lo[threadIdx.x >> 5] = lo_key;
+      s_hi[threadIdx.x >> 5] = hi_key;
+      s_any[threadIdx.x >> 5] = any_lanes != 0;
+    }
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    {
+      int block_any = s_any[0];
+      for (int w = 1; w < SV_BLOCK / 32; w++)
+        {
+          lo_key = min (lo_key, s_lo[w]);
+          hi_key = max (hi_key, s_hi[w]);
+          block_any |= s_any[w];
+        }
+      if (!block_any)
+        return;
       atomicMin (&scan->min_key, lo_key);
       atomicMax (&scan->max_key, hi_key);
       if (scan->any_in == 0)
         scan->any_in = 1;
-    }
-  if (nan || inf)
-    {
-      if (nan)
-        atomicAdd (&scan->n_nan, 1ull);
-      else
-        atomicAdd (&scan->n_inf, 1ull);
-      atomicMin (&scan->first_bad, (unsigned long long)v);
     }
 }
 
@@ -113,7 +148,7 @@ sv_cuda_rescale_scan (const float *data, long long n, int nc, const uint8_t *mas
   err = cudaMemcpyAsync (scan, &init, sizeof init, cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess || n == 0)
     return err;
-  scan_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (data, n, nc, mask, scan);
+  scan_kernel<<<reduce_grid (n), SV_BLOCK, 0, stream>>> (data, n, nc, mask, scan);
   err = cudaGetLastError ();
   if (err != cudaSuccess)
     return err;
@@ -203,16 +238,26 @@ __global__ void
 max_abs_kernel (const float *__restrict__ data, long long n, int nc,
                 const uint8_t *__restrict__ mask, unsigned int *result)
 {
-  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float s_m[SV_BLOCK / 32];
   float m = 0.0f;
-  if (v < n && (mask == NULL || mask[v] != 0))
-    for (int c = 0; c < nc; c++)
-      m = fmaxf (m, fabsf (data[v * nc + c]));
-  /* Non-negative floats order like their bit patterns. */
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+       v += (long long)gridDim.x * blockDim.x)
+    if (mask == NULL || mask[v] != 0)
+      for (int c = 0; c < nc; c++)
+        m = fmaxf (m, fabsf (data[v * nc + c]));
   for (int off = 16; off > 0; off >>= 1)
     m = fmaxf (m, __shfl_down_sync (0xffffffffu, m, off));
-  if ((threadIdx.x & 31) == 0 && m > 0.0f)
-    atomicMax (result, __float_as_uint (m));
+  if ((threadIdx.x & 31) == 0)
+    s_m[threadIdx.x >> 5] = m;
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    {
+      for (int w = 1; w < SV_BLOCK / 32; w++)
+        m = fmaxf (m, s_m[w]);
+      /* Non-negative floats order like their bit patterns. */
+      if (m > 0.0f)
+        atomicMax (result, __float_as_uint (m));
+    }
 }
 
 cudaError_t
@@ -222,6 +267,6 @@ sv_cuda_max_abs (const float *data, long long n, int nc, const uint8_t *mask, un
   cudaError_t err = cudaMemsetAsync (result, 0, sizeof (unsigned int), stream);
   if (err != cudaSuccess || n == 0)
     return err;
-  max_abs_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (data, n, nc, mask, result);
+  max_abs_kernel<<<reduce_grid (n), SV_BLOCK, 0, stream>>> (data, n, nc, mask, result);
   return cudaGetLastError ();
 }

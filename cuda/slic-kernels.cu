@@ -176,17 +176,51 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
 }
 
 /* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
- * TILE_THREADS threads; a 3D tile is 4 × 8 × 32 (z, y, x), a 2D one 32 × 32. */
+ * TILE_THREADS threads; a 3D tile is 8 × 8 × 16 (z, y, x), a 2D one 32 × 32.
+ * A compact tile meets fewer windows and spans a narrower value range, which
+ * tightens the colour part of the candidates' lower bounds. */
+#ifndef TILE_THREADS
 #define TILE_THREADS 256
+#endif
 #define TILE_VOXELS 1024
+#ifndef TILE_3D_Z
+#define TILE_3D_Z 8
+#define TILE_3D_Y 8
+#define TILE_3D_X 16
+#endif
 #define MAX_CAND 512
 #define CAND_NC 4
 
 struct TileCandidate
 {
-  float bound; /* lower bound of the float32 spatial term over the tile */
+  float bound; /* lower bound of the float32 distance over the tile */
   int k;
 };
+
+#define TILE_WARPS (TILE_THREADS / 32)
+static_assert (TILE_3D_Z * TILE_3D_Y * TILE_3D_X == TILE_VOXELS
+                   && (TILE_THREADS / TILE_3D_X) % TILE_3D_Y == 0 && TILE_VOXELS % TILE_THREADS == 0,
+               "a 3D tile holds TILE_VOXELS voxels and a thread's voxels differ in z alone");
+
+/* Lower bound of the float32 colour sum of a centre over every value of a
+ * tile, from the tile's per-channel value range. Exact by monotonicity
+ * alone: value·ratio, the difference and the square are each rounded
+ * monotonically, so the float32 term of any value in [lo, hi] is at least
+ * the float32 term at the interval's point nearest the centre (0 inside). */
+template <int NC>
+__device__ __forceinline__ float
+colour_lower_bound (const float *vlo, const float *vhi, float ratio, const float *centre)
+{
+  float colour = 0.0f;
+  for (int c = 0; c < NC; c++)
+    {
+      float lo = vlo[c] * ratio - centre[c];
+      float hi = vhi[c] * ratio - centre[c];
+      float m = lo > 0.0f ? lo * lo : (hi < 0.0f ? hi * hi : 0.0f);
+      colour = colour + m;
+    }
+  return colour;
+}
 
 /* Distance along one axis from centre c to the nearest integer in [a0, a1]. */
 __device__ __forceinline__ double
@@ -216,11 +250,14 @@ __launch_bounds__ (TILE_THREADS)
                          int32_t *__restrict__ nearest)
 {
   __shared__ TileCandidate cand[MAX_CAND];
-  __shared__ float s_pos[MAX_CAND][3];
-  __shared__ int s_win[MAX_CAND][6];
+  /* The sorted list: centre and bound; window low corner and cluster;
+   * window high corner and SLIC-zero maximum; colours. */
+  __shared__ float4 s_geo[MAX_CAND];
+  __shared__ int4 s_lo[MAX_CAND], s_hi[MAX_CAND];
   __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
-  __shared__ float s_mdc[MAX_CAND];
-  __shared__ int n_cand;
+  __shared__ float s_vlo[TILE_WARPS][CAND_NC], s_vhi[TILE_WARPS][CAND_NC];
+  __shared__ unsigned int s_upper; /* float bits, >= 0 */
+  __shared__ int n_cand, n_look;
 
   const int nc = NC > 0 ? NC : it.nc;
   const int stride = 3 + nc;
@@ -234,7 +271,10 @@ __launch_bounds__ (TILE_THREADS)
   const int t1[3] = { min (t0[0] + tz, it.nz), min (t0[1] + ty, it.ny), min (t0[2] + tx, it.nx) };
 
   if (tid == 0)
-    n_cand = 0;
+    {
+      n_cand = 0;
+      s_upper = __float_as_uint (INFINITY);
+    }
   __syncthreads ();
 
   /* Gather: every bin that can hold a cluster whose window meets the tile. */
@@ -270,11 +310,62 @@ __launch_bounds__ (TILE_THREADS)
   const int n = n_cand;
   const bool tiled = n <= MAX_CAND && (NC > 0 ? NC <= CAND_NC : false);
 
+  const int tile_voxels = tz * ty * tx;
+  const bool colour_bound = tiled && !it.ignore_colour;
+  constexpr int NCB = NC > 0 && NC <= CAND_NC ? NC : 1;
+  if (colour_bound)
+    {
+      /* The tile's per-channel value range (masked-out voxels included:
+       * a wider range is still a valid bound). */
+      float lo[NCB], hi[NCB];
+      for (int c = 0; c < NCB; c++)
+        {
+          lo[c] = INFINITY;
+          hi[c] = -INFINITY;
+        }
+      for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
+        {
+          int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
+          if (x >= t1[2] || y >= t1[1] || z >= t1[0])
+            continue;
+          long long v = ((long long)z * it.ny + y) * it.nx + x;
+          for (int c = 0; c < NCB; c++)
+            {
+              float val = image[v * NCB + c];
+              lo[c] = fminf (lo[c], val);
+              hi[c] = fmaxf (hi[c], val);
+            }
+        }
+      for (int c = 0; c < NCB; c++)
+        for (int off = 16; off > 0; off >>= 1)
+          {
+            lo[c] = fminf (lo[c], __shfl_xor_sync (SV_FULL_MASK, lo[c], off));
+            hi[c] = fmaxf (hi[c], __shfl_xor_sync (SV_FULL_MASK, hi[c], off));
+          }
+      if ((tid & 31) == 0)
+        for (int c = 0; c < NCB; c++)
+          {
+            s_vlo[tid >> 5][c] = lo[c];
+            s_vhi[tid >> 5][c] = hi[c];
+          }
+      __syncthreads ();
+      if (tid == 0)
+        for (int c = 0; c < NCB; c++)
+          for (int wi = 1; wi < TILE_WARPS; wi++)
+            {
+              s_vlo[0][c] = fminf (s_vlo[0][c], s_vlo[wi][c]);
+              s_vhi[0][c] = fmaxf (s_vhi[0][c], s_vhi[wi][c]);
+            }
+      __syncthreads ();
+    }
+
   if (tiled)
     {
       /* Bounds, as the CPU computes them: the exact spatial term's minimum
        * over the part of the tile inside the window, made a safe lower
-       * bound of the float32 term. */
+       * bound of the float32 term; then the colour term's lower bound over
+       * the tile's value range is added with the same float32 operations
+       * as the distance itself, which keeps it a lower bound. */
       for (int j = tid; j < n; j += TILE_THREADS)
         {
           int k = cand[j].k;
@@ -292,7 +383,54 @@ __launch_bounds__ (TILE_THREADS)
           float fb = (float)bound;
           if ((double)fb > bound)
             fb = nextafterf (fb, -INFINITY);
+          float mdc = max_dist_colour[k];
+          if (colour_bound)
+            {
+              float col = colour_lower_bound<NCB> (s_vlo[0], s_vhi[0], it.ratio, c + 3);
+              float b = sv_arith_distance (fb, col, it.slic_zero, mdc);
+              /* A NaN (SLIC-zero with a zero maximum) keeps the spatial bound. */
+              if (b >= fb)
+                fb = b;
+            }
           cand[j].bound = fb;
+
+          /* A cluster whose window holds the whole tile bounds every
+           * voxel's best distance from above (the CPU reference's
+           * covering bound, with its margin for float32 rounding). */
+          bool covers = true;
+          for (int a = 0; a < 3; a++)
+            covers = covers && w[a] <= t0[a] && t1[a] <= w[3 + a];
+          if (covers)
+            {
+              double sp_max = 0.0, col_max = 0.0;
+              for (int a = 0; a < 3; a++)
+                {
+                  double g = (double)sp[a] * fmax (fabs ((double)c[a] - t0[a]),
+                                                   fabs ((double)c[a] - (t1[a] - 1)));
+                  sp_max += g * g;
+                }
+              sp_max *= (double)it.spatial_weight;
+              if (!it.ignore_colour)
+                {
+                  for (int ch = 0; ch < NCB; ch++)
+                    {
+                      double lo = (double)s_vlo[0][ch] * it.ratio - c[3 + ch];
+                      double hi = (double)s_vhi[0][ch] * it.ratio - c[3 + ch];
+                      double g = fmax (fabs (lo), fabs (hi));
+                      col_max += g * g;
+                    }
+                  if (it.slic_zero)
+                    col_max /= (double)mdc;
+                }
+              double upper = (sp_max + col_max) * (1.0 + 1e-5) + 1e-30;
+              if (upper < 1e38)
+                {
+                  float fu = (float)upper;
+                  if ((double)fu < upper)
+                    fu = nextafterf (fu, INFINITY);
+                  atomicMin (&s_upper, __float_as_uint (fu));
+                }
+            }
         }
       /* Pad to a power of two and sort by (bound, k): bitonic sort. */
       int m = 1;
@@ -324,25 +462,124 @@ __launch_bounds__ (TILE_THREADS)
               }
             __syncthreads ();
           }
-      /* Centres, windows and colours of the sorted list in shared memory. */
-      for (int j = tid; j < n; j += TILE_THREADS)
+      /* Every voxel's best distance is at most the covering bound, so a
+       * candidate whose lower bound exceeds it is never looked at: the
+       * sorted list is cut there. */
+      if (tid == 0)
+        n_look = n;
+      __syncthreads ();
+      {
+        float upper = __uint_as_float (s_upper);
+        for (int j = tid; j < n; j += TILE_THREADS)
+          if (cand[j].bound > upper && (j == 0 || !(cand[j - 1].bound > upper)))
+            n_look = j;
+      }
+      __syncthreads ();
+      /* Centres, windows and colours of the sorted list in shared memory,
+       * packed so that one candidate takes three 16-byte loads. */
+      for (int j = tid; j < n_look; j += TILE_THREADS)
         {
           int k = cand[j].k;
           const float *c = centres + (size_t)k * stride;
           const int *w = windows + (size_t)k * 6;
-          for (int a = 0; a < 3; a++)
-            s_pos[j][a] = c[a];
-          for (int a = 0; a < 6; a++)
-            s_win[j][a] = w[a];
-          if (NC > 0 && NC <= CAND_NC)
-            for (int ch = 0; ch < NC; ch++)
-              s_col[j][ch] = c[3 + ch];
-          s_mdc[j] = max_dist_colour[k];
+          s_geo[j] = make_float4 (c[0], c[1], c[2], cand[j].bound);
+          s_lo[j] = make_int4 (w[0], w[1], w[2], k);
+          s_hi[j] = make_int4 (w[3], w[4], w[5], __float_as_int (max_dist_colour[k]));
+          for (int ch = 0; ch < NCB; ch++)
+            s_col[j][ch] = c[3 + ch];
         }
       __syncthreads ();
+
+      /* Each thread takes VPT voxels of the tile and reads each candidate
+       * once for all of them. A voxel skips a candidate whose bound exceeds
+       * its best distance (every later one has a larger bound, so this is
+       * the single-voxel search's early exit), and the thread stops when
+       * that holds for all its voxels. A bound equal to a best distance
+       * could still tie and win on a lower index. */
+      constexpr int VPT = TILE_VOXELS / TILE_THREADS;
+      /* Voxel r of a thread is voxel tid + r·TILE_THREADS of the tile: the
+       * same x, and TILE_THREADS / tx rows further on, which the launcher's
+       * tile shapes make a step in z alone (3D: a multiple of ty rows) or
+       * in y alone (2D, tz = 1). */
+      const int rows = TILE_THREADS / tx;
+      const int dz = tz > 1 ? rows / ty : 0, dy = tz > 1 ? 0 : rows;
+      const int x = t0[2] + tid % tx, y0 = t0[1] + (tid / tx) % ty, z0 = t0[0] + tid / (tx * ty);
+      float bd[VPT], val[VPT][NCB];
+      int bk[VPT];
+      unsigned on = 0;
+      float worst = -INFINITY;
+#pragma unroll
+      for (int r = 0; r < VPT; r++)
+        {
+          int y = y0 + r * dy, z = z0 + r * dz;
+          bd[r] = INFINITY;
+          bk[r] = -1;
+          for (int c = 0; c < NCB; c++)
+            val[r][c] = 0.0f;
+          if (x >= t1[2] || y >= t1[1] || z >= t1[0])
+            continue;
+          long long v = ((long long)z * it.ny + y) * it.nx + x;
+          if (mask != NULL && mask[v] == 0)
+            {
+              nearest[v] = -1;
+              continue;
+            }
+          on |= 1u << r;
+          for (int c = 0; c < NCB; c++)
+            val[r][c] = image[v * NCB + c];
+          worst = INFINITY;
+        }
+      const float fx = (float)x;
+      for (int j = 0; j < n_look; j++)
+        {
+          const float4 g = s_geo[j];
+          if (g.w > worst)
+            break;
+          const int4 lo = s_lo[j], hi = s_hi[j];
+          if (x < lo.z || x >= hi.z)
+            continue;
+          float cc[NCB];
+          for (int c = 0; c < NCB; c++)
+            cc[c] = s_col[j][c];
+          const float mdc = __int_as_float (hi.w);
+          worst = -INFINITY;
+#pragma unroll
+          for (int r = 0; r < VPT; r++)
+            {
+              const int y = y0 + r * dy, z = z0 + r * dz;
+              if ((on >> r & 1u) && !(g.w > bd[r]) && z >= lo.x && z < hi.x && y >= lo.y
+                  && y < hi.y)
+                {
+                  float d = sv_arith_spatial (g.x, g.y, g.z, (float)z, (float)y, fx, it.sz, it.sy,
+                                              it.sx, it.spatial_weight);
+                  if (sv_arith_better (d, lo.w, bd[r], bk[r]))
+                    {
+                      if (!it.ignore_colour)
+                        {
+                          float colour = 0.0f;
+                          for (int c = 0; c < NCB; c++)
+                            colour = colour + sv_arith_colour_term (val[r][c], it.ratio, cc[c]);
+                          d = sv_arith_distance (d, colour, it.slic_zero, mdc);
+                        }
+                      if (sv_arith_better (d, lo.w, bd[r], bk[r]))
+                        {
+                          bd[r] = d;
+                          bk[r] = lo.w;
+                        }
+                    }
+                }
+              if (on >> r & 1u)
+                worst = fmaxf (worst, bd[r]);
+            }
+        }
+#pragma unroll
+      for (int r = 0; r < VPT; r++)
+        if (on >> r & 1u)
+          nearest[((long long)(z0 + r * dz) * it.ny + (y0 + r * dy)) * it.nx + x] = bk[r];
+      return;
     }
 
-  const int tile_voxels = tz * ty * tx;
+  /* Too many candidates, or channels beyond CAND_NC: the plain search. */
   for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
     {
       int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
@@ -354,46 +591,8 @@ __launch_bounds__ (TILE_THREADS)
           nearest[v] = -1;
           continue;
         }
-      if (!tiled)
-        {
-          assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
-                            nearest);
-          continue;
-        }
-      const float fz = (float)z, fy = (float)y, fx = (float)x;
-      float val[NC > 0 ? NC : 1];
-      for (int c = 0; c < (NC > 0 ? NC : 1); c++)
-        val[c] = image[v * nc + c];
-      float best_d = INFINITY;
-      int best_k = -1;
-      for (int j = 0; j < n; j++)
-        {
-          /* Ordered by bound: nothing further can be closer. A bound equal
-           * to best_d could still tie and win on a lower index. */
-          if (cand[j].bound > best_d)
-            break;
-          if (z < s_win[j][0] || z >= s_win[j][3] || y < s_win[j][1] || y >= s_win[j][4]
-              || x < s_win[j][2] || x >= s_win[j][5])
-            continue;
-          int k = cand[j].k;
-          float d = sv_arith_spatial (s_pos[j][0], s_pos[j][1], s_pos[j][2], fz, fy, fx, it.sz,
-                                      it.sy, it.sx, it.spatial_weight);
-          if (!sv_arith_better (d, k, best_d, best_k))
-            continue;
-          if (!it.ignore_colour)
-            {
-              float colour = 0.0f;
-              for (int c = 0; c < (NC > 0 ? NC : 1); c++)
-                colour = colour + sv_arith_colour_term (val[c], it.ratio, s_col[j][c]);
-              d = sv_arith_distance (d, colour, it.slic_zero, s_mdc[j]);
-            }
-          if (sv_arith_better (d, k, best_d, best_k))
-            {
-              best_d = d;
-              best_k = k;
-            }
-        }
-      nearest[v] = best_k;
+      assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
+                        nearest);
     }
 }
 
@@ -426,9 +625,9 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
     }
   else
     {
-      tz = 4;
-      ty = 8;
-      tx = 32;
+      tz = TILE_3D_Z;
+      ty = TILE_3D_Y;
+      tx = TILE_3D_X;
     }
   int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
   long long blocks = (long long)ntz * nty * ntx;
@@ -508,10 +707,22 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
   int x = 0, y = 0, z = 0;
   if (k >= 0)
     {
-      x = (int)(v % it.nx);
-      long long t = v / it.nx;
-      y = (int)(t % it.ny);
-      z = (int)(t / it.ny);
+      /* 32-bit division where the index fits: 64-bit division is a long
+       * instruction sequence on the device. */
+      if (it.n <= 0xffffffffLL)
+        {
+          unsigned int u = (unsigned int)v, t = u / (unsigned int)it.nx;
+          x = (int)(u - t * (unsigned int)it.nx);
+          y = (int)(t % (unsigned int)it.ny);
+          z = (int)(t / (unsigned int)it.ny);
+        }
+      else
+        {
+          x = (int)(v % it.nx);
+          long long t = v / it.nx;
+          y = (int)(t % it.ny);
+          z = (int)(t / it.ny);
+        }
     }
   const int stride = 4 + it.nc;
   unsigned long long *s = sums + (size_t)(k >= 0 ? k : 0) * stride;

@@ -508,6 +508,36 @@ test_out_of_memory (void)
   result_clear (&gpu);
 }
 
+/* Volumes large enough for the staged (pinned, multi-lane) host transfers,
+ * 68 MiB in and out, several chunks per lane and a partial last one;
+ * the second volume has the same shape, so the device buffers are reused. */
+static void
+test_large_transfers (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = NULL;
+  SvSlicParams p;
+
+  if (!need_device ())
+    return;
+  backend = sv_backend_new ("cuda", &error);
+  g_assert_no_error (error);
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 16000;
+  p.compactness = 0.1;
+  p.max_num_iter = 2;
+  for (guint32 seed = 1; seed <= 2; seed++)
+    {
+      Result cpu, gpu;
+      g_autoptr (SvVolume) v = make_volume (70, 256, 1000, 1, seed);
+      run_on (backend, v, NULL, &p, -1, &gpu);
+      run_backend ("cpu", v, NULL, &p, -1, &cpu);
+      assert_same (v, &cpu, &gpu);
+      result_clear (&cpu);
+      result_clear (&gpu);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -528,5 +558,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/backend/cancel-and-errors", test_cancel_and_errors);
   g_test_add_func ("/cuda/backend/memory-random-runs", test_memory_random_runs);
   g_test_add_func ("/cuda/backend/out-of-memory", test_out_of_memory);
+  g_test_add_func ("/cuda/backend/large-transfers", test_large_transfers);
   return g_test_run ();
 }
