@@ -15,6 +15,7 @@
 #include "error.h"
 #include "io.h"
 #include "volume.h"
+#include "sv-test-python.h"
 
 #ifdef __SANITIZE_ADDRESS__
 /* The allocation-failure tests need malloc to return NULL under ASan too. */
@@ -593,39 +594,6 @@ test_img_as_float_by_hand (Fixture *f, gconstpointer data)
   }
 }
 
-static gboolean
-python_has (const char *module)
-{
-  g_autofree char *code = g_strdup_printf ("import %s", module);
-  const char *argv[] = { "/usr/bin/python3", "-c", code, NULL };
-  int status = 0;
-
-  if (!g_file_test (argv[0], G_FILE_TEST_IS_EXECUTABLE))
-    return FALSE;
-  if (!g_spawn_sync (NULL, (char **)argv, NULL,
-                     G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
-                     NULL, &status, NULL))
-    return FALSE;
-  return g_spawn_check_wait_status (status, NULL);
-}
-
-static char *
-run_python (const char *code)
-{
-  const char *argv[] = { "/usr/bin/python3", "-c", code, NULL };
-  g_autofree char *err = NULL;
-  char *out = NULL;
-  int status = 0;
-  GError *error = NULL;
-
-  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                               &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("python failed: %s", err);
-  return out;
-}
-
 /* The same integer samples through our reader and through scikit-image's
  * img_as_float must give the same float32 bits. */
 static void
@@ -633,7 +601,7 @@ test_img_as_float_matches_skimage (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "v.tif");
 
-  if (!python_has ("skimage"))
+  if (!sv_test_python_has ("skimage"))
     {
       g_test_skip ("/usr/bin/python3 with scikit-image is not available");
       return;
@@ -687,7 +655,7 @@ test_img_as_float_matches_skimage (Fixture *f, gconstpointer data)
                               "print(' '.join(repr(float(x)) for x in a))\n",
                               values->str, sv_sample_type_to_string (tc->type));
       g_string_free (values, TRUE);
-      out = run_python (code);
+      out = sv_test_python (code, NULL);
       words = g_strsplit (g_strstrip (out), " ", -1);
       g_assert_cmpuint (g_strv_length (words), ==, n);
       for (gsize k = 0; k < n; k++)
@@ -1526,7 +1494,7 @@ test_interop_tifffile (Fixture *f, gconstpointer data)
   g_autofree char *quoted = g_shell_quote (path);
   gint64 sum = 0;
 
-  if (!python_has ("tifffile"))
+  if (!sv_test_python_has ("tifffile"))
     {
       g_test_skip ("/usr/bin/python3 with tifffile is not available");
       return;
@@ -1553,7 +1521,7 @@ test_interop_tifffile (Fixture *f, gconstpointer data)
       "ij['slices'],\n"
       "      round(xr[0] / xr[1], 6), round(yr[0] / yr[1], 6), p.compression.name)\n",
       quoted);
-  out = run_python (code);
+  out = sv_test_python (code, NULL);
   g_strstrip (out);
   {
     g_autofree char *expected = g_strdup_printf (

@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "rng.h"
 #include "synth.h"
+#include "sv-test-python.h"
 
 static SvLabels *
 labels_from (guint nz, guint ny, guint nx, const gint32 *values)
@@ -258,20 +259,6 @@ test_truth_against_itself (void)
   g_assert_cmpfloat (m.compactness, <, G_PI / 6.0);
 }
 
-static gboolean
-have_python_numpy (void)
-{
-  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
-    return FALSE;
-  const char *argv[] = { "/usr/bin/python3", "-c", "import numpy, scipy.ndimage", NULL };
-  int status = 0;
-  if (!g_spawn_sync (NULL, (char **)argv, NULL,
-                     G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
-                     NULL, &status, NULL))
-    return FALSE;
-  return g_spawn_check_wait_status (status, NULL);
-}
-
 /* Every metric again, written the obvious way with numpy and scipy; ARI
  * with sklearn when it is installed, else from the pair-count formula. */
 static const char reference_script[]
@@ -388,14 +375,8 @@ check_against_python (guint nz, guint ny, guint nx, guint radius, guint64 seed)
   write_file (dir, "truth.i32", truth->data, n * sizeof (gint32));
   write_file (dir, "image.f32", image->data, n * sizeof (float));
 
-  const char *argv[] = { "/usr/bin/python3", "-c", reference_script, dir, NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                               &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("reference script failed: %s", err);
+  g_autofree char *out = sv_test_python_args (reference_script, dir);
+  g_assert_nonnull (out);
   remove_file (dir, "shape");
   remove_file (dir, "labels.i32");
   remove_file (dir, "truth.i32");
@@ -426,7 +407,7 @@ check_against_python (guint nz, guint ny, guint nx, guint radius, guint64 seed)
 static void
 test_matches_python (void)
 {
-  if (!have_python_numpy ())
+  if (!sv_test_python_has ("numpy, scipy.ndimage"))
     {
       g_test_skip ("/usr/bin/python3 with numpy and scipy not available");
       return;

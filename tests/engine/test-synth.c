@@ -9,6 +9,7 @@
 #include "error.h"
 #include "rng.h"
 #include "synth.h"
+#include "sv-test-python.h"
 
 static SvSynthParams
 small_params (void)
@@ -73,37 +74,6 @@ test_rng_sequence (void)
   g_assert_cmpfloat (fabs (sum2 / n - 1.0), <, 0.02);
 }
 
-static gboolean
-have_python (const char *module)
-{
-  if (!g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
-    return FALSE;
-  g_autofree char *code = g_strdup_printf ("import %s", module);
-  const char *argv[] = { "/usr/bin/python3", "-c", code, NULL };
-  int status = 0;
-  if (!g_spawn_sync (NULL, (char **)argv, NULL,
-                     G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
-                     NULL, &status, NULL))
-    return FALSE;
-  return g_spawn_check_wait_status (status, NULL);
-}
-
-static char *
-run_python (const char *script, const char *arg)
-{
-  const char *argv[] = { "/usr/bin/python3", "-c", script, arg, NULL };
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
-  int status = 0;
-  g_autoptr (GError) error = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                               &status, &error));
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("python failed: %s", err);
-  return g_steal_pointer (&out);
-}
-
 static const char rng_script[] = "import sys\n"
                                  "M = (1 << 64) - 1\n"
                                  "def sm(x):\n"
@@ -128,12 +98,12 @@ static const char rng_script[] = "import sys\n"
 static void
 test_rng_matches_python (void)
 {
-  if (!have_python ("sys"))
+  if (!sv_test_python_has ("sys"))
     {
       g_test_skip ("/usr/bin/python3 not available");
       return;
     }
-  g_autofree char *out = run_python (rng_script, "12345");
+  g_autofree char *out = sv_test_python_args (rng_script, "12345");
   g_auto (GStrv) words = g_strsplit (g_strstrip (out), " ", -1);
   g_assert_cmpuint (g_strv_length (words), ==, 8);
   SvRng rng;
@@ -358,7 +328,7 @@ test_cells_nuclei_brighter (void)
 static void
 test_cells_blur_matches_scipy (void)
 {
-  if (!have_python ("scipy.ndimage"))
+  if (!sv_test_python_has ("scipy.ndimage"))
     {
       g_test_skip ("/usr/bin/python3 with scipy not available");
       return;
@@ -389,7 +359,7 @@ test_cells_blur_matches_scipy (void)
       "b = ndi.gaussian_filter(a.astype(np.float64), 1.7, mode='reflect', truncate=4.0)\n"
       "b.astype('<f4').tofile(sys.argv[1] + '/blurred.f32')\n",
       p.nz, p.ny, p.nx);
-  g_autofree char *stdout_text = run_python (script, dir);
+  g_autofree char *stdout_text = sv_test_python_args (script, dir);
 
   g_autofree char *bytes = NULL;
   gsize len = 0;
