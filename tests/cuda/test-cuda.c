@@ -413,9 +413,6 @@ test_cancel_and_errors (void)
 }
 
 /* Many runs over random shapes and parameters, on fresh and reused
- * backends: every one matches the CPU, and device memory returns to where
- * it started. */
-/* Many runs over random shapes and parameters, on fresh and reused
  * backends: every one matches the CPU. The same sequence runs twice and
  * device memory after the second round is where the first left it (the
  * first round also warms up what the runtime keeps for good: kernel local
@@ -426,7 +423,9 @@ random_round (GRand *rand)
   g_autoptr (GError) error = NULL;
   g_autoptr (SvBackend) reused = sv_backend_new ("cuda", &error);
   g_assert_no_error (error);
-  for (int i = 0; i < 24; i++)
+  /* `-m slow` runs the 1 000 runs (two rounds of 500). */
+  const int n_runs = g_test_slow () ? 500 : 24;
+  for (int i = 0; i < n_runs; i++)
     {
       SvSlicParams p;
       Result cpu, gpu;
