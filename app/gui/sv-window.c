@@ -786,7 +786,11 @@ sv_window_build_command (SvWindow *self)
   in = shell_word (self->volume_path ? self->volume_path : "sample.tif");
   g_string_append_printf (cmd, "%s -o labels.tif", in);
   sv_slic_params_append_cli (&params, cmd);
-  g_string_append_printf (cmd, " --backend %s", sv_params_panel_get_backend (self->params_panel));
+  /* The backend that made the labels on screen: "auto" could pick another
+   * one on the machine the line runs on, or after a fallback here. */
+  g_string_append_printf (cmd, " --backend %s",
+                          self->result ? self->result->backend_name
+                                       : sv_params_panel_get_backend (self->params_panel));
   return g_string_free (cmd, FALSE);
 }
 
