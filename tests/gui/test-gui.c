@@ -707,6 +707,113 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   g_rmdir (dir);
 }
 
+
+/* A 0/1 mask TIFF: a ball in the middle of the volume. */
+static void
+write_ball_mask (const char *path, guint nz, guint ny, guint nx)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvLabels) m = sv_labels_new (nz, ny, nx, &error);
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        {
+          double dz = (z - nz / 2.0) / (nz / 2.0), dy = (y - ny / 2.0) / (ny / 2.0),
+                 dx = (x - nx / 2.0) / (nx / 2.0);
+          m->data[((gsize)z * ny + y) * nx + x] = dz * dz + dy * dy + dx * dx < 0.8;
+        }
+  g_assert_true (sv_tiff_write_labels (path, m, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_mask (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *vol_path = g_build_filename (dir, "vol.tif", NULL);
+  g_autofree char *mask_path = g_build_filename (dir, "mask.tif", NULL);
+  g_autofree char *bad_path = g_build_filename (dir, "wrong shape.tif", NULL);
+  g_autoptr (GFile) vol_file = g_file_new_for_path (vol_path);
+  g_autoptr (GFile) mask_file = g_file_new_for_path (mask_path);
+  g_autoptr (GFile) bad_file = g_file_new_for_path (bad_path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = NULL;
+  g_autofree guint8 *mask = NULL;
+  g_autofree char *cmd = NULL;
+  SvSynthParams sp;
+  SvJobResult *r, *before;
+  guint mz, my, mx;
+  gsize n, n_in = 0;
+  GtkWindow *dialog;
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = 16;
+  sp.ny = 40;
+  sp.nx = 36;
+  sp.n_cells = 8;
+  sp.nucleus_radius = 2.0;
+  v = sv_synth_cells (&sp, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_write_volume (vol_path, v, SV_SAMPLE_F32, &error));
+  g_assert_no_error (error);
+  write_ball_mask (mask_path, 16, 40, 36);
+  write_ball_mask (bad_path, 16, 36, 40);
+
+  g_assert_true (sv_window_open_file (f->window, vol_file));
+  wait_until (has_result, f->window, "the volume's labels");
+
+  /* A mask of another shape: a dialog, and nothing changes. */
+  before = sv_window_get_result (f->window);
+  g_assert_false (sv_window_open_mask (f->window, bad_file));
+  dialog = sv_window_get_error_dialog (f->window);
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_assert_true (sv_window_get_result (f->window) == before);
+  cmd = sv_window_build_command (f->window);
+  g_assert_null (strstr (cmd, "--mask"));
+  g_clear_pointer (&cmd, g_free);
+  gtk_window_destroy (dialog);
+
+  /* The right mask: voxels outside get start_label − 1, inside a label ≥ start_label. */
+  g_assert_true (sv_window_open_mask (f->window, mask_file));
+  g_assert_null (sv_window_get_error_dialog (f->window));
+  wait_until (has_result, f->window, "the masked labels");
+  r = sv_window_get_result (f->window);
+  mask = sv_tiff_read_mask (mask_path, &mz, &my, &mx, &error);
+  g_assert_no_error (error);
+  n = sv_volume_n_voxels (v);
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask[i])
+        g_assert_cmpint (r->labels->data[i], >=, r->params.start_label);
+      else
+        g_assert_cmpint (r->labels->data[i], ==, r->params.start_label - 1);
+      n_in += mask[i];
+    }
+  g_assert_cmpuint (n_in, >, n / 4);
+  g_assert_cmpuint (n_in, <, n);
+
+  cmd = sv_window_build_command (f->window);
+  g_assert_nonnull (strstr (cmd, " --mask "));
+  g_assert_nonnull (strstr (cmd, mask_path));
+  set_unusual_params (f->window, NULL);
+  assert_command_reproduces_labels (f->window);
+
+  /* Another volume drops the mask. */
+  g_assert_true (sv_window_open_file (f->window, vol_file));
+  wait_until (has_result, f->window, "the unmasked labels");
+  g_clear_pointer (&cmd, g_free);
+  cmd = sv_window_build_command (f->window);
+  g_assert_null (strstr (cmd, "--mask"));
+
+  g_unlink (vol_path);
+  g_unlink (mask_path);
+  g_unlink (bad_path);
+  g_rmdir (dir);
+}
+
 static void
 test_shortcuts_window (void)
 {
@@ -799,6 +906,8 @@ main (int argc, char **argv)
               test_command_reproduces_tiff, fixture_teardown);
   g_test_add ("/gui/window/copy-as-command-reproduces-sample", Fixture, NULL, fixture_setup,
               test_command_reproduces_sample, fixture_teardown);
+  g_test_add ("/gui/window/mask-restricts-labels-and-command", Fixture, NULL, fixture_setup,
+              test_mask, fixture_teardown);
   g_test_add_func ("/gui/keep/shortcuts-window", test_shortcuts_window);
   return g_test_run ();
 }
