@@ -20,6 +20,13 @@
 
 #define STALL_INTERVAL_MS 1
 
+typedef enum
+{
+  DRIVE_NONE,
+  DRIVE_SLICE,       /* the slice slider: redraws only */
+  DRIVE_COMPACTNESS, /* the compactness slider: a new job request each frame */
+} DriveMode;
+
 typedef struct
 {
   double interval_ms; /* since the previous frame's start */
@@ -52,7 +59,7 @@ typedef struct
   GArray *stalls_cpu;              /* main thread CPU ms during each probe gap */
 
   /* slider driving */
-  gboolean driving;
+  int driving; /* DriveMode */
   guint n_changes;
 
   /* latency: the generation to wait for on screen */
@@ -189,12 +196,15 @@ drive_tick_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   Bench *b = data;
   gint64 t0;
 
-  if (!b->driving)
+  if (b->driving == DRIVE_NONE)
     return G_SOURCE_CONTINUE;
   t0 = now_us ();
-  /* What dragging the compactness slider does: one value per frame. */
-  sv_params_panel_set_compactness (sv_window_get_params_panel (b->window),
-                                   0.05 + 0.01 * (b->n_changes++ % 97));
+  /* What dragging a slider does: one value per frame. */
+  if (b->driving == DRIVE_SLICE)
+    sv_slice_view_set_slice (b->view, b->n_changes++ % sv_slice_view_get_n_slices (b->view));
+  else
+    sv_params_panel_set_compactness (sv_window_get_params_panel (b->window),
+                                     0.05 + 0.01 * (b->n_changes++ % 97));
   b->tick_ms += (now_us () - t0) / 1000.0;
   return G_SOURCE_CONTINUE;
 }
@@ -317,6 +327,31 @@ reset_hwm (void)
   return fclose (f) == 0 && ok;
 }
 
+typedef struct
+{
+  gint64 t0;
+  double last_rss;
+  GString *steps;
+} RssTrace;
+
+/* Every 100 ms: notes the RSS whenever it moved by 64 MiB or more, so that
+ * each buffer of the job shows as a step. */
+static gboolean
+rss_trace_cb (gpointer data)
+{
+  RssTrace *tr = data;
+  double rss, hwm;
+
+  read_mem (&rss, &hwm);
+  if (fabs (rss - tr->last_rss) >= 64)
+    {
+      g_string_append_printf (tr->steps, " %.1fs:%.0f", (g_get_monotonic_time () - tr->t0) / 1e6,
+                              rss);
+      tr->last_rss = rss;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
 static SvVolume *
 make_cells (guint n, guint64 seed)
 {
@@ -346,6 +381,80 @@ json_stats (GString *j, const char *name, Stats s)
                           s.median, s.p95, s.max);
 }
 
+static void
+recording_start (Bench *b)
+{
+  b->frames = g_array_new (FALSE, FALSE, sizeof (Frame));
+  b->stalls_raw = g_array_new (FALSE, FALSE, sizeof (double));
+  b->stalls_own = g_array_new (FALSE, FALSE, sizeof (double));
+  b->stalls_cpu = g_array_new (FALSE, FALSE, sizeof (double));
+  b->t_probe = 0;
+}
+
+/* Prints the frames and stalls recorded since recording_start, and adds
+ * them to the JSON line under keys starting with `prefix`. */
+static void
+recording_report (Bench *b, const char *tag, const char *prefix, GString *json, char *what)
+{
+  GArray *frames = g_steal_pointer (&b->frames);
+  GArray *raw = g_steal_pointer (&b->stalls_raw);
+  GArray *own = g_steal_pointer (&b->stalls_own);
+  GArray *cpu = g_steal_pointer (&b->stalls_cpu);
+  double worst_cpu = 0;
+  Stats sr = stats_of ((double *)raw->data, raw->len);
+  Stats so = stats_of ((double *)own->data, own->len);
+  Stats s;
+  guint over = 0;
+  char key[64];
+
+#define ROW(label, key_suffix, value)                                                              \
+  do                                                                                               \
+    {                                                                                              \
+      s = (value);                                                                                 \
+      print_stats_row (label, s);                                                                  \
+      g_snprintf (key, sizeof key, "%s_%s", prefix, key_suffix);                                   \
+      json_stats (json, key, s);                                                                   \
+    }                                                                                              \
+  while (0)
+
+  for (guint i = 0; i < own->len; i++)
+    if (g_array_index (own, double, i) > 16.0)
+      {
+        over++;
+        worst_cpu = MAX (worst_cpu, g_array_index (cpu, double, i));
+      }
+  printf ("\n(%s) %u frames: %s\n", tag, frames->len, what);
+  printf ("  %-46s %8s %8s %8s\n", "ms", "median", "p95", "max");
+  ROW ("frame interval", "frame_interval_ms", frame_stats (frames, G_STRUCT_OFFSET (Frame, interval_ms)));
+  ROW ("paint phase (GTK + GSK on llvmpipe, with ours)", "paint_ms",
+       frame_stats (frames, G_STRUCT_OFFSET (Frame, paint_ms)));
+  ROW ("  our GL area handler, CPU side", "our_render_ms",
+       frame_stats (frames, G_STRUCT_OFFSET (Frame, ours_ms)));
+  ROW ("  llvmpipe executing our draw (glFinish)", "our_draw_glfinish_ms",
+       frame_stats (frames, G_STRUCT_OFFSET (Frame, finish_ms)));
+  ROW ("update phase (tick callbacks)", "update_ms",
+       frame_stats (frames, G_STRUCT_OFFSET (Frame, update_ms)));
+  ROW ("  our slider change (→ job submit)", "tick_ms",
+       frame_stats (frames, G_STRUCT_OFFSET (Frame, tick_ms)));
+  ROW ("layout phase", "layout_ms", frame_stats (frames, G_STRUCT_OFFSET (Frame, layout_ms)));
+  ROW ("our per-frame work (tick + layout + GL CPU side)", "own_frame_ms", frame_own_stats (frames));
+  ROW ("main-loop stall, all (1 ms probe lateness)", "stall_all_ms", sr);
+  ROW ("main-loop stall, GTK/llvmpipe render taken out", "stall_own_ms", so);
+#undef ROW
+  printf ("  own stalls over 16 ms: %u of %u probes; the most main-thread CPU time used in "
+          "one of them: %.2f ms\n",
+          over, own->len, worst_cpu);
+  g_string_append_printf (json,
+                          "\"%s_frames\": %u, \"%s_own_stalls_over_16ms\": %u, "
+                          "\"%s_max_cpu_in_own_stall_over_16ms\": %.3f, ",
+                          prefix, frames->len, prefix, over, prefix, worst_cpu);
+  g_array_unref (frames);
+  g_array_unref (raw);
+  g_array_unref (own);
+  g_array_unref (cpu);
+  g_free (what);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -371,7 +480,6 @@ main (int argc, char **argv)
   GdkFrameClock *clock;
   guint probe, tick;
   Stats s;
-  guint n_results_before;
   guint64 gen_before;
   const char *renderer_name;
 
@@ -426,81 +534,31 @@ main (int argc, char **argv)
                           gtk_widget_get_width (GTK_WIDGET (b.area)),
                           gtk_widget_get_height (GTK_WIDGET (b.area)));
 
-  b.frames = g_array_new (FALSE, FALSE, sizeof (Frame));
-  b.stalls_raw = g_array_new (FALSE, FALSE, sizeof (double));
-  b.stalls_own = g_array_new (FALSE, FALSE, sizeof (double));
-  b.stalls_cpu = g_array_new (FALSE, FALSE, sizeof (double));
+  /* (a0) for comparison: scrolling slices every frame, no job running. */
+  recording_start (&b);
+  b.driving = DRIVE_SLICE;
+  run_for (MIN (seconds, 2.0));
+  b.driving = DRIVE_NONE;
+  recording_report (&b, "a0", "idle", json,
+                    g_strdup_printf ("slice changes every frame for %.1f s, no job running",
+                                     MIN (seconds, 2.0)));
+
+  /* (a) compactness slider every frame: the job restarts each frame. */
+  recording_start (&b);
   gen_before = sv_window_get_generation (b.window);
-  n_results_before = 0;
-  b.t_probe = 0;
-  b.driving = TRUE;
+  b.n_changes = 0;
+  b.driving = DRIVE_COMPACTNESS;
   run_for (seconds);
-  b.driving = FALSE;
+  b.driving = DRIVE_NONE;
   /* Then let the last change's result land and be drawn, still recording. */
-  {
-    SvJobResult *r0 = sv_window_get_result (b.window);
-    n_results_before = r0 ? (guint)r0->generation : 0;
-  }
   wait_result (b.window, 120);
   run_for (0.3);
-  {
-    GArray *frames = g_steal_pointer (&b.frames);
-    GArray *raw = g_steal_pointer (&b.stalls_raw);
-    GArray *own = g_steal_pointer (&b.stalls_own);
-    GArray *cpu = g_steal_pointer (&b.stalls_cpu);
-    double worst_cpu = 0;
-    Stats sr = stats_of ((double *)raw->data, raw->len);
-    Stats so = stats_of ((double *)own->data, own->len);
-    guint over = 0;
-
-    for (guint i = 0; i < own->len; i++)
-      if (g_array_index (own, double, i) > 16.0)
-        {
-          over++;
-          worst_cpu = MAX (worst_cpu, g_array_index (cpu, double, i));
-        }
-    printf ("\n(a) %u frames, %u slider changes (%" G_GUINT64_FORMAT " job requests) over %.1f s "
-            "of dragging, then until the last result was drawn\n",
-            frames->len, b.n_changes, sv_window_get_generation (b.window) - gen_before, seconds);
-    printf ("  %-46s %8s %8s %8s\n", "ms", "median", "p95", "max");
-    print_stats_row ("frame interval", s = frame_stats (frames, G_STRUCT_OFFSET (Frame, interval_ms)));
-    json_stats (json, "frame_interval_ms", s);
-    print_stats_row ("paint phase (GTK + GSK on llvmpipe, with ours)",
-                     s = frame_stats (frames, G_STRUCT_OFFSET (Frame, paint_ms)));
-    json_stats (json, "paint_ms", s);
-    print_stats_row ("  our GL area handler, CPU side",
-                     s = frame_stats (frames, G_STRUCT_OFFSET (Frame, ours_ms)));
-    json_stats (json, "our_render_ms", s);
-    print_stats_row ("  llvmpipe executing our draw (glFinish)",
-                     s = frame_stats (frames, G_STRUCT_OFFSET (Frame, finish_ms)));
-    json_stats (json, "our_draw_glfinish_ms", s);
-    print_stats_row ("update phase (tick callbacks)",
-                     s = frame_stats (frames, G_STRUCT_OFFSET (Frame, update_ms)));
-    json_stats (json, "update_ms", s);
-    print_stats_row ("  our slider change → job submit",
-                     s = frame_stats (frames, G_STRUCT_OFFSET (Frame, tick_ms)));
-    json_stats (json, "tick_ms", s);
-    print_stats_row ("layout phase", s = frame_stats (frames, G_STRUCT_OFFSET (Frame, layout_ms)));
-    json_stats (json, "layout_ms", s);
-    print_stats_row ("our per-frame work (tick + layout + GL CPU side)", s = frame_own_stats (frames));
-    json_stats (json, "own_frame_ms", s);
-    print_stats_row ("main-loop stall, all (1 ms probe lateness)", sr);
-    json_stats (json, "stall_all_ms", sr);
-    print_stats_row ("main-loop stall, GTK/llvmpipe render taken out", so);
-    json_stats (json, "stall_own_ms", so);
-    printf ("  own stalls over 16 ms: %u of %u probes; the most main-thread CPU time used in "
-            "one of them: %.2f ms\n",
-            over, own->len, worst_cpu);
-    g_string_append_printf (json,
-                            "\"frames\": %u, \"slider_changes\": %u, \"own_stalls_over_16ms\": %u, "
-                            "\"max_cpu_in_own_stall_over_16ms\": %.3f, ",
-                            frames->len, b.n_changes, over, worst_cpu);
-    (void)n_results_before;
-    g_array_unref (frames);
-    g_array_unref (raw);
-    g_array_unref (own);
-    g_array_unref (cpu);
-  }
+  recording_report (&b, "a", "job", json,
+                    g_strdup_printf ("compactness changes every frame for %.1f s (%u changes, %"
+                                     G_GUINT64_FORMAT " job requests), then until the last "
+                                     "result was drawn",
+                                     seconds, b.n_changes,
+                                     sv_window_get_generation (b.window) - gen_before));
 
   /* ---- (c) slider change → new overlay on screen ---- */
   lat_result = g_new (double, MAX (trials, 1));
@@ -550,6 +608,8 @@ main (int argc, char **argv)
       SvVolume *big;
       SvSlicParams p;
       gboolean hwm_reset;
+      RssTrace tr = { 0 };
+      guint trace;
 
       read_mem (&rss0, &hwm0);
       hwm_reset = reset_hwm ();
@@ -558,6 +618,10 @@ main (int argc, char **argv)
       t1 = now_us ();
       read_mem (&rss1, &hwm1);
       reset_hwm ();
+      tr.t0 = now_us ();
+      tr.last_rss = rss1;
+      tr.steps = g_string_new (NULL);
+      trace = g_timeout_add (100, rss_trace_cb, &tr);
       /* Fewer iterations keep the run short: memory does not depend on them. */
       sv_params_panel_get_params (sv_window_get_params_panel (b.window), &p);
       p.max_num_iter = mem_iters;
@@ -571,6 +635,7 @@ main (int argc, char **argv)
       while (!b.t_drawn)
         g_main_context_iteration (NULL, TRUE);
       t2 = now_us ();
+      g_source_remove (trace);
       read_mem (&rss2, &hwm2);
       run_for (1.0);
       read_mem (&rss3, &hwm3);
@@ -588,6 +653,7 @@ main (int argc, char **argv)
       printf ("  %-46s %9.0f %9.0f\n", "volume generated (peak: synth)", rss1, hwm1);
       printf ("  %-46s %9.0f %9.0f\n", "segmented and drawn (peak: open + job)", rss2, hwm2);
       printf ("  %-46s %9.0f %9.0f\n", "1 s later", rss3, hwm3);
+      printf ("  RSS steps while opening and segmenting (s since open: MiB):%s\n", tr.steps->str);
       printf ("  theoretical minimum above the baseline: volume %.0f + labels %.0f + prepared %.0f "
               "+ display %.0f = %.0f MiB\n",
               vol_mib, vol_mib, vol_mib, 3 * slice_mib, 3 * vol_mib + 3 * slice_mib);
@@ -598,9 +664,12 @@ main (int argc, char **argv)
                               "\"rss_generated_mib\": %.0f, \"hwm_synth_mib\": %.0f, "
                               "\"rss_segmented_mib\": %.0f, \"hwm_segment_mib\": %.0f, "
                               "\"rss_settled_mib\": %.0f, \"min_above_baseline_mib\": %.0f, "
-                              "\"synth_s\": %.2f, \"open_segment_draw_s\": %.2f}, ",
+                              "\"synth_s\": %.2f, \"open_segment_draw_s\": %.2f, "
+                              "\"rss_steps\": \"%s\"}, ",
                               mem_size, mem_iters, rss0, rss1, hwm1, rss2, hwm2, rss3,
-                              3 * vol_mib + 3 * slice_mib, (t1 - t0) / 1e6, (t2 - t1) / 1e6);
+                              3 * vol_mib + 3 * slice_mib, (t1 - t0) / 1e6, (t2 - t1) / 1e6,
+                              g_strstrip (tr.steps->str));
+      g_string_free (tr.steps, TRUE);
     }
 
   g_string_truncate (json, json->len - 2);
