@@ -662,6 +662,19 @@ test_command_reproduces_sample (Fixture *f, gconstpointer data)
   r = sv_window_get_result (f->window);
   g_assert_true (r->params.slic_zero);
   g_assert_cmpint (r->params.start_label, ==, 0);
+  {
+    g_autofree char *cmd = sv_window_build_command (f->window);
+    g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif "));
+    g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif "));
+  }
+  assert_command_reproduces_labels (f->window);
+
+  /* Teaching mode: the labels after two iterations, no connectivity. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  g_assert_cmpint (sv_window_get_result (f->window)->stop_after_iteration, ==, 2);
   assert_command_reproduces_labels (f->window);
 }
 
