@@ -37,6 +37,8 @@ struct _SvWindow
   SvVolume *volume;
   char *volume_name;
   char *volume_path;    /* NULL for the sample */
+  guint8 *mask;         /* NULL, or nz*ny*nx bytes (1 inside) for the volume; the job borrows it */
+  char *mask_path;
   SvSynthParams sample; /* how the sample was made, for "Copy as command" */
   SvJob *job;
   SvJobResult *result;
@@ -373,6 +375,20 @@ auto_contrast (SvWindow *self)
                               vmin + (vmax - vmin) * (hi + 1) / bins);
 }
 
+/* A job for the volume (and mask) shown, and its first request. */
+static void
+start_job (SvWindow *self)
+{
+  g_clear_pointer (&self->job, sv_job_free);
+  self->job = sv_job_new (self->volume, self->mask, &job_callbacks, self);
+#if SV_HAVE_CUDA
+  if (!self->cuda_labels)
+    self->cuda_labels = sv_cuda_labels_pool_new ();
+  sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
+#endif
+  submit (self);
+}
+
 void
 sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
 {
@@ -385,6 +401,9 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   /* The job borrows the volume: stop it before the volume goes. */
   g_clear_pointer (&self->job, sv_job_free);
   g_clear_pointer (&self->result, sv_job_result_unref);
+  /* A mask belongs to the volume it was opened for. */
+  g_clear_pointer (&self->mask, g_free);
+  g_clear_pointer (&self->mask_path, g_free);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_volume (views (self, i), volume);
   g_clear_pointer (&self->volume, sv_volume_free);
@@ -416,13 +435,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
   auto_contrast (self);
 
-  self->job = sv_job_new (self->volume, NULL, &job_callbacks, self);
-#if SV_HAVE_CUDA
-  if (!self->cuda_labels)
-    self->cuda_labels = sv_cuda_labels_pool_new ();
-  sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
-#endif
-  submit (self);
+  start_job (self);
 }
 
 gboolean
@@ -734,6 +747,60 @@ open_action (GtkWidget *widget, const char *name, GVariant *param)
                NULL, open_chosen, NULL);
 }
 
+gboolean
+sv_window_open_mask (SvWindow *self, GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *base = g_file_get_basename (file);
+  g_autofree char *primary = g_strdup_printf ("Cannot use “%s” as a mask", base ? base : "the file");
+  g_autofree guint8 *mask = NULL;
+  const SvVolume *v = self->volume;
+  guint nz = 0, ny = 0, nx = 0;
+
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  if (!v)
+    g_set_error_literal (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                         "open a volume first");
+  else if (!path)
+    g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s is not a local file",
+                 base ? base : "the file");
+  else if ((mask = sv_tiff_read_mask (path, &nz, &ny, &nx, &error))
+           && (nz != v->nz || ny != v->ny || nx != v->nx))
+    g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                 "the mask is %u×%u×%u (z×y×x) but the volume is %u×%u×%u", nz, ny, nx, v->nz,
+                 v->ny, v->nx);
+  if (error)
+    {
+      show_error (self, primary, error);
+      return FALSE;
+    }
+
+  /* The job borrows the mask: stop it before the old mask goes. */
+  g_clear_pointer (&self->job, sv_job_free);
+  g_free (self->mask);
+  self->mask = g_steal_pointer (&mask);
+  g_free (self->mask_path);
+  self->mask_path = g_steal_pointer (&path);
+  start_job (self);
+  return TRUE;
+}
+
+static void
+open_mask_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  sv_window_open_mask (self, file);
+}
+
+static void
+open_mask_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  static const char *const patterns[] = { "*.tif", "*.tiff", "*.TIF", "*.TIFF", NULL };
+
+  choose_file (SV_WINDOW (widget), "Open Mask", FALSE, "TIFF masks (nonzero = inside)", patterns,
+               NULL, open_mask_chosen, NULL);
+}
+
 static void
 open_recent_action (GtkWidget *widget, const char *name, GVariant *param)
 {
@@ -769,7 +836,16 @@ sv_window_build_command (SvWindow *self)
   SvSlicParams params;
 
   if (self->result)
-    params = self->result->params;
+    {
+      params = self->result->params;
+      /* Teaching mode shows the state after n iterations without
+       * connectivity (SvRunControl): the same as a full run with those. */
+      if (self->result->stop_after_iteration >= 0)
+        {
+          params.max_num_iter = MIN (params.max_num_iter, self->result->stop_after_iteration);
+          params.enforce_connectivity = FALSE;
+        }
+    }
   else
     sv_params_panel_get_params (self->params_panel, &params);
   if (!self->volume_path)
@@ -785,8 +861,17 @@ sv_window_build_command (SvWindow *self)
     }
   in = shell_word (self->volume_path ? self->volume_path : "sample.tif");
   g_string_append_printf (cmd, "%s -o labels.tif", in);
+  if (self->mask_path)
+    {
+      g_autofree char *mask = shell_word (self->mask_path);
+      g_string_append_printf (cmd, " --mask %s", mask);
+    }
   sv_slic_params_append_cli (&params, cmd);
-  g_string_append_printf (cmd, " --backend %s", sv_params_panel_get_backend (self->params_panel));
+  /* The backend that made the labels on screen: "auto" could pick another
+   * one on the machine the line runs on, or after a fallback here. */
+  g_string_append_printf (cmd, " --backend %s",
+                          self->result ? self->result->backend_name
+                                       : sv_params_panel_get_backend (self->params_panel));
   return g_string_free (cmd, FALSE);
 }
 
@@ -1199,6 +1284,8 @@ sv_window_finalize (GObject *object)
   g_clear_pointer (&self->volume, sv_volume_free);
   g_free (self->volume_name);
   g_free (self->volume_path);
+  g_free (self->mask);
+  g_free (self->mask_path);
   G_OBJECT_CLASS (sv_window_parent_class)->finalize (object);
 }
 
@@ -1270,6 +1357,7 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, open_sample_action);
+  gtk_widget_class_install_action (widget_class, "win.open-mask", NULL, open_mask_action);
   gtk_widget_class_install_action (widget_class, "win.export-labels", NULL, export_labels_action);
   gtk_widget_class_install_action (widget_class, "win.screenshot", NULL, screenshot_action);
   gtk_widget_class_install_action (widget_class, "win.copy-command", NULL, copy_command_action);

@@ -27,6 +27,12 @@ gboolean sv_window_load_sample (SvWindow *window, guint nz, guint ny, guint nx, 
  * from the GError and the current volume stays; returns FALSE then. */
 gboolean sv_window_open_file (SvWindow *window, GFile *file);
 
+/* Opens a mask TIFF (sv_tiff_read_mask: nonzero = inside) for the volume
+ * shown; the job restarts with it and "Copy as command" adds --mask. A mask
+ * of another shape, or one that cannot be read, shows an error dialog and
+ * changes nothing (returns FALSE). Opening another volume drops the mask. */
+gboolean sv_window_open_mask (SvWindow *window, GFile *file);
+
 const SvVolume *sv_window_get_volume (SvWindow *window);
 /* The labels on screen (borrowed), NULL before the first result. */
 SvJobResult *sv_window_get_result (SvWindow *window);

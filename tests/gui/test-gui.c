@@ -11,6 +11,7 @@
 #include "sv-params-panel.h"
 #include "sv-slice-view.h"
 #include "sv-window.h"
+#include "synth.h"
 
 /* A small sample keeps llvmpipe fast. */
 #define NZ 32
@@ -403,7 +404,11 @@ test_export_and_presets (Fixture *f, gconstpointer data)
   g_test_message ("command: %s", cmd);
   g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif --shape 32,64,64"));
   g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif -o labels.tif"));
-  g_assert_nonnull (strstr (cmd, "--backend auto"));
+  {
+    /* The backend that made the labels on screen, not the panel's choice. */
+    g_autofree char *backend = g_strdup_printf ("--backend %s", r->backend_name);
+    g_assert_true (g_str_has_suffix (cmd, backend));
+  }
 
   sv_params_panel_get_params (panel, &p);
   g_assert_true (sv_window_save_preset (f->window, preset, &error));
@@ -558,6 +563,270 @@ test_anisotropic_aspect (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 4.0);
 }
 
+
+/* Runs the window's "Copy as command" line with /bin/sh in a fresh folder,
+ * with the built supervox-cli first on PATH, and checks that the labels it
+ * writes (labels.tif in that folder) equal the labels on screen, bit for bit. */
+static void
+assert_command_reproduces_labels (SvWindow *w)
+{
+  const char *build = g_getenv ("SV_BUILD_DIR");
+  g_autofree char *cli_dir = NULL;
+  g_autofree char *cli = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-cmd-XXXXXX", NULL);
+  g_autofree char *labels_path = NULL;
+  g_autofree char *cmd = sv_window_build_command (w);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *path_env = NULL;
+  g_auto (GStrv) envp = g_get_environ ();
+  g_autoptr (SvLabels) back = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+  SvJobResult *r = sv_window_get_result (w);
+  const SvVolume *v = sv_window_get_volume (w);
+  gsize n = sv_volume_n_voxels (v), n_diff = 0;
+  int status = -1;
+
+  g_assert_nonnull (build);
+  g_assert_nonnull (r);
+  cli_dir = g_build_filename (build, "app", "cli", NULL);
+  cli = g_build_filename (cli_dir, "supervox-cli", NULL);
+  g_assert_true (g_file_test (cli, G_FILE_TEST_IS_EXECUTABLE));
+  path_env = g_strconcat (cli_dir, ":", g_environ_getenv (envp, "PATH"), NULL);
+  envp = g_environ_setenv (envp, "PATH", path_env, TRUE);
+  g_test_message ("command: %s", cmd);
+  g_assert_true (g_str_has_prefix (cmd, "supervox-cli "));
+
+  g_assert_true (g_spawn_sync (dir, (char **)argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, &error))
+    g_error ("the command failed: %s\n%s%s", error->message, out, err);
+
+  labels_path = g_build_filename (dir, "labels.tif", NULL);
+  back = sv_tiff_read_labels (labels_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->nz, ==, v->nz);
+  g_assert_cmpuint (back->ny, ==, v->ny);
+  g_assert_cmpuint (back->nx, ==, v->nx);
+  for (gsize i = 0; i < n; i++)
+    n_diff += back->data[i] != r->labels->data[i];
+  g_test_message ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " labels differ", n_diff, n);
+  g_assert_cmpuint (n_diff, ==, 0);
+
+  /* Leave nothing behind: the command may also write sample.tif and a sidecar. */
+  {
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name (d)))
+      {
+        g_autofree char *p = g_build_filename (dir, name, NULL);
+        g_unlink (p);
+      }
+  }
+  g_rmdir (dir);
+}
+
+/* Parameters off every default the panel has; spacing NULL keeps the
+ * panel's (the file's). */
+static void
+set_unusual_params (SvWindow *w, const double spacing[3])
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (w);
+  SvSlicParams p;
+
+  sv_params_panel_get_params (panel, &p);
+  p.compactness = 0.37;
+  p.n_segments = 37;
+  p.sigma[0] = p.sigma[1] = p.sigma[2] = 0.7;
+  if (spacing)
+    memcpy (p.spacing, spacing, sizeof p.spacing);
+  p.slic_zero = TRUE;
+  p.start_label = 0;
+  p.enforce_connectivity = TRUE;
+  p.min_size_factor = 0.3;
+  p.max_size_factor = 2.5;
+  p.max_num_iter = 7;
+  sv_params_panel_set_params (panel, &p);
+  wait_for_current_result (w);
+}
+
+static void
+test_command_reproduces_sample (Fixture *f, gconstpointer data)
+{
+  static const double spacing[3] = { 1.7, 0.9, 1.1 };
+  SvJobResult *r;
+
+  set_unusual_params (f->window, spacing);
+  r = sv_window_get_result (f->window);
+  g_assert_true (r->params.slic_zero);
+  g_assert_cmpint (r->params.start_label, ==, 0);
+  {
+    g_autofree char *cmd = sv_window_build_command (f->window);
+    g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif "));
+    g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif "));
+  }
+  assert_command_reproduces_labels (f->window);
+
+  /* Teaching mode: the labels after two iterations, no connectivity. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  g_assert_cmpint (sv_window_get_result (f->window)->stop_after_iteration, ==, 2);
+  assert_command_reproduces_labels (f->window);
+}
+
+static void
+test_command_reproduces_tiff (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "small volume.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = NULL;
+  SvSynthParams sp;
+  /* Spacing with more digits than any spin button shows, from the file. */
+  static const double spacing[3] = { 2.0 / 3.0, 0.123456789, 1.0 / 7.0 };
+  SvJobResult *r;
+  SvSlicParams p;
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = 20;
+  sp.ny = 36;
+  sp.nx = 44;
+  sp.n_cells = 9;
+  sp.nucleus_radius = 2.5;
+  sp.seed = 7;
+  v = sv_synth_cells (&sp, NULL, &error);
+  g_assert_no_error (error);
+  memcpy (v->spacing, spacing, sizeof v->spacing);
+  g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
+  g_assert_no_error (error);
+  g_assert_true (sv_window_open_file (f->window, file));
+  wait_until (has_result, f->window, "the TIFF's labels");
+  sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
+  g_test_message ("spacing from the file: %.17g %.17g %.17g", p.spacing[0], p.spacing[1],
+                  p.spacing[2]);
+  g_assert_cmpfloat (fabs (p.spacing[1] - spacing[1]), <, 1e-6);
+  set_unusual_params (f->window, NULL);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpuint (r->labels->nx, ==, 44);
+  g_assert_cmpint (r->params.start_label, ==, 0);
+  g_assert_cmpint (r->params.n_segments, ==, 37);
+  assert_command_reproduces_labels (f->window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+
+/* A 0/1 mask TIFF: a ball in the middle of the volume. */
+static void
+write_ball_mask (const char *path, guint nz, guint ny, guint nx)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvLabels) m = sv_labels_new (nz, ny, nx, &error);
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        {
+          double dz = (z - nz / 2.0) / (nz / 2.0), dy = (y - ny / 2.0) / (ny / 2.0),
+                 dx = (x - nx / 2.0) / (nx / 2.0);
+          m->data[((gsize)z * ny + y) * nx + x] = dz * dz + dy * dy + dx * dx < 0.8;
+        }
+  g_assert_true (sv_tiff_write_labels (path, m, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_mask (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *vol_path = g_build_filename (dir, "vol.tif", NULL);
+  g_autofree char *mask_path = g_build_filename (dir, "mask.tif", NULL);
+  g_autofree char *bad_path = g_build_filename (dir, "wrong shape.tif", NULL);
+  g_autoptr (GFile) vol_file = g_file_new_for_path (vol_path);
+  g_autoptr (GFile) mask_file = g_file_new_for_path (mask_path);
+  g_autoptr (GFile) bad_file = g_file_new_for_path (bad_path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = NULL;
+  g_autofree guint8 *mask = NULL;
+  g_autofree char *cmd = NULL;
+  SvSynthParams sp;
+  SvJobResult *r, *before;
+  guint mz, my, mx;
+  gsize n, n_in = 0;
+  GtkWindow *dialog;
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = 16;
+  sp.ny = 40;
+  sp.nx = 36;
+  sp.n_cells = 8;
+  sp.nucleus_radius = 2.0;
+  v = sv_synth_cells (&sp, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_write_volume (vol_path, v, SV_SAMPLE_F32, &error));
+  g_assert_no_error (error);
+  write_ball_mask (mask_path, 16, 40, 36);
+  write_ball_mask (bad_path, 16, 36, 40);
+
+  g_assert_true (sv_window_open_file (f->window, vol_file));
+  wait_until (has_result, f->window, "the volume's labels");
+
+  /* A mask of another shape: a dialog, and nothing changes. */
+  before = sv_window_get_result (f->window);
+  g_assert_false (sv_window_open_mask (f->window, bad_file));
+  dialog = sv_window_get_error_dialog (f->window);
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_assert_true (sv_window_get_result (f->window) == before);
+  cmd = sv_window_build_command (f->window);
+  g_assert_null (strstr (cmd, "--mask"));
+  g_clear_pointer (&cmd, g_free);
+  gtk_window_destroy (dialog);
+
+  /* The right mask: voxels outside get start_label − 1, inside a label ≥ start_label. */
+  g_assert_true (sv_window_open_mask (f->window, mask_file));
+  g_assert_null (sv_window_get_error_dialog (f->window));
+  wait_until (has_result, f->window, "the masked labels");
+  r = sv_window_get_result (f->window);
+  mask = sv_tiff_read_mask (mask_path, &mz, &my, &mx, &error);
+  g_assert_no_error (error);
+  n = sv_volume_n_voxels (v);
+  for (gsize i = 0; i < n; i++)
+    {
+      if (mask[i])
+        g_assert_cmpint (r->labels->data[i], >=, r->params.start_label);
+      else
+        g_assert_cmpint (r->labels->data[i], ==, r->params.start_label - 1);
+      n_in += mask[i];
+    }
+  g_assert_cmpuint (n_in, >, n / 4);
+  g_assert_cmpuint (n_in, <, n);
+
+  cmd = sv_window_build_command (f->window);
+  g_assert_nonnull (strstr (cmd, " --mask "));
+  g_assert_nonnull (strstr (cmd, mask_path));
+  set_unusual_params (f->window, NULL);
+  assert_command_reproduces_labels (f->window);
+
+  /* Another volume drops the mask. */
+  g_assert_true (sv_window_open_file (f->window, vol_file));
+  wait_until (has_result, f->window, "the unmasked labels");
+  g_clear_pointer (&cmd, g_free);
+  cmd = sv_window_build_command (f->window);
+  g_assert_null (strstr (cmd, "--mask"));
+
+  g_unlink (vol_path);
+  g_unlink (mask_path);
+  g_unlink (bad_path);
+  g_rmdir (dir);
+}
+
 static void
 test_shortcuts_window (void)
 {
@@ -646,6 +915,12 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/gui/view/anisotropic-aspect", Fixture, NULL, fixture_setup, test_anisotropic_aspect,
               fixture_teardown);
+  g_test_add ("/gui/window/copy-as-command-reproduces-labels", Fixture, NULL, fixture_setup,
+              test_command_reproduces_tiff, fixture_teardown);
+  g_test_add ("/gui/window/copy-as-command-reproduces-sample", Fixture, NULL, fixture_setup,
+              test_command_reproduces_sample, fixture_teardown);
+  g_test_add ("/gui/window/mask-restricts-labels-and-command", Fixture, NULL, fixture_setup,
+              test_mask, fixture_teardown);
   g_test_add_func ("/gui/keep/shortcuts-window", test_shortcuts_window);
   return g_test_run ();
 }
