@@ -16,9 +16,9 @@
 
 typedef struct
 {
-  SvVolume volume; /* own copy; data owned, unit not kept */
+  SvVolume volume; /* shallow copy: data borrowed from the caller, unit not kept */
   gboolean has_volume;
-  guint8 *mask; /* NULL or nz*ny*nx bytes, owned */
+  const guint8 *mask; /* NULL or nz*ny*nx bytes, borrowed */
 
   SvPrepared *prepared; /* cache, valid for prepared_params */
   SvSlicParams prepared_params;
@@ -47,8 +47,6 @@ cpu_destroy (gpointer p)
 {
   SvBackendCpu *self = p;
 
-  g_free (self->volume.data);
-  g_free (self->mask);
   g_clear_pointer (&self->prepared, sv_prepared_free);
   cpu_forget_results (self);
   g_free (self);
@@ -59,9 +57,6 @@ cpu_set_volume (gpointer p, const SvVolume *volume, const guint8 *mask, GError *
 {
   SvBackendCpu *self = p;
   gsize n_voxels = (gsize)volume->nz * volume->ny * volume->nx;
-  gsize n_values = n_voxels * volume->nc;
-  float *data;
-  guint8 *mask_copy = NULL;
 
   if (n_voxels == 0 || volume->nc == 0)
     {
@@ -70,28 +65,10 @@ cpu_set_volume (gpointer p, const SvVolume *volume, const guint8 *mask, GError *
                    volume->nx, volume->nc);
       return FALSE;
     }
-  data = g_try_malloc_n (n_values, sizeof (float));
-  if (mask != NULL)
-    mask_copy = g_try_malloc (n_voxels);
-  if (data == NULL || (mask != NULL && mask_copy == NULL))
-    {
-      g_free (data);
-      g_free (mask_copy);
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a copy of the %u×%u×%u volume", volume->nz, volume->ny,
-                   volume->nx);
-      return FALSE;
-    }
-  memcpy (data, volume->data, n_values * sizeof (float));
-  if (mask != NULL)
-    memcpy (mask_copy, mask, n_voxels);
-
-  g_free (self->volume.data);
-  g_free (self->mask);
+  /* Borrowed: the caller keeps them alive (backend.h). */
   self->volume = *volume;
-  self->volume.data = data;
   self->volume.unit = NULL;
-  self->mask = mask_copy;
+  self->mask = mask;
   self->has_volume = TRUE;
   g_clear_pointer (&self->prepared, sv_prepared_free);
   cpu_forget_results (self);
@@ -222,6 +199,16 @@ cpu_get_labels (gpointer p, gint32 *labels, GError **error)
   return TRUE;
 }
 
+static gint32 *
+cpu_take_labels (gpointer p, GError **error)
+{
+  SvBackendCpu *self = p;
+
+  if (!check_result (self, error))
+    return NULL;
+  return g_steal_pointer (&self->labels);
+}
+
 static gboolean
 cpu_get_slice (gpointer p, SvAxis axis, guint index, gint32 *out, GError **error)
 {
@@ -264,8 +251,13 @@ cpu_get_centres (gpointer p, float *zyx, gsize *k, GError **error)
 {
   SvBackendCpu *self = p;
 
-  if (!check_result (self, error))
-    return FALSE;
+  /* Centres outlive the labels, which sv_backend_take_labels may have taken. */
+  if (self->centres == NULL)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "there are no centres yet: run SLIC first");
+      return FALSE;
+    }
   *k = self->k;
   if (zyx != NULL)
     memcpy (zyx, self->centres, self->k * 3 * sizeof (float));
@@ -276,6 +268,7 @@ static const SvBackendClass cpu_class = {
   .name = "cpu",
   .create = cpu_create,
   .destroy = cpu_destroy,
+  .take_labels = cpu_take_labels,
   .set_volume = cpu_set_volume,
   .run = cpu_run,
   .get_labels = cpu_get_labels,

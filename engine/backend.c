@@ -157,6 +157,26 @@ sv_backend_get_labels (SvBackend *backend, gint32 *labels, GError **error)
   return backend->klass->get_labels (backend->self, labels, error);
 }
 
+gint32 *
+sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error)
+{
+  g_autofree gint32 *labels = NULL;
+
+  g_return_val_if_fail (backend != NULL, NULL);
+  if (backend->klass->take_labels != NULL)
+    return backend->klass->take_labels (backend->self, error);
+  labels = g_try_malloc_n (MAX (n_voxels, 1), sizeof (gint32));
+  if (labels == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for %" G_GSIZE_FORMAT " labels", n_voxels);
+      return NULL;
+    }
+  if (!backend->klass->get_labels (backend->self, labels, error))
+    return NULL;
+  return g_steal_pointer (&labels);
+}
+
 gboolean
 sv_backend_get_slice (SvBackend *backend, SvAxis axis, guint index, gint32 *out, GError **error)
 {

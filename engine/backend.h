@@ -63,13 +63,18 @@ struct _SvBackendClass
   /* NULL with an error when the backend cannot run here ("no CUDA device"). */
   gpointer (*create) (GError **error);
   void (*destroy) (gpointer self);
-  /* The backend keeps pointers to neither; it copies what it needs. mask may be NULL. */
+  /* The caller keeps `volume` and `mask` (may be NULL) alive and unchanged
+   * until the next set_volume or destroy: a backend may borrow them instead
+   * of holding a second copy of a volume that can be gigabytes. */
   gboolean (*set_volume) (gpointer self, const SvVolume *volume, const guint8 *mask,
                           GError **error);
   gboolean (*run) (gpointer self, const SvSlicParams *params, const SvRunControl *control,
                    SvRunStats *stats, GError **error);
   /* The last run's labels, nz*ny*nx values. */
   gboolean (*get_labels) (gpointer self, gint32 *labels, GError **error);
+  /* Optional: hands the last run's host label buffer (nz*ny*nx, g_free) to
+   * the caller, who then holds the only copy; the backend forgets it. */
+  gint32 *(*take_labels) (gpointer self, GError **error);
   /* One slice of the last run's labels (size per SvAxis). */
   gboolean (*get_slice) (gpointer self, SvAxis axis, guint index, gint32 *out, GError **error);
   /* The last run's centres: k × 3 floats z, y, x (NaN for dead clusters). */
@@ -96,6 +101,12 @@ gboolean sv_backend_set_volume (SvBackend *backend, const SvVolume *volume, cons
 gboolean sv_backend_run (SvBackend *backend, const SvSlicParams *params,
                          const SvRunControl *control, SvRunStats *stats, GError **error);
 gboolean sv_backend_get_labels (SvBackend *backend, gint32 *labels, GError **error);
+
+/* The last run's labels in a new buffer of nz*ny*nx values (free with
+ * g_free). Backends that keep host labels hand over their own buffer instead
+ * of copying it, so a volume's labels exist once; after that, get_labels and
+ * get_slice fail until the next run. */
+gint32 *sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error);
 gboolean sv_backend_get_slice (SvBackend *backend, SvAxis axis, guint index, gint32 *out,
                                GError **error);
 gboolean sv_backend_get_centres (SvBackend *backend, float *zyx, gsize *k, GError **error);

@@ -261,12 +261,17 @@ job_collect (SvJob *job, const SvJobRequest *request, const SvRunStats *stats, G
   result->stats = *stats;
   result->backend_name = g_strdup (sv_backend_get_name (job->backend));
 
-  result->labels = sv_labels_new (v->nz, v->ny, v->nx, error);
-  if (!result->labels)
+  /* The result takes the backend's host labels rather than a copy: a
+   * 512³ volume's labels are 512 MiB. */
+  gint32 *data = sv_backend_take_labels (job->backend, (gsize)v->nz * v->ny * v->nx, error);
+  if (data == NULL)
     return NULL;
+  result->labels = g_new0 (SvLabels, 1);
+  result->labels->nz = v->nz;
+  result->labels->ny = v->ny;
+  result->labels->nx = v->nx;
+  result->labels->data = data;
   memcpy (result->labels->spacing, request->params.spacing, sizeof result->labels->spacing);
-  if (!sv_backend_get_labels (job->backend, result->labels->data, error))
-    return NULL;
 
   k = stats->n_clusters;
   result->centres = g_new0 (float, MAX (k, 1) * 3);
