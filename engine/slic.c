@@ -297,10 +297,19 @@ tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float 
       }
 }
 
+/* Candidates are sorted through these small keys, then copied once. */
+typedef struct
+{
+  float bound;
+  gint32 index;
+} SortKey;
+
 /* A thread's growable candidate list. */
 typedef struct
 {
-  Candidate *items;
+  Candidate *items;  /* in gathering order */
+  Candidate *sorted; /* by bound */
+  SortKey *keys;
   gsize capacity;
 } CandidateList;
 
@@ -441,6 +450,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                 {
                   list->capacity = MAX (2 * list->capacity, 64);
                   list->items = g_renew (Candidate, list->items, list->capacity);
+                  list->sorted = g_renew (Candidate, list->sorted, list->capacity);
+                  list->keys = g_renew (SortKey, list->keys, list->capacity);
                   cand = list->items;
                 }
               p = &cand[n++];
@@ -463,18 +474,25 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* Insertion sort by bound; the lists are short after pruning. */
-  for (int i = 1; i < n; i++)
-    {
-      Candidate t = cand[i];
-      int j = i;
-      while (j > 0 && cand[j - 1].bound > t.bound)
-        {
-          cand[j] = cand[j - 1];
-          j--;
-        }
-      cand[j] = t;
-    }
+  /* Insertion sort of small keys by bound (the lists are short after
+   * pruning), then one copy. The order among equal bounds does not matter:
+   * the winner is the lexicographic minimum in any visiting order. */
+  {
+    SortKey *keys = list->keys;
+    for (int i = 0; i < n; i++)
+      {
+        SortKey t = { cand[i].bound, i };
+        int j = i;
+        while (j > 0 && keys[j - 1].bound > t.bound)
+          {
+            keys[j] = keys[j - 1];
+            j--;
+          }
+        keys[j] = t;
+      }
+    for (int i = 0; i < n; i++)
+      list->sorted[i] = cand[keys[i].index];
+  }
   return n;
 }
 
@@ -503,7 +521,7 @@ assign_worker (gpointer data, int thread)
   AssignJob *job = data;
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
-  CandidateList list = { NULL, 0 };
+  CandidateList list = { NULL, NULL, NULL, 0 };
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
@@ -529,12 +547,14 @@ assign_worker (gpointer data, int thread)
       n = gather_candidates (job, t0, t1, &list, vr);
 #ifdef SV_HAVE_LANES8
       if (job->lanes == 8)
-        lanes8_assign_tile_nc (job, t0, t1, list.items, n, job->clusters->nc);
+        lanes8_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
       else
 #endif
-        lanes4_assign_tile_nc (job, t0, t1, list.items, n, job->clusters->nc);
+        lanes4_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
     }
   g_free (list.items);
+  g_free (list.sorted);
+  g_free (list.keys);
 }
 
 void
