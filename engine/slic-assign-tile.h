@@ -15,6 +15,28 @@ static inline SV_LANES_FN (F)
   return (SV_LANES_FN (F)) ((take & (SV_LANES_FN (I))a) | (~take & (SV_LANES_FN (I))b));
 }
 
+/* The largest lane, by halving (no NaN reaches here). */
+static inline float
+SV_LANES_FN (hmax) (SV_LANES_FN (F) a)
+{
+  SV_LANES_FN (F) b;
+#if LANES == 8
+  b = __builtin_shufflevector (a, a, 4, 5, 6, 7, 0, 1, 2, 3);
+  a = SV_LANES_FN (select) (a > b, a, b);
+  b = __builtin_shufflevector (a, a, 2, 3, 0, 1, 6, 7, 4, 5);
+  a = SV_LANES_FN (select) (a > b, a, b);
+  b = __builtin_shufflevector (a, a, 1, 0, 3, 2, 5, 4, 7, 6);
+#elif LANES == 4
+  b = __builtin_shufflevector (a, a, 2, 3, 0, 1);
+  a = SV_LANES_FN (select) (a > b, a, b);
+  b = __builtin_shufflevector (a, a, 1, 0, 3, 2);
+#else
+#error "hmax is written out for 4 and 8 lanes"
+#endif
+  a = SV_LANES_FN (select) (a > b, a, b);
+  return a[0];
+}
+
 /* The search over one tile. nc is a compile-time constant in the
  * specialised callers so the colour loop unrolls. */
 static inline void
@@ -120,9 +142,7 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                 take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
               best_d = SV_LANES_FN (select) (take, d, best_d);
               best_k = (take & p->k) | (~take & best_k);
-              row_max = best_d[0];
-              for (int l = 1; l < LANES; l++)
-                row_max = MAX (row_max, best_d[l]);
+              row_max = SV_LANES_FN (hmax) (best_d);
             }
 
           if (width == LANES)
