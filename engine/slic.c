@@ -304,12 +304,59 @@ typedef struct
   gint32 index;
 } SortKey;
 
+/* Sorts keys[0..n) by bound: insertion sort of runs of 8, then bottom-up
+ * merges through scratch (n entries). */
+static void
+sort_keys (SortKey *keys, SortKey *scratch, int n)
+{
+  const int run = 8;
+  SortKey *src = keys, *dst = scratch;
+
+  for (int r = 0; r < n; r += run)
+    {
+      int end = MIN (r + run, n);
+      for (int i = r + 1; i < end; i++)
+        {
+          SortKey t = keys[i];
+          int j = i;
+          while (j > r && keys[j - 1].bound > t.bound)
+            {
+              keys[j] = keys[j - 1];
+              j--;
+            }
+          keys[j] = t;
+        }
+    }
+  for (int width = run; width < n; width *= 2)
+    {
+      for (int lo = 0; lo < n; lo += 2 * width)
+        {
+          int mid = MIN (lo + width, n), hi = MIN (lo + 2 * width, n);
+          int a = lo, b = mid, o = lo;
+          while (a < mid && b < hi)
+            dst[o++] = src[b].bound < src[a].bound ? src[b++] : src[a++];
+          while (a < mid)
+            dst[o++] = src[a++];
+          while (b < hi)
+            dst[o++] = src[b++];
+        }
+      {
+        SortKey *t = src;
+        src = dst;
+        dst = t;
+      }
+    }
+  if (src != keys)
+    memcpy (keys, src, (gsize)n * sizeof *keys);
+}
+
 /* A thread's growable candidate list. */
 typedef struct
 {
   Candidate *items;  /* in gathering order */
   Candidate *sorted; /* by bound */
   SortKey *keys;
+  SortKey *scratch;
   gsize capacity;
 } CandidateList;
 
@@ -452,6 +499,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   list->items = g_renew (Candidate, list->items, list->capacity);
                   list->sorted = g_renew (Candidate, list->sorted, list->capacity);
                   list->keys = g_renew (SortKey, list->keys, list->capacity);
+                  list->scratch = g_renew (SortKey, list->scratch, list->capacity);
                   cand = list->items;
                 }
               p = &cand[n++];
@@ -474,25 +522,14 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* Insertion sort of small keys by bound (the lists are short after
-   * pruning), then one copy. The order among equal bounds does not matter:
-   * the winner is the lexicographic minimum in any visiting order. */
-  {
-    SortKey *keys = list->keys;
-    for (int i = 0; i < n; i++)
-      {
-        SortKey t = { cand[i].bound, i };
-        int j = i;
-        while (j > 0 && keys[j - 1].bound > t.bound)
-          {
-            keys[j] = keys[j - 1];
-            j--;
-          }
-        keys[j] = t;
-      }
-    for (int i = 0; i < n; i++)
-      list->sorted[i] = cand[keys[i].index];
-  }
+  /* Sort small keys by bound, then copy each candidate once. The order
+   * among equal bounds does not matter: the winner is the lexicographic
+   * minimum in any visiting order. */
+  for (int i = 0; i < n; i++)
+    list->keys[i] = (SortKey){ cand[i].bound, i };
+  sort_keys (list->keys, list->scratch, n);
+  for (int i = 0; i < n; i++)
+    list->sorted[i] = cand[list->keys[i].index];
   return n;
 }
 
@@ -521,7 +558,7 @@ assign_worker (gpointer data, int thread)
   AssignJob *job = data;
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
-  CandidateList list = { NULL, NULL, NULL, 0 };
+  CandidateList list = { NULL, NULL, NULL, NULL, 0 };
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
@@ -555,6 +592,7 @@ assign_worker (gpointer data, int thread)
   g_free (list.items);
   g_free (list.sorted);
   g_free (list.keys);
+  g_free (list.scratch);
 }
 
 void
