@@ -682,35 +682,75 @@ row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1
   *r1 = (gsize)(rows * (thread + 1) / n_threads);
 }
 
-/* The sums of rows [r0, r1); nc is a compile-time constant in the
- * specialised callers. */
+/* sv__colour_fixed (v, scale) for |v·scale| < 2^51: adding 1.5·2^52 puts
+ * the value where the double spacing is 1, so the addition rounds to the
+ * nearest integer, ties to even, as llrint does; the bits of the sum minus
+ * those of 1.5·2^52 are that integer. */
+static inline gint64
+colour_fixed_small (float v, double scale)
+{
+  double t = (double)v * scale + 0x1.8p52;
+  gint64 bits;
+
+  memcpy (&bits, &t, sizeof bits);
+  return bits - (gint64)0x4338000000000000;
+}
+
+/* The sums of rows [r0, r1). Runs of voxels with the same cluster along a
+ * row are added at once (their x sum in closed form); the colour is added
+ * voxel by voxel in fixed point. nc and small (every |v·ratio·scale| <
+ * 2^51) are compile-time constants in the specialised callers. */
 static inline void
-sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc)
+sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc, gboolean small)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
   const gsize ns = 4 + nc;
   const double scale = ldexp (1.0, ctx->colour_shift);
   const float ratio = ctx->ratio;
+  const gint64 nx = im->nx;
+  gint64 colour[16];
+  g_autofree gint64 *colour_heap = nc > 16 ? g_new (gint64, nc) : NULL;
+  gint64 *col = colour_heap != NULL ? colour_heap : colour;
 
   for (gsize r = r0; r < r1; r++)
     {
       const gint64 z = (gint64)(r / im->ny), y = (gint64)(r % im->ny);
       const gint32 *nearest = job->nearest + r * im->nx;
       const float *data = im->data + r * im->nx * nc;
-      for (guint x = 0; x < im->nx; x++)
+      gint64 x = 0;
+
+      while (x < nx)
         {
-          gint32 k = nearest[x];
-          gint64 *s;
+          const gint32 k = nearest[x];
+          const gint64 x_start = x;
+          gint64 n, *s;
+
           if (k < 0)
-            continue;
-          s = sums + (gsize)k * ns;
-          s[0]++;
-          s[1] += z;
-          s[2] += y;
-          s[3] += x;
+            {
+              x++;
+              continue;
+            }
           for (guint c = 0; c < nc; c++)
-            s[4 + c] += sv__colour_fixed (data[(gsize)x * nc + c] * ratio, scale);
+            col[c] = 0;
+          do
+            {
+              for (guint c = 0; c < nc; c++)
+                {
+                  float v = data[x * nc + c] * ratio;
+                  col[c] += small ? colour_fixed_small (v, scale) : sv__colour_fixed (v, scale);
+                }
+              x++;
+            }
+          while (x < nx && nearest[x] == k);
+          n = x - x_start;
+          s = sums + (gsize)k * ns;
+          s[0] += n;
+          s[1] += n * z;
+          s[2] += n * y;
+          s[3] += n * x_start + n * (n - 1) / 2;
+          for (guint c = 0; c < nc; c++)
+            s[4 + c] += col[c];
         }
     }
 }
@@ -719,24 +759,22 @@ static void
 sum_worker (gpointer data, int thread)
 {
   UpdateJob *job = data;
-  const guint nc = job->ctx->image->nc;
+  const SvSlicContext *ctx = job->ctx;
+  const guint nc = ctx->image->nc;
   gint64 *sums = job->sums[thread];
+  /* The largest |fl(v·ratio)| is fl(max |v| · ratio) (monotone rounding). */
+  const gboolean small
+      = ldexp ((double)(ctx->image->max_abs * ctx->ratio), ctx->colour_shift) < 0x1p51;
   gsize r0, r1;
 
   memset (sums, 0, job->clusters->k * (4 + nc) * sizeof (gint64));
-  row_range (job->ctx->image, job->n_threads, thread, &r0, &r1);
-  switch (nc)
-    {
-    case 1:
-      sum_rows (job, r0, r1, sums, 1);
-      break;
-    case 3:
-      sum_rows (job, r0, r1, sums, 3);
-      break;
-    default:
-      sum_rows (job, r0, r1, sums, nc);
-      break;
-    }
+  row_range (ctx->image, job->n_threads, thread, &r0, &r1);
+  if (small && nc == 1)
+    sum_rows (job, r0, r1, sums, 1, TRUE);
+  else if (small && nc == 3)
+    sum_rows (job, r0, r1, sums, 3, TRUE);
+  else
+    sum_rows (job, r0, r1, sums, nc, small);
 }
 
 static void
