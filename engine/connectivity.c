@@ -4,15 +4,18 @@
 
 #include "connectivity.h"
 
+/* A queued voxel: its index and coordinates, so that the search never
+ * divides to recover them. */
+typedef struct
+{
+  gsize idx;
+  guint32 z, y, x;
+} QueuedVoxel;
+
 gint64
 sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size,
                          gint64 max_size, int start_label, gint32 *out)
 {
-  /* Neighbour order +x −x +y −y +z −z, as scikit-image visits them. */
-  static const int ddx[6] = { 1, -1, 0, 0, 0, 0 };
-  static const int ddy[6] = { 0, 0, 1, -1, 0, 0 };
-  static const int ddz[6] = { 0, 0, 0, 0, 1, -1 };
-
   g_return_val_if_fail (in != NULL && out != NULL, 0);
 
   const gsize n_voxels = (gsize)nz * ny * nx;
@@ -33,10 +36,20 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
   gsize queue_len = max_size > 0 ? (gsize)max_size : 1;
   if (queue_len > n_voxels)
     queue_len = n_voxels;
-  g_autofree gsize *queue = g_new (gsize, queue_len);
+  g_autofree QueuedVoxel *queue = g_new (QueuedVoxel, queue_len);
+  guint32 sz = 0, sy = 0, sx = 0; /* coordinates of `start` */
 
   for (gsize start = 0; start < n_voxels; start++)
     {
+      if (start > 0 && ++sx == nx)
+        {
+          sx = 0;
+          if (++sy == ny)
+            {
+              sy = 0;
+              sz++;
+            }
+        }
       if (in[start] == mask_label || out[start] > mask_label)
         continue;
 
@@ -46,34 +59,36 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
       gint64 visited = 0;
 
       out[start] = current_new_label;
-      queue[0] = start;
+      queue[0] = (QueuedVoxel){ start, sz, sy, sx };
 
       while (visited < size && size < max_size)
         {
-          const gsize idx = queue[visited];
-          const gint64 z = (gint64)(idx / plane);
-          const gint64 y = (gint64)((idx % plane) / nx);
-          const gint64 x = (gint64)(idx % nx);
-
-          for (int i = 0; i < 6; i++)
-            {
-              const gint64 zz = z + ddz[i], yy = y + ddy[i], xx = x + ddx[i];
-              if (xx < 0 || xx >= nx || yy < 0 || yy >= ny || zz < 0 || zz >= nz)
-                continue;
-              const gsize n = ((gsize)zz * ny + (gsize)yy) * nx + (gsize)xx;
-              if (in[n] == label && out[n] == mask_label)
-                {
-                  out[n] = current_new_label;
-                  queue[size] = n;
-                  size++;
-                  if (size >= max_size)
-                    break;
-                }
-              else if (out[n] > mask_label && out[n] != current_new_label)
-                {
-                  adjacent = out[n];
-                }
-            }
+          const QueuedVoxel q = queue[visited];
+          /* The six neighbours written out, in scikit-image's order, each
+           * with only the boundary test of its own axis. */
+#define SV_VISIT(inside, offset, nz_, ny_, nx_)                                                    \
+  if (inside)                                                                                      \
+    {                                                                                              \
+      const gsize n = q.idx + (offset);                                                            \
+      if (in[n] == label && out[n] == mask_label)                                                  \
+        {                                                                                          \
+          out[n] = current_new_label;                                                              \
+          queue[size] = (QueuedVoxel){ n, (nz_), (ny_), (nx_) };                                   \
+          size++;                                                                                  \
+          if (size >= max_size)                                                                    \
+            goto neighbours_done;                                                                  \
+        }                                                                                          \
+      else if (out[n] > mask_label && out[n] != current_new_label)                                 \
+        adjacent = out[n];                                                                         \
+    }
+          SV_VISIT (q.x + 1 < nx, 1, q.z, q.y, q.x + 1)
+          SV_VISIT (q.x > 0, -1, q.z, q.y, q.x - 1)
+          SV_VISIT (q.y + 1 < ny, nx, q.z, q.y + 1, q.x)
+          SV_VISIT (q.y > 0, -(gsize)nx, q.z, q.y - 1, q.x)
+          SV_VISIT (q.z + 1 < nz, plane, q.z + 1, q.y, q.x)
+          SV_VISIT (q.z > 0, -plane, q.z - 1, q.y, q.x)
+#undef SV_VISIT
+        neighbours_done:
           visited++;
         }
 
@@ -83,7 +98,7 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
       if (size < min_size)
         {
           for (gint64 i = 0; i < size; i++)
-            out[queue[i]] = adjacent;
+            out[queue[i].idx] = adjacent;
           if (adjacent == current_new_label)
             current_in_use = TRUE;
         }

@@ -4,13 +4,14 @@
  * the live clusters whose search window meets the tile, drops those whose
  * lower bound over the tile exceeds an upper bound of every voxel's best
  * distance, orders the rest by that lower bound and, for four voxels of a
- * row at a time, stops as soon as no remaining cluster can beat any of
- * their best distances. The winner is the lexicographic (distance, index)
- * minimum, which is exactly what scikit-image's "visit k in increasing
- * order, keep strictly smaller" picks, so the result equals the brute-force
- * loop bit for bit (tests/engine/test-slic.c checks it). Threads take tiles
- * from an atomic counter and write disjoint voxels, so the labels do not
- * depend on the thread count; the update sums integers. */
+ * row at a time (eight with AVX2, see slic-assign-tile.h), stops as soon as
+ * no remaining cluster can beat any of their best distances. The winner is
+ * the lexicographic (distance, index) minimum, which is exactly what
+ * scikit-image's "visit k in increasing order, keep strictly smaller"
+ * picks, so the result equals the brute-force loop bit for bit
+ * (tests/engine/test-slic.c checks it). Threads take tiles from an atomic
+ * counter and write disjoint voxels, so the labels do not depend on the
+ * thread count; the update sums integers. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "slic.h"
@@ -24,6 +25,11 @@
 #include "internal.h"
 #include "slic-arith.h"
 
+/* GCC on x86-64 also builds an eight-lane AVX2 tile search. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SV_HAVE_LANES8 1
+#endif
+
 #define TILE_Z 8
 #define TILE_Y 8
 #define TILE_X 8
@@ -34,6 +40,28 @@ sv__resolve_threads (int n_threads)
   if (n_threads <= 0)
     n_threads = (int)g_get_num_processors ();
   return CLAMP (n_threads, 1, 256);
+}
+
+/* Lanes per vector in the tile search: 8 where the CPU has AVX2 (unless
+ * the environment sets SV_CPU_NO_AVX2, for testing the other path), else 4.
+ * Both give the same labels. */
+static int
+slic_lanes (void)
+{
+  static gint lanes; /* 0 until known */
+  gint l = g_atomic_int_get (&lanes);
+
+  if (l == 0)
+    {
+      l = 4;
+#ifdef SV_HAVE_LANES8
+      __builtin_cpu_init ();
+      if (__builtin_cpu_supports ("avx2") && g_getenv ("SV_CPU_NO_AVX2") == NULL)
+        l = 8;
+#endif
+      g_atomic_int_set (&lanes, l);
+    }
+  return l;
 }
 
 /* ---- threads ---------------------------------------------------------- */
@@ -166,6 +194,7 @@ typedef struct
   int ntile[3];
   gint n_tiles;
   gint next_tile; /* atomic */
+  int lanes;      /* 4, or 8 where the CPU has AVX2 */
 } AssignJob;
 
 static inline int
@@ -192,14 +221,9 @@ axis_gap (double c, int a0, int a1)
   return 0.0;
 }
 
-/* Four voxels of a row (one SSE register of floats) are searched together,
- * which removes most of the per-voxel branches: every lane does exactly the
- * scalar float32 operations of sv_arith_spatial, sv_arith_colour_term,
- * sv_arith_distance and sv_arith_better, in the same order (element-wise
- * IEEE operations, no contraction), so the result is bit-identical. */
-#define LANES 4 /* the lane constants below are written out for 4 */
-typedef float SvLanesF __attribute__ ((vector_size (LANES * sizeof (float))));
-typedef gint32 SvLanesI __attribute__ ((vector_size (LANES * sizeof (gint32))));
+/* Four values at a time for the tile's value range. */
+typedef float SvLanesF __attribute__ ((vector_size (4 * sizeof (float))));
+typedef gint32 SvLanesI __attribute__ ((vector_size (4 * sizeof (gint32))));
 
 static inline SvLanesF
 lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
@@ -226,7 +250,7 @@ tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float 
           {
             const float *row = im->data + ((gsize)z * im->ny + y) * im->nx + t0[2];
             int i = 0;
-            for (; i + LANES <= len; i += LANES)
+            for (; i + 4 <= len; i += 4)
               {
                 SvLanesF v;
                 memcpy (&v, row + i, sizeof v);
@@ -239,7 +263,7 @@ tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float 
                 hi_s = row[i] > hi_s ? row[i] : hi_s;
               }
           }
-      for (int l = 0; l < LANES; l++)
+      for (int l = 0; l < 4; l++)
         {
           lo_s = lo[l] < lo_s ? lo[l] : lo_s;
           hi_s = hi[l] > hi_s ? hi[l] : hi_s;
@@ -273,10 +297,66 @@ tile_value_range (const SvPrepared *im, const int t0[3], const int t1[3], float 
       }
 }
 
+/* Candidates are sorted through these small keys, then copied once. */
+typedef struct
+{
+  float bound;
+  gint32 index;
+} SortKey;
+
+/* Sorts keys[0..n) by bound: insertion sort of runs of 8, then bottom-up
+ * merges through scratch (n entries). */
+static void
+sort_keys (SortKey *keys, SortKey *scratch, int n)
+{
+  const int run = 8;
+  SortKey *src = keys, *dst = scratch;
+
+  for (int r = 0; r < n; r += run)
+    {
+      int end = MIN (r + run, n);
+      for (int i = r + 1; i < end; i++)
+        {
+          SortKey t = keys[i];
+          int j = i;
+          while (j > r && keys[j - 1].bound > t.bound)
+            {
+              keys[j] = keys[j - 1];
+              j--;
+            }
+          keys[j] = t;
+        }
+    }
+  for (int width = run; width < n; width *= 2)
+    {
+      for (int lo = 0; lo < n; lo += 2 * width)
+        {
+          int mid = MIN (lo + width, n), hi = MIN (lo + 2 * width, n);
+          int a = lo, b = mid, o = lo;
+          while (a < mid && b < hi)
+            dst[o++] = src[b].bound < src[a].bound ? src[b++] : src[a++];
+          while (a < mid)
+            dst[o++] = src[a++];
+          while (b < hi)
+            dst[o++] = src[b++];
+        }
+      {
+        SortKey *t = src;
+        src = dst;
+        dst = t;
+      }
+    }
+  if (src != keys)
+    memcpy (keys, src, (gsize)n * sizeof *keys);
+}
+
 /* A thread's growable candidate list. */
 typedef struct
 {
-  Candidate *items;
+  Candidate *items;  /* in gathering order */
+  Candidate *sorted; /* by bound */
+  SortKey *keys;
+  SortKey *scratch;
   gsize capacity;
 } CandidateList;
 
@@ -417,6 +497,9 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                 {
                   list->capacity = MAX (2 * list->capacity, 64);
                   list->items = g_renew (Candidate, list->items, list->capacity);
+                  list->sorted = g_renew (Candidate, list->sorted, list->capacity);
+                  list->keys = g_renew (SortKey, list->keys, list->capacity);
+                  list->scratch = g_renew (SortKey, list->scratch, list->capacity);
                   cand = list->items;
                 }
               p = &cand[n++];
@@ -439,134 +522,35 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* Insertion sort by bound; the lists are short after pruning. */
-  for (int i = 1; i < n; i++)
-    {
-      Candidate t = cand[i];
-      int j = i;
-      while (j > 0 && cand[j - 1].bound > t.bound)
-        {
-          cand[j] = cand[j - 1];
-          j--;
-        }
-      cand[j] = t;
-    }
+  /* Sort small keys by bound, then copy each candidate once. The order
+   * among equal bounds does not matter: the winner is the lexicographic
+   * minimum in any visiting order. */
+  for (int i = 0; i < n; i++)
+    list->keys[i] = (SortKey){ cand[i].bound, i };
+  sort_keys (list->keys, list->scratch, n);
+  for (int i = 0; i < n; i++)
+    list->sorted[i] = cand[list->keys[i].index];
   return n;
 }
 
-/* The search over one tile. nc is a compile-time constant in the
- * specialised callers so the colour loop unrolls. */
-static inline void
-assign_tile (const AssignJob *job, const int t0[3], const int t1[3], const Candidate *cand,
-             int n_cand, guint nc)
-{
-  const SvSlicContext *ctx = job->ctx;
-  const SvPrepared *im = ctx->image;
-  const gsize ny = im->ny, nx = im->nx;
-  const float sz = ctx->spacing[0], sy = ctx->spacing[1], sx = ctx->spacing[2];
-  const float sw = ctx->spatial_weight, ratio = ctx->ratio;
-  const int slic_zero = ctx->slic_zero, ignore_colour = ctx->ignore_colour;
-  const guint8 *mask = ctx->mask;
-  SvLanesF val[16];
-  g_autofree SvLanesF *val_heap = nc > 16 ? g_new (SvLanesF, nc) : NULL;
-  SvLanesF *vals = val_heap != NULL ? val_heap : val;
+/* The tile search, once with four lanes (SSE, or plain C elsewhere) and on
+ * x86-64 once more with eight (AVX2), chosen at run time. */
+#define LANES 4
+#define SV_LANES_FN(name) lanes4_##name
+#include "slic-assign-tile.h"
+#undef LANES
+#undef SV_LANES_FN
 
-  for (int z = t0[0]; z < t1[0]; z++)
-    for (int y = t0[1]; y < t1[1]; y++)
-      for (int x0 = t0[2]; x0 < t1[2]; x0 += LANES)
-        {
-          const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
-          const int width = MIN (LANES, t1[2] - x0);
-          const float fz = (float)z, fy = (float)y;
-          const SvLanesI iota = { 0, 1, 2, 3 };
-          const SvLanesF iota_f = { 0.0f, 1.0f, 2.0f, 3.0f };
-          /* x0 + l is exact in float32 (dimensions are far below 2^24). */
-          const SvLanesF fx = (float)x0 + iota_f;
-          const SvLanesI xi = x0 + iota;
-          SvLanesF best_d = { INFINITY, INFINITY, INFINITY, INFINITY };
-          SvLanesI best_k = { -1, -1, -1, -1 };
-          float row_max = INFINITY;
-          int n_active = LANES;
-
-          if (width == LANES && mask == NULL && nc == 1)
-            {
-              memcpy (&vals[0], im->data + v0, sizeof (SvLanesF));
-            }
-          else
-            {
-              n_active = 0;
-              for (guint c = 0; c < nc; c++)
-                vals[c] = (SvLanesF){ 0 };
-              for (int l = 0; l < LANES; l++)
-                {
-                  gboolean active = l < width && (mask == NULL || mask[v0 + l]);
-                  /* Inactive lanes start at -inf: they never take a cluster
-                   * and never hold the row's largest best distance. */
-                  best_d[l] = active ? INFINITY : -INFINITY;
-                  n_active += active;
-                  for (guint c = 0; c < nc && l < width; c++)
-                    vals[c][l] = im->data[(v0 + l) * nc + c];
-                }
-            }
-
-          for (int j = 0; j < n_cand && n_active > 0; j++)
-            {
-              const Candidate *p = &cand[j];
-              float dz, dy, dzy;
-              SvLanesF dx, s, d;
-              SvLanesI take;
-
-              /* Ordered by bound: nothing further can beat any lane. A bound
-               * equal to a best distance could still tie and win on a lower
-               * index. */
-              if (p->bound > row_max)
-                break;
-              if (!p->covers_zy
-                  && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
-                      || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
-                continue;
-              dz = sz * (p->cz - fz);
-              dy = sy * (p->cy - fy);
-              dz = dz * dz;
-              dy = dy * dy;
-              dzy = dz + dy;
-              /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
-              if (dzy * sw > row_max)
-                continue;
-              dx = sx * (p->cx - fx);
-              dx = dx * dx;
-              s = (dzy + dx) * sw;
-              if (ignore_colour)
-                d = s;
-              else
-                {
-                  SvLanesF colour = { 0 };
-                  for (guint c = 0; c < nc; c++)
-                    {
-                      SvLanesF t = vals[c] * ratio - p->colour[c];
-                      colour = colour + t * t;
-                    }
-                  if (slic_zero)
-                    colour = colour / p->mdc;
-                  d = s + colour;
-                }
-              take = (d < best_d) | ((d == best_d) & (p->k < best_k));
-              if (!p->covers_x)
-                take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
-              best_d = lanes_select (take, d, best_d);
-              best_k = (take & p->k) | (~take & best_k);
-              row_max = best_d[0];
-              for (int l = 1; l < LANES; l++)
-                row_max = MAX (row_max, best_d[l]);
-            }
-
-          if (width == LANES)
-            memcpy (job->nearest + v0, &best_k, sizeof best_k);
-          else
-            for (int l = 0; l < width; l++)
-              job->nearest[v0 + l] = best_k[l];
-        }
-}
+#ifdef SV_HAVE_LANES8
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define LANES 8
+#define SV_LANES_FN(name) lanes8_##name
+#include "slic-assign-tile.h"
+#undef LANES
+#undef SV_LANES_FN
+#pragma GCC pop_options
+#endif
 
 static void
 assign_worker (gpointer data, int thread)
@@ -574,7 +558,7 @@ assign_worker (gpointer data, int thread)
   AssignJob *job = data;
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
-  CandidateList list = { NULL, 0 };
+  CandidateList list = { NULL, NULL, NULL, NULL, 0 };
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
@@ -598,20 +582,17 @@ assign_worker (gpointer data, int thread)
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
       n = gather_candidates (job, t0, t1, &list, vr);
-      switch (job->clusters->nc)
-        {
-        case 1:
-          assign_tile (job, t0, t1, list.items, n, 1);
-          break;
-        case 3:
-          assign_tile (job, t0, t1, list.items, n, 3);
-          break;
-        default:
-          assign_tile (job, t0, t1, list.items, n, job->clusters->nc);
-          break;
-        }
+#ifdef SV_HAVE_LANES8
+      if (job->lanes == 8)
+        lanes8_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
+      else
+#endif
+        lanes4_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
     }
   g_free (list.items);
+  g_free (list.sorted);
+  g_free (list.keys);
+  g_free (list.scratch);
 }
 
 void
@@ -628,6 +609,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.ctx = ctx;
   job.clusters = clusters;
   job.nearest = nearest;
+  job.lanes = slic_lanes ();
 
   /* Windows of the live clusters, and bins of their centres in cells of one
    * window step, so a tile finds its clusters without scanning all K. */
@@ -700,35 +682,75 @@ row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1
   *r1 = (gsize)(rows * (thread + 1) / n_threads);
 }
 
-/* The sums of rows [r0, r1); nc is a compile-time constant in the
- * specialised callers. */
+/* sv__colour_fixed (v, scale) for |v·scale| < 2^51: adding 1.5·2^52 puts
+ * the value where the double spacing is 1, so the addition rounds to the
+ * nearest integer, ties to even, as llrint does; the bits of the sum minus
+ * those of 1.5·2^52 are that integer. */
+static inline gint64
+colour_fixed_small (float v, double scale)
+{
+  double t = (double)v * scale + 0x1.8p52;
+  gint64 bits;
+
+  memcpy (&bits, &t, sizeof bits);
+  return bits - (gint64)0x4338000000000000;
+}
+
+/* The sums of rows [r0, r1). Runs of voxels with the same cluster along a
+ * row are added at once (their x sum in closed form); the colour is added
+ * voxel by voxel in fixed point. nc and small (every |v·ratio·scale| <
+ * 2^51) are compile-time constants in the specialised callers. */
 static inline void
-sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc)
+sum_rows (const UpdateJob *job, gsize r0, gsize r1, gint64 *sums, guint nc, gboolean small)
 {
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
   const gsize ns = 4 + nc;
   const double scale = ldexp (1.0, ctx->colour_shift);
   const float ratio = ctx->ratio;
+  const gint64 nx = im->nx;
+  gint64 colour[16];
+  g_autofree gint64 *colour_heap = nc > 16 ? g_new (gint64, nc) : NULL;
+  gint64 *col = colour_heap != NULL ? colour_heap : colour;
 
   for (gsize r = r0; r < r1; r++)
     {
       const gint64 z = (gint64)(r / im->ny), y = (gint64)(r % im->ny);
       const gint32 *nearest = job->nearest + r * im->nx;
       const float *data = im->data + r * im->nx * nc;
-      for (guint x = 0; x < im->nx; x++)
+      gint64 x = 0;
+
+      while (x < nx)
         {
-          gint32 k = nearest[x];
-          gint64 *s;
+          const gint32 k = nearest[x];
+          const gint64 x_start = x;
+          gint64 n, *s;
+
           if (k < 0)
-            continue;
-          s = sums + (gsize)k * ns;
-          s[0]++;
-          s[1] += z;
-          s[2] += y;
-          s[3] += x;
+            {
+              x++;
+              continue;
+            }
           for (guint c = 0; c < nc; c++)
-            s[4 + c] += sv__colour_fixed (data[(gsize)x * nc + c] * ratio, scale);
+            col[c] = 0;
+          do
+            {
+              for (guint c = 0; c < nc; c++)
+                {
+                  float v = data[x * nc + c] * ratio;
+                  col[c] += small ? colour_fixed_small (v, scale) : sv__colour_fixed (v, scale);
+                }
+              x++;
+            }
+          while (x < nx && nearest[x] == k);
+          n = x - x_start;
+          s = sums + (gsize)k * ns;
+          s[0] += n;
+          s[1] += n * z;
+          s[2] += n * y;
+          s[3] += n * x_start + n * (n - 1) / 2;
+          for (guint c = 0; c < nc; c++)
+            s[4 + c] += col[c];
         }
     }
 }
@@ -737,24 +759,22 @@ static void
 sum_worker (gpointer data, int thread)
 {
   UpdateJob *job = data;
-  const guint nc = job->ctx->image->nc;
+  const SvSlicContext *ctx = job->ctx;
+  const guint nc = ctx->image->nc;
   gint64 *sums = job->sums[thread];
+  /* The largest |fl(v·ratio)| is fl(max |v| · ratio) (monotone rounding). */
+  const gboolean small
+      = ldexp ((double)(ctx->image->max_abs * ctx->ratio), ctx->colour_shift) < 0x1p51;
   gsize r0, r1;
 
   memset (sums, 0, job->clusters->k * (4 + nc) * sizeof (gint64));
-  row_range (job->ctx->image, job->n_threads, thread, &r0, &r1);
-  switch (nc)
-    {
-    case 1:
-      sum_rows (job, r0, r1, sums, 1);
-      break;
-    case 3:
-      sum_rows (job, r0, r1, sums, 3);
-      break;
-    default:
-      sum_rows (job, r0, r1, sums, nc);
-      break;
-    }
+  row_range (ctx->image, job->n_threads, thread, &r0, &r1);
+  if (small && nc == 1)
+    sum_rows (job, r0, r1, sums, 1, TRUE);
+  else if (small && nc == 3)
+    sum_rows (job, r0, r1, sums, 3, TRUE);
+  else
+    sum_rows (job, r0, r1, sums, nc, small);
 }
 
 static void
