@@ -19,9 +19,8 @@
  * B(P). A small piece P gets the final label of the last neighbour seen by
  * its BFS that was already labelled (its piece starts before P) and whose
  * label differs from the current counter start_label + B(P); it is found by
- * replaying P's BFS (one thread per small piece; skipped when all of P's
- * earlier neighbours lie in one piece, which a voxel-parallel pass finds)
- * and followed through links to a large piece (starts strictly decrease, so chains end). A label
+ * replaying P's BFS (one thread per small piece) and followed through links
+ * to a large piece (starts strictly decrease, so chains end). A label
  * equal to the counter can only belong to an "orphan": an earlier small
  * piece with no such neighbour, which kept the counter value, with no large
  * piece in between. If no small piece lacks an earlier neighbour there is
@@ -190,83 +189,19 @@ cc_classify_kernel (int n, const int *__restrict__ parent, const int *__restrict
   small_offsets[i] = atomicAdd (&counters[COUNTER_QUEUE_USED], s);
 }
 
-/* Marks of cc_candidates_kernel in link[root] of a small piece: 0 no
- * earlier neighbour yet, −(Q + 2) all in the piece starting at Q (the link
- * encoding, as parent[Q] = Q), CAND_MULTI several pieces. */
-#define CAND_MULTI INT_MIN
-
-/* For every voxel of a small piece, the face neighbours in earlier pieces:
- * the same set the BFS replay examines, in any order. Only the pieces that
- * touch two or more earlier pieces need the replay's order. Runs after the
- * rank scan, when link holds 1 for large pieces and 0 for small ones. */
-__global__ void
-cc_candidates_kernel (int nz, int ny, int nx, const int *__restrict__ parent, int *link)
-{
-  long long n = (long long)nz * ny * nx;
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= n)
-    return;
-  int root = parent[v];
-  /* Large pieces keep 1; marks never turn a small piece's entry into 1. */
-  if (root < 0 || link[root] == 1)
-    return;
-  int x = v % nx, y = (v / nx) % ny, z = v / (nx * ny);
-  int plane = nx * ny;
-  int nb[6];
-  bool ok[6];
-  nb[0] = v + 1;
-  ok[0] = x + 1 < nx;
-  nb[1] = v - 1;
-  ok[1] = x > 0;
-  nb[2] = v + nx;
-  ok[2] = y + 1 < ny;
-  nb[3] = v - nx;
-  ok[3] = y > 0;
-  nb[4] = v + plane;
-  ok[4] = z + 1 < nz;
-  nb[5] = v - plane;
-  ok[5] = z > 0;
-  for (int j = 0; j < 6; j++)
-    {
-      if (!ok[j])
-        continue;
-      int pm = parent[nb[j]];
-      if (pm < 0 || pm >= root)
-        continue;
-      int mark = -(pm + 2);
-      int old = atomicCAS (&link[root], 0, mark);
-      if (old == 0 || old == mark || old == CAND_MULTI)
-        continue;
-      atomicExch (&link[root], CAND_MULTI);
-      return;
-    }
-}
-
 /* Replays the sequential BFS of one small piece from its raster-first
  * voxel (neighbour order +x −x +y −y +z −z) and records, in link[root] as
  * −(n + 2), the last neighbour n that was already labelled at that point:
  * a voxel of a piece that starts earlier (−1: none, an orphan). */
 __global__ void
 cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
-                     const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
-                     int *__restrict__ queue, uint8_t *__restrict__ visited,
-                     int *__restrict__ link, int *counters)
+                     const int *__restrict__ small_roots, const int *__restrict__ small_offsets, int *__restrict__ queue,
+                     uint8_t *__restrict__ visited, int *__restrict__ link, int *counters)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= counters[COUNTER_N_SMALL])
     return;
   const int root = small_roots[i];
-  /* cc_candidates_kernel settled the pieces whose earlier neighbours all
-   * lie in one piece (any of them is then the last) or that have none. */
-  const int state = link[root];
-  if (state == 0)
-    {
-      atomicExch (&counters[COUNTER_ORPHAN], 1);
-      link[root] = -1;
-      return;
-    }
-  if (state != CAND_MULTI)
-    return;
   int *q = queue + small_offsets[i];
   const int plane = nx * ny;
   int head = 0, tail = 1, last = -1;
@@ -756,9 +691,6 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
     {
       int n_small = h_counters[COUNTER_N_SMALL];
       TRY (cudaMemsetAsync (s->visited, 0, (size_t)n, stream));
-      cc_candidates_kernel<<<grid_for (n), SV_BLOCK, 0, stream>>> (nz, ny, nx, s->parent,
-                                                                    s->link);
-      TRY (cudaGetLastError ());
       cc_small_bfs_kernel<<<(n_small + 63) / 64, 64, 0, stream>>> (
           nz, ny, nx, s->parent, s->small_roots, s->small_offsets, s->queue, s->visited, s->link,
           s->counters);
