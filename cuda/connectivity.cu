@@ -30,7 +30,12 @@
  * one device thread in order of their starts, re-running their BFS and
  * testing every earlier neighbour's final label against the counter; the
  * other small pieces stay exact through their links, since a neighbour
- * with a smaller B never carries the counter. min_size > max(max_size, 1)
+ * with a smaller B never carries the counter. Cost of the rare paths: an
+ * oversized component is cut by one thread in time proportional to its
+ * voxels, and the sequential resolver's time is proportional to the voxels
+ * of all suspect pieces, which, once any orphan exists, can be a large
+ * share of the small pieces of a volume with many of them (masked volumes
+ * with noisy fragments). min_size > max(max_size, 1)
  * makes every piece small, hence every voxel start_label. Only volumes of
  * 2³¹ − 3 voxels or more are left to the host (*handled false). */
 #define G_LOG_DOMAIN "sv-cuda"
