@@ -986,8 +986,8 @@ cuda_run (gpointer data, const SvSlicParams *params, const SvRunControl *control
     }
   if (connect && k > 0 && self->n > 0 && self->connectivity_on_host)
     {
-      /* The rare cases that need the sequential rule (split components, a
-       * small piece without a labelled neighbour) run it on the host. */
+      /* Volumes too large for the device path's 32-bit indices run the
+       * sequential rule on the host. */
       gint64 min_size = 0, max_size = 0;
       sv_connectivity_sizes (self->n_mask_in, k, params->min_size_factor, params->max_size_factor,
                              &min_size, &max_size);

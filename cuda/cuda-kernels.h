@@ -95,9 +95,9 @@ size_t sv_cuda_connectivity_bytes (long long n);
 
 /* Connectivity enforcement in place on `labels` (SLIC labels in, final
  * labels out), bit-identical to sv_connectivity_enforce. Synchronises the
- * stream. *handled is false, with labels untouched, when the volume holds a
- * case that needs the sequential rule (see connectivity.cu); the caller then
- * runs sv_connectivity_enforce. */
+ * stream. *handled is false, with labels untouched, for volumes of 2³¹ − 3
+ * voxels or more (32-bit indices); the caller then runs
+ * sv_connectivity_enforce. */
 cudaError_t sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
                                   long long max_size, int start_label, SvCudaConnScratch *scratch,
                                   cudaStream_t stream, long long *n_labels, bool *handled);

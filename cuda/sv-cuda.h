@@ -44,8 +44,8 @@ gboolean sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint
                                             gint32 *device_dst, GError **error);
 
 /* TRUE when the last run's connectivity step fell back to the sequential
- * rule on the host (a component of max_size voxels or more, or a small piece
- * with no labelled neighbour); FALSE when it ran on the device. */
+ * rule on the host (volumes of 2³¹ − 3 voxels or more); FALSE when it ran
+ * on the device. */
 gboolean sv_cuda_backend_connectivity_on_host (gpointer backend);
 
 /* Where the last run spent its time (benchmarks). Device stages are CUDA

@@ -1,7 +1,9 @@
 /* Tests of the device connectivity step: labels and label counts equal the
  * CPU's sequential sv_connectivity_enforce on label volumes with many small
- * fragments, background, split components and odd shapes. Skips without a
- * CUDA device. */
+ * fragments, background, split components (one label everywhere, long thin
+ * labels), orphans (small pieces with no labelled neighbour), min_size >
+ * max_size and random small volumes, always on the device path. Skips
+ * without a CUDA device. */
 #define G_LOG_DOMAIN "sv-test-cuda"
 
 #include <string.h>
@@ -68,12 +70,14 @@ static const ConnCase conn_cases[] = {
   { "many-fragments", 16, 33, 47, 4, 5, 7, 0.25, 0.0, 0.5, 3.0, 1, TRUE },
   { "2d", 1, 200, 300, 1, 10, 10, 0.1, 0.0, 0.5, 3.0, 1, TRUE },
   { "1d", 1, 1, 500, 1, 1, 10, 0.1, 0.0, 0.5, 3.0, 1, TRUE },
-  { "background", 20, 30, 30, 5, 6, 6, 0.05, 0.05, 0.5, 3.0, 1, FALSE },
-  { "split", 20, 30, 30, 10, 15, 15, 0.02, 0.0, 0.1, 0.5, 1, FALSE },
-  { "min-above-max", 20, 30, 30, 5, 6, 6, 0.02, 0.0, 2.0, 1.0, 1, FALSE },
+  { "background", 20, 30, 30, 5, 6, 6, 0.05, 0.05, 0.5, 3.0, 1, TRUE },
+  { "split", 20, 30, 30, 10, 15, 15, 0.02, 0.0, 0.1, 0.5, 1, TRUE },
+  { "min-above-max", 20, 30, 30, 5, 6, 6, 0.02, 0.0, 2.0, 1.0, 1, TRUE },
   { "no-small", 20, 30, 30, 5, 6, 6, 0.0, 0.0, 0.5, 3.0, 1, TRUE },
   { "min-zero", 20, 30, 30, 5, 6, 6, 0.1, 0.0, 0.0, 3.0, 1, TRUE },
-  { "one-voxel", 1, 1, 1, 1, 1, 1, 0.0, 0.0, 0.5, 3.0, 1, FALSE },
+  { "orphans-in-background", 12, 20, 20, 4, 5, 5, 0.1, 0.5, 0.5, 3.0, 1, TRUE },
+  { "orphans-split", 12, 20, 20, 6, 10, 10, 0.1, 0.3, 0.3, 0.6, 0, TRUE },
+  { "one-voxel", 1, 1, 1, 1, 1, 1, 0.0, 0.0, 0.5, 3.0, 1, TRUE },
 };
 
 static void
@@ -113,6 +117,141 @@ test_matches_cpu (gconstpointer data)
     }
 }
 
+/* Runs both paths on `in` and asserts equal labels and counts, on the
+ * device. */
+static void
+check_equal (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
+             int start_label)
+{
+  g_autoptr (GError) error = NULL;
+  gsize n = (gsize)nz * ny * nx;
+  g_autofree gint32 *cpu = g_new (gint32, n);
+  g_autofree gint32 *gpu = g_new (gint32, n);
+  gint64 n_gpu = -1;
+  gboolean on_device = FALSE;
+  gint64 n_cpu = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, cpu);
+  g_assert_true (sv_cuda_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label,
+                                               gpu, &n_gpu, &on_device, &error));
+  g_assert_no_error (error);
+  g_assert_true (on_device);
+  for (gsize i = 0; i < n; i++)
+    if (cpu[i] != gpu[i])
+      g_error ("%ux%ux%u min %" G_GINT64_FORMAT " max %" G_GINT64_FORMAT " voxel %" G_GSIZE_FORMAT
+               ": cpu %d, cuda %d",
+               nz, ny, nx, min_size, max_size, i, cpu[i], gpu[i]);
+  g_assert_cmpint (n_cpu, ==, n_gpu);
+}
+
+/* One label everywhere: a single component cut into many max_size pieces;
+ * with min_size above the remainder sizes the last pieces are small. */
+static void
+test_single_label (void)
+{
+  const guint nz = 17, ny = 23, nx = 29;
+  g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
+  static const gint64 sizes[][2] = { { 10, 100 }, { 60, 100 }, { 1, 7 },  { 0, 1 },
+                                     { 1, 1 },    { 0, 0 },    { 99, 100 }, { 5, 11337 } };
+  if (!need_device ())
+    return;
+  for (guint i = 0; i < nz * ny * nx; i++)
+    in[i] = 3;
+  for (gsize s = 0; s < G_N_ELEMENTS (sizes); s++)
+    check_equal (in, nz, ny, nx, sizes[s][0], sizes[s][1], 1);
+  /* Beside background. */
+  for (guint i = 0; i < nz * ny * nx; i += 7)
+    in[i] = 0;
+  for (gsize s = 0; s < G_N_ELEMENTS (sizes); s++)
+    check_equal (in, nz, ny, nx, sizes[s][0], sizes[s][1], 1);
+}
+
+/* Long thin labels: rows along x, columns along z, two-voxel-wide
+ * stripes, each several times max_size long. */
+static void
+test_thin_labels (void)
+{
+  const guint nz = 30, ny = 12, nx = 101;
+  g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
+  if (!need_device ())
+    return;
+  for (int shape = 0; shape < 3; shape++)
+    {
+      for (guint z = 0; z < nz; z++)
+        for (guint y = 0; y < ny; y++)
+          for (guint x = 0; x < nx; x++)
+            {
+              gint32 l = shape == 0 ? (gint32)(z * ny + y) % 5
+                         : shape == 1 ? (gint32)(y * nx + x) % 3
+                                      : (gint32)((x / 2 + y + z) % 4);
+              in[(z * ny + y) * nx + x] = l + 1;
+            }
+      check_equal (in, nz, ny, nx, 8, 30, 1);
+      check_equal (in, nz, ny, nx, 25, 30, 1);
+      check_equal (in, nz, ny, nx, 3, 4, 0);
+      check_equal (in, nz, ny, nx, 40, 30, 1);
+    }
+}
+
+/* Small pieces at the raster start with no labelled neighbour: the first
+ * keeps the counter, the following ones see only that label and keep it
+ * too, and the first large piece shares it. */
+static void
+test_orphans (void)
+{
+  const guint nz = 6, ny = 9, nx = 11;
+  g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
+  if (!need_device ())
+    return;
+  for (guint i = 0; i < nz * ny * nx; i++)
+    in[i] = 1 + (gint32)(i / 200);
+  for (guint x = 0; x < 4; x++)
+    in[x] = 10 + (gint32)x;
+  check_equal (in, nz, ny, nx, 3, 1000, 1);
+  /* An orphan enclosed by background, then one after every large piece. */
+  in[0] = 0;
+  in[2] = 0;
+  in[nx] = 0;
+  in[nx * ny] = 0;
+  check_equal (in, nz, ny, nx, 3, 1000, 1);
+  in[nz * ny * nx - 1] = 42;
+  in[nz * ny * nx - 2] = 0;
+  in[nz * ny * nx - 1 - nx] = 0;
+  in[nz * ny * nx - 1 - nx * ny] = 0;
+  check_equal (in, nz, ny, nx, 3, 1000, 1);
+  check_equal (in, nz, ny, nx, 3, 50, 1);
+}
+
+/* Random small volumes with few labels, background and all kinds of
+ * min_size and max_size. */
+static void
+test_random (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  if (!need_device ())
+    return;
+  for (int it = 0; it < 300; it++)
+    {
+      guint nz = g_rand_int_range (rand, 1, 9), ny = g_rand_int_range (rand, 1, 12),
+            nx = g_rand_int_range (rand, 1, 15);
+      gsize n = (gsize)nz * ny * nx;
+      int n_labels = g_rand_int_range (rand, 1, 5);
+      double bg = g_rand_boolean (rand) ? 0.0 : g_rand_double_range (rand, 0.0, 0.6);
+      int block = g_rand_int_range (rand, 1, 4);
+      g_autofree gint32 *in = g_new (gint32, n);
+      for (gsize i = 0; i < n; i++)
+        {
+          guint x = i % nx, y = (i / nx) % ny, z = i / ((gsize)nx * ny);
+          in[i] = 1 + (gint32)((x / block + 3 * (y / block) + 5 * (z / block)) % n_labels);
+          if (g_rand_double (rand) < 0.2)
+            in[i] = 1 + g_rand_int_range (rand, 0, n_labels);
+          if (g_rand_double (rand) < bg)
+            in[i] = 0;
+        }
+      gint64 max_size = g_rand_int_range (rand, -1, 40);
+      gint64 min_size = g_rand_int_range (rand, -1, 12);
+      check_equal (in, nz, ny, nx, min_size, max_size, 1);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -123,5 +262,9 @@ main (int argc, char **argv)
           = g_strdup_printf ("/cuda/connectivity/matches-cpu/%s", conn_cases[i].name);
       g_test_add_data_func (path, &conn_cases[i], test_matches_cpu);
     }
+  g_test_add_func ("/cuda/connectivity/single-label", test_single_label);
+  g_test_add_func ("/cuda/connectivity/thin-labels", test_thin_labels);
+  g_test_add_func ("/cuda/connectivity/orphans", test_orphans);
+  g_test_add_func ("/cuda/connectivity/random", test_random);
   return g_test_run ();
 }
