@@ -1215,9 +1215,12 @@ sv_cuda_backend_stream (gpointer backend)
   return ((SvCudaBackend *)backend)->stream;
 }
 
+/* No take_labels: the labels live on the device, and get_labels copies
+ * them to the host. */
 static const SvBackendClass cuda_class = {
   "cuda",   cuda_create,     cuda_destroy,   cuda_set_volume,
   cuda_run, cuda_get_labels, cuda_get_slice, cuda_get_centres,
+  NULL,
 };
 
 const SvBackendClass *

@@ -72,13 +72,14 @@ struct _SvBackendClass
                    SvRunStats *stats, GError **error);
   /* The last run's labels, nz*ny*nx values. */
   gboolean (*get_labels) (gpointer self, gint32 *labels, GError **error);
-  /* Optional: hands the last run's host label buffer (nz*ny*nx, g_free) to
-   * the caller, who then holds the only copy; the backend forgets it. */
-  gint32 *(*take_labels) (gpointer self, GError **error);
   /* One slice of the last run's labels (size per SvAxis). */
   gboolean (*get_slice) (gpointer self, SvAxis axis, guint index, gint32 *out, GError **error);
   /* The last run's centres: k × 3 floats z, y, x (NaN for dead clusters). */
   gboolean (*get_centres) (gpointer self, float *zyx, gsize *k, GError **error);
+  /* Optional: hands the last run's host label buffer (nz*ny*nx, g_free)
+   * to the caller, who then holds the only copy; the backend forgets it.
+   * Last in the table so that positional initialisers stay valid. */
+  gint32 *(*take_labels) (gpointer self, GError **error);
 };
 
 typedef struct _SvBackend SvBackend;
