@@ -32,11 +32,11 @@ typedef struct
 {
   cudaStream_t stream;
 
-  /* A host copy of the volume only where Lab may apply (3 channels): that
-   * conversion runs on the host. */
-  SvVolume *volume;
+  /* The caller's volume and mask, borrowed (backend.h): the host side reads
+   * them for Lab (3 channels, converted on the host) and mask seeding. */
+  const SvVolume *volume;
   gboolean have_volume;
-  guint8 *mask;
+  const guint8 *mask;
   guint nz, ny, nx, nc;
   gsize n;
   gsize n_mask_in;
@@ -386,8 +386,6 @@ cuda_destroy (gpointer data)
   cudaStreamSynchronize (self->stream);
   free_k_buffers (self);
   free_volume_buffers (self);
-  g_clear_pointer (&self->volume, sv_volume_free);
-  g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->centres, g_free);
   sv_cuda_backend_set_profiling (self, FALSE, NULL);
   free_staging (self);
@@ -400,7 +398,6 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
 {
   SvCudaBackend *self = (SvCudaBackend *)data;
   gsize n = 0, bytes = 0, slice = 0, values = 0;
-  SvVolume *copy = NULL;
   gboolean same_shape = FALSE;
 
   g_return_val_if_fail (volume != NULL, FALSE);
@@ -422,20 +419,12 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
       free_k_buffers (self);
       free_volume_buffers (self);
     }
-  g_clear_pointer (&self->volume, sv_volume_free);
-  g_clear_pointer (&self->mask, g_free);
+  self->volume = NULL;
+  self->mask = NULL;
   self->have_volume = FALSE;
 
   n = (gsize)volume->nz * volume->ny * volume->nx;
   values = n * volume->nc;
-  if (volume->nc == 3)
-    {
-      copy = sv_volume_new (volume->nz, volume->ny, volume->nx, volume->nc, error);
-      if (copy == NULL)
-        goto out;
-      memcpy (copy->data, volume->data, values * sizeof (float));
-      memcpy (copy->spacing, volume->spacing, sizeof copy->spacing);
-    }
 
   self->nz = volume->nz;
   self->ny = volume->ny;
@@ -445,7 +434,7 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
   self->n_mask_in = n;
   if (mask != NULL)
     {
-      self->mask = (guint8 *)g_memdup2 (mask, MAX (n, 1));
+      self->mask = mask;
       self->n_mask_in = 0;
       for (gsize i = 0; i < n; i++)
         self->n_mask_in += mask[i] != 0;
@@ -477,14 +466,13 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
       SV_CUDA_CHECK (staged_copy (self, self->d_mask, mask, n, TRUE));
     }
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
-  self->volume = copy;
+  self->volume = volume;
   self->have_volume = TRUE;
   return TRUE;
 
 out:
-  sv_volume_free (copy);
   free_volume_buffers (self);
-  g_clear_pointer (&self->mask, g_free);
+  self->mask = NULL;
   return FALSE;
 }
 
