@@ -425,6 +425,7 @@ random_round (GRand *rand)
   g_assert_no_error (error);
   /* `-m slow` runs the 1 000 runs (two rounds of 500). */
   const int n_runs = g_test_slow () ? 500 : 24;
+  g_test_message ("%d random runs in this round", n_runs);
   for (int i = 0; i < n_runs; i++)
     {
       SvSlicParams p;
