@@ -21,6 +21,11 @@ if [ -z "${SV_SKIP_SANITIZE:-}" ]; then
     || status=1
 fi
 
+# The gui suite saves screenshots of the window beside the test logs.
+for shot in build/meson-logs/gui-*.png; do
+  [ -f "$shot" ] && echo "screenshot: $PWD/$shot"
+done
+
 logs=(build/meson-logs/testlog.json)
 [ -n "${SV_SKIP_SANITIZE:-}" ] || logs+=(build-asan/meson-logs/testlog.json)
 /usr/bin/python3 tools/test-summary.py "${logs[@]}"
