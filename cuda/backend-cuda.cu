@@ -534,29 +534,8 @@ gaussian_taps (float sigma, int *radius_out)
 static void
 set_non_finite_error (SvCudaBackend *self, const SvCudaScan *scan, GError **error)
 {
-  g_autofree char *where = NULL;
-  g_autofree char *what = NULL;
-  gsize first = (gsize)scan->first_bad;
-  gsize n_nan = (gsize)scan->n_nan, n_inf = (gsize)scan->n_inf;
-
-  if (self->ny == 0 || self->nx == 0)
-    where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first);
-  else
-    where = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
-                             first / ((gsize)self->ny * self->nx), (first / self->nx) % self->ny,
-                             first % self->nx);
-  if (n_nan > 0 && n_inf > 0)
-    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT
-                            " voxels and infinite values at %" G_GSIZE_FORMAT " voxels",
-                            n_nan, n_inf);
-  else if (n_nan > 0)
-    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
-                            n_nan == 1 ? "" : "s");
-  else
-    what = g_strdup_printf ("infinite values at %" G_GSIZE_FORMAT " voxel%s", n_inf,
-                            n_inf == 1 ? "" : "s");
-  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-               "image has %s (first at %s); mask them out or fix the input", what, where);
+  sv_set_non_finite_error (error, (gsize)scan->n_nan, (gsize)scan->n_inf,
+                           (gsize)scan->first_bad, self->ny, self->nx);
 }
 
 /* Rescale and smoothing on the device, from d_raw into d_image. */

@@ -118,7 +118,6 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
                 int n_threads, GError **error)
 {
   /* ny == 0: no shape known, voxels are named by their index. */
-  const gboolean flat_index = ny == 0 || nx == 0;
   gsize n_workers = n_threads > 0 ? (gsize)n_threads : (gsize)g_get_num_processors ();
   n_workers = CLAMP (n_workers, 1, MAX (n_voxels / SV_RESCALE_MIN_CHUNK, 1));
 
@@ -151,26 +150,7 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
 
   if (n_nan + n_inf > 0)
     {
-      g_autofree char *where = NULL;
-      g_autofree char *what = NULL;
-      if (flat_index)
-        where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first_bad);
-      else
-        where
-            = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
-                               first_bad / ((gsize)ny * nx), (first_bad / nx) % ny, first_bad % nx);
-      if (n_nan > 0 && n_inf > 0)
-        what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT
-                                " voxels and infinite values at %" G_GSIZE_FORMAT " voxels",
-                                n_nan, n_inf);
-      else if (n_nan > 0)
-        what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
-                                n_nan == 1 ? "" : "s");
-      else
-        what = g_strdup_printf ("infinite values at %" G_GSIZE_FORMAT " voxel%s", n_inf,
-                                n_inf == 1 ? "" : "s");
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                   "image has %s (first at %s); mask them out or fix the input", what, where);
+      sv_set_non_finite_error (error, n_nan, n_inf, first_bad, ny, nx);
       return FALSE;
     }
 
@@ -191,6 +171,32 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
     }
   run_chunks (chunks, n_workers, rewrite_chunk);
   return TRUE;
+}
+
+void
+sv_set_non_finite_error (GError **error, gsize n_nan, gsize n_inf, gsize first_bad, guint ny,
+                         guint nx)
+{
+  g_autofree char *where = NULL;
+  g_autofree char *what = NULL;
+
+  if (ny == 0 || nx == 0)
+    where = g_strdup_printf ("voxel %" G_GSIZE_FORMAT, first_bad);
+  else
+    where = g_strdup_printf ("z=%" G_GSIZE_FORMAT ", y=%" G_GSIZE_FORMAT ", x=%" G_GSIZE_FORMAT,
+                             first_bad / ((gsize)ny * nx), (first_bad / nx) % ny, first_bad % nx);
+  if (n_nan > 0 && n_inf > 0)
+    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT
+                            " voxels and infinite values at %" G_GSIZE_FORMAT " voxels",
+                            n_nan, n_inf);
+  else if (n_nan > 0)
+    what = g_strdup_printf ("NaN values at %" G_GSIZE_FORMAT " voxel%s", n_nan,
+                            n_nan == 1 ? "" : "s");
+  else
+    what = g_strdup_printf ("infinite values at %" G_GSIZE_FORMAT " voxel%s", n_inf,
+                            n_inf == 1 ? "" : "s");
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+               "image has %s (first at %s); mask them out or fix the input", what, where);
 }
 
 gboolean

@@ -35,6 +35,12 @@ SvPrepared *sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlic
  * Fails on NaN/inf among mask-in voxels. */
 gboolean sv_rescale (float *data, gsize n_voxels, guint nc, const guint8 *mask, GError **error);
 
+/* The error for NaN/inf voxels, shared by both backends so that users see
+ * one message: counts, and the first bad voxel as z, y, x (a flat index
+ * when ny or nx is 0). */
+void sv_set_non_finite_error (GError **error, gsize n_nan, gsize n_inf, gsize first_bad,
+                              guint ny, guint nx);
+
 /* Step 2: sRGB in [0,1] → CIELAB (D65, 2° observer), in place, 3 channels. */
 void sv_rgb_to_lab (float *data, gsize n_voxels);
 
