@@ -100,25 +100,17 @@ typedef struct
 static void
 free_k_buffers (SvCudaBackend *self)
 {
-  cudaFree (self->d_centres);
-  cudaFree (self->d_alive);
-  cudaFree (self->d_max_dist);
-  cudaFree (self->d_sums);
-  cudaFree (self->d_used);
-  cudaFree (self->d_cell_count);
-  cudaFree (self->d_cell_start);
-  cudaFree (self->d_cell_fill);
-  cudaFree (self->d_cell_items);
-  cudaFree (self->d_windows);
-  self->d_windows = NULL;
-  cudaFree (self->d_scan_tmp);
-  self->d_centres = NULL;
-  self->d_alive = NULL;
-  self->d_max_dist = NULL;
-  self->d_sums = NULL;
-  self->d_used = NULL;
-  self->d_cell_count = self->d_cell_start = self->d_cell_fill = self->d_cell_items = NULL;
-  self->d_scan_tmp = NULL;
+  sv_cuda_clear (&self->d_centres);
+  sv_cuda_clear (&self->d_alive);
+  sv_cuda_clear (&self->d_max_dist);
+  sv_cuda_clear (&self->d_sums);
+  sv_cuda_clear (&self->d_used);
+  sv_cuda_clear (&self->d_cell_count);
+  sv_cuda_clear (&self->d_cell_start);
+  sv_cuda_clear (&self->d_cell_fill);
+  sv_cuda_clear (&self->d_cell_items);
+  sv_cuda_clear (&self->d_windows);
+  sv_cuda_clear (&self->d_scan_tmp);
   self->scan_tmp_bytes = 0;
   self->k_cap = 0;
   self->k_nc = 0;
@@ -169,22 +161,14 @@ static void
 free_volume_buffers (SvCudaBackend *self)
 {
   free_conn_buffers (self);
-  cudaFree (self->d_raw);
-  cudaFree (self->d_scan);
-  cudaFree (self->d_max_abs);
-  self->d_raw = NULL;
-  self->d_scan = NULL;
-  self->d_max_abs = NULL;
-  cudaFree (self->d_image);
-  cudaFree (self->d_mask);
-  cudaFree (self->d_nearest);
-  cudaFree (self->d_labels);
-  cudaFree (self->d_slice);
-  self->d_image = NULL;
-  self->d_mask = NULL;
-  self->d_nearest = NULL;
-  self->d_labels = NULL;
-  self->d_slice = NULL;
+  sv_cuda_clear (&self->d_raw);
+  sv_cuda_clear (&self->d_scan);
+  sv_cuda_clear (&self->d_max_abs);
+  sv_cuda_clear (&self->d_image);
+  sv_cuda_clear (&self->d_mask);
+  sv_cuda_clear (&self->d_nearest);
+  sv_cuda_clear (&self->d_labels);
+  sv_cuda_clear (&self->d_slice);
   self->slice_cap = 0;
   g_clear_pointer (&self->prepared, sv_prepared_free);
   self->have_labels = FALSE;

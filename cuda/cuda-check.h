@@ -23,6 +23,15 @@ sv_cuda_set_error (GError **error, cudaError_t err, const char *what)
                "CUDA error in %s: %s", what, cudaGetErrorString (err));
 }
 
+/* Frees device memory and clears the pointer, like g_clear_pointer. */
+template <typename T>
+static inline void
+sv_cuda_clear (T **pointer)
+{
+  cudaFree (*pointer);
+  *pointer = NULL;
+}
+
 #define SV_CUDA_CHECK(call)                                                                        \
   do                                                                                               \
     {                                                                                              \
