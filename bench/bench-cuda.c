@@ -380,9 +380,12 @@ peer_size (guint n, int reps, PeerRow *row, GError **error)
   {
     char *argv[] = { python, "-c", (char *)peer_script, dir, n_str, NULL };
     g_autoptr (GError) spawn_error = NULL;
+    /* Our binaries may run with LD_LIBRARY_PATH on bundled libraries (an
+     * older libstdc++, zlib…) that python's extensions must not pick up. */
+    g_auto (GStrv) envp = g_environ_unsetenv (g_get_environ (), "LD_LIBRARY_PATH");
     fprintf (stderr, "peer %u³: running scikit-image (%s)…\n", n, python);
     /* stderr goes through: the script reports each run as it finishes. */
-    if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_CHILD_INHERITS_STDERR, NULL, NULL, &out, NULL,
+    if (!g_spawn_sync (NULL, argv, envp, G_SPAWN_CHILD_INHERITS_STDERR, NULL, NULL, &out, NULL,
                        &status, &spawn_error))
       {
         printf ("peer %u³: cannot run %s: %s\n", n, python, spawn_error->message);
