@@ -4,16 +4,22 @@
  * connectivity; the device-to-device copy bandwidth and a floor (bytes
  * moved / bandwidth) next to the kernel times; and the live-slider case
  * (volume resident, compactness changed → new labels). Prints a table and,
- * with --json FILE, writes the numbers as JSON.
+ * with --json FILE, writes the numbers as JSON. With --peer-sizes, the same
+ * run times scikit-image's slic (python3 from PATH) on the same volumes with
+ * the same parameters and prints the ratio and the agreement of the labels.
  *
- *   bench-cuda [--sizes 256,500,1024] [--reps 5] [--json out.json] */
+ *   bench-cuda [--sizes 256,500,1024] [--reps 5] [--peer-sizes 128,256]
+ *              [--json out.json] */
 #define G_LOG_DOMAIN "sv-bench"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "backend.h"
+#include "metrics.h"
 #include "sv-cuda.h"
 
 /* One lane of structure per axis (tables of sines, cheap to evaluate) and a
@@ -215,17 +221,237 @@ out:
   return ok;
 }
 
+
+/* scikit-image side of --peer-sizes: loads the raw float32 volume, runs slic
+ * with the benchmark's parameters (median of 3 runs, 1 when a run takes more
+ * than 20 s), writes the labels as raw int32 and, when a run is cheap (≤ 20
+ * s), the labels of a run without connectivity too. Prints key=value lines. */
+static const char peer_script[] =
+    "import sys, time\n"
+    "try:\n"
+    "    import numpy as np\n"
+    "    import skimage\n"
+    "    from skimage.segmentation import slic\n"
+    "except Exception as e:\n"
+    "    print('error=cannot import numpy/scikit-image: %s' % e)\n"
+    "    sys.exit(3)\n"
+    "d, n = sys.argv[1], int(sys.argv[2])\n"
+    "img = np.fromfile(d + '/volume.f32', dtype=np.float32).reshape(n, n, n)\n"
+    "kw = dict(n_segments=n ** 3 // 1000, compactness=0.1, max_num_iter=10, sigma=0,\n"
+    "          channel_axis=None, enforce_connectivity=True, start_label=1)\n"
+    "times = []\n"
+    "for i in range(3):\n"
+    "    t0 = time.perf_counter()\n"
+    "    lab = slic(img, **kw)\n"
+    "    times.append(time.perf_counter() - t0)\n"
+    "    print('  scikit-image %d³ run %d: %.2f s' % (n, i, times[-1]), file=sys.stderr, flush=True)\n"
+    "    if times[0] > 20:\n"
+    "        break\n"
+    "np.ascontiguousarray(lab, dtype=np.int32).tofile(d + '/labels.i32')\n"
+    "noconn = times[0] <= 20\n"
+    "if noconn:\n"
+    "    kw['enforce_connectivity'] = False\n"
+    "    lab0 = slic(img, **kw)\n"
+    "    np.ascontiguousarray(lab0, dtype=np.int32).tofile(d + '/labels-noconn.i32')\n"
+    "print('version=%s' % skimage.__version__)\n"
+    "print('seconds=%.6f' % float(np.median(times)))\n"
+    "print('runs=%d' % len(times))\n"
+    "print('n_labels=%d' % len(np.unique(lab)))\n"
+    "print('noconn=%d' % int(noconn))\n";
+
+typedef struct
+{
+  guint n;
+  gboolean done;    /* FALSE: scikit-image could not be run (reason printed) */
+  char version[32];
+  double sk_s;      /* median seconds */
+  int sk_runs;
+  gsize sk_n_labels;
+  double ours_e2e_ms;
+  gsize ours_n_labels;
+  double ari;       /* adjusted Rand index, both with connectivity */
+  double equal_noconn; /* fraction of equal voxels without connectivity; NaN if not run */
+} PeerRow;
+
+/* Our end to end (median of reps after a warm-up) and labels for the peer
+ * volume, with connectivity; then one run without it into labels_noconn. */
+static gboolean
+ours_for_peer (const SvVolume *v, int reps, gint32 *labels, gint32 *labels_noconn,
+               PeerRow *row, GError **error)
+{
+  const SvBackendClass *klass = sv_backend_cuda_class ();
+  gsize nv = sv_volume_n_voxels (v);
+  SvSlicParams p;
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  gboolean ok = FALSE;
+  g_autofree double *e2e = g_new (double, reps);
+  gpointer self = klass->create (error);
+
+  if (self == NULL)
+    return FALSE;
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = (gint64)(nv / 1000);
+  p.compactness = 0.1;
+  p.max_num_iter = 10;
+  control.stop_after_iteration = -1;
+  for (int r = -1; r < reps; r++)
+    {
+      double t0 = now_ms ();
+      if (!klass->set_volume (self, v, NULL, error) || !klass->run (self, &p, &control, &stats, error)
+          || !klass->get_labels (self, labels, error))
+        goto out;
+      if (r >= 0)
+        e2e[r] = now_ms () - t0;
+    }
+  row->ours_e2e_ms = median (e2e, reps);
+  row->ours_n_labels = stats.n_labels;
+  p.enforce_connectivity = FALSE;
+  if (!klass->run (self, &p, &control, &stats, error)
+      || !klass->get_labels (self, labels_noconn, error))
+    goto out;
+  ok = TRUE;
+out:
+  klass->destroy (self);
+  return ok;
+}
+
+static gboolean
+read_raw (const char *path, gpointer dst, gsize size, GError **error)
+{
+  g_autofree char *buf = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &buf, &len, error))
+    return FALSE;
+  if (len != size)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %zu bytes, expected %zu", path,
+                   len, size);
+      return FALSE;
+    }
+  memcpy (dst, buf, size);
+  return TRUE;
+}
+
+/* Times scikit-image on the n³ benchmark volume and compares it with ours.
+ * Returns FALSE only on our own errors; when python3 or scikit-image is
+ * missing or fails, says so on stdout and leaves row->done FALSE. */
+static gboolean
+peer_size (guint n, int reps, PeerRow *row, GError **error)
+{
+  gsize nv = (gsize)n * n * n;
+  g_autoptr (SvVolume) v = NULL;
+  g_autofree gint32 *ours = NULL, *ours0 = NULL, *theirs = NULL;
+  g_autofree char *dir = NULL, *vol_path = NULL, *lab_path = NULL, *lab0_path = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *out = NULL, *n_str = g_strdup_printf ("%u", n);
+  g_auto (GStrv) lines = NULL;
+  gboolean have_noconn = FALSE, ok = FALSE;
+  int status = 0;
+
+  memset (row, 0, sizeof *row);
+  row->n = n;
+  row->equal_noconn = NAN;
+  row->ari = NAN;
+  if (python == NULL)
+    {
+      printf ("peer %u³: python3 not found on PATH, scikit-image not timed\n", n);
+      return TRUE;
+    }
+  fprintf (stderr, "peer %u³: making the volume…\n", n);
+  v = make_volume (n, error);
+  if (v == NULL)
+    return FALSE;
+  ours = g_new (gint32, nv);
+  ours0 = g_new (gint32, nv);
+  theirs = g_new (gint32, nv);
+  if (!ours_for_peer (v, reps, ours, ours0, row, error))
+    return FALSE;
+
+  dir = g_dir_make_tmp ("sv-peer-XXXXXX", error);
+  if (dir == NULL)
+    return FALSE;
+  vol_path = g_build_filename (dir, "volume.f32", NULL);
+  lab_path = g_build_filename (dir, "labels.i32", NULL);
+  lab0_path = g_build_filename (dir, "labels-noconn.i32", NULL);
+  if (!g_file_set_contents (vol_path, (const char *)v->data, (gssize)(nv * sizeof (float)), error))
+    goto out;
+
+  {
+    char *argv[] = { python, "-c", (char *)peer_script, dir, n_str, NULL };
+    g_autoptr (GError) spawn_error = NULL;
+    /* Our binaries may run with LD_LIBRARY_PATH on bundled libraries (an
+     * older libstdc++, zlib…) that python's extensions must not pick up. */
+    g_auto (GStrv) envp = g_environ_unsetenv (g_get_environ (), "LD_LIBRARY_PATH");
+    fprintf (stderr, "peer %u³: running scikit-image (%s)…\n", n, python);
+    /* stderr goes through: the script reports each run as it finishes. */
+    if (!g_spawn_sync (NULL, argv, envp, G_SPAWN_CHILD_INHERITS_STDERR, NULL, NULL, &out, NULL,
+                       &status, &spawn_error))
+      {
+        printf ("peer %u³: cannot run %s: %s\n", n, python, spawn_error->message);
+        ok = TRUE;
+        goto out;
+      }
+    if (!g_spawn_check_wait_status (status, NULL))
+      {
+        g_strchomp (out);
+        printf ("peer %u³: scikit-image not timed (%s exited with status %d): %s\n", n, python,
+                status, out);
+        ok = TRUE;
+        goto out;
+      }
+  }
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *l = lines[i];
+      if (g_str_has_prefix (l, "version="))
+        g_strlcpy (row->version, l + 8, sizeof row->version);
+      else if (g_str_has_prefix (l, "seconds="))
+        row->sk_s = g_ascii_strtod (l + 8, NULL);
+      else if (g_str_has_prefix (l, "runs="))
+        row->sk_runs = (int)g_ascii_strtoll (l + 5, NULL, 10);
+      else if (g_str_has_prefix (l, "n_labels="))
+        row->sk_n_labels = g_ascii_strtoull (l + 9, NULL, 10);
+      else if (g_str_has_prefix (l, "noconn="))
+        have_noconn = g_ascii_strtoll (l + 7, NULL, 10) != 0;
+    }
+  if (!read_raw (lab_path, theirs, nv * sizeof (gint32), error))
+    goto out;
+  row->ari = sv_adjusted_rand_index (ours, theirs, nv);
+  if (have_noconn)
+    {
+      gsize equal = 0;
+      if (!read_raw (lab0_path, theirs, nv * sizeof (gint32), error))
+        goto out;
+      for (gsize i = 0; i < nv; i++)
+        equal += ours0[i] == theirs[i];
+      row->equal_noconn = (double)equal / (double)nv;
+    }
+  row->done = TRUE;
+  ok = TRUE;
+out:
+  g_remove (vol_path);
+  g_remove (lab_path);
+  g_remove (lab0_path);
+  g_rmdir (dir);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *sizes = g_strdup ("256,500,1024");
   g_autofree char *json_path = NULL;
+  g_autofree char *peer_sizes = NULL;
   int reps = 5;
   double gbps = 0.0;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "cube sides, comma separated", "LIST" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "timed runs per case (median)", "N" },
+    { "peer-sizes", 0, 0, G_OPTION_ARG_STRING, &peer_sizes,
+      "also time scikit-image (python3 from PATH) on these cube sides", "LIST" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "write the results as JSON", "FILE" },
     { NULL },
   };
@@ -244,10 +470,20 @@ main (int argc, char **argv)
     }
 
   g_auto (GStrv) list = g_strsplit (sizes, ",", -1);
-  guint n_rows = g_strv_length (list);
+  guint n_rows = sizes[0] != '\0' ? g_strv_length (list) : 0;
   g_autofree Row *rows = g_new0 (Row, n_rows);
   for (guint i = 0; i < n_rows; i++)
     if (!bench_size ((guint)g_ascii_strtoull (list[i], NULL, 10), reps, gbps, &rows[i], &error))
+      {
+        fprintf (stderr, "%s\n", error->message);
+        return 1;
+      }
+
+  g_auto (GStrv) plist = g_strsplit (peer_sizes != NULL ? peer_sizes : "", ",", -1);
+  guint n_peer = peer_sizes != NULL && peer_sizes[0] != '\0' ? g_strv_length (plist) : 0;
+  g_autofree PeerRow *peer = g_new0 (PeerRow, MAX (n_peer, 1));
+  for (guint i = 0; i < n_peer; i++)
+    if (!peer_size ((guint)g_ascii_strtoull (plist[i], NULL, 10), reps, &peer[i], &error))
       {
         fprintf (stderr, "%s\n", error->message);
         return 1;
@@ -273,6 +509,29 @@ main (int argc, char **argv)
               r->connect_device_ms, r->slider_slice_ms, r->labels_ms);
     }
 
+  if (n_peer > 0)
+    {
+      printf ("\nscikit-image slic on the same volumes, same parameters (n_segments N/1000, "
+              "compactness 0.1, 10 iterations, sigma 0, connectivity), median of its runs;\n"
+              "ours = CUDA end to end, median of %d; ARI = adjusted Rand index of the two "
+              "label maps; equal = voxels with the same label, both without connectivity\n",
+              reps);
+      printf ("%6s %10s %12s %5s %10s | %12s %10s | %9s | %8s %8s\n", "side", "skimage", "skimage s",
+              "runs", "labels", "ours e2e ms", "labels", "ratio", "ARI", "equal");
+      for (guint i = 0; i < n_peer; i++)
+        {
+          const PeerRow *r = &peer[i];
+          if (!r->done)
+            {
+              printf ("%6u (scikit-image not run, see above)\n", r->n);
+              continue;
+            }
+          printf ("%6u %10s %12.3f %5d %10zu | %12.1f %10zu | %8.0fx | %8.5f %8.5f\n", r->n,
+                  r->version, r->sk_s, r->sk_runs, r->sk_n_labels, r->ours_e2e_ms,
+                  r->ours_n_labels, r->sk_s * 1e3 / r->ours_e2e_ms, r->ari, r->equal_noconn);
+        }
+    }
+
   if (json_path != NULL)
     {
       g_autoptr (GString) j = g_string_new ("{\n");
@@ -295,6 +554,26 @@ main (int argc, char **argv)
               r->floor_update_ms, r->labels_ms, r->connect_ms, r->connect_device_ms,
               r->floor_connect_ms, r->connectivity_on_host ? "true" : "false", r->slider_ms,
               r->slider_slice_ms, i + 1 < n_rows ? "," : "");
+        }
+      g_string_append (j, "  ],\n  \"peer\": [\n");
+      for (guint i = 0; i < n_peer; i++)
+        {
+          const PeerRow *r = &peer[i];
+          g_autofree char *eq = isnan (r->equal_noconn)
+                                    ? g_strdup ("null")
+                                    : g_strdup_printf ("%.6f", r->equal_noconn);
+          if (!r->done)
+            g_string_append_printf (j, "    {\"side\": %u, \"skimage_run\": false}", r->n);
+          else
+            g_string_append_printf (
+                j,
+                "    {\"side\": %u, \"skimage_run\": true, \"skimage_version\": \"%s\", "
+                "\"skimage_s\": %.4f, \"skimage_runs\": %d, \"skimage_n_labels\": %zu, "
+                "\"ours_e2e_ms\": %.3f, \"ours_n_labels\": %zu, \"ratio\": %.1f, "
+                "\"adjusted_rand\": %.6f, \"equal_fraction_no_connectivity\": %s}",
+                r->n, r->version, r->sk_s, r->sk_runs, r->sk_n_labels, r->ours_e2e_ms,
+                r->ours_n_labels, r->sk_s * 1e3 / r->ours_e2e_ms, r->ari, eq);
+          g_string_append (j, i + 1 < n_peer ? ",\n" : "\n");
         }
       g_string_append (j, "  ]\n}\n");
       if (!g_file_set_contents (json_path, j->str, j->len, &error))
