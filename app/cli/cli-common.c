@@ -16,6 +16,10 @@
 #include <glib/gstdio.h>
 
 #include "error.h"
+#include "sv-config.h"
+#if SV_HAVE_PIXBUF
+#include "sv-image-pixbuf.h"
+#endif
 
 static void
 print_one_line (const char *message)
@@ -433,4 +437,28 @@ sv_cli_interrupted (GCancellable *cancellable)
     return FALSE;
   sv_cli_error ("interrupted; no output written");
   return TRUE;
+}
+
+SvVolume *
+sv_cli_read_volume (const char *path, GError **error)
+{
+#if SV_HAVE_PIXBUF
+  if (sv_image_is_photo (path))
+    return sv_image_read_pixbuf (path, error);
+#endif
+  return sv_tiff_read_volume (path, error);
+}
+
+gboolean
+sv_cli_read_info (const char *path, SvTiffInfo *info, gboolean *is_photo, GError **error)
+{
+  *is_photo = FALSE;
+#if SV_HAVE_PIXBUF
+  if (sv_image_is_photo (path))
+    {
+      *is_photo = TRUE;
+      return sv_image_pixbuf_info (path, info, error);
+    }
+#endif
+  return sv_tiff_info (path, info, error);
 }

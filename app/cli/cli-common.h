@@ -5,6 +5,9 @@
 #include <glib.h>
 #include <gio/gio.h>
 
+#include "io.h"
+#include "volume.h"
+
 G_BEGIN_DECLS
 
 #define SV_CLI_PROGRAM "supervox-cli"
@@ -78,6 +81,15 @@ void sv_cli_report_file (const char *path, const GError *error);
 /* Fails with "PATH: no such file" / "PATH: is a folder" before the engine
  * is asked to read it. */
 gboolean sv_cli_check_input (const char *path, GError **error);
+
+/* Reads an input image: a PNG or JPEG photo through GdkPixbuf (converted
+ * exactly as the GUI converts it) when built with it, anything else as a
+ * TIFF through libtiff. */
+SvVolume *sv_cli_read_volume (const char *path, GError **error);
+
+/* What `info` prints, for a TIFF or a photo; *is_photo says which. */
+gboolean sv_cli_read_info (const char *path, SvTiffInfo *info, gboolean *is_photo,
+                           GError **error);
 
 /* The subcommands: each parses its own options (argv[0] is its name) and
  * returns the process exit status. */

@@ -156,7 +156,7 @@ run_eval (EvalOptions *o)
   if (o->image != NULL)
     {
       if (!sv_cli_check_input (o->image, &error)
-          || (image = sv_tiff_read_volume (o->image, &error)) == NULL)
+          || (image = sv_cli_read_volume (o->image, &error)) == NULL)
         {
           sv_cli_report_file (o->image, error);
           return 1;
@@ -230,7 +230,7 @@ sv_cli_cmd_eval (int argc, char **argv)
   const GOptionEntry entries[]
       = { { "truth", 0, 0, G_OPTION_ARG_FILENAME, &o.truth, "Ground-truth labels", "GT.tif" },
           { "image", 0, 0, G_OPTION_ARG_FILENAME, &o.image,
-            "Intensity volume (for explained variation)", "VOL.tif" },
+            "Intensity volume or photo (for explained variation)", "VOL.tif" },
           { "radius", 0, 0, G_OPTION_ARG_STRING, &o.radius,
             "Boundary recall tolerance in voxels (default 2)", "R" },
           { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o.compare,

@@ -1,4 +1,4 @@
-/* supervox-cli info: what a TIFF holds, without running anything. */
+/* supervox-cli info: what a TIFF (or a PNG/JPEG photo) holds, without running anything. */
 #define G_LOG_DOMAIN "sv-cli"
 
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include "cli-common.h"
 #include "io.h"
 #include "json-writer.h"
+#include "sv-config.h"
 
 static int
 run_info (char **inputs, gboolean json)
@@ -13,6 +14,7 @@ run_info (char **inputs, gboolean json)
   g_autoptr (GError) error = NULL;
   SvTiffInfo info = { 0 };
   const char *path;
+  gboolean photo = FALSE;
 
   if (inputs == NULL || inputs[0] == NULL)
     {
@@ -31,7 +33,7 @@ run_info (char **inputs, gboolean json)
       sv_cli_report (error);
       return 1;
     }
-  if (!sv_tiff_info (path, &info, &error))
+  if (!sv_cli_read_info (path, &info, &photo, &error))
     {
       sv_tiff_info_clear (&info);
       sv_cli_report_file (path, error);
@@ -68,6 +70,11 @@ run_info (char **inputs, gboolean json)
       sv_json_writer_double (w, info.value_min);
       sv_json_writer_key (w, "value_max");
       sv_json_writer_double (w, info.value_max);
+      if (photo)
+        {
+          sv_json_writer_key (w, "format");
+          sv_json_writer_string (w, info.compression);
+        }
       sv_json_writer_key (w, "compression");
       sv_json_writer_string (w, info.compression);
       sv_json_writer_key (w, "bigtiff");
@@ -89,9 +96,15 @@ run_info (char **inputs, gboolean json)
               info.spacing[2], info.unit != NULL ? " " : "", info.unit != NULL ? info.unit : "",
               info.spacing_from_file ? " (from file)" : " (not in file)");
       printf ("value range: %g … %g\n", info.value_min, info.value_max);
-      printf ("compression: %s\n", info.compression != NULL ? info.compression : "unknown");
-      printf ("layout:      %s\n", info.tiled ? "tiles" : "strips");
-      printf ("bigtiff:     %s\n", info.bigtiff ? "yes" : "no");
+      if (photo)
+        /* A photo has no TIFF layout to speak of. */
+        printf ("format:      %s\n", info.compression);
+      else
+        {
+          printf ("compression: %s\n", info.compression != NULL ? info.compression : "unknown");
+          printf ("layout:      %s\n", info.tiled ? "tiles" : "strips");
+          printf ("bigtiff:     %s\n", info.bigtiff ? "yes" : "no");
+        }
     }
   sv_tiff_info_clear (&info);
   return 0;
@@ -111,7 +124,11 @@ sv_cli_cmd_info (int argc, char **argv)
 
   context = g_option_context_new ("FILE.tif");
   g_option_context_set_summary (context, "Shape, sample type, channels, voxel spacing and unit,\n"
-                                         "value range, compression and BigTIFF of a TIFF file.");
+                                         "value range, compression and BigTIFF of a TIFF file"
+#if SV_HAVE_PIXBUF
+                                         "\n(or shape, channels and value range of a PNG/JPEG photo)"
+#endif
+                                         ".");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "info", &argc, &argv))
     status = 1;

@@ -486,7 +486,7 @@ run_slic (SlicOptions *o)
 
   /* Load */
   t = sv_cli_now ();
-  volume = sv_tiff_read_volume (input, &error);
+  volume = sv_cli_read_volume (input, &error);
   if (volume == NULL)
     {
       sv_cli_report_file (input, error);
@@ -682,7 +682,11 @@ sv_cli_cmd_slic (int argc, char **argv)
   context = g_option_context_new ("IN.tif -o OUT.tif");
   g_option_context_set_summary (
       context, "Computes SLIC supervoxels (scikit-image's algorithm and parameters) and writes a\n"
-               "uint32 label TIFF plus OUT.json with the parameters, backend and timings.");
+               "uint32 label TIFF plus OUT.json with the parameters, backend and timings."
+#if SV_HAVE_PIXBUF
+               "\nIN may also be a PNG or JPEG photo, read as the GUI reads it."
+#endif
+  );
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "slic", &argc, &argv))
     status = 1;

@@ -12,6 +12,7 @@
 #include "slic-arith.h"
 #include "sv-application.h"
 #include "sv-config.h"
+#include "sv-image-pixbuf.h"
 #include "synth.h"
 
 #if SV_HAVE_CUDA
@@ -459,53 +460,6 @@ sv_window_load_sample (SvWindow *self, guint nz, guint ny, guint nx, GError **er
   return TRUE;
 }
 
-/* PNG, JPEG and the rest GdkPixbuf reads: one z slice, grey when R = G = B. */
-static SvVolume *
-read_pixbuf_volume (const char *path, GError **error)
-{
-  g_autoptr (GdkPixbuf) pixbuf = NULL;
-  g_autoptr (SvVolume) volume = NULL;
-  const guint8 *pixels;
-  int w, h, stride, nch;
-  gboolean grey = TRUE;
-
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  pixbuf = gdk_pixbuf_new_from_file (path, error);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  if (!pixbuf)
-    return NULL;
-  w = gdk_pixbuf_get_width (pixbuf);
-  h = gdk_pixbuf_get_height (pixbuf);
-  stride = gdk_pixbuf_get_rowstride (pixbuf);
-  nch = gdk_pixbuf_get_n_channels (pixbuf);
-  pixels = gdk_pixbuf_read_pixels (pixbuf);
-  if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || nch < 3)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT, "%s: unsupported pixel layout",
-                   path);
-      return NULL;
-    }
-  for (int y = 0; y < h && grey; y++)
-    for (int x = 0; x < w && grey; x++)
-      {
-        const guint8 *p = pixels + (gsize)y * stride + (gsize)x * nch;
-        grey = p[0] == p[1] && p[1] == p[2];
-      }
-  volume = sv_volume_new (1, (guint)h, (guint)w, grey ? 1 : 3, error);
-  if (!volume)
-    return NULL;
-  volume->source_type = SV_SAMPLE_U8;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      {
-        const guint8 *p = pixels + (gsize)y * stride + (gsize)x * nch;
-        float *out = volume->data + ((gsize)y * w + x) * volume->nc;
-        for (guint c = 0; c < volume->nc; c++)
-          out[c] = (float)(p[c] * (1.0 / 255.0));
-      }
-  return g_steal_pointer (&volume);
-}
-
 static void
 error_dialog_response_cb (GtkDialog *dialog, int response, SvWindow *self)
 {
@@ -581,7 +535,7 @@ sv_window_open_file (SvWindow *self, GFile *file)
       || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8"))
     volume = sv_tiff_read_volume (path, &error);
   else
-    volume = read_pixbuf_volume (path, &error);
+    volume = sv_image_read_pixbuf (path, &error);
   if (!volume)
     {
       g_autofree char *primary = g_strdup_printf ("Cannot open “%s”", base);

@@ -19,6 +19,9 @@
 #include "synth.h"
 #include "sv-config.h"
 #include "volume.h"
+#if SV_HAVE_PIXBUF
+#include "sv-image-pixbuf.h"
+#endif
 
 static char *cli_path;
 
@@ -1047,6 +1050,217 @@ test_pipeline (Fixture *f, gconstpointer data)
   result_clear (&r);
 }
 
+#if SV_HAVE_PIXBUF
+/* ------------------------------------------------------------------ */
+/* Photos (PNG through GdkPixbuf) */
+
+/* A 8-bit pixbuf of smooth blobs: grey (R = G = B) or colour; `alpha` adds
+ * a varying alpha channel that the conversion must drop. */
+static GdkPixbuf *
+make_photo (int w, int h, gboolean colour, gboolean alpha)
+{
+  GdkPixbuf *pb = gdk_pixbuf_new (GDK_COLORSPACE_RGB, alpha, 8, w, h);
+  int stride = gdk_pixbuf_get_rowstride (pb), nch = gdk_pixbuf_get_n_channels (pb);
+  guint8 *pixels = gdk_pixbuf_get_pixels (pb);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint8 *p = pixels + (gsize)y * stride + (gsize)x * nch;
+        double g = 127.5 + 100 * sin (0.31 * x) * cos (0.23 * y) + 20 * ((x / 7 + y / 6) % 2);
+        p[0] = (guint8)CLAMP (g, 0, 255);
+        p[1] = colour ? (guint8)((x * 9 + y * 2) % 256) : p[0];
+        p[2] = colour ? (guint8)(255 - (x * 3 + y * 7) % 256) : p[0];
+        if (alpha)
+          p[3] = (guint8)((x * 37 + y * 11) % 256);
+      }
+  return pb;
+}
+
+static char *
+save_photo (Fixture *f, const char *name, GdkPixbuf *pb)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = path_in (f, name);
+
+  g_assert_true (gdk_pixbuf_save (pb, path, "png", &error, NULL));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* The volume the photo must become, computed here from the pixels:
+ * img_as_float of the kept channels. */
+static void
+assert_photo_volume (const SvVolume *v, GdkPixbuf *pb, guint nc)
+{
+  int w = gdk_pixbuf_get_width (pb), h = gdk_pixbuf_get_height (pb);
+  int stride = gdk_pixbuf_get_rowstride (pb), nch = gdk_pixbuf_get_n_channels (pb);
+  const guint8 *pixels = gdk_pixbuf_read_pixels (pb);
+
+  g_assert_cmpuint (v->nz, ==, 1);
+  g_assert_cmpuint (v->ny, ==, (guint)h);
+  g_assert_cmpuint (v->nx, ==, (guint)w);
+  g_assert_cmpuint (v->nc, ==, nc);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (guint c = 0; c < nc; c++)
+        {
+          float want = (float)((double)pixels[(gsize)y * stride + (gsize)x * nch + c] / 255.0);
+          g_assert_cmpmem (&v->data[((gsize)y * w + x) * nc + c], sizeof (float), &want,
+                           sizeof want);
+        }
+}
+
+static SvLabels *
+engine_labels_of (const SvVolume *v, const SvSlicParams *params)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = sv_backend_new ("cpu", &error);
+  SvLabels *labels;
+  SvRunControl control = { .n_threads = 1, .stop_after_iteration = -1 };
+  SvRunStats stats = { 0 };
+
+  g_assert_no_error (error);
+  labels = sv_labels_new (v->nz, v->ny, v->nx, &error);
+  g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
+  g_assert_true (sv_backend_run (backend, params, &control, &stats, &error));
+  g_assert_true (sv_backend_get_labels (backend, labels->data, &error));
+  g_assert_no_error (error);
+  return labels;
+}
+
+static void
+check_photo_slic (Fixture *f, gboolean colour, gboolean alpha)
+{
+  g_autoptr (GdkPixbuf) pb = make_photo (53, 41, colour, alpha);
+  g_autofree char *in = save_photo (f, colour ? "photo.png" : "grey.png", pb);
+  g_autofree char *out = path_in (f, "labels.tif");
+  g_autofree char *sidecar = path_in (f, "labels.json");
+  g_autoptr (GdkPixbuf) back = NULL;
+  g_autoptr (SvVolume) v = NULL;
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (SvLabels) expected = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *compactness = colour ? "10" : "0.2";
+  SvSlicParams params;
+  Result r;
+
+  /* The in-process conversion, checked against the pixels themselves. */
+  back = gdk_pixbuf_new_from_file (in, &error);
+  g_assert_no_error (error);
+  v = sv_image_read_pixbuf (in, &error);
+  g_assert_no_error (error);
+  assert_photo_volume (v, back, colour ? 3 : 1);
+
+  r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "30", "--compactness", compactness,
+               "--sigma", "0.5");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  result_clear (&r);
+
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 30;
+  params.compactness = colour ? 10.0 : 0.2;
+  params.sigma[0] = params.sigma[1] = params.sigma[2] = 0.5;
+  expected = engine_labels_of (v, &params);
+  assert_labels_equal (labels, expected);
+  g_test_message ("%" G_GSIZE_FORMAT " labels", count_distinct (labels));
+  g_assert_cmpuint (count_distinct (labels), >, 5);
+  g_unlink (out);
+  g_unlink (sidecar);
+}
+
+static void
+test_photo_slic (Fixture *f, gconstpointer data)
+{
+  check_photo_slic (f, FALSE, FALSE);
+  check_photo_slic (f, FALSE, TRUE);
+  check_photo_slic (f, TRUE, FALSE);
+  check_photo_slic (f, TRUE, TRUE);
+}
+
+static void
+test_photo_info (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GdkPixbuf) grey = make_photo (23, 17, FALSE, TRUE);
+  g_autoptr (GdkPixbuf) colour = make_photo (23, 17, TRUE, FALSE);
+  g_autofree char *grey_path = save_photo (f, "grey.png", grey);
+  g_autofree char *colour_path = save_photo (f, "colour.PNG", colour);
+  g_autofree char *json_path = path_in (f, "info.json");
+  g_autofree char *check = NULL;
+  g_autofree char *range = NULL;
+  const guint8 *pixels = gdk_pixbuf_read_pixels (grey);
+  int stride = gdk_pixbuf_get_rowstride (grey);
+  guint lo = 255, hi = 0;
+  Result r;
+
+  /* The grey channel's range; alpha does not count. */
+  for (int y = 0; y < 17; y++)
+    for (int x = 0; x < 23; x++)
+      {
+        lo = MIN (lo, pixels[(gsize)y * stride + (gsize)x * 4]);
+        hi = MAX (hi, pixels[(gsize)y * stride + (gsize)x * 4]);
+      }
+  r = run_cli (f->dir, "info", grey_path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "shape:       17×23 (z 1, y 17, x 23)\n"));
+  g_assert_nonnull (strstr (r.out, "channels:    1\n"));
+  g_assert_nonnull (strstr (r.out, "type:        uint8\n"));
+  g_assert_nonnull (strstr (r.out, "format:      png\n"));
+  range = g_strdup_printf ("value range: %u … %u\n", lo, hi);
+  g_assert_nonnull (strstr (r.out, range));
+  result_clear (&r);
+
+  r = run_cli (f->dir, "info", colour_path, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  write_bytes (json_path, r.out, strlen (r.out));
+  check = python_json (json_path, "d['shape'], d['channels'], d['sample_type'], d['format'], "
+                                  "d['spacing'], d['spacing_from_file']");
+  g_assert_cmpstr (check, ==, "[1, 17, 23] 3 uint8 png [1, 1, 1] False");
+  result_clear (&r);
+}
+
+static void
+test_photo_corrupt (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GdkPixbuf) pb = make_photo (40, 30, TRUE, FALSE);
+  g_autofree char *good = save_photo (f, "good.png", pb);
+  g_autofree char *bad = path_in (f, "photo.png");
+  g_autofree char *needle = g_strdup_printf ("%s: not an image supervox can read: ", bad);
+  g_autofree char *contents = NULL;
+  g_autofree char *labels = path_in (f, "labels.tif");
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (good, &contents, &len, NULL));
+  g_unlink (good);
+  /* Cut in the middle of the pixel data. */
+  write_bytes (bad, contents, len / 2);
+  expect_failure (f, needle, "slic", bad, "-o", "out.tif");
+  expect_failure (f, needle, "info", bad);
+  /* Not a PNG at all, though named like one. */
+  write_bytes (bad, "not a photo\n", 12);
+  expect_failure (f, needle, "slic", bad, "-o", "out.tif");
+  expect_failure (f, needle, "info", bad, "--json");
+
+  /* eval --image takes a photo too, and reports a broken one the same way. */
+  {
+    g_autofree char *photo = save_photo (f, "ok.png", pb);
+    Result r = run_cli (f->dir, "slic", photo, "-o", labels, "--compactness", "10");
+
+    g_assert_cmpint (r.status, ==, 0);
+    result_clear (&r);
+    r = run_cli (f->dir, "eval", labels, "--image", photo);
+    g_test_message ("eval stderr: %s", r.err);
+    g_assert_cmpint (r.status, ==, 0);
+    result_clear (&r);
+    expect_failure (f, needle, "eval", labels, "--image", bad);
+  }
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -1084,6 +1298,11 @@ main (int argc, char **argv)
   ADD ("/cli/info/text-and-json", test_info);
   ADD ("/cli/help", test_help);
   ADD ("/cli/pipeline/synth-slic-eval", test_pipeline);
+#if SV_HAVE_PIXBUF
+  ADD ("/cli/photo/slic-matches-engine", test_photo_slic);
+  ADD ("/cli/photo/info", test_photo_info);
+  ADD ("/cli/photo/corrupt", test_photo_corrupt);
+#endif
 #undef ADD
 
   return g_test_run ();

@@ -717,6 +717,48 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   g_assert_cmpint (r->params.n_segments, ==, 37);
   assert_command_reproduces_labels (f->window);
   g_unlink (path);
+
+  /* Photos: the GUI reads them through GdkPixbuf and so must the copied
+   * command, to the same floats (grey, then colour with an alpha to drop). */
+  for (int colour = 0; colour < 2; colour++)
+    {
+      g_autofree char *png = g_build_filename (dir, colour ? "a photo.png" : "grey.png", NULL);
+      g_autoptr (GFile) png_file = g_file_new_for_path (png);
+      g_autoptr (GdkPixbuf) pb = gdk_pixbuf_new (GDK_COLORSPACE_RGB, colour, 8, 57, 43);
+      int stride = gdk_pixbuf_get_rowstride (pb), nch = gdk_pixbuf_get_n_channels (pb);
+      guint8 *px = gdk_pixbuf_get_pixels (pb);
+      const SvVolume *shown;
+
+      for (int y = 0; y < 43; y++)
+        for (int x = 0; x < 57; x++)
+          {
+            guint8 *q = px + (gsize)y * stride + (gsize)x * nch;
+            double g = 120 + 90 * sin (0.29 * x) * cos (0.21 * y) + 30 * ((x / 8 + y / 6) % 2);
+            q[0] = (guint8)CLAMP (g, 0, 255);
+            q[1] = colour ? (guint8)((x * 5 + y * 3) % 256) : q[0];
+            q[2] = colour ? (guint8)(250 - (x * 2 + y * 4) % 200) : q[0];
+            if (colour)
+              q[3] = (guint8)((x * 31 + y * 17) % 256);
+          }
+      g_assert_true (gdk_pixbuf_save (pb, png, "png", &error, NULL));
+      g_assert_no_error (error);
+      g_assert_true (sv_window_open_file (f->window, png_file));
+      shown = sv_window_get_volume (f->window);
+      g_assert_cmpuint (shown->nz, ==, 1);
+      g_assert_cmpuint (shown->nx, ==, 57);
+      g_assert_cmpuint (shown->nc, ==, colour ? 3 : 1);
+      wait_until (has_result, f->window, "the photo's labels");
+      set_unusual_params (f->window, NULL);
+      r = sv_window_get_result (f->window);
+      g_assert_cmpuint (r->labels->nx, ==, 57);
+      g_assert_cmpint (r->params.n_segments, ==, 37);
+      {
+        g_autofree char *cmd = sv_window_build_command (f->window);
+        g_assert_nonnull (strstr (cmd, colour ? "'" : "grey.png -o labels.tif"));
+      }
+      assert_command_reproduces_labels (f->window);
+      g_unlink (png);
+    }
   g_rmdir (dir);
 }
 
