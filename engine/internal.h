@@ -49,7 +49,25 @@ sv__colour_fixed (float v, double scale)
   return (gint64)x;
 }
 
+/* The index of the cell of side ws that holds coordinate c along an axis
+ * of ncell cells (clamped to the volume). */
+static inline int
+sv__cell_of (float c, int ws, int ncell)
+{
+  int i = (int)floorf (c / (float)ws);
+  return CLAMP (i, 0, ncell - 1);
+}
+
+/* ---- threads (parallel.c) ----------------------------------------------- */
+
 /* The number of worker threads for n_threads (<= 0: all processors). */
 int sv__resolve_threads (int n_threads);
+
+/* One thread's share of a parallel job: thread is in [0, n_threads). */
+typedef void (*SvWorkFunc) (gpointer data, int thread);
+
+/* Runs func(data, t) for t in [0, n_threads), on n_threads threads (the
+ * caller's thread is one of them). */
+void sv__run_parallel (int n_threads, SvWorkFunc func, gpointer data);
 
 G_END_DECLS

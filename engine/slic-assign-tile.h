@@ -1,6 +1,7 @@
 /* Supervox engine: the assignment's search over one tile, written once for
- * any lane count. slic.c includes it once per vector width: LANES floats of
- * a row per vector, SV_LANES_FN (name) giving each instance its own names.
+ * any lane count. slic-assign.c includes it once per vector width: LANES
+ * floats of a row per vector, SV_LANES_FN (name) giving each instance its
+ * own names.
  * Every lane does exactly the scalar float32 operations of sv_arith_spatial,
  * sv_arith_colour_term, sv_arith_distance and sv_arith_better, in the same
  * order (element-wise IEEE operations, no contraction), so every width gives
