@@ -108,6 +108,27 @@ unite (int *parent, int a, int b)
     }
 }
 
+/* The 6 face neighbours of voxel idx in scikit-image's order (+x −x +y −y
+ * +z −z) and whether each lies inside the volume. */
+__device__ __forceinline__ void
+cc_neighbours (int idx, int nx, int ny, int nz, int nb[6], bool ok[6])
+{
+  const int plane = nx * ny;
+  const int x = idx % nx, y = (idx / nx) % ny, z = idx / plane;
+  nb[0] = idx + 1;
+  ok[0] = x + 1 < nx;
+  nb[1] = idx - 1;
+  ok[1] = x > 0;
+  nb[2] = idx + nx;
+  ok[2] = y + 1 < ny;
+  nb[3] = idx - nx;
+  ok[3] = y > 0;
+  nb[4] = idx + plane;
+  ok[4] = z + 1 < nz;
+  nb[5] = idx - plane;
+  ok[5] = z > 0;
+}
+
 /* Each voxel starts linked to its −x neighbour when that has the same
  * label: the row runs are trees from the start, and the union step only
  * joins them across y and z. Links still point to lower indices, so roots
@@ -208,28 +229,15 @@ cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
     return;
   const int root = small_roots[i];
   int *q = queue + small_offsets[i];
-  const int plane = nx * ny;
   int head = 0, tail = 1, last = -1;
   q[0] = root;
   visited[root] = 1;
   while (head < tail)
     {
       int idx = q[head++];
-      int x = idx % nx, y = (idx / nx) % ny, z = idx / plane;
       int nb[6];
       bool ok[6];
-      nb[0] = idx + 1;
-      ok[0] = x + 1 < nx;
-      nb[1] = idx - 1;
-      ok[1] = x > 0;
-      nb[2] = idx + nx;
-      ok[2] = y + 1 < ny;
-      nb[3] = idx - nx;
-      ok[3] = y > 0;
-      nb[4] = idx + plane;
-      ok[4] = z + 1 < nz;
-      nb[5] = idx - plane;
-      ok[5] = z > 0;
+      cc_neighbours (idx, nx, ny, nz, nb, ok);
       for (int j = 0; j < 6; j++)
         {
           if (!ok[j])
@@ -345,7 +353,6 @@ cc_split_kernel (int k, int nz, int ny, int nx, const int32_t *__restrict__ in,
   const int *list = sorted + offsets[c];
   int *q = queue + offsets[c];
   const int count = comp_size[c];
-  const int plane = nx * ny;
   int used = 0;
   for (int t = 0; t < count; t++)
     {
@@ -359,21 +366,9 @@ cc_split_kernel (int k, int nz, int ny, int nx, const int32_t *__restrict__ in,
       while (head < n_piece && n_piece < max_size)
         {
           int idx = p[head];
-          int x = idx % nx, y = (idx / nx) % ny, z = idx / plane;
           int nb[6];
           bool ok[6];
-          nb[0] = idx + 1;
-          ok[0] = x + 1 < nx;
-          nb[1] = idx - 1;
-          ok[1] = x > 0;
-          nb[2] = idx + nx;
-          ok[2] = y + 1 < ny;
-          nb[3] = idx - nx;
-          ok[3] = y > 0;
-          nb[4] = idx + plane;
-          ok[4] = z + 1 < nz;
-          nb[5] = idx - plane;
-          ok[5] = z > 0;
+          cc_neighbours (idx, nx, ny, nz, nb, ok);
           for (int j = 0; j < 6; j++)
             {
               int m = nb[j];
@@ -427,7 +422,6 @@ cc_resolve_kernel (int n_suspects, int nz, int ny, int nx, const int *__restrict
 {
   if (blockIdx.x != 0 || threadIdx.x != 0)
     return;
-  const int plane = nx * ny;
   const int total_large = rank[n];
   for (int t = 0; t < n_suspects; t++)
     {
@@ -440,21 +434,9 @@ cc_resolve_kernel (int n_suspects, int nz, int ny, int nx, const int *__restrict
       while (head < tail)
         {
           int idx = q[head++];
-          int x = idx % nx, y = (idx / nx) % ny, z = idx / plane;
           int nb[6];
           bool ok[6];
-          nb[0] = idx + 1;
-          ok[0] = x + 1 < nx;
-          nb[1] = idx - 1;
-          ok[1] = x > 0;
-          nb[2] = idx + nx;
-          ok[2] = y + 1 < ny;
-          nb[3] = idx - nx;
-          ok[3] = y > 0;
-          nb[4] = idx + plane;
-          ok[4] = z + 1 < nz;
-          nb[5] = idx - plane;
-          ok[5] = z > 0;
+          cc_neighbours (idx, nx, ny, nz, nb, ok);
           for (int j = 0; j < 6; j++)
             {
               if (!ok[j])
