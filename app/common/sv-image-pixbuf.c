@@ -131,7 +131,8 @@ sv_image_pixbuf_info (const char *path, SvTiffInfo *info, GError **error)
   info->nx = (guint)w;
   info->nc = volume->nc;
   info->sample_type = SV_SAMPLE_U8;
-  info->compression = g_strdup (format ? gdk_pixbuf_format_get_name (format) : "unknown");
+  /* gdk_pixbuf_format_get_name returns a new string. */
+  info->compression = format ? gdk_pixbuf_format_get_name (format) : g_strdup ("unknown");
   for (int i = 0; i < 3; i++)
     info->spacing[i] = 1.0;
   info->value_min = lo;
