@@ -252,6 +252,74 @@ test_random (void)
     }
 }
 
+/* SLIC labels at low compactness on noisy data: most voxels flipped to a
+ * random label of a few, so that millions of small pieces chain through
+ * each other, a few large ones cut them into counter segments, and the
+ * first voxel starts an orphan whose label spreads. With and without
+ * background, and min_size from "almost everything small" to "a few
+ * small". */
+static void
+test_speckle (void)
+{
+  const guint nz = 40, ny = 72, nx = 90;
+  const gsize n = (gsize)nz * ny * nx;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autofree gint32 *in = g_new (gint32, n);
+  static const double flips[] = { 0.9, 0.6, 0.3 };
+  static const gint64 sizes[][2] = { { 200, 3000 }, { 40, 600 }, { 6, 60 }, { 2, 9 } };
+  if (!need_device ())
+    return;
+  for (int background = 0; background < 2; background++)
+    for (gsize f = 0; f < G_N_ELEMENTS (flips); f++)
+      {
+        for (gsize i = 0; i < n; i++)
+          {
+            guint x = i % nx, y = (i / nx) % ny, z = i / ((gsize)nx * ny);
+            in[i] = 1 + (gint32)((x / 9 + 7 * (y / 9) + 13 * (z / 8)) % 5);
+            if (g_rand_double (rand) < flips[f])
+              in[i] = 1 + g_rand_int_range (rand, 0, 4);
+            if (background && g_rand_double (rand) < 0.15)
+              in[i] = 0;
+          }
+        in[0] = 99;
+        for (gsize s = 0; s < G_N_ELEMENTS (sizes); s++)
+          check_equal (in, nz, ny, nx, sizes[s][0], sizes[s][1], 1);
+      }
+}
+
+/* Components that snake through the volume, several times max_size each,
+ * cut by the device's level-by-level BFS: combs and spirals whose BFS
+ * levels are long and whose queue order depends on the direction order. */
+static void
+test_oversized_shapes (void)
+{
+  const guint nz = 9, ny = 64, nx = 64;
+  const gsize n = (gsize)nz * ny * nx;
+  g_autofree gint32 *in = g_new (gint32, n);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  if (!need_device ())
+    return;
+  for (int shape = 0; shape < 3; shape++)
+    {
+      for (gsize i = 0; i < n; i++)
+        {
+          guint x = i % nx, y = (i / nx) % ny, z = i / ((gsize)nx * ny);
+          gboolean on;
+          if (shape == 0) /* a comb: teeth along y joined along x at y = 0 */
+            on = y == 0 || x % 3 == 0;
+          else if (shape == 1) /* concentric square rings joined by a bar */
+            on = MAX (ABS ((int)x - 32), ABS ((int)y - 32)) % 2 == 0 || x == 32;
+          else /* random blobs of one label */
+            on = g_rand_double (rand) < 0.62;
+          in[i] = on ? 1 : 2 + (gint32)(z % 2);
+        }
+      check_equal (in, nz, ny, nx, 10, 500, 1);
+      check_equal (in, nz, ny, nx, 300, 500, 1);
+      check_equal (in, nz, ny, nx, 1, 37, 0);
+      check_equal (in, nz, ny, nx, 0, 4000, 1);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -266,5 +334,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/connectivity/thin-labels", test_thin_labels);
   g_test_add_func ("/cuda/connectivity/orphans", test_orphans);
   g_test_add_func ("/cuda/connectivity/random", test_random);
+  g_test_add_func ("/cuda/connectivity/speckle", test_speckle);
+  g_test_add_func ("/cuda/connectivity/oversized-shapes", test_oversized_shapes);
   return g_test_run ();
 }

@@ -1,0 +1,96 @@
+/* Supervox CUDA backend: what the connectivity step's files share (the
+ * driver in connectivity.cu, the cut of oversized components in
+ * connectivity-split.cu, the labels of small pieces in
+ * connectivity-small.cu). See connectivity.cu for why the result equals
+ * the sequential rule. */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda-kernels.h"
+
+#define SV_CC_BLOCK 256
+
+enum
+{
+  COUNTER_N_SMALL,
+  COUNTER_QUEUE_USED,
+  COUNTER_OVERSIZED, /* components of max_size voxels or more */
+  COUNTER_ORPHAN,    /* small pieces with no earlier neighbour */
+  COUNTER_COLLECT,   /* oversized components listed */
+  COUNTER_LISTED,    /* entries of a work list */
+  COUNTER_IN_USE,    /* an orphan after the last large piece */
+  COUNTER_ANY,       /* a voxel that is not background */
+  COUNTER_CHANGED,   /* a round of the orphan propagation changed a flag */
+  N_COUNTERS
+};
+
+static inline unsigned int
+sv_cc_grid (long long n)
+{
+  return (unsigned int)((n + SV_CC_BLOCK - 1) / SV_CC_BLOCK);
+}
+
+/* The 6 face neighbours of voxel idx in scikit-image's order (+x −x +y −y
+ * +z −z) and whether each lies inside the volume. */
+__device__ __forceinline__ void
+cc_neighbours (int idx, int nx, int ny, int nz, int nb[6], bool ok[6])
+{
+  const int plane = nx * ny;
+  const int x = idx % nx, y = (idx / nx) % ny, z = idx / plane;
+  nb[0] = idx + 1;
+  ok[0] = x + 1 < nx;
+  nb[1] = idx - 1;
+  ok[1] = x > 0;
+  nb[2] = idx + nx;
+  ok[2] = y + 1 < ny;
+  nb[3] = idx - nx;
+  ok[3] = y > 0;
+  nb[4] = idx + plane;
+  ok[4] = z + 1 < nz;
+  nb[5] = idx - plane;
+  ok[5] = z > 0;
+}
+
+/* rank[r] counts the large pieces that start before r (an exclusive scan
+ * of the large-piece flags), so r starts a large piece exactly when the
+ * count steps after it. */
+__device__ __forceinline__ bool
+cc_is_large (const int *rank, int r)
+{
+  return rank[r + 1] != rank[r];
+}
+
+/* Final label, relative to start_label, of the piece starting at r: follow
+ * neighbour links (≤ −2: −(neighbour + 2)) to a large piece (1: its rank)
+ * or to a settled piece (≥ 2: the label + 2). Links are read volatile
+ * because other threads settle them concurrently; either value leads to
+ * the same label. */
+__device__ __forceinline__ int
+cc_piece_label (const int *parent, const int *link, const int *rank, int r)
+{
+  const volatile int *lv = link;
+  int l = lv[r];
+  while (l <= -2)
+    {
+      r = parent[-l - 2];
+      l = lv[r];
+    }
+  return l == 1 ? rank[r] : l - 2;
+}
+
+/* Grows s->scan_tmp (cub scratch) to at least `bytes`. */
+cudaError_t sv__cuda_cc_grow_scratch (SvCudaConnScratch *s, size_t bytes);
+
+/* Cuts the k oversized components into the pieces of the sequential rule:
+ * parent[v] becomes the start of v's piece and size[start] its size. Uses
+ * link, queue, small_roots, small_offsets and visited as scratch. */
+cudaError_t sv__cuda_cc_split_oversized (const int32_t *labels, int nz, int ny, int nx,
+                                         long long max_size, int k, SvCudaConnScratch *s,
+                                         cudaStream_t stream);
+
+/* Gives every small piece its link (see connectivity.cu) and settles it:
+ * link[r] ≥ 2 for every small piece start r afterwards. rank is s->size. */
+cudaError_t sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
+                                    cudaStream_t stream);

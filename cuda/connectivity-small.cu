@@ -1,0 +1,320 @@
+/* Supervox CUDA backend: the labels of the small pieces of the
+ * connectivity step, all in parallel.
+ *
+ * A small piece P takes the final label of the last neighbour its BFS sees
+ * that belongs to an earlier piece Q (Q < P: started before P) and whose
+ * label differs from the counter start_label + rank(P). Only a piece of
+ * the same counter segment (rank(Q) = rank(P), no large piece between)
+ * whose label is the counter can fail that test: an "orphan-rooted" piece.
+ * A piece is orphan-rooted exactly when every earlier neighbour is an
+ * orphan-rooted small piece of its own segment (with no earlier neighbour
+ * at all, it is an orphan). Orphans only start at the volume's first voxel
+ * or next to background, so such pieces are few; the rest get the flag
+ * "reached" by a voxel-parallel propagation that runs until no flag
+ * changes (flags only rise, so rounds may read each other's writes).
+ * Then every reached piece whose last earlier neighbour is orphan-rooted
+ * replays its BFS to find the last one that is not; the others keep the
+ * neighbour the first replay found. */
+#define G_LOG_DOMAIN "sv-cuda"
+
+#include <glib.h>
+
+#include "connectivity-private.cuh"
+
+enum
+{
+  FLAG_REACHED = 1, /* not orphan-rooted: some earlier neighbour's label differs */
+  FLAG_REPLAYED = 2 /* voxel visited by the second replay */
+};
+
+/* Replays the sequential BFS of one small piece from its raster-first
+ * voxel (neighbour order +x −x +y −y +z −z) and records, in link[root] as
+ * −(n + 2), the last neighbour n that was already labelled at that point:
+ * a voxel of a piece that starts earlier (−1: none, an orphan). */
+__global__ void
+cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
+                     const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
+                     int *__restrict__ queue, uint8_t *__restrict__ visited, int *__restrict__ link,
+                     int *counters)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= counters[COUNTER_N_SMALL])
+    return;
+  const int root = small_roots[i];
+  int *q = queue + small_offsets[i];
+  int head = 0, tail = 1, last = -1;
+  q[0] = root;
+  visited[root] = 1;
+  while (head < tail)
+    {
+      int idx = q[head++];
+      int nb[6];
+      bool ok[6];
+      cc_neighbours (idx, nx, ny, nz, nb, ok);
+      for (int j = 0; j < 6; j++)
+        {
+          if (!ok[j])
+            continue;
+          int m = nb[j];
+          /* The piece is the voxels whose piece start is root (for an
+           * uncut component, the same-label voxels reached). */
+          int pm = parent[m];
+          if (pm == root)
+            {
+              if (!visited[m])
+                {
+                  visited[m] = 1;
+                  q[tail++] = m;
+                }
+            }
+          else if (pm >= 0 && pm < root)
+            last = m;
+        }
+    }
+  if (last < 0)
+    atomicExch (&counters[COUNTER_ORPHAN], 1);
+  link[root] = -(last + 2);
+}
+
+/* Whether earlier piece q can give its label to piece r (of rank seg):
+ * anything but an orphan-rooted small piece of the same segment. */
+__device__ __forceinline__ bool
+cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg)
+{
+  return cc_is_large (rank, q) || rank[q] != seg || (flag[q] & FLAG_REACHED);
+}
+
+/* One round of the propagation over a list of voxels (all voxels when
+ * list is NULL): a voxel of a small piece not yet reached marks its piece
+ * reached when one of its earlier neighbours gives a label. With `keep`,
+ * voxels whose piece is still unreached are listed for the next rounds. */
+__global__ void
+cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ list,
+                 const int *__restrict__ parent, const int *__restrict__ rank, uint8_t *flag,
+                 int *__restrict__ keep, int *counters)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const int v = list != NULL ? list[i] : i;
+  const int r = parent[v];
+  if (r < 0 || cc_is_large (rank, r))
+    return;
+  volatile uint8_t *f = flag;
+  if (f[r] & FLAG_REACHED)
+    return;
+  int nb[6];
+  bool ok[6];
+  cc_neighbours (v, nx, ny, nz, nb, ok);
+  const int seg = rank[r];
+  for (int j = 0; j < 6; j++)
+    {
+      if (!ok[j])
+        continue;
+      const int q = parent[nb[j]];
+      if (q >= 0 && q < r && cc_gives_label (rank, f, q, seg))
+        {
+          f[r] = FLAG_REACHED;
+          counters[COUNTER_CHANGED] = 1;
+          return;
+        }
+    }
+  if (keep != NULL)
+    keep[atomicAdd (&counters[COUNTER_LISTED], 1)] = v;
+}
+
+/* Per small piece: an unreached one keeps the counter (settled); a reached
+ * one whose first-replay neighbour cannot give its label is listed for a
+ * second replay. */
+__global__ void
+cc_classify_small_kernel (const int *__restrict__ parent, int *__restrict__ link,
+                          const int *__restrict__ rank, const uint8_t *__restrict__ flag,
+                          const int *__restrict__ small_roots, int total_large,
+                          int *__restrict__ replay, int *counters)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= counters[COUNTER_N_SMALL])
+    return;
+  const int r = small_roots[i];
+  const int seg = rank[r];
+  if (!(flag[r] & FLAG_REACHED))
+    {
+      link[r] = seg + 2;
+      if (seg == total_large)
+        counters[COUNTER_IN_USE] = 1;
+      return;
+    }
+  const int q = parent[-link[r] - 2];
+  if (!cc_gives_label (rank, flag, q, seg))
+    replay[atomicAdd (&counters[COUNTER_LISTED], 1)] = i;
+}
+
+/* Replays the BFS of a listed piece and links it to the last earlier
+ * neighbour that gives a label (one exists: the piece was reached). */
+__global__ void
+cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ replay,
+                  const int *__restrict__ parent, int *__restrict__ link,
+                  const int *__restrict__ rank, uint8_t *flag, const int *__restrict__ small_roots,
+                  const int *__restrict__ small_offsets, int *__restrict__ queue)
+{
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n_replay)
+    return;
+  const int i = replay[t];
+  const int root = small_roots[i];
+  const int seg = rank[root];
+  int *q = queue + small_offsets[i];
+  int head = 0, tail = 1, last = -1;
+  q[0] = root;
+  /* Only this thread writes the bytes of its own voxels; others read just
+   * the REACHED bit of them, which stays. */
+  flag[root] |= FLAG_REPLAYED;
+  while (head < tail)
+    {
+      int idx = q[head++];
+      int nb[6];
+      bool ok[6];
+      cc_neighbours (idx, nx, ny, nz, nb, ok);
+      for (int j = 0; j < 6; j++)
+        {
+          if (!ok[j])
+            continue;
+          int m = nb[j];
+          int pm = parent[m];
+          if (pm == root)
+            {
+              if (!(flag[m] & FLAG_REPLAYED))
+                {
+                  flag[m] |= FLAG_REPLAYED;
+                  q[tail++] = m;
+                }
+            }
+          else if (pm >= 0 && pm < root && cc_gives_label (rank, flag, pm, seg))
+            last = m;
+        }
+    }
+  link[root] = -(last + 2);
+}
+
+/* Follows every small piece's links to its label and settles it, so that
+ * the per-voxel pass does one lookup. */
+__global__ void
+cc_settle_kernel (const int *__restrict__ parent, int *link, const int *__restrict__ rank,
+                  const int *__restrict__ small_roots, const int *counters)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= counters[COUNTER_N_SMALL])
+    return;
+  const int r = small_roots[i];
+  const int l = cc_piece_label (parent, link, rank, r);
+  ((volatile int *)link)[r] = l + 2;
+}
+
+#define TRY(x)                                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      err = (x);                                                                                   \
+      if (err != cudaSuccess)                                                                      \
+        goto out;                                                                                  \
+    }                                                                                              \
+  while (0)
+
+/* Reads one device counter (synchronising the stream). */
+static cudaError_t
+read_counter (const int *counters, int which, int *value, cudaStream_t stream)
+{
+  cudaError_t err = cudaMemcpyAsync (value, counters + which, sizeof (int),
+                                     cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (stream);
+  return err;
+}
+
+/* Flags every small piece that is not orphan-rooted, then links the
+ * reached pieces whose first-replay neighbour is orphan-rooted anew. */
+static cudaError_t
+resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
+                 cudaStream_t stream)
+{
+  cudaError_t err;
+  const int nn = nz * ny * nx;
+  int *list = NULL, *keep = NULL;
+  int n_list = 0, changed = 0, total_large = 0, rounds = 1;
+
+  TRY (cudaMallocAsync (&list, (size_t)nn * sizeof (int), stream));
+  TRY (cudaMallocAsync (&keep, (size_t)nn * sizeof (int), stream));
+  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nn, stream));
+
+  /* The first round sees every voxel and lists those still unreached; the
+   * later ones see only the list, which shrinks each round. */
+  TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
+  cc_reach_kernel<<<sv_cc_grid (nn), SV_CC_BLOCK, 0, stream>>> (
+      nn, nz, ny, nx, NULL, s->parent, s->size, s->visited, list, s->counters);
+  TRY (cudaGetLastError ());
+  TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
+  for (;;)
+    {
+      TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
+      TRY (cudaMemsetAsync (s->counters + COUNTER_CHANGED, 0, sizeof (int), stream));
+      if (n_list == 0)
+        break;
+      cc_reach_kernel<<<sv_cc_grid (n_list), SV_CC_BLOCK, 0, stream>>> (
+          n_list, nz, ny, nx, list, s->parent, s->size, s->visited, keep, s->counters);
+      TRY (cudaGetLastError ());
+      TRY (read_counter (s->counters, COUNTER_CHANGED, &changed, stream));
+      TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
+      rounds++;
+      if (!changed)
+        break;
+      int *t = list;
+      list = keep;
+      keep = t;
+    }
+
+  /* The list is spent: it holds the pieces to replay now. */
+  TRY (cudaMemcpyAsync (&total_large, s->size + nn, sizeof (int), cudaMemcpyDeviceToHost,
+                        stream));
+  TRY (cudaStreamSynchronize (stream));
+  TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
+  cc_classify_small_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (
+      s->parent, s->link, s->size, s->visited, s->small_roots, total_large, list, s->counters);
+  TRY (cudaGetLastError ());
+  TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
+  g_debug ("connectivity: %d small pieces, orphans settled in %d rounds, %d replayed", n_small,
+           rounds, n_list);
+  if (n_list > 0)
+    {
+      cc_replay_kernel<<<(n_list + 63) / 64, 64, 0, stream>>> (
+          n_list, nz, ny, nx, list, s->parent, s->link, s->size, s->visited, s->small_roots,
+          s->small_offsets, s->queue);
+      TRY (cudaGetLastError ());
+    }
+out:
+  cudaFreeAsync (list, stream);
+  cudaFreeAsync (keep, stream);
+  return err;
+}
+
+cudaError_t
+sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
+                        cudaStream_t stream)
+{
+  cudaError_t err;
+  int orphan = 0;
+
+  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nz * ny * nx, stream));
+  cc_small_bfs_kernel<<<(n_small + 63) / 64, 64, 0, stream>>> (
+      nz, ny, nx, s->parent, s->small_roots, s->small_offsets, s->queue, s->visited, s->link,
+      s->counters);
+  TRY (cudaGetLastError ());
+  TRY (read_counter (s->counters, COUNTER_ORPHAN, &orphan, stream));
+  /* Without an orphan no piece is orphan-rooted (the first one would be an
+   * orphan) and the first replay's links are exact. */
+  if (orphan)
+    TRY (resolve_orphans (nz, ny, nx, n_small, s, stream));
+  cc_settle_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (s->parent, s->link, s->size,
+                                                                       s->small_roots, s->counters);
+  TRY (cudaGetLastError ());
+out:
+  return err;
+}
