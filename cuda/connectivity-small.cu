@@ -84,25 +84,17 @@ cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg)
   return cc_is_large (rank, q) || rank[q] != seg || (flag[q] & FLAG_REACHED);
 }
 
-/* One round of the propagation over a list of voxels (all voxels when
- * list is NULL): a voxel of a small piece not yet reached marks its piece
- * reached when one of its earlier neighbours gives a label. With `keep`,
- * voxels whose piece is still unreached are listed for the next rounds. */
-__global__ void
-cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ list,
-                 const int *__restrict__ parent, const int *__restrict__ rank, uint8_t *flag,
-                 int *__restrict__ keep, int *counters)
+/* Voxels per thread of a propagation round: a block covers a run of
+ * consecutive rows, so that chains of pieces along x and y settle inside
+ * one launch. */
+#define REACH_PER_THREAD 16
+
+/* Whether voxel v, of unreached small piece r, has an earlier neighbour
+ * whose piece gives a label; if so marks r reached. */
+__device__ __forceinline__ bool
+cc_try_reach (int v, int r, int nz, int ny, int nx, const int *parent, const int *rank,
+              volatile uint8_t *f)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  const int v = list != NULL ? list[i] : i;
-  const int r = parent[v];
-  if (r < 0 || cc_is_large (rank, r))
-    return;
-  volatile uint8_t *f = flag;
-  if (f[r] & FLAG_REACHED)
-    return;
   int nb[6];
   bool ok[6];
   cc_neighbours (v, nx, ny, nz, nb, ok);
@@ -115,12 +107,55 @@ cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ list,
       if (q >= 0 && q < r && cc_gives_label (rank, f, q, seg))
         {
           f[r] = FLAG_REACHED;
-          counters[COUNTER_CHANGED] = 1;
-          return;
+          return true;
         }
     }
-  if (keep != NULL)
-    keep[atomicAdd (&counters[COUNTER_LISTED], 1)] = v;
+  return false;
+}
+
+/* One round of the propagation: a voxel of a small piece not yet reached
+ * marks its piece reached when one of its earlier neighbours gives a
+ * label. Flags only rise, so a block repeats its own voxels until nothing
+ * changes in it before it ends; the host repeats rounds until no block
+ * changed anything. */
+__global__ void
+cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ parent,
+                 const int *__restrict__ rank, uint8_t *flag, int *counters)
+{
+  volatile uint8_t *f = flag;
+  const long long base = (long long)blockIdx.x * blockDim.x * REACH_PER_THREAD + threadIdx.x;
+  unsigned int pending = 0;
+  for (int k = 0; k < REACH_PER_THREAD; k++)
+    {
+      const long long v = base + (long long)k * blockDim.x;
+      if (v >= n)
+        break;
+      const int r = parent[v];
+      if (r >= 0 && !cc_is_large (rank, r) && !(f[r] & FLAG_REACHED))
+        pending |= 1u << k;
+    }
+  bool changed = false;
+  for (;;)
+    {
+      bool hit = false;
+      for (int k = 0; k < REACH_PER_THREAD; k++)
+        {
+          if (!(pending & (1u << k)))
+            continue;
+          const int v = (int)(base + (long long)k * blockDim.x);
+          const int r = parent[v];
+          if ((f[r] & FLAG_REACHED) || cc_try_reach (v, r, nz, ny, nx, parent, rank, f))
+            {
+              pending &= ~(1u << k);
+              hit = true;
+            }
+        }
+      changed |= hit;
+      if (!__syncthreads_or (hit))
+        break;
+    }
+  if (changed)
+    counters[COUNTER_CHANGED] = 1;
 }
 
 /* Per small piece: an unreached one keeps the counter (settled); a reached
@@ -238,40 +273,24 @@ resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
 {
   cudaError_t err;
   const int nn = nz * ny * nx;
-  int *list = NULL, *keep = NULL;
-  int n_list = 0, changed = 0, total_large = 0, rounds = 1;
+  int *list = NULL;
+  int n_list = 0, changed = 0, total_large = 0, rounds = 0;
 
-  TRY (cudaMallocAsync (&list, (size_t)nn * sizeof (int), stream));
-  TRY (cudaMallocAsync (&keep, (size_t)nn * sizeof (int), stream));
   TRY (cudaMemsetAsync (s->visited, 0, (size_t)nn, stream));
-
-  /* The first round sees every voxel and lists those still unreached; the
-   * later ones see only the list, which shrinks each round. */
-  TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
-  cc_reach_kernel<<<sv_cc_grid (nn), SV_CC_BLOCK, 0, stream>>> (
-      nn, nz, ny, nx, NULL, s->parent, s->size, s->visited, list, s->counters);
-  TRY (cudaGetLastError ());
-  TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
-  for (;;)
+  do
     {
-      TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
       TRY (cudaMemsetAsync (s->counters + COUNTER_CHANGED, 0, sizeof (int), stream));
-      if (n_list == 0)
-        break;
-      cc_reach_kernel<<<sv_cc_grid (n_list), SV_CC_BLOCK, 0, stream>>> (
-          n_list, nz, ny, nx, list, s->parent, s->size, s->visited, keep, s->counters);
+      cc_reach_kernel<<<(unsigned int)((nn + SV_CC_BLOCK * REACH_PER_THREAD - 1)
+                                       / (SV_CC_BLOCK * REACH_PER_THREAD)),
+                        SV_CC_BLOCK, 0, stream>>> (nn, nz, ny, nx, s->parent, s->size, s->visited,
+                                                   s->counters);
       TRY (cudaGetLastError ());
       TRY (read_counter (s->counters, COUNTER_CHANGED, &changed, stream));
-      TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
       rounds++;
-      if (!changed)
-        break;
-      int *t = list;
-      list = keep;
-      keep = t;
     }
+  while (changed);
 
-  /* The list is spent: it holds the pieces to replay now. */
+  TRY (cudaMallocAsync (&list, (size_t)n_small * sizeof (int), stream));
   TRY (cudaMemcpyAsync (&total_large, s->size + nn, sizeof (int), cudaMemcpyDeviceToHost,
                         stream));
   TRY (cudaStreamSynchronize (stream));
@@ -280,7 +299,7 @@ resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
       s->parent, s->link, s->size, s->visited, s->small_roots, total_large, list, s->counters);
   TRY (cudaGetLastError ());
   TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
-  g_debug ("connectivity: %d small pieces, orphans settled in %d rounds, %d replayed", n_small,
+  g_debug ("connectivity: %d small pieces, orphan-rooted ones found in %d rounds, %d replayed", n_small,
            rounds, n_list);
   if (n_list > 0)
     {
@@ -291,7 +310,6 @@ resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
     }
 out:
   cudaFreeAsync (list, stream);
-  cudaFreeAsync (keep, stream);
   return err;
 }
 

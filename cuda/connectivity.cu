@@ -139,26 +139,47 @@ cc_classify_kernel (int n, const int *__restrict__ parent, const int *__restrict
                     long long min_size, long long max_size, int *__restrict__ big,
                     int *__restrict__ small_roots, int *__restrict__ small_offsets, int *counters)
 {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v > n)
+  const int v = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  bool small = false;
+  int s = 0;
+  if (v < n && parent[v] == v)
+    {
+      s = size[v];
+      if (s >= max_size)
+        atomicAdd (&counters[COUNTER_OVERSIZED], 1);
+      small = s < min_size;
+      big[v] = !small;
+    }
+  else if (v <= n)
+    big[v] = 0;
+
+  /* Millions of small pieces on noisy data: one atomic per warp, not per
+   * piece, on the two list counters. */
+  const unsigned int smalls = __ballot_sync (SV_FULL_MASK, small);
+  if (smalls == 0)
     return;
-  if (v == n || parent[v] != v)
+  int queue_end = small ? s : 0;
+  for (int d = 1; d < 32; d <<= 1)
     {
-      big[v] = 0;
-      return;
+      int t = __shfl_up_sync (SV_FULL_MASK, queue_end, d);
+      if (lane >= d)
+        queue_end += t;
     }
-  int s = size[v];
-  if (s >= max_size)
-    atomicAdd (&counters[COUNTER_OVERSIZED], 1);
-  if (s >= min_size)
+  int first = 0, queue_first = 0;
+  if (lane == 31)
     {
-      big[v] = 1;
-      return;
+      first = atomicAdd (&counters[COUNTER_N_SMALL], __popc (smalls));
+      queue_first = atomicAdd (&counters[COUNTER_QUEUE_USED], queue_end);
     }
-  big[v] = 0;
-  int i = atomicAdd (&counters[COUNTER_N_SMALL], 1);
-  small_roots[i] = v;
-  small_offsets[i] = atomicAdd (&counters[COUNTER_QUEUE_USED], s);
+  first = __shfl_sync (SV_FULL_MASK, first, 31);
+  queue_first = __shfl_sync (SV_FULL_MASK, queue_first, 31);
+  if (small)
+    {
+      const int i = first + __popc (smalls & ((1u << lane) - 1));
+      small_roots[i] = v;
+      small_offsets[i] = queue_first + queue_end - s;
+    }
 }
 
 __global__ void
