@@ -362,7 +362,7 @@ sv_cli_cmd_slic (int argc, char **argv)
                "--json prints each written file's result (the same object as its sidecar) on\n"
                "its own line. With -o DIR/ or a template it also prints a line\n"
                "{\"input\", \"output\", \"error\"} for each failed file and, last, the totals:\n"
-               "{\"batch\": {\"files\", \"written\", \"failed\", \"not_run\", \"backend\",\n"
+               "{\"batch\": {\"files\", \"written\", \"failed\", \"cancelled\", \"backend\",\n"
                "\"seconds\", \"files_per_second\"}}; without --json the totals are one line.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "slic", &argc, &argv))

@@ -200,7 +200,7 @@ print_totals (Batch *b, double seconds)
       sv_json_writer_int (w, b->n_written);
       sv_json_writer_key (w, "failed");
       sv_json_writer_int (w, b->n_failed);
-      sv_json_writer_key (w, "not_run");
+      sv_json_writer_key (w, "cancelled");
       sv_json_writer_int (w, b->n_cancelled);
       sv_json_writer_key (w, "backend");
       sv_json_writer_string (w, sv_backend_get_name (b->ctx->backend));
@@ -217,7 +217,7 @@ print_totals (Batch *b, double seconds)
       printf ("%u file%s: %u written, %u failed", b->n_files, b->n_files == 1 ? "" : "s",
               b->n_written, b->n_failed);
       if (b->n_cancelled > 0)
-        printf (", %u not run", b->n_cancelled);
+        printf (", %u cancelled", b->n_cancelled);
       printf (" in %.2f s (%.2f files/s)\n", seconds, rate);
     }
   fflush (stdout);
