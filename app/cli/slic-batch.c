@@ -10,6 +10,10 @@
 
 #include <stdio.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#endif
 
 #include <glib/gstdio.h>
 
@@ -86,11 +90,24 @@ progress_cb (const SvCliSlicFile *file, guint iteration, guint n_iterations, gpo
   g_mutex_unlock (&b->print_lock);
 }
 
+/* Reading and writing yield to the compute threads: the CPU backend splits
+ * each step evenly over the cores, so a core taken by the reader or the
+ * writer holds the whole step back. At a lower priority they fill the gaps
+ * instead. (On Linux the nice value of a thread id is that thread's own.) */
+static void
+yield_to_compute (void)
+{
+#ifdef __linux__
+  setpriority (PRIO_PROCESS, (id_t)syscall (SYS_gettid), 10);
+#endif
+}
+
 static gpointer
 reader_thread (gpointer data)
 {
   Batch *b = data;
 
+  yield_to_compute ();
   for (guint i = 0; i < b->n_files; i++)
     {
       SvCliSlicFile *file = b->files[i];
@@ -161,6 +178,7 @@ writer_thread (gpointer data)
 {
   Batch *b = data;
 
+  yield_to_compute ();
   for (guint i = 0; i < b->n_files; i++)
     {
       SvCliSlicFile *file = g_async_queue_pop (b->computed);
