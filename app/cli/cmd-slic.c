@@ -354,6 +354,8 @@ sv_cli_cmd_slic (int argc, char **argv)
                "Two inputs that would write the same file, or an output that is an input,\n"
                "are refused before anything is computed. A file that fails is reported on\n"
                "one line of stderr that names it, leaves no output, and the others go on.\n"
+               "Under --backend auto a CUDA failure reruns that file on the CPU (after any\n"
+               "CUDA error but running out of GPU memory, the files after it too).\n"
                "\n"
                "Exit status: 0 when every file was written; 1 when any failed or the command\n"
                "line is wrong; 130 when interrupted (files finished before stay, the file\n"
