@@ -1,27 +1,18 @@
-/* supervox-cli slic: the batch job. Loads a TIFF, runs SLIC on the chosen
- * backend, writes a uint32 label TIFF and its JSON sidecar. */
+/* supervox-cli slic: the batch job's command line. Each input is loaded,
+ * segmented and written as a uint32 label TIFF with its JSON sidecar by
+ * slic-file.c, many inputs in one process by slic-batch.c. */
 #define G_LOG_DOMAIN "sv-cli"
 
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <glib/gstdio.h>
-
-#include "backend.h"
 #include "cli-common.h"
 #include "error.h"
 #include "io.h"
-#include "json-writer.h"
 #include "params.h"
+#include "slic-batch.h"
+#include "slic-file.h"
+#include "slic-outputs.h"
 #include "sv-config.h"
-#include "volume.h"
-
-#if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
-#define SV_CLI_CUDA 1
-#else
-#define SV_CLI_CUDA 0
-#endif
 
 typedef struct
 {
@@ -63,20 +54,8 @@ slic_options_clear (SlicOptions *o)
   g_strfreev (o->inputs);
 }
 
-/* What the command line asked for, before the volume's shape is known. */
-typedef struct
-{
-  SvSlicParams params;
-  double sigma[3];
-  guint n_sigma; /* 0: not given, 1: scalar */
-  double spacing[3];
-  guint n_spacing; /* 0: not given or "file" */
-  gboolean spacing_from_file;
-  int n_threads;
-} SlicRequest;
-
 static gboolean
-parse_request (const SlicOptions *o, SlicRequest *r, GError **error)
+parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
 {
   SvSlicParams *p = &r->params;
   gint64 v;
@@ -201,256 +180,63 @@ parse_request (const SlicOptions *o, SlicRequest *r, GError **error)
   return TRUE;
 }
 
-/* Applies sigma and spacing now that the image's dimensionality is known:
- * a 2D image (one page) takes y,x lists (z is then 1 for spacing and 0 for
- * sigma) or z,y,x as scikit-image tolerates; a 3D volume needs z,y,x. */
-static gboolean
-resolve_axes (SlicRequest *r, const char *input, const SvVolume *volume, GError **error)
+/* Reads --mask once for the whole batch; every input must have its shape. */
+static guint8 *
+read_mask (const char *path, guint shape[3], GError **error)
 {
-  SvSlicParams *p = &r->params;
-  gboolean is_2d = volume->nz == 1;
+  g_autoptr (GError) local = NULL;
+  g_autofree guint8 *mask = NULL;
 
-  if (r->spacing_from_file)
+  if (!sv_cli_check_input (path, error))
+    return NULL;
+  mask = sv_tiff_read_mask (path, &shape[0], &shape[1], &shape[2], &local);
+  if (mask == NULL)
     {
-      if (!volume->spacing_from_file)
-        {
-          g_set_error (
-              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-              "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing file",
-              input);
-          return FALSE;
-        }
-      for (int i = 0; i < 3; i++)
-        p->spacing[i] = volume->spacing[i];
-      if (is_2d)
-        p->spacing[0] = 1.0;
-      for (int i = 0; i < 3; i++)
-        if (!(p->spacing[i] > 0))
-          {
-            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                         "%s: the file's voxel spacing %g,%g,%g is not > 0", input,
-                         volume->spacing[0], volume->spacing[1], volume->spacing[2]);
-            return FALSE;
-          }
-    }
-  else if (r->n_spacing == 3)
-    memcpy (p->spacing, r->spacing, sizeof p->spacing);
-  else if (r->n_spacing == 2)
-    {
-      if (!is_2d)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "--spacing needs 3 values z,y,x for a 3D volume (%u slices), got 2",
-                       volume->nz);
-          return FALSE;
-        }
-      p->spacing[0] = 1.0;
-      p->spacing[1] = r->spacing[0];
-      p->spacing[2] = r->spacing[1];
-    }
-
-  if (r->n_sigma == 1)
-    {
-      p->sigma_per_axis = FALSE;
-      p->sigma[0] = p->sigma[1] = p->sigma[2] = r->sigma[0];
-    }
-  else if (r->n_sigma == 3)
-    {
-      p->sigma_per_axis = TRUE;
-      memcpy (p->sigma, r->sigma, sizeof p->sigma);
-    }
-  else if (r->n_sigma == 2)
-    {
-      if (!is_2d)
-        {
-          g_set_error (
-              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-              "--sigma needs one value or 3 values z,y,x for a 3D volume (%u slices), got 2",
-              volume->nz);
-          return FALSE;
-        }
-      p->sigma_per_axis = TRUE;
-      p->sigma[0] = 0.0;
-      p->sigma[1] = r->sigma[0];
-      p->sigma[2] = r->sigma[1];
-    }
-  return TRUE;
-}
-
-typedef struct
-{
-  gboolean tty;
-  gboolean shown;
-} Progress;
-
-static void
-progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
-{
-  Progress *progress = user_data;
-
-  if (!progress->tty)
-    return;
-  if (stage == SV_STAGE_ITERATE && n_iterations > 0)
-    {
-      fprintf (stderr, "\r%s: iteration %u/%u", SV_CLI_PROGRAM, iteration, n_iterations);
-      fflush (stderr);
-      progress->shown = TRUE;
-    }
-  else if (progress->shown)
-    {
-      /* Clear the progress line so that later messages start clean. */
-      fprintf (stderr, "\r\033[K");
-      fflush (stderr);
-      progress->shown = FALSE;
-    }
-}
-
-static SvBackend *
-open_backend (const char *name, GError **error)
-{
-  if (g_strcmp0 (name, "cpu") == 0)
-    return sv_backend_new ("cpu", error);
-
-#if SV_CLI_CUDA
-  {
-    g_autoptr (GError) local = NULL;
-    SvBackend *backend = sv_backend_new ("cuda", &local);
-
-    if (backend != NULL)
-      return backend;
-    if (g_strcmp0 (name, "cuda") == 0)
-      {
-        /* The backend's own message may already say it. */
-        if (g_str_has_prefix (local->message, "no CUDA device"))
-          g_propagate_error (error, g_steal_pointer (&local));
-        else
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
-                       local->message);
-        return NULL;
-      }
-    /* auto without a usable GPU is the ordinary case on most machines: the
-     * CPU reference runs, and the summary line and the sidecar name it. */
-    return sv_backend_new ("cpu", error);
-  }
-#else
-  if (g_strcmp0 (name, "cuda") == 0)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                   "no CUDA device: this build of %s has no CUDA backend", SV_CLI_PROGRAM);
+      if (strstr (local->message, path) == NULL)
+        g_prefix_error (&local, "%s: ", path);
+      g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  return sv_backend_new ("cpu", error);
-#endif
-}
-
-static void
-write_result_json (SvJsonWriter *w, const char *input, const char *output, const char *mask,
-                   const SvVolume *volume, const SvSlicParams *params, const SvRunStats *stats,
-                   const char *backend, int n_threads, const double seconds[6])
-{
-  static const char *const stage_names[]
-      = { "load", "prepare", "iterate", "connect", "write", "total" };
-  g_autofree char *params_json = sv_slic_params_to_json (params);
-  g_autoptr (GString) command = g_string_new (SV_CLI_PROGRAM " slic ");
-
-  g_string_append (command, input);
-  g_string_append (command, " -o ");
-  g_string_append (command, output);
-  g_string_append_c (command, ' ');
-  sv_slic_params_append_cli (params, command);
-  if (mask != NULL)
-    g_string_append_printf (command, " --mask %s", mask);
-
-  sv_json_writer_begin_object (w);
-  sv_json_writer_key (w, "input");
-  sv_json_writer_string (w, input);
-  sv_json_writer_key (w, "output");
-  sv_json_writer_string (w, output);
-  sv_json_writer_key (w, "mask");
-  sv_json_writer_string (w, mask);
-  sv_json_writer_key (w, "shape");
-  sv_json_writer_begin_array (w);
-  sv_json_writer_int (w, volume->nz);
-  sv_json_writer_int (w, volume->ny);
-  sv_json_writer_int (w, volume->nx);
-  sv_json_writer_end_array (w);
-  sv_json_writer_key (w, "channels");
-  sv_json_writer_int (w, volume->nc);
-  sv_json_writer_key (w, "sample_type");
-  sv_json_writer_string (w, sv_sample_type_to_string (volume->source_type));
-  sv_json_writer_key (w, "spacing_unit");
-  sv_json_writer_string (w, volume->unit);
-  sv_json_writer_key (w, "n_labels");
-  sv_json_writer_int (w, (gint64)stats->n_labels);
-  sv_json_writer_key (w, "n_clusters");
-  sv_json_writer_int (w, (gint64)stats->n_clusters);
-  sv_json_writer_key (w, "iterations");
-  sv_json_writer_int (w, stats->iterations);
-  sv_json_writer_key (w, "backend");
-  sv_json_writer_string (w, backend);
-  sv_json_writer_key (w, "threads");
-  sv_json_writer_int (w, n_threads);
-  sv_json_writer_key (w, "seconds");
-  sv_json_writer_begin_object (w);
-  for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
+  if (memchr (mask, 1, (gsize)shape[0] * shape[1] * shape[2]) == NULL)
     {
-      sv_json_writer_key (w, stage_names[i]);
-      sv_json_writer_double (w, seconds[i]);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                   "%s: the mask is empty: no voxel is inside it", path);
+      return NULL;
     }
-  sv_json_writer_end_object (w);
-  sv_json_writer_key (w, "params");
-  sv_json_writer_raw (w, params_json);
-  sv_json_writer_key (w, "command");
-  sv_json_writer_string (w, command->str);
-  sv_json_writer_key (w, "version");
-  sv_json_writer_string (w, SV_VERSION);
-  sv_json_writer_end_object (w);
+  return g_steal_pointer (&mask);
 }
 
 static int
 run_slic (SlicOptions *o)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SvVolume) volume = NULL;
-  g_autoptr (SvLabels) labels = NULL;
-  g_autoptr (SvBackend) backend = NULL;
-  g_autoptr (SvJsonWriter) json = NULL;
+  g_autoptr (GPtrArray) files
+      = g_ptr_array_new_with_free_func ((GDestroyNotify)sv_cli_slic_file_free);
+  g_auto (GStrv) outputs = NULL;
   g_autofree guint8 *mask = NULL;
-  g_autofree char *sidecar = NULL;
-  g_autofree char *sidecar_tmp = NULL;
-  const char *input;
-  const char *backend_name;
-  SlicRequest request = { 0 };
-  SvRunControl control = { 0 };
-  SvRunStats stats = { 0 };
-  Progress progress = { 0 };
-  double seconds[6] = { 0 };
-  double t_start = sv_cli_now (), t;
-  GCancellable *interrupt = NULL;
+  const char *const *inputs = (const char *const *)o->inputs;
+  SvCliSlicRequest request = { 0 };
+  SvCliSlicContext ctx = { 0 };
+  SvCliSlicBatchOptions batch = { 0 };
+  SvCliOutputKind kind;
+  int status;
 
   if (o->inputs == NULL || o->inputs[0] == NULL)
     {
       sv_cli_error ("slic: missing input file (try '%s slic --help')", SV_CLI_PROGRAM);
       return 1;
     }
-  if (o->inputs[1] != NULL)
-    {
-      sv_cli_error ("slic: expected one input file, got %u (try '%s slic --help')",
-                    g_strv_length (o->inputs), SV_CLI_PROGRAM);
-      return 1;
-    }
-  input = o->inputs[0];
   if (o->output == NULL)
     {
       sv_cli_error ("slic: missing -o OUT.tif (try '%s slic --help')", SV_CLI_PROGRAM);
       return 1;
     }
 
-  backend_name = o->backend != NULL ? o->backend : "auto";
-  if (g_strcmp0 (backend_name, "cpu") != 0 && g_strcmp0 (backend_name, "cuda") != 0
-      && g_strcmp0 (backend_name, "auto") != 0)
+  ctx.backend_name = o->backend != NULL ? o->backend : "auto";
+  if (g_strcmp0 (ctx.backend_name, "cpu") != 0 && g_strcmp0 (ctx.backend_name, "cuda") != 0
+      && g_strcmp0 (ctx.backend_name, "auto") != 0)
     {
-      sv_cli_error ("--backend must be cpu, cuda or auto, got %s", backend_name);
+      sv_cli_error ("--backend must be cpu, cuda or auto, got %s", ctx.backend_name);
       return 1;
     }
   if (!parse_request (o, &request, &error))
@@ -459,182 +245,44 @@ run_slic (SlicOptions *o)
       return 1;
     }
 
-  sidecar = sv_cli_sidecar_path (o->output);
-  if (!sv_cli_check_input (input, &error)
-      || (o->mask != NULL && !sv_cli_check_input (o->mask, &error))
-      || !sv_cli_check_output (o->output, &error))
+  /* Everything that would make a file overwrite another is refused before
+   * anything is computed. */
+  kind = sv_cli_output_kind (o->output);
+  outputs = sv_cli_slic_output_names (inputs, o->output, &error);
+  if (outputs == NULL
+      || !sv_cli_slic_check_outputs (inputs, (const char *const *)outputs, o->mask, &error))
     {
       sv_cli_report (error);
-      return 1;
-    }
-  if (g_strcmp0 (sidecar, o->output) == 0 || sv_cli_same_file (input, o->output)
-      || sv_cli_same_file (input, sidecar)
-      || (o->mask != NULL
-          && (sv_cli_same_file (o->mask, o->output) || sv_cli_same_file (o->mask, sidecar))))
-    {
-      sv_cli_error ("%s: the output would overwrite an input file", o->output);
-      return 1;
-    }
-
-  interrupt = sv_cli_watch_interrupts ();
-  backend = open_backend (backend_name, &error);
-  if (backend == NULL)
-    {
-      sv_cli_report (error);
-      return 1;
-    }
-
-  /* Load */
-  t = sv_cli_now ();
-  volume = sv_cli_read_volume (input, &error);
-  if (volume == NULL)
-    {
-      sv_cli_report_file (input, error);
       return 1;
     }
   if (o->mask != NULL)
     {
-      guint mz = 0, my = 0, mx = 0;
-
-      mask = sv_tiff_read_mask (o->mask, &mz, &my, &mx, &error);
+      mask = read_mask (o->mask, ctx.mask_shape, &error);
       if (mask == NULL)
         {
-          sv_cli_report_file (o->mask, error);
-          return 1;
-        }
-      if (mz != volume->nz || my != volume->ny || mx != volume->nx)
-        {
-          g_autofree char *ms = sv_cli_format_shape (mz, my, mx);
-          g_autofree char *vs = sv_cli_format_shape (volume->nz, volume->ny, volume->nx);
-          sv_cli_error ("%s: mask is %s but the image %s is %s", o->mask, ms, input, vs);
-          return 1;
-        }
-      if (memchr (mask, 1, sv_volume_n_voxels (volume)) == NULL)
-        {
-          sv_cli_error ("%s: the mask is empty: no voxel is inside it", o->mask);
+          sv_cli_report (error);
           return 1;
         }
     }
-  seconds[0] = sv_cli_now () - t;
-  if (sv_cli_interrupted (interrupt))
-    return 130;
-
-  if (!resolve_axes (&request, input, volume, &error)
-      || !sv_slic_params_validate (&request.params, &error))
+  if (!sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind, &error))
     {
       sv_cli_report (error);
       return 1;
     }
 
-  progress.tty = isatty (STDERR_FILENO);
-  control.n_threads = request.n_threads;
-  control.stop_after_iteration = -1;
-  control.progress = progress_cb;
-  control.user_data = &progress;
-  control.cancellable = interrupt;
-
-  if (!sv_backend_set_volume (backend, volume, mask, &error)
-      || !sv_backend_run (backend, &request.params, &control, &stats, &error))
-    {
-      progress_cb (SV_STAGE_DONE, 0, 0, &progress);
-      if (sv_cli_interrupted (interrupt))
-        return 130;
-      /* A CUDA failure (out of memory, launch error) under auto reruns on
-       * the reference backend. */
-      if (g_strcmp0 (backend_name, "auto") == 0
-          && g_strcmp0 (sv_backend_get_name (backend), "cpu") != 0
-          && g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND))
-        {
-          if (!o->json)
-            sv_cli_note ("CUDA backend failed (%s); running on the CPU", error->message);
-          g_clear_error (&error);
-          g_clear_pointer (&backend, sv_backend_free);
-          memset (&stats, 0, sizeof stats);
-          backend = sv_backend_new ("cpu", &error);
-          if (backend == NULL || !sv_backend_set_volume (backend, volume, mask, &error)
-              || !sv_backend_run (backend, &request.params, &control, &stats, &error))
-            {
-              progress_cb (SV_STAGE_DONE, 0, 0, &progress);
-              if (sv_cli_interrupted (interrupt))
-                return 130;
-              sv_cli_report_file (input, error);
-              return 1;
-            }
-        }
-      else
-        {
-          sv_cli_report_file (input, error);
-          return 1;
-        }
-    }
-  progress_cb (SV_STAGE_DONE, 0, 0, &progress);
-  seconds[1] = stats.seconds_prepare;
-  seconds[2] = stats.seconds_iterate;
-  seconds[3] = stats.seconds_connect;
-
-  labels = sv_labels_new (volume->nz, volume->ny, volume->nx, &error);
-  if (labels == NULL || !sv_backend_get_labels (backend, labels->data, &error))
-    {
-      sv_cli_report (error);
-      return 1;
-    }
-  /* The labels carry the spacing the run used, so that Fiji and napari
-   * overlay them on the image; the unit is the file's when the numbers are. */
-  if (request.n_spacing > 0)
-    memcpy (labels->spacing, request.params.spacing, sizeof labels->spacing);
-  else
-    {
-      memcpy (labels->spacing, volume->spacing, sizeof labels->spacing);
-      labels->unit = g_strdup (volume->unit);
-    }
-
-  /* Write: labels first (atomic in the engine), then the sidecar through a
-   * temporary name; if the sidecar fails the labels go too. */
-  t = sv_cli_now ();
-  if (!sv_tiff_write_labels (o->output, labels, &error))
-    {
-      sv_cli_report_file (o->output, error);
-      return 1;
-    }
-  seconds[4] = sv_cli_now () - t;
-  seconds[5] = sv_cli_now () - t_start;
-
-  json = sv_json_writer_new ();
-  write_result_json (json, input, o->output, o->mask, volume, &request.params, &stats,
-                     sv_backend_get_name (backend), request.n_threads, seconds);
-  {
-    g_autofree char *text = g_strconcat (sv_json_writer_get (json), "\n", NULL);
-
-    sidecar_tmp = sv_cli_write_temp_beside (sidecar, text, &error);
-    if (sidecar_tmp == NULL || !sv_cli_commit_temp (sidecar_tmp, sidecar, &error))
-      {
-        g_unlink (o->output);
-        sv_cli_report (error);
-        return 1;
-      }
-  }
-  /* An interrupt during writing takes effect now: both files go. */
-  if (sv_cli_interrupted (interrupt))
-    {
-      g_unlink (o->output);
-      g_unlink (sidecar);
-      return 130;
-    }
-
-  if (o->json)
-    printf ("%s\n", sv_json_writer_get (json));
-  else
-    {
-      g_autofree char *shape = sv_cli_format_shape (volume->nz, volume->ny, volume->nx);
-      printf ("%s: %s, %" G_GSIZE_FORMAT " labels (%" G_GSIZE_FORMAT
-              " clusters) on %s in %.2f s -> %s\n",
-              input, shape, stats.n_labels, stats.n_clusters, sv_backend_get_name (backend),
-              seconds[5], o->output);
-    }
-  fflush (stdout);
-  return 0;
+  for (guint i = 0; inputs[i] != NULL; i++)
+    g_ptr_array_add (files, sv_cli_slic_file_new (i, inputs[i], outputs[i]));
+  ctx.request = &request;
+  ctx.mask_path = o->mask;
+  ctx.mask = mask;
+  ctx.quiet = o->json;
+  ctx.cancellable = sv_cli_watch_interrupts ();
+  batch.json = o->json;
+  batch.summary = kind != SV_CLI_OUTPUT_FILE;
+  status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
+  g_clear_pointer (&ctx.backend, sv_backend_free);
+  return status;
 }
-
 int
 sv_cli_cmd_slic (int argc, char **argv)
 {
@@ -642,8 +290,9 @@ sv_cli_cmd_slic (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   int status;
   const GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Label TIFF to write (uint32)",
-      "OUT.tif" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+      "Label TIFF to write (uint32), or a folder, or a name template (see below)",
+      "OUT.tif|DIR/|TEMPLATE" },
     { "n-segments", 0, 0, G_OPTION_ARG_STRING, &o.n_segments,
       "Approximate number of supervoxels (default 100)", "N" },
     { "compactness", 0, 0, G_OPTION_ARG_STRING, &o.compactness,
@@ -674,12 +323,13 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu, cuda or auto (default auto)",
       "NAME" },
     { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object with the results", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
+      "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
     { NULL }
   };
 
-  context = g_option_context_new ("IN.tif -o OUT.tif");
+  context = g_option_context_new ("IN.tif… -o OUT.tif|DIR/|TEMPLATE");
   g_option_context_set_summary (
       context, "Computes SLIC supervoxels (scikit-image's algorithm and parameters) and writes a\n"
                "uint32 label TIFF plus OUT.json with the parameters, backend and timings."
@@ -687,6 +337,35 @@ sv_cli_cmd_slic (int argc, char **argv)
                "\nIN may also be a PNG or JPEG photo, read as the GUI reads it."
 #endif
   );
+  g_option_context_set_description (
+      context, "Many inputs run in one process on one backend: the next file is read and the\n"
+               "previous one written while the current one computes.\n"
+               "\n"
+               "  -o OUT.tif      one input: its labels go to OUT.tif, the sidecar to OUT.json\n"
+               "  -o DIR/         each input's labels go to DIR/{stem}.tif (and DIR/{stem}.json);\n"
+               "                  DIR is created when missing (an existing folder needs no '/')\n"
+               "  -o TEMPLATE     a name with placeholders, e.g. 'out/{stem}_labels.tif';\n"
+               "                  missing folders are created\n"
+               "      {stem}      the input's file name without its extension (and '.ome')\n"
+               "      {name}      the input's file name\n"
+               "      {dir}       the input's folder ('.' for a bare name)\n"
+               "      {index}     the input's position, from 1, zero-padded (01 … 20)\n"
+               "\n"
+               "Two inputs that would write the same file, or an output that is an input,\n"
+               "are refused before anything is computed. A file that fails is reported on\n"
+               "one line of stderr that names it, leaves no output, and the others go on.\n"
+               "Under --backend auto a CUDA failure reruns that file on the CPU (after any\n"
+               "CUDA error but running out of GPU memory, the files after it too).\n"
+               "\n"
+               "Exit status: 0 when every file was written; 1 when any failed or the command\n"
+               "line is wrong; 130 when interrupted (files finished before stay, the file\n"
+               "being written and those after it leave nothing).\n"
+               "\n"
+               "--json prints each written file's result (the same object as its sidecar) on\n"
+               "its own line. With -o DIR/ or a template it also prints a line\n"
+               "{\"input\", \"output\", \"error\"} for each failed file and, last, the totals:\n"
+               "{\"batch\": {\"files\", \"written\", \"failed\", \"cancelled\", \"backend\",\n"
+               "\"seconds\", \"files_per_second\"}}; without --json the totals are one line.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "slic", &argc, &argv))
     status = 1;

@@ -501,7 +501,7 @@ test_bad_command_line (Fixture *f, gconstpointer data)
   expect_failure (f, "--no-such-option", "slic", in, "-o", "out.tif", "--no-such-option");
   expect_failure (f, "missing -o OUT.tif", "slic", in);
   expect_failure (f, "missing input file", "slic", "-o", "out.tif");
-  expect_failure (f, "expected one input file, got 2", "slic", in, in, "-o", "out.tif");
+  expect_failure (f, "2 inputs would all be written to out.tif", "slic", in, in, "-o", "out.tif");
   expect_failure (f, "--n-segments", "slic", in, "-o", "out.tif", "--n-segments");
   expect_failure (f, "unknown command 'slice'", "slice", in);
   expect_failure_v (f, "missing command", (const char *const[]){ NULL });
@@ -521,7 +521,8 @@ test_unwritable_output (Fixture *f, gconstpointer data)
   g_autofree char *listing = NULL;
 
   expect_failure (f, "does not exist", "slic", in, "-o", "missing-dir/out.tif");
-  expect_failure (f, "is a folder", "slic", in, "-o", f->dir);
+  /* An existing folder takes FOLDER/{stem}.tif: here the input itself. */
+  expect_failure (f, "would overwrite an input", "slic", in, "-o", f->dir);
   expect_failure (f, "would overwrite an input", "slic", in, "-o", in);
   expect_failure (f, "is not a folder", "slic", in, "-o", "in.tif/out.tif");
   if (geteuid () == 0)
@@ -562,15 +563,15 @@ test_cuda_unavailable (Fixture *f, gconstpointer data)
 /* ------------------------------------------------------------------ */
 /* Successes */
 
-/* Runs a Python expression on the parsed JSON in `path` (bound to d) and
- * returns what it prints, stripped. */
+/* Runs `load` (which binds d from the file sys.argv[1]) and then prints a
+ * Python expression; returns what it prints, stripped. */
 static char *
-python_json (const char *path, const char *expr)
+python_eval (const char *path, const char *load, const char *expr)
 {
   g_autofree char *code = g_strdup_printf ("import json,sys\n"
-                                           "d=json.load(open(sys.argv[1]))\n"
+                                           "%s\n"
                                            "print(%s)\n",
-                                           expr);
+                                           load, expr);
   const char *argv[] = { "/usr/bin/python3", "-c", code, path, NULL };
   g_autoptr (GError) error = NULL;
   char *out = NULL;
@@ -583,6 +584,20 @@ python_json (const char *path, const char *expr)
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("python failed on %s: %s", path, err);
   return g_strstrip (out);
+}
+
+/* The parsed JSON in `path` is bound to d. */
+static char *
+python_json (const char *path, const char *expr)
+{
+  return python_eval (path, "d=json.load(open(sys.argv[1]))", expr);
+}
+
+/* JSON lines: d is the list of the objects, one per line. */
+static char *
+python_json_lines (const char *path, const char *expr)
+{
+  return python_eval (path, "d=[json.loads(l) for l in open(sys.argv[1])]", expr);
 }
 
 /* Labels computed by the engine in-process with the same parameters. */
@@ -984,7 +999,10 @@ test_help (Fixture *f, gconstpointer data)
   r = run_cli (f->dir, "slic", "--help");
   g_assert_nonnull (strstr (r.out, "--n-segments"));
   g_assert_nonnull (strstr (r.out, "--no-enforce-connectivity"));
-  g_assert_nonnull (strstr (r.out, "] IN.tif -o OUT.tif\n"));
+  g_assert_nonnull (strstr (r.out, "] IN.tif… -o OUT.tif|DIR/|TEMPLATE\n"));
+  g_assert_nonnull (strstr (r.out, "{stem}"));
+  g_assert_nonnull (
+      strstr (r.out, "Exit status: 0 when every file was written; 1 when any failed"));
   result_clear (&r);
   r = run_cli (f->dir, "--help");
   g_assert_cmpint (r.status, ==, 0);
@@ -1048,6 +1066,288 @@ test_pipeline (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (ari, >, 0.0);
   g_assert_cmpfloat (ari, <, 1.0);
   result_clear (&r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Batches: many inputs in one process */
+
+static gboolean
+same_bytes (const char *a, const char *b)
+{
+  g_autofree char *ca = NULL;
+  g_autofree char *cb = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
+  return la == lb && memcmp (ca, cb, la) == 0;
+}
+
+/* A small volume whose content depends on `seed`. */
+static SvVolume *
+make_seeded_volume (guint nz, guint ny, guint nx, guint seed)
+{
+  SvVolume *v = make_volume (nz, ny, nx);
+
+  for (gsize k = 0; k < sv_volume_n_voxels (v); k++)
+    v->data[k] = seed % 2 ? 1.0f - v->data[k] : v->data[k] * (1.0f + 0.1f * (float)seed);
+  return v;
+}
+
+/* a.tif and b.tif share a shape and c.tif has another, so that the batch
+ * both reuses the backend's buffers and replaces them. */
+static void
+write_batch_inputs (Fixture *f)
+{
+  static const guint shapes[3][3] = { { 6, 20, 24 }, { 6, 20, 24 }, { 5, 16, 18 } };
+  static const char *const names[] = { "a.tif", "b.tif", "c.tif" };
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (SvVolume) v = make_seeded_volume (shapes[i][0], shapes[i][1], shapes[i][2], i);
+      g_autofree char *path = write_volume (f, names[i], v);
+    }
+}
+
+static void
+test_batch_matches_single_runs (Fixture *f, gconstpointer data)
+{
+  static const char *const stems[] = { "a", "b", "c" };
+  g_autofree char *out_dir = path_in (f, "out");
+  g_autofree char *lines = path_in (f, "stdout.jsonl");
+  g_autofree char *listing = NULL;
+  g_autofree char *check = NULL;
+  Result r;
+
+  write_batch_inputs (f);
+  r = run_cli (f->dir, "slic", "a.tif", "b.tif", "c.tif", "-o", "out/", "--n-segments", "30",
+               "--sigma", "0.5", "--threads", "2", "--json");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  write_bytes (lines, r.out, strlen (r.out));
+  result_clear (&r);
+  listing = list_dir (out_dir);
+  g_assert_cmpstr (listing, ==, "a.json a.tif b.json b.tif c.json c.tif");
+
+  /* One object per file in input order, then the totals. */
+  check = python_json_lines (lines, "len(d), [x['output'] for x in d[:3]], d[3]['batch']['files'], "
+                                    "d[3]['batch']['written'], d[3]['batch']['failed'], "
+                                    "d[3]['batch']['files_per_second'] > 0");
+  g_assert_cmpstr (check, ==, "4 ['out/a.tif', 'out/b.tif', 'out/c.tif'] 3 3 0 True");
+
+  for (guint i = 0; i < G_N_ELEMENTS (stems); i++)
+    {
+      g_autofree char *in = g_strdup_printf ("%s.tif", stems[i]);
+      g_autofree char *single = g_strdup_printf ("single-%s.tif", stems[i]);
+      g_autofree char *batch_path = g_strdup_printf ("%s/%s.tif", out_dir, stems[i]);
+      g_autofree char *single_path = path_in (f, single);
+      g_autofree char *batch_json = g_strdup_printf ("%s/%s.json", out_dir, stems[i]);
+      g_autofree char *single_json = NULL;
+      g_autofree char *a = NULL;
+      g_autofree char *b = NULL;
+
+      r = run_cli (f->dir, "slic", in, "-o", single, "--n-segments", "30", "--sigma", "0.5",
+                   "--threads", "2");
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      g_assert_true (same_bytes (batch_path, single_path));
+      single_json = g_strdup_printf ("%s/single-%s.json", f->dir, stems[i]);
+      a = python_json (batch_json, "d['input'], d['shape'], d['n_labels'], d['params']");
+      b = python_json (single_json, "d['input'], d['shape'], d['n_labels'], d['params']");
+      g_assert_cmpstr (a, ==, b);
+    }
+}
+
+typedef enum
+{
+  BAD_TRUNCATED,
+  BAD_NAN,
+  BAD_MASK_SHAPE,
+} BadKind;
+
+static void
+check_batch_bad_middle (Fixture *f, BadKind kind)
+{
+  g_autoptr (SvVolume) good = make_volume (6, 20, 24);
+  g_autofree char *a = write_volume (f, "a.tif", good);
+  g_autofree char *c = write_volume (f, "c.tif", good);
+  g_autofree char *b = NULL;
+  g_autofree char *out_dir = path_in (f, "out");
+  g_autofree char *lines = path_in (f, "stdout.jsonl");
+  g_autofree char *listing = NULL;
+  g_autoptr (GError) error = NULL;
+  Result r;
+
+  if (kind == BAD_TRUNCATED)
+    {
+      g_autofree char *contents = NULL;
+      gsize len = 0;
+
+      b = write_volume (f, "b.tif", good);
+      g_assert_true (g_file_get_contents (b, &contents, &len, NULL));
+      write_bytes (b, contents, len / 2);
+    }
+  else if (kind == BAD_NAN)
+    {
+      g_autoptr (SvVolume) v = make_volume (6, 20, 24);
+
+      v->data[(2 * 20 + 3) * 24 + 5] = NAN;
+      b = write_volume (f, "b.tif", v);
+    }
+  else
+    {
+      g_autoptr (SvVolume) v = make_volume (5, 20, 24);
+      g_autoptr (SvLabels) m = sv_labels_new (6, 20, 24, &error);
+      g_autofree char *mask = path_in (f, "mask.tif");
+
+      g_assert_no_error (error);
+      for (gsize k = 0; k < sv_labels_n_voxels (m); k++)
+        m->data[k] = 1;
+      g_assert_true (sv_tiff_write_labels (mask, m, &error));
+      g_assert_no_error (error);
+      b = write_volume (f, "b.tif", v);
+    }
+
+  if (kind == BAD_MASK_SHAPE)
+    r = run_cli (f->dir, "slic", "a.tif", "b.tif", "c.tif", "-o", "out/", "--n-segments", "20",
+                 "--mask", "mask.tif");
+  else if (kind == BAD_NAN)
+    r = run_cli (f->dir, "slic", "a.tif", "b.tif", "c.tif", "-o", "out/", "--n-segments", "20",
+                 "--json");
+  else
+    r = run_cli (f->dir, "slic", "a.tif", "b.tif", "c.tif", "-o", "out/", "--n-segments", "20");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  /* One line, naming the bad file; the others written, nothing else left. */
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "supervox-cli: "));
+  g_assert_nonnull (strstr (r.err, "b.tif"));
+  listing = list_dir (out_dir);
+  g_assert_cmpstr (listing, ==, "a.json a.tif c.json c.tif");
+  /* The written files and the totals; under --json the failure too. */
+  g_assert_cmpint (count_lines (r.out), ==, kind == BAD_NAN ? 4 : 3);
+  if (kind == BAD_NAN)
+    {
+      g_autofree char *check = NULL;
+
+      write_bytes (lines, r.out, strlen (r.out));
+      check = python_json_lines (lines, "[x.get('input') for x in d[:3]], "
+                                        "'error' in d[1] and 'b.tif' in d[1]['error'], "
+                                        "d[3]['batch']['written'], d[3]['batch']['failed']");
+      g_assert_cmpstr (check, ==, "['a.tif', 'b.tif', 'c.tif'] True 2 1");
+    }
+  else
+    g_assert_nonnull (strstr (r.out, "3 files: 2 written, 1 failed in "));
+  result_clear (&r);
+  /* The file after the bad one is whole. */
+  {
+    g_autofree char *got_path = g_build_filename (out_dir, "c.tif", NULL);
+    g_autoptr (SvLabels) got = sv_tiff_read_labels (got_path, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (got->nz, ==, 6);
+  }
+}
+
+static void
+test_batch_bad_file (Fixture *f, gconstpointer data)
+{
+  check_batch_bad_middle (f, GPOINTER_TO_INT (data));
+}
+
+static void
+test_batch_template (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (2, 9, 10);
+  g_autofree char *in_dir = path_in (f, "in");
+  g_autofree char *res = path_in (f, "res");
+  g_autofree char *many = path_in (f, "many");
+  g_autofree char *listing = NULL;
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  Result r;
+
+  g_assert_cmpint (g_mkdir (in_dir, 0755), ==, 0);
+  g_free (write_volume (f, "in/cells.ome.tif", v));
+  g_free (write_volume (f, "in/b.tif", v));
+
+  /* res/ does not exist: the template's folders are created. */
+  r = run_cli (f->dir, "slic", "in/cells.ome.tif", "in/b.tif", "-o", "res/{index}_{stem}_{name}",
+               "--n-segments", "4");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  listing = list_dir (res);
+  g_assert_cmpstr (listing, ==,
+                   "1_cells_cells.ome.json 1_cells_cells.ome.tif 2_b_b.json 2_b_b.tif");
+
+  r = run_cli (f->dir, "slic", "in/cells.ome.tif", "in/b.tif", "-o", "{dir}/{stem}-labels.tif",
+               "--n-segments", "4");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "-> in/cells-labels.tif\n"));
+  g_assert_nonnull (strstr (r.out, "-> in/b-labels.tif\n"));
+  result_clear (&r);
+  g_clear_pointer (&listing, g_free);
+  listing = list_dir (in_dir);
+  g_assert_cmpstr (listing, ==,
+                   "b-labels.json b-labels.tif b.tif cells-labels.json "
+                   "cells-labels.tif cells.ome.tif");
+
+  /* {index} is padded to the width of the count, so that names sort. */
+  g_ptr_array_add (args, g_strdup ("slic"));
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("in/v%u.tif", i);
+      g_free (write_volume (f, name, v));
+      g_ptr_array_add (args, g_steal_pointer (&name));
+    }
+  g_ptr_array_add (args, g_strdup ("-o"));
+  g_ptr_array_add (args, g_strdup ("many/{index}.tif"));
+  g_ptr_array_add (args, g_strdup ("--n-segments=4"));
+  g_ptr_array_add (args, NULL);
+  r = run_cli_v (f->dir, (const char *const *)args->pdata);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_clear_pointer (&listing, g_free);
+  listing = list_dir (many);
+  g_assert_true (g_str_has_prefix (listing, "01.json 01.tif 02.json 02.tif "));
+  g_assert_true (g_str_has_suffix (listing, " 10.json 10.tif"));
+  g_assert_cmpuint (count_entries (many), ==, 20);
+
+  expect_failure (f, "unknown placeholder {base}", "slic", "in/b.tif", "-o", "x/{base}.tif");
+  expect_failure (f, "a '{' without its '}'", "slic", "in/b.tif", "-o", "x/{stem.tif");
+}
+
+static void
+test_batch_refuses_duplicates (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (2, 9, 10);
+  g_autofree char *sub = path_in (f, "sub");
+  g_autofree char *res = path_in (f, "res");
+
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (res, 0755), ==, 0);
+  g_free (write_volume (f, "a.tif", v));
+  g_free (write_volume (f, "b.tif", v));
+  g_free (write_volume (f, "a.tiff", v));
+  g_free (write_volume (f, "sub/a.tif", v));
+  g_free (write_volume (f, "res/a.tif", v));
+
+  /* Nothing is computed and nothing is created, out/ included. */
+  expect_failure (f, "a.tif and sub/a.tif would both be written to out/a.tif", "slic", "a.tif",
+                  "sub/a.tif", "-o", "out/");
+  expect_failure (f, "a.tif and a.tif would both be written", "slic", "a.tif", "a.tif", "-o",
+                  "out/");
+  expect_failure (f, "would both be written to out/..tif", "slic", "a.tif", "b.tif", "-o",
+                  "out/{dir}.tif");
+  /* Different labels, one sidecar. */
+  expect_failure (f, "would both be written to out/a.json", "slic", "a.tif", "a.tiff", "-o",
+                  "out/{name}");
+  expect_failure (f, "would overwrite an input", "slic", "a.tif", "b.tif", "-o", "{dir}/{name}");
+  expect_failure (f, "would overwrite an input", "slic", "a.tif", "b.tif", "-o", ".");
+  /* The first input's output is the second input. */
+  expect_failure (f, "res/a.tif: the output would overwrite an input", "slic", "a.tif", "res/a.tif",
+                  "-o", "res/");
 }
 
 #if SV_HAVE_PIXBUF
@@ -1298,6 +1598,15 @@ main (int argc, char **argv)
   ADD ("/cli/info/text-and-json", test_info);
   ADD ("/cli/help", test_help);
   ADD ("/cli/pipeline/synth-slic-eval", test_pipeline);
+  ADD ("/cli/batch/matches-single-runs", test_batch_matches_single_runs);
+  g_test_add ("/cli/batch/bad-file/truncated", Fixture, GINT_TO_POINTER (BAD_TRUNCATED),
+              fixture_setup, test_batch_bad_file, fixture_teardown);
+  g_test_add ("/cli/batch/bad-file/nan-json", Fixture, GINT_TO_POINTER (BAD_NAN), fixture_setup,
+              test_batch_bad_file, fixture_teardown);
+  g_test_add ("/cli/batch/bad-file/mask-shape", Fixture, GINT_TO_POINTER (BAD_MASK_SHAPE),
+              fixture_setup, test_batch_bad_file, fixture_teardown);
+  ADD ("/cli/batch/template", test_batch_template);
+  ADD ("/cli/batch/refuses-duplicates", test_batch_refuses_duplicates);
 #if SV_HAVE_PIXBUF
   ADD ("/cli/photo/slic-matches-engine", test_photo_slic);
   ADD ("/cli/photo/info", test_photo_info);

@@ -1,0 +1,29 @@
+/* supervox-cli slic: many inputs in one process. While file i computes,
+ * file i+1 is read on a reader thread and file i−1's labels are written on
+ * a writer thread; at most one file is read ahead and one waits to be
+ * written, so memory stays at about three volumes. */
+#pragma once
+
+#include <glib.h>
+
+#include "slic-file.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gboolean json;    /* results as JSON objects, one line each */
+  gboolean summary; /* the batch form (-o DIR/ or a template): a line for
+                     * failed files under --json, and the totals */
+} SvCliSlicBatchOptions;
+
+/* Runs every file through load → compute → write with ctx (whose backend
+ * this opens), reporting each file as it is written, in input order:
+ * successes on stdout, failures as one line on stderr naming the file.
+ * Returns the exit status: 0 when every file was written, 1 when one or
+ * more failed (or the backend could not be opened), 130 when interrupted;
+ * files written before the interrupt stay, the others leave nothing. */
+int sv_cli_slic_batch_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
+                           const SvCliSlicBatchOptions *options);
+
+G_END_DECLS

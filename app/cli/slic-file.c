@@ -1,0 +1,431 @@
+/* supervox-cli slic: the steps of one input — load the image, compute its
+ * labels on the batch's backend, write the label TIFF and its sidecar. */
+#define G_LOG_DOMAIN "sv-cli"
+
+#include "slic-file.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "cli-common.h"
+#include "error.h"
+#include "io.h"
+#include "json-writer.h"
+#include "sv-config.h"
+
+#if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
+#define SV_CLI_CUDA 1
+#else
+#define SV_CLI_CUDA 0
+#endif
+
+SvCliSlicFile *
+sv_cli_slic_file_new (guint index, const char *input, const char *output)
+{
+  SvCliSlicFile *file = g_new0 (SvCliSlicFile, 1);
+
+  file->index = index;
+  file->input = g_strdup (input);
+  file->output = g_strdup (output);
+  file->sidecar = sv_cli_sidecar_path (output);
+  return file;
+}
+
+void
+sv_cli_slic_file_free (SvCliSlicFile *file)
+{
+  if (file == NULL)
+    return;
+  g_free (file->input);
+  g_free (file->output);
+  g_free (file->sidecar);
+  g_clear_pointer (&file->volume, sv_volume_free);
+  g_clear_pointer (&file->labels, sv_labels_free);
+  g_free (file->unit);
+  g_free (file->json);
+  g_clear_error (&file->error);
+  g_free (file);
+}
+
+/* A batch reports each failure on one line that names the file. */
+static void
+propagate_naming (GError **error, GError *local, const char *path)
+{
+  if (strstr (local->message, path) == NULL)
+    g_prefix_error (&local, "%s: ", path);
+  g_propagate_error (error, local);
+}
+
+gboolean
+sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error)
+{
+  const char *name = ctx->backend_name;
+
+  if (g_strcmp0 (name, "cpu") == 0)
+    return (ctx->backend = sv_backend_new ("cpu", error)) != NULL;
+
+#if SV_CLI_CUDA
+  {
+    g_autoptr (GError) local = NULL;
+
+    ctx->backend = sv_backend_new ("cuda", &local);
+    if (ctx->backend != NULL)
+      return TRUE;
+    if (g_strcmp0 (name, "cuda") == 0)
+      {
+        /* The backend's own message may already say it. */
+        if (g_str_has_prefix (local->message, "no CUDA device"))
+          g_propagate_error (error, g_steal_pointer (&local));
+        else
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                       local->message);
+        return FALSE;
+      }
+    /* auto without a usable GPU is the ordinary case on most machines: the
+     * CPU reference runs, and the summary line and the sidecar name it. */
+    return (ctx->backend = sv_backend_new ("cpu", error)) != NULL;
+  }
+#else
+  if (g_strcmp0 (name, "cuda") == 0)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "no CUDA device: this build of %s has no CUDA backend", SV_CLI_PROGRAM);
+      return FALSE;
+    }
+  return (ctx->backend = sv_backend_new ("cpu", error)) != NULL;
+#endif
+}
+
+gboolean
+sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  SvVolume *volume;
+
+  file->t_start = sv_cli_now ();
+  if (!sv_cli_check_input (file->input, error))
+    return FALSE;
+  volume = sv_cli_read_volume (file->input, &local);
+  if (volume == NULL)
+    {
+      propagate_naming (error, g_steal_pointer (&local), file->input);
+      return FALSE;
+    }
+  file->volume = volume;
+  file->shape[0] = volume->nz;
+  file->shape[1] = volume->ny;
+  file->shape[2] = volume->nx;
+  file->nc = volume->nc;
+  file->source_type = volume->source_type;
+  file->unit = g_strdup (volume->unit);
+  if (ctx->mask != NULL
+      && (ctx->mask_shape[0] != volume->nz || ctx->mask_shape[1] != volume->ny
+          || ctx->mask_shape[2] != volume->nx))
+    {
+      g_autofree char *ms
+          = sv_cli_format_shape (ctx->mask_shape[0], ctx->mask_shape[1], ctx->mask_shape[2]);
+      g_autofree char *vs = sv_cli_format_shape (volume->nz, volume->ny, volume->nx);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                   "%s: mask is %s but the image %s is %s", ctx->mask_path, ms, file->input, vs);
+      g_clear_pointer (&file->volume, sv_volume_free);
+      return FALSE;
+    }
+  file->seconds[0] = sv_cli_now () - file->t_start;
+  return TRUE;
+}
+
+/* Applies sigma and spacing now that the image's dimensionality is known:
+ * a 2D image (one page) takes y,x lists (z is then 1 for spacing and 0 for
+ * sigma) or z,y,x as scikit-image tolerates; a 3D volume needs z,y,x. */
+static gboolean
+resolve_axes (const SvCliSlicRequest *r, const char *input, const SvVolume *volume, SvSlicParams *p,
+              GError **error)
+{
+  gboolean is_2d = volume->nz == 1;
+
+  *p = r->params;
+  if (r->spacing_from_file)
+    {
+      if (!volume->spacing_from_file)
+        {
+          g_set_error (
+              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+              "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing file",
+              input);
+          return FALSE;
+        }
+      for (int i = 0; i < 3; i++)
+        p->spacing[i] = volume->spacing[i];
+      if (is_2d)
+        p->spacing[0] = 1.0;
+      for (int i = 0; i < 3; i++)
+        if (!(p->spacing[i] > 0))
+          {
+            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                         "%s: the file's voxel spacing %g,%g,%g is not > 0", input,
+                         volume->spacing[0], volume->spacing[1], volume->spacing[2]);
+            return FALSE;
+          }
+    }
+  else if (r->n_spacing == 3)
+    memcpy (p->spacing, r->spacing, sizeof p->spacing);
+  else if (r->n_spacing == 2)
+    {
+      if (!is_2d)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                       "--spacing needs 3 values z,y,x for a 3D volume (%u slices), got 2",
+                       volume->nz);
+          return FALSE;
+        }
+      p->spacing[0] = 1.0;
+      p->spacing[1] = r->spacing[0];
+      p->spacing[2] = r->spacing[1];
+    }
+
+  if (r->n_sigma == 1)
+    {
+      p->sigma_per_axis = FALSE;
+      p->sigma[0] = p->sigma[1] = p->sigma[2] = r->sigma[0];
+    }
+  else if (r->n_sigma == 3)
+    {
+      p->sigma_per_axis = TRUE;
+      memcpy (p->sigma, r->sigma, sizeof p->sigma);
+    }
+  else if (r->n_sigma == 2)
+    {
+      if (!is_2d)
+        {
+          g_set_error (
+              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+              "--sigma needs one value or 3 values z,y,x for a 3D volume (%u slices), got 2",
+              volume->nz);
+          return FALSE;
+        }
+      p->sigma_per_axis = TRUE;
+      p->sigma[0] = 0.0;
+      p->sigma[1] = r->sigma[0];
+      p->sigma[2] = r->sigma[1];
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  const SvCliSlicContext *ctx;
+  const SvCliSlicFile *file;
+} ProgressAdapter;
+
+static void
+progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
+{
+  ProgressAdapter *adapter = user_data;
+
+  if (stage == SV_STAGE_ITERATE && n_iterations > 0)
+    adapter->ctx->progress (adapter->file, iteration, n_iterations, adapter->ctx->progress_data);
+  else
+    adapter->ctx->progress (adapter->file, 0, 0, adapter->ctx->progress_data);
+}
+
+static gboolean
+run_on (SvBackend *backend, SvCliSlicFile *file, const SvCliSlicContext *ctx,
+        const SvRunControl *control, GError **error)
+{
+  memset (&file->stats, 0, sizeof file->stats);
+  return sv_backend_set_volume (backend, file->volume, ctx->mask, error)
+         && sv_backend_run (backend, &file->params, control, &file->stats, error);
+}
+
+/* The GPU failures that the CPU reference can recover from: a CUDA error or
+ * too little device memory. Bad data would fail there the same way. */
+static gboolean
+is_gpu_failure (const GError *error)
+{
+  return g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND)
+         || g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+}
+
+gboolean
+sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (SvBackend) cpu = NULL;
+  SvBackend *backend = ctx->backend;
+  gboolean on_gpu = g_strcmp0 (sv_backend_get_name (ctx->backend), "cpu") != 0;
+  gboolean is_auto = g_strcmp0 (ctx->backend_name, "auto") == 0;
+  ProgressAdapter adapter = { ctx, file };
+  SvRunControl control = { 0 };
+  SvLabels *labels;
+  gint32 *data;
+  gboolean ok;
+
+  if (!resolve_axes (ctx->request, file->input, file->volume, &file->params, &local)
+      || !sv_slic_params_validate (&file->params, &local))
+    {
+      propagate_naming (error, g_steal_pointer (&local), file->input);
+      return FALSE;
+    }
+
+  control.n_threads = ctx->request->n_threads;
+  control.stop_after_iteration = -1;
+  control.progress = ctx->progress != NULL ? progress_cb : NULL;
+  control.user_data = &adapter;
+  control.cancellable = ctx->cancellable;
+
+  /* After a CUDA error the device is not trusted again in this process. */
+  if (on_gpu && ctx->gpu_broken)
+    {
+      cpu = sv_backend_new ("cpu", error);
+      if (cpu == NULL)
+        return FALSE;
+      backend = cpu;
+    }
+  ok = run_on (backend, file, ctx, &control, &local);
+  if (!ok && backend == ctx->backend && on_gpu && is_auto && is_gpu_failure (local)
+      && !g_cancellable_is_cancelled (ctx->cancellable))
+    {
+      gboolean broken = g_error_matches (local, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
+
+      if (!ctx->quiet)
+        sv_cli_note ("%s: CUDA backend failed (%s); running %s on the CPU", file->input,
+                     local->message, broken ? "it and the files after it" : "it");
+      ctx->gpu_broken = ctx->gpu_broken || broken;
+      g_clear_error (&local);
+      cpu = sv_backend_new ("cpu", &local);
+      if (cpu != NULL)
+        {
+          backend = cpu;
+          ok = run_on (backend, file, ctx, &control, &local);
+        }
+    }
+  if (ctx->progress != NULL)
+    ctx->progress (file, 0, 0, ctx->progress_data);
+  if (!ok)
+    {
+      propagate_naming (error, g_steal_pointer (&local), file->input);
+      return FALSE;
+    }
+  file->backend = sv_backend_get_name (backend);
+  file->seconds[1] = file->stats.seconds_prepare;
+  file->seconds[2] = file->stats.seconds_iterate;
+  file->seconds[3] = file->stats.seconds_connect;
+
+  data = sv_backend_take_labels (backend, sv_volume_n_voxels (file->volume), error);
+  if (data == NULL)
+    return FALSE;
+  labels = g_new0 (SvLabels, 1);
+  labels->nz = file->shape[0];
+  labels->ny = file->shape[1];
+  labels->nx = file->shape[2];
+  labels->data = data;
+  /* The labels carry the spacing the run used, so that Fiji and napari
+   * overlay them on the image; the unit is the file's when the numbers are. */
+  if (ctx->request->n_spacing > 0)
+    memcpy (labels->spacing, file->params.spacing, sizeof labels->spacing);
+  else
+    {
+      memcpy (labels->spacing, file->volume->spacing, sizeof labels->spacing);
+      labels->unit = g_strdup (file->volume->unit);
+    }
+  file->labels = labels;
+  /* The backend borrows the volume until the next set_volume; it is not run
+   * again before that, so the volume's memory can go to the next file now. */
+  g_clear_pointer (&file->volume, sv_volume_free);
+  return TRUE;
+}
+
+static char *
+result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
+{
+  static const char *const stage_names[]
+      = { "load", "prepare", "iterate", "connect", "write", "total" };
+  g_autoptr (SvJsonWriter) w = sv_json_writer_new ();
+  g_autofree char *params_json = sv_slic_params_to_json (&file->params);
+  g_autoptr (GString) command = g_string_new (SV_CLI_PROGRAM " slic ");
+
+  g_string_append (command, file->input);
+  g_string_append (command, " -o ");
+  g_string_append (command, file->output);
+  g_string_append_c (command, ' ');
+  sv_slic_params_append_cli (&file->params, command);
+  if (ctx->mask_path != NULL)
+    g_string_append_printf (command, " --mask %s", ctx->mask_path);
+
+  sv_json_writer_begin_object (w);
+  sv_json_writer_key (w, "input");
+  sv_json_writer_string (w, file->input);
+  sv_json_writer_key (w, "output");
+  sv_json_writer_string (w, file->output);
+  sv_json_writer_key (w, "mask");
+  sv_json_writer_string (w, ctx->mask_path);
+  sv_json_writer_key (w, "shape");
+  sv_json_writer_begin_array (w);
+  for (int a = 0; a < 3; a++)
+    sv_json_writer_int (w, file->shape[a]);
+  sv_json_writer_end_array (w);
+  sv_json_writer_key (w, "channels");
+  sv_json_writer_int (w, file->nc);
+  sv_json_writer_key (w, "sample_type");
+  sv_json_writer_string (w, sv_sample_type_to_string (file->source_type));
+  sv_json_writer_key (w, "spacing_unit");
+  sv_json_writer_string (w, file->unit);
+  sv_json_writer_key (w, "n_labels");
+  sv_json_writer_int (w, (gint64)file->stats.n_labels);
+  sv_json_writer_key (w, "n_clusters");
+  sv_json_writer_int (w, (gint64)file->stats.n_clusters);
+  sv_json_writer_key (w, "iterations");
+  sv_json_writer_int (w, file->stats.iterations);
+  sv_json_writer_key (w, "backend");
+  sv_json_writer_string (w, file->backend);
+  sv_json_writer_key (w, "threads");
+  sv_json_writer_int (w, ctx->request->n_threads);
+  sv_json_writer_key (w, "seconds");
+  sv_json_writer_begin_object (w);
+  for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
+    {
+      sv_json_writer_key (w, stage_names[i]);
+      sv_json_writer_double (w, file->seconds[i]);
+    }
+  sv_json_writer_end_object (w);
+  sv_json_writer_key (w, "params");
+  sv_json_writer_raw (w, params_json);
+  sv_json_writer_key (w, "command");
+  sv_json_writer_string (w, command->str);
+  sv_json_writer_key (w, "version");
+  sv_json_writer_string (w, SV_VERSION);
+  sv_json_writer_end_object (w);
+  return g_strdup (sv_json_writer_get (w));
+}
+
+gboolean
+sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *tmp = NULL;
+  double t = sv_cli_now ();
+
+  /* Labels first (atomic in the engine), then the sidecar through a
+   * temporary name; if the sidecar fails the labels go too. */
+  if (!sv_tiff_write_labels (file->output, file->labels, &local))
+    {
+      propagate_naming (error, g_steal_pointer (&local), file->output);
+      return FALSE;
+    }
+  file->seconds[4] = sv_cli_now () - t;
+  file->seconds[5] = sv_cli_now () - file->t_start;
+
+  json = result_json (file, ctx);
+  text = g_strconcat (json, "\n", NULL);
+  tmp = sv_cli_write_temp_beside (file->sidecar, text, error);
+  if (tmp == NULL || !sv_cli_commit_temp (tmp, file->sidecar, error))
+    {
+      g_unlink (file->output);
+      return FALSE;
+    }
+  file->json = g_steal_pointer (&json);
+  return TRUE;
+}

@@ -1,0 +1,100 @@
+/* supervox-cli slic: one input's way from file to labels, as three steps
+ * (load, compute, write) that a batch runs on three threads. */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+
+#include "backend.h"
+#include "params.h"
+#include "volume.h"
+
+G_BEGIN_DECLS
+
+/* What the command line asked for, before a volume's shape is known. */
+typedef struct
+{
+  SvSlicParams params;
+  double sigma[3];
+  guint n_sigma; /* 0: not given, 1: scalar */
+  double spacing[3];
+  guint n_spacing; /* 0: not given or "file" */
+  gboolean spacing_from_file;
+  int n_threads;
+} SvCliSlicRequest;
+
+typedef struct _SvCliSlicFile SvCliSlicFile;
+
+/* Called from the compute step with the run's progress (iteration i of n;
+ * n == 0 when the run is between stages or done). */
+typedef void (*SvCliSlicProgressFunc) (const SvCliSlicFile *file, guint iteration,
+                                       guint n_iterations, gpointer user_data);
+
+/* What every file of one command shares. The compute step is the only one
+ * that touches the backends, always from the same thread. */
+typedef struct
+{
+  const SvCliSlicRequest *request;
+  const char *backend_name; /* "cpu", "cuda" or "auto", as asked */
+  const char *mask_path;    /* NULL without --mask */
+  const guint8 *mask;       /* mask_shape[0..2] = z, y, x */
+  guint mask_shape[3];
+  gboolean quiet; /* --json: no notes on stderr */
+  GCancellable *cancellable;
+  SvCliSlicProgressFunc progress;
+  gpointer progress_data;
+
+  SvBackend *backend;  /* one for the whole batch */
+  gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
+} SvCliSlicContext;
+
+/* Opens the backend `name` ("cpu", "cuda" or "auto") for ctx->backend. auto
+ * without a usable GPU is the CPU; cuda without one is an error. */
+gboolean sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error);
+
+/* One input. The steps fill it in turn; `error` holds the first failure,
+ * already naming the file it is about. */
+struct _SvCliSlicFile
+{
+  guint index; /* position in the list of inputs, from 0 */
+  char *input;
+  char *output;
+  char *sidecar;
+
+  SvVolume *volume; /* from load until compute is done with it */
+  SvLabels *labels; /* from compute until write */
+
+  /* The volume's description for the sidecar, kept after it is freed. */
+  guint shape[3];
+  guint nc;
+  SvSampleType source_type;
+  char *unit;
+
+  SvSlicParams params; /* as resolved for this volume */
+  SvRunStats stats;
+  const char *backend; /* name of the backend that computed it */
+  double t_start;      /* monotonic seconds when its load began */
+  double seconds[6];   /* load, prepare, iterate, connect, write, total */
+  char *json;          /* the result object, once written */
+  GError *error;
+};
+
+SvCliSlicFile *sv_cli_slic_file_new (guint index, const char *input, const char *output);
+void sv_cli_slic_file_free (SvCliSlicFile *file);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCliSlicFile, sv_cli_slic_file_free)
+
+/* Reads file->input into file->volume and checks it against the mask's
+ * shape. Any thread. */
+gboolean sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error);
+
+/* Runs SLIC on file->volume with ctx's backend, falling back to the CPU for
+ * this file when auto's GPU fails; leaves file->labels and frees the
+ * volume. Fails with G_IO_ERROR_CANCELLED when ctx->cancellable fires. */
+gboolean sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error);
+
+/* Writes file->labels to file->output and the sidecar beside it, each
+ * through a temporary name: on failure neither is left. Sets file->json to
+ * the result object (the sidecar's text without its newline). Any thread. */
+gboolean sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error);
+
+G_END_DECLS
