@@ -81,6 +81,8 @@ def parse_args(argv):
                    help="default 0.01,0.03,0.1,0.3,1,10")
     p.add_argument("--noise", type=lambda s: parse_list(s, str), default=["plain", "noisy"],
                    help="plain, noisy or both (default both)")
+    p.add_argument("--cpu-max-size", type=int, default=None,
+                   help="run the cpu backend only up to this side (the GPU sweep goes further)")
     p.add_argument("--repeat", type=int, default=1,
                    help="runs per point and backend; the median is reported (default 1)")
     p.add_argument("--threads", type=int, default=None,
@@ -490,6 +492,7 @@ def sweep(args):
         "machine": machine_info(cli),
         "config": {
             "cli": cli, "backends": args.backends, "sizes": args.sizes,
+            "cpu_max_size": args.cpu_max_size,
             "noise": args.noise, "noise_sigma": NOISE_SIGMA,
             "compactness": args.compactness, "repeat": args.repeat, "threads": args.threads,
             "iterations": ITERATIONS, "n_segments": "L^3 // 1000", "seed": args.seed,
@@ -506,7 +509,8 @@ def sweep(args):
         with open(args.json_path) as f:
             old = json.load(f)
         done = [p for p in old["points"]
-                if sorted(r["backend"] for r in p["runs"]) == sorted(args.backends)]
+                if sorted(r["backend"] for r in p["runs"])
+                == sorted(backends_for(args, p["size"]))]
         results["points"] = done
         results["volumes"] = old.get("volumes", [])
         results["machine"]["resumed_from"] = old.get("machine")
@@ -547,7 +551,7 @@ def sweep(args):
                     point = {"size": size, "noise": noise, "compactness": c,
                              "n_segments": n_segments, "runs": [], "skimage": {}}
                     outs = {}
-                    for b in args.backends:
+                    for b in backends_for(args, size):
                         out = os.path.join(work, "labels-%d-%s-%g-%s.tif" % (size, noise, c, b))
                         run = {"backend": b}
                         try:
@@ -623,6 +627,12 @@ def sweep(args):
         print("sweep: failed or different from the CPU labels: %s" % bad, file=sys.stderr)
         return 1
     return 0
+
+
+def backends_for(args, size):
+    """The backends that run at this side (--cpu-max-size drops the CPU)."""
+    return [b for b in args.backends
+            if not (b == "cpu" and args.cpu_max_size is not None and size > args.cpu_max_size)]
 
 
 def run_with_debian_python(argv, why):
