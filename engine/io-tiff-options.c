@@ -7,11 +7,13 @@
 
 #include "io-tiff-private.h"
 
-/* Deflate level 1 stores SLIC labels within ~1.3× of zlib level 6 at
- * several times its speed (bench/RESULTS.md); every TIFF reader, ImageJ's
- * own included, decodes deflate. */
+/* Deflate because every reader decodes it: ImageJ's own TIFF reader, and
+ * tifffile (so napari) without imagecodecs, read neither zstd nor, for
+ * 32-bit labels, the predictor correctly. libdeflate's level 6 stores SLIC
+ * labels slightly smaller than zlib's level 6 at about twice its speed per
+ * core; its levels 1-3 make label files 5× larger (bench/RESULTS.md). */
 #define SV_TIFF_DEFAULT_COMPRESSION SV_TIFF_COMPRESSION_DEFLATE
-#define SV_TIFF_DEFAULT_LEVEL 1
+#define SV_TIFF_DEFAULT_LEVEL 6
 
 void
 sv_tiff_read_options_init_defaults (SvTiffReadOptions *options)

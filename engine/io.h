@@ -93,7 +93,8 @@ typedef struct
   int n_threads;             /* encoding threads; <= 0: all processors */
 } SvTiffWriteOptions;
 
-/* The default codec: deflate level 1, predictor AUTO, all processors. */
+/* The default codec: deflate level 6 (libdeflate), predictor AUTO, all
+ * processors. */
 void sv_tiff_write_options_init_defaults (SvTiffWriteOptions *options);
 
 /* Parses "none", "deflate", "zstd" or "lzw", each but none and lzw with an

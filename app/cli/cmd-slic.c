@@ -37,6 +37,8 @@ typedef struct
   char *mask;
   char *backend;
   char *threads;
+  char *compression;
+  char *channel;
   gboolean enforce_connectivity;
   gboolean slic_zero;
   gboolean convert2lab;
@@ -60,6 +62,8 @@ slic_options_clear (SlicOptions *o)
   g_free (o->mask);
   g_free (o->backend);
   g_free (o->threads);
+  g_free (o->compression);
+  g_free (o->channel);
   g_strfreev (o->inputs);
 }
 
@@ -346,7 +350,8 @@ open_backend (const char *name, GError **error)
 static void
 write_result_json (SvJsonWriter *w, const char *input, const char *output, const char *mask,
                    const SvVolume *volume, const SvSlicParams *params, const SvRunStats *stats,
-                   const char *backend, int n_threads, const double seconds[6])
+                   const char *backend, int n_threads, const double seconds[6],
+                   const char *compression, int channel)
 {
   static const char *const stage_names[]
       = { "load", "prepare", "iterate", "connect", "write", "total" };
@@ -360,6 +365,9 @@ write_result_json (SvJsonWriter *w, const char *input, const char *output, const
   sv_slic_params_append_cli (params, command);
   if (mask != NULL)
     g_string_append_printf (command, " --mask %s", mask);
+  if (channel >= 0)
+    g_string_append_printf (command, " --channel %d", channel);
+  g_string_append_printf (command, " --compression %s", compression);
 
   sv_json_writer_begin_object (w);
   sv_json_writer_key (w, "input");
@@ -376,6 +384,13 @@ write_result_json (SvJsonWriter *w, const char *input, const char *output, const
   sv_json_writer_end_array (w);
   sv_json_writer_key (w, "channels");
   sv_json_writer_int (w, volume->nc);
+  sv_json_writer_key (w, "channel");
+  if (channel >= 0)
+    sv_json_writer_int (w, channel);
+  else
+    sv_json_writer_null (w);
+  sv_json_writer_key (w, "compression");
+  sv_json_writer_string (w, compression);
   sv_json_writer_key (w, "sample_type");
   sv_json_writer_string (w, sv_sample_type_to_string (volume->source_type));
   sv_json_writer_key (w, "spacing_unit");
@@ -395,7 +410,7 @@ write_result_json (SvJsonWriter *w, const char *input, const char *output, const
   for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
     {
       sv_json_writer_key (w, stage_names[i]);
-      sv_json_writer_double (w, seconds[i]);
+      sv_json_writer_seconds (w, seconds[i]);
     }
   sv_json_writer_end_object (w);
   sv_json_writer_key (w, "params");
@@ -421,6 +436,9 @@ run_slic (SlicOptions *o)
   const char *input;
   const char *backend_name;
   SlicRequest request = { 0 };
+  SvTiffWriteOptions write_options;
+  g_autofree char *compression = NULL;
+  int channel = -1;
   SvRunControl control = { 0 };
   SvRunStats stats = { 0 };
   Progress progress = { 0 };
@@ -453,7 +471,9 @@ run_slic (SlicOptions *o)
       sv_cli_error ("--backend must be cpu, cuda or auto, got %s", backend_name);
       return 1;
     }
-  if (!parse_request (o, &request, &error))
+  if (!parse_request (o, &request, &error)
+      || !sv_cli_parse_compression (o->compression, &write_options, &error)
+      || !sv_cli_parse_channel (o->channel, &channel, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -486,7 +506,7 @@ run_slic (SlicOptions *o)
 
   /* Load */
   t = sv_cli_now ();
-  volume = sv_cli_read_volume (input, &error);
+  volume = sv_cli_read_volume_channel (input, channel, &error);
   if (volume == NULL)
     {
       sv_cli_report_file (input, error);
@@ -591,7 +611,8 @@ run_slic (SlicOptions *o)
   /* Write: labels first (atomic in the engine), then the sidecar through a
    * temporary name; if the sidecar fails the labels go too. */
   t = sv_cli_now ();
-  if (!sv_tiff_write_labels (o->output, labels, &error))
+  write_options.n_threads = request.n_threads;
+  if (!sv_tiff_write_labels_full (o->output, labels, &write_options, &error))
     {
       sv_cli_report_file (o->output, error);
       return 1;
@@ -600,8 +621,10 @@ run_slic (SlicOptions *o)
   seconds[5] = sv_cli_now () - t_start;
 
   json = sv_json_writer_new ();
+  compression = sv_tiff_write_options_to_string (&write_options);
   write_result_json (json, input, o->output, o->mask, volume, &request.params, &stats,
-                     sv_backend_get_name (backend), request.n_threads, seconds);
+                     sv_backend_get_name (backend), request.n_threads, seconds, compression,
+                     channel);
   {
     g_autofree char *text = g_strconcat (sv_json_writer_get (json), "\n", NULL);
 
@@ -674,6 +697,10 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu, cuda or auto (default auto)",
       "NAME" },
     { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)", "N" },
+    { "channel", 0, 0, G_OPTION_ARG_STRING, &o.channel,
+      "Segment only this channel of a multichannel image, counted from 0 (default: all)", "N" },
+    { "compression", 0, 0, G_OPTION_ARG_STRING, &o.compression, SV_CLI_COMPRESSION_HELP,
+      "CODEC[:LEVEL]" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object with the results", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
     { NULL }

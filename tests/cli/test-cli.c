@@ -668,16 +668,20 @@ test_slic_roundtrip (Fixture *f, gconstpointer data)
 
   keys = python_json (sidecar, "' '.join(sorted(d.keys()))");
   g_assert_cmpstr (keys, ==,
-                   "backend channels command input iterations mask n_clusters n_labels output "
-                   "params sample_type seconds shape spacing_unit threads version");
+                   "backend channel channels command compression input iterations mask "
+                   "n_clusters n_labels output params sample_type seconds shape spacing_unit "
+                   "threads version");
   values = python_json (sidecar,
                         "d['input']==sys.argv[1].replace('labels.json','in.tif'), d['shape'], "
                         "d['channels'], d['backend'], d['version'], d['params']['n_segments'], "
                         "d['params']['compactness'], d['threads'], "
                         "sorted(d['seconds'].keys()), "
-                        "all(v >= 0 for v in d['seconds'].values())");
+                        "all(v >= 0 for v in d['seconds'].values()), "
+                        "all(round(v, 6) == v for v in d['seconds'].values()), "
+                        "d['compression'], d['channel'], d['command'].endswith(' deflate:6')");
   expected_n = g_strdup_printf ("True [6, 20, 24] 1 cpu %s 40 0.2 2 ['connect', 'iterate', "
-                                "'load', 'prepare', 'total', 'write'] True",
+                                "'load', 'prepare', 'total', 'write'] True True deflate:6 None "
+                                "True",
                                 SV_VERSION);
   g_assert_cmpstr (values, ==, expected_n);
   n_labels = python_json (sidecar, "d['n_labels']");
