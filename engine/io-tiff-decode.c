@@ -325,6 +325,7 @@ decode_thread (gpointer data, int thread)
               job_fail (job, job->fast[k], error);
               break;
             }
+          g_debug ("%s: page %u: our decoder declined, libtiff decodes it", r->path, p->number);
           job->retry[job->fast[k]] = TRUE;
           continue;
         }
