@@ -144,10 +144,10 @@ run_case (const char *dir, const Case *c, const SvLabels *labels, const SvVolume
   g_autofree char *path = g_build_filename (dir, "bench-tiff.tif", NULL);
   g_autofree double *w = g_new (double, repeats);
   g_autofree double *r = g_new (double, repeats);
-  SvTiffWriteOptions options = {
-    .compression = c->compression, .level = c->level, .predictor = c->predictor,
-    .n_threads = n_threads
-  };
+  SvTiffWriteOptions options = { .compression = c->compression,
+                                 .level = c->level,
+                                 .predictor = c->predictor,
+                                 .n_threads = n_threads };
   SvTiffReadOptions read_options = { .channel = -1, .n_threads = n_threads };
   guint nz = labels ? labels->nz : image->nz, ny = labels ? labels->ny : image->ny;
   guint nx = labels ? labels->nx : image->nx;
@@ -354,8 +354,8 @@ main (int argc, char **argv)
                               "%s{\"data\":\"%s\",\"codec\":\"%s\",\"write_s\":%.6f,"
                               "\"read_s\":%.6f,\"raw_bytes\":%" G_GUINT64_FORMAT
                               ",\"file_bytes\":%" G_GUINT64_FORMAT "}",
-                              i ? "," : "", row->data_name, row->c->name, row->write_s,
-                              row->read_s, row->raw_bytes, row->file_bytes);
+                              i ? "," : "", row->data_name, row->c->name, row->write_s, row->read_s,
+                              row->raw_bytes, row->file_bytes);
     }
   g_string_append (json, "]");
   if (big > 0 && !run_big_read (dir, (guint)big, (guint)repeats, threads, json, &error))

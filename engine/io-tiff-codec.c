@@ -123,7 +123,8 @@ sv__tiff_codec_encode (SvTiffCodec *codec, SvTiffCompression compression, int le
         }
       if (!ensure_out (codec, libdeflate_zlib_compress_bound (codec->deflater, in_len)))
         return NULL;
-      *out_len = libdeflate_zlib_compress (codec->deflater, in, in_len, codec->out, codec->out_size);
+      *out_len
+          = libdeflate_zlib_compress (codec->deflater, in, in_len, codec->out, codec->out_size);
       return *out_len > 0 ? codec->out : NULL;
     case SV_TIFF_COMPRESSION_ZSTD:
       {

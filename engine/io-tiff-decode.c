@@ -194,8 +194,8 @@ decode_page (SvTiffReader *r, TIFF *tif, const SvTiffPage *p, SvPageBuffers *b, 
 
 failed:
   if (tif != NULL)
-    sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "cannot decode page %u: %s",
-                           p->number, sv__tiff_messages_text (&r->msgs, what));
+    sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "cannot decode page %u: %s", p->number,
+                           sv__tiff_messages_text (&r->msgs, what));
   return FALSE;
 
 no_memory:
@@ -214,11 +214,11 @@ typedef struct
   gpointer user_data;
   gsize page_bytes, n_samples;
 
-  gboolean *todo;    /* per page: still to decode */
-  gboolean *retry;   /* per page: our decoder failed, libtiff's turn */
-  guint *fast;       /* indices of the pages the threads share */
+  gboolean *todo;  /* per page: still to decode */
+  gboolean *retry; /* per page: our decoder failed, libtiff's turn */
+  guint *fast;     /* indices of the pages the threads share */
   guint n_fast;
-  gint next;         /* atomic: next entry of `fast` */
+  gint next;              /* atomic: next entry of `fast` */
   gboolean libtiff_first; /* thread 0 has libtiff pages to do first */
 
   GMutex lock;
@@ -265,8 +265,7 @@ decode_with_libtiff (SvDecodeJob *job, SvPageBuffers *b, const gboolean *which)
         if (!TIFFReadDirectory (tif))
           goto corrupt;
       /* Ask libtiff for RGB out of JPEG YCbCr. */
-      if (p->layout.compression == COMPRESSION_JPEG
-          && p->layout.photometric == PHOTOMETRIC_YCBCR)
+      if (p->layout.compression == COMPRESSION_JPEG && p->layout.photometric == PHOTOMETRIC_YCBCR)
         TIFFSetField (tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
       if (!decode_page (r, tif, p, b, &error)
           || !job->func (r, p, b->page, job->n_samples, job->user_data, &error))
@@ -277,9 +276,9 @@ decode_with_libtiff (SvDecodeJob *job, SvPageBuffers *b, const gboolean *which)
       continue;
 
     corrupt:
-      sv__tiff_reader_error (r, &error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s",
-                             p->number,
-                             sv__tiff_messages_text (&r->msgs, "the file changed while it was read"));
+      sv__tiff_reader_error (
+          r, &error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s", p->number,
+          sv__tiff_messages_text (&r->msgs, "the file changed while it was read"));
       job_fail (job, i, error);
       return;
     }

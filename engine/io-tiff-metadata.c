@@ -287,8 +287,8 @@ ome_spacing (SvTiffReader *r, const SvOmeInfo *ome, GError **error)
     {
       sv__tiff_reader_error (
           r, error, SV_ENGINE_ERROR_FORMAT,
-          "OME-TIFF time series of 3D stacks are not supported (SizeZ=%u, SizeT=%u)",
-          ome->size_z, ome->size_t);
+          "OME-TIFF time series of 3D stacks are not supported (SizeZ=%u, SizeT=%u)", ome->size_z,
+          ome->size_t);
       return FALSE;
     }
   {

@@ -133,7 +133,8 @@ reader_check_header (SvTiffReader *r, GError **error)
   if (!sv__tiff_read_at (r->fd, 0, header, header_len))
     {
       saved_errno = errno;
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_IO, "cannot read: %s", g_strerror (saved_errno));
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_IO, "cannot read: %s",
+                             g_strerror (saved_errno));
       return FALSE;
     }
   if (header_len < 4
@@ -157,7 +158,8 @@ reader_check_header (SvTiffReader *r, GError **error)
     }
   if (header_len < (r->bigtiff ? 16u : 8u))
     {
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "truncated: the TIFF header is incomplete");
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                             "truncated: the TIFF header is incomplete");
       return FALSE;
     }
   first_ifd = r->bigtiff ? decode_uint (header + 8, 8, r->big_endian)
@@ -170,7 +172,7 @@ reader_check_header (SvTiffReader *r, GError **error)
   if (first_ifd >= r->file_size)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "truncated: page 1 starts beyond the end of the file");
+                             "truncated: page 1 starts beyond the end of the file");
       return FALSE;
     }
   return TRUE;
@@ -237,7 +239,8 @@ reader_check_page_data (SvTiffReader *r, SvTiffPage *p, GError **error)
 
   if (n == 0)
     {
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u has no image data", page);
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u has no image data",
+                             page);
       return FALSE;
     }
   if (!l->tiled)
@@ -263,7 +266,7 @@ reader_check_page_data (SvTiffReader *r, SvTiffPage *p, GError **error)
       if (err)
         {
           sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u: %s", page,
-                        sv__tiff_messages_text (&r->msgs, "cannot read the data offsets"));
+                                 sv__tiff_messages_text (&r->msgs, "cannot read the data offsets"));
           return FALSE;
         }
       p->offsets[i] = offset;
@@ -288,9 +291,9 @@ reader_check_page_data (SvTiffReader *r, SvTiffPage *p, GError **error)
       if (l->compression == COMPRESSION_NONE && count < need)
         {
           sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "corrupt: page %u %s %u holds %" G_GUINT64_FORMAT
-                        " bytes but needs %" G_GUINT64_FORMAT,
-                        page, l->tiled ? "tile" : "strip", i + 1, count, need);
+                                 "corrupt: page %u %s %u holds %" G_GUINT64_FORMAT
+                                 " bytes but needs %" G_GUINT64_FORMAT,
+                                 page, l->tiled ? "tile" : "strip", i + 1, count, need);
           return FALSE;
         }
       stored += count;
@@ -302,17 +305,17 @@ reader_check_page_data (SvTiffReader *r, SvTiffPage *p, GError **error)
   if (max_end > r->file_size && first_offset >= r->file_size)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "truncated or corrupt: page %u data starts at byte %" G_GUINT64_FORMAT
-                    ", beyond the end of the file (%" G_GUINT64_FORMAT " bytes)",
-                    page, first_offset, r->file_size);
+                             "truncated or corrupt: page %u data starts at byte %" G_GUINT64_FORMAT
+                             ", beyond the end of the file (%" G_GUINT64_FORMAT " bytes)",
+                             page, first_offset, r->file_size);
       return FALSE;
     }
   if (max_end > r->file_size)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "truncated: page %u needs %" G_GUINT64_FORMAT
-                    " bytes beyond the end of the file",
-                    page, max_end - r->file_size);
+                             "truncated: page %u needs %" G_GUINT64_FORMAT
+                             " bytes beyond the end of the file",
+                             page, max_end - r->file_size);
       return FALSE;
     }
   /* A few hundred bytes of compressed data cannot hold gigabytes of image;
@@ -320,9 +323,9 @@ reader_check_page_data (SvTiffReader *r, SvTiffPage *p, GError **error)
   if (ratio > 0 && (double)decoded > (double)stored * (double)ratio + (double)n * 4096.0)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "corrupt: page %u claims %" G_GUINT64_FORMAT
-                    " bytes of image but stores only %" G_GUINT64_FORMAT,
-                    page, decoded, stored);
+                             "corrupt: page %u claims %" G_GUINT64_FORMAT
+                             " bytes of image but stores only %" G_GUINT64_FORMAT,
+                             page, decoded, stored);
       return FALSE;
     }
   return TRUE;
@@ -355,8 +358,8 @@ reader_check_page (SvTiffReader *r, SvTiffPage *p, GError **error)
 
   if (l->width == 0 || l->height == 0)
     {
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u has no width or height",
-                    page);
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                             "corrupt: page %u has no width or height", page);
       return FALSE;
     }
   if (r->pages->len > 0)
@@ -365,17 +368,18 @@ reader_check_page (SvTiffReader *r, SvTiffPage *p, GError **error)
       if (l->width != f->width || l->height != f->height)
         {
           sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "slices have different sizes: page %u is %u×%u, page %u is %u×%u", page,
-                        l->width, l->height, r->first_page, f->width, f->height);
+                                 "slices have different sizes: page %u is %u×%u, page %u is %u×%u",
+                                 page, l->width, l->height, r->first_page, f->width, f->height);
           return FALSE;
         }
       if (l->spp != f->spp || l->bps != f->bps || l->format != f->format)
         {
           g_autofree char *a = layout_describe (l);
           g_autofree char *b = layout_describe (f);
-          sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "slices have different sample formats: page %u is %s, page %u is %s", page,
-                        a, r->first_page, b);
+          sv__tiff_reader_error (
+              r, error, SV_ENGINE_ERROR_FORMAT,
+              "slices have different sample formats: page %u is %s, page %u is %s", page, a,
+              r->first_page, b);
           return FALSE;
         }
     }
@@ -390,25 +394,28 @@ reader_check_page (SvTiffReader *r, SvTiffPage *p, GError **error)
   if (l->spp != 1 && l->spp != 3)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "%u samples per pixel are not supported (1 for grey, 3 for colour)", l->spp);
+                             "%u samples per pixel are not supported (1 for grey, 3 for colour)",
+                             l->spp);
       return FALSE;
     }
   if (l->photometric == PHOTOMETRIC_YCBCR && l->compression != COMPRESSION_JPEG)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "YCbCr colour is only supported in JPEG-compressed files");
+                             "YCbCr colour is only supported in JPEG-compressed files");
       return FALSE;
     }
   if (!TIFFIsCODECConfigured (l->compression))
     {
       g_autofree char *cname = sv__tiff_compression_name (l->compression);
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                    "page %u uses %s compression, which this build cannot decode", page, cname);
+                             "page %u uses %s compression, which this build cannot decode", page,
+                             cname);
       return FALSE;
     }
   if (l->tiled && (l->tile_width == 0 || l->tile_height == 0))
     {
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: page %u has tiles of size 0", page);
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                             "corrupt: page %u has tiles of size 0", page);
       return FALSE;
     }
   p->fast = page_is_fast (r, l);
@@ -440,7 +447,7 @@ sv__tiff_reader_open (const char *path, GError **error)
   if (r->tif == NULL)
     {
       sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt TIFF: %s",
-                    sv__tiff_messages_text (&r->msgs, "libtiff cannot open it"));
+                             sv__tiff_messages_text (&r->msgs, "libtiff cannot open it"));
       return NULL;
     }
 
@@ -480,7 +487,8 @@ sv__tiff_reader_open (const char *path, GError **error)
       if (!read_next_ifd_offset (r, diroff, &next))
         {
           sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "truncated: the index of page %u ends beyond the end of the file", page);
+                                 "truncated: the index of page %u ends beyond the end of the file",
+                                 page);
           return NULL;
         }
       if (next == 0)
@@ -488,11 +496,11 @@ sv__tiff_reader_open (const char *path, GError **error)
       if (next >= r->file_size)
         {
           sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
-                        "truncated: page %u starts beyond the end of the file", page + 1);
+                                 "truncated: page %u starts beyond the end of the file", page + 1);
           return NULL;
         }
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s", page + 1,
-                    sv__tiff_messages_text (&r->msgs, "invalid page index"));
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot read page %u: %s",
+                             page + 1, sv__tiff_messages_text (&r->msgs, "invalid page index"));
       return NULL;
     }
 
@@ -504,8 +512,9 @@ sv__tiff_reader_open (const char *path, GError **error)
 
   if (!TIFFSetDirectory (r->tif, sv__tiff_reader_page (r, 0)->dir))
     {
-      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT, "corrupt: cannot go back to page %u: %s",
-                    r->first_page, sv__tiff_messages_text (&r->msgs, "libtiff failed"));
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_FORMAT,
+                             "corrupt: cannot go back to page %u: %s", r->first_page,
+                             sv__tiff_messages_text (&r->msgs, "libtiff failed"));
       return NULL;
     }
   if (!sv__tiff_read_metadata (r, error))

@@ -93,10 +93,10 @@ typedef struct
   guint number; /* 1-based page number in the file, for messages */
   guint z, c;   /* its slice and, in ImageJ hyperstacks, its channel */
   SvPageLayout layout;
-  guint32 n_chunks;  /* strips or tiles */
-  guint64 *offsets;  /* n_chunks file offsets, owned */
-  guint64 *counts;   /* n_chunks stored byte counts, owned */
-  gboolean fast;     /* pread + our codec; else libtiff decodes it */
+  guint32 n_chunks; /* strips or tiles */
+  guint64 *offsets; /* n_chunks file offsets, owned */
+  guint64 *counts;  /* n_chunks stored byte counts, owned */
+  gboolean fast;    /* pread + our codec; else libtiff decodes it */
 } SvTiffPage;
 
 typedef struct

@@ -54,10 +54,10 @@ typedef struct
 /* One strip on its way to the file. */
 typedef struct
 {
-  guint index;          /* strip number over the whole file */
-  guint8 *raw;          /* filled rows */
+  guint index; /* strip number over the whole file */
+  guint8 *raw; /* filled rows */
   gsize raw_len;
-  const guint8 *data;   /* what goes to the file: raw or encoded */
+  const guint8 *data; /* what goes to the file: raw or encoded */
   gsize len;
   SvTiffCodec *codec;
   gboolean done, failed;
@@ -143,8 +143,7 @@ set_page_fields (TIFF *tif, const SvTiffWriteJob *job, guint32 rows_per_strip, g
   TIFFSetField (tif, TIFFTAG_COMPRESSION, compression);
   /* Only codecs with a predictor know the tag. */
   if (compression != COMPRESSION_NONE)
-    TIFFSetField (tif, TIFFTAG_PREDICTOR,
-                  job->predictor ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE);
+    TIFFSetField (tif, TIFFTAG_PREDICTOR, job->predictor ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE);
   TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
   /* ImageJ stores pixels per unit with no TIFF unit; the unit is in the
    * description. */
@@ -299,8 +298,8 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
   tif = TIFFFdOpenExt (fd, tmp_path, bigtiff ? "w8" : "w", opts);
   if (tif == NULL)
     {
-      problem
-          = g_strdup_printf ("cannot start the file: %s", sv__tiff_messages_text (&msgs, "libtiff failed"));
+      problem = g_strdup_printf ("cannot start the file: %s",
+                                 sv__tiff_messages_text (&msgs, "libtiff failed"));
       close (fd);
     }
   else

@@ -20,12 +20,12 @@ typedef struct
   SvSampleType sample_type;
   gboolean bigtiff;
   gboolean tiled;
-  char *compression;       /* "none", "deflate", "lzw", ... owned */
-  double spacing[3];       /* z, y, x; 1 when unknown */
+  char *compression; /* "none", "deflate", "lzw", ... owned */
+  double spacing[3]; /* z, y, x; 1 when unknown */
   gboolean spacing_from_file;
-  char *unit;              /* owned, may be NULL */
+  char *unit;                  /* owned, may be NULL */
   double value_min, value_max; /* raw sample values, over all voxels */
-  char *note;              /* how an ambiguous header was read; owned, usually NULL */
+  char *note;                  /* how an ambiguous header was read; owned, usually NULL */
 } SvTiffInfo;
 
 void sv_tiff_info_clear (SvTiffInfo *info);
@@ -58,8 +58,8 @@ SvVolume *sv_tiff_read_volume (const char *path, GError **error);
  * file does not have is SV_ENGINE_ERROR_INVALID_PARAM. `note` (may be NULL)
  * receives a sentence for the user when the file's header was ambiguous and
  * had to be interpreted (owned by the caller; NULL when there is none). */
-SvVolume *sv_tiff_read_volume_full (const char *path, const SvTiffReadOptions *options,
-                                    char **note, GError **error);
+SvVolume *sv_tiff_read_volume_full (const char *path, const SvTiffReadOptions *options, char **note,
+                                    GError **error);
 
 /* Reads an integer label or mask TIFF (one sample per pixel) into gint32.
  * Float files or values outside gint32 are an error. */
@@ -80,7 +80,7 @@ typedef enum
 
 typedef enum
 {
-  SV_TIFF_PREDICTOR_AUTO,       /* horizontal for 8/16-bit integers, else none */
+  SV_TIFF_PREDICTOR_AUTO, /* horizontal for 8/16-bit integers, else none */
   SV_TIFF_PREDICTOR_NONE,
   SV_TIFF_PREDICTOR_HORIZONTAL, /* TIFF predictor 2; integer samples only */
 } SvTiffPredictor;
@@ -88,9 +88,9 @@ typedef enum
 typedef struct
 {
   SvTiffCompression compression;
-  int level;                 /* deflate 1–12, zstd 1–22; 0: the codec's default */
+  int level; /* deflate 1–12, zstd 1–22; 0: the codec's default */
   SvTiffPredictor predictor;
-  int n_threads;             /* encoding threads; <= 0: all processors */
+  int n_threads; /* encoding threads; <= 0: all processors */
 } SvTiffWriteOptions;
 
 /* The default codec: deflate level 6 (libdeflate), predictor AUTO, all

@@ -94,8 +94,8 @@ SvVolume *sv_cli_read_volume_channel (const char *path, int channel, GError **er
 /* Help text and parser of --compression, shared by the commands that write
  * TIFFs. `text` NULL gives the defaults. */
 #define SV_CLI_COMPRESSION_HELP                                                                    \
-  "Codec of the written TIFF: none, deflate, zstd or lzw, deflate and zstd with an optional "     \
-  ":LEVEL (default deflate:6; Fiji and tifffile without imagecodecs read only none, deflate and " \
+  "Codec of the written TIFF: none, deflate, zstd or lzw, deflate and zstd with an optional "      \
+  ":LEVEL (default deflate:6; Fiji and tifffile without imagecodecs read only none, deflate and "  \
   "lzw)"
 gboolean sv_cli_parse_compression (const char *text, SvTiffWriteOptions *options, GError **error);
 
@@ -103,8 +103,7 @@ gboolean sv_cli_parse_compression (const char *text, SvTiffWriteOptions *options
 gboolean sv_cli_parse_channel (const char *text, int *channel, GError **error);
 
 /* What `info` prints, for a TIFF or a photo; *is_photo says which. */
-gboolean sv_cli_read_info (const char *path, SvTiffInfo *info, gboolean *is_photo,
-                           GError **error);
+gboolean sv_cli_read_info (const char *path, SvTiffInfo *info, gboolean *is_photo, GError **error);
 
 /* The subcommands: each parses its own options (argv[0] is its name) and
  * returns the process exit status. */

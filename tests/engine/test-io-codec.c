@@ -92,7 +92,7 @@ weighted_sum_u32 (const guint32 *v, gsize n)
 
 /* The Python expression for the same sum over array `a`. */
 #define PY_WSUM(a)                                                                                 \
-  "int((" a ".reshape(-1).astype(numpy.uint64) * (numpy.arange(" a ".size, "                      \
+  "int((" a ".reshape(-1).astype(numpy.uint64) * (numpy.arange(" a ".size, "                       \
   "dtype=numpy.uint64) % 7 + 1)).sum())"
 
 static void
@@ -140,9 +140,17 @@ test_options (void)
     { "zstd:22", SV_TIFF_COMPRESSION_ZSTD, "zstd:22" },
     { "lzw", SV_TIFF_COMPRESSION_LZW, "lzw" },
   };
-  static const char *const bad[]
-      = { "", "gzip", "deflate:", "deflate:0", "deflate:13", "zstd:3x", "zstd:-1", "lzw:2",
-          "none:1", ":3", "deflate:99999999999999999999" };
+  static const char *const bad[] = { "",
+                                     "gzip",
+                                     "deflate:",
+                                     "deflate:0",
+                                     "deflate:13",
+                                     "zstd:3x",
+                                     "zstd:-1",
+                                     "lzw:2",
+                                     "none:1",
+                                     ":3",
+                                     "deflate:99999999999999999999" };
   SvTiffWriteOptions o;
   g_autofree char *defaults = NULL;
 
@@ -181,9 +189,12 @@ static const struct
   const char *codec;
   guint16 tag;
 } codecs[] = {
-  { "none", COMPRESSION_NONE },           { "deflate:1", COMPRESSION_ADOBE_DEFLATE },
-  { "deflate:12", COMPRESSION_ADOBE_DEFLATE }, { "zstd:1", COMPRESSION_ZSTD },
-  { "zstd:19", COMPRESSION_ZSTD },        { "lzw", COMPRESSION_LZW },
+  { "none", COMPRESSION_NONE },
+  { "deflate:1", COMPRESSION_ADOBE_DEFLATE },
+  { "deflate:12", COMPRESSION_ADOBE_DEFLATE },
+  { "zstd:1", COMPRESSION_ZSTD },
+  { "zstd:19", COMPRESSION_ZSTD },
+  { "lzw", COMPRESSION_LZW },
 };
 
 /* Every codec and predictor, on 1 and 3 threads: the files read back
@@ -205,8 +216,8 @@ test_roundtrip_every_codec (Fixture *f, gconstpointer data)
         SvLabels *cases[] = { big, neg };
         SvTiffWriteOptions o;
         GError *error = NULL;
-        guint16 ptag = pred && codecs[c].tag != COMPRESSION_NONE ? PREDICTOR_HORIZONTAL
-                                                                 : PREDICTOR_NONE;
+        guint16 ptag
+            = pred && codecs[c].tag != COMPRESSION_NONE ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE;
 
         sv_tiff_write_options_init_defaults (&o);
         g_assert_true (sv_tiff_write_options_parse (&o, codecs[c].codec, &error));
