@@ -113,7 +113,7 @@ assert_tags (const char *path, guint16 compression, guint16 predictor)
 static char *
 read_file (const char *path)
 {
-  char *contents = NULL;
+  g_autofree char *contents = NULL;
   gsize len = 0;
 
   g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
