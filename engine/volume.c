@@ -2,7 +2,31 @@
 
 #include "volume.h"
 
+#include <sys/mman.h>
+
 #include "error.h"
+
+/* Zero-filled voxel memory. Big buffers ask the kernel for transparent huge
+ * pages: filling 1 GiB page by page costs 262144 page faults, which in a
+ * virtual machine take longer than reading the same bytes from the page
+ * cache. */
+static gpointer
+voxels_alloc0 (gsize bytes)
+{
+  gpointer data = g_try_malloc0 (bytes);
+
+#ifdef MADV_HUGEPAGE
+  const gsize huge = 2 * 1024 * 1024;
+  if (data != NULL && bytes >= 4 * huge)
+    {
+      guintptr start = ((guintptr)data + huge - 1) & ~(guintptr)(huge - 1);
+      guintptr end = ((guintptr)data + bytes) & ~(guintptr)(huge - 1);
+      if (end > start)
+        madvise ((void *)start, end - start, MADV_HUGEPAGE);
+    }
+#endif
+  return data;
+}
 
 /* nz*ny*nx*per_voxel elements of elem_size bytes, or FALSE on overflow. */
 static gboolean
@@ -34,7 +58,7 @@ sv_volume_new (guint nz, guint ny, guint nx, guint nc, GError **error)
                    nc);
       return NULL;
     }
-  data = g_try_malloc0 (bytes);
+  data = voxels_alloc0 (bytes);
   if (data == NULL)
     {
       g_autofree char *size = g_format_size (bytes);
@@ -113,7 +137,7 @@ sv_labels_new (guint nz, guint ny, guint nx, GError **error)
                    "a %u×%u×%u label volume is too large for this computer", nz, ny, nx);
       return NULL;
     }
-  data = g_try_malloc0 (bytes);
+  data = voxels_alloc0 (bytes);
   if (data == NULL)
     {
       g_autofree char *size = g_format_size (bytes);

@@ -439,6 +439,89 @@ sv_cli_interrupted (GCancellable *cancellable)
   return TRUE;
 }
 
+gboolean
+sv_cli_parse_compression (const char *text, SvTiffWriteOptions *options, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  sv_tiff_write_options_init_defaults (options);
+  if (text == NULL)
+    return TRUE;
+  if (!sv_tiff_write_options_parse (options, text, &local))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM, "--%s", local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_cli_parse_channel (const char *text, int *channel, GError **error)
+{
+  gint64 v;
+
+  *channel = -1;
+  if (text == NULL)
+    return TRUE;
+  if (!sv_cli_parse_int64 ("--channel", text, 0, 4095, &v, error))
+    return FALSE;
+  *channel = (int)v;
+  return TRUE;
+}
+
+#if SV_HAVE_PIXBUF
+/* Keeps one channel of a photo (the TIFF reader does it while reading). */
+static SvVolume *
+volume_pick_channel (SvVolume *volume, int channel, const char *path, GError **error)
+{
+  g_autoptr (SvVolume) in = volume;
+  SvVolume *out;
+  gsize n = sv_volume_n_voxels (in);
+
+  if ((guint)channel >= in->nc)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s: has %u channel%s (0 to %u), not channel %d", path, in->nc,
+                   in->nc == 1 ? "" : "s", in->nc - 1, channel);
+      return NULL;
+    }
+  out = sv_volume_new (in->nz, in->ny, in->nx, 1, error);
+  if (out == NULL)
+    return NULL;
+  for (gsize i = 0; i < n; i++)
+    out->data[i] = in->data[i * in->nc + (guint)channel];
+  memcpy (out->spacing, in->spacing, sizeof out->spacing);
+  out->spacing_from_file = in->spacing_from_file;
+  out->unit = g_strdup (in->unit);
+  out->source_type = in->source_type;
+  return out;
+}
+#endif
+
+SvVolume *
+sv_cli_read_volume_channel (const char *path, int channel, GError **error)
+{
+  SvTiffReadOptions options;
+  g_autofree char *note = NULL;
+  SvVolume *volume;
+
+#if SV_HAVE_PIXBUF
+  if (sv_image_is_photo (path))
+    {
+      volume = sv_image_read_pixbuf (path, error);
+      if (volume == NULL || channel < 0)
+        return volume;
+      return volume_pick_channel (volume, channel, path, error);
+    }
+#endif
+  sv_tiff_read_options_init_defaults (&options);
+  options.channel = channel;
+  volume = sv_tiff_read_volume_full (path, &options, &note, error);
+  if (note != NULL)
+    sv_cli_note ("%s", note);
+  return volume;
+}
+
 SvVolume *
 sv_cli_read_volume (const char *path, GError **error)
 {

@@ -87,9 +87,23 @@ gboolean sv_cli_check_input (const char *path, GError **error);
  * TIFF through libtiff. */
 SvVolume *sv_cli_read_volume (const char *path, GError **error);
 
+/* sv_cli_read_volume keeping only `channel` (counted from 0; -1: all).
+ * Prints the reader's note on an ambiguous header (sv_cli_note). */
+SvVolume *sv_cli_read_volume_channel (const char *path, int channel, GError **error);
+
+/* Help text and parser of --compression, shared by the commands that write
+ * TIFFs. `text` NULL gives the defaults. */
+#define SV_CLI_COMPRESSION_HELP                                                                    \
+  "Codec of the written TIFF: none, deflate, zstd or lzw, deflate and zstd with an optional "      \
+  ":LEVEL (default deflate:6; Fiji and tifffile without imagecodecs read only none, deflate and "  \
+  "lzw)"
+gboolean sv_cli_parse_compression (const char *text, SvTiffWriteOptions *options, GError **error);
+
+/* Parses --channel: a channel number from 0; `text` NULL gives -1 (all). */
+gboolean sv_cli_parse_channel (const char *text, int *channel, GError **error);
+
 /* What `info` prints, for a TIFF or a photo; *is_photo says which. */
-gboolean sv_cli_read_info (const char *path, SvTiffInfo *info, gboolean *is_photo,
-                           GError **error);
+gboolean sv_cli_read_info (const char *path, SvTiffInfo *info, gboolean *is_photo, GError **error);
 
 /* The subcommands: each parses its own options (argv[0] is its name) and
  * returns the process exit status. */

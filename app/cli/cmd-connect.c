@@ -15,6 +15,7 @@ typedef struct
   char *min_size;
   char *max_size;
   char *start_label;
+  char *compression;
   char **inputs;
 } ConnectOptions;
 
@@ -25,6 +26,7 @@ run_connect (ConnectOptions *o)
   g_autoptr (SvLabels) in = NULL;
   g_autoptr (SvLabels) out = NULL;
   gint64 min_size = 0, max_size = 0, start_label = 1, n;
+  SvTiffWriteOptions write_options;
   const char *input;
 
   if (o->inputs == NULL || o->inputs[0] == NULL)
@@ -51,7 +53,8 @@ run_connect (ConnectOptions *o)
       return 1;
     }
   if (!sv_cli_parse_int64 ("--min-size", o->min_size, 0, G_MAXINT64, &min_size, &error)
-      || !sv_cli_parse_int64 ("--max-size", o->max_size, 1, G_MAXINT64, &max_size, &error))
+      || !sv_cli_parse_int64 ("--max-size", o->max_size, 1, G_MAXINT64, &max_size, &error)
+      || !sv_cli_parse_compression (o->compression, &write_options, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -96,7 +99,7 @@ run_connect (ConnectOptions *o)
   out->unit = g_strdup (in->unit);
   n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, min_size, max_size,
                                (int)start_label, out->data);
-  if (!sv_tiff_write_labels (o->output, out, &error))
+  if (!sv_tiff_write_labels_full (o->output, out, &write_options, &error))
     {
       sv_cli_report_file (o->output, error);
       return 1;
@@ -120,6 +123,8 @@ sv_cli_cmd_connect (int argc, char **argv)
           { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label,
             "First label, 0 or 1 (default 1); input voxels equal to start_label - 1 are background",
             "0|1" },
+          { "compression", 0, 0, G_OPTION_ARG_STRING, &o.compression, SV_CLI_COMPRESSION_HELP,
+            "CODEC[:LEVEL]" },
           { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
           { NULL } };
 
@@ -136,6 +141,7 @@ sv_cli_cmd_connect (int argc, char **argv)
   g_free (o.min_size);
   g_free (o.max_size);
   g_free (o.start_label);
+  g_free (o.compression);
   g_strfreev (o.inputs);
   return status;
 }

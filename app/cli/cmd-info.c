@@ -40,6 +40,8 @@ run_info (char **inputs, gboolean json)
       return 1;
     }
 
+  if (info.note != NULL)
+    sv_cli_note ("%s", info.note);
   if (json)
     {
       g_autoptr (SvJsonWriter) w = sv_json_writer_new ();

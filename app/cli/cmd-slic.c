@@ -28,6 +28,8 @@ typedef struct
   char *mask;
   char *backend;
   char *threads;
+  char *compression;
+  char *channel;
   gboolean enforce_connectivity;
   gboolean slic_zero;
   gboolean convert2lab;
@@ -51,6 +53,8 @@ slic_options_clear (SlicOptions *o)
   g_free (o->mask);
   g_free (o->backend);
   g_free (o->threads);
+  g_free (o->compression);
+  g_free (o->channel);
   g_strfreev (o->inputs);
 }
 
@@ -219,6 +223,7 @@ run_slic (SlicOptions *o)
   SvCliSlicContext ctx = { 0 };
   SvCliSlicBatchOptions batch = { 0 };
   SvCliOutputKind kind;
+  g_autofree char *compression = NULL;
   int status;
 
   if (o->inputs == NULL || o->inputs[0] == NULL)
@@ -239,11 +244,16 @@ run_slic (SlicOptions *o)
       sv_cli_error ("--backend must be cpu, cuda or auto, got %s", ctx.backend_name);
       return 1;
     }
-  if (!parse_request (o, &request, &error))
+  ctx.channel = -1;
+  if (!parse_request (o, &request, &error)
+      || !sv_cli_parse_compression (o->compression, &ctx.write_options, &error)
+      || !sv_cli_parse_channel (o->channel, &ctx.channel, &error))
     {
       sv_cli_report (error);
       return 1;
     }
+  compression = sv_tiff_write_options_to_string (&ctx.write_options);
+  ctx.compression = compression;
 
   /* Everything that would make a file overwrite another is refused before
    * anything is computed. */
@@ -283,6 +293,7 @@ run_slic (SlicOptions *o)
   g_clear_pointer (&ctx.backend, sv_backend_free);
   return status;
 }
+
 int
 sv_cli_cmd_slic (int argc, char **argv)
 {
@@ -323,6 +334,10 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu, cuda or auto (default auto)",
       "NAME" },
     { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)", "N" },
+    { "channel", 0, 0, G_OPTION_ARG_STRING, &o.channel,
+      "Segment only this channel of a multichannel image, counted from 0 (default: all)", "N" },
+    { "compression", 0, 0, G_OPTION_ARG_STRING, &o.compression, SV_CLI_COMPRESSION_HELP,
+      "CODEC[:LEVEL]" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },

@@ -20,6 +20,7 @@ typedef struct
   char *blur;
   char *noise;
   char *seed;
+  char *compression;
   gboolean blobs;
   char **rest;
 } SynthOptions;
@@ -85,6 +86,7 @@ run_synth (SynthOptions *o)
   g_autoptr (GError) error = NULL;
   g_autoptr (SvVolume) volume = NULL;
   g_autoptr (SvLabels) truth = NULL;
+  SvTiffWriteOptions write_options;
   SvSynthParams p;
 
   if (o->rest != NULL && o->rest[0] != NULL)
@@ -98,7 +100,8 @@ run_synth (SynthOptions *o)
       sv_cli_error ("synth: missing -o VOL.tif (try '%s synth --help')", SV_CLI_PROGRAM);
       return 1;
     }
-  if (!parse_synth (o, &p, &error))
+  if (!parse_synth (o, &p, &error)
+      || !sv_cli_parse_compression (o->compression, &write_options, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -129,12 +132,12 @@ run_synth (SynthOptions *o)
       sv_cli_report (error);
       return 1;
     }
-  if (!sv_tiff_write_volume (o->output, volume, SV_SAMPLE_F32, &error))
+  if (!sv_tiff_write_volume_full (o->output, volume, SV_SAMPLE_F32, &write_options, &error))
     {
       sv_cli_report_file (o->output, error);
       return 1;
     }
-  if (truth != NULL && !sv_tiff_write_labels (o->truth, truth, &error))
+  if (truth != NULL && !sv_tiff_write_labels_full (o->truth, truth, &write_options, &error))
     {
       g_unlink (o->output);
       sv_cli_report_file (o->truth, error);
@@ -164,6 +167,8 @@ sv_cli_cmd_synth (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_STRING, &o.seed, "Random seed", "N" },
     { "blobs", 0, 0, G_OPTION_ARG_NONE, &o.blobs, "binary_blobs-like 0/1 volume instead of cells",
       NULL },
+    { "compression", 0, 0, G_OPTION_ARG_STRING, &o.compression, SV_CLI_COMPRESSION_HELP,
+      "CODEC[:LEVEL]" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, NULL },
     { NULL }
   };
@@ -185,6 +190,7 @@ sv_cli_cmd_synth (int argc, char **argv)
   g_free (o.blur);
   g_free (o.noise);
   g_free (o.seed);
+  g_free (o.compression);
   g_strfreev (o.rest);
   return status;
 }

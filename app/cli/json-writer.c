@@ -3,6 +3,7 @@
 #include "json-writer.h"
 
 #include <math.h>
+#include <string.h>
 
 struct _SvJsonWriter
 {
@@ -176,6 +177,27 @@ sv_json_writer_double (SvJsonWriter *writer, double value)
   g_ascii_formatd (buf, sizeof buf, "%.15g", value);
   if (g_ascii_strtod (buf, NULL) != value)
     g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+  g_string_append (writer->out, buf);
+}
+
+void
+sv_json_writer_seconds (SvJsonWriter *writer, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  gsize len;
+
+  if (!isfinite (value))
+    {
+      sv_json_writer_null (writer);
+      return;
+    }
+  before_value (writer);
+  /* Clock readings carry no more than microseconds; the binary remainder
+   * (0.0017459999999118736) is noise. */
+  g_ascii_formatd (buf, sizeof buf, "%.6f", value);
+  len = strlen (buf);
+  while (len > 2 && buf[len - 1] == '0' && buf[len - 2] != '.')
+    buf[--len] = '\0';
   g_string_append (writer->out, buf);
 }
 

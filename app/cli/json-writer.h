@@ -22,6 +22,8 @@ void sv_json_writer_key (SvJsonWriter *writer, const char *key);
 void sv_json_writer_string (SvJsonWriter *writer, const char *value);
 void sv_json_writer_int (SvJsonWriter *writer, gint64 value);
 void sv_json_writer_double (SvJsonWriter *writer, double value);
+/* A duration in seconds, rounded to the microsecond ("0.001746"). */
+void sv_json_writer_seconds (SvJsonWriter *writer, double value);
 void sv_json_writer_bool (SvJsonWriter *writer, gboolean value);
 void sv_json_writer_null (SvJsonWriter *writer);
 /* Inserts text that is already valid JSON (e.g. sv_slic_params_to_json). */

@@ -223,7 +223,7 @@ print_totals (Batch *b, double seconds)
       sv_json_writer_key (w, "backend");
       sv_json_writer_string (w, sv_backend_get_name (b->ctx->backend));
       sv_json_writer_key (w, "seconds");
-      sv_json_writer_double (w, seconds);
+      sv_json_writer_seconds (w, seconds);
       sv_json_writer_key (w, "files_per_second");
       sv_json_writer_double (w, rate);
       sv_json_writer_end_object (w);

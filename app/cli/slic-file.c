@@ -106,7 +106,7 @@ sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   file->t_start = sv_cli_now ();
   if (!sv_cli_check_input (file->input, error))
     return FALSE;
-  volume = sv_cli_read_volume (file->input, &local);
+  volume = sv_cli_read_volume_channel (file->input, ctx->channel, &local);
   if (volume == NULL)
     {
       propagate_naming (error, g_steal_pointer (&local), file->input);
@@ -352,6 +352,9 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
   sv_slic_params_append_cli (&file->params, command);
   if (ctx->mask_path != NULL)
     g_string_append_printf (command, " --mask %s", ctx->mask_path);
+  if (ctx->channel >= 0)
+    g_string_append_printf (command, " --channel %d", ctx->channel);
+  g_string_append_printf (command, " --compression %s", ctx->compression);
 
   sv_json_writer_begin_object (w);
   sv_json_writer_key (w, "input");
@@ -367,6 +370,13 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
   sv_json_writer_end_array (w);
   sv_json_writer_key (w, "channels");
   sv_json_writer_int (w, file->nc);
+  sv_json_writer_key (w, "channel");
+  if (ctx->channel >= 0)
+    sv_json_writer_int (w, ctx->channel);
+  else
+    sv_json_writer_null (w);
+  sv_json_writer_key (w, "compression");
+  sv_json_writer_string (w, ctx->compression);
   sv_json_writer_key (w, "sample_type");
   sv_json_writer_string (w, sv_sample_type_to_string (file->source_type));
   sv_json_writer_key (w, "spacing_unit");
@@ -386,7 +396,7 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
   for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
     {
       sv_json_writer_key (w, stage_names[i]);
-      sv_json_writer_double (w, file->seconds[i]);
+      sv_json_writer_seconds (w, file->seconds[i]);
     }
   sv_json_writer_end_object (w);
   sv_json_writer_key (w, "params");
@@ -406,11 +416,13 @@ sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError
   g_autofree char *json = NULL;
   g_autofree char *text = NULL;
   g_autofree char *tmp = NULL;
+  SvTiffWriteOptions write_options = ctx->write_options;
   double t = sv_cli_now ();
 
+  write_options.n_threads = ctx->request->n_threads;
   /* Labels first (atomic in the engine), then the sidecar through a
    * temporary name; if the sidecar fails the labels go too. */
-  if (!sv_tiff_write_labels (file->output, file->labels, &local))
+  if (!sv_tiff_write_labels_full (file->output, file->labels, &write_options, &local))
     {
       propagate_naming (error, g_steal_pointer (&local), file->output);
       return FALSE;

@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 
 #include "backend.h"
+#include "io.h"
 #include "params.h"
 #include "volume.h"
 
@@ -39,6 +40,9 @@ typedef struct
   const char *mask_path;    /* NULL without --mask */
   const guint8 *mask;       /* mask_shape[0..2] = z, y, x */
   guint mask_shape[3];
+  int channel;                     /* --channel, or −1 for every channel */
+  SvTiffWriteOptions write_options; /* --compression */
+  const char *compression;          /* the same as a string, for the sidecar */
   gboolean quiet; /* --json: no notes on stderr */
   GCancellable *cancellable;
   SvCliSlicProgressFunc progress;

@@ -683,16 +683,20 @@ test_slic_roundtrip (Fixture *f, gconstpointer data)
 
   keys = python_json (sidecar, "' '.join(sorted(d.keys()))");
   g_assert_cmpstr (keys, ==,
-                   "backend channels command input iterations mask n_clusters n_labels output "
-                   "params sample_type seconds shape spacing_unit threads version");
+                   "backend channel channels command compression input iterations mask "
+                   "n_clusters n_labels output params sample_type seconds shape spacing_unit "
+                   "threads version");
   values = python_json (sidecar,
                         "d['input']==sys.argv[1].replace('labels.json','in.tif'), d['shape'], "
                         "d['channels'], d['backend'], d['version'], d['params']['n_segments'], "
                         "d['params']['compactness'], d['threads'], "
                         "sorted(d['seconds'].keys()), "
-                        "all(v >= 0 for v in d['seconds'].values())");
+                        "all(v >= 0 for v in d['seconds'].values()), "
+                        "all(round(v, 6) == v for v in d['seconds'].values()), "
+                        "d['compression'], d['channel'], d['command'].endswith(' deflate:6')");
   expected_n = g_strdup_printf ("True [6, 20, 24] 1 cpu %s 40 0.2 2 ['connect', 'iterate', "
-                                "'load', 'prepare', 'total', 'write'] True",
+                                "'load', 'prepare', 'total', 'write'] True True deflate:6 None "
+                                "True",
                                 SV_VERSION);
   g_assert_cmpstr (values, ==, expected_n);
   n_labels = python_json (sidecar, "d['n_labels']");
@@ -1561,6 +1565,164 @@ test_photo_corrupt (Fixture *f, gconstpointer data)
 }
 #endif
 
+/* ------------------------------------------------------------------------ */
+/* Codecs and channels */
+
+static void
+test_compression_bad_values (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  static const struct
+  {
+    const char *value, *needle;
+  } cases[] = {
+    { "gzip", "--compression must be none, deflate, zstd or lzw" },
+    { "zstd:0", "--compression zstd takes a level from 1 to 22, got 'zstd:0'" },
+    { "deflate:x", "--compression deflate takes a level from 1 to 12" },
+    { "lzw:1", "--compression lzw has no levels" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      expect_failure (f, cases[i].needle, "slic", in, "-o", "out.tif", "--compression",
+                      cases[i].value);
+      expect_failure (f, cases[i].needle, "synth", "-o", "out.tif", "--compression",
+                      cases[i].value);
+      expect_failure (f, cases[i].needle, "connect", in, "-o", "out.tif", "--min-size", "1",
+                      "--max-size", "10", "--compression", cases[i].value);
+    }
+}
+
+/* Every codec gives the same labels; the file says which codec, and so
+ * does the sidecar. */
+static void
+test_compression_codecs (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *value, *canonical;
+    guint16 tag;
+  } cases[] = {
+    { "none", "none", COMPRESSION_NONE },
+    { "deflate:1", "deflate:1", COMPRESSION_ADOBE_DEFLATE },
+    { "zstd", "zstd:3", COMPRESSION_ZSTD },
+    { "lzw", "lzw", COMPRESSION_LZW },
+  };
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *out = path_in (f, "labels.tif");
+  g_autofree char *sidecar = path_in (f, "labels.json");
+  g_autoptr (SvLabels) first = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SvLabels) labels = NULL;
+      g_autofree char *written = NULL;
+      guint16 tag = 0;
+      TIFF *tif;
+      Result r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "30", "--compression",
+                          cases[i].value);
+
+      g_test_message ("stderr: %s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      tif = TIFFOpen (out, "r");
+      g_assert_nonnull (tif);
+      TIFFGetField (tif, TIFFTAG_COMPRESSION, &tag);
+      TIFFClose (tif);
+      g_assert_cmpuint (tag, ==, cases[i].tag);
+      written = python_json (sidecar, "d['compression']");
+      if (written != NULL)
+        g_assert_cmpstr (written, ==, cases[i].canonical);
+      labels = sv_tiff_read_labels (out, &error);
+      g_assert_no_error (error);
+      if (first == NULL)
+        first = g_steal_pointer (&labels);
+      else
+        assert_labels_equal (labels, first);
+    }
+}
+
+/* Float32 pages with an ImageJ description on the first. */
+static void
+write_pages_imagej (const char *path, const float *const *pages, guint n_pages, guint ny,
+                    guint nx, const char *description)
+{
+  TIFF *tif = TIFFOpen (path, "w");
+
+  g_assert_nonnull (tif);
+  for (guint p = 0; p < n_pages; p++)
+    {
+      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, (guint32)nx);
+      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, (guint32)ny);
+      TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, 32);
+      TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, (guint32)ny);
+      if (p == 0 && description != NULL)
+        TIFFSetField (tif, TIFFTAG_IMAGEDESCRIPTION, description);
+      g_assert_cmpint (TIFFWriteEncodedStrip (tif, 0, (void *)pages[p],
+                                              (tmsize_t)((gsize)ny * nx * sizeof (float))),
+                       >=, 0);
+      g_assert_true (TIFFWriteDirectory (tif));
+    }
+  TIFFClose (tif);
+}
+
+/* --channel on an ImageJ hyperstack segments that channel alone: the same
+ * labels as the channel saved as a plain stack. */
+static void
+test_slic_channel (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) a = make_volume (6, 20, 24);
+  g_autoptr (SvVolume) b = make_volume (6, 20, 24);
+  g_autofree char *hyper = path_in (f, "zcyx.tif");
+  g_autofree char *plain = path_in (f, "b.tif");
+  g_autofree char *out_h = path_in (f, "h-labels.tif");
+  g_autofree char *out_p = path_in (f, "p-labels.tif");
+  g_autofree char *sidecar = path_in (f, "h-labels.json");
+  g_autofree char *values = NULL;
+  g_autoptr (SvLabels) lh = NULL;
+  g_autoptr (SvLabels) lp = NULL;
+  g_autoptr (GError) error = NULL;
+  const float *pages[12], *plain_pages[6];
+  gsize plane = 20 * 24;
+  Result r;
+
+  for (gsize i = 0; i < sv_volume_n_voxels (b); i++)
+    b->data[i] = 1.0f - b->data[(i * 7) % sv_volume_n_voxels (b)];
+  for (guint z = 0; z < 6; z++)
+    {
+      pages[2 * z] = a->data + z * plane;
+      pages[2 * z + 1] = b->data + z * plane;
+      plain_pages[z] = b->data + z * plane;
+    }
+  write_pages_imagej (hyper, pages, 12, 20, 24,
+                      "ImageJ=1.53t\nimages=12\nchannels=2\nslices=6\nhyperstack=true\n"
+                      "mode=composite\n");
+  write_pages_imagej (plain, plain_pages, 6, 20, 24, NULL);
+
+  r = run_cli (f->dir, "slic", hyper, "-o", out_h, "--n-segments", "30", "--channel", "1");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  r = run_cli (f->dir, "slic", plain, "-o", out_p, "--n-segments", "30");
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  lh = sv_tiff_read_labels (out_h, &error);
+  lp = sv_tiff_read_labels (out_p, &error);
+  g_assert_no_error (error);
+  assert_labels_equal (lh, lp);
+  values = python_json (sidecar, "d['channel'], d['channels'], '--channel 1' in d['command']");
+  if (values != NULL)
+    g_assert_cmpstr (values, ==, "1 1 True");
+
+  expect_failure (f, "zcyx.tif: has 2 channels (0 to 1), not channel 2", "slic", hyper, "-o",
+                  "out.tif", "--channel", "2");
+  expect_failure (f, "--channel must be between 0 and 4095", "slic", hyper, "-o", "out.tif",
+                  "--channel", "-1");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1607,6 +1769,9 @@ main (int argc, char **argv)
               fixture_setup, test_batch_bad_file, fixture_teardown);
   ADD ("/cli/batch/template", test_batch_template);
   ADD ("/cli/batch/refuses-duplicates", test_batch_refuses_duplicates);
+  ADD ("/cli/compression/bad-values", test_compression_bad_values);
+  ADD ("/cli/compression/every-codec", test_compression_codecs);
+  ADD ("/cli/slic/channel", test_slic_channel);
 #if SV_HAVE_PIXBUF
   ADD ("/cli/photo/slic-matches-engine", test_photo_slic);
   ADD ("/cli/photo/info", test_photo_info);

@@ -16,6 +16,13 @@ gboolean sv_test_python_has (const char *modules);
  * any other failure fails the test with python's stderr. */
 char *sv_test_python (const char *script, const char *const *args);
 
+/* Python source to put before a script that reads or writes TIFFs with
+ * tifffile: without imagecodecs (Debian has none), it teaches tifffile
+ * zstd (through python3-zstandard), LZW and the floating-point predictor,
+ * written here in plain Python and NumPy from the TIFF specification, so
+ * that files of every codec can be checked by a second implementation. */
+extern const char sv_test_tifffile_prelude[];
+
 #define sv_test_python_args(script, ...) \
   sv_test_python ((script), (const char *const[]){ __VA_ARGS__, NULL })
 

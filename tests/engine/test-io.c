@@ -708,11 +708,13 @@ test_spacing_imagej_description (Fixture *f, gconstpointer data)
   sv_tiff_info_clear (&info);
 }
 
+/* Channels in pages (ImageJ order, channel fastest) become the volume's
+ * last axis; --channel keeps one of them. */
 static void
-test_spacing_imagej_channels_refused (Fixture *f, gconstpointer data)
+test_spacing_imagej_channels (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = fixture_path (f, "ij.tif");
-  guint8 raw[4 * 2 * 2] = { 0 };
+  guint8 raw[4 * 2 * 2];
   TestTiff t = { .nz = 4,
                  .ny = 2,
                  .nx = 2,
@@ -720,14 +722,43 @@ test_spacing_imagej_channels_refused (Fixture *f, gconstpointer data)
                  .bps = 8,
                  .format = SAMPLEFORMAT_UINT,
                  .description = "ImageJ=1.53t\nimages=4\nchannels=2\nslices=2\nhyperstack=true\n" };
+  SvTiffReadOptions options;
   GError *error = NULL;
-  SvVolume *v;
+  g_autoptr (SvVolume) v = NULL;
+  g_autoptr (SvVolume) one = NULL;
+  char *note = NULL;
 
+  for (guint i = 0; i < G_N_ELEMENTS (raw); i++)
+    raw[i] = (guint8)(i * 10);
   write_test_tiff (path, &t, raw);
-  v = sv_tiff_read_volume (path, &error);
-  g_assert_null (v);
+  v = sv_tiff_read_volume_full (path, NULL, &note, &error);
+  g_assert_no_error (error);
+  g_assert_null (note);
+  g_assert_cmpuint (v->nz, ==, 2);
+  g_assert_cmpuint (v->nc, ==, 2);
+  /* Page p is slice p / 2, channel p % 2. */
+  for (guint z = 0; z < 2; z++)
+    for (guint i = 0; i < 4; i++)
+      for (guint c = 0; c < 2; c++)
+        g_assert_cmpfloat (v->data[(z * 4 + i) * 2 + c], ==,
+                           (float)(raw[(z * 2 + c) * 4 + i] * (1.0 / 255.0)));
+
+  sv_tiff_read_options_init_defaults (&options);
+  options.channel = 1;
+  one = sv_tiff_read_volume_full (path, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (one->nc, ==, 1);
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpfloat (one->data[i], ==, v->data[i * 2 + 1]);
+
+  options.channel = 2;
+  g_assert_null (sv_tiff_read_volume_full (path, &options, NULL, &error));
+  g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+  g_assert_nonnull (strstr (error->message, "has 2 channels"));
+  g_clear_error (&error);
+  /* Labels need one channel. */
+  g_assert_null (sv_tiff_read_labels (path, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT);
-  g_assert_nonnull (strstr (error->message, "multi-channel ImageJ hyperstacks are not supported"));
   g_clear_error (&error);
 }
 
@@ -1546,7 +1577,7 @@ main (int argc, char **argv)
   ADD ("/engine/io/img-as-float/by-hand", test_img_as_float_by_hand);
   ADD ("/engine/io/img-as-float/matches-skimage", test_img_as_float_matches_skimage);
   ADD ("/engine/io/spacing/imagej-description", test_spacing_imagej_description);
-  ADD ("/engine/io/spacing/imagej-channels-refused", test_spacing_imagej_channels_refused);
+  ADD ("/engine/io/spacing/imagej-channels", test_spacing_imagej_channels);
   ADD ("/engine/io/spacing/ome-xml", test_spacing_ome);
   ADD ("/engine/io/spacing/stack-layouts", test_stack_layouts);
   ADD ("/engine/io/spacing/absent", test_spacing_absent);

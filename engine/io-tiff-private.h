@@ -1,0 +1,169 @@
+/* Supervox engine: what the TIFF reader, writer, metadata and codec files
+ * share. Not public API (engine/io.h is). */
+#pragma once
+
+#include <glib.h>
+#include <tiffio.h>
+
+#include "error.h"
+#include "io.h"
+
+G_BEGIN_DECLS
+
+/* ---- libtiff messages (io-tiff-common.c) -------------------------------- */
+
+typedef struct
+{
+  const char *name;  /* file name for debug output */
+  char *first_error; /* first libtiff error since the last reset, owned */
+} SvTiffMessages;
+
+/* Open options that fold libtiff's errors into `msgs` instead of stderr. */
+TIFFOpenOptions *sv__tiff_options_new (SvTiffMessages *msgs);
+void sv__tiff_messages_reset (SvTiffMessages *msgs);
+/* The captured libtiff message, or `fallback` when libtiff said nothing. */
+const char *sv__tiff_messages_text (const SvTiffMessages *msgs, const char *fallback);
+
+/* Reads exactly `len` bytes at `offset` of `fd` (pread: any thread);
+ * FALSE if the file is shorter or cannot be read. */
+gboolean sv__tiff_read_at (int fd, guint64 offset, void *buf, gsize len);
+
+/* ---- sample types and codec names (io-tiff-common.c) -------------------- */
+
+guint sv__sample_type_bytes (SvSampleType type);
+gboolean sv__sample_type_is_float (SvSampleType type);
+/* Maps TIFF's BitsPerSample + SampleFormat; FALSE for layouts we do not read. */
+gboolean sv__sample_type_from_tiff (guint16 bps, guint16 format, SvSampleType *out);
+const char *sv__sample_format_words (guint16 format);
+/* "none", "deflate", "zstd", ... for a TIFF compression tag (owned). */
+char *sv__tiff_compression_name (guint16 compression);
+/* Decoded bytes one stored byte can yield at most; 0 when unknown. */
+guint64 sv__tiff_compression_max_ratio (guint16 compression);
+
+/* The level the writer uses for `options` (0 for codecs without levels).
+ * (io-tiff-options.c) */
+int sv__tiff_write_options_level (const SvTiffWriteOptions *options);
+
+/* ---- strip and tile codecs (io-tiff-codec.c) ----------------------------- */
+
+/* One thread's decoder and encoder state, reused across strips. */
+typedef struct _SvTiffCodec SvTiffCodec;
+
+SvTiffCodec *sv__tiff_codec_new (void);
+void sv__tiff_codec_free (SvTiffCodec *codec);
+
+/* TRUE when sv__tiff_codec_decode handles this compression itself. */
+gboolean sv__tiff_codec_can_decode (guint16 compression);
+
+/* Decompresses `in` into exactly `out_len` bytes of `out`; FALSE when the
+ * data is corrupt or decodes to another size (libtiff then has its say). */
+gboolean sv__tiff_codec_decode (SvTiffCodec *codec, guint16 compression, const guint8 *in,
+                                gsize in_len, guint8 *out, gsize out_len);
+
+/* Compresses `in`; returns the compressed bytes (owned by the codec, valid
+ * until the next call) and their count, or NULL on failure. */
+const guint8 *sv__tiff_codec_encode (SvTiffCodec *codec, SvTiffCompression compression, int level,
+                                     const guint8 *in, gsize in_len, gsize *out_len);
+
+/* Undoes TIFF predictor 2 (horizontal differencing) or 3 (floating point)
+ * on `rows` rows of `width` pixels of `stride` interleaved samples of
+ * `bytes` bytes each, in place. FALSE for a layout libtiff must handle. */
+gboolean sv__tiff_predictor_undo (SvTiffCodec *codec, guint16 predictor, guint8 *data, gsize rows,
+                                  gsize width, guint stride, guint bytes);
+
+/* Applies horizontal differencing (predictor 2) in place, same layout. */
+void sv__tiff_predictor_apply (guint8 *data, gsize rows, gsize width, guint stride, guint bytes);
+
+/* ---- reader (io-tiff-open.c, io-tiff-decode.c) --------------------------- */
+
+/* How one page stores its pixels. */
+typedef struct
+{
+  guint32 width, height;
+  guint16 spp, bps, format, planar, photometric, compression, predictor, fillorder;
+  gboolean tiled;
+  guint32 tile_width, tile_height, rows_per_strip;
+  guint32 subfile_type;
+} SvPageLayout;
+
+/* A page used as (part of) a z slice. */
+typedef struct
+{
+  tdir_t dir;
+  guint number; /* 1-based page number in the file, for messages */
+  guint z, c;   /* its slice and, in ImageJ hyperstacks, its channel */
+  SvPageLayout layout;
+  guint32 n_chunks; /* strips or tiles */
+  guint64 *offsets; /* n_chunks file offsets, owned */
+  guint64 *counts;  /* n_chunks stored byte counts, owned */
+  gboolean fast;    /* pread + our codec; else libtiff decodes it */
+} SvTiffPage;
+
+typedef struct
+{
+  char *path;
+  SvTiffMessages msgs;
+  TIFFOpenOptions *opts;
+  TIFF *tif;
+  int fd; /* our own descriptor for directory bytes and strip data */
+  guint64 file_size;
+  gboolean big_endian;
+  gboolean bigtiff;
+
+  SvPageLayout first; /* layout of the first page used */
+  guint first_page;   /* its 1-based page number */
+  SvSampleType type;
+  GArray *pages; /* SvTiffPage of every full-resolution page */
+  gboolean any_tiled;
+  guint16 compression; /* of the first page */
+
+  /* The volume: nz slices of nc channels. Pages carry either all channels
+   * (nc == first.spp) or, in ImageJ hyperstacks, one each (spp 1,
+   * channels_in_pages == nc, page p is slice p / nc, channel p % nc). */
+  guint nz, nc;
+  guint channels_in_pages;
+  char *note; /* how an ambiguous header was read; owned */
+
+  double spacing[3]; /* z, y, x */
+  gboolean spacing_from_file;
+  char *unit;
+} SvTiffReader;
+
+void sv__tiff_reader_free (SvTiffReader *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffReader, sv__tiff_reader_free)
+
+/* Opens `path` and checks every page before any voxel buffer exists. */
+SvTiffReader *sv__tiff_reader_open (const char *path, GError **error);
+
+/* Sets `error` to "<file>: <message>". */
+void sv__tiff_reader_error (SvTiffReader *r, GError **error, SvEngineError code, const char *fmt,
+                            ...) G_GNUC_PRINTF (4, 5);
+
+static inline SvTiffPage *
+sv__tiff_reader_page (SvTiffReader *r, guint i)
+{
+  return &g_array_index (r->pages, SvTiffPage, i);
+}
+
+/* Called once per page with its samples (ny*nx*spp, channel fastest, file
+ * type). Called from several threads at once, for different pages. */
+typedef gboolean (*SvPageFunc) (SvTiffReader *r, const SvTiffPage *page, const void *samples,
+                                gsize n, gpointer user_data, GError **error);
+
+/* Decodes the pages for which `want` (may be NULL: all) is TRUE on
+ * n_threads threads and calls `func` on each. On failure the error is the
+ * one of the first failing page. */
+gboolean sv__tiff_reader_for_each_page (SvTiffReader *r, const gboolean *want, int n_threads,
+                                        SvPageFunc func, gpointer user_data, GError **error);
+
+/* ---- metadata (io-tiff-metadata.c) --------------------------------------- */
+
+/* Reads spacing and the slice/channel layout from ImageJ or OME-XML
+ * metadata in the current (first) directory; sets r->nz, r->nc, the pages'
+ * z and c, and r->note. */
+gboolean sv__tiff_read_metadata (SvTiffReader *r, GError **error);
+
+/* The ImageJ description for a stack of nz pages ("ImageJ=...\n"). */
+char *sv__imagej_description (guint nz, const double spacing[3], const char *unit);
+
+G_END_DECLS
