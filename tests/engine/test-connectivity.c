@@ -129,6 +129,13 @@ static const ConnCase conn_cases[] = {
   { "max 1", 3, 5, 5, PATTERN_NOISE, 3, 2, 1, 1 },
   { "seeds", 12, 30, 30, PATTERN_SEEDS, 40, 100, 800, 1 },
   { "seeds, start 0", 12, 30, 30, PATTERN_SEEDS, 40, 100, 800, 0 },
+  /* Components found first, then large ones cut and lone voxels merged. */
+  { "seeds, cut and merged", 16, 40, 40, PATTERN_SEEDS, 30, 60, 250, 1 },
+  { "seeds, min 1", 10, 32, 32, PATTERN_SEEDS, 20, 1, 300, 0 },
+  { "seeds, max 2", 6, 20, 20, PATTERN_SEEDS, 10, 0, 2, 1 },
+  { "blocks, lone voxels large", 8, 24, 24, PATTERN_BLOCKS, 6, 1, 200, 1 },
+  /* Most voxels differ from their neighbours: the plain search. */
+  { "noise, many labels", 6, 20, 20, PATTERN_NOISE, 50, 3, 20, 1 },
 };
 
 static gint32 *
