@@ -24,6 +24,7 @@ struct _SvParamsPanel
 
   guint32 shuffle;
   guint updating; /* > 0 while the panel sets its own widgets */
+  gboolean dragging;
 };
 
 G_DEFINE_FINAL_TYPE (SvParamsPanel, sv_params_panel, GTK_TYPE_WIDGET)
@@ -36,6 +37,76 @@ enum
 };
 
 static guint signals[N_SIGNALS];
+
+enum
+{
+  PROP_0,
+  PROP_DRAGGING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+set_dragging (SvParamsPanel *self, gboolean dragging)
+{
+  if (self->dragging == dragging)
+    return;
+  self->dragging = dragging;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAGGING]);
+}
+
+/* Capture phase: sees the press and release of any drag in the panel
+ * before the slider's own gesture, and lets them through. */
+static gboolean
+pointer_event_cb (GtkEventControllerLegacy *controller, GdkEvent *event, SvParamsPanel *self)
+{
+  GdkEventType type = gdk_event_get_event_type (event);
+
+  if (type == GDK_BUTTON_PRESS || type == GDK_TOUCH_BEGIN)
+    set_dragging (self, TRUE);
+  else if (type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL)
+    set_dragging (self, FALSE);
+  return GDK_EVENT_PROPAGATE;
+}
+
+gboolean
+sv_params_panel_get_dragging (SvParamsPanel *self)
+{
+  g_return_val_if_fail (SV_IS_PARAMS_PANEL (self), FALSE);
+  return self->dragging;
+}
+
+static void
+sv_params_panel_set_property (GObject *object, guint prop_id, const GValue *value,
+                              GParamSpec *pspec)
+{
+  SvParamsPanel *self = SV_PARAMS_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_DRAGGING:
+      set_dragging (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sv_params_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SvParamsPanel *self = SV_PARAMS_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_DRAGGING:
+      g_value_set_boolean (value, self->dragging);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
 
 static double
 compactness_value (SvParamsPanel *self)
@@ -254,6 +325,16 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = sv_params_panel_dispose;
+  object_class->get_property = sv_params_panel_get_property;
+  object_class->set_property = sv_params_panel_set_property;
+
+  /* A pointer button is held in the panel: parameter changes are a drag.
+   * Set by the panel on press and release; scripts and tests may set it to
+   * play a drag. */
+  properties[PROP_DRAGGING]
+      = g_param_spec_boolean ("dragging", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* Any SLIC parameter (or the backend, or teaching) changed: restart the job. */
   signals[SIGNAL_PARAMS_CHANGED]
@@ -307,6 +388,11 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
 static void
 sv_params_panel_init (SvParamsPanel *self)
 {
+  GtkEventController *legacy = gtk_event_controller_legacy_new ();
+
+  gtk_event_controller_set_propagation_phase (legacy, GTK_PHASE_CAPTURE);
+  g_signal_connect (legacy, "event", G_CALLBACK (pointer_event_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), legacy);
   self->shuffle = 0;
   self->updating++;
   gtk_widget_init_template (GTK_WIDGET (self));

@@ -31,6 +31,11 @@ void sv_params_panel_set_spacing (SvParamsPanel *panel, const double spacing[3])
 /* Convenience for tests and presets: one parameter, emits "params-changed". */
 void sv_params_panel_set_compactness (SvParamsPanel *panel, double compactness);
 
+/* TRUE while a pointer button is held down in the panel (a slider being
+ * dragged); notifies "dragging" on press and release. The property is
+ * writable so that scripts and tests can play a drag. */
+gboolean sv_params_panel_get_dragging (SvParamsPanel *panel);
+
 void sv_params_panel_get_display (SvParamsPanel *panel, SvDisplay *display);
 /* The intensity range the black/white sliders span, and their values. */
 void sv_params_panel_set_intensity_range (SvParamsPanel *panel, double min, double max);

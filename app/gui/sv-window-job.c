@@ -1,4 +1,15 @@
-/* Supervox GUI: the main window's engine job: requests, progress and results. */
+/* Supervox GUI: the main window's engine job: requests, live previews while
+ * a slider moves, progress, results and Stop.
+ *
+ * Live updates: changes that come less than LIVE_GAP_US apart, or while a
+ * pointer button is held in the panel, are a drag. During a drag the window
+ * asks for the exact result when the last runs say it takes at most
+ * LIVE_EXACT_SECONDS, and otherwise for a coarse preview of about
+ * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/preview.h). Requests
+ * are coalesced by the job: the newest wins, and a run about to finish is
+ * not cancelled, so labels keep arriving while the slider moves. On release
+ * (or once the slider rests for LIVE_GAP_US) the exact result is computed;
+ * the status bar says which of the two is on screen. */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -6,7 +17,53 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- the engine job ---- */
+#define LIVE_GAP_US (250 * 1000)
+#define LIVE_EXACT_SECONDS 0.15
+#define LIVE_PREVIEW_SECONDS 0.08
+/* Before any run has timed the volume: previews above this many voxels. */
+#define LIVE_PREVIEW_VOXELS (1u << 20)
+#define STATUS_TICK_MS 200
+
+static void update_progress (SvWindow *self);
+
+static void
+fill_request (SvWindow *self, SvJobRequest *request)
+{
+  sv_job_request_init (request);
+  sv_params_panel_get_params (self->params_panel, &request->params);
+  g_strlcpy (request->backend, sv_params_panel_get_backend (self->params_panel),
+             sizeof request->backend);
+  request->stop_after_iteration = sv_params_panel_get_stop_after_iteration (self->params_panel);
+}
+
+static gboolean
+status_tick_cb (gpointer data)
+{
+  SvWindow *self = data;
+
+  update_progress (self);
+  if (self->job && sv_job_is_busy (self->job))
+    return G_SOURCE_CONTINUE;
+  self->status_source = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+post (SvWindow *self, SvJobRequest *request)
+{
+  request->generation = ++self->generation;
+  self->last_request_preview = request->preview_seconds > 0;
+  self->stopped = FALSE;
+  self->submit_us = g_get_monotonic_time ();
+  self->run_stage = SV_STAGE_PREPARE;
+  self->run_iteration = 0;
+  self->run_n_iterations = (guint)MAX (request->params.max_num_iter, 0);
+  sv_job_submit (self->job, request);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", TRUE);
+  if (!self->status_source)
+    self->status_source = g_timeout_add (STATUS_TICK_MS, status_tick_cb, self);
+  update_progress (self);
+}
 
 void
 sv_window_submit (SvWindow *self)
@@ -15,31 +72,157 @@ sv_window_submit (SvWindow *self)
 
   if (!self->job)
     return;
-  sv_job_request_init (&request);
-  sv_params_panel_get_params (self->params_panel, &request.params);
-  g_strlcpy (request.backend, sv_params_panel_get_backend (self->params_panel),
-             sizeof request.backend);
-  request.stop_after_iteration = sv_params_panel_get_stop_after_iteration (self->params_panel);
-  request.generation = ++self->generation;
-  sv_job_submit (self->job, &request);
-  gtk_label_set_text (self->progress_label, "starting…");
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  fill_request (self, &request);
+  post (self, &request);
 }
 
-static const char *
-stage_name (SvStage stage)
+static gboolean
+settle_cb (gpointer data)
 {
-  switch (stage)
+  SvWindow *self = data;
+
+  self->settle_source = 0;
+  if (self->dragging)
+    return G_SOURCE_REMOVE;
+  if (self->last_request_preview)
+    sv_window_submit (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sv_window_params_changed (SvWindow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  gboolean live
+      = self->dragging || (self->last_change_us && now - self->last_change_us < LIVE_GAP_US);
+  SvJobRequest request;
+  double exact;
+
+  self->last_change_us = now;
+  if (!self->job)
+    return;
+  fill_request (self, &request);
+  if (!live || request.stop_after_iteration >= 0)
+    {
+      sv_window_submit (self);
+      return;
+    }
+
+  exact = sv_job_estimate_seconds (self->job, &request);
+  if (exact < 0)
+    exact = sv_volume_n_voxels (self->volume) >= LIVE_PREVIEW_VOXELS ? G_MAXDOUBLE : 0.0;
+  if (exact > LIVE_EXACT_SECONDS)
+    request.preview_seconds = LIVE_PREVIEW_SECONDS;
+  post (self, &request);
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  if (request.preview_seconds > 0)
+    self->settle_source = g_timeout_add (LIVE_GAP_US / 1000, settle_cb, self);
+}
+
+void
+sv_window_set_dragging (SvWindow *self, gboolean dragging)
+{
+  if (self->dragging == dragging)
+    return;
+  self->dragging = dragging;
+  /* Released: the exact result now, not after the settle delay. */
+  if (!dragging && self->last_request_preview && self->job)
+    sv_window_submit (self);
+}
+
+gboolean
+sv_window_is_settled (SvWindow *self)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  return self->result && self->result->generation == self->generation
+         && self->result->preview_factor == 1 && !self->settle_source && !self->dragging;
+}
+
+gboolean
+sv_window_is_busy (SvWindow *self)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  /* Until the newest request's result (or error) is here, not merely
+   * until the worker is idle: its delivery may still be queued. */
+  return self->loading || (self->job && !self->stopped && self->done_generation < self->generation);
+}
+
+void
+sv_window_stop (SvWindow *self)
+{
+  g_return_if_fail (SV_IS_WINDOW (self));
+
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  sv_window_cancel_loading (self);
+  if (self->job)
+    sv_job_cancel (self->job);
+  self->stopped = TRUE;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
+  update_progress (self);
+}
+
+/* ---- progress ---- */
+
+/* The progress bar: the stage, iteration k of n, and the time left when
+ * the last runs allow an estimate. */
+static void
+update_progress (SvWindow *self)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *left_text = NULL;
+  gboolean busy = self->job && sv_job_is_busy (self->job);
+  double left, elapsed, fraction;
+
+  if (self->loading)
+    return;
+  if (self->stopped)
+    {
+      gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
+      gtk_progress_bar_set_text (self->progress_bar, "stopped");
+      return;
+    }
+  if (!busy)
+    {
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
+      gtk_progress_bar_set_fraction (self->progress_bar, self->result ? 1.0 : 0.0);
+      gtk_progress_bar_set_text (self->progress_bar, self->result ? "done" : "");
+      return;
+    }
+
+  switch (self->run_stage)
     {
     case SV_STAGE_PREPARE:
-      return "preparing";
+      text = g_strdup ("preparing");
+      break;
     case SV_STAGE_ITERATE:
-      return "iteration";
+      text = g_strdup_printf ("iteration %u of %u", self->run_iteration, self->run_n_iterations);
+      break;
     case SV_STAGE_CONNECT:
-      return "connectivity";
+      text = g_strdup ("connectivity");
+      break;
     case SV_STAGE_DONE:
     default:
-      return "done";
+      text = g_strdup ("finishing");
+      break;
     }
+  left = sv_job_get_seconds_left (self->job);
+  elapsed = (double)(g_get_monotonic_time () - self->submit_us) / G_USEC_PER_SEC;
+  if (left >= 0)
+    {
+      fraction = elapsed / MAX (elapsed + left, 1e-6);
+      left_text = g_strdup_printf ("%s · about %.1f s left", text, left);
+    }
+  else
+    fraction = self->run_n_iterations ? (double)self->run_iteration / self->run_n_iterations : 0.0;
+  if (self->last_request_preview)
+    {
+      g_autofree char *p = g_strdup_printf ("preview: %s", left_text ? left_text : text);
+      g_free (left_text);
+      left_text = g_steal_pointer (&p);
+    }
+  gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0.0, 1.0));
+  gtk_progress_bar_set_text (self->progress_bar, left_text ? left_text : text);
 }
 
 static void
@@ -47,43 +230,59 @@ job_progress_cb (guint64 generation, SvStage stage, guint iteration, guint n_ite
                  gpointer user_data)
 {
   SvWindow *self = user_data;
-  g_autofree char *text = NULL;
 
-  if (stage == SV_STAGE_ITERATE)
-    text = g_strdup_printf ("iteration %u of %u", iteration, n_iterations);
+  self->run_stage = stage;
+  self->run_iteration = iteration;
+  if (n_iterations)
+    self->run_n_iterations = n_iterations;
+  update_progress (self);
+}
+
+/* ---- results ---- */
+
+/* What the status bar says about the labels on screen. */
+static char *
+result_text (SvWindow *self, SvJobResult *result)
+{
+  GString *s = g_string_new (NULL);
+
+  if (result->preview_factor > 1)
+    g_string_append_printf (s, "preview at 1/%u scale", result->preview_factor);
+  else if (result->stop_after_iteration >= 0)
+    g_string_append_printf (s, "iteration %u of %d", result->stats.iterations,
+                            result->params.max_num_iter);
   else
-    text = g_strdup (stage_name (stage));
-  gtk_label_set_text (self->progress_label, text);
+    g_string_append (s, "exact");
+  g_string_append_printf (s, " · %.2f s · %" G_GSIZE_FORMAT " labels · %s", result->seconds_total,
+                          result->stats.n_labels, result->backend_name);
+  if (result->preview_factor > 1)
+    g_string_append (s, " · exact result on release");
+  return g_string_free (s, FALSE);
 }
 
 static void
 job_result_cb (SvJobResult *result, gpointer user_data)
 {
   SvWindow *self = user_data;
-  g_autofree char *progress = NULL;
   g_autofree char *text = NULL;
 
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
+  self->n_results++;
+  self->done_generation = MAX (self->done_generation, result->generation);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_result (sv_window_view (self, i), result);
 
-  if (result->stop_after_iteration >= 0)
-    progress = g_strdup_printf ("iteration %u of %d", result->stats.iterations,
-                                result->params.max_num_iter);
-  else
-    progress = g_strdup_printf ("iteration %u of %u", result->stats.iterations,
-                                result->stats.iterations);
-  gtk_label_set_text (self->progress_label, progress);
-  text = g_strdup_printf ("%.2f s · %" G_GSIZE_FORMAT " labels · %s", result->seconds_total,
-                          result->stats.n_labels, result->backend_name);
+  text = result_text (self, result);
   gtk_label_set_text (self->result_label, text);
+  update_progress (self);
   gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
   if (sv_window_verbose (self))
     g_message (
-        "generation %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
+        "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT
         " labels, %u iterations, %.3f s (prepare %.3f%s, iterate %.3f, connect %.3f) on %s; %s",
-        result->generation, result->stats.n_labels, result->stats.iterations, result->seconds_total,
+        result->generation, result->preview_factor > 1 ? "preview" : "exact",
+        result->stats.n_labels, result->stats.iterations, result->seconds_total,
         result->stats.seconds_prepare, result->stats.prepare_reused ? " reused" : "",
         result->stats.seconds_iterate, result->stats.seconds_connect, result->backend_name,
         sv_slice_view_get_label_path (self->xy_view));
@@ -107,7 +306,8 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
 {
   SvWindow *self = user_data;
 
-  gtk_label_set_text (self->progress_label, "failed");
+  self->done_generation = MAX (self->done_generation, generation);
+  gtk_progress_bar_set_text (self->progress_bar, "failed");
   gtk_label_set_text (self->result_label, error->message);
 }
 
@@ -140,7 +340,6 @@ publish_cuda_labels (SvBackend *backend, SvJobResult *result, gpointer user_data
 }
 #endif
 
-/* A job for the volume (and mask) shown, and its first request. */
 void
 sv_window_start_job (SvWindow *self)
 {
@@ -152,4 +351,12 @@ sv_window_start_job (SvWindow *self)
   sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
 #endif
   sv_window_submit (self);
+}
+
+void
+sv_window_stop_job (SvWindow *self)
+{
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  g_clear_handle_id (&self->status_source, g_source_remove);
+  g_clear_pointer (&self->job, sv_job_free);
 }

@@ -32,7 +32,8 @@ struct _SvWindow
   GtkGrid *views_grid;
   SvSliceView *xy_view, *xz_view, *yz_view;
   SvParamsPanel *params_panel;
-  GtkLabel *progress_label, *result_label, *hover_label, *path_label;
+  GtkProgressBar *progress_bar;
+  GtkLabel *result_label, *hover_label, *path_label;
   GMenu *recent_section;
 
   SvVolume *volume;
@@ -52,6 +53,23 @@ struct _SvWindow
   SvSliceView *active_view;
   guint play_source;
   GtkWindow *error_dialog; /* weak */
+
+  /* Live requests and progress (sv-window-job.c). */
+  gint64 last_change_us;         /* the last parameter change */
+  gboolean dragging;             /* a pointer button is held in the panel */
+  gboolean last_request_preview; /* the newest request asked for a preview */
+  gboolean stopped;              /* Stop was pressed since the last request */
+  guint settle_source;           /* asks for the exact result once a drag rests */
+  guint status_source;           /* refreshes the progress bar while the job runs */
+  gint64 submit_us;
+  SvStage run_stage;
+  guint run_iteration, run_n_iterations;
+  guint n_results;         /* results shown since the window opened */
+  guint64 done_generation; /* of the last result or error delivered */
+
+  /* Loading a file on a worker thread (sv-window-files.c). */
+  gboolean loading;
+  GCancellable *load_cancellable;
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
@@ -65,14 +83,22 @@ void sv_window_update_search_window (SvWindow *self);
 void sv_window_auto_contrast (SvWindow *self);
 
 /* sv-window-job.c */
+/* Posts the exact request for the panel's parameters. */
 void sv_window_submit (SvWindow *self);
+/* A parameter changed: an exact request, or a preview while dragging. */
+void sv_window_params_changed (SvWindow *self);
+void sv_window_set_dragging (SvWindow *self, gboolean dragging);
 /* A new job for the volume (and mask) shown, and its first request. */
 void sv_window_start_job (SvWindow *self);
+/* Frees the job (it borrows the volume and mask) and its timers. */
+void sv_window_stop_job (SvWindow *self);
 
 /* sv-window-files.c */
 typedef void (*SvFileChosenFunc) (SvWindow *self, GFile *file, gpointer data);
 void sv_window_show_error (SvWindow *self, const char *primary, const GError *error);
 void sv_window_rebuild_recent_menu (SvWindow *self);
+/* Drops a load in progress (its volume is freed when the reader returns). */
+void sv_window_cancel_loading (SvWindow *self);
 void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-actions.c */

@@ -203,7 +203,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   g_return_if_fail (volume != NULL);
 
   /* The job borrows the volume: stop it before the volume goes. */
-  g_clear_pointer (&self->job, sv_job_free);
+  sv_window_stop_job (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
   /* A mask belongs to the volume it was opened for. */
   g_clear_pointer (&self->mask, g_free);
@@ -278,7 +278,19 @@ params_changed_cb (SvWindow *self)
 {
   /* Teaching mode also decides whether centres are drawn. */
   display_changed_cb (self);
-  sv_window_submit (self);
+  sv_window_params_changed (self);
+}
+
+static void
+dragging_notify_cb (SvParamsPanel *panel, GParamSpec *pspec, SvWindow *self)
+{
+  sv_window_set_dragging (self, sv_params_panel_get_dragging (panel));
+}
+
+static void
+stop_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  sv_window_stop (SV_WINDOW (widget));
 }
 
 static void
@@ -353,6 +365,18 @@ sv_window_get_error_dialog (SvWindow *self)
 }
 
 const char *
+sv_window_get_progress_text (SvWindow *self)
+{
+  return gtk_progress_bar_get_text (self->progress_bar);
+}
+
+const char *
+sv_window_get_result_text (SvWindow *self)
+{
+  return gtk_label_get_text (self->result_label);
+}
+
+const char *
 sv_window_get_hover_text (SvWindow *self)
 {
   return gtk_label_get_text (self->hover_label);
@@ -371,7 +395,8 @@ sv_window_dispose (GObject *object)
 
   g_clear_handle_id (&self->play_source, g_source_remove);
   /* The worker borrows the volume and calls back into the window. */
-  g_clear_pointer (&self->job, sv_job_free);
+  sv_window_stop_job (self);
+  sv_window_cancel_loading (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
 #if SV_HAVE_CUDA
   /* Buffers still held by the views' results go with those results. */
@@ -453,7 +478,7 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, xz_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, yz_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, params_panel);
-  gtk_widget_class_bind_template_child (widget_class, SvWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, result_label);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, hover_label);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, path_label);
@@ -464,6 +489,8 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.stop", NULL);
 
   /* Arrow keys move slices only while the pointer/focus is in the views, so
    * that sliders and spin buttons keep their own arrows. */
@@ -482,6 +509,8 @@ sv_window_init (SvWindow *self)
   self->active_view = self->xy_view;
   sv_display_init_defaults (&self->display);
 
+  g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   for (guint i = 0; i < 3; i++)
     {
       g_signal_connect (sv_window_view (self, i), "hover", G_CALLBACK (hover_cb), self);

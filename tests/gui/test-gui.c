@@ -55,6 +55,21 @@ wait_for_current_result (SvWindow *w)
   wait_until (result_is_current, w, "the current segmentation");
 }
 
+static gboolean
+not_busy (gpointer data)
+{
+  return !sv_window_is_busy (data);
+}
+
+/* Opens a file (read on a worker thread) and runs the main loop until it
+ * is shown or refused and its first segmentation, if any, is done. */
+static void
+open_and_wait (SvWindow *w, GFile *file)
+{
+  g_assert_true (sv_window_open_file (w, file));
+  wait_until (not_busy, w, "the file to load and segment");
+}
+
 typedef struct
 {
   GdkTexture *texture;
@@ -282,7 +297,7 @@ test_bad_file (Fixture *f, gconstpointer data)
   GtkWindow *dialog;
 
   g_assert_true (g_file_set_contents (path, "II*\0garbage that is no TIFF", 28, NULL));
-  g_assert_false (sv_window_open_file (f->window, file));
+  open_and_wait (f->window, file);
   dialog = sv_window_get_error_dialog (f->window);
   g_assert_nonnull (dialog);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
@@ -563,7 +578,6 @@ test_anisotropic_aspect (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 4.0);
 }
 
-
 /* Runs the window's "Copy as command" line with /bin/sh in a fresh folder,
  * with the built supervox-cli first on PATH, and checks that the labels it
  * writes (labels.tif in that folder) equal the labels on screen, bit for bit. */
@@ -704,7 +718,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   memcpy (v->spacing, spacing, sizeof v->spacing);
   g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
   g_assert_no_error (error);
-  g_assert_true (sv_window_open_file (f->window, file));
+  open_and_wait (f->window, file);
   wait_until (has_result, f->window, "the TIFF's labels");
   sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
   g_test_message ("spacing from the file: %.17g %.17g %.17g", p.spacing[0], p.spacing[1],
@@ -742,7 +756,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
           }
       g_assert_true (gdk_pixbuf_save (pb, png, "png", &error, NULL));
       g_assert_no_error (error);
-      g_assert_true (sv_window_open_file (f->window, png_file));
+      open_and_wait (f->window, png_file);
       shown = sv_window_get_volume (f->window);
       g_assert_cmpuint (shown->nz, ==, 1);
       g_assert_cmpuint (shown->nx, ==, 57);
@@ -761,7 +775,6 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
     }
   g_rmdir (dir);
 }
-
 
 /* A 0/1 mask TIFF: a ball in the middle of the volume. */
 static void
@@ -816,7 +829,7 @@ test_mask (Fixture *f, gconstpointer data)
   write_ball_mask (mask_path, 16, 40, 36);
   write_ball_mask (bad_path, 16, 36, 40);
 
-  g_assert_true (sv_window_open_file (f->window, vol_file));
+  open_and_wait (f->window, vol_file);
   wait_until (has_result, f->window, "the volume's labels");
 
   /* A mask of another shape: a dialog, and nothing changes. */
@@ -857,7 +870,7 @@ test_mask (Fixture *f, gconstpointer data)
   assert_command_reproduces_labels (f->window);
 
   /* Another volume drops the mask. */
-  g_assert_true (sv_window_open_file (f->window, vol_file));
+  open_and_wait (f->window, vol_file);
   wait_until (has_result, f->window, "the unmasked labels");
   g_clear_pointer (&cmd, g_free);
   cmd = sv_window_build_command (f->window);
@@ -929,6 +942,220 @@ test_screenshot (Fixture *f, gconstpointer data)
   save_window_png (f->window, "gui-window.png");
 }
 
+/* Opening reads on a worker thread with a percentage, and Stop drops it. */
+static void
+test_open_on_thread (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "stack.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = NULL;
+  const SvVolume *before = sv_window_get_volume (f->window);
+  SvJobResult *result = sv_window_get_result (f->window);
+  SvSynthParams sp;
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = 24;
+  sp.ny = 160;
+  sp.nx = 200;
+  v = sv_synth_cells (&sp, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
+  g_assert_no_error (error);
+
+  /* It returns before the file is read: nothing changed yet. */
+  g_assert_true (sv_window_open_file (f->window, file));
+  g_assert_true (sv_window_is_busy (f->window));
+  g_assert_true (g_str_has_prefix (sv_window_get_progress_text (f->window), "Loading… "));
+  g_assert_true (sv_window_get_volume (f->window) == before);
+
+  /* Stop: the window is free at once and the load never lands. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.stop", NULL));
+  g_assert_false (sv_window_is_busy (f->window));
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "stopped");
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_true (sv_window_get_volume (f->window) == before);
+  g_assert_true (sv_window_get_result (f->window) == result);
+
+  /* Loaded to the end, it is shown and segmented. */
+  open_and_wait (f->window, file);
+  g_assert_cmpuint (sv_window_get_volume (f->window)->nx, ==, 200);
+  g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 200);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* ---- live: dragging and stopping ---- */
+
+typedef struct
+{
+  SvWindow *window;
+  guint64 last_generation;
+  guint n_drawn, n_previews;
+  gboolean preview_labelled; /* every preview on screen said so in the status bar */
+  guint n_changes, n_wanted;
+} Drag;
+
+/* After each frame: a result the XY view did not show at the last frame
+ * was drawn in this one. */
+static void
+after_paint_cb (GdkFrameClock *clock, Drag *d)
+{
+  SvJobResult *r = sv_slice_view_get_result (sv_window_get_slice_view (d->window, SV_AXIS_XY));
+
+  if (!r || r->generation == d->last_generation)
+    return;
+  d->last_generation = r->generation;
+  d->n_drawn++;
+  if (r->preview_factor > 1)
+    {
+      d->n_previews++;
+      if (!strstr (sv_window_get_result_text (d->window), "preview"))
+        d->preview_labelled = FALSE;
+    }
+}
+
+/* One slider value per 16 ms, as motion events of a drag bring them. */
+static gboolean
+drag_step_cb (gpointer data)
+{
+  Drag *d = data;
+  SvParamsPanel *panel = sv_window_get_params_panel (d->window);
+
+  sv_params_panel_set_compactness (panel, 0.05 + 0.01 * (d->n_changes % 97));
+  d->n_changes++;
+  return d->n_changes < d->n_wanted ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static gboolean
+drag_done (gpointer data)
+{
+  Drag *d = data;
+  return d->n_changes >= d->n_wanted;
+}
+
+static gboolean
+window_settled (gpointer data)
+{
+  return sv_window_is_settled (data);
+}
+
+static void
+test_drag_draws_overlays (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
+  Drag d = { f->window, 0, 0, 0, TRUE, 0, 60 };
+  SvJobResult *r;
+  double exact_s;
+  gulong handler;
+
+  /* The bundled sample's size: a run takes a good part of a second on two
+   * cores, so that every slider step used to cancel the last. */
+  g_assert_true (sv_window_load_sample (f->window, 48, 160, 160, &error));
+  g_assert_no_error (error);
+  wait_until (window_settled, f->window, "the sample's labels");
+  exact_s = sv_window_get_result (f->window)->seconds_total;
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (f->window), "exact"));
+  d.last_generation = sv_window_get_generation (f->window);
+
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &d);
+  g_object_set (panel, "dragging", TRUE, NULL);
+  g_timeout_add (16, drag_step_cb, &d);
+  wait_until (drag_done, &d, "the drag");
+  g_test_message ("a drag of %u changes drew %u overlays, %u of them previews (exact run %.3f s)",
+                  d.n_changes, d.n_drawn, d.n_previews, exact_s);
+  g_assert_cmpuint (d.n_drawn, >=, 3);
+  g_assert_true (d.preview_labelled);
+  /* Runs slower than the live limit give way to previews while dragging. */
+  if (exact_s > 0.3)
+    g_assert_cmpuint (d.n_previews, >, 0);
+
+  /* Release: the exact result of the last value. */
+  g_object_set (panel, "dragging", FALSE, NULL);
+  wait_until (window_settled, f->window, "the exact result after release");
+  g_signal_handler_disconnect (clock, handler);
+  r = sv_window_get_result (f->window);
+  g_assert_cmpuint (r->preview_factor, ==, 1);
+  g_assert_cmpfloat (fabs (r->params.compactness - (0.05 + 0.01 * ((d.n_changes - 1) % 97))), <,
+                     1e-9);
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (f->window), "exact"));
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return !sv_window_is_busy (data);
+}
+
+/* Escape is bound to win.stop on the window. */
+static gboolean
+escape_stops (GtkWidget *widget)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GObject) c = g_list_model_get_item (controllers, i);
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (c)); j++)
+        {
+          g_autoptr (GtkShortcut) sc = g_list_model_get_item (G_LIST_MODEL (c), j);
+          GtkShortcutTrigger *t = gtk_shortcut_get_trigger (sc);
+          GtkShortcutAction *a = gtk_shortcut_get_action (sc);
+          if (GTK_IS_KEYVAL_TRIGGER (t)
+              && gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (t)) == GDK_KEY_Escape
+              && GTK_IS_NAMED_ACTION (a)
+              && g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (a)), "win.stop"))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+test_stop_keeps_labels (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (SvJobResult) before = NULL;
+  g_autofree gint32 *labels = NULL;
+  gsize n;
+  guint64 gen;
+
+  g_assert_true (escape_stops (GTK_WIDGET (f->window)));
+  g_assert_true (sv_window_load_sample (f->window, 48, 160, 160, &error));
+  wait_until (window_settled, f->window, "the sample's labels");
+  before = sv_job_result_ref (sv_window_get_result (f->window));
+  n = (gsize)before->labels->nz * before->labels->ny * before->labels->nx;
+  labels = g_memdup2 (before->labels->data, n * sizeof (gint32));
+
+  sv_params_panel_set_compactness (panel, 4.0);
+  gen = sv_window_get_generation (f->window);
+  g_assert_true (sv_window_is_busy (f->window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.stop", NULL));
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "stopped");
+  wait_until (window_idle, f->window, "the job to stop");
+  /* Let anything the worker queued before it stopped arrive. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_true (sv_window_get_result (f->window) == before);
+  g_assert_cmpmem (sv_window_get_result (f->window)->labels->data, n * sizeof (gint32), labels,
+                   n * sizeof (gint32));
+  g_assert_cmpuint (sv_window_get_generation (f->window), ==, gen);
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "stopped");
+  g_assert_false (sv_window_is_settled (f->window));
+
+  /* The next change runs again. */
+  sv_params_panel_set_compactness (panel, 3.0);
+  wait_until (window_settled, f->window, "a run after Stop");
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 3.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -964,5 +1191,11 @@ main (int argc, char **argv)
   g_test_add ("/gui/window/mask-restricts-labels-and-command", Fixture, NULL, fixture_setup,
               test_mask, fixture_teardown);
   g_test_add_func ("/gui/keep/shortcuts-window", test_shortcuts_window);
+  g_test_add ("/gui/live/drag-draws-overlays", Fixture, NULL, fixture_setup,
+              test_drag_draws_overlays, fixture_teardown);
+  g_test_add ("/gui/window/open-loads-on-a-thread", Fixture, NULL, fixture_setup,
+              test_open_on_thread, fixture_teardown);
+  g_test_add ("/gui/live/stop-keeps-labels", Fixture, NULL, fixture_setup, test_stop_keeps_labels,
+              fixture_teardown);
   return g_test_run ();
 }
