@@ -260,6 +260,48 @@ result_text (SvWindow *self, SvJobResult *result)
   return g_string_free (s, FALSE);
 }
 
+/* Far fewer labels than asked for: why that happens and what to try. */
+static void
+check_label_count (SvWindow *self, SvJobResult *result)
+{
+  const SvSlicParams *p = &result->params;
+  g_autofree char *text = NULL;
+  GString *why = g_string_new (NULL);
+  double smallest = MIN (MIN (p->spacing[0], p->spacing[1]), p->spacing[2]);
+
+  /* Previews and teaching steps are not what a run gives. */
+  if (result->preview_factor > 1 || result->stop_after_iteration >= 0)
+    return;
+  if ((double)result->stats.n_labels >= 0.05 * (double)p->n_segments)
+    {
+      gtk_revealer_set_reveal_child (self->warning_revealer, FALSE);
+      g_string_free (why, TRUE);
+      return;
+    }
+  if (smallest < 0.5)
+    g_string_append_printf (why,
+                            "The spacing is small (%g, %g, %g): distances count little against "
+                            "intensity, so the clusters follow intensity into thin pieces that "
+                            "the connectivity step merges away. ",
+                            p->spacing[0], p->spacing[1], p->spacing[2]);
+  else if (p->compactness < 0.05)
+    g_string_append (why,
+                     "The compactness is low: distances count little against intensity, so "
+                     "the clusters break into pieces that the connectivity step merges away. ");
+  if ((double)p->n_segments > sv_volume_n_voxels (self->volume) / 8.0)
+    g_string_append (why, "There are few voxels for each segment asked for. ");
+  if (self->mask)
+    g_string_append (why, "Only voxels inside the mask are segmented. ");
+  text = g_strdup_printf ("Only %" G_GSIZE_FORMAT " supervoxels for the %" G_GINT64_FORMAT
+                          " asked for. %sTry spacing relative to the finest axis, a compactness "
+                          "ten times higher, or turning off “Enforce connectivity” to see the raw "
+                          "clusters.",
+                          result->stats.n_labels, p->n_segments, why->str);
+  g_string_free (why, TRUE);
+  gtk_label_set_text (self->warning_label, text);
+  gtk_revealer_set_reveal_child (self->warning_revealer, TRUE);
+}
+
 static void
 job_result_cb (SvJobResult *result, gpointer user_data)
 {
@@ -286,6 +328,17 @@ job_result_cb (SvJobResult *result, gpointer user_data)
         result->stats.seconds_prepare, result->stats.prepare_reused ? " reused" : "",
         result->stats.seconds_iterate, result->stats.seconds_connect, result->backend_name,
         sv_slice_view_get_label_path (self->xy_view));
+  check_label_count (self, result);
+  /* The dropdown shows what ran, not what was asked for. */
+  if (result->preview_factor == 1
+      && (result->fallback_message
+          || (g_strcmp0 (sv_params_panel_get_backend (self->params_panel), "auto") != 0
+              && g_strcmp0 (sv_params_panel_get_backend (self->params_panel), result->backend_name)
+                     != 0)))
+    sv_params_panel_show_backend_ran (self->params_panel, result->backend_name,
+                                      result->fallback_message
+                                          ? result->fallback_message
+                                          : "The GPU failed earlier; every run goes to the CPU.");
   if (result->fallback_message)
     {
       GtkWidget *dialog;

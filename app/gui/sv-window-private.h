@@ -35,6 +35,8 @@ struct _SvWindow
   GtkProgressBar *progress_bar;
   GtkLabel *result_label, *hover_label, *path_label;
   GMenu *recent_section;
+  GtkRevealer *warning_revealer;
+  GtkLabel *warning_label;
 
   SvVolume *volume;
   char *volume_name;
@@ -81,6 +83,8 @@ gboolean sv_window_verbose (SvWindow *self);
 void sv_window_update_hover_status (SvWindow *self);
 void sv_window_update_search_window (SvWindow *self);
 void sv_window_auto_contrast (SvWindow *self);
+/* File value = held value × this for integer files; 0 for float files. */
+double sv_window_intensity_scale (const SvVolume *volume);
 
 /* sv-window-job.c */
 /* Posts the exact request for the panel's parameters. */

@@ -55,13 +55,13 @@ sv_window_update_hover_status (SvWindow *self)
   idx = ((gsize)p[0] * v->ny + p[1]) * v->nx + p[2];
   s = g_string_new (NULL);
   g_string_append_printf (s, "x %u  y %u  z %u  ·  ", p[2], p[1], p[0]);
-  if (v->nc == 1)
-    g_string_append_printf (s, "I %.4g", v->data[idx]);
-  else
+  /* In the file's own values: a uint16 voxel reads 19659, not 0.3. */
+  g_string_append (s, "I");
+  for (guint c = 0; c < v->nc; c++)
     {
-      g_string_append (s, "I");
-      for (guint c = 0; c < v->nc; c++)
-        g_string_append_printf (s, " %.3g", v->data[idx * v->nc + c]);
+      g_autofree char *value
+          = sv_params_panel_format_intensity (self->params_panel, v->data[idx * v->nc + c]);
+      g_string_append_printf (s, " %s", value);
     }
   if (self->result)
     g_string_append_printf (s, "  ·  label %d", self->result->labels->data[idx]);
@@ -193,6 +193,31 @@ sv_window_auto_contrast (SvWindow *self)
                               vmin + (vmax - vmin) * (hi + 1) / bins);
 }
 
+double
+sv_window_intensity_scale (const SvVolume *volume)
+{
+  /* The reader's img_as_float divided integer samples by their type's maximum. */
+  switch (volume->source_type)
+    {
+    case SV_SAMPLE_U8:
+      return 255.0;
+    case SV_SAMPLE_U16:
+      return 65535.0;
+    case SV_SAMPLE_U32:
+      return 4294967295.0;
+    case SV_SAMPLE_I8:
+      return 127.0;
+    case SV_SAMPLE_I16:
+      return 32767.0;
+    case SV_SAMPLE_I32:
+      return 2147483647.0;
+    case SV_SAMPLE_F32:
+    case SV_SAMPLE_F64:
+    default:
+      return 0.0;
+    }
+}
+
 void
 sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
 {
@@ -230,7 +255,8 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   if (sv_window_verbose (self))
     g_message ("%s: %s", name, sv_slice_view_get_label_path (self->xy_view));
 
-  sv_params_panel_set_spacing (self->params_panel, volume->spacing);
+  sv_params_panel_set_file_spacing (self->params_panel, volume->spacing, volume->unit);
+  sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (volume));
   for (gsize i = 0; i < sv_volume_n_voxels (volume) * volume->nc; i++)
     {
       vmin = MIN (vmin, volume->data[i]);
@@ -279,6 +305,20 @@ params_changed_cb (SvWindow *self)
   /* Teaching mode also decides whether centres are drawn. */
   display_changed_cb (self);
   sv_window_params_changed (self);
+}
+
+static void
+warning_close_cb (SvWindow *self)
+{
+  gtk_revealer_set_reveal_child (self->warning_revealer, FALSE);
+}
+
+const char *
+sv_window_get_warning_text (SvWindow *self)
+{
+  return gtk_revealer_get_reveal_child (self->warning_revealer)
+             ? gtk_label_get_text (self->warning_label)
+             : NULL;
 }
 
 static void
@@ -485,6 +525,9 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, params_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, display_changed_cb);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, warning_revealer);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, warning_label);
+  gtk_widget_class_bind_template_callback (widget_class, warning_close_cb);
 
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);

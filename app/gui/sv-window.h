@@ -55,6 +55,9 @@ gboolean sv_window_is_busy (SvWindow *window);
 /* Stop (Escape, the status bar's Stop button, action win.stop): cancels the
  * running job and a file being loaded; the labels on screen stay. */
 void sv_window_stop (SvWindow *window);
+/* The warning shown above the status bar (a run that gave far fewer
+ * labels than asked for), or NULL. */
+const char *sv_window_get_warning_text (SvWindow *window);
 /* The status bar's texts: the progress bar's and the result's. */
 const char *sv_window_get_progress_text (SvWindow *window);
 const char *sv_window_get_result_text (SvWindow *window);

@@ -41,12 +41,11 @@ wait_until (gboolean (*done) (gpointer), gpointer data, const char *what)
     }
 }
 
+/* The exact labels of the newest request are on screen (not a preview). */
 static gboolean
 result_is_current (gpointer data)
 {
-  SvWindow *w = data;
-  SvJobResult *r = sv_window_get_result (w);
-  return r && r->generation == sv_window_get_generation (w);
+  return sv_window_is_settled (data);
 }
 
 static void
@@ -575,7 +574,9 @@ test_anisotropic_aspect (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (fabs ((double)hy / wx - 2.0), <, 2.0 / wx + 0.01);
   g_assert_cmpfloat (fabs ((double)hz / wx2 - 8.0), <, 8.0 / wx2 + 0.01);
   g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 32);
-  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 4.0);
+  /* SLIC gets the spacing relative to the finest axis (x, 0.5). */
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 8.0);
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[2], ==, 1.0);
 }
 
 /* Runs the window's "Copy as command" line with /bin/sh in a fresh folder,
@@ -716,6 +717,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   v = sv_synth_cells (&sp, NULL, &error);
   g_assert_no_error (error);
   memcpy (v->spacing, spacing, sizeof v->spacing);
+  v->unit = g_strdup ("micron");
   g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
   g_assert_no_error (error);
   open_and_wait (f->window, file);
@@ -723,7 +725,38 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
   g_test_message ("spacing from the file: %.17g %.17g %.17g", p.spacing[0], p.spacing[1],
                   p.spacing[2]);
+  /* Relative to the finest axis (y here) by default, the unit beside it. */
+  g_assert_true (sv_params_panel_get_spacing_relative (sv_window_get_params_panel (f->window)));
+  g_assert_cmpfloat (p.spacing[1], ==, 1.0);
+  /* (The file holds y and x as float resolutions: not quite 5.4.) */
+  g_assert_cmpfloat (fabs (p.spacing[0] - 5.4), <, 1e-4);
+  g_assert_cmpfloat (fabs (p.spacing[2] - 1.15714), <, 1e-4);
+  g_test_message ("unit line: %s",
+                  sv_params_panel_get_spacing_unit_text (sv_window_get_params_panel (f->window)));
+  g_assert_nonnull (
+      strstr (sv_params_panel_get_spacing_unit_text (sv_window_get_params_panel (f->window)),
+              "finest axis, 0.123457 micron"));
+  /* The file's own values one click away, exactly. */
+  sv_params_panel_set_spacing_relative (sv_window_get_params_panel (f->window), FALSE);
+  sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
+  g_assert_cmpfloat (fabs (p.spacing[0] - spacing[0]), <, 1e-6);
   g_assert_cmpfloat (fabs (p.spacing[1] - spacing[1]), <, 1e-6);
+  g_assert_nonnull (strstr (
+      sv_params_panel_get_spacing_unit_text (sv_window_get_params_panel (f->window)), "in micron"));
+  sv_params_panel_set_spacing_relative (sv_window_get_params_panel (f->window), TRUE);
+  sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
+  g_assert_cmpfloat (p.spacing[1], ==, 1.0);
+
+  /* A 16-bit file's voxels read in its own values. */
+  {
+    g_autofree char *expected = NULL;
+    const SvVolume *shown = sv_window_get_volume (f->window);
+    gsize idx = ((gsize)3 * 36 + 5) * 44 + 7;
+    g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", 3, 5, 7);
+    expected = g_strdup_printf ("I %.0f  ·", round (shown->data[idx] * 65535.0));
+    g_test_message ("hover: %s", sv_window_get_hover_text (f->window));
+    g_assert_nonnull (strstr (sv_window_get_hover_text (f->window), expected));
+  }
   set_unusual_params (f->window, NULL);
   r = sv_window_get_result (f->window);
   g_assert_cmpuint (r->labels->nx, ==, 44);
@@ -940,6 +973,176 @@ test_screenshot (Fixture *f, gconstpointer data)
   /* Make sure the last result is drawn before the snapshot. */
   g_object_unref (capture_xy (f->window));
   save_window_png (f->window, "gui-window.png");
+}
+
+/* ---- traps ---- */
+
+static gboolean window_settled (gpointer data);
+
+static GtkWidget *
+find_by_tooltip (GtkWidget *root, GType type, const char *prefix)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      const char *tip = gtk_widget_get_tooltip_text (c);
+      GtkWidget *found;
+      if (G_TYPE_CHECK_INSTANCE_TYPE (c, type) && tip && g_str_has_prefix (tip, prefix))
+        return c;
+      if ((found = find_by_tooltip (c, type, prefix)))
+        return found;
+    }
+  return NULL;
+}
+
+static GtkEventController *
+find_controller (GtkWidget *widget, const char *name)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GtkEventController) c = g_list_model_get_item (controllers, i);
+      if (g_strcmp0 (gtk_event_controller_get_name (c), name) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+/* The wheel over a number field without focus scrolls the panel and
+ * changes nothing; with focus the field takes it. */
+static void
+test_wheel_scrolls_panel (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkWidget *spin = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "n_segments");
+  GtkWidget *scale = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SCALE, "compactness on a log");
+  GtkEventController *wheel;
+  guint64 gen = sv_window_get_generation (f->window);
+  SvSlicParams before, after;
+  gboolean handled = FALSE;
+
+  g_assert_nonnull (spin);
+  g_assert_nonnull (scale);
+  sv_params_panel_get_params (panel, &before);
+  gtk_widget_grab_focus (GTK_WIDGET (sv_window_get_slice_view (f->window, SV_AXIS_XY)));
+  for (GtkWidget *w = spin; w; w = w == spin ? scale : NULL)
+    {
+      wheel = find_controller (w, "sv-wheel-scrolls-panel");
+      g_assert_nonnull (wheel);
+      /* Before the field's own scroll handling. */
+      g_assert_cmpint (gtk_event_controller_get_propagation_phase (wheel), ==, GTK_PHASE_CAPTURE);
+      handled = FALSE;
+      g_signal_emit_by_name (wheel, "scroll", 0.0, 3.0, &handled);
+      g_assert_true (handled);
+    }
+  sv_params_panel_get_params (panel, &after);
+  g_assert_cmpint (after.n_segments, ==, before.n_segments);
+  g_assert_cmpfloat (after.compactness, ==, before.compactness);
+  g_assert_cmpuint (sv_window_get_generation (f->window), ==, gen);
+
+  gtk_widget_grab_focus (spin);
+  handled = TRUE;
+  g_signal_emit_by_name (find_controller (spin, "sv-wheel-scrolls-panel"), "scroll", 0.0, 1.0,
+                         &handled);
+  g_assert_false (handled);
+}
+
+/* Values the panel cannot take are not changed silently; compactness can
+ * be typed; gamma reads 1.00 at its default. */
+static void
+test_values_said_and_typed (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkWidget *spin = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "n_segments");
+  GtkWidget *scale = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SCALE, "compactness on a log");
+  GtkWidget *entry
+      = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "compactness, typed");
+  GtkWidget *gamma = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SCALE, "gamma");
+  SvSlicParams p;
+
+  g_assert_null (sv_params_panel_get_note (panel));
+  gtk_editable_set_text (GTK_EDITABLE (spin), "100000000");
+  gtk_spin_button_update (GTK_SPIN_BUTTON (spin));
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpint (p.n_segments, ==, 1000000);
+  g_assert_nonnull (sv_params_panel_get_note (panel));
+  g_test_message ("note: %s", sv_params_panel_get_note (panel));
+  g_assert_nonnull (strstr (sv_params_panel_get_note (panel), "100000000"));
+  g_assert_nonnull (strstr (sv_params_panel_get_note (panel), "lowered to 1000000"));
+  gtk_editable_set_text (GTK_EDITABLE (spin), "400");
+  gtk_spin_button_update (GTK_SPIN_BUTTON (spin));
+  g_assert_null (sv_params_panel_get_note (panel));
+
+  /* Typed: exactly 0.1, and the slider follows. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "0.1");
+  gtk_spin_button_update (GTK_SPIN_BUTTON (entry));
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpfloat (p.compactness, ==, 0.1);
+  g_assert_cmpfloat (fabs (gtk_range_get_value (GTK_RANGE (scale)) + 1.0), <, 1e-12);
+  /* Slid: three significant digits, and the entry follows. */
+  gtk_range_set_value (GTK_RANGE (scale), log10 (0.0893));
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpfloat (p.compactness, ==, 0.0893);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (entry)), ==, 0.0893);
+  wait_until (window_settled, f->window, "the typed compactness");
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 0.0893);
+
+  g_assert_nonnull (gamma);
+  g_assert_cmpstr (pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (gamma))), ==, "1.00");
+}
+
+/* A run with far fewer labels than asked for says why and what to try. */
+static void
+test_few_labels_warning (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvJobResult *r;
+  SvSlicParams p;
+
+  g_assert_null (sv_window_get_warning_text (f->window));
+  sv_params_panel_get_params (panel, &p);
+  p.spacing[0] = p.spacing[1] = p.spacing[2] = 0.001;
+  p.compactness = 0.01;
+  sv_params_panel_set_params (panel, &p);
+  wait_until (window_settled, f->window, "the run with tiny spacing");
+  r = sv_window_get_result (f->window);
+  g_test_message ("%" G_GSIZE_FORMAT " labels of %" G_GINT64_FORMAT ": %s", r->stats.n_labels,
+                  p.n_segments, sv_window_get_warning_text (f->window));
+  g_assert_cmpfloat ((double)r->stats.n_labels, <, 0.05 * p.n_segments);
+  g_assert_nonnull (sv_window_get_warning_text (f->window));
+  g_assert_nonnull (strstr (sv_window_get_warning_text (f->window), "spacing is small"));
+  g_assert_nonnull (strstr (sv_window_get_warning_text (f->window), "Try spacing relative"));
+
+  p.spacing[0] = p.spacing[1] = p.spacing[2] = 1.0;
+  p.compactness = 0.1;
+  sv_params_panel_set_params (panel, &p);
+  wait_until (window_settled, f->window, "the run with unit spacing");
+  g_assert_cmpfloat ((double)sv_window_get_result (f->window)->stats.n_labels, >=,
+                     0.05 * p.n_segments);
+  g_assert_null (sv_window_get_warning_text (f->window));
+}
+
+/* Asked for CUDA where none runs: the CPU computes, and the dropdown and
+ * the note say so. */
+static void
+test_backend_shows_what_ran (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) cuda = sv_backend_new ("cuda", &error);
+
+  if (cuda)
+    {
+      g_test_skip ("CUDA runs here: no fallback to see");
+      return;
+    }
+  sv_params_panel_set_backend (panel, "cuda");
+  wait_until (window_settled, f->window, "the run asked of CUDA");
+  g_assert_cmpstr (sv_window_get_result (f->window)->backend_name, ==, "cpu");
+  g_assert_cmpstr (sv_params_panel_get_backend (panel), ==, "cpu");
+  g_assert_nonnull (sv_params_panel_get_note (panel));
+  g_assert_nonnull (strstr (sv_params_panel_get_note (panel), "cpu ran"));
+  g_assert_true (g_str_has_suffix (sv_window_get_result_text (f->window), "cpu"));
 }
 
 /* Opening reads on a worker thread with a percentage, and Stop drops it. */
@@ -1193,6 +1396,14 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/keep/shortcuts-window", test_shortcuts_window);
   g_test_add ("/gui/live/drag-draws-overlays", Fixture, NULL, fixture_setup,
               test_drag_draws_overlays, fixture_teardown);
+  g_test_add ("/gui/params/wheel-over-unfocused-field-scrolls-panel", Fixture, NULL, fixture_setup,
+              test_wheel_scrolls_panel, fixture_teardown);
+  g_test_add ("/gui/params/values-said-and-typed", Fixture, NULL, fixture_setup,
+              test_values_said_and_typed, fixture_teardown);
+  g_test_add ("/gui/window/few-labels-warning", Fixture, NULL, fixture_setup,
+              test_few_labels_warning, fixture_teardown);
+  g_test_add ("/gui/params/backend-shows-what-ran", Fixture, NULL, fixture_setup,
+              test_backend_shows_what_ran, fixture_teardown);
   g_test_add ("/gui/window/open-loads-on-a-thread", Fixture, NULL, fixture_setup,
               test_open_on_thread, fixture_teardown);
   g_test_add ("/gui/live/stop-keeps-labels", Fixture, NULL, fixture_setup, test_stop_keeps_labels,
