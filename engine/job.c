@@ -529,30 +529,15 @@ job_collect (SvJob *job, JobSlot *slot, guint factor, const SvJobRequest *reques
   gint32 *data = sv_backend_take_labels (slot->backend, (gsize)ran->nz * ran->ny * ran->nx, error);
   if (data == NULL)
     return NULL;
-  if (factor > 1)
-    {
-      const guint small[3] = { ran->nz, ran->ny, ran->nx };
-      const guint shape[3] = { v->nz, v->ny, v->nx };
-      gint32 *full = g_try_new (gint32, sv_volume_n_voxels (v));
-
-      if (!full)
-        {
-          g_free (data);
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                       "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels",
-                       sv_volume_n_voxels (v));
-          return NULL;
-        }
-      sv_preview_upsample_labels (data, small, factor, full, shape);
-      g_free (data);
-      data = full;
-    }
+  /* A preview keeps its coarse labels: drawing looks them up block by
+   * block, and upsampling a big volume's would cost more than the run. */
   result->labels = g_new0 (SvLabels, 1);
-  result->labels->nz = v->nz;
-  result->labels->ny = v->ny;
-  result->labels->nx = v->nx;
+  result->labels->nz = ran->nz;
+  result->labels->ny = ran->ny;
+  result->labels->nx = ran->nx;
   result->labels->data = data;
-  memcpy (result->labels->spacing, request->params.spacing, sizeof result->labels->spacing);
+  memcpy (result->labels->spacing, ran == v ? request->params.spacing : ran->spacing,
+          sizeof result->labels->spacing);
 
   k = stats->n_clusters;
   result->centres = g_new0 (float, MAX (k, 1) * 3);

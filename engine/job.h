@@ -48,7 +48,7 @@ typedef struct
   guint64 generation;
   SvSlicParams params;
   int stop_after_iteration;
-  SvLabels *labels; /* host copy, nz*ny*nx */
+  SvLabels *labels; /* host copy, nz*ny*nx; a preview's are coarse (see sv_job_result_label_at) */
   float *centres;   /* n_centres × 3: z, y, x (NaN for dead clusters) */
   gsize n_centres;
   SvRunStats stats;       /* of the run that made the labels (the preview's for a preview) */
@@ -61,6 +61,26 @@ typedef struct
   gpointer device_data;
   GDestroyNotify device_data_free;
 } SvJobResult;
+
+/* The label of voxel (z, y, x) of the volume. A preview's labels are of the
+ * downsampled shape, ceil(n / preview_factor) per axis (axes of one voxel
+ * stay one), so a voxel takes the label of the block that holds it. */
+static inline gint32
+sv_job_result_label_at (const SvJobResult *result, guint z, guint y, guint x)
+{
+  const SvLabels *l = result->labels;
+  guint f = result->preview_factor > 1 ? result->preview_factor : 1;
+  return l->data[((gsize)(z / f) * l->ny + y / f) * l->nx + x / f];
+}
+
+/* TRUE when the result's labels belong to a volume of nz × ny × nx. */
+static inline gboolean
+sv_job_result_fits (const SvJobResult *result, guint nz, guint ny, guint nx)
+{
+  const SvLabels *l = result->labels;
+  guint f = result->preview_factor > 1 ? result->preview_factor : 1;
+  return l->nz == (nz + f - 1) / f && l->ny == (ny + f - 1) / f && l->nx == (nx + f - 1) / f;
+}
 
 SvJobResult *sv_job_result_ref (SvJobResult *result);
 void sv_job_result_unref (SvJobResult *result);

@@ -5,7 +5,7 @@
  * keep their physical size and the balance between intensity and distance:
  * spacing × f, compactness / f (the spatial term is measured in grid steps,
  * which shrink f times). Its labels are drawn at full size, each block
- * repeating its label. A preview is an approximation for the eye while a
+ * showing its label (sv_job_result_label_at). A preview is an approximation for the eye while a
  * slider moves; it is never exported or reproduced by a command. */
 #pragma once
 

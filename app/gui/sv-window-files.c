@@ -478,6 +478,13 @@ sv_window_export_labels (SvWindow *self, const char *path, GError **error)
                            "no labels yet: wait for the segmentation to finish");
       return FALSE;
     }
+  if (r->preview_factor > 1)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "a coarse preview is on screen: let go of the slider and wait for "
+                           "the exact result");
+      return FALSE;
+    }
   if (!sv_tiff_write_labels (path, r->labels, error))
     return FALSE;
   params_json = sv_slic_params_to_json (&r->params);

@@ -621,8 +621,11 @@ test_preview_matches_direct_run (void)
   sv_job_submit (job, &request);
   result = wait_for_generation (&s, 1);
   g_assert_cmpuint (result->preview_factor, ==, 2);
-  g_assert_cmpuint (result->labels->nz, ==, 8);
-  g_assert_cmpuint (result->labels->nx, ==, 40);
+  /* Coarse labels, looked up block by block. */
+  g_assert_cmpuint (result->labels->nz, ==, 4);
+  g_assert_cmpuint (result->labels->nx, ==, 20);
+  g_assert_true (sv_job_result_fits (result, 8, 32, 40));
+  g_assert_false (sv_job_result_fits (result, 8, 32, 42));
   g_assert_cmpfloat (result->params.compactness, ==, 0.3);
 
   small = sv_preview_volume_new (v, NULL, 2, NULL, &error);
@@ -645,8 +648,13 @@ test_preview_matches_direct_run (void)
   expected = g_new (gint32, sv_volume_n_voxels (v));
   sv_preview_upsample_labels (direct, small_shape, 2, expected, shape);
   g_assert_cmpint (expected[(7 * 32 + 31) * 40 + 39], ==, direct[(3 * 16 + 15) * 20 + 19]);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
-                   sv_volume_n_voxels (v) * sizeof (gint32));
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (small) * sizeof (gint32), direct,
+                   sv_volume_n_voxels (small) * sizeof (gint32));
+  for (guint z = 0; z < 8; z++)
+    for (guint y = 0; y < 32; y++)
+      for (guint x = 0; x < 40; x++)
+        g_assert_cmpint (sv_job_result_label_at (result, z, y, x), ==,
+                         expected[((gsize)z * 32 + y) * 40 + x]);
 
   /* The exact request after it is exact again. */
   request.preview_seconds = 0;
