@@ -402,6 +402,15 @@ sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
 {
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
   self->updating++;
+  /* A preset or command may ask for more segments than the window takes. */
+  if ((double)p->n_segments > gtk_adjustment_get_upper (self->n_segments_adj))
+    {
+      g_autofree char *note = g_strdup_printf (
+          "Segments: %" G_GINT64_FORMAT " is more than this window computes; lowered to %.0f. "
+          "supervox-cli takes any number.",
+          p->n_segments, gtk_adjustment_get_upper (self->n_segments_adj));
+      set_note (self, note);
+    }
   gtk_adjustment_set_value (self->n_segments_adj, (double)p->n_segments);
   self->compactness = p->compactness;
   gtk_adjustment_set_value (self->compactness_log_adj, log10 (p->compactness));

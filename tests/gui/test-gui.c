@@ -309,6 +309,7 @@ test_bad_file (Fixture *f, gconstpointer data)
 }
 
 static void save_window_png (SvWindow *window, const char *name);
+static GtkWidget *find_by_tooltip (GtkWidget *root, GType type, const char *prefix);
 
 static void
 test_hover_status (Fixture *f, gconstpointer data)
@@ -756,6 +757,18 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
     expected = g_strdup_printf ("I %.0f  ·", round (shown->data[idx] * 65535.0));
     g_test_message ("hover: %s", sv_window_get_hover_text (f->window));
     g_assert_nonnull (strstr (sv_window_get_hover_text (f->window), expected));
+  }
+  /* So do the black and white points. */
+  {
+    GtkWidget *black = find_by_tooltip (GTK_WIDGET (sv_window_get_params_panel (f->window)),
+                                        GTK_TYPE_SCALE, "black point");
+    g_autofree char *expected = NULL;
+    g_assert_nonnull (black);
+    expected = g_strdup_printf ("%.0f", round (gtk_range_get_value (GTK_RANGE (black)) * 65535.0));
+    g_test_message ("black point: %s",
+                    pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (black))));
+    g_assert_cmpstr (pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (black))), ==,
+                     expected);
   }
   set_unusual_params (f->window, NULL);
   r = sv_window_get_result (f->window);
