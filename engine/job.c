@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "job-timing.h"
 #include "preview.h"
 
 /* A run this close to its end is never cancelled: about two frames. */
@@ -34,20 +35,6 @@ typedef struct
   guint64 delivered_generation; /* newest result delivered (main context only) */
 } SvJobSink;
 
-/* Time per stage of the last runs on one volume (the exact one or the
- * preview), for estimates. */
-typedef struct
-{
-  gboolean valid;
-  double prepare_s; /* the last prepare that was not reused */
-  double iterate_s; /* per iteration */
-  double connect_s;
-  double other_s; /* collecting labels, upsampling, the result hook */
-  gboolean has_last;
-  SvSlicParams last_params; /* what the backend has prepared */
-  gsize n_voxels;
-} JobTiming;
-
 /* One backend with its volume: the exact one, or the preview's. */
 typedef struct
 {
@@ -74,17 +61,9 @@ struct _SvJob
   SvJobResultHook hook;  /* under lock */
   gpointer hook_data;    /* under lock */
 
-  /* Timings and the running request's place, under lock. */
-  JobTiming exact_timing, preview_timing;
-  gboolean run_preview; /* the running request is a preview */
-  double run_prepare_s; /* its expected prepare time */
-  guint run_iterations; /* its iterations */
-  gboolean run_connect; /* whether it enforces connectivity */
-  SvStage run_stage;
-  guint run_iteration;
-  gint64 run_stage_t0; /* when the current stage (or iteration) began */
-  gint64 run_t0;
-  double run_estimate; /* its estimated seconds at the start; negative when unknown */
+  /* Timings and the running request's place, under lock (job-timing.h). */
+  SvJobTiming exact_timing, preview_timing;
+  SvJobRun run;
 
   /* Worker thread only. */
   JobSlot exact, preview;
@@ -251,119 +230,30 @@ job_deliver (SvJob *job, Delivery *d)
   g_source_attach (source, job->context);
 }
 
-/* ---- timings ---- */
-
-static guint
-request_iterations (const SvJobRequest *request)
-{
-  int n = request->params.max_num_iter;
-  if (request->stop_after_iteration >= 0)
-    n = MIN (n, request->stop_after_iteration);
-  return (guint)MAX (n, 0);
-}
-
-static gboolean
-request_connects (const SvJobRequest *request)
-{
-  return request->stop_after_iteration < 0 && request->params.enforce_connectivity;
-}
-
-/* Under lock. The expected prepare time of `params` on the slot `t` times. */
-static double
-timing_prepare (const JobTiming *t, const SvSlicParams *params)
-{
-  return t->has_last && sv_slic_params_same_prepare (&t->last_params, params) ? 0.0 : t->prepare_s;
-}
+/* ---- timings (job-timing.c) ---- */
 
 /* Under lock. Seconds `request` would take; negative when unknown. */
 static double
 estimate_locked (SvJob *job, const SvJobRequest *request)
 {
-  const JobTiming *t = &job->exact_timing;
-
   if (request->preview_seconds > 0)
     {
       if (job->preview_timing.valid)
-        t = &job->preview_timing;
-      else
-        /* No preview has run yet: it aims at its target. */
-        return request->preview_seconds;
+        return sv__job_timing_estimate (&job->preview_timing, request);
+      /* No preview has run yet: it aims at its target. */
+      return request->preview_seconds;
     }
-  if (!t->valid)
-    return -1.0;
-  return timing_prepare (t, &request->params) + request_iterations (request) * t->iterate_s
-         + (request_connects (request) ? t->connect_s : 0.0) + t->other_s;
+  return sv__job_timing_estimate (&job->exact_timing, request);
 }
 
 /* Under lock. */
 static double
 seconds_left_locked (SvJob *job)
 {
-  const JobTiming *t = job->run_preview ? &job->preview_timing : &job->exact_timing;
-  double in_stage, left;
-
   if (!job->running)
     return -1.0;
-  if (!t->valid)
-    {
-      /* A first preview: it aims at its target. */
-      if (job->run_estimate < 0)
-        return -1.0;
-      return MAX (job->run_estimate
-                      - (double)(g_get_monotonic_time () - job->run_t0) / G_USEC_PER_SEC,
-                  0.0);
-    }
-  in_stage = (double)(g_get_monotonic_time () - job->run_stage_t0) / G_USEC_PER_SEC;
-  switch (job->run_stage)
-    {
-    case SV_STAGE_PREPARE:
-      left = MAX (job->run_prepare_s - in_stage, 0.0) + job->run_iterations * t->iterate_s
-             + (job->run_connect ? t->connect_s : 0.0);
-      break;
-    case SV_STAGE_ITERATE:
-      left = MAX ((job->run_iterations - MIN (job->run_iteration, job->run_iterations))
-                          * t->iterate_s
-                      - in_stage,
-                  0.0)
-             + (job->run_connect ? t->connect_s : 0.0);
-      break;
-    case SV_STAGE_CONNECT:
-      left = MAX (t->connect_s - in_stage, 0.0);
-      break;
-    case SV_STAGE_DONE:
-    default:
-      left = 0.0;
-      break;
-    }
-  return left + t->other_s;
-}
-
-/* Worker thread: notes a finished run's time per stage. */
-static void
-timing_record (SvJob *job, gboolean preview, const SvJobRequest *request,
-               const SvSlicParams *run_params, const SvRunStats *stats, double seconds_total,
-               gsize n_voxels)
-{
-  JobTiming *t;
-  double stages;
-
-  g_mutex_lock (&job->lock);
-  t = preview ? &job->preview_timing : &job->exact_timing;
-  if (t->n_voxels != n_voxels)
-    memset (t, 0, sizeof *t);
-  t->n_voxels = n_voxels;
-  if (!stats->prepare_reused || !t->valid)
-    t->prepare_s = stats->seconds_prepare;
-  if (stats->iterations > 0)
-    t->iterate_s = stats->seconds_iterate / stats->iterations;
-  if (request_connects (request))
-    t->connect_s = stats->seconds_connect;
-  stages = stats->seconds_prepare + stats->seconds_iterate + stats->seconds_connect;
-  t->other_s = MAX (seconds_total - stages, 0.0);
-  t->has_last = TRUE;
-  t->last_params = *run_params;
-  t->valid = TRUE;
-  g_mutex_unlock (&job->lock);
+  return sv__job_run_left (&job->run, job->run.preview ? &job->preview_timing : &job->exact_timing,
+                           g_get_monotonic_time ());
 }
 
 /* ---- the worker ---- */
@@ -381,9 +271,9 @@ job_progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer us
   Delivery *d = g_new0 (Delivery, 1);
 
   g_mutex_lock (&p->job->lock);
-  p->job->run_stage = stage;
-  p->job->run_iteration = iteration;
-  p->job->run_stage_t0 = g_get_monotonic_time ();
+  p->job->run.stage = stage;
+  p->job->run.iteration = iteration;
+  p->job->run.stage_t0 = g_get_monotonic_time ();
   g_mutex_unlock (&p->job->lock);
 
   d->kind = DELIVER_PROGRESS;
@@ -602,20 +492,19 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
     }
 
   g_mutex_lock (&job->lock);
-  job->run_preview = factor > 1;
-  job->run_prepare_s
-      = timing_prepare (factor > 1 ? &job->preview_timing : &job->exact_timing, &params);
-  job->run_iterations = request_iterations (request);
-  job->run_connect = request_connects (request);
-  job->run_stage = SV_STAGE_PREPARE;
-  job->run_iteration = 0;
-  job->run_stage_t0 = t0;
-  job->run_t0 = t0;
   {
     SvJobRequest as_run = *request;
     if (factor == 1)
       as_run.preview_seconds = 0;
-    job->run_estimate = estimate_locked (job, &as_run);
+    job->run.preview = factor > 1;
+    job->run.prepare_s = sv__job_timing_prepare (
+        factor > 1 ? &job->preview_timing : &job->exact_timing, &request->params);
+    job->run.iterations = sv__job_request_iterations (request);
+    job->run.connect = sv__job_request_connects (request);
+    job->run.stage = SV_STAGE_PREPARE;
+    job->run.iteration = 0;
+    job->run.stage_t0 = job->run.t0 = t0;
+    job->run.estimate = estimate_locked (job, &as_run);
   }
   g_mutex_unlock (&job->lock);
 
@@ -657,8 +546,10 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   if (hook && factor == 1)
     hook (slot->backend, result, hook_data);
   result->seconds_total = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-  timing_record (job, factor > 1, request, &params, &stats, result->seconds_total,
-                 sv_volume_n_voxels (slot->volume));
+  g_mutex_lock (&job->lock);
+  sv__job_timing_record (factor > 1 ? &job->preview_timing : &job->exact_timing, request, &stats,
+                         result->seconds_total, sv_volume_n_voxels (slot->volume));
+  g_mutex_unlock (&job->lock);
   if (fallback && !job->fallback_reported)
     {
       result->fallback_message = g_steal_pointer (&fallback);

@@ -3,8 +3,8 @@
  *   sv-window.c          the type, the volume, hover and crosshair status
  *   sv-window-job.c      the engine job: live requests while dragging,
  *                        progress, results, Stop
- *   sv-window-files.c    opening (on a worker thread), masks, export,
- *                        screenshots, presets, file choosers, error dialogs
+ *   sv-window-open.c     opening files on a worker thread, masks, recent
+ *   sv-window-files.c    export, screenshots, presets, file chooser, errors
  *   sv-window-actions.c  view and teaching actions, "Copy as command" */
 #pragma once
 
@@ -100,10 +100,18 @@ void sv_window_stop_job (SvWindow *self);
 /* sv-window-files.c */
 typedef void (*SvFileChosenFunc) (SvWindow *self, GFile *file, gpointer data);
 void sv_window_show_error (SvWindow *self, const char *primary, const GError *error);
+/* Asks for a file to open or save (GtkFileDialog from GTK 4.10, a native
+ * chooser before); `func` gets it. */
+void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
+                            const char *filter_name, const char *const *patterns,
+                            const char *initial_name, SvFileChosenFunc func, gpointer data);
+void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-open.c */
 void sv_window_rebuild_recent_menu (SvWindow *self);
+void sv_window_class_add_open_actions (GtkWidgetClass *widget_class);
 /* Drops a load in progress (its volume is freed when the reader returns). */
 void sv_window_cancel_loading (SvWindow *self);
-void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);

@@ -529,6 +529,7 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, warning_label);
   gtk_widget_class_bind_template_callback (widget_class, warning_close_cb);
 
+  sv_window_class_add_open_actions (widget_class);
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
