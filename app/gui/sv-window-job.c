@@ -42,7 +42,7 @@ status_tick_cb (gpointer data)
   SvWindow *self = data;
 
   update_progress (self);
-  if (self->job && sv_job_is_busy (self->job))
+  if (self->job && self->done_generation < self->generation && !self->stopped)
     return G_SOURCE_CONTINUE;
   self->status_source = 0;
   return G_SOURCE_REMOVE;
@@ -171,7 +171,9 @@ update_progress (SvWindow *self)
 {
   g_autofree char *text = NULL;
   g_autofree char *left_text = NULL;
-  gboolean busy = self->job && sv_job_is_busy (self->job);
+  /* Busy until the newest request's result is here: the worker may be idle
+   * while its progress and result still wait on the main loop. */
+  gboolean busy = self->job && self->done_generation < self->generation;
   double left, elapsed, fraction;
 
   if (self->loading)

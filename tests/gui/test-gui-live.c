@@ -358,10 +358,56 @@ test_stop_keeps_labels (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 3.0);
 }
 
+static void
+progress_text_cb (GtkProgressBar *bar, GParamSpec *pspec, GPtrArray *texts)
+{
+  g_ptr_array_add (texts, g_strdup (gtk_progress_bar_get_text (bar)));
+}
+
+static gboolean
+seen_prefix (GPtrArray *texts, const char *prefix)
+{
+  for (guint i = 0; i < texts->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (texts, i), prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* The progress bar names the stage (preparing, iteration k of n,
+ * connectivity) with the time left once a run has been timed. */
+static void
+test_progress_says_stage (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkWidget *bar = find_by_tooltip (GTK_WIDGET (f->window), GTK_TYPE_PROGRESS_BAR, "stage");
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  gulong handler;
+  SvSlicParams p;
+
+  g_assert_nonnull (bar);
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "done");
+  sv_params_panel_get_params (panel, &p);
+  handler = g_signal_connect (bar, "notify::text", G_CALLBACK (progress_text_cb), texts);
+  sv_params_panel_set_compactness (panel, 2.0);
+  wait_until (window_settled, f->window, "the run");
+  g_signal_handler_disconnect (bar, handler);
+  for (guint i = 0; i < texts->len; i++)
+    g_test_message ("progress: %s", (char *)g_ptr_array_index (texts, i));
+  g_assert_true (seen_prefix (texts, "preparing · about "));
+  {
+    g_autofree char *last = g_strdup_printf ("iteration %d of %d", p.max_num_iter, p.max_num_iter);
+    g_assert_true (seen_prefix (texts, last));
+  }
+  g_assert_true (seen_prefix (texts, "connectivity"));
+  g_assert_cmpstr (g_ptr_array_index (texts, texts->len - 1), ==, "done");
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/live/progress-says-stage", Fixture, NULL, fixture_setup,
+              test_progress_says_stage, fixture_teardown);
   g_test_add ("/gui/params/wheel-over-unfocused-field-scrolls-panel", Fixture, NULL, fixture_setup,
               test_wheel_scrolls_panel, fixture_teardown);
   g_test_add ("/gui/params/values-said-and-typed", Fixture, NULL, fixture_setup,
