@@ -116,12 +116,15 @@ show_spacing_unit (SvParamsPanel *self)
   gboolean relative = gtk_check_button_get_active (self->spacing_relative_check);
   g_autofree char *text = NULL;
 
-  if (relative)
+  if (relative && self->unit)
     text = g_strdup_printf ("in multiples of the finest axis, %g %s", finest (self->file_spacing),
-                            self->unit ? self->unit : "(no unit in the file)");
+                            self->unit);
+  else if (relative)
+    text = g_strdup ("in multiples of the finest axis (the file gives no unit)");
+  else if (self->unit)
+    text = g_strdup_printf ("in %s, as the file says", self->unit);
   else
-    text = g_strdup_printf ("in %s, as the file says",
-                            self->unit ? self->unit : "file units (none given)");
+    text = g_strdup ("as the file says (it gives no unit)");
   gtk_label_set_text (self->spacing_unit_label, text);
 }
 

@@ -312,7 +312,6 @@ job_result_cb (SvJobResult *result, gpointer user_data)
 
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
-  self->n_results++;
   self->done_generation = MAX (self->done_generation, result->generation);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_result (sv_window_view (self, i), result);

@@ -66,7 +66,6 @@ struct _SvWindow
   gint64 submit_us;
   SvStage run_stage;
   guint run_iteration, run_n_iterations;
-  guint n_results;         /* results shown since the window opened */
   guint64 done_generation; /* of the last result or error delivered */
 
   /* Loading a file on a worker thread (sv-window-files.c). */
