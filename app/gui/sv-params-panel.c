@@ -48,7 +48,8 @@ pointer_event_cb (GtkEventControllerLegacy *controller, GdkEvent *event, SvParam
 
   if (type == GDK_BUTTON_PRESS || type == GDK_TOUCH_BEGIN)
     set_dragging (self, TRUE);
-  else if (type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL)
+  else if (type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL
+           || type == GDK_GRAB_BROKEN)
     set_dragging (self, FALSE);
   return GDK_EVENT_PROPAGATE;
 }

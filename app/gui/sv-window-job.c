@@ -7,8 +7,8 @@
  * LIVE_EXACT_SECONDS, and otherwise for a coarse preview of about
  * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/preview.h). Requests
  * are coalesced by the job: the newest wins, and a run about to finish is
- * not cancelled, so labels keep arriving while the slider moves. On release
- * (or once the slider rests for LIVE_GAP_US) the exact result is computed;
+ * not cancelled, so labels keep arriving while the slider moves. On release,
+ * or once the slider rests for LIVE_GAP_US, the exact result is computed;
  * the status bar says which of the two is on screen. */
 #define G_LOG_DOMAIN "sv-window"
 
@@ -82,9 +82,9 @@ settle_cb (gpointer data)
 {
   SvWindow *self = data;
 
+  /* Resting counts as letting go, also with the button still held (and
+   * should a release never reach the panel, the exact result still comes). */
   self->settle_source = 0;
-  if (self->dragging)
-    return G_SOURCE_REMOVE;
   if (self->last_request_preview)
     sv_window_submit (self);
   return G_SOURCE_REMOVE;
@@ -136,7 +136,7 @@ sv_window_is_settled (SvWindow *self)
 {
   g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
   return self->result && self->result->generation == self->generation
-         && self->result->preview_factor == 1 && !self->settle_source && !self->dragging;
+         && self->result->preview_factor == 1 && !self->settle_source;
 }
 
 gboolean

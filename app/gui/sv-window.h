@@ -48,7 +48,7 @@ GtkWindow *sv_window_get_error_dialog (SvWindow *window);
 /* The status line's hover part ("x 3  y 4  z 5  ·  I 0.5  ·  label 7"). */
 const char *sv_window_get_hover_text (SvWindow *window);
 /* TRUE when the labels on screen are the exact result (not a preview) of
- * the newest request, and no drag is going on that will ask for another. */
+ * the newest request, and no exact result is still to be asked for. */
 gboolean sv_window_is_settled (SvWindow *window);
 /* TRUE while a file is loading or the job has a request pending or running. */
 gboolean sv_window_is_busy (SvWindow *window);
