@@ -319,7 +319,7 @@ job_preview_factor (SvJob *job, const SvJobRequest *request)
 
   g_mutex_lock (&job->lock);
   /* Only the stages shrink with the factor (cubically: fewer voxels along
-   * every axis); upsampling the labels to full size does not. */
+   * every axis); handing the result over does not. */
   if (job->preview_timing.valid && job->preview_factor)
     {
       est = estimate_locked (job, request) - job->preview_timing.other_s;
