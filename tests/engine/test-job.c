@@ -591,6 +591,38 @@ test_finishing_run_is_kept (gconstpointer data)
   seen_clear (&s);
 }
 
+/* Stop: a result the worker finished but the main loop has not delivered
+ * yet is dropped too, so the labels on screen stay as they were. */
+static void
+test_cancel_drops_queued_result (void)
+{
+  g_autoptr (SvVolume) v = test_volume (4, 16, 16);
+  SvJobRequest request;
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  request.params.n_segments = 8;
+  request.generation = 1;
+  sv_job_submit (job, &request);
+  /* Finished on the worker, its result queued on the main context. */
+  while (sv_job_is_busy (job))
+    g_thread_yield ();
+  sv_job_cancel (job);
+  drain (job);
+  g_assert_cmpuint (s.results->len, ==, 0);
+  g_assert_cmpuint (s.n_errors, ==, 0);
+
+  request.generation = 2;
+  sv_job_submit (job, &request);
+  g_assert_cmpuint (wait_for_generation (&s, 2)->generation, ==, 2);
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
 /* A preview is SLIC on the downsampled volume with translated parameters,
  * its labels repeated over each block: exactly what a direct run gives. */
 static void
@@ -638,6 +670,23 @@ test_preview_matches_direct_run (void)
                               + v->data[1281] + v->data[1320] + v->data[1321])
                                  / 8.0),
                      <, 1e-6);
+  /* A block is inside the mask when at least half of its voxels are, and
+   * only those voxels enter its average. */
+  {
+    g_autoptr (SvVolume) masked = NULL;
+    g_autofree guint8 *mask = g_malloc0 (sv_volume_n_voxels (v));
+    g_autofree guint8 *small_mask = NULL;
+    mask[0] = mask[1] = mask[40] = mask[41] = 1; /* block 0: 4 of 8 */
+    mask[2] = mask[3] = mask[42] = 1;            /* block 1: 3 of 8 */
+    masked = sv_preview_volume_new (v, mask, 2, &small_mask, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (small_mask[0], ==, 1);
+    g_assert_cmpuint (small_mask[1], ==, 0);
+    g_assert_cmpuint (small_mask[2], ==, 0);
+    g_assert_cmpfloat (
+        fabs (masked->data[0] - (v->data[0] + v->data[1] + v->data[40] + v->data[41]) / 4.0), <,
+        1e-6);
+  }
   sv_preview_params (&request.params, v, 2, &small_params);
   g_assert_cmpfloat (small_params.spacing[0], ==, 4.0);
   g_assert_cmpfloat (small_params.compactness, ==, 0.15);
@@ -684,5 +733,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/engine/job/slow-run-is-cancelled", GINT_TO_POINTER (TRUE),
                         test_finishing_run_is_kept);
   g_test_add_func ("/engine/job/preview-matches-direct-run", test_preview_matches_direct_run);
+  g_test_add_func ("/engine/job/cancel-drops-queued-result", test_cancel_drops_queued_result);
   return g_test_run ();
 }
