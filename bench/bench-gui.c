@@ -1,6 +1,9 @@
 /* Benchmark of the Supervox window (not a test): main-thread frame times
- * while a CPU job runs, slider change → new overlay latency, and memory with
- * a 512³ volume open and segmented. Run under Xvfb with software GL; see
+ * while a job runs, slider change → new overlay latency, overlay updates per
+ * second while the compactness slider is dragged (on the bundled sample and
+ * on a bigger volume) and the time from release to the exact result, and
+ * memory with a 512³ volume open and segmented. --backend picks where SLIC
+ * runs (cpu by default). Run under Xvfb with software GL; see
  * bench/README.md. */
 #define G_LOG_DOMAIN "bench-gui"
 
@@ -33,9 +36,9 @@ typedef struct
   double update_ms;   /* frame clock "update": tick callbacks (our slider change) */
   double tick_ms;     /* our tick callback alone: slider change → job submit */
   double layout_ms;
-  double paint_ms;    /* snapshot + GSK render on llvmpipe, our GL area handler included */
-  double ours_ms;     /* our GL area render handler on the CPU (slice copy, uploads, GL calls) */
-  double finish_ms;   /* glFinish after it: llvmpipe executing our draw */
+  double paint_ms;  /* snapshot + GSK render on llvmpipe, our GL area handler included */
+  double ours_ms;   /* our GL area render handler on the CPU (slice copy, uploads, GL calls) */
+  double finish_ms; /* glFinish after it: llvmpipe executing our draw */
 } Frame;
 
 typedef struct
@@ -66,6 +69,16 @@ typedef struct
   guint64 target;
   gboolean drawn_pending;
   gint64 t_drawn;
+
+  /* live drag: overlays drawn while the slider moves */
+  guint64 last_drawn_generation;
+  gboolean counting;
+  guint n_drawn, n_drawn_preview;
+  double preview_seconds_sum; /* the worker's time of the previews drawn */
+  guint preview_factor;       /* of the last one */
+  GArray *drawn_at;           /* gint64 µs of each new overlay drawn, while counting */
+  guint64 exact_target;       /* after release: the exact result to wait for */
+  gint64 t_exact_drawn;
 } Bench;
 
 static gint64
@@ -159,6 +172,25 @@ render_wrapper_cb (GtkGLArea *area, GdkGLContext *context, Bench *b)
   r = sv_slice_view_get_result (b->view);
   if (b->target && r && r->generation == b->target)
     b->drawn_pending = TRUE;
+  if (r && r->generation != b->last_drawn_generation)
+    {
+      gint64 t = now_us ();
+      b->last_drawn_generation = r->generation;
+      if (b->counting)
+        {
+          b->n_drawn++;
+          b->n_drawn_preview += r->preview_factor > 1;
+          if (r->preview_factor > 1)
+            {
+              b->preview_seconds_sum += r->seconds_total;
+              b->preview_factor = r->preview_factor;
+            }
+          g_array_append_val (b->drawn_at, t);
+        }
+      if (b->exact_target && !b->t_exact_drawn && r->generation >= b->exact_target
+          && r->preview_factor == 1)
+        b->t_exact_drawn = t;
+    }
   return handled;
 }
 
@@ -425,7 +457,8 @@ recording_report (Bench *b, const char *tag, const char *prefix, GString *json, 
       }
   printf ("\n(%s) %u frames: %s\n", tag, frames->len, what);
   printf ("  %-46s %8s %8s %8s\n", "ms", "median", "p95", "max");
-  ROW ("frame interval", "frame_interval_ms", frame_stats (frames, G_STRUCT_OFFSET (Frame, interval_ms)));
+  ROW ("frame interval", "frame_interval_ms",
+       frame_stats (frames, G_STRUCT_OFFSET (Frame, interval_ms)));
   ROW ("paint phase (GTK + GSK on llvmpipe, with ours)", "paint_ms",
        frame_stats (frames, G_STRUCT_OFFSET (Frame, paint_ms)));
   ROW ("  our GL area handler, CPU side", "our_render_ms",
@@ -437,7 +470,8 @@ recording_report (Bench *b, const char *tag, const char *prefix, GString *json, 
   ROW ("  our slider change (→ job submit)", "tick_ms",
        frame_stats (frames, G_STRUCT_OFFSET (Frame, tick_ms)));
   ROW ("layout phase", "layout_ms", frame_stats (frames, G_STRUCT_OFFSET (Frame, layout_ms)));
-  ROW ("our per-frame work (tick + layout + GL CPU side)", "own_frame_ms", frame_own_stats (frames));
+  ROW ("our per-frame work (tick + layout + GL CPU side)", "own_frame_ms",
+       frame_own_stats (frames));
   ROW ("main-loop stall, all (1 ms probe lateness)", "stall_all_ms", sr);
   ROW ("main-loop stall, GTK/llvmpipe render taken out", "stall_own_ms", so);
 #undef ROW
@@ -455,19 +489,109 @@ recording_report (Bench *b, const char *tag, const char *prefix, GString *json, 
   g_free (what);
 }
 
+static gboolean
+settled (gpointer data)
+{
+  return sv_window_is_settled (data);
+}
+
+static void
+wait_settled (SvWindow *w, double limit_s)
+{
+  gint64 end = now_us () + (gint64)(limit_s * G_USEC_PER_SEC);
+  while (!settled (w))
+    {
+      if (now_us () > end)
+        g_error ("no exact result within %.0f s", limit_s);
+      g_main_context_iteration (NULL, TRUE);
+    }
+}
+
+/* (d) Drags the compactness slider for `seconds` (one value per frame, the
+ * pointer held as a real drag holds it), then releases it: overlays drawn
+ * per second during the drag, how many were previews, the longest time
+ * without a new one, and release → exact result drawn. */
+static void
+live_drag (Bench *b, const char *tag, const char *what, double seconds, GString *json)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (b->window);
+  SvJobResult *r = sv_window_get_result (b->window);
+  const SvVolume *v = sv_window_get_volume (b->window);
+  double exact_s = r->seconds_total, max_gap = 0, rate, release_ms;
+  gint64 t0, t_release;
+  guint64 gen_before = sv_window_get_generation (b->window);
+  guint n_changes;
+
+  b->drawn_at = g_array_new (FALSE, FALSE, sizeof (gint64));
+  b->n_drawn = b->n_drawn_preview = 0;
+  b->preview_seconds_sum = 0;
+  b->preview_factor = 0;
+  b->n_changes = 0;
+  g_object_set (panel, "dragging", TRUE, NULL);
+  t0 = now_us ();
+  b->counting = TRUE;
+  b->driving = DRIVE_COMPACTNESS;
+  run_for (seconds);
+  b->driving = DRIVE_NONE;
+  b->counting = FALSE;
+  n_changes = b->n_changes;
+  t_release = now_us ();
+  b->t_exact_drawn = 0;
+  g_object_set (panel, "dragging", FALSE, NULL);
+  b->exact_target = sv_window_get_generation (b->window);
+  while (!b->t_exact_drawn)
+    g_main_context_iteration (NULL, TRUE);
+  b->exact_target = 0;
+
+  for (guint i = 0; i <= b->drawn_at->len; i++)
+    {
+      gint64 a = i == 0 ? t0 : g_array_index (b->drawn_at, gint64, i - 1);
+      gint64 z = i == b->drawn_at->len ? t_release : g_array_index (b->drawn_at, gint64, i);
+      max_gap = MAX (max_gap, (z - a) / 1000.0);
+    }
+  rate = b->n_drawn / seconds;
+  release_ms = (b->t_exact_drawn - t_release) / 1000.0;
+  printf ("\n(%s) live drag of the compactness slider, %s: %u×%u×%u, %s backend\n", tag, what,
+          v->nz, v->ny, v->nx, sv_window_get_result (b->window)->backend_name);
+  printf ("  exact run before the drag %.3f s; %u slider changes in %.1f s, %" G_GUINT64_FORMAT
+          " requests\n",
+          exact_s, n_changes, seconds, sv_window_get_generation (b->window) - gen_before);
+  printf ("  overlays drawn during the drag: %u (%.1f per second), %u of them previews (%s)\n",
+          b->n_drawn, rate, b->n_drawn_preview, sv_window_get_result_text (b->window));
+  if (b->n_drawn_preview)
+    printf ("  previews at 1/%u scale (the last), %.3f s each on the worker on average\n",
+            b->preview_factor, b->preview_seconds_sum / b->n_drawn_preview);
+  printf ("  longest time without a new overlay: %.0f ms\n", max_gap);
+  printf ("  release → exact result drawn: %.0f ms (exact run %.3f s)\n", release_ms,
+          sv_window_get_result (b->window)->seconds_total);
+  g_string_append_printf (
+      json,
+      "\"%s\": {\"shape\": [%u, %u, %u], \"exact_s\": %.3f, \"drag_s\": %.1f, "
+      "\"changes\": %u, \"overlays\": %u, \"overlays_per_s\": %.2f, "
+      "\"previews\": %u, \"max_gap_ms\": %.0f, \"release_to_exact_ms\": %.0f}, ",
+      tag, v->nz, v->ny, v->nx, exact_s, seconds, n_changes, b->n_drawn, rate, b->n_drawn_preview,
+      max_gap, release_ms);
+  g_clear_pointer (&b->drawn_at, g_array_unref);
+}
+
 int
 main (int argc, char **argv)
 {
-  double seconds = 4.0;
-  int size = 128, mem_size = 512, trials = 5, mem_iters = 3;
+  double seconds = 4.0, drag_seconds = 3.0;
+  int size = 128, mem_size = 512, trials = 5, mem_iters = 3, live_size = 256;
+  g_autofree char *backend = NULL;
   GOptionEntry entries[] = {
     { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &seconds, "Slider drive time (default 4)", "S" },
     { "size", 0, 0, G_OPTION_ARG_INT, &size, "Volume edge for frames and latency (128)", "N" },
     { "trials", 0, 0, G_OPTION_ARG_INT, &trials, "Latency trials (5)", "N" },
     { "memory-size", 0, 0, G_OPTION_ARG_INT, &mem_size, "Volume edge for memory, 0 to skip (512)",
       "N" },
-    { "memory-iters", 0, 0, G_OPTION_ARG_INT, &mem_iters,
-      "SLIC iterations for the memory run (3)", "N" },
+    { "memory-iters", 0, 0, G_OPTION_ARG_INT, &mem_iters, "SLIC iterations for the memory run (3)",
+      "N" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default), cuda or auto", "NAME" },
+    { "drag-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &drag_seconds, "Live drag time (default 3)", "S" },
+    { "live-size", 0, 0, G_OPTION_ARG_INT, &live_size,
+      "Volume edge for the second live drag, 0 to skip (256)", "N" },
     { NULL },
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("- Supervox GUI benchmark");
@@ -489,6 +613,14 @@ main (int argc, char **argv)
       g_printerr ("%s\n", error->message);
       return 2;
     }
+  if (!backend)
+    backend = g_strdup ("cpu");
+  if (!g_str_equal (backend, "cpu") && !g_str_equal (backend, "cuda")
+      && !g_str_equal (backend, "auto"))
+    {
+      g_printerr ("--backend must be cpu, cuda or auto, got %s\n", backend);
+      return 2;
+    }
   gtk_init ();
 
   b.window = SV_WINDOW (sv_window_new (NULL));
@@ -498,9 +630,9 @@ main (int argc, char **argv)
   while (!gtk_widget_get_mapped (GTK_WIDGET (b.area)))
     g_main_context_iteration (NULL, TRUE);
 
-  b.view_handler = g_signal_handler_find (b.area, G_SIGNAL_MATCH_ID | G_SIGNAL_MATCH_DATA,
-                                          g_signal_lookup ("render", GTK_TYPE_GL_AREA), 0, NULL,
-                                          NULL, b.view);
+  b.view_handler
+      = g_signal_handler_find (b.area, G_SIGNAL_MATCH_ID | G_SIGNAL_MATCH_DATA,
+                               g_signal_lookup ("render", GTK_TYPE_GL_AREA), 0, NULL, NULL, b.view);
   if (!b.view_handler)
     g_error ("the view's render handler was not found");
   b.wrapper_handler = g_signal_connect (b.area, "render", G_CALLBACK (render_wrapper_cb), &b);
@@ -519,7 +651,7 @@ main (int argc, char **argv)
   sv_window_set_volume (b.window, make_cells ((guint)size, 1), "bench");
   {
     SvParamsPanel *panel = sv_window_get_params_panel (b.window);
-    sv_params_panel_set_backend (panel, "cpu");
+    sv_params_panel_set_backend (panel, backend);
   }
   wait_result (b.window, 120);
   run_for (0.5);
@@ -539,9 +671,9 @@ main (int argc, char **argv)
   b.driving = DRIVE_SLICE;
   run_for (MIN (seconds, 2.0));
   b.driving = DRIVE_NONE;
-  recording_report (&b, "a0", "idle", json,
-                    g_strdup_printf ("slice changes every frame for %.1f s, no job running",
-                                     MIN (seconds, 2.0)));
+  recording_report (
+      &b, "a0", "idle", json,
+      g_strdup_printf ("slice changes every frame for %.1f s, no job running", MIN (seconds, 2.0)));
 
   /* (a) compactness slider every frame: the job restarts each frame. */
   recording_start (&b);
@@ -553,12 +685,12 @@ main (int argc, char **argv)
   /* Then let the last change's result land and be drawn, still recording. */
   wait_result (b.window, 120);
   run_for (0.3);
-  recording_report (&b, "a", "job", json,
-                    g_strdup_printf ("compactness changes every frame for %.1f s (%u changes, %"
-                                     G_GUINT64_FORMAT " job requests), then until the last "
-                                     "result was drawn",
-                                     seconds, b.n_changes,
-                                     sv_window_get_generation (b.window) - gen_before));
+  recording_report (
+      &b, "a", "job", json,
+      g_strdup_printf ("compactness changes every frame for %.1f s (%u changes, %" G_GUINT64_FORMAT
+                       " job requests), then until the last "
+                       "result was drawn",
+                       seconds, b.n_changes, sv_window_get_generation (b.window) - gen_before));
 
   /* ---- (c) slider change → new overlay on screen ---- */
   lat_result = g_new (double, MAX (trials, 1));
@@ -586,7 +718,8 @@ main (int argc, char **argv)
       lat_job[i] = sv_window_get_result (b.window)->seconds_total * 1000.0;
       b.target = 0;
     }
-  printf ("\n(c) slider change → new overlay, %d trials, CPU backend, %d³\n", trials, size);
+  printf ("\n(c) slider change → new overlay, %d trials, %s backend, %d³\n", trials,
+          sv_window_get_result (b.window)->backend_name, size);
   printf ("  %-46s %8s %8s %8s\n", "ms", "median", "p95", "max");
   print_stats_row ("job on the worker (seconds_total)", s = stats_of (lat_job, trials));
   json_stats (json, "latency_job_ms", s);
@@ -594,6 +727,23 @@ main (int argc, char **argv)
   json_stats (json, "latency_result_ms", s);
   print_stats_row ("change → result drawn (after-paint)", s = stats_of (lat_drawn, trials));
   json_stats (json, "latency_drawn_ms", s);
+
+  /* ---- (d) live drags: the bundled sample, then a bigger volume ---- */
+  if (drag_seconds > 0)
+    {
+      if (!sv_window_load_sample (b.window, 48, 160, 160, &error))
+        g_error ("sample: %s", error->message);
+      wait_settled (b.window, 600);
+      run_for (0.5);
+      live_drag (&b, "d_sample", "the bundled sample", drag_seconds, json);
+      if (live_size > 0)
+        {
+          sv_window_set_volume (b.window, make_cells ((guint)live_size, 3), "bench live");
+          wait_settled (b.window, 600);
+          run_for (0.5);
+          live_drag (&b, "d_large", "a bigger volume", drag_seconds, json);
+        }
+    }
 
   g_source_remove (probe);
   gtk_widget_remove_tick_callback (GTK_WIDGET (b.window), tick);
@@ -641,13 +791,15 @@ main (int argc, char **argv)
       read_mem (&rss3, &hwm3);
 
       printf ("\n(b) memory, %d³ float32 (%.0f MiB), CPU backend, %d iterations%s\n", mem_size,
-              vol_mib, mem_iters, hwm_reset ? "" : " (VmHWM could not be reset: peaks are cumulative)");
-      printf ("  synth %.1f s, open + segment + draw %.1f s (job %.1f s: prepare %.1f, iterate %.1f, "
-              "connect %.1f)\n",
-              (t1 - t0) / 1e6, (t2 - t1) / 1e6, sv_window_get_result (b.window)->seconds_total,
-              sv_window_get_result (b.window)->stats.seconds_prepare,
-              sv_window_get_result (b.window)->stats.seconds_iterate,
-              sv_window_get_result (b.window)->stats.seconds_connect);
+              vol_mib, mem_iters,
+              hwm_reset ? "" : " (VmHWM could not be reset: peaks are cumulative)");
+      printf (
+          "  synth %.1f s, open + segment + draw %.1f s (job %.1f s: prepare %.1f, iterate %.1f, "
+          "connect %.1f)\n",
+          (t1 - t0) / 1e6, (t2 - t1) / 1e6, sv_window_get_result (b.window)->seconds_total,
+          sv_window_get_result (b.window)->stats.seconds_prepare,
+          sv_window_get_result (b.window)->stats.seconds_iterate,
+          sv_window_get_result (b.window)->stats.seconds_connect);
       printf ("  %-46s %9s %9s\n", "MiB", "VmRSS", "VmHWM");
       printf ("  %-46s %9.0f %9.0f\n", "before (window up, small volume)", rss0, hwm0);
       printf ("  %-46s %9.0f %9.0f\n", "volume generated (peak: synth)", rss1, hwm1);

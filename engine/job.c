@@ -7,6 +7,18 @@
 #include <string.h>
 
 #include "error.h"
+#include "job-timing.h"
+#include "preview.h"
+
+/* A run this close to its end is never cancelled: about two frames. */
+#define FINISH_GRACE_SECONDS 0.035
+/* Nor one that ends before the new request could, up to this long: a drag
+ * over runs of a few frames then shows every run instead of none, while a
+ * long run still gives way to new parameters at once. */
+#define FINISH_BEFORE_NEXT_LIMIT_SECONDS 1.0
+/* A preview keeps at least this many voxels per supervoxel. */
+#define PREVIEW_MIN_VOXELS_PER_SEGMENT 27
+#define PREVIEW_MAX_FACTOR 16
 
 /* The part of a job that queued main-context invocations may still touch
  * after sv_job_free: reference counted, and `closed` (main thread only)
@@ -18,8 +30,19 @@ typedef struct
   gpointer user_data;
   gboolean closed;
   GMutex lock;
-  guint64 latest_generation; /* newest request submitted, under lock */
+  guint64 latest_generation;    /* newest request submitted, under lock */
+  guint64 cancelled_generation; /* requests up to this one were cancelled, under lock */
+  guint64 delivered_generation; /* newest result delivered (main context only) */
 } SvJobSink;
+
+/* One backend with its volume: the exact one, or the preview's. */
+typedef struct
+{
+  SvBackend *backend;
+  char request[16]; /* the name the backend was created for */
+  const SvVolume *volume;
+  const guint8 *mask;
+} JobSlot;
 
 struct _SvJob
 {
@@ -38,9 +61,15 @@ struct _SvJob
   SvJobResultHook hook;  /* under lock */
   gpointer hook_data;    /* under lock */
 
+  /* Timings and the running request's place, under lock (job-timing.h). */
+  SvJobTiming exact_timing, preview_timing;
+  SvJobRun run;
+
   /* Worker thread only. */
-  SvBackend *backend;
-  char backend_request[16]; /* the name the backend was created for */
+  JobSlot exact, preview;
+  SvVolume *preview_volume; /* owned; preview.volume points here */
+  guint8 *preview_mask;     /* owned */
+  guint preview_factor;     /* of preview_volume; 0 when none */
   gboolean cuda_failed;     /* after one CUDA failure every run goes to the CPU */
   gboolean fallback_reported;
 };
@@ -146,25 +175,40 @@ deliver_cb (gpointer data)
 {
   Delivery *d = data;
   SvJobSink *sink = d->sink;
+  guint64 latest, cancelled;
 
   if (sink->closed)
     return G_SOURCE_REMOVE;
-  /* A request superseded while its message was queued is of no interest. */
-  if (d->generation < sink_latest (sink))
+  g_mutex_lock (&sink->lock);
+  latest = sink->latest_generation;
+  cancelled = sink->cancelled_generation;
+  g_mutex_unlock (&sink->lock);
+  if (d->generation <= cancelled)
     return G_SOURCE_REMOVE;
 
   switch (d->kind)
     {
     case DELIVER_PROGRESS:
+      /* Progress of a run older than the labels on screen is of no interest. */
+      if (d->generation < sink->delivered_generation)
+        break;
       if (sink->callbacks.progress)
         sink->callbacks.progress (d->generation, d->stage, d->iteration, d->n_iterations,
                                   sink->user_data);
       break;
     case DELIVER_RESULT:
+      /* A run allowed to finish although superseded is still the newest
+       * result there is; results never go back in time. */
+      if (d->generation <= sink->delivered_generation)
+        break;
+      sink->delivered_generation = d->generation;
       if (sink->callbacks.result)
         sink->callbacks.result (d->result, sink->user_data);
       break;
     case DELIVER_ERROR:
+      /* A request superseded while its message was queued is of no interest. */
+      if (d->generation < latest)
+        break;
       if (sink->callbacks.error)
         sink->callbacks.error (d->generation, d->error, sink->user_data);
       break;
@@ -186,6 +230,32 @@ job_deliver (SvJob *job, Delivery *d)
   g_source_attach (source, job->context);
 }
 
+/* ---- timings (job-timing.c) ---- */
+
+/* Under lock. Seconds `request` would take; negative when unknown. */
+static double
+estimate_locked (SvJob *job, const SvJobRequest *request)
+{
+  if (request->preview_seconds > 0)
+    {
+      if (job->preview_timing.valid)
+        return sv__job_timing_estimate (&job->preview_timing, request);
+      /* No preview has run yet: it aims at its target. */
+      return request->preview_seconds;
+    }
+  return sv__job_timing_estimate (&job->exact_timing, request);
+}
+
+/* Under lock. */
+static double
+seconds_left_locked (SvJob *job)
+{
+  if (!job->running)
+    return -1.0;
+  return sv__job_run_left (&job->run, job->run.preview ? &job->preview_timing : &job->exact_timing,
+                           g_get_monotonic_time ());
+}
+
 /* ---- the worker ---- */
 
 typedef struct
@@ -200,6 +270,12 @@ job_progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer us
   ProgressData *p = user_data;
   Delivery *d = g_new0 (Delivery, 1);
 
+  g_mutex_lock (&p->job->lock);
+  p->job->run.stage = stage;
+  p->job->run.iteration = iteration;
+  p->job->run.stage_t0 = g_get_monotonic_time ();
+  g_mutex_unlock (&p->job->lock);
+
   d->kind = DELIVER_PROGRESS;
   d->generation = p->generation;
   d->stage = stage;
@@ -208,30 +284,104 @@ job_progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer us
   job_deliver (p->job, d);
 }
 
-/* Makes job->backend the one `name` asks for, with the volume loaded. */
+/* Makes slot->backend the one `name` asks for, with the slot's volume loaded. */
 static gboolean
-job_ensure_backend (SvJob *job, const char *name, GError **error)
+job_ensure_backend (JobSlot *slot, const char *name, GError **error)
 {
   g_autoptr (SvBackend) backend = NULL;
 
-  if (job->backend && g_strcmp0 (job->backend_request, name) == 0)
+  if (slot->backend && g_strcmp0 (slot->request, name) == 0)
     return TRUE;
-  g_clear_pointer (&job->backend, sv_backend_free);
-  job->backend_request[0] = '\0';
+  g_clear_pointer (&slot->backend, sv_backend_free);
+  slot->request[0] = '\0';
 
   backend = sv_backend_new (name, error);
   if (!backend)
     return FALSE;
-  if (!sv_backend_set_volume (backend, job->volume, job->mask, error))
+  if (!sv_backend_set_volume (backend, slot->volume, slot->mask, error))
     return FALSE;
-  job->backend = g_steal_pointer (&backend);
-  g_strlcpy (job->backend_request, name, sizeof job->backend_request);
+  slot->backend = g_steal_pointer (&backend);
+  g_strlcpy (slot->request, name, sizeof slot->request);
+  return TRUE;
+}
+
+/* The preview factor for `request`: from the last preview's time when there
+ * is one, else from the exact run's; 1 when the volume is too small for a
+ * coarser copy to keep enough voxels per supervoxel. */
+static guint
+job_preview_factor (SvJob *job, const SvJobRequest *request)
+{
+  const SvVolume *v = job->volume;
+  double target = request->preview_seconds;
+  gsize n = sv_volume_n_voxels (v);
+  guint f = job->preview_factor ? job->preview_factor : 2;
+  double est;
+
+  g_mutex_lock (&job->lock);
+  /* Only the stages shrink with the factor (cubically: fewer voxels along
+   * every axis); handing the result over does not. */
+  if (job->preview_timing.valid && job->preview_factor)
+    {
+      est = estimate_locked (job, request) - job->preview_timing.other_s;
+      /* A band of 4× around the target keeps the factor, and the prepared
+       * preview, stable. */
+      if (est > 2.0 * target)
+        f++;
+      else if (est < target / 2.0 && f > 2)
+        f--;
+    }
+  else if (job->exact_timing.valid)
+    {
+      SvJobRequest r = *request;
+      r.preview_seconds = 0;
+      est = estimate_locked (job, &r) - job->exact_timing.other_s;
+      f = (guint)ceil (cbrt (MAX (est, 0.0) / target));
+    }
+  g_mutex_unlock (&job->lock);
+
+  f = CLAMP (f, 2, PREVIEW_MAX_FACTOR);
+  while (f >= 2)
+    {
+      guint s[3];
+      sv_preview_shape (v, f, s);
+      if ((double)s[0] * s[1] * s[2] / MAX (request->params.n_segments, 1)
+          >= PREVIEW_MIN_VOXELS_PER_SEGMENT)
+        break;
+      f--;
+    }
+  return f < 2 || n < 2 ? 1 : f;
+}
+
+/* Makes job->preview hold the volume downsampled by `factor`. */
+static gboolean
+job_ensure_preview (SvJob *job, guint factor, GError **error)
+{
+  g_autofree guint8 *mask = NULL;
+  SvVolume *small;
+
+  if (job->preview_factor == factor)
+    return TRUE;
+  small = sv_preview_volume_new (job->volume, job->mask, factor, job->mask ? &mask : NULL, error);
+  if (!small)
+    return FALSE;
+  g_clear_pointer (&job->preview.backend, sv_backend_free);
+  g_clear_pointer (&job->preview_volume, sv_volume_free);
+  g_clear_pointer (&job->preview_mask, g_free);
+  job->preview_volume = small;
+  job->preview_mask = g_steal_pointer (&mask);
+  job->preview.volume = job->preview_volume;
+  job->preview.mask = job->preview_mask;
+  job->preview_factor = factor;
+  g_mutex_lock (&job->lock);
+  memset (&job->preview_timing, 0, sizeof job->preview_timing);
+  g_mutex_unlock (&job->lock);
   return TRUE;
 }
 
 static gboolean
-job_run_on (SvJob *job, const char *name, const SvJobRequest *request, GCancellable *cancellable,
-            SvRunStats *stats, GError **error)
+job_run_on (SvJob *job, JobSlot *slot, const char *name, const SvJobRequest *request,
+            const SvSlicParams *params, GCancellable *cancellable, SvRunStats *stats,
+            GError **error)
 {
   ProgressData progress = { job, request->generation };
   SvRunControl control = {
@@ -242,16 +392,18 @@ job_run_on (SvJob *job, const char *name, const SvJobRequest *request, GCancella
     .cancellable = cancellable,
   };
 
-  if (!job_ensure_backend (job, name, error))
+  if (!job_ensure_backend (slot, name, error))
     return FALSE;
   memset (stats, 0, sizeof *stats);
-  return sv_backend_run (job->backend, &request->params, &control, stats, error);
+  return sv_backend_run (slot->backend, params, &control, stats, error);
 }
 
 static SvJobResult *
-job_collect (SvJob *job, const SvJobRequest *request, const SvRunStats *stats, GError **error)
+job_collect (SvJob *job, JobSlot *slot, guint factor, const SvJobRequest *request,
+             const SvRunStats *stats, GError **error)
 {
   const SvVolume *v = job->volume;
+  const SvVolume *ran = slot->volume;
   g_autoptr (SvJobResult) result = g_atomic_rc_box_new0 (SvJobResult);
   gsize k;
 
@@ -259,26 +411,49 @@ job_collect (SvJob *job, const SvJobRequest *request, const SvRunStats *stats, G
   result->params = request->params;
   result->stop_after_iteration = request->stop_after_iteration;
   result->stats = *stats;
-  result->backend_name = g_strdup (sv_backend_get_name (job->backend));
+  result->preview_factor = factor;
+  result->backend_name = g_strdup (sv_backend_get_name (slot->backend));
 
   /* The result takes the backend's host labels rather than a copy: a
    * 512³ volume's labels are 512 MiB. */
-  gint32 *data = sv_backend_take_labels (job->backend, (gsize)v->nz * v->ny * v->nx, error);
+  gint32 *data = sv_backend_take_labels (slot->backend, (gsize)ran->nz * ran->ny * ran->nx, error);
   if (data == NULL)
     return NULL;
+  /* A preview keeps its coarse labels: drawing looks them up block by
+   * block, and upsampling a big volume's would cost more than the run. */
   result->labels = g_new0 (SvLabels, 1);
-  result->labels->nz = v->nz;
-  result->labels->ny = v->ny;
-  result->labels->nx = v->nx;
+  result->labels->nz = ran->nz;
+  result->labels->ny = ran->ny;
+  result->labels->nx = ran->nx;
   result->labels->data = data;
-  memcpy (result->labels->spacing, request->params.spacing, sizeof result->labels->spacing);
+  memcpy (result->labels->spacing, ran == v ? request->params.spacing : ran->spacing,
+          sizeof result->labels->spacing);
 
   k = stats->n_clusters;
   result->centres = g_new0 (float, MAX (k, 1) * 3);
-  if (k > 0 && !sv_backend_get_centres (job->backend, result->centres, &k, error))
+  if (k > 0 && !sv_backend_get_centres (slot->backend, result->centres, &k, error))
     return NULL;
   result->n_centres = MIN (k, stats->n_clusters);
+  if (factor > 1)
+    {
+      const guint n[3] = { v->nz, v->ny, v->nx };
+      /* A coarse voxel i covers fine voxels [i·f, i·f + f). */
+      for (gsize i = 0; i < result->n_centres * 3; i++)
+        if (n[i % 3] > 1)
+          result->centres[i] = result->centres[i] * factor + (factor - 1) / 2.0f;
+    }
   return g_steal_pointer (&result);
+}
+
+static void
+job_deliver_error (SvJob *job, guint64 generation, GError *error)
+{
+  Delivery *d = g_new0 (Delivery, 1);
+
+  d->kind = DELIVER_ERROR;
+  d->generation = generation;
+  d->error = error;
+  job_deliver (job, d);
 }
 
 static void
@@ -288,11 +463,14 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   g_autofree char *fallback = NULL;
   SvRunStats stats;
   SvJobResult *result;
+  SvSlicParams params = request->params;
+  JobSlot *slot = &job->exact;
   Delivery *d;
   const char *name = request->backend;
   gint64 t0 = g_get_monotonic_time ();
   SvJobResultHook hook;
   gpointer hook_data;
+  guint factor = 1;
   gboolean ok;
 
   /* After a CUDA failure the CPU takes every run: retrying the GPU on each
@@ -300,50 +478,78 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   if (job->cuda_failed && g_strcmp0 (name, "cpu") != 0)
     name = "cpu";
 
-  ok = job_run_on (job, name, request, cancellable, &stats, &error);
+  if (request->preview_seconds > 0)
+    factor = job_preview_factor (job, request);
+  if (factor > 1)
+    {
+      if (!job_ensure_preview (job, factor, &error))
+        {
+          job_deliver_error (job, request->generation, g_steal_pointer (&error));
+          return;
+        }
+      slot = &job->preview;
+      sv_preview_params (&request->params, job->volume, factor, &params);
+    }
+
+  g_mutex_lock (&job->lock);
+  {
+    SvJobRequest as_run = *request;
+    if (factor == 1)
+      as_run.preview_seconds = 0;
+    job->run.preview = factor > 1;
+    job->run.prepare_s = sv__job_timing_prepare (
+        factor > 1 ? &job->preview_timing : &job->exact_timing, &request->params);
+    job->run.iterations = sv__job_request_iterations (request);
+    job->run.connect = sv__job_request_connects (request);
+    job->run.stage = SV_STAGE_PREPARE;
+    job->run.iteration = 0;
+    job->run.stage_t0 = job->run.t0 = t0;
+    job->run.estimate = estimate_locked (job, &as_run);
+  }
+  g_mutex_unlock (&job->lock);
+
+  ok = job_run_on (job, slot, name, request, &params, cancellable, &stats, &error);
 
   if (!ok && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
       && g_strcmp0 (name, "cpu") != 0
-      && (job->backend == NULL || g_strcmp0 (sv_backend_get_name (job->backend), "cpu") != 0))
+      && (slot->backend == NULL || g_strcmp0 (sv_backend_get_name (slot->backend), "cpu") != 0))
     {
       fallback = g_strdup_printf ("The GPU run failed (%s); computing on the CPU instead.",
                                   error->message);
       g_message ("%s", fallback);
       g_clear_error (&error);
       job->cuda_failed = TRUE;
-      g_clear_pointer (&job->backend, sv_backend_free);
-      ok = job_run_on (job, "cpu", request, cancellable, &stats, &error);
+      g_clear_pointer (&job->exact.backend, sv_backend_free);
+      g_clear_pointer (&job->preview.backend, sv_backend_free);
+      ok = job_run_on (job, slot, "cpu", request, &params, cancellable, &stats, &error);
     }
 
   if (!ok)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         return;
-      d = g_new0 (Delivery, 1);
-      d->kind = DELIVER_ERROR;
-      d->generation = request->generation;
-      d->error = g_steal_pointer (&error);
-      job_deliver (job, d);
+      job_deliver_error (job, request->generation, g_steal_pointer (&error));
       return;
     }
 
-  result = job_collect (job, request, &stats, &error);
+  result = job_collect (job, slot, factor, request, &stats, &error);
   if (!result)
     {
-      d = g_new0 (Delivery, 1);
-      d->kind = DELIVER_ERROR;
-      d->generation = request->generation;
-      d->error = g_steal_pointer (&error);
-      job_deliver (job, d);
+      job_deliver_error (job, request->generation, g_steal_pointer (&error));
       return;
     }
   g_mutex_lock (&job->lock);
   hook = job->hook;
   hook_data = job->hook_data;
   g_mutex_unlock (&job->lock);
-  if (hook)
-    hook (job->backend, result, hook_data);
+  /* The hook publishes the backend's labels: a preview's are of another shape. */
+  if (hook && factor == 1)
+    hook (slot->backend, result, hook_data);
   result->seconds_total = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  g_mutex_lock (&job->lock);
+  sv__job_timing_record (factor > 1 ? &job->preview_timing : &job->exact_timing, request, &stats,
+                         result->seconds_total, sv_volume_n_voxels (slot->volume));
+  g_mutex_unlock (&job->lock);
   if (fallback && !job->fallback_reported)
     {
       result->fallback_message = g_steal_pointer (&fallback);
@@ -388,7 +594,10 @@ job_thread (gpointer data)
   job->busy = FALSE;
   g_mutex_unlock (&job->lock);
 
-  g_clear_pointer (&job->backend, sv_backend_free);
+  g_clear_pointer (&job->exact.backend, sv_backend_free);
+  g_clear_pointer (&job->preview.backend, sv_backend_free);
+  g_clear_pointer (&job->preview_volume, sv_volume_free);
+  g_clear_pointer (&job->preview_mask, g_free);
   return NULL;
 }
 
@@ -404,6 +613,8 @@ sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *ca
   job = g_new0 (SvJob, 1);
   job->volume = volume;
   job->mask = mask;
+  job->exact.volume = volume;
+  job->exact.mask = mask;
   job->context = g_main_context_ref_thread_default ();
   job->sink = g_new0 (SvJobSink, 1);
   g_atomic_ref_count_init (&job->sink->ref);
@@ -441,7 +652,15 @@ sv_job_submit (SvJob *job, const SvJobRequest *request)
   job->sink->latest_generation = MAX (job->sink->latest_generation, request->generation);
   g_mutex_unlock (&job->sink->lock);
   if (job->running)
-    g_cancellable_cancel (job->running);
+    {
+      /* Let a run finish when it will be done within two frames, or before
+       * the new request could be (when that is short): cancelling it would
+       * only delay labels. */
+      double left = seconds_left_locked (job);
+      double next = MIN (estimate_locked (job, job->pending), FINISH_BEFORE_NEXT_LIMIT_SECONDS);
+      if (!(left >= 0 && left <= MAX (FINISH_GRACE_SECONDS, next)))
+        g_cancellable_cancel (job->running);
+    }
   job->busy = TRUE;
   g_cond_signal (&job->cond);
   g_mutex_unlock (&job->lock);
@@ -456,7 +675,34 @@ sv_job_cancel (SvJob *job)
   g_clear_pointer (&job->pending, g_free);
   if (job->running)
     g_cancellable_cancel (job->running);
+  g_mutex_lock (&job->sink->lock);
+  job->sink->cancelled_generation = job->sink->latest_generation;
+  g_mutex_unlock (&job->sink->lock);
   g_mutex_unlock (&job->lock);
+}
+
+double
+sv_job_estimate_seconds (SvJob *job, const SvJobRequest *request)
+{
+  double s;
+
+  g_return_val_if_fail (job != NULL && request != NULL, -1.0);
+  g_mutex_lock (&job->lock);
+  s = estimate_locked (job, request);
+  g_mutex_unlock (&job->lock);
+  return s;
+}
+
+double
+sv_job_get_seconds_left (SvJob *job)
+{
+  double s;
+
+  g_return_val_if_fail (job != NULL, -1.0);
+  g_mutex_lock (&job->lock);
+  s = seconds_left_locked (job);
+  g_mutex_unlock (&job->lock);
+  return s;
 }
 
 guint64

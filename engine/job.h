@@ -1,10 +1,19 @@
 /* Supervox engine: the worker thread that runs SLIC for one open volume.
  *
  * The GUI posts requests (parameters, backend name, generation number); a
- * newer request replaces a pending one and cancels the running one at its
- * next iteration boundary. Progress and results are delivered on the
- * GMainContext that created the job, through g_main_context_invoke, so the
- * callbacks run on the caller's thread. Plain C + GLib: no GObject here. */
+ * newer request replaces a pending one (the newest wins). The running one is
+ * cancelled at its next iteration boundary unless it is about to finish:
+ * when, from the last runs' time per stage, it will be done within two
+ * frames, or before the new request could be and within a second, it runs
+ * to the end and its result is delivered before the new one starts. So a slider dragged over a
+ * run that takes a few frames still shows results while it moves.
+ *
+ * A request may ask for a coarse preview (preview_seconds > 0): SLIC on a
+ * downsampled copy of the volume (engine/preview.h), sized from the last
+ * runs' timings so that it takes about that long, with labels drawn at full
+ * size. Progress and results are delivered on the GMainContext that created
+ * the job, through idle sources, so the callbacks run on the caller's
+ * thread. Plain C + GLib: no GObject here. */
 #pragma once
 
 #include <glib.h>
@@ -24,10 +33,11 @@ typedef struct
   char backend[16];         /* "cpu", "cuda" or "auto" */
   guint64 generation;       /* increasing; results carry it back */
   int stop_after_iteration; /* < 0: full run; n >= 0: teaching mode (see SvRunControl) */
+  double preview_seconds;   /* 0: the exact result; > 0: a coarse preview taking about this long */
 } SvJobRequest;
 
 /* Fills a request with default parameters, backend "auto", generation 0,
- * stop_after_iteration -1. */
+ * stop_after_iteration -1, preview_seconds 0. */
 void sv_job_request_init (SvJobRequest *request);
 
 /* One finished run. Immutable once delivered and reference counted, so the
@@ -38,10 +48,11 @@ typedef struct
   guint64 generation;
   SvSlicParams params;
   int stop_after_iteration;
-  SvLabels *labels; /* host copy, nz*ny*nx */
+  SvLabels *labels; /* host copy, nz*ny*nx; a preview's are coarse (see sv_job_result_label_at) */
   float *centres;   /* n_centres × 3: z, y, x (NaN for dead clusters) */
   gsize n_centres;
-  SvRunStats stats;
+  SvRunStats stats;       /* of the run that made the labels (the preview's for a preview) */
+  guint preview_factor;   /* 1: exact; f > 1: a preview computed f× coarser per axis */
   double seconds_total;   /* wall time of the request on the worker */
   char *backend_name;     /* the backend that produced the labels */
   char *fallback_message; /* non-NULL once per job: why CUDA failed and the CPU ran */
@@ -50,6 +61,26 @@ typedef struct
   gpointer device_data;
   GDestroyNotify device_data_free;
 } SvJobResult;
+
+/* The label of voxel (z, y, x) of the volume. A preview's labels are of the
+ * downsampled shape, ceil(n / preview_factor) per axis (axes of one voxel
+ * stay one), so a voxel takes the label of the block that holds it. */
+static inline gint32
+sv_job_result_label_at (const SvJobResult *result, guint z, guint y, guint x)
+{
+  const SvLabels *l = result->labels;
+  guint f = result->preview_factor > 1 ? result->preview_factor : 1;
+  return l->data[((gsize)(z / f) * l->ny + y / f) * l->nx + x / f];
+}
+
+/* TRUE when the result's labels belong to a volume of nz × ny × nx. */
+static inline gboolean
+sv_job_result_fits (const SvJobResult *result, guint nz, guint ny, guint nx)
+{
+  const SvLabels *l = result->labels;
+  guint f = result->preview_factor > 1 ? result->preview_factor : 1;
+  return l->nz == (nz + f - 1) / f && l->ny == (ny + f - 1) / f && l->nx == (nx + f - 1) / f;
+}
 
 SvJobResult *sv_job_result_ref (SvJobResult *result);
 void sv_job_result_unref (SvJobResult *result);
@@ -63,16 +94,18 @@ typedef struct
   void (*progress) (guint64 generation, SvStage stage, guint iteration, guint n_iterations,
                     gpointer user_data);
   /* A finished run; `result` is borrowed (take a reference to keep it).
-   * Results of requests superseded before delivery are dropped. */
+   * Results arrive in increasing generation order; a run that was allowed
+   * to finish although a newer request came is delivered too (it is the
+   * newest result there is). Nothing arrives for cancelled requests. */
   void (*result) (SvJobResult *result, gpointer user_data);
   /* A run that failed for another reason than cancellation. */
   void (*error) (guint64 generation, const GError *error, gpointer user_data);
 } SvJobCallbacks;
 
-/* Called on the worker thread after a successful run, before the result is
- * delivered, while `backend` still holds that run's state: it may set
- * result->device_data (the GUI publishes the CUDA labels for GL interop this
- * way, so the engine needs no CUDA headers). */
+/* Called on the worker thread after a successful exact run (not for
+ * previews), before the result is delivered, while `backend` still holds that run's state: it may
+ * set result->device_data (the GUI publishes the CUDA labels for GL interop this way, so the engine
+ * needs no CUDA headers). */
 typedef void (*SvJobResultHook) (SvBackend *backend, SvJobResult *result, gpointer user_data);
 
 /* Installs (or with NULL removes) the result hook; user_data must stay
@@ -85,13 +118,22 @@ void sv_job_set_result_hook (SvJob *job, SvJobResultHook hook, gpointer user_dat
 SvJob *sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *callbacks,
                    gpointer user_data);
 
-/* Posts a request: it replaces any pending one and cancels the running one.
- * Never blocks on a run. */
+/* Posts a request: it replaces any pending one and cancels the running one
+ * unless that is about to finish (see above). Never blocks on a run. */
 void sv_job_submit (SvJob *job, const SvJobRequest *request);
 
-/* Cancels the running and pending requests (nothing more is delivered for
- * them). */
+/* Cancels the running and pending requests: nothing more is delivered for
+ * them, also not what was already queued on the main context. */
 void sv_job_cancel (SvJob *job);
+
+/* Seconds `request` would take on this job's worker, from the last runs'
+ * time per stage (no prepare when the last run's can be reused); negative
+ * when nothing comparable has run yet. */
+double sv_job_estimate_seconds (SvJob *job, const SvJobRequest *request);
+
+/* Estimated seconds until the running request is done; negative when idle
+ * or unknown. */
+double sv_job_get_seconds_left (SvJob *job);
 
 /* The generation of the newest request submitted (0 before any). */
 guint64 sv_job_get_latest_generation (SvJob *job);

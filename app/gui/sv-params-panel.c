@@ -1,30 +1,14 @@
-/* Supervox GUI: the parameter side panel. */
+/* Supervox GUI: the parameter side panel: the type, its signals and
+ * properties, and the parameters and display settings it holds (fields
+ * that need care are in sv-params-panel-fields.c). */
 #define G_LOG_DOMAIN "sv-params-panel"
 
-#include "sv-params-panel.h"
+#include "sv-params-panel-private.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char *const backend_names[] = { "auto", "cpu", "cuda" };
-
-struct _SvParamsPanel
-{
-  GtkWidget parent_instance;
-
-  GtkAdjustment *n_segments_adj, *compactness_log_adj, *max_num_iter_adj, *sigma_adj;
-  GtkAdjustment *spacing_z_adj, *spacing_y_adj, *spacing_x_adj, *min_size_adj, *max_size_adj;
-  GtkAdjustment *start_label_adj, *iteration_adj;
-  GtkAdjustment *thickness_adj, *boundary_opacity_adj, *fill_opacity_adj;
-  GtkAdjustment *low_adj, *high_adj, *gamma_log_adj;
-  GtkLabel *compactness_label;
-  GtkCheckButton *connectivity_check, *slic_zero_check, *teach_check;
-  GtkDropDown *backend_dropdown, *overlay_dropdown;
-  GtkColorButton *boundary_colour;
-  GtkWidget *min_size_spin, *max_size_spin, *iteration_spin;
-
-  guint32 shuffle;
-  guint updating; /* > 0 while the panel sets its own widgets */
-};
 
 G_DEFINE_FINAL_TYPE (SvParamsPanel, sv_params_panel, GTK_TYPE_WIDGET)
 
@@ -37,13 +21,75 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static double
-compactness_value (SvParamsPanel *self)
+enum
 {
-  /* Two significant digits keep the value exactly reproducible on the CLI. */
-  double c = pow (10.0, gtk_adjustment_get_value (self->compactness_log_adj));
-  double mag = pow (10.0, floor (log10 (c)) - 2);
-  return round (c / mag) * mag;
+  PROP_0,
+  PROP_DRAGGING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+set_dragging (SvParamsPanel *self, gboolean dragging)
+{
+  if (self->dragging == dragging)
+    return;
+  self->dragging = dragging;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAGGING]);
+}
+
+/* Capture phase: sees the press and release of any drag in the panel
+ * before the slider's own gesture, and lets them through. */
+static gboolean
+pointer_event_cb (GtkEventControllerLegacy *controller, GdkEvent *event, SvParamsPanel *self)
+{
+  GdkEventType type = gdk_event_get_event_type (event);
+
+  if (type == GDK_BUTTON_PRESS || type == GDK_TOUCH_BEGIN)
+    set_dragging (self, TRUE);
+  else if (type == GDK_BUTTON_RELEASE || type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL
+           || type == GDK_GRAB_BROKEN)
+    set_dragging (self, FALSE);
+  return GDK_EVENT_PROPAGATE;
+}
+
+gboolean
+sv_params_panel_get_dragging (SvParamsPanel *self)
+{
+  g_return_val_if_fail (SV_IS_PARAMS_PANEL (self), FALSE);
+  return self->dragging;
+}
+
+static void
+sv_params_panel_set_property (GObject *object, guint prop_id, const GValue *value,
+                              GParamSpec *pspec)
+{
+  SvParamsPanel *self = SV_PARAMS_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_DRAGGING:
+      set_dragging (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sv_params_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SvParamsPanel *self = SV_PARAMS_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_DRAGGING:
+      g_value_set_boolean (value, self->dragging);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -51,17 +97,15 @@ sync_sensitivity (SvParamsPanel *self)
 {
   gboolean conn = gtk_check_button_get_active (self->connectivity_check);
   gboolean teach = gtk_check_button_get_active (self->teach_check);
-  g_autofree char *text = g_strdup_printf ("%g", compactness_value (self));
 
   gtk_widget_set_sensitive (self->min_size_spin, conn && !teach);
   gtk_widget_set_sensitive (self->max_size_spin, conn && !teach);
   gtk_widget_set_sensitive (self->iteration_spin, teach);
   gtk_adjustment_set_upper (self->iteration_adj, gtk_adjustment_get_value (self->max_num_iter_adj));
-  gtk_label_set_text (self->compactness_label, text);
 }
 
-static void
-params_changed_cb (SvParamsPanel *self)
+void
+sv_params_panel_changed (SvParamsPanel *self)
 {
   if (self->updating)
     return;
@@ -92,7 +136,7 @@ sv_params_panel_get_params (SvParamsPanel *self, SvSlicParams *p)
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
   sv_slic_params_init_defaults (p);
   p->n_segments = (gint64)gtk_adjustment_get_value (self->n_segments_adj);
-  p->compactness = compactness_value (self);
+  p->compactness = self->compactness;
   p->max_num_iter = (int)gtk_adjustment_get_value (self->max_num_iter_adj);
   p->sigma[0] = p->sigma[1] = p->sigma[2] = gtk_adjustment_get_value (self->sigma_adj);
   p->sigma_per_axis = FALSE;
@@ -111,8 +155,19 @@ sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
 {
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
   self->updating++;
+  /* A preset or command may ask for more segments than the window takes. */
+  if ((double)p->n_segments > gtk_adjustment_get_upper (self->n_segments_adj))
+    {
+      g_autofree char *note = g_strdup_printf (
+          "Segments: %" G_GINT64_FORMAT " is more than this window computes; lowered to %.0f. "
+          "supervox-cli takes any number.",
+          p->n_segments, gtk_adjustment_get_upper (self->n_segments_adj));
+      sv_params_panel_set_note (self, note);
+    }
   gtk_adjustment_set_value (self->n_segments_adj, (double)p->n_segments);
+  self->compactness = p->compactness;
   gtk_adjustment_set_value (self->compactness_log_adj, log10 (p->compactness));
+  gtk_adjustment_set_value (self->compactness_adj, p->compactness);
   gtk_adjustment_set_value (self->max_num_iter_adj, p->max_num_iter);
   gtk_adjustment_set_value (self->sigma_adj, p->sigma[0]);
   gtk_adjustment_set_value (self->spacing_z_adj, p->spacing[0]);
@@ -132,7 +187,7 @@ void
 sv_params_panel_set_compactness (SvParamsPanel *self, double compactness)
 {
   g_return_if_fail (compactness > 0);
-  gtk_adjustment_set_value (self->compactness_log_adj, log10 (compactness));
+  gtk_adjustment_set_value (self->compactness_adj, compactness);
 }
 
 const char *
@@ -168,16 +223,6 @@ void
 sv_params_panel_set_teaching (SvParamsPanel *self, gboolean teaching)
 {
   gtk_check_button_set_active (self->teach_check, teaching);
-}
-
-void
-sv_params_panel_set_spacing (SvParamsPanel *self, const double spacing[3])
-{
-  self->updating++;
-  gtk_adjustment_set_value (self->spacing_z_adj, spacing[0]);
-  gtk_adjustment_set_value (self->spacing_y_adj, spacing[1]);
-  gtk_adjustment_set_value (self->spacing_x_adj, spacing[2]);
-  self->updating--;
 }
 
 void
@@ -248,12 +293,30 @@ sv_params_panel_dispose (GObject *object)
 }
 
 static void
+sv_params_panel_finalize (GObject *object)
+{
+  g_free (SV_PARAMS_PANEL (object)->unit);
+  G_OBJECT_CLASS (sv_params_panel_parent_class)->finalize (object);
+}
+
+static void
 sv_params_panel_class_init (SvParamsPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = sv_params_panel_dispose;
+  object_class->finalize = sv_params_panel_finalize;
+  object_class->get_property = sv_params_panel_get_property;
+  object_class->set_property = sv_params_panel_set_property;
+
+  /* A pointer button is held in the panel: parameter changes are a drag.
+   * Set by the panel on press and release; scripts and tests may set it to
+   * play a drag. */
+  properties[PROP_DRAGGING]
+      = g_param_spec_boolean ("dragging", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* Any SLIC parameter (or the backend, or teaching) changed: restart the job. */
   signals[SIGNAL_PARAMS_CHANGED]
@@ -284,7 +347,15 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   BIND (low_adj);
   BIND (high_adj);
   BIND (gamma_log_adj);
-  BIND (compactness_label);
+  BIND (compactness_adj);
+  BIND (spacing_unit_label);
+  BIND (note_label);
+  BIND (spacing_relative_check);
+  BIND (scroller);
+  BIND (low_scale);
+  BIND (high_scale);
+  BIND (gamma_scale);
+  BIND (n_segments_spin);
   BIND (connectivity_check);
   BIND (slic_zero_check);
   BIND (teach_check);
@@ -298,18 +369,28 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
                                              G_STRUCT_OFFSET (SvParamsPanel, max_size_spin));
   gtk_widget_class_bind_template_child_full (widget_class, "iteration_spin", FALSE,
                                              G_STRUCT_OFFSET (SvParamsPanel, iteration_spin));
-  gtk_widget_class_bind_template_callback (widget_class, params_changed_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class, "params_changed_cb",
+                                                G_CALLBACK (sv_params_panel_changed));
   gtk_widget_class_bind_template_callback (widget_class, display_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, shuffle_clicked_cb);
+  sv_params_panel_class_bind_field_callbacks (widget_class);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void
 sv_params_panel_init (SvParamsPanel *self)
 {
+  GtkEventController *legacy = gtk_event_controller_legacy_new ();
+
+  gtk_event_controller_set_propagation_phase (legacy, GTK_PHASE_CAPTURE);
+  g_signal_connect (legacy, "event", G_CALLBACK (pointer_event_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), legacy);
   self->shuffle = 0;
   self->updating++;
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->compactness = gtk_adjustment_get_value (self->compactness_adj);
+  self->file_spacing[0] = self->file_spacing[1] = self->file_spacing[2] = 1.0;
+  sv_params_panel_init_fields (self);
   sync_sensitivity (self);
   self->updating--;
 }

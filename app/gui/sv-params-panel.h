@@ -26,10 +26,36 @@ int sv_params_panel_get_stop_after_iteration (SvParamsPanel *panel);
 void sv_params_panel_set_iteration (SvParamsPanel *panel, int iteration);
 void sv_params_panel_set_teaching (SvParamsPanel *panel, gboolean teaching);
 
-/* Sets the spacing widgets (z, y, x) from a file, without emitting. */
-void sv_params_panel_set_spacing (SvParamsPanel *panel, const double spacing[3]);
-/* Convenience for tests and presets: one parameter, emits "params-changed". */
+/* The file's spacing (z, y, x) and unit (NULL when none): the spacing
+ * widgets show it relative to the finest axis (the default) or as it is,
+ * with the unit beside them. Does not emit. */
+void sv_params_panel_set_file_spacing (SvParamsPanel *panel, const double spacing[3],
+                                       const char *unit);
+/* Relative to the finest axis (TRUE) or the file's values; setting it
+ * converts the values shown and emits "params-changed". */
+gboolean sv_params_panel_get_spacing_relative (SvParamsPanel *panel);
+void sv_params_panel_set_spacing_relative (SvParamsPanel *panel, gboolean relative);
+/* The line under the spacing fields that says what their unit is. */
+const char *sv_params_panel_get_spacing_unit_text (SvParamsPanel *panel);
+/* The panel's note (a value lowered to its limit, the backend that really
+ * ran), or NULL when none is shown. */
+const char *sv_params_panel_get_note (SvParamsPanel *panel);
+/* After a fallback: the dropdown shows `backend` (no new run) and the note
+ * says `why`. */
+void sv_params_panel_show_backend_ran (SvParamsPanel *panel, const char *backend, const char *why);
+/* Integer files: intensities are shown in the file's values, shown value ×
+ * `scale` (65535 for 16 bits); 0 shows the values as they are. */
+void sv_params_panel_set_intensity_scale (SvParamsPanel *panel, double scale);
+/* An intensity as the panel and the status bar show it. Free with g_free. */
+char *sv_params_panel_format_intensity (SvParamsPanel *panel, double value);
+/* Convenience for tests and presets: one parameter, exactly (as typed in
+ * the entry beside the slider); emits "params-changed". */
 void sv_params_panel_set_compactness (SvParamsPanel *panel, double compactness);
+
+/* TRUE while a pointer button is held down in the panel (a slider being
+ * dragged); notifies "dragging" on press and release. The property is
+ * writable so that scripts and tests can play a drag. */
+gboolean sv_params_panel_get_dragging (SvParamsPanel *panel);
 
 void sv_params_panel_get_display (SvParamsPanel *panel, SvDisplay *display);
 /* The intensity range the black/white sliders span, and their values. */

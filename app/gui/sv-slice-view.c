@@ -234,7 +234,6 @@ extract_image (SvSliceView *self, guint tw, guint th)
 static void
 extract_labels (SvSliceView *self, guint tw, guint th)
 {
-  const SvLabels *l = self->result->labels;
   guint s = sv_slice_view_get_slice (self);
   guint zyx[3];
   int u, v, w;
@@ -248,7 +247,7 @@ extract_labels (SvSliceView *self, guint tw, guint th)
         zyx[u] = i;
         zyx[v] = j;
         self->label_buf[(gsize)j * tw + i]
-            = l->data[((gsize)zyx[0] * l->ny + zyx[1]) * l->nx + zyx[2]];
+            = sv_job_result_label_at (self->result, zyx[0], zyx[1], zyx[2]);
       }
 }
 
@@ -450,9 +449,9 @@ gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
         }
       if (self->labels_dirty)
         {
-          if (self->result && self->result->labels->nx == self->volume->nx
-              && self->result->labels->ny == self->volume->ny
-              && self->result->labels->nz == self->volume->nz)
+          if (self->result
+              && sv_job_result_fits (self->result, self->volume->nz, self->volume->ny,
+                                     self->volume->nx))
             {
               gboolean uploaded = FALSE;
 #if SV_HAVE_CUDA
@@ -490,10 +489,9 @@ gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
       f.y1 = (float)(y1 * scale);
       if (self->result && self->hover_valid)
         {
-          const SvLabels *l = self->result->labels;
           f.hover_valid = TRUE;
-          f.hover_label = l->data[((gsize)self->hover_zyx[0] * l->ny + self->hover_zyx[1]) * l->nx
-                                  + self->hover_zyx[2]];
+          f.hover_label = sv_job_result_label_at (self->result, self->hover_zyx[0],
+                                                  self->hover_zyx[1], self->hover_zyx[2]);
         }
       if (self->result && self->result->params.start_label == 1
           && self->result->stop_after_iteration < 0)

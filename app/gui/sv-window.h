@@ -23,8 +23,11 @@ void sv_window_set_volume (SvWindow *window, SvVolume *volume, const char *name)
  * given shape, segmented. */
 gboolean sv_window_load_sample (SvWindow *window, guint nz, guint ny, guint nx, GError **error);
 
-/* Opens a TIFF, PNG or JPEG file. On failure an error dialog shows one line
- * from the GError and the current volume stays; returns FALSE then. */
+/* Opens a TIFF, PNG or JPEG file on a worker thread: the progress bar says
+ * "Loading… n %" and Stop drops the load. When the file cannot be read an
+ * error dialog shows one line from the GError and the current volume stays.
+ * Returns FALSE when loading could not start (not a local file: the dialog
+ * is up then); sv_window_is_busy is TRUE until the volume is shown. */
 gboolean sv_window_open_file (SvWindow *window, GFile *file);
 
 /* Opens a mask TIFF (sv_tiff_read_mask: nonzero = inside) for the volume
@@ -44,6 +47,20 @@ SvSliceView *sv_window_get_slice_view (SvWindow *window, SvAxis axis);
 GtkWindow *sv_window_get_error_dialog (SvWindow *window);
 /* The status line's hover part ("x 3  y 4  z 5  ·  I 0.5  ·  label 7"). */
 const char *sv_window_get_hover_text (SvWindow *window);
+/* TRUE when the labels on screen are the exact result (not a preview) of
+ * the newest request, and no exact result is still to be asked for. */
+gboolean sv_window_is_settled (SvWindow *window);
+/* TRUE while a file is loading or the job has a request pending or running. */
+gboolean sv_window_is_busy (SvWindow *window);
+/* Stop (Escape, the status bar's Stop button, action win.stop): cancels the
+ * running job and a file being loaded; the labels on screen stay. */
+void sv_window_stop (SvWindow *window);
+/* The warning shown above the status bar (a run that gave far fewer
+ * labels than asked for), or NULL. */
+const char *sv_window_get_warning_text (SvWindow *window);
+/* The status bar's texts: the progress bar's and the result's. */
+const char *sv_window_get_progress_text (SvWindow *window);
+const char *sv_window_get_result_text (SvWindow *window);
 /* The supervox-cli line that reproduces the labels on screen. */
 char *sv_window_build_command (SvWindow *window);
 

@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "error.h"
 #include "job.h"
+#include "preview.h"
 
 /* ---- a backend under the test's control ----
  * "test-gate" runs max_num_iter iterations and stops at iteration 1 until the
@@ -20,7 +21,8 @@ static gboolean gate_open;
 static gboolean gate_honours_cancel;
 static guint gate_runs_started;
 static guint gate_runs_cancelled;
-static guint gate_waiting; /* runs blocked at the gate right now */
+static guint gate_waiting;                /* runs blocked at the gate right now */
+static double gate_seconds_per_iteration; /* what a run reports it took per iteration */
 
 typedef struct
 {
@@ -104,6 +106,7 @@ gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control
   stats->n_clusters = 4;
   stats->n_labels = 1;
   stats->iterations = n;
+  stats->seconds_iterate = gate_seconds_per_iteration * n;
   return TRUE;
 }
 
@@ -173,6 +176,7 @@ gate_reset (gboolean honours_cancel)
   gate_honours_cancel = honours_cancel;
   gate_runs_started = 0;
   gate_runs_cancelled = 0;
+  gate_seconds_per_iteration = 0;
   g_mutex_unlock (&gate_lock);
 }
 
@@ -532,6 +536,185 @@ test_cuda_failure_falls_back (void)
   seen_clear (&s);
 }
 
+/* Once a run has been timed, a run that the timings say is about to end
+ * is not cancelled by a newer request: both results arrive, in order. A run
+ * timed as slow is cancelled as before. */
+static void
+test_finishing_run_is_kept (gconstpointer data)
+{
+  gboolean slow = GPOINTER_TO_INT (data);
+  g_autoptr (SvVolume) v = test_volume (2, 8, 8);
+  SvJobRequest request;
+  Seen s;
+  SvJob *job;
+
+  gate_reset (FALSE);
+  gate_seconds_per_iteration = slow ? 30.0 : 0.0;
+  gate_set_open ();
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "test-gate", sizeof request.backend);
+  request.params.max_num_iter = 4;
+  request.generation = 1;
+  request.params.compactness = 1;
+  sv_job_submit (job, &request);
+  wait_for_generation (&s, 1);
+  drain (job);
+  g_assert_cmpfloat (sv_job_estimate_seconds (job, &request), >=, slow ? 120.0 : 0.0);
+  g_assert_cmpfloat (sv_job_estimate_seconds (job, &request), <, slow ? 121.0 : 0.035);
+
+  /* Generation 2 is held at iteration 1 of 4; 3 arrives meanwhile. */
+  g_mutex_lock (&gate_lock);
+  gate_open = FALSE;
+  g_mutex_unlock (&gate_lock);
+  gate_honours_cancel = TRUE;
+  request.generation = 2;
+  request.params.compactness = 2;
+  sv_job_submit (job, &request);
+  gate_wait_for_waiting ();
+  g_assert_cmpfloat (sv_job_get_seconds_left (job), >=, 0.0);
+  request.generation = 3;
+  request.params.compactness = 3;
+  sv_job_submit (job, &request);
+  gate_set_open ();
+  wait_for_generation (&s, 3);
+  drain (job);
+
+  g_assert_cmpuint (gate_runs_cancelled, ==, slow ? 1 : 0);
+  g_assert_cmpuint (s.results->len, ==, slow ? 2 : 3);
+  if (!slow)
+    g_assert_cmpint (((SvJobResult *)g_ptr_array_index (s.results, 1))->labels->data[0], ==, 2);
+  g_assert_cmpint (seen_last (&s)->labels->data[0], ==, 3);
+  g_assert_cmpfloat (sv_job_get_seconds_left (job), <, 0.0);
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+/* Stop: a result the worker finished but the main loop has not delivered
+ * yet is dropped too, so the labels on screen stay as they were. */
+static void
+test_cancel_drops_queued_result (void)
+{
+  g_autoptr (SvVolume) v = test_volume (4, 16, 16);
+  SvJobRequest request;
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  request.params.n_segments = 8;
+  request.generation = 1;
+  sv_job_submit (job, &request);
+  /* Finished on the worker, its result queued on the main context. */
+  while (sv_job_is_busy (job))
+    g_thread_yield ();
+  sv_job_cancel (job);
+  drain (job);
+  g_assert_cmpuint (s.results->len, ==, 0);
+  g_assert_cmpuint (s.n_errors, ==, 0);
+
+  request.generation = 2;
+  sv_job_submit (job, &request);
+  g_assert_cmpuint (wait_for_generation (&s, 2)->generation, ==, 2);
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
+/* A preview is SLIC on the downsampled volume with translated parameters,
+ * its labels repeated over each block: exactly what a direct run gives. */
+static void
+test_preview_matches_direct_run (void)
+{
+  g_autoptr (SvVolume) v = test_volume (8, 32, 40);
+  g_autoptr (SvVolume) small = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree gint32 *direct = NULL;
+  g_autofree gint32 *expected = NULL;
+  SvSlicParams small_params;
+  SvJobRequest request;
+  SvJobResult *result;
+  guint small_shape[3];
+  const guint shape[3] = { 8, 32, 40 };
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  request.params.n_segments = 8;
+  request.params.compactness = 0.3;
+  request.params.spacing[0] = 2.0;
+  request.preview_seconds = 0.05;
+  request.generation = 1;
+  sv_job_submit (job, &request);
+  result = wait_for_generation (&s, 1);
+  g_assert_cmpuint (result->preview_factor, ==, 2);
+  /* Coarse labels, looked up block by block. */
+  g_assert_cmpuint (result->labels->nz, ==, 4);
+  g_assert_cmpuint (result->labels->nx, ==, 20);
+  g_assert_true (sv_job_result_fits (result, 8, 32, 40));
+  g_assert_false (sv_job_result_fits (result, 8, 32, 42));
+  g_assert_cmpfloat (result->params.compactness, ==, 0.3);
+
+  small = sv_preview_volume_new (v, NULL, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (small->nz, ==, 4);
+  g_assert_cmpuint (small->nx, ==, 20);
+  /* The average of the first block. */
+  g_assert_cmpfloat (fabs (small->data[0]
+                           - (v->data[0] + v->data[1] + v->data[40] + v->data[41] + v->data[1280]
+                              + v->data[1281] + v->data[1320] + v->data[1321])
+                                 / 8.0),
+                     <, 1e-6);
+  /* A block is inside the mask when at least half of its voxels are, and
+   * only those voxels enter its average. */
+  {
+    g_autoptr (SvVolume) masked = NULL;
+    g_autofree guint8 *mask = g_malloc0 (sv_volume_n_voxels (v));
+    g_autofree guint8 *small_mask = NULL;
+    mask[0] = mask[1] = mask[40] = mask[41] = 1; /* block 0: 4 of 8 */
+    mask[2] = mask[3] = mask[42] = 1;            /* block 1: 3 of 8 */
+    masked = sv_preview_volume_new (v, mask, 2, &small_mask, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (small_mask[0], ==, 1);
+    g_assert_cmpuint (small_mask[1], ==, 0);
+    g_assert_cmpuint (small_mask[2], ==, 0);
+    g_assert_cmpfloat (
+        fabs (masked->data[0] - (v->data[0] + v->data[1] + v->data[40] + v->data[41]) / 4.0), <,
+        1e-6);
+  }
+  sv_preview_params (&request.params, v, 2, &small_params);
+  g_assert_cmpfloat (small_params.spacing[0], ==, 4.0);
+  g_assert_cmpfloat (small_params.compactness, ==, 0.15);
+  direct = direct_labels (small, &small_params);
+  small_shape[0] = small->nz;
+  small_shape[1] = small->ny;
+  small_shape[2] = small->nx;
+  expected = g_new (gint32, sv_volume_n_voxels (v));
+  sv_preview_upsample_labels (direct, small_shape, 2, expected, shape);
+  g_assert_cmpint (expected[(7 * 32 + 31) * 40 + 39], ==, direct[(3 * 16 + 15) * 20 + 19]);
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (small) * sizeof (gint32), direct,
+                   sv_volume_n_voxels (small) * sizeof (gint32));
+  for (guint z = 0; z < 8; z++)
+    for (guint y = 0; y < 32; y++)
+      for (guint x = 0; x < 40; x++)
+        g_assert_cmpint (sv_job_result_label_at (result, z, y, x), ==,
+                         expected[((gsize)z * 32 + y) * 40 + x]);
+
+  /* The exact request after it is exact again. */
+  request.preview_seconds = 0;
+  request.generation = 2;
+  sv_job_submit (job, &request);
+  result = wait_for_generation (&s, 2);
+  g_assert_cmpuint (result->preview_factor, ==, 1);
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -545,5 +728,11 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/job/free-drops-queued-deliveries", test_free_drops_queued);
   g_test_add_func ("/engine/job/rapid-submits-end-with-last-params", test_rapid_submits);
   g_test_add_func ("/engine/job/cuda-failure-falls-back-to-cpu", test_cuda_failure_falls_back);
+  g_test_add_data_func ("/engine/job/finishing-run-is-kept", GINT_TO_POINTER (FALSE),
+                        test_finishing_run_is_kept);
+  g_test_add_data_func ("/engine/job/slow-run-is-cancelled", GINT_TO_POINTER (TRUE),
+                        test_finishing_run_is_kept);
+  g_test_add_func ("/engine/job/preview-matches-direct-run", test_preview_matches_direct_run);
+  g_test_add_func ("/engine/job/cancel-drops-queued-result", test_cancel_drops_queued_result);
   return g_test_run ();
 }

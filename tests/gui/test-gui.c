@@ -8,125 +8,8 @@
 
 #include "backend.h"
 #include "io.h"
-#include "sv-params-panel.h"
-#include "sv-slice-view.h"
-#include "sv-window.h"
+#include "gui-test-util.h"
 #include "synth.h"
-
-/* A small sample keeps llvmpipe fast. */
-#define NZ 32
-#define NY 64
-#define NX 64
-#define WAIT_LIMIT_US (90 * G_USEC_PER_SEC)
-
-typedef struct
-{
-  SvWindow *window;
-  gpointer weak_window, weak_xy, weak_panel;
-} Fixture;
-
-/* Runs the main loop until `done` says so; fails after WAIT_LIMIT_US. */
-static void
-wait_until (gboolean (*done) (gpointer), gpointer data, const char *what)
-{
-  gint64 end = g_get_monotonic_time () + WAIT_LIMIT_US;
-
-  while (!done (data))
-    {
-      if (g_get_monotonic_time () > end)
-        g_error ("timed out waiting for %s", what);
-      g_main_context_iteration (NULL, FALSE);
-      if (!done (data))
-        g_main_context_iteration (NULL, TRUE);
-    }
-}
-
-static gboolean
-result_is_current (gpointer data)
-{
-  SvWindow *w = data;
-  SvJobResult *r = sv_window_get_result (w);
-  return r && r->generation == sv_window_get_generation (w);
-}
-
-static void
-wait_for_current_result (SvWindow *w)
-{
-  wait_until (result_is_current, w, "the current segmentation");
-}
-
-typedef struct
-{
-  GdkTexture *texture;
-} Capture;
-
-static void
-captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_data)
-{
-  Capture *c = user_data;
-  c->texture = g_object_ref (texture);
-}
-
-static gboolean
-capture_done (gpointer data)
-{
-  return ((Capture *)data)->texture != NULL;
-}
-
-/* The XY view's pixels as RGBA bytes, as GL drew them. */
-static GdkTexture *
-capture_xy (SvWindow *w)
-{
-  Capture c = { NULL };
-  SvSliceView *view = sv_window_get_slice_view (w, SV_AXIS_XY);
-
-  sv_slice_view_capture (view, captured_cb, &c);
-  wait_until (capture_done, &c, "a GL capture");
-  return c.texture;
-}
-
-static guint8 *
-texture_bytes (GdkTexture *t, gsize *stride)
-{
-  int w = gdk_texture_get_width (t), h = gdk_texture_get_height (t);
-  guint8 *data = g_malloc ((gsize)w * h * 4);
-
-  *stride = (gsize)w * 4;
-  gdk_texture_download (t, data, *stride);
-  return data;
-}
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  g_autoptr (GError) error = NULL;
-
-  f->window = SV_WINDOW (sv_window_new (NULL));
-  f->weak_window = f->window;
-  f->weak_xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
-  f->weak_panel = sv_window_get_params_panel (f->window);
-  g_object_add_weak_pointer (G_OBJECT (f->window), &f->weak_window);
-  g_object_add_weak_pointer (G_OBJECT (f->weak_xy), &f->weak_xy);
-  g_object_add_weak_pointer (G_OBJECT (f->weak_panel), &f->weak_panel);
-  gtk_window_present (GTK_WINDOW (f->window));
-  g_assert_true (sv_window_load_sample (f->window, NZ, NY, NX, &error));
-  g_assert_no_error (error);
-  wait_for_current_result (f->window);
-}
-
-static gboolean
-all_finalised (gpointer data)
-{
-  Fixture *f = data;
-  return !f->weak_window && !f->weak_xy && !f->weak_panel;
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  wait_until (all_finalised, f, "the window, its views and panel to be finalised");
-}
 
 static void
 test_sample_overlay (Fixture *f, gconstpointer data)
@@ -282,7 +165,7 @@ test_bad_file (Fixture *f, gconstpointer data)
   GtkWindow *dialog;
 
   g_assert_true (g_file_set_contents (path, "II*\0garbage that is no TIFF", 28, NULL));
-  g_assert_false (sv_window_open_file (f->window, file));
+  open_and_wait (f->window, file);
   dialog = sv_window_get_error_dialog (f->window);
   g_assert_nonnull (dialog);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
@@ -293,8 +176,6 @@ test_bad_file (Fixture *f, gconstpointer data)
   g_unlink (path);
   g_rmdir (dir);
 }
-
-static void save_window_png (SvWindow *window, const char *name);
 
 static void
 test_hover_status (Fixture *f, gconstpointer data)
@@ -523,12 +404,6 @@ voxel_run (SvSliceView *view, gboolean horizontal)
   return n;
 }
 
-static gboolean
-has_result (gpointer data)
-{
-  return sv_window_get_result (data) != NULL && result_is_current (data);
-}
-
 static void
 test_anisotropic_aspect (Fixture *f, gconstpointer data)
 {
@@ -560,9 +435,10 @@ test_anisotropic_aspect (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (fabs ((double)hy / wx - 2.0), <, 2.0 / wx + 0.01);
   g_assert_cmpfloat (fabs ((double)hz / wx2 - 8.0), <, 8.0 / wx2 + 0.01);
   g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 32);
-  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 4.0);
+  /* SLIC gets the spacing relative to the finest axis (x, 0.5). */
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 8.0);
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[2], ==, 1.0);
 }
-
 
 /* Runs the window's "Copy as command" line with /bin/sh in a fresh folder,
  * with the built supervox-cli first on PATH, and checks that the labels it
@@ -702,14 +578,58 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   v = sv_synth_cells (&sp, NULL, &error);
   g_assert_no_error (error);
   memcpy (v->spacing, spacing, sizeof v->spacing);
+  v->unit = g_strdup ("micron");
   g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
   g_assert_no_error (error);
-  g_assert_true (sv_window_open_file (f->window, file));
+  open_and_wait (f->window, file);
   wait_until (has_result, f->window, "the TIFF's labels");
   sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
   g_test_message ("spacing from the file: %.17g %.17g %.17g", p.spacing[0], p.spacing[1],
                   p.spacing[2]);
+  /* Relative to the finest axis (y here) by default, the unit beside it. */
+  g_assert_true (sv_params_panel_get_spacing_relative (sv_window_get_params_panel (f->window)));
+  g_assert_cmpfloat (p.spacing[1], ==, 1.0);
+  /* (The file holds y and x as float resolutions: not quite 5.4.) */
+  g_assert_cmpfloat (fabs (p.spacing[0] - 5.4), <, 1e-4);
+  g_assert_cmpfloat (fabs (p.spacing[2] - 1.15714), <, 1e-4);
+  g_test_message ("unit line: %s",
+                  sv_params_panel_get_spacing_unit_text (sv_window_get_params_panel (f->window)));
+  g_assert_nonnull (
+      strstr (sv_params_panel_get_spacing_unit_text (sv_window_get_params_panel (f->window)),
+              "finest axis, 0.123457 micron"));
+  /* The file's own values one click away, exactly. */
+  sv_params_panel_set_spacing_relative (sv_window_get_params_panel (f->window), FALSE);
+  sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
+  g_assert_cmpfloat (fabs (p.spacing[0] - spacing[0]), <, 1e-6);
   g_assert_cmpfloat (fabs (p.spacing[1] - spacing[1]), <, 1e-6);
+  g_assert_nonnull (strstr (
+      sv_params_panel_get_spacing_unit_text (sv_window_get_params_panel (f->window)), "in micron"));
+  sv_params_panel_set_spacing_relative (sv_window_get_params_panel (f->window), TRUE);
+  sv_params_panel_get_params (sv_window_get_params_panel (f->window), &p);
+  g_assert_cmpfloat (p.spacing[1], ==, 1.0);
+
+  /* A 16-bit file's voxels read in its own values. */
+  {
+    g_autofree char *expected = NULL;
+    const SvVolume *shown = sv_window_get_volume (f->window);
+    gsize idx = ((gsize)3 * 36 + 5) * 44 + 7;
+    g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", 3, 5, 7);
+    expected = g_strdup_printf ("I %.0f  ·", round (shown->data[idx] * 65535.0));
+    g_test_message ("hover: %s", sv_window_get_hover_text (f->window));
+    g_assert_nonnull (strstr (sv_window_get_hover_text (f->window), expected));
+  }
+  /* So do the black and white points. */
+  {
+    GtkWidget *black = find_by_tooltip (GTK_WIDGET (sv_window_get_params_panel (f->window)),
+                                        GTK_TYPE_SCALE, "black point");
+    g_autofree char *expected = NULL;
+    g_assert_nonnull (black);
+    expected = g_strdup_printf ("%.0f", round (gtk_range_get_value (GTK_RANGE (black)) * 65535.0));
+    g_test_message ("black point: %s",
+                    pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (black))));
+    g_assert_cmpstr (pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (black))), ==,
+                     expected);
+  }
   set_unusual_params (f->window, NULL);
   r = sv_window_get_result (f->window);
   g_assert_cmpuint (r->labels->nx, ==, 44);
@@ -742,7 +662,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
           }
       g_assert_true (gdk_pixbuf_save (pb, png, "png", &error, NULL));
       g_assert_no_error (error);
-      g_assert_true (sv_window_open_file (f->window, png_file));
+      open_and_wait (f->window, png_file);
       shown = sv_window_get_volume (f->window);
       g_assert_cmpuint (shown->nz, ==, 1);
       g_assert_cmpuint (shown->nx, ==, 57);
@@ -761,7 +681,6 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
     }
   g_rmdir (dir);
 }
-
 
 /* A 0/1 mask TIFF: a ball in the middle of the volume. */
 static void
@@ -816,7 +735,7 @@ test_mask (Fixture *f, gconstpointer data)
   write_ball_mask (mask_path, 16, 40, 36);
   write_ball_mask (bad_path, 16, 36, 40);
 
-  g_assert_true (sv_window_open_file (f->window, vol_file));
+  open_and_wait (f->window, vol_file);
   wait_until (has_result, f->window, "the volume's labels");
 
   /* A mask of another shape: a dialog, and nothing changes. */
@@ -857,7 +776,7 @@ test_mask (Fixture *f, gconstpointer data)
   assert_command_reproduces_labels (f->window);
 
   /* Another volume drops the mask. */
-  g_assert_true (sv_window_open_file (f->window, vol_file));
+  open_and_wait (f->window, vol_file);
   wait_until (has_result, f->window, "the unmasked labels");
   g_clear_pointer (&cmd, g_free);
   cmd = sv_window_build_command (f->window);
@@ -878,47 +797,6 @@ test_shortcuts_window (void)
 
   g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
   gtk_window_destroy (GTK_WINDOW (overlay));
-}
-
-static void
-set_true (gboolean *flag)
-{
-  *flag = TRUE;
-}
-
-static gboolean
-is_true (gpointer flag)
-{
-  return *(gboolean *)flag;
-}
-
-/* Renders the window's content (views, panel, status) into a PNG in the
- * build's log folder and prints its path. */
-static void
-save_window_png (SvWindow *window, const char *name)
-{
-  const char *dir = g_getenv ("SV_LOG_DIR");
-  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
-  GtkWidget *content = gtk_window_get_child (GTK_WINDOW (window));
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (content);
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
-  int w = gtk_widget_get_width (content);
-  int h = gtk_widget_get_height (content);
-  gboolean drawn = FALSE;
-
-  /* A widget paintable holds an image only after the widget drew again. */
-  g_signal_connect_swapped (paintable, "invalidate-contents", G_CALLBACK (set_true), &drawn);
-  gtk_widget_queue_draw (content);
-  wait_until (is_true, &drawn, "the window to redraw");
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s", path);
 }
 
 static void

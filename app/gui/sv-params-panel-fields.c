@@ -1,0 +1,320 @@
+/* Supervox GUI: parameter panel fields that need care: the compactness
+ * slider (log scale) and its entry (exact values), the segment count's
+ * limit, spacing relative to the finest axis, the mouse wheel over fields,
+ * and intensities in the file's own values. */
+#define G_LOG_DOMAIN "sv-params-panel"
+
+#include "sv-params-panel-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Three significant digits keep a slider value exactly reproducible on the CLI. */
+static double
+slider_value (double c)
+{
+  double mag = pow (10.0, floor (log10 (c)) - 2);
+  return round (c / mag) * mag;
+}
+
+/* The log slider moved: the value it means, in the entry too. */
+static void
+compactness_slid_cb (SvParamsPanel *self)
+{
+  if (self->updating)
+    return;
+  self->compactness
+      = slider_value (pow (10.0, gtk_adjustment_get_value (self->compactness_log_adj)));
+  self->updating++;
+  gtk_adjustment_set_value (self->compactness_adj, self->compactness);
+  self->updating--;
+  sv_params_panel_changed (self);
+}
+
+/* A value typed in the entry is taken as it is; the slider follows. */
+static void
+compactness_typed_cb (SvParamsPanel *self)
+{
+  if (self->updating)
+    return;
+  self->compactness = gtk_adjustment_get_value (self->compactness_adj);
+  self->updating++;
+  gtk_adjustment_set_value (self->compactness_log_adj, log10 (self->compactness));
+  self->updating--;
+  sv_params_panel_changed (self);
+}
+
+void
+sv_params_panel_set_note (SvParamsPanel *self, const char *text)
+{
+  gtk_label_set_text (self->note_label, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->note_label), text != NULL);
+}
+
+/* A number above the largest segment count is lowered to it, and the panel
+ * says so instead of changing it silently. */
+static int
+n_segments_input_cb (GtkSpinButton *spin, double *value, SvParamsPanel *self)
+{
+  g_autofree char *text = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
+  GtkAdjustment *adj = self->n_segments_adj;
+  char *end;
+  double v;
+
+  /* Digit groups typed with spaces or commas. */
+  g_strdelimit (text, ", ", ' ');
+  g_strstrip (text);
+  {
+    char *w = text;
+    for (char *r = text; *r; r++)
+      if (*r != ' ')
+        *w++ = *r;
+    *w = '\0';
+  }
+  v = g_ascii_strtod (text, &end);
+  if (end == text || *end != '\0' || !isfinite (v))
+    return GTK_INPUT_ERROR;
+  if (v > gtk_adjustment_get_upper (adj))
+    {
+      g_autofree char *note
+          = g_strdup_printf ("Segments: %.0f is more than this window computes; lowered to %.0f. "
+                             "supervox-cli takes any number.",
+                             v, gtk_adjustment_get_upper (adj));
+      sv_params_panel_set_note (self, note);
+    }
+  else if (v < gtk_adjustment_get_lower (adj))
+    {
+      g_autofree char *note = g_strdup_printf ("Segments: %.0f raised to %.0f, the least.", v,
+                                               gtk_adjustment_get_lower (adj));
+      sv_params_panel_set_note (self, note);
+    }
+  else
+    sv_params_panel_set_note (self, NULL);
+  *value = CLAMP (round (v), gtk_adjustment_get_lower (adj), gtk_adjustment_get_upper (adj));
+  return TRUE;
+}
+
+/* ---- spacing: relative to the finest axis, or the file's own ---- */
+
+static double
+finest (const double s[3])
+{
+  return MIN (MIN (s[0], s[1]), s[2]);
+}
+
+/* Six significant digits: 0.03 / 0.01 shows and runs as 3, not 2.9999999999999996. */
+static double
+six_digits (double v)
+{
+  double mag = pow (10.0, floor (log10 (v)) - 5);
+  return round (v / mag) * mag;
+}
+
+static void
+show_spacing_unit (SvParamsPanel *self)
+{
+  gboolean relative = gtk_check_button_get_active (self->spacing_relative_check);
+  g_autofree char *text = NULL;
+
+  if (relative && self->unit)
+    text = g_strdup_printf ("in multiples of the finest axis, %g %s", finest (self->file_spacing),
+                            self->unit);
+  else if (relative)
+    text = g_strdup ("in multiples of the finest axis (the file gives no unit)");
+  else if (self->unit)
+    text = g_strdup_printf ("in %s, as the file says", self->unit);
+  else
+    text = g_strdup ("as the file says (it gives no unit)");
+  gtk_label_set_text (self->spacing_unit_label, text);
+}
+
+static void
+set_spacing_widgets (SvParamsPanel *self, const double s[3])
+{
+  gtk_adjustment_set_value (self->spacing_z_adj, s[0]);
+  gtk_adjustment_set_value (self->spacing_y_adj, s[1]);
+  gtk_adjustment_set_value (self->spacing_x_adj, s[2]);
+}
+
+/* Toggled: the values shown convert (edits kept) and the job restarts. */
+static void
+spacing_mode_toggled_cb (SvParamsPanel *self)
+{
+  gboolean relative = gtk_check_button_get_active (self->spacing_relative_check);
+  double f = finest (self->file_spacing);
+  double s[3] = { gtk_adjustment_get_value (self->spacing_z_adj),
+                  gtk_adjustment_get_value (self->spacing_y_adj),
+                  gtk_adjustment_get_value (self->spacing_x_adj) };
+
+  show_spacing_unit (self);
+  if (self->updating || !(f > 0))
+    return;
+  /* Unedited values become the file's own exactly; edits convert. */
+  {
+    gboolean unedited = TRUE;
+    for (int a = 0; a < 3; a++)
+      {
+        double from_file
+            = relative ? self->file_spacing[a] : six_digits (self->file_spacing[a] / f);
+        unedited = unedited && fabs (s[a] - from_file) <= 1e-12 * from_file;
+      }
+    for (int a = 0; a < 3; a++)
+      {
+        if (unedited)
+          s[a] = relative ? six_digits (self->file_spacing[a] / f) : self->file_spacing[a];
+        else
+          s[a] = relative ? six_digits (s[a] / f) : s[a] * f;
+      }
+  }
+  self->updating++;
+  set_spacing_widgets (self, s);
+  self->updating--;
+  sv_params_panel_changed (self);
+}
+
+/* ---- the mouse wheel ---- */
+
+/* Over a number field or slider without focus the wheel scrolls the panel,
+ * as in a web page: scrolling through the panel must not change values and
+ * start runs. With focus the field takes the wheel as usual. */
+static gboolean
+wheel_cb (GtkEventControllerScroll *controller, double dx, double dy, SvParamsPanel *self)
+{
+  GtkWidget *field = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (self->scroller);
+  GtkRoot *root = gtk_widget_get_root (field);
+  GtkWidget *focus = root ? gtk_root_get_focus (root) : NULL;
+
+  if (focus && (focus == field || gtk_widget_is_ancestor (focus, field)))
+    return FALSE;
+  gtk_adjustment_set_value (v, gtk_adjustment_get_value (v)
+                                   + dy * MAX (gtk_adjustment_get_step_increment (v), 40.0));
+  return TRUE;
+}
+
+static void
+add_wheel_guards (SvParamsPanel *self, GtkWidget *widget)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_SPIN_BUTTON (c) || GTK_IS_SCALE (c))
+        {
+          GtkEventController *wheel
+              = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+          gtk_event_controller_set_name (wheel, "sv-wheel-scrolls-panel");
+          gtk_event_controller_set_propagation_phase (wheel, GTK_PHASE_CAPTURE);
+          g_signal_connect (wheel, "scroll", G_CALLBACK (wheel_cb), self);
+          gtk_widget_add_controller (c, wheel);
+          continue;
+        }
+      add_wheel_guards (self, c);
+    }
+}
+
+/* ---- intensities in the file's values ---- */
+
+char *
+sv_params_panel_format_intensity (SvParamsPanel *self, double value)
+{
+  if (self->intensity_scale > 0)
+    return g_strdup_printf ("%.0f", round (value * self->intensity_scale));
+  return g_strdup_printf ("%.4g", value);
+}
+
+static char *
+format_intensity_cb (GtkScale *scale, double value, gpointer data)
+{
+  return sv_params_panel_format_intensity (data, value);
+}
+
+static char *
+format_gamma_cb (GtkScale *scale, double value, gpointer data)
+{
+  return g_strdup_printf ("%.2f", pow (10.0, value));
+}
+
+void
+sv_params_panel_set_file_spacing (SvParamsPanel *self, const double spacing[3], const char *unit)
+{
+  gboolean relative = gtk_check_button_get_active (self->spacing_relative_check);
+  double f = finest (spacing);
+  double s[3];
+
+  g_return_if_fail (SV_IS_PARAMS_PANEL (self));
+  memcpy (self->file_spacing, spacing, sizeof self->file_spacing);
+  g_free (self->unit);
+  self->unit = g_strdup (unit);
+  for (int a = 0; a < 3; a++)
+    s[a] = relative && f > 0 ? six_digits (spacing[a] / f) : spacing[a];
+  self->updating++;
+  set_spacing_widgets (self, s);
+  self->updating--;
+  show_spacing_unit (self);
+}
+
+gboolean
+sv_params_panel_get_spacing_relative (SvParamsPanel *self)
+{
+  return gtk_check_button_get_active (self->spacing_relative_check);
+}
+
+void
+sv_params_panel_set_spacing_relative (SvParamsPanel *self, gboolean relative)
+{
+  gtk_check_button_set_active (self->spacing_relative_check, relative);
+}
+
+const char *
+sv_params_panel_get_spacing_unit_text (SvParamsPanel *self)
+{
+  return gtk_label_get_text (self->spacing_unit_label);
+}
+
+const char *
+sv_params_panel_get_note (SvParamsPanel *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->note_label))
+             ? gtk_label_get_text (self->note_label)
+             : NULL;
+}
+
+void
+sv_params_panel_show_backend_ran (SvParamsPanel *self, const char *backend, const char *why)
+{
+  g_autofree char *note = NULL;
+
+  /* The dropdown shows what ran, without asking for another run. */
+  self->updating++;
+  sv_params_panel_set_backend (self, backend);
+  self->updating--;
+  note = g_strdup_printf ("Backend: %s ran. %s", backend, why);
+  sv_params_panel_set_note (self, note);
+}
+
+void
+sv_params_panel_set_intensity_scale (SvParamsPanel *self, double scale)
+{
+  self->intensity_scale = scale;
+  /* The scales redraw their values with the new format. */
+  gtk_widget_queue_resize (GTK_WIDGET (self->low_scale));
+  gtk_widget_queue_resize (GTK_WIDGET (self->high_scale));
+}
+
+void
+sv_params_panel_init_fields (SvParamsPanel *self)
+{
+  show_spacing_unit (self);
+  gtk_scale_set_format_value_func (self->low_scale, format_intensity_cb, self, NULL);
+  gtk_scale_set_format_value_func (self->high_scale, format_intensity_cb, self, NULL);
+  gtk_scale_set_format_value_func (self->gamma_scale, format_gamma_cb, NULL, NULL);
+  add_wheel_guards (self, GTK_WIDGET (self));
+}
+
+void
+sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_callback (widget_class, compactness_slid_cb);
+  gtk_widget_class_bind_template_callback (widget_class, compactness_typed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, n_segments_input_cb);
+  gtk_widget_class_bind_template_callback (widget_class, spacing_mode_toggled_cb);
+}

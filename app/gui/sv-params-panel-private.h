@@ -1,0 +1,51 @@
+/* Supervox GUI: the parameter panel's instance struct and what its files
+ * share: sv-params-panel.c (the type, parameters and display settings) and
+ * sv-params-panel-fields.c (compactness slider and entry, segment count,
+ * relative spacing, the mouse wheel, intensities in the file's values). */
+#pragma once
+
+#include "sv-params-panel.h"
+
+G_BEGIN_DECLS
+
+struct _SvParamsPanel
+{
+  GtkWidget parent_instance;
+
+  GtkAdjustment *n_segments_adj, *compactness_log_adj, *max_num_iter_adj, *sigma_adj;
+  GtkAdjustment *spacing_z_adj, *spacing_y_adj, *spacing_x_adj, *min_size_adj, *max_size_adj;
+  GtkAdjustment *start_label_adj, *iteration_adj;
+  GtkAdjustment *thickness_adj, *boundary_opacity_adj, *fill_opacity_adj;
+  GtkAdjustment *low_adj, *high_adj, *gamma_log_adj;
+  GtkAdjustment *compactness_adj;
+  GtkLabel *spacing_unit_label, *note_label;
+  GtkCheckButton *spacing_relative_check;
+  GtkScrolledWindow *scroller;
+  GtkScale *low_scale, *high_scale, *gamma_scale;
+  GtkWidget *n_segments_spin;
+  GtkCheckButton *connectivity_check, *slic_zero_check, *teach_check;
+  GtkDropDown *backend_dropdown, *overlay_dropdown;
+  GtkColorButton *boundary_colour;
+  GtkWidget *min_size_spin, *max_size_spin, *iteration_spin;
+
+  guint32 shuffle;
+  guint updating;         /* > 0 while the panel sets its own widgets */
+  double compactness;     /* as typed, or from the slider with two significant digits */
+  double file_spacing[3]; /* z, y, x as the file gives them */
+  char *unit;             /* the file's unit, NULL when none */
+  double intensity_scale; /* file value = shown value × this, for integer files; 0 otherwise */
+  gboolean dragging;
+};
+
+/* A SLIC parameter changed: emits "params-changed" unless the panel is
+ * setting its own widgets. */
+void sv_params_panel_changed (SvParamsPanel *self);
+
+/* sv-params-panel-fields.c */
+/* The note under the SLIC fields; NULL hides it. */
+void sv_params_panel_set_note (SvParamsPanel *self, const char *text);
+/* After the template: value formats, wheel guards, the spacing unit line. */
+void sv_params_panel_init_fields (SvParamsPanel *self);
+void sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class);
+
+G_END_DECLS

@@ -1,0 +1,194 @@
+/* Supervox GUI: the main window's view and teaching actions and "Copy as command". */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+#include <string.h>
+
+static char *
+shell_word (const char *path)
+{
+  for (const char *c = path; *c; c++)
+    if (!g_ascii_isalnum (*c) && !strchr ("/._-+,:@%", *c))
+      return g_shell_quote (path);
+  return g_strdup (path);
+}
+
+char *
+sv_window_build_command (SvWindow *self)
+{
+  GString *cmd = g_string_new ("supervox-cli slic ");
+  g_autofree char *in = NULL;
+  SvSlicParams params;
+
+  if (self->result)
+    {
+      params = self->result->params;
+      /* Teaching mode shows the state after n iterations without
+       * connectivity (SvRunControl): the same as a full run with those. */
+      if (self->result->stop_after_iteration >= 0)
+        {
+          params.max_num_iter = MIN (params.max_num_iter, self->result->stop_after_iteration);
+          params.enforce_connectivity = FALSE;
+        }
+    }
+  else
+    sv_params_panel_get_params (self->params_panel, &params);
+  if (!self->volume_path)
+    {
+      /* The sample is made again, byte for byte, by the CLI. */
+      g_string_printf (cmd,
+                       "supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
+                       "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed %" G_GUINT64_FORMAT
+                       " && supervox-cli slic ",
+                       self->sample.nz, self->sample.ny, self->sample.nx, self->sample.n_cells,
+                       self->sample.nucleus_radius, self->sample.blur_sigma,
+                       self->sample.noise_sigma, self->sample.seed);
+    }
+  in = shell_word (self->volume_path ? self->volume_path : "sample.tif");
+  g_string_append_printf (cmd, "%s -o labels.tif", in);
+  if (self->mask_path)
+    {
+      g_autofree char *mask = shell_word (self->mask_path);
+      g_string_append_printf (cmd, " --mask %s", mask);
+    }
+  sv_slic_params_append_cli (&params, cmd);
+  /* The backend that made the labels on screen: "auto" could pick another
+   * one on the machine the line runs on, or after a fallback here. */
+  g_string_append_printf (cmd, " --backend %s",
+                          self->result ? self->result->backend_name
+                                       : sv_params_panel_get_backend (self->params_panel));
+  return g_string_free (cmd, FALSE);
+}
+
+static void
+copy_command_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+  g_autofree char *cmd = sv_window_build_command (self);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), cmd);
+  gtk_label_set_text (self->result_label, "command copied");
+  if (sv_window_verbose (self))
+    g_message ("%s", cmd);
+}
+
+static void
+slice_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+  int delta = g_str_equal (name, "win.slice-next") ? 1 : -1;
+
+  sv_slice_view_step_slice (self->active_view, delta);
+}
+
+static void
+zoom_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      if (g_str_equal (name, "win.zoom-fit"))
+        sv_slice_view_zoom_fit (sv_window_view (self, i));
+      else
+        sv_slice_view_zoom_one (sv_window_view (self, i));
+    }
+}
+
+static void
+auto_contrast_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+  if (self->volume)
+    sv_window_auto_contrast (self);
+}
+
+static void
+overlay_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+  const char *mode = g_variant_get_string (param, NULL);
+
+  sv_params_panel_set_overlay (self->params_panel, g_str_equal (mode, "filled") ? SV_OVERLAY_FILLED
+                                                   : g_str_equal (mode, "off")
+                                                       ? SV_OVERLAY_OFF
+                                                       : SV_OVERLAY_BOUNDARIES);
+}
+
+static void
+cycle_overlay_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+  sv_params_panel_set_overlay (self->params_panel, (self->display.overlay + 1) % 3);
+}
+
+static void
+teach_step (SvWindow *self, int delta)
+{
+  SvSlicParams p;
+  int it = sv_params_panel_get_stop_after_iteration (self->params_panel);
+
+  sv_params_panel_get_params (self->params_panel, &p);
+  if (it < 0)
+    {
+      sv_params_panel_set_teaching (self->params_panel, TRUE);
+      it = 0;
+      delta = MAX (delta, 0);
+    }
+  sv_params_panel_set_iteration (self->params_panel, CLAMP (it + delta, 0, p.max_num_iter));
+}
+
+static gboolean
+play_tick_cb (gpointer data)
+{
+  SvWindow *self = data;
+  SvSlicParams p;
+
+  /* Advance only once the last step is on screen. */
+  if (self->job && sv_job_is_busy (self->job))
+    return G_SOURCE_CONTINUE;
+  sv_params_panel_get_params (self->params_panel, &p);
+  if (sv_params_panel_get_stop_after_iteration (self->params_panel) >= p.max_num_iter)
+    {
+      self->play_source = 0;
+      return G_SOURCE_REMOVE;
+    }
+  teach_step (self, 1);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+teach_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SvWindow *self = SV_WINDOW (widget);
+
+  if (g_str_equal (name, "win.teach-step"))
+    teach_step (self, 1);
+  else if (g_str_equal (name, "win.teach-back"))
+    teach_step (self, -1);
+  else if (self->play_source)
+    g_clear_handle_id (&self->play_source, g_source_remove);
+  else
+    {
+      if (sv_params_panel_get_stop_after_iteration (self->params_panel) < 0)
+        teach_step (self, 0);
+      self->play_source = g_timeout_add (600, play_tick_cb, self);
+    }
+}
+
+void
+sv_window_class_add_view_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.copy-command", NULL, copy_command_action);
+  gtk_widget_class_install_action (widget_class, "win.slice-next", NULL, slice_action);
+  gtk_widget_class_install_action (widget_class, "win.slice-prev", NULL, slice_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-one", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.auto-contrast", NULL, auto_contrast_action);
+  gtk_widget_class_install_action (widget_class, "win.overlay", "s", overlay_action);
+  gtk_widget_class_install_action (widget_class, "win.cycle-overlay", NULL, cycle_overlay_action);
+  gtk_widget_class_install_action (widget_class, "win.teach-step", NULL, teach_action);
+  gtk_widget_class_install_action (widget_class, "win.teach-back", NULL, teach_action);
+  gtk_widget_class_install_action (widget_class, "win.teach-play", NULL, teach_action);
+}

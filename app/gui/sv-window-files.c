@@ -1,0 +1,342 @@
+/* Supervox GUI: the main window's files out: export, screenshots, presets;
+ * and the file chooser and error dialog that opening shares. */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "io.h"
+
+static void
+error_dialog_response_cb (GtkDialog *dialog, int response, SvWindow *self)
+{
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+void
+sv_window_show_error (SvWindow *self, const char *primary, const GError *error)
+{
+  GtkWidget *dialog;
+  g_autofree char *line = g_strdup (error->message);
+  char *nl = strchr (line, '\n');
+
+  if (nl)
+    *nl = '\0';
+  if (self->error_dialog)
+    gtk_window_destroy (self->error_dialog);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", line);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_signal_connect (dialog, "response", G_CALLBACK (error_dialog_response_cb), self);
+  self->error_dialog = GTK_WINDOW (dialog);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *)&self->error_dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* ---- actions ---- */
+
+/* What to do with the file the user picked. */
+
+typedef struct
+{
+  SvWindow *self; /* a reference while the dialog is up */
+  SvFileChosenFunc func;
+  gpointer data;
+} ChooseData;
+
+static void
+choose_data_free (gpointer p)
+{
+  ChooseData *c = p;
+  g_object_unref (c->self);
+  g_free (c);
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+static void
+file_dialog_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ChooseData *c = user_data;
+  GtkFileDialog *dialog = GTK_FILE_DIALOG (source);
+  g_autoptr (GFile) file = NULL;
+
+  if (g_object_get_data (source, "save"))
+    file = gtk_file_dialog_save_finish (dialog, result, NULL);
+  else
+    file = gtk_file_dialog_open_finish (dialog, result, NULL);
+  if (file)
+    c->func (c->self, file, c->data);
+  choose_data_free (c);
+}
+#else
+static void
+native_response_cb (GtkNativeDialog *dialog, int response, ChooseData *c)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      if (file)
+        c->func (c->self, file, c->data);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+/* Asks for a file to open or save: GtkFileDialog on GTK 4.10 and later,
+ * GtkFileChooserNative before (Debian 12 has GTK 4.8). */
+void
+sv_window_choose_file (SvWindow *self, const char *title, gboolean save, const char *filter_name,
+                       const char *const *patterns, const char *initial_name, SvFileChosenFunc func,
+                       gpointer data)
+{
+  ChooseData *c = g_new0 (ChooseData, 1);
+  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+
+  c->self = g_object_ref (self);
+  c->func = func;
+  c->data = data;
+  gtk_file_filter_set_name (filter, filter_name);
+  for (guint i = 0; patterns[i]; i++)
+    gtk_file_filter_add_pattern (filter, patterns[i]);
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+  {
+    g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
+    g_autoptr (GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+
+    g_list_store_append (filters, filter);
+    gtk_file_dialog_set_title (dialog, title);
+    gtk_file_dialog_set_modal (dialog, TRUE);
+    gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+    if (save)
+      {
+        g_object_set_data (G_OBJECT (dialog), "save", GINT_TO_POINTER (1));
+        if (initial_name)
+          gtk_file_dialog_set_initial_name (dialog, initial_name);
+        gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, c);
+      }
+    else
+      gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, file_dialog_done_cb, c);
+  }
+#else
+  {
+    GtkFileChooserNative *chooser = gtk_file_chooser_native_new (
+        title, GTK_WINDOW (self),
+        save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
+        save ? "_Save" : "_Open", "_Cancel");
+
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+    if (save && initial_name)
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), initial_name);
+    gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+    g_object_set_data_full (G_OBJECT (chooser), "sv-choose", c, choose_data_free);
+    g_signal_connect (chooser, "response", G_CALLBACK (native_response_cb), c);
+    gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  }
+#endif
+}
+
+static char *
+with_extension (const char *path, const char *ext)
+{
+  const char *dot = strrchr (path, '.');
+  const char *slash = strrchr (path, '/');
+
+  if (dot && (!slash || dot > slash))
+    {
+      g_autofree char *stem = g_strndup (path, (gsize)(dot - path));
+      return g_strconcat (stem, ext, NULL);
+    }
+  return g_strconcat (path, ext, NULL);
+}
+
+gboolean
+sv_window_export_labels (SvWindow *self, const char *path, GError **error)
+{
+  g_autofree char *params_json = NULL;
+  g_autofree char *json_path = NULL;
+  g_autofree char *json = NULL;
+  SvJobResult *r = self->result;
+
+  if (!r)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "no labels yet: wait for the segmentation to finish");
+      return FALSE;
+    }
+  if (r->preview_factor > 1)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "a coarse preview is on screen: let go of the slider and wait for "
+                           "the exact result");
+      return FALSE;
+    }
+  if (!sv_tiff_write_labels (path, r->labels, error))
+    return FALSE;
+  params_json = sv_slic_params_to_json (&r->params);
+  json = g_strdup_printf ("{\"program\": \"supervox\", \"version\": \"%s\", \"backend\": \"%s\", "
+                          "\"n_labels\": %" G_GSIZE_FORMAT ", \"params\": %s}\n",
+                          SV_VERSION, r->backend_name, r->stats.n_labels, params_json);
+  json_path = with_extension (path, ".json");
+  return g_file_set_contents (json_path, json, -1, error);
+}
+
+static void
+export_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path && !sv_window_export_labels (self, path, &error))
+    sv_window_show_error (self, "Cannot export the labels", error);
+}
+
+static void
+export_labels_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  static const char *const patterns[] = { "*.tif", "*.tiff", NULL };
+
+  sv_window_choose_file (SV_WINDOW (widget), "Export Labels", TRUE, "TIFF", patterns, "labels.tif",
+                         export_chosen, NULL);
+}
+
+static void
+screenshot_captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_data)
+{
+  char *path = user_data;
+
+  if (!gdk_texture_save_to_png (texture, path))
+    g_warning ("could not write %s", path);
+  g_free (path);
+}
+
+static void
+screenshot_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  if (g_file_peek_path (file))
+    sv_slice_view_capture (self->active_view, screenshot_captured_cb,
+                           g_strdup (g_file_peek_path (file)));
+}
+
+static void
+screenshot_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  static const char *const patterns[] = { "*.png", NULL };
+
+  sv_window_choose_file (SV_WINDOW (widget), "Save Screenshot", TRUE, "PNG", patterns,
+                         "supervox.png", screenshot_chosen, NULL);
+}
+
+gboolean
+sv_window_save_preset (SvWindow *self, const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  SvSlicParams p;
+
+  sv_params_panel_get_params (self->params_panel, &p);
+  g_key_file_set_int64 (kf, "slic", "n_segments", p.n_segments);
+  g_key_file_set_double (kf, "slic", "compactness", p.compactness);
+  g_key_file_set_integer (kf, "slic", "max_num_iter", p.max_num_iter);
+  g_key_file_set_double (kf, "slic", "sigma", p.sigma[0]);
+  g_key_file_set_double_list (kf, "slic", "spacing", p.spacing, 3);
+  g_key_file_set_boolean (kf, "slic", "enforce_connectivity", p.enforce_connectivity);
+  g_key_file_set_double (kf, "slic", "min_size_factor", p.min_size_factor);
+  g_key_file_set_double (kf, "slic", "max_size_factor", p.max_size_factor);
+  g_key_file_set_boolean (kf, "slic", "slic_zero", p.slic_zero);
+  g_key_file_set_integer (kf, "slic", "start_label", p.start_label);
+  g_key_file_set_string (kf, "slic", "backend", sv_params_panel_get_backend (self->params_panel));
+  return g_key_file_save_to_file (kf, path, error);
+}
+
+gboolean
+sv_window_load_preset (SvWindow *self, const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autofree double *spacing = NULL;
+  g_autofree char *backend = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize n = 0;
+  SvSlicParams p;
+
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))
+    return FALSE;
+  sv_params_panel_get_params (self->params_panel, &p);
+#define GET(field, getter, key)                                                                    \
+  do                                                                                               \
+    {                                                                                              \
+      if (g_key_file_has_key (kf, "slic", key, NULL))                                              \
+        {                                                                                          \
+          p.field = getter (kf, "slic", key, &local);                                              \
+          if (local)                                                                               \
+            {                                                                                      \
+              g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);          \
+              return FALSE;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+  GET (n_segments, g_key_file_get_int64, "n_segments");
+  GET (compactness, g_key_file_get_double, "compactness");
+  GET (max_num_iter, g_key_file_get_integer, "max_num_iter");
+  GET (sigma[0], g_key_file_get_double, "sigma");
+  GET (enforce_connectivity, g_key_file_get_boolean, "enforce_connectivity");
+  GET (min_size_factor, g_key_file_get_double, "min_size_factor");
+  GET (max_size_factor, g_key_file_get_double, "max_size_factor");
+  GET (slic_zero, g_key_file_get_boolean, "slic_zero");
+  GET (start_label, g_key_file_get_integer, "start_label");
+#undef GET
+  spacing = g_key_file_get_double_list (kf, "slic", "spacing", &n, NULL);
+  if (spacing && n == 3)
+    memcpy (p.spacing, spacing, sizeof p.spacing);
+  if (!sv_slic_params_validate (&p, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  backend = g_key_file_get_string (kf, "slic", "backend", NULL);
+  if (backend)
+    sv_params_panel_set_backend (self->params_panel, backend);
+  sv_params_panel_set_params (self->params_panel, &p);
+  return TRUE;
+}
+
+static void
+preset_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  gboolean save = GPOINTER_TO_INT (data);
+  g_autoptr (GError) error = NULL;
+  const char *path = g_file_peek_path (file);
+  gboolean ok;
+
+  if (!path)
+    return;
+  ok = save ? sv_window_save_preset (self, path, &error)
+            : sv_window_load_preset (self, path, &error);
+  if (!ok)
+    sv_window_show_error (self, save ? "Cannot save the preset" : "Cannot load the preset", error);
+}
+
+static void
+preset_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  gboolean save = g_str_equal (name, "win.save-preset");
+  static const char *const patterns[] = { "*.svpreset", "*.ini", NULL };
+
+  sv_window_choose_file (SV_WINDOW (widget), save ? "Save Preset" : "Load Preset", save,
+                         "Supervox presets", patterns, save ? "preset.svpreset" : NULL,
+                         preset_chosen, GINT_TO_POINTER (save));
+}
+
+void
+sv_window_class_add_file_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.export-labels", NULL, export_labels_action);
+  gtk_widget_class_install_action (widget_class, "win.screenshot", NULL, screenshot_action);
+  gtk_widget_class_install_action (widget_class, "win.save-preset", NULL, preset_action);
+  gtk_widget_class_install_action (widget_class, "win.load-preset", NULL, preset_action);
+}

@@ -1,0 +1,416 @@
+/* Supervox GUI: the main window's engine job: requests, live previews while
+ * a slider moves, progress, results and Stop.
+ *
+ * Live updates: changes that come less than LIVE_GAP_US apart, or while a
+ * pointer button is held in the panel, are a drag. During a drag the window
+ * asks for the exact result when the last runs say it takes at most
+ * LIVE_EXACT_SECONDS, and otherwise for a coarse preview of about
+ * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/preview.h). Requests
+ * are coalesced by the job: the newest wins, and a run about to finish is
+ * not cancelled, so labels keep arriving while the slider moves. On release,
+ * or once the slider rests for LIVE_GAP_US, the exact result is computed;
+ * the status bar says which of the two is on screen. */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LIVE_GAP_US (250 * 1000)
+#define LIVE_EXACT_SECONDS 0.15
+#define LIVE_PREVIEW_SECONDS 0.08
+/* Before any run has timed the volume: previews above this many voxels. */
+#define LIVE_PREVIEW_VOXELS (1u << 20)
+#define STATUS_TICK_MS 200
+
+static void update_progress (SvWindow *self);
+
+static void
+fill_request (SvWindow *self, SvJobRequest *request)
+{
+  sv_job_request_init (request);
+  sv_params_panel_get_params (self->params_panel, &request->params);
+  g_strlcpy (request->backend, sv_params_panel_get_backend (self->params_panel),
+             sizeof request->backend);
+  request->stop_after_iteration = sv_params_panel_get_stop_after_iteration (self->params_panel);
+}
+
+static gboolean
+status_tick_cb (gpointer data)
+{
+  SvWindow *self = data;
+
+  update_progress (self);
+  if (self->job && self->done_generation < self->generation && !self->stopped)
+    return G_SOURCE_CONTINUE;
+  self->status_source = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+post (SvWindow *self, SvJobRequest *request)
+{
+  request->generation = ++self->generation;
+  self->last_request_preview = request->preview_seconds > 0;
+  self->stopped = FALSE;
+  self->submit_us = g_get_monotonic_time ();
+  self->run_stage = SV_STAGE_PREPARE;
+  self->run_iteration = 0;
+  self->run_n_iterations = (guint)MAX (request->params.max_num_iter, 0);
+  sv_job_submit (self->job, request);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", TRUE);
+  if (!self->status_source)
+    self->status_source = g_timeout_add (STATUS_TICK_MS, status_tick_cb, self);
+  update_progress (self);
+}
+
+void
+sv_window_submit (SvWindow *self)
+{
+  SvJobRequest request;
+
+  if (!self->job)
+    return;
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  fill_request (self, &request);
+  post (self, &request);
+}
+
+static gboolean
+settle_cb (gpointer data)
+{
+  SvWindow *self = data;
+
+  /* Resting counts as letting go, also with the button still held (and
+   * should a release never reach the panel, the exact result still comes). */
+  self->settle_source = 0;
+  if (self->last_request_preview)
+    sv_window_submit (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sv_window_params_changed (SvWindow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  gboolean live
+      = self->dragging || (self->last_change_us && now - self->last_change_us < LIVE_GAP_US);
+  SvJobRequest request;
+  double exact;
+
+  self->last_change_us = now;
+  if (!self->job)
+    return;
+  fill_request (self, &request);
+  if (!live || request.stop_after_iteration >= 0)
+    {
+      sv_window_submit (self);
+      return;
+    }
+
+  exact = sv_job_estimate_seconds (self->job, &request);
+  if (exact < 0)
+    exact = sv_volume_n_voxels (self->volume) >= LIVE_PREVIEW_VOXELS ? G_MAXDOUBLE : 0.0;
+  if (exact > LIVE_EXACT_SECONDS)
+    request.preview_seconds = LIVE_PREVIEW_SECONDS;
+  post (self, &request);
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  if (request.preview_seconds > 0)
+    self->settle_source = g_timeout_add (LIVE_GAP_US / 1000, settle_cb, self);
+}
+
+void
+sv_window_set_dragging (SvWindow *self, gboolean dragging)
+{
+  if (self->dragging == dragging)
+    return;
+  self->dragging = dragging;
+  /* Released: the exact result now, not after the settle delay. */
+  if (!dragging && self->last_request_preview && self->job)
+    sv_window_submit (self);
+}
+
+gboolean
+sv_window_is_settled (SvWindow *self)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  return self->result && self->result->generation == self->generation
+         && self->result->preview_factor == 1 && !self->settle_source;
+}
+
+gboolean
+sv_window_is_busy (SvWindow *self)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  /* Until the newest request's result (or error) is here, not merely
+   * until the worker is idle: its delivery may still be queued. */
+  return self->loading || (self->job && !self->stopped && self->done_generation < self->generation);
+}
+
+void
+sv_window_stop (SvWindow *self)
+{
+  g_return_if_fail (SV_IS_WINDOW (self));
+
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  sv_window_cancel_loading (self);
+  if (self->job)
+    sv_job_cancel (self->job);
+  self->stopped = TRUE;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
+  update_progress (self);
+}
+
+/* ---- progress ---- */
+
+/* The progress bar: the stage, iteration k of n, and the time left when
+ * the last runs allow an estimate. */
+static void
+update_progress (SvWindow *self)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *left_text = NULL;
+  /* Busy until the newest request's result is here: the worker may be idle
+   * while its progress and result still wait on the main loop. */
+  gboolean busy = self->job && self->done_generation < self->generation;
+  double left, elapsed, fraction;
+
+  if (self->loading)
+    return;
+  if (self->stopped)
+    {
+      gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
+      gtk_progress_bar_set_text (self->progress_bar, "stopped");
+      return;
+    }
+  if (!busy)
+    {
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
+      gtk_progress_bar_set_fraction (self->progress_bar, self->result ? 1.0 : 0.0);
+      gtk_progress_bar_set_text (self->progress_bar, self->result ? "done" : "");
+      return;
+    }
+
+  switch (self->run_stage)
+    {
+    case SV_STAGE_PREPARE:
+      text = g_strdup ("preparing");
+      break;
+    case SV_STAGE_ITERATE:
+      text = g_strdup_printf ("iteration %u of %u", self->run_iteration, self->run_n_iterations);
+      break;
+    case SV_STAGE_CONNECT:
+      text = g_strdup ("connectivity");
+      break;
+    case SV_STAGE_DONE:
+    default:
+      text = g_strdup ("finishing");
+      break;
+    }
+  left = sv_job_get_seconds_left (self->job);
+  elapsed = (double)(g_get_monotonic_time () - self->submit_us) / G_USEC_PER_SEC;
+  if (left >= 0)
+    {
+      fraction = elapsed / MAX (elapsed + left, 1e-6);
+      left_text = g_strdup_printf ("%s · about %.1f s left", text, left);
+    }
+  else
+    fraction = self->run_n_iterations ? (double)self->run_iteration / self->run_n_iterations : 0.0;
+  if (self->last_request_preview)
+    {
+      g_autofree char *p = g_strdup_printf ("preview: %s", left_text ? left_text : text);
+      g_free (left_text);
+      left_text = g_steal_pointer (&p);
+    }
+  gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0.0, 1.0));
+  gtk_progress_bar_set_text (self->progress_bar, left_text ? left_text : text);
+}
+
+static void
+job_progress_cb (guint64 generation, SvStage stage, guint iteration, guint n_iterations,
+                 gpointer user_data)
+{
+  SvWindow *self = user_data;
+
+  self->run_stage = stage;
+  self->run_iteration = iteration;
+  if (n_iterations)
+    self->run_n_iterations = n_iterations;
+  update_progress (self);
+}
+
+/* ---- results ---- */
+
+/* What the status bar says about the labels on screen. */
+static char *
+result_text (SvWindow *self, SvJobResult *result)
+{
+  GString *s = g_string_new (NULL);
+
+  if (result->preview_factor > 1)
+    g_string_append_printf (s, "preview at 1/%u scale", result->preview_factor);
+  else if (result->stop_after_iteration >= 0)
+    g_string_append_printf (s, "iteration %u of %d", result->stats.iterations,
+                            result->params.max_num_iter);
+  else
+    g_string_append (s, "exact");
+  g_string_append_printf (s, " · %.2f s · %" G_GSIZE_FORMAT " labels · %s", result->seconds_total,
+                          result->stats.n_labels, result->backend_name);
+  if (result->preview_factor > 1)
+    g_string_append (s, " · exact result on release");
+  return g_string_free (s, FALSE);
+}
+
+/* Far fewer labels than asked for: why that happens and what to try. */
+static void
+check_label_count (SvWindow *self, SvJobResult *result)
+{
+  const SvSlicParams *p = &result->params;
+  g_autofree char *text = NULL;
+  GString *why = g_string_new (NULL);
+  double smallest = MIN (MIN (p->spacing[0], p->spacing[1]), p->spacing[2]);
+
+  /* Previews and teaching steps are not what a run gives. */
+  if (result->preview_factor > 1 || result->stop_after_iteration >= 0)
+    return;
+  if ((double)result->stats.n_labels >= 0.05 * (double)p->n_segments)
+    {
+      gtk_revealer_set_reveal_child (self->warning_revealer, FALSE);
+      g_string_free (why, TRUE);
+      return;
+    }
+  if (smallest < 0.5)
+    g_string_append_printf (why,
+                            "The spacing is small (%g, %g, %g): distances count little against "
+                            "intensity, so the clusters follow intensity into thin pieces that "
+                            "the connectivity step merges away. ",
+                            p->spacing[0], p->spacing[1], p->spacing[2]);
+  else if (p->compactness < 0.05)
+    g_string_append (why,
+                     "The compactness is low: distances count little against intensity, so "
+                     "the clusters break into pieces that the connectivity step merges away. ");
+  if ((double)p->n_segments > sv_volume_n_voxels (self->volume) / 8.0)
+    g_string_append (why, "There are few voxels for each segment asked for. ");
+  if (self->mask)
+    g_string_append (why, "Only voxels inside the mask are segmented. ");
+  text = g_strdup_printf ("Only %" G_GSIZE_FORMAT " supervoxels for the %" G_GINT64_FORMAT
+                          " asked for. %sTry spacing relative to the finest axis, a compactness "
+                          "ten times higher, or turning off “Enforce connectivity” to see the raw "
+                          "clusters.",
+                          result->stats.n_labels, p->n_segments, why->str);
+  g_string_free (why, TRUE);
+  gtk_label_set_text (self->warning_label, text);
+  gtk_revealer_set_reveal_child (self->warning_revealer, TRUE);
+}
+
+static void
+job_result_cb (SvJobResult *result, gpointer user_data)
+{
+  SvWindow *self = user_data;
+  g_autofree char *text = NULL;
+
+  g_clear_pointer (&self->result, sv_job_result_unref);
+  self->result = sv_job_result_ref (result);
+  self->done_generation = MAX (self->done_generation, result->generation);
+  for (guint i = 0; i < 3; i++)
+    sv_slice_view_set_result (sv_window_view (self, i), result);
+
+  text = result_text (self, result);
+  gtk_label_set_text (self->result_label, text);
+  update_progress (self);
+  gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
+  if (sv_window_verbose (self))
+    g_message (
+        "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT
+        " labels, %u iterations, %.3f s (prepare %.3f%s, iterate %.3f, connect %.3f) on %s; %s",
+        result->generation, result->preview_factor > 1 ? "preview" : "exact",
+        result->stats.n_labels, result->stats.iterations, result->seconds_total,
+        result->stats.seconds_prepare, result->stats.prepare_reused ? " reused" : "",
+        result->stats.seconds_iterate, result->stats.seconds_connect, result->backend_name,
+        sv_slice_view_get_label_path (self->xy_view));
+  check_label_count (self, result);
+  /* The dropdown shows what ran, not what was asked for. */
+  if (result->preview_factor == 1
+      && (result->fallback_message
+          || (g_strcmp0 (sv_params_panel_get_backend (self->params_panel), "auto") != 0
+              && g_strcmp0 (sv_params_panel_get_backend (self->params_panel), result->backend_name)
+                     != 0)))
+    sv_params_panel_show_backend_ran (self->params_panel, result->backend_name,
+                                      result->fallback_message
+                                          ? result->fallback_message
+                                          : "The GPU failed earlier; every run goes to the CPU.");
+  if (result->fallback_message)
+    {
+      GtkWidget *dialog;
+      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+      dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_DESTROY_WITH_PARENT,
+                                       GTK_MESSAGE_WARNING, GTK_BUTTONS_CLOSE, "%s",
+                                       result->fallback_message);
+      G_GNUC_END_IGNORE_DEPRECATIONS
+      g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+      gtk_window_present (GTK_WINDOW (dialog));
+    }
+  sv_window_update_hover_status (self);
+  sv_window_update_search_window (self);
+}
+
+static void
+job_error_cb (guint64 generation, const GError *error, gpointer user_data)
+{
+  SvWindow *self = user_data;
+
+  self->done_generation = MAX (self->done_generation, generation);
+  gtk_progress_bar_set_text (self->progress_bar, "failed");
+  gtk_label_set_text (self->result_label, error->message);
+}
+
+static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };
+
+#if SV_HAVE_CUDA
+/* Worker thread, after a run: a CUDA result also carries a snapshot of its
+ * labels on the device, in a buffer no shown result uses, when a view can
+ * take them through CUDA–GL interop. */
+static void
+publish_cuda_labels (SvBackend *backend, SvJobResult *result, gpointer user_data)
+{
+  SvCudaLabelsPool *pool = user_data;
+  g_autoptr (GError) error = NULL;
+  SvCudaLabels *labels;
+
+  if (g_strcmp0 (sv_backend_get_name (backend), "cuda") != 0
+      || !sv_slice_view_cuda_interop_active ())
+    return;
+  labels = sv_cuda_labels_publish (pool, sv_backend_get_instance (backend), &error);
+  if (!labels)
+    {
+      /* Both buffers still shown, or no device memory: the host path draws this result. */
+      if (error)
+        g_debug ("labels stay on the host path: %s", error->message);
+      return;
+    }
+  result->device_data = labels;
+  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+}
+#endif
+
+void
+sv_window_start_job (SvWindow *self)
+{
+  g_clear_pointer (&self->job, sv_job_free);
+  self->job = sv_job_new (self->volume, self->mask, &job_callbacks, self);
+#if SV_HAVE_CUDA
+  if (!self->cuda_labels)
+    self->cuda_labels = sv_cuda_labels_pool_new ();
+  sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
+#endif
+  sv_window_submit (self);
+}
+
+void
+sv_window_stop_job (SvWindow *self)
+{
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  g_clear_handle_id (&self->status_source, g_source_remove);
+  g_clear_pointer (&self->job, sv_job_free);
+}

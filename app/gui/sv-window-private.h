@@ -1,0 +1,118 @@
+/* Supervox GUI: the main window's instance struct and the functions its
+ * files share. One type spread over files by concern:
+ *   sv-window.c          the type, the volume, hover and crosshair status
+ *   sv-window-job.c      the engine job: live requests while dragging,
+ *                        progress, results, Stop
+ *   sv-window-open.c     opening files on a worker thread, masks, recent
+ *   sv-window-files.c    export, screenshots, presets, file chooser, errors
+ *   sv-window-actions.c  view and teaching actions, "Copy as command" */
+#pragma once
+
+#include "sv-window.h"
+
+#include "sv-config.h"
+#include "synth.h"
+
+#if SV_HAVE_CUDA
+#include "sv-cuda-gl.h"
+#endif
+
+G_BEGIN_DECLS
+
+/* The bundled sample's shape. */
+#define SAMPLE_NZ 48
+#define SAMPLE_NY 160
+#define SAMPLE_NX 160
+
+struct _SvWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  GtkLabel *title_label;
+  GtkGrid *views_grid;
+  SvSliceView *xy_view, *xz_view, *yz_view;
+  SvParamsPanel *params_panel;
+  GtkProgressBar *progress_bar;
+  GtkLabel *result_label, *hover_label, *path_label;
+  GMenu *recent_section;
+  GtkRevealer *warning_revealer;
+  GtkLabel *warning_label;
+
+  SvVolume *volume;
+  char *volume_name;
+  char *volume_path; /* NULL for the sample */
+  guint8 *mask;      /* NULL, or nz*ny*nx bytes (1 inside) for the volume; the job borrows it */
+  char *mask_path;
+  SvSynthParams sample; /* how the sample was made, for "Copy as command" */
+  SvJob *job;
+  SvJobResult *result;
+  guint64 generation;
+  SvDisplay display;
+  gboolean orthogonal;
+  guint cursor_zyx[3];
+  gboolean hover_valid;
+  guint hover_zyx[3];
+  SvSliceView *active_view;
+  guint play_source;
+  GtkWindow *error_dialog; /* weak */
+
+  /* Live requests and progress (sv-window-job.c). */
+  gint64 last_change_us;         /* the last parameter change */
+  gboolean dragging;             /* a pointer button is held in the panel */
+  gboolean last_request_preview; /* the newest request asked for a preview */
+  gboolean stopped;              /* Stop was pressed since the last request */
+  guint settle_source;           /* asks for the exact result once a drag rests */
+  guint status_source;           /* refreshes the progress bar while the job runs */
+  gint64 submit_us;
+  SvStage run_stage;
+  guint run_iteration, run_n_iterations;
+  guint64 done_generation; /* of the last result or error delivered */
+
+  /* Loading a file on a worker thread (sv-window-files.c). */
+  gboolean loading;
+  GCancellable *load_cancellable;
+#if SV_HAVE_CUDA
+  SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
+#endif
+};
+
+/* sv-window.c */
+SvSliceView *sv_window_view (SvWindow *self, guint i); /* 0 XY, 1 XZ, 2 YZ */
+gboolean sv_window_verbose (SvWindow *self);
+void sv_window_update_hover_status (SvWindow *self);
+void sv_window_update_search_window (SvWindow *self);
+void sv_window_auto_contrast (SvWindow *self);
+/* File value = held value × this for integer files; 0 for float files. */
+double sv_window_intensity_scale (const SvVolume *volume);
+
+/* sv-window-job.c */
+/* Posts the exact request for the panel's parameters. */
+void sv_window_submit (SvWindow *self);
+/* A parameter changed: an exact request, or a preview while dragging. */
+void sv_window_params_changed (SvWindow *self);
+void sv_window_set_dragging (SvWindow *self, gboolean dragging);
+/* A new job for the volume (and mask) shown, and its first request. */
+void sv_window_start_job (SvWindow *self);
+/* Frees the job (it borrows the volume and mask) and its timers. */
+void sv_window_stop_job (SvWindow *self);
+
+/* sv-window-files.c */
+typedef void (*SvFileChosenFunc) (SvWindow *self, GFile *file, gpointer data);
+void sv_window_show_error (SvWindow *self, const char *primary, const GError *error);
+/* Asks for a file to open or save (GtkFileDialog from GTK 4.10, a native
+ * chooser before); `func` gets it. */
+void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
+                            const char *filter_name, const char *const *patterns,
+                            const char *initial_name, SvFileChosenFunc func, gpointer data);
+void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-open.c */
+void sv_window_rebuild_recent_menu (SvWindow *self);
+void sv_window_class_add_open_actions (GtkWidgetClass *widget_class);
+/* Drops a load in progress (its volume is freed when the reader returns). */
+void sv_window_cancel_loading (SvWindow *self);
+
+/* sv-window-actions.c */
+void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);
+
+G_END_DECLS

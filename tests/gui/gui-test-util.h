@@ -1,0 +1,43 @@
+/* Helpers shared by the GUI tests (gui-test-util.c). */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sv-params-panel.h"
+#include "sv-slice-view.h"
+#include "sv-window.h"
+
+/* A small sample keeps llvmpipe fast. */
+#define NZ 32
+#define NY 64
+#define NX 64
+
+typedef struct
+{
+  SvWindow *window;
+  gpointer weak_window, weak_xy, weak_panel;
+} Fixture;
+
+/* Runs the main loop until `done` says so; fails after 90 s. */
+void wait_until (gboolean (*done) (gpointer), gpointer data, const char *what);
+/* The exact labels of the newest request are on screen (not a preview). */
+gboolean result_is_current (gpointer window);
+void wait_for_current_result (SvWindow *w);
+gboolean has_result (gpointer window);
+gboolean window_settled (gpointer window);
+gboolean not_busy (gpointer window);
+/* Opens a file (read on a worker thread) and waits until it is shown or
+ * refused and its first segmentation, if any, is done. */
+void open_and_wait (SvWindow *w, GFile *file);
+/* The XY view's pixels as GL drew them, and their RGBA bytes. */
+GdkTexture *capture_xy (SvWindow *w);
+guint8 *texture_bytes (GdkTexture *t, gsize *stride);
+/* A window with the NZ×NY×NX sample, segmented. */
+void fixture_setup (Fixture *f, gconstpointer data);
+void fixture_teardown (Fixture *f, gconstpointer data);
+/* The window's content as a PNG in the build's log folder. */
+void save_window_png (SvWindow *window, const char *name);
+/* The first descendant of `type` whose tooltip starts with `prefix`. */
+GtkWidget *find_by_tooltip (GtkWidget *root, GType type, const char *prefix);
+/* The widget's event controller of that name, or NULL. */
+GtkEventController *find_controller (GtkWidget *widget, const char *name);
