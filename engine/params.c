@@ -230,3 +230,20 @@ sv_slic_params_append_cli (const SvSlicParams *params, GString *command)
   else if (params->convert2lab == SV_CONVERT2LAB_NO)
     g_string_append (command, " --no-convert2lab");
 }
+
+double
+sv_spacing_relative (double value, double finest)
+{
+  const double v = value / finest;
+  const double mag = pow (10.0, floor (log10 (v)) - 5);
+  return round (v / mag) * mag;
+}
+
+void
+sv_spacing_relative_to_finest (const double in[3], double out[3])
+{
+  const double finest = MIN (MIN (in[0], in[1]), in[2]);
+
+  for (int a = 0; a < 3; a++)
+    out[a] = sv_spacing_relative (in[a], finest);
+}

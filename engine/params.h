@@ -55,4 +55,13 @@ char *sv_slic_params_to_json (const SvSlicParams *params);
  * bit (every parameter spelled out) to `command`. */
 void sv_slic_params_append_cli (const SvSlicParams *params, GString *command);
 
+/* Voxel spacing relative to the finest axis, as the window uses a file's
+ * spacing by default (so that a stack in µm and the same stack in nm give
+ * the same run): out[a] = in[a] / min(in), rounded to six significant
+ * digits so that 0.03 / 0.01 is 3. in[] must be > 0. */
+void sv_spacing_relative_to_finest (const double in[3], double out[3]);
+
+/* The same rounding for one value: value / finest to six digits. */
+double sv_spacing_relative (double value, double finest);
+
 G_END_DECLS

@@ -106,6 +106,8 @@ parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
     {
       if (g_strcmp0 (o->spacing, "file") == 0)
         r->spacing_from_file = TRUE;
+      else if (g_strcmp0 (o->spacing, "file-relative") == 0)
+        r->spacing_from_file = r->spacing_relative = TRUE;
       else
         {
           if (!sv_cli_parse_double_list ("--spacing", o->spacing, r->spacing, 3, &r->n_spacing,
@@ -114,7 +116,7 @@ parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
           if (r->n_spacing < 2)
             {
               g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "--spacing expects z,y,x (or y,x for a 2D image) or 'file', got %s",
+                           "--spacing expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s",
                            o->spacing);
               return FALSE;
             }
@@ -312,8 +314,9 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "sigma", 0, 0, G_OPTION_ARG_STRING, &o.sigma,
       "Gaussian pre-smoothing: one value (divided by spacing) or z,y,x (y,x in 2D)", "S|Z,Y,X" },
     { "spacing", 0, 0, G_OPTION_ARG_STRING, &o.spacing,
-      "Voxel size z,y,x (y,x in 2D), or 'file' for the file's ImageJ/OME spacing (default ones)",
-      "Z,Y,X|file" },
+      "Voxel size z,y,x (y,x in 2D); 'file' for the file's ImageJ/OME spacing; 'file-relative' "
+      "for it divided by its finest axis, as the window does (default ones)",
+      "Z,Y,X|file|file-relative" },
     { "enforce-connectivity", 0, 0, G_OPTION_ARG_NONE, &o.enforce_connectivity,
       "Relabel connected components (default)", NULL },
     { "no-enforce-connectivity", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE,

@@ -151,22 +151,31 @@ resolve_axes (const SvCliSlicRequest *r, const char *input, const SvVolume *volu
         {
           g_set_error (
               error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-              "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing file",
-              input);
+              "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing %s",
+              input, r->spacing_relative ? "file-relative" : "file");
           return FALSE;
         }
-      for (int i = 0; i < 3; i++)
-        p->spacing[i] = volume->spacing[i];
-      if (is_2d)
-        p->spacing[0] = 1.0;
-      for (int i = 0; i < 3; i++)
-        if (!(p->spacing[i] > 0))
+      for (int i = is_2d ? 1 : 0; i < 3; i++)
+        if (!(volume->spacing[i] > 0))
           {
             g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
                          "%s: the file's voxel spacing %g,%g,%g is not > 0", input,
                          volume->spacing[0], volume->spacing[1], volume->spacing[2]);
             return FALSE;
           }
+      if (r->spacing_relative)
+        {
+          /* A photo's z spacing means nothing: only y and x count. */
+          const double in[3]
+              = { is_2d ? volume->spacing[1] : volume->spacing[0], volume->spacing[1],
+                  volume->spacing[2] };
+          sv_spacing_relative_to_finest (in, p->spacing);
+        }
+      else
+        for (int i = 0; i < 3; i++)
+          p->spacing[i] = volume->spacing[i];
+      if (is_2d)
+        p->spacing[0] = 1.0;
     }
   else if (r->n_spacing == 3)
     memcpy (p->spacing, r->spacing, sizeof p->spacing);

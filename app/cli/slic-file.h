@@ -21,6 +21,7 @@ typedef struct
   double spacing[3];
   guint n_spacing; /* 0: not given or "file" */
   gboolean spacing_from_file;
+  gboolean spacing_relative; /* file-relative: the window's default */
   int n_threads;
 } SvCliSlicRequest;
 

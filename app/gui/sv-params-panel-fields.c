@@ -102,14 +102,6 @@ finest (const double s[3])
   return MIN (MIN (s[0], s[1]), s[2]);
 }
 
-/* Six significant digits: 0.03 / 0.01 shows and runs as 3, not 2.9999999999999996. */
-static double
-six_digits (double v)
-{
-  double mag = pow (10.0, floor (log10 (v)) - 5);
-  return round (v / mag) * mag;
-}
-
 static void
 show_spacing_unit (SvParamsPanel *self)
 {
@@ -155,15 +147,15 @@ spacing_mode_toggled_cb (SvParamsPanel *self)
     for (int a = 0; a < 3; a++)
       {
         double from_file
-            = relative ? self->file_spacing[a] : six_digits (self->file_spacing[a] / f);
+            = relative ? self->file_spacing[a] : sv_spacing_relative (self->file_spacing[a], f);
         unedited = unedited && fabs (s[a] - from_file) <= 1e-12 * from_file;
       }
     for (int a = 0; a < 3; a++)
       {
         if (unedited)
-          s[a] = relative ? six_digits (self->file_spacing[a] / f) : self->file_spacing[a];
+          s[a] = relative ? sv_spacing_relative (self->file_spacing[a], f) : self->file_spacing[a];
         else
-          s[a] = relative ? six_digits (s[a] / f) : s[a] * f;
+          s[a] = relative ? sv_spacing_relative (s[a], f) : s[a] * f;
       }
   }
   self->updating++;
@@ -245,7 +237,7 @@ sv_params_panel_set_file_spacing (SvParamsPanel *self, const double spacing[3], 
   g_free (self->unit);
   self->unit = g_strdup (unit);
   for (int a = 0; a < 3; a++)
-    s[a] = relative && f > 0 ? six_digits (spacing[a] / f) : spacing[a];
+    s[a] = relative && f > 0 ? sv_spacing_relative (spacing[a], f) : spacing[a];
   self->updating++;
   set_spacing_widgets (self, s);
   self->updating--;

@@ -780,6 +780,25 @@ test_spacing_from_file (Fixture *f, gconstpointer data)
   assert_labels_equal (labels, expected);
   g_assert_cmpfloat_with_epsilon (labels->spacing[0], 3.0, 1e-6);
   g_assert_cmpfloat_with_epsilon (labels->spacing[2], 0.75, 1e-6);
+
+  /* file-relative, the window's default: 3/0.75, 0.75/0.75, 0.75/0.75. */
+  g_clear_pointer (&labels, sv_labels_free);
+  g_clear_pointer (&expected, sv_labels_free);
+  g_clear_pointer (&spacing, g_free);
+  r = run_cli (f->dir, "slic", in, "-o", out, "--spacing", "file-relative", "--n-segments", "20",
+               "--compactness", "0.05");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  spacing = python_json (sidecar, "[float(x) for x in d['params']['spacing']]");
+  g_assert_cmpstr (spacing, ==, "[4.0, 1.0, 1.0]");
+  params.compactness = 0.05;
+  params.spacing[0] = 4.0;
+  params.spacing[1] = params.spacing[2] = 1.0;
+  expected = engine_labels (in, &params, 2);
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  assert_labels_equal (labels, expected);
 }
 
 static void
