@@ -61,7 +61,11 @@ void main ()
   vec3 v = texture (u_image, v_texel / vec2 (size)).rgb;
   if (u_channels == 1)
     v = v.rrr;
-  v = clamp ((v - vec3 (u_low)) / max (u_high - u_low, 1e-12), 0.0, 1.0);
+  // A zero range (black point = white point): the value itself is mid grey.
+  if (u_high > u_low)
+    v = clamp ((v - vec3 (u_low)) / (u_high - u_low), 0.0, 1.0);
+  else
+    v = vec3 (0.5) + 0.5 * sign (v - vec3 (u_low));
   v = pow (v, vec3 (1.0 / u_gamma));
   vec3 c = v;
 

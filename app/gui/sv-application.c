@@ -106,16 +106,32 @@ quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
   g_application_quit (G_APPLICATION (user_data));
 }
 
+GtkWindow *
+sv_application_show_about (GtkWindow *parent)
+{
+  static const char *authors[] = { "The Supervox developers", NULL };
+  GdkDisplay *display
+      = parent ? gtk_widget_get_display (GTK_WIDGET (parent)) : gdk_display_get_default ();
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (display);
+  GtkWidget *dialog;
+
+  /* The icon lives in the GResource (ui/supervox.gresource.xml), found also
+   * when the app is not installed. */
+  if (!gtk_icon_theme_has_icon (theme, "org.supervox.Supervox"))
+    gtk_icon_theme_add_resource_path (theme, "/org/supervox/Supervox/icons");
+  dialog = g_object_new (GTK_TYPE_ABOUT_DIALOG, "program-name", "Supervox", "version", SV_VERSION,
+                         "comments", "Live SLIC supervoxels for 3D microscopy, EM and CT volumes",
+                         "logo-icon-name", "org.supervox.Supervox", "license-type",
+                         GTK_LICENSE_MIT_X11, "authors", authors, "transient-for", parent, "modal",
+                         parent != NULL, "destroy-with-parent", TRUE, NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return GTK_WINDOW (dialog);
+}
+
 static void
 about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
-  GtkApplication *app = user_data;
-  static const char *authors[] = { "The Supervox developers", NULL };
-
-  gtk_show_about_dialog (
-      gtk_application_get_active_window (app), "program-name", "Supervox", "version", SV_VERSION,
-      "comments", "Live SLIC supervoxels for 3D microscopy, EM and CT volumes", "logo-icon-name",
-      "org.supervox.Supervox", "license-type", GTK_LICENSE_MIT_X11, "authors", authors, NULL);
+  sv_application_show_about (gtk_application_get_active_window (GTK_APPLICATION (user_data)));
 }
 
 static const GActionEntry app_actions[] = {

@@ -14,6 +14,10 @@ SvApplication *sv_application_new (void);
 gboolean sv_application_get_verbose (SvApplication *app);
 void sv_application_set_verbose (SvApplication *app, gboolean verbose);
 
+/* The About dialog, transient for `parent` (may be NULL), shown; its logo
+ * is the app's icon (org.supervox.Supervox, from the GResource). */
+GtkWindow *sv_application_show_about (GtkWindow *parent);
+
 /* Registers the CUDA backend when it was built; called once at start-up. */
 void sv_application_register_backends (void);
 

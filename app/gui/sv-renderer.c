@@ -353,8 +353,14 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
     }
   if (d->show_centres && r->n_points)
     {
+      const float outline[4] = { 0.0f, 0.0f, 0.0f, 0.8f };
       const float colour[4] = { 1.0f, 0.2f, 0.3f, 0.95f };
-      draw_shape (r, texel_to_clip, GL_POINTS, r->points, r->n_points, colour, 5.0f);
+      /* Visible at every zoom: at least SV_CENTRE_MIN_PX device pixels when
+       * zoomed out, growing with the voxels up to SV_CENTRE_MAX_PX, with a
+       * dark rim so that they stand out on bright tissue and boundaries. */
+      float size = CLAMP (0.6f * MIN (su, sv), SV_CENTRE_MIN_PX, SV_CENTRE_MAX_PX);
+      draw_shape (r, texel_to_clip, GL_POINTS, r->points, r->n_points, outline, size + 2.0f);
+      draw_shape (r, texel_to_clip, GL_POINTS, r->points, r->n_points, colour, size);
     }
   if (f->crosshair)
     {

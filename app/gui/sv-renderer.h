@@ -43,6 +43,10 @@ typedef struct
   float window_u0, window_v0, window_u1, window_v1;
 } SvRenderFrame;
 
+/* Teaching mode's centres, in device pixels. */
+#define SV_CENTRE_MIN_PX 7.0f
+#define SV_CENTRE_MAX_PX 24.0f
+
 typedef struct _SvRenderer SvRenderer;
 
 /* Compiles the shaders from the GResource and makes the GL objects. */

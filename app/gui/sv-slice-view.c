@@ -13,8 +13,10 @@
 #include "sv-cuda-gl.h"
 #endif
 
-#define LABEL_PATH_HOST "labels: host upload"
-#define LABEL_PATH_INTEROP "labels: CUDA–GL interop"
+/* In words: whether the labels on screen come straight from the GPU that
+ * computed them (CUDA–GL interop) or are uploaded from the computer's memory. */
+#define LABEL_PATH_HOST "drawn from memory"
+#define LABEL_PATH_INTEROP "drawn from the GPU"
 
 /* Realized views whose GL runs on a CUDA device. */
 static gint cuda_interop_views;
@@ -39,6 +41,7 @@ struct _SvSliceView
   float *image_buf;
   gint32 *label_buf;
 
+  double shared_fit;   /* logical pixels per unit of spacing shared by the views; 0: own fit */
   double zoom;         /* relative to fit */
   double pan_x, pan_y; /* logical pixels */
   double drag_pan_x, drag_pan_y;
@@ -97,7 +100,8 @@ axis_dims (SvAxis axis, int *u, int *v, int *w)
       *u = 2, *v = 0, *w = 1;
       break;
     case SV_AXIS_YZ:
-      *u = 1, *v = 0, *w = 2;
+      /* z across, as in Fiji's orthogonal views: beside XY, rows are y. */
+      *u = 0, *v = 1, *w = 2;
       break;
     case SV_AXIS_XY:
     default:
@@ -174,7 +178,7 @@ slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, g
   axis_dims (self->axis, &u, &v, &w);
   pw = shape[u] * self->volume->spacing[u];
   ph = shape[v] * self->volume->spacing[v];
-  fit = MIN (W / pw, H / ph);
+  fit = self->shared_fit > 0 ? self->shared_fit : MIN (W / pw, H / ph);
   scale = fit * self->zoom;
   *x0 = W / 2 - pw * scale / 2 + self->pan_x;
   *y0 = H / 2 - ph * scale / 2 + self->pan_y;
@@ -183,6 +187,51 @@ slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, g
   *tw = shape[u];
   *th = shape[v];
   return TRUE;
+}
+
+double
+sv_slice_view_get_fit_scale (SvSliceView *self)
+{
+  double W = gtk_widget_get_width (GTK_WIDGET (self->gl_area));
+  double H = gtk_widget_get_height (GTK_WIDGET (self->gl_area));
+  guint shape[3];
+  int u, v, w;
+
+  if (!self->volume || W <= 0 || H <= 0)
+    return 0.0;
+  volume_shape (self->volume, shape);
+  axis_dims (self->axis, &u, &v, &w);
+  return MIN (W / (shape[u] * self->volume->spacing[u]), H / (shape[v] * self->volume->spacing[v]));
+}
+
+void
+sv_slice_view_set_shared_fit (SvSliceView *self, double scale)
+{
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  if (self->shared_fit == scale)
+    return;
+  self->shared_fit = scale;
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+double
+sv_slice_view_get_scale (SvSliceView *self)
+{
+  double fit = self->shared_fit > 0 ? self->shared_fit : sv_slice_view_get_fit_scale (self);
+  return fit * self->zoom;
+}
+
+char *
+sv_slice_view_format_slice (SvSliceView *self, guint slice)
+{
+  /* Counted from 1 as Fiji's slice numbers are, out of the total. */
+  return g_strdup_printf ("%u / %u", slice + 1, sv_slice_view_get_n_slices (self));
+}
+
+static char *
+format_slice_cb (GtkScale *scale, double value, gpointer user_data)
+{
+  return sv_slice_view_format_slice (user_data, (guint)value);
 }
 
 /* The voxel under view point (px, py), FALSE outside the slice. */
@@ -256,8 +305,10 @@ extract_labels (SvSliceView *self, guint tw, guint th)
 static gboolean
 result_on_device (SvSliceView *self)
 {
+  /* The device copy lays YZ out with y across (nz rows of ny); this view
+   * shows z across, so YZ takes the host path. */
   return self->cuda_gl && !self->interop_failed && self->result && self->result->device_data
-         && g_strcmp0 (self->result->backend_name, "cuda") == 0;
+         && g_strcmp0 (self->result->backend_name, "cuda") == 0 && self->axis != SV_AXIS_YZ;
 }
 
 /* The largest slice of the volume, in bytes. */
@@ -899,5 +950,6 @@ sv_slice_view_init (SvSliceView *self)
 #if GTK_CHECK_VERSION(4, 12, 0)
   gtk_gl_area_set_allowed_apis (self->gl_area, GDK_GL_API_GL);
 #endif
+  gtk_scale_set_format_value_func (self->slice_scale, format_slice_cb, self, NULL);
   update_range (self);
 }

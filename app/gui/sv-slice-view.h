@@ -42,15 +42,27 @@ void sv_slice_view_set_crosshair (SvSliceView *view, gboolean show, guint z, gui
 void sv_slice_view_set_search_window (SvSliceView *view, gboolean show, const int lo[3],
                                       const int hi[3]);
 
+/* The slice's own fit: logical pixels per unit of spacing that fit it into
+ * the view (0 before the view has a size or a volume). */
+double sv_slice_view_get_fit_scale (SvSliceView *view);
+/* A fit shared by the views, so that one voxel has one size in all of them
+ * and rows and columns line up (the orthogonal layout); 0: the own fit. */
+void sv_slice_view_set_shared_fit (SvSliceView *view, double scale);
+/* Logical pixels per unit of spacing now drawn: fit × zoom. */
+double sv_slice_view_get_scale (SvSliceView *view);
+/* The slider's text for a slice: "25 / 48" (counted from 1). */
+char *sv_slice_view_format_slice (SvSliceView *view, guint slice);
+
 void sv_slice_view_zoom_fit (SvSliceView *view);
 /* One screen pixel per voxel along the horizontal axis. */
 void sv_slice_view_zoom_one (SvSliceView *view);
 /* Multiplies the zoom by factor keeping the view point (x, y) in place. */
 void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y);
 
-/* How the current result's labels reach GL: "labels: CUDA–GL interop" when
- * they go from the device into GL through a registered pixel buffer (a CUDA
- * result, GL on the CUDA device), "labels: host upload" otherwise. */
+/* How the current result's labels reach GL, in words: "drawn from the GPU"
+ * when they go from the device into GL through a registered pixel buffer (a
+ * CUDA result, GL on the CUDA device; CUDA–GL interop), "drawn from memory"
+ * when they are uploaded from the host. */
 const char *sv_slice_view_get_label_path (SvSliceView *view);
 
 /* TRUE while some realized slice view has GL on a CUDA device, so that
@@ -61,7 +73,8 @@ gboolean sv_slice_view_cuda_interop_active (void);
 void sv_slice_view_capture (SvSliceView *view, SvCaptureFunc func, gpointer user_data);
 
 /* The voxel (z, y, x) under the GL area's point (x, y) in logical pixels;
- * FALSE outside the slice. */
+ * FALSE outside the slice. XY shows x across, XZ x across and z down, YZ
+ * z across and y down (rows line up with XY's beside it, as in Fiji). */
 gboolean sv_slice_view_pixel_to_voxel (SvSliceView *view, double x, double y, guint zyx[3]);
 
 /* The GtkGLArea inside (tests and screenshots). */

@@ -19,6 +19,8 @@ sv_window_build_command (SvWindow *self)
 {
   GString *cmd = g_string_new ("supervox-cli slic ");
   g_autofree char *in = NULL;
+  g_autofree char *out_name = sv_window_default_export_name (self);
+  g_autofree char *out = shell_word (out_name);
   SvSlicParams params;
 
   if (self->result)
@@ -46,7 +48,8 @@ sv_window_build_command (SvWindow *self)
                        self->sample.noise_sigma, self->sample.seed);
     }
   in = shell_word (self->volume_path ? self->volume_path : "sample.tif");
-  g_string_append_printf (cmd, "%s -o labels.tif", in);
+  /* The name Export Labels offers, in the folder the line runs in. */
+  g_string_append_printf (cmd, "%s -o %s", in, out);
   if (self->mask_path)
     {
       g_autofree char *mask = shell_word (self->mask_path);
@@ -68,7 +71,8 @@ copy_command_action (GtkWidget *widget, const char *name, GVariant *param)
   g_autofree char *cmd = sv_window_build_command (self);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), cmd);
-  gtk_label_set_text (self->result_label, "command copied");
+  /* A toast over the views: the timings in the status bar stay. */
+  sv_window_show_toast (self, "command copied: paste it into a terminal to make the same labels");
   if (sv_window_verbose (self))
     g_message ("%s", cmd);
 }

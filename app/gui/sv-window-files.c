@@ -1,4 +1,4 @@
-/* Supervox GUI: the main window's files out: export, screenshots, presets;
+/* Supervox GUI: the main window's files out: screenshots and presets;
  * and the file chooser and error dialog that opening shares. */
 #define G_LOG_DOMAIN "sv-window"
 
@@ -141,86 +141,89 @@ sv_window_choose_file (SvWindow *self, const char *title, gboolean save, const c
 #endif
 }
 
-static char *
-with_extension (const char *path, const char *ext)
+/* ---- screenshots ---- */
+
+/* What the user sees of the volume: every view shown (all three in the
+ * orthogonal layout) with their sliders, at the size of the views' area. */
+
+typedef struct
 {
-  const char *dot = strrchr (path, '.');
-  const char *slash = strrchr (path, '/');
-
-  if (dot && (!slash || dot > slash))
-    {
-      g_autofree char *stem = g_strndup (path, (gsize)(dot - path));
-      return g_strconcat (stem, ext, NULL);
-    }
-  return g_strconcat (path, ext, NULL);
-}
-
-gboolean
-sv_window_export_labels (SvWindow *self, const char *path, GError **error)
-{
-  g_autofree char *params_json = NULL;
-  g_autofree char *json_path = NULL;
-  g_autofree char *json = NULL;
-  SvJobResult *r = self->result;
-
-  if (!r)
-    {
-      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "no labels yet: wait for the segmentation to finish");
-      return FALSE;
-    }
-  if (r->preview_factor > 1)
-    {
-      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "a coarse preview is on screen: let go of the slider and wait for "
-                           "the exact result");
-      return FALSE;
-    }
-  if (!sv_tiff_write_labels (path, r->labels, error))
-    return FALSE;
-  params_json = sv_slic_params_to_json (&r->params);
-  json = g_strdup_printf ("{\"program\": \"supervox\", \"version\": \"%s\", \"backend\": \"%s\", "
-                          "\"n_labels\": %" G_GSIZE_FORMAT ", \"params\": %s}\n",
-                          SV_VERSION, r->backend_name, r->stats.n_labels, params_json);
-  json_path = with_extension (path, ".json");
-  return g_file_set_contents (json_path, json, -1, error);
-}
+  SvWindow *self; /* a reference */
+  GdkPaintable *paintable;
+  char *path;
+  gulong handler;
+} Screenshot;
 
 static void
-export_chosen (SvWindow *self, GFile *file, gpointer data)
+screenshot_free (Screenshot *s)
 {
+  g_clear_signal_handler (&s->handler, s->paintable);
+  g_object_unref (s->paintable);
+  g_object_unref (s->self);
+  g_free (s->path);
+  g_free (s);
+}
+
+static gboolean
+screenshot_save_cb (gpointer data)
+{
+  Screenshot *s = data;
+  GtkWidget *area = GTK_WIDGET (s->self->views_grid);
+  int w = gtk_widget_get_width (area), h = gtk_widget_get_height (area);
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (s->self));
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_file_get_path (file);
 
-  if (path && !sv_window_export_labels (self, path, &error))
-    sv_window_show_error (self, "Cannot export the labels", error);
+  gdk_paintable_snapshot (s->paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node && renderer)
+    texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  if (!texture || !gdk_texture_save_to_png (texture, s->path))
+    {
+      g_set_error (&error, G_IO_ERROR, G_IO_ERROR_FAILED, "could not write %s", s->path);
+      sv_window_show_error (s->self, "Cannot save the screenshot", error);
+    }
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("screenshot saved to %s", s->path);
+      sv_window_show_toast (s->self, text);
+    }
+  screenshot_free (s);
+  return G_SOURCE_REMOVE;
 }
 
 static void
-export_labels_action (GtkWidget *widget, const char *name, GVariant *param)
+screenshot_drawn_cb (GdkPaintable *paintable, Screenshot *s)
 {
-  static const char *const patterns[] = { "*.tif", "*.tiff", NULL };
-
-  sv_window_choose_file (SV_WINDOW (widget), "Export Labels", TRUE, "TIFF", patterns, "labels.tif",
-                         export_chosen, NULL);
+  /* Once: the views' next frame is what the user sees. */
+  g_clear_signal_handler (&s->handler, paintable);
+  g_idle_add (screenshot_save_cb, s);
 }
 
-static void
-screenshot_captured_cb (SvSliceView *view, GdkTexture *texture, gpointer user_data)
+void
+sv_window_save_screenshot (SvWindow *self, const char *path)
 {
-  char *path = user_data;
+  Screenshot *s = g_new0 (Screenshot, 1);
 
-  if (!gdk_texture_save_to_png (texture, path))
-    g_warning ("could not write %s", path);
-  g_free (path);
+  g_return_if_fail (SV_IS_WINDOW (self));
+  s->self = g_object_ref (self);
+  s->path = g_strdup (path);
+  /* A widget paintable holds an image only after the widget drew again. */
+  s->paintable = gtk_widget_paintable_new (GTK_WIDGET (self->views_grid));
+  s->handler
+      = g_signal_connect (s->paintable, "invalidate-contents", G_CALLBACK (screenshot_drawn_cb), s);
+  for (guint i = 0; i < 3; i++)
+    gtk_gl_area_queue_render (sv_slice_view_get_gl_area (sv_window_view (self, i)));
+  gtk_widget_queue_draw (GTK_WIDGET (self->views_grid));
 }
 
 static void
 screenshot_chosen (SvWindow *self, GFile *file, gpointer data)
 {
   if (g_file_peek_path (file))
-    sv_slice_view_capture (self->active_view, screenshot_captured_cb,
-                           g_strdup (g_file_peek_path (file)));
+    sv_window_save_screenshot (self, g_file_peek_path (file));
 }
 
 static void
@@ -232,10 +235,25 @@ screenshot_action (GtkWidget *widget, const char *name, GVariant *param)
                          "supervox.png", screenshot_chosen, NULL);
 }
 
+/* ---- presets ---- */
+
+char *
+sv_window_preset_path (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+
+  /* The open dialog lists *.svpreset and *.ini: a name without either
+   * would be saved where the user cannot pick it again. */
+  if (g_str_has_suffix (base, SV_PRESET_EXTENSION) || g_str_has_suffix (base, ".ini"))
+    return g_strdup (path);
+  return g_strconcat (path, SV_PRESET_EXTENSION, NULL);
+}
+
 gboolean
 sv_window_save_preset (SvWindow *self, const char *path, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autofree char *full = sv_window_preset_path (path);
   SvSlicParams p;
 
   sv_params_panel_get_params (self->params_panel, &p);
@@ -250,7 +268,7 @@ sv_window_save_preset (SvWindow *self, const char *path, GError **error)
   g_key_file_set_boolean (kf, "slic", "slic_zero", p.slic_zero);
   g_key_file_set_integer (kf, "slic", "start_label", p.start_label);
   g_key_file_set_string (kf, "slic", "backend", sv_params_panel_get_backend (self->params_panel));
-  return g_key_file_save_to_file (kf, path, error);
+  return g_key_file_save_to_file (kf, full, error);
 }
 
 gboolean
@@ -325,17 +343,16 @@ static void
 preset_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   gboolean save = g_str_equal (name, "win.save-preset");
-  static const char *const patterns[] = { "*.svpreset", "*.ini", NULL };
+  static const char *const patterns[] = { "*" SV_PRESET_EXTENSION, "*.ini", NULL };
 
   sv_window_choose_file (SV_WINDOW (widget), save ? "Save Preset" : "Load Preset", save,
-                         "Supervox presets", patterns, save ? "preset.svpreset" : NULL,
+                         "Supervox presets", patterns, save ? "preset" SV_PRESET_EXTENSION : NULL,
                          preset_chosen, GINT_TO_POINTER (save));
 }
 
 void
 sv_window_class_add_file_actions (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.export-labels", NULL, export_labels_action);
   gtk_widget_class_install_action (widget_class, "win.screenshot", NULL, screenshot_action);
   gtk_widget_class_install_action (widget_class, "win.save-preset", NULL, preset_action);
   gtk_widget_class_install_action (widget_class, "win.load-preset", NULL, preset_action);

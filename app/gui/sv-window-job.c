@@ -58,6 +58,7 @@ post (SvWindow *self, SvJobRequest *request)
   self->run_stage = SV_STAGE_PREPARE;
   self->run_iteration = 0;
   self->run_n_iterations = (guint)MAX (request->params.max_num_iter, 0);
+  self->run_teaching_step = request->stop_after_iteration;
   sv_job_submit (self->job, request);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", TRUE);
   if (!self->status_source)
@@ -198,7 +199,12 @@ update_progress (SvWindow *self)
       text = g_strdup ("preparing");
       break;
     case SV_STAGE_ITERATE:
-      text = g_strdup_printf ("iteration %u of %u", self->run_iteration, self->run_n_iterations);
+      /* Teaching mode: the step asked for, not the iterations run to get there. */
+      if (self->run_teaching_step >= 0)
+        text = g_strdup_printf ("teaching step %d of %u", self->run_teaching_step,
+                                self->run_n_iterations);
+      else
+        text = g_strdup_printf ("iteration %u of %u", self->run_iteration, self->run_n_iterations);
       break;
     case SV_STAGE_CONNECT:
       text = g_strdup ("connectivity");
@@ -242,7 +248,20 @@ job_progress_cb (guint64 generation, SvStage stage, guint iteration, guint n_ite
 
 /* ---- results ---- */
 
-/* What the status bar says about the labels on screen. */
+/* Where a backend computed, as the status bar says it. */
+static const char *
+backend_words (const char *backend_name)
+{
+  if (g_strcmp0 (backend_name, "cuda") == 0)
+    return "on the GPU";
+  if (g_strcmp0 (backend_name, "cpu") == 0)
+    return "on the CPU";
+  return backend_name;
+}
+
+/* What the status bar says about the labels on screen, in words: which
+ * result it is, how many supervoxels, how long and where they were computed,
+ * and how they reach the screen. */
 static char *
 result_text (SvWindow *self, SvJobResult *result)
 {
@@ -251,12 +270,13 @@ result_text (SvWindow *self, SvJobResult *result)
   if (result->preview_factor > 1)
     g_string_append_printf (s, "preview at 1/%u scale", result->preview_factor);
   else if (result->stop_after_iteration >= 0)
-    g_string_append_printf (s, "iteration %u of %d", result->stats.iterations,
+    g_string_append_printf (s, "teaching step %u of %d", result->stats.iterations,
                             result->params.max_num_iter);
   else
     g_string_append (s, "exact");
-  g_string_append_printf (s, " · %.2f s · %" G_GSIZE_FORMAT " labels · %s", result->seconds_total,
-                          result->stats.n_labels, result->backend_name);
+  g_string_append_printf (s, " · %" G_GSIZE_FORMAT " %s in %.2f s %s", result->stats.n_labels,
+                          result->stop_after_iteration >= 0 ? "clusters" : "supervoxels",
+                          result->seconds_total, backend_words (result->backend_name));
   if (result->preview_factor > 1)
     g_string_append (s, " · exact result on release");
   return g_string_free (s, FALSE);
@@ -312,6 +332,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
 
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
+  g_clear_pointer (&self->run_error, g_free);
   self->done_generation = MAX (self->done_generation, result->generation);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_result (sv_window_view (self, i), result);
@@ -361,6 +382,12 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
   SvWindow *self = user_data;
 
   self->done_generation = MAX (self->done_generation, generation);
+  /* Export says why it cannot go on until a newer run succeeds. */
+  if (!self->result || generation > self->result->generation)
+    {
+      g_free (self->run_error);
+      self->run_error = g_strdup (error->message);
+    }
   gtk_progress_bar_set_text (self->progress_bar, "failed");
   gtk_label_set_text (self->result_label, error->message);
 }

@@ -5,6 +5,7 @@
 
 #include "sv-window-private.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "error.h"
@@ -44,7 +45,8 @@ typedef struct
 {
   GFile *file;
   char *path;
-  gint percent; /* atomic: 0..100 while reading, -1 while decoding */
+  gint percent;   /* atomic: 0..100 while reading, -1 while decoding */
+  double seconds; /* reading and decoding, set by the reader */
 } Load;
 
 static void
@@ -83,12 +85,50 @@ read_ahead (Load *load, GCancellable *cancellable, GError **error)
   return n == 0;
 }
 
+/* NaN or infinite values: no run can use the volume (a mask comes only
+ * after it is open), so it is refused as a file that cannot be read is,
+ * and the volume shown stays. */
+static gboolean
+check_finite (const SvVolume *v, GError **error)
+{
+  gsize n = sv_volume_n_voxels (v), n_nan = 0, n_inf = 0, first = G_MAXSIZE;
+
+  for (gsize i = 0; i < n; i++)
+    for (guint c = 0; c < v->nc; c++)
+      {
+        float x = v->data[i * v->nc + c];
+        if (isfinite (x))
+          continue;
+        if (isnan (x))
+          n_nan++;
+        else
+          n_inf++;
+        if (first == G_MAXSIZE)
+          first = i;
+        break;
+      }
+  if (first == G_MAXSIZE)
+    return TRUE;
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+               "%" G_GSIZE_FORMAT " %s %s (the first at x %" G_GSIZE_FORMAT ", y %" G_GSIZE_FORMAT
+               ", z %" G_GSIZE_FORMAT
+               "); replace them first (Fiji: Process › Math › Remove NaNs), or run "
+               "supervox-cli slic with a --mask that leaves them out",
+               n_nan + n_inf, n_nan + n_inf == 1 ? "voxel holds" : "voxels hold",
+               n_inf == 0   ? "NaN (not a number)"
+               : n_nan == 0 ? "infinite values"
+                            : "NaN or infinite values",
+               first % v->nx, (first / v->nx) % v->ny, first / ((gsize)v->nx * v->ny));
+  return FALSE;
+}
+
 static void
 load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   Load *load = data;
   g_autoptr (GError) error = NULL;
   g_autofree char *lower = g_ascii_strdown (load->path, -1);
+  gint64 start = g_get_monotonic_time ();
   SvVolume *volume;
 
   if (!read_ahead (load, cancellable, &error))
@@ -102,6 +142,9 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
     volume = sv_tiff_read_volume (load->path, &error);
   else
     volume = sv_image_read_pixbuf (load->path, &error);
+  if (volume && !check_finite (volume, &error))
+    g_clear_pointer (&volume, sv_volume_free);
+  load->seconds = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   if (!volume)
     g_task_return_error (task, g_steal_pointer (&error));
   else
@@ -189,6 +232,7 @@ load_done_cb (GObject *source, GAsyncResult *res, gpointer data)
       return;
     }
   open_volume (self, volume, load->file, load->path);
+  self->load_seconds = load->seconds;
 }
 
 gboolean

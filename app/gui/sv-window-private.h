@@ -4,7 +4,8 @@
  *   sv-window-job.c      the engine job: live requests while dragging,
  *                        progress, results, Stop
  *   sv-window-open.c     opening files on a worker thread, masks, recent
- *   sv-window-files.c    export, screenshots, presets, file chooser, errors
+ *   sv-window-files.c    screenshots, presets, file chooser, errors
+ *   sv-window-export.c   exported labels, their sidecar and name, the toast
  *   sv-window-actions.c  view and teaching actions, "Copy as command" */
 #pragma once
 
@@ -37,6 +38,11 @@ struct _SvWindow
   GMenu *recent_section;
   GtkRevealer *warning_revealer;
   GtkLabel *warning_label;
+  GtkRevealer *toast_revealer;
+  GtkLabel *toast_label;
+  guint toast_source;
+  GtkRevealer *teach_revealer;
+  GtkLabel *teach_legend, *teach_note;
 
   SvVolume *volume;
   char *volume_name;
@@ -66,11 +72,15 @@ struct _SvWindow
   gint64 submit_us;
   SvStage run_stage;
   guint run_iteration, run_n_iterations;
+  int run_teaching_step; /* the teaching step asked for; -1 for a full run */
   guint64 done_generation; /* of the last result or error delivered */
+  char *run_error;         /* why the newest run failed; NULL once a result arrives */
 
   /* Loading a file on a worker thread (sv-window-files.c). */
   gboolean loading;
   GCancellable *load_cancellable;
+  double load_seconds; /* reading the volume shown, for the sidecar */
+  char *export_path;   /* where the labels last went, or NULL */
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
@@ -105,6 +115,14 @@ void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
                             const char *filter_name, const char *const *patterns,
                             const char *initial_name, SvFileChosenFunc func, gpointer data);
 void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-export.c */
+/* FALSE with a GError saying why the labels on screen cannot be exported:
+ * the newest run failed, none yet, or a preview. */
+gboolean sv_window_check_exportable (SvWindow *self, GError **error);
+void sv_window_class_add_export_actions (GtkWidgetClass *widget_class);
+/* A line over the views that hides after two seconds. */
+void sv_window_show_toast (SvWindow *self, const char *text);
 
 /* sv-window-open.c */
 void sv_window_rebuild_recent_menu (SvWindow *self);

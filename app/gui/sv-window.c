@@ -124,6 +124,30 @@ hover_cb (SvSliceView *view, int z, int y, int x, SvWindow *self)
   sv_window_update_search_window (self);
 }
 
+/* Orthogonal layout: one scale for the three views (the smallest fit), so
+ * that XY's rows continue in YZ beside it and its columns in XZ below. */
+static void
+update_shared_fit (SvWindow *self)
+{
+  double fit = G_MAXDOUBLE;
+
+  for (guint i = 0; i < 3 && self->orthogonal; i++)
+    {
+      double f = sv_slice_view_get_fit_scale (sv_window_view (self, i));
+      if (f > 0)
+        fit = MIN (fit, f);
+    }
+  for (guint i = 0; i < 3; i++)
+    sv_slice_view_set_shared_fit (sv_window_view (self, i),
+                                  self->orthogonal && fit < G_MAXDOUBLE ? fit : 0.0);
+}
+
+static void
+view_resize_cb (GtkGLArea *area, int width, int height, SvWindow *self)
+{
+  update_shared_fit (self);
+}
+
 static void
 update_crosshairs (SvWindow *self)
 {
@@ -177,7 +201,11 @@ sv_window_auto_contrast (SvWindow *self)
       }
   if (!(vmax > vmin))
     {
-      sv_params_panel_set_intensity_range (self->params_panel, vmin, vmin + 1.0);
+      /* One value (a 1×1×1 volume, a blank stack): mid grey, not the black
+       * that a black point equal to the value would give. */
+      if (vmin > vmax)
+        vmin = vmax = 0.0f;
+      sv_params_panel_set_intensity_range (self->params_panel, vmin - 0.5, vmin + 0.5);
       return;
     }
   for (gsize i = 0; i < n * v->nc; i++)
@@ -230,6 +258,9 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   /* The job borrows the volume: stop it before the volume goes. */
   sv_window_stop_job (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
+  g_clear_pointer (&self->run_error, g_free);
+  g_clear_pointer (&self->export_path, g_free);
+  self->load_seconds = 0.0;
   /* A mask belongs to the volume it was opened for. */
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->mask_path, g_free);
@@ -243,6 +274,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   self->cursor_zyx[0] = volume->nz / 2;
   self->cursor_zyx[1] = volume->ny / 2;
   self->cursor_zyx[2] = volume->nx / 2;
+  update_shared_fit (self);
   update_crosshairs (self);
 
   title = g_strdup_printf ("%s — %u×%u×%u%s", name, volume->nz, volume->ny, volume->nx,
@@ -295,6 +327,8 @@ static void
 display_changed_cb (SvWindow *self)
 {
   sv_params_panel_get_display (self->params_panel, &self->display);
+  /* Teaching mode explains what it draws. */
+  gtk_revealer_set_reveal_child (self->teach_revealer, self->display.show_centres);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_display (sv_window_view (self, i), &self->display);
 }
@@ -347,6 +381,7 @@ set_orthogonal (SvWindow *self, gboolean orthogonal)
       sv_slice_view_set_slice (self->xz_view, self->cursor_zyx[1]);
       sv_slice_view_set_slice (self->yz_view, self->cursor_zyx[2]);
     }
+  update_shared_fit (self);
   update_crosshairs (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGONAL]);
 }
@@ -423,6 +458,21 @@ sv_window_get_hover_text (SvWindow *self)
 }
 
 GtkWidget *
+sv_window_get_views_area (SvWindow *self)
+{
+  return GTK_WIDGET (self->views_grid);
+}
+
+char *
+sv_window_get_teaching_legend (SvWindow *self)
+{
+  if (!gtk_revealer_get_reveal_child (self->teach_revealer))
+    return NULL;
+  return g_strdup_printf ("%s\n%s", gtk_label_get_text (self->teach_legend),
+                          gtk_label_get_text (self->teach_note));
+}
+
+GtkWidget *
 sv_window_new (GtkApplication *application)
 {
   return g_object_new (SV_TYPE_WINDOW, "application", application, NULL);
@@ -434,6 +484,7 @@ sv_window_dispose (GObject *object)
   SvWindow *self = SV_WINDOW (object);
 
   g_clear_handle_id (&self->play_source, g_source_remove);
+  g_clear_handle_id (&self->toast_source, g_source_remove);
   /* The worker borrows the volume and calls back into the window. */
   sv_window_stop_job (self);
   sv_window_cancel_loading (self);
@@ -458,6 +509,8 @@ sv_window_finalize (GObject *object)
   g_free (self->volume_path);
   g_free (self->mask);
   g_free (self->mask_path);
+  g_free (self->run_error);
+  g_free (self->export_path);
   G_OBJECT_CLASS (sv_window_parent_class)->finalize (object);
 }
 
@@ -528,9 +581,15 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, warning_revealer);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, warning_label);
   gtk_widget_class_bind_template_callback (widget_class, warning_close_cb);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, toast_revealer);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, toast_label);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, teach_revealer);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, teach_legend);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, teach_note);
 
   sv_window_class_add_open_actions (widget_class);
   sv_window_class_add_file_actions (widget_class);
+  sv_window_class_add_export_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
@@ -542,6 +601,25 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "win.slice-prev", NULL);
 }
 
+/* The window's style sheet and the app's icon, once per display: the icon
+ * comes from the GResource so that About and the window show it also when
+ * it is not installed, and without a GtkApplication (tests). */
+static void
+ensure_display_resources (GdkDisplay *display)
+{
+  g_autoptr (GtkCssProvider) css = NULL;
+
+  if (g_object_get_data (G_OBJECT (display), "sv-resources"))
+    return;
+  g_object_set_data (G_OBJECT (display), "sv-resources", GINT_TO_POINTER (1));
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, "/org/supervox/Supervox/ui/supervox.css");
+  gtk_style_context_add_provider_for_display (display, GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (display),
+                                    "/org/supervox/Supervox/icons");
+}
+
 void
 sv_window_init (SvWindow *self)
 {
@@ -549,6 +627,7 @@ sv_window_init (SvWindow *self)
   GtkEventController *keys;
   GtkShortcutController *sc;
 
+  ensure_display_resources (gtk_widget_get_display (GTK_WIDGET (self)));
   gtk_widget_init_template (GTK_WIDGET (self));
   self->active_view = self->xy_view;
   sv_display_init_defaults (&self->display);
@@ -561,6 +640,8 @@ sv_window_init (SvWindow *self)
       g_signal_connect (sv_window_view (self, i), "pick", G_CALLBACK (pick_cb), self);
       g_signal_connect (sv_window_view (self, i), "notify::slice", G_CALLBACK (slice_notify_cb),
                         self);
+      g_signal_connect (sv_slice_view_get_gl_area (sv_window_view (self, i)), "resize",
+                        G_CALLBACK (view_resize_cb), self);
     }
 
   /* The recent-files section lives in the template's menu. */

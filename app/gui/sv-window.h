@@ -61,16 +61,43 @@ const char *sv_window_get_warning_text (SvWindow *window);
 /* The status bar's texts: the progress bar's and the result's. */
 const char *sv_window_get_progress_text (SvWindow *window);
 const char *sv_window_get_result_text (SvWindow *window);
+/* The views' area (the three views in the orthogonal layout). */
+GtkWidget *sv_window_get_views_area (SvWindow *window);
+/* Teaching mode's legend and note while they are shown, else NULL. */
+char *sv_window_get_teaching_legend (SvWindow *window);
 /* The supervox-cli line that reproduces the labels on screen. */
 char *sv_window_build_command (SvWindow *window);
 
-/* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) and a
- * JSON sidecar beside it (same name, .json) with the parameters, backend and
- * version. Fails when no labels are there yet. */
+/* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) with
+ * the volume's spacing and unit, and a JSON sidecar beside it
+ * (sv_window_sidecar_path) with the keys supervox-cli slic writes: input,
+ * output, shape, timings, parameters, command, version. Fails when the
+ * newest run failed (saying why), no labels are there yet, or a preview is
+ * on screen. */
 gboolean sv_window_export_labels (SvWindow *window, const char *path, GError **error);
+/* The export dialog's name for the labels: the input's name without its
+ * extensions + "-labels.tif" (brain.tif -> brain-labels.tif; the sample:
+ * sample-labels.tif). "Copy as command" writes the same name. */
+char *sv_window_default_export_name (SvWindow *window);
+/* The sidecar beside a label file, as supervox-cli names it: labels.tif ->
+ * labels.json, other names + ".json". */
+char *sv_window_sidecar_path (const char *labels_path);
+/* The transient line over the views ("command copied", where an export
+ * went) while it is shown, else NULL. It hides after two seconds. */
+const char *sv_window_get_toast_text (SvWindow *window);
 
-/* Presets: every SLIC parameter and the backend in a GKeyFile, group [slic]. */
+/* Saves what the user sees of the volume (every view shown, with its
+ * slider) as a PNG of the views' area's size, after their next frame; a
+ * failure shows an error dialog. */
+void sv_window_save_screenshot (SvWindow *window, const char *path);
+
+#define SV_PRESET_EXTENSION ".svpreset"
+/* Presets: every SLIC parameter and the backend in a GKeyFile, group [slic].
+ * A name without .svpreset or .ini gets .svpreset (sv_window_preset_path),
+ * so that the Load Preset dialog lists it. */
 gboolean sv_window_save_preset (SvWindow *window, const char *path, GError **error);
+/* Where sv_window_save_preset writes `path`. */
+char *sv_window_preset_path (const char *path);
 /* Loads and validates a preset; the panel takes it and the job restarts. */
 gboolean sv_window_load_preset (SvWindow *window, const char *path, GError **error);
 

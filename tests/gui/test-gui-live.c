@@ -147,7 +147,7 @@ test_backend_shows_what_ran (Fixture *f, gconstpointer data)
   g_assert_cmpstr (sv_params_panel_get_backend (panel), ==, "cpu");
   g_assert_nonnull (sv_params_panel_get_note (panel));
   g_assert_nonnull (strstr (sv_params_panel_get_note (panel), "cpu ran"));
-  g_assert_true (g_str_has_suffix (sv_window_get_result_text (f->window), "cpu"));
+  g_assert_true (g_str_has_suffix (sv_window_get_result_text (f->window), "on the CPU"));
 }
 
 /* Opening reads on a worker thread with a percentage, and Stop drops it. */

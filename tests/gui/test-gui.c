@@ -28,7 +28,7 @@ test_sample_overlay (Fixture *f, gconstpointer data)
   g_assert_nonnull (r);
   g_assert_cmpuint (r->labels->nz, ==, NZ);
   g_assert_cmpuint (r->stats.n_labels, >, 4);
-  g_assert_cmpstr (sv_slice_view_get_label_path (view), ==, "labels: host upload");
+  g_assert_cmpstr (sv_slice_view_get_label_path (view), ==, "drawn from memory");
 
   sv_params_panel_set_overlay (panel, SV_OVERLAY_BOUNDARIES);
   with = capture_xy (f->window);
@@ -284,7 +284,7 @@ test_export_and_presets (Fixture *f, gconstpointer data)
   cmd = sv_window_build_command (f->window);
   g_test_message ("command: %s", cmd);
   g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif --shape 32,64,64"));
-  g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif -o labels.tif"));
+  g_assert_nonnull (strstr (cmd, " && supervox-cli slic sample.tif -o sample-labels.tif"));
   {
     /* The backend that made the labels on screen, not the panel's choice. */
     g_autofree char *backend = g_strdup_printf ("--backend %s", r->backend_name);
@@ -442,7 +442,8 @@ test_anisotropic_aspect (Fixture *f, gconstpointer data)
 
 /* Runs the window's "Copy as command" line with /bin/sh in a fresh folder,
  * with the built supervox-cli first on PATH, and checks that the labels it
- * writes (labels.tif in that folder) equal the labels on screen, bit for bit. */
+ * writes (the export's default name in that folder) equal the labels on
+ * screen, bit for bit. */
 static void
 assert_command_reproduces_labels (SvWindow *w)
 {
@@ -480,7 +481,10 @@ assert_command_reproduces_labels (SvWindow *w)
   if (!g_spawn_check_wait_status (status, &error))
     g_error ("the command failed: %s\n%s%s", error->message, out, err);
 
-  labels_path = g_build_filename (dir, "labels.tif", NULL);
+  {
+    g_autofree char *name = sv_window_default_export_name (w);
+    labels_path = g_build_filename (dir, name, NULL);
+  }
   back = sv_tiff_read_labels (labels_path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (back->nz, ==, v->nz);
@@ -674,7 +678,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
       g_assert_cmpint (r->params.n_segments, ==, 37);
       {
         g_autofree char *cmd = sv_window_build_command (f->window);
-        g_assert_nonnull (strstr (cmd, colour ? "'" : "grey.png -o labels.tif"));
+        g_assert_nonnull (strstr (cmd, colour ? "'" : "grey.png -o grey-labels.tif"));
       }
       assert_command_reproduces_labels (f->window);
       g_unlink (png);

@@ -1,0 +1,290 @@
+/* Supervox GUI: the main window's export of labels: the label TIFF with the
+ * volume's spacing and unit, its JSON sidecar (the keys supervox-cli writes),
+ * the default name derived from the input, and the confirmation. */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "io.h"
+
+#define TOAST_SECONDS 2
+
+/* Appends `value` as a JSON string literal; NULL as null. */
+static void
+json_string (GString *out, const char *value)
+{
+  if (!value)
+    {
+      g_string_append (out, "null");
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *)value; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (out, "\\%c", *p);
+      else if (*p == '\n')
+        g_string_append (out, "\\n");
+      else if (*p < 0x20)
+        g_string_append_printf (out, "\\u%04x", *p);
+      else
+        g_string_append_c (out, (char)*p);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+json_key (GString *out, const char *key)
+{
+  if (out->len > 1)
+    g_string_append (out, ", ");
+  json_string (out, key);
+  g_string_append (out, ": ");
+}
+
+/* A duration rounded to the microsecond, as supervox-cli writes it. */
+static void
+json_seconds (GString *out, double seconds)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6f", MAX (seconds, 0.0)));
+}
+
+char *
+sv_window_default_export_name (SvWindow *self)
+{
+  g_autofree char *base = NULL;
+  char *dot;
+
+  g_return_val_if_fail (SV_IS_WINDOW (self), NULL);
+  if (!self->volume_path)
+    return g_strdup ("sample-labels.tif");
+  base = g_path_get_basename (self->volume_path);
+  /* brain.ome.tif and brain.tif both give brain-labels.tif. */
+  dot = strchr (base, '.');
+  if (dot && dot != base)
+    *dot = '\0';
+  return g_strconcat (base, "-labels.tif", NULL);
+}
+
+char *
+sv_window_sidecar_path (const char *labels_path)
+{
+  static const char *const extensions[] = { ".tiff", ".tif" };
+  gsize len = strlen (labels_path);
+
+  /* The CLI's rule: labels.tif -> labels.json, other names + .json. */
+  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
+    {
+      gsize elen = strlen (extensions[i]);
+      if (len > elen && g_ascii_strcasecmp (labels_path + len - elen, extensions[i]) == 0)
+        {
+          g_autofree char *stem = g_strndup (labels_path, len - elen);
+          return g_strconcat (stem, ".json", NULL);
+        }
+    }
+  return g_strconcat (labels_path, ".json", NULL);
+}
+
+/* The sidecar: the same keys as supervox-cli slic writes (app/cli/slic-file.c,
+ * result_json), so that one reader takes both; "program" says which wrote it. */
+static char *
+sidecar_json (SvWindow *self, SvJobResult *r, const char *path, double seconds_write)
+{
+  const SvVolume *v = self->volume;
+  GString *s = g_string_new ("{");
+  g_autofree char *params_json = sv_slic_params_to_json (&r->params);
+  g_autofree char *command = sv_window_build_command (self);
+  const char *input = self->volume_path ? self->volume_path : "sample.tif";
+  const double stage_seconds[] = {
+    self->load_seconds,
+    r->stats.seconds_prepare,
+    r->stats.seconds_iterate,
+    r->stats.seconds_connect,
+    seconds_write,
+    r->seconds_total + seconds_write,
+  };
+  static const char *const stage_names[]
+      = { "load", "prepare", "iterate", "connect", "write", "total" };
+
+  json_key (s, "input");
+  json_string (s, input);
+  json_key (s, "output");
+  json_string (s, path);
+  json_key (s, "mask");
+  json_string (s, self->mask_path);
+  json_key (s, "shape");
+  g_string_append_printf (s, "[%u, %u, %u]", v->nz, v->ny, v->nx);
+  json_key (s, "channels");
+  g_string_append_printf (s, "%u", v->nc);
+  json_key (s, "channel");
+  g_string_append (s, "null");
+  json_key (s, "compression");
+  json_string (s, "deflate:6");
+  json_key (s, "sample_type");
+  json_string (s, sv_sample_type_to_string (v->source_type));
+  json_key (s, "spacing_unit");
+  json_string (s, v->unit);
+  json_key (s, "n_labels");
+  g_string_append_printf (s, "%" G_GSIZE_FORMAT, r->stats.n_labels);
+  json_key (s, "n_clusters");
+  g_string_append_printf (s, "%" G_GSIZE_FORMAT, (gsize)r->stats.n_clusters);
+  json_key (s, "iterations");
+  g_string_append_printf (s, "%u", r->stats.iterations);
+  json_key (s, "backend");
+  json_string (s, r->backend_name);
+  json_key (s, "threads");
+  g_string_append_printf (s, "%u", g_get_num_processors ());
+  json_key (s, "seconds");
+  g_string_append_c (s, '{');
+  for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
+    {
+      if (i)
+        g_string_append (s, ", ");
+      json_string (s, stage_names[i]);
+      g_string_append (s, ": ");
+      json_seconds (s, stage_seconds[i]);
+    }
+  g_string_append_c (s, '}');
+  json_key (s, "params");
+  g_string_append (s, params_json);
+  json_key (s, "command");
+  json_string (s, command);
+  json_key (s, "version");
+  json_string (s, SV_VERSION);
+  json_key (s, "program");
+  json_string (s, "supervox");
+  g_string_append (s, "}\n");
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+sv_window_check_exportable (SvWindow *self, GError **error)
+{
+  SvJobResult *r = self->result;
+
+  /* The newest run failed: the labels on screen (if any) are not what the
+   * panel asks for, and the user needs the reason, not a file chooser. */
+  if (self->run_error)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "the segmentation failed: %s", self->run_error);
+      return FALSE;
+    }
+  if (!r)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "no labels yet: wait for the segmentation to finish");
+      return FALSE;
+    }
+  if (r->preview_factor > 1)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "a coarse preview is on screen: let go of the slider and wait for "
+                           "the exact result");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_window_export_labels (SvWindow *self, const char *path, GError **error)
+{
+  g_autofree char *json_path = NULL;
+  g_autofree char *json = NULL;
+  SvJobResult *r = self->result;
+  SvLabels labels;
+  gint64 start;
+
+  if (!sv_window_check_exportable (self, error))
+    return FALSE;
+  /* The labels overlay the image in Fiji and napari: they carry the file's
+   * physical spacing and unit, whatever spacing the run used. */
+  labels = *r->labels;
+  memcpy (labels.spacing, self->volume->spacing, sizeof labels.spacing);
+  labels.unit = self->volume->unit;
+  start = g_get_monotonic_time ();
+  if (!sv_tiff_write_labels (path, &labels, error))
+    return FALSE;
+  json = sidecar_json (self, r, path, (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+  json_path = sv_window_sidecar_path (path);
+  if (!g_file_set_contents (json_path, json, -1, error))
+    return FALSE;
+  g_free (self->export_path);
+  self->export_path = g_strdup (path);
+  return TRUE;
+}
+
+static gboolean
+toast_hide_cb (gpointer data)
+{
+  SvWindow *self = data;
+
+  self->toast_source = 0;
+  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sv_window_show_toast (SvWindow *self, const char *text)
+{
+  gtk_label_set_text (self->toast_label, text);
+  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
+  g_clear_handle_id (&self->toast_source, g_source_remove);
+  self->toast_source = g_timeout_add_seconds (TOAST_SECONDS, toast_hide_cb, self);
+}
+
+const char *
+sv_window_get_toast_text (SvWindow *self)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), NULL);
+  return gtk_revealer_get_reveal_child (self->toast_revealer)
+             ? gtk_label_get_text (self->toast_label)
+             : NULL;
+}
+
+static void
+export_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *text = NULL;
+
+  if (!path)
+    return;
+  if (!sv_window_export_labels (self, path, &error))
+    {
+      sv_window_show_error (self, "Cannot export the labels", error);
+      return;
+    }
+  text = g_strdup_printf ("labels saved to %s (and its .json)", path);
+  sv_window_show_toast (self, text);
+}
+
+static void
+export_labels_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  static const char *const patterns[] = { "*.tif", "*.tiff", NULL };
+  SvWindow *self = SV_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *initial = NULL;
+
+  /* Why not, before any dialog. */
+  if (!sv_window_check_exportable (self, &error))
+    {
+      sv_window_show_error (self, "Cannot export the labels", error);
+      return;
+    }
+  initial = sv_window_default_export_name (self);
+  sv_window_choose_file (self, "Export Labels", TRUE, "TIFF", patterns, initial, export_chosen,
+                         NULL);
+}
+
+void
+sv_window_class_add_export_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.export-labels", NULL, export_labels_action);
+}

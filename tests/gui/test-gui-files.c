@@ -1,0 +1,317 @@
+/* Tests of the window's files under Xvfb: export after a failed run, the
+ * exported labels' unit, sidecar and name, presets without an extension,
+ * the screenshot of the orthogonal layout, NaN files, a one-voxel volume. */
+#define G_LOG_DOMAIN "test-gui"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "gui-test-util.h"
+#include "io.h"
+
+/* Removes a temporary folder and the files in it. */
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static guint
+n_toplevels (void)
+{
+  return g_list_model_get_n_items (gtk_window_get_toplevels ());
+}
+
+static void
+test_export_after_failed_run (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *mask_path = g_build_filename (dir, "empty-mask.tif", NULL);
+  g_autofree char *out = g_build_filename (dir, "labels.tif", NULL);
+  g_autoptr (GFile) mask = g_file_new_for_path (mask_path);
+  g_autoptr (SvLabels) m = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *secondary = NULL;
+  GtkWindow *dialog;
+  guint before;
+
+  /* An empty mask makes the run fail. */
+  m = sv_labels_new (NZ, NY, NX, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_write_labels (mask_path, m, &error));
+  g_assert_no_error (error);
+  g_assert_true (sv_window_open_mask (f->window, mask));
+  wait_until (not_busy, f->window, "the run with an empty mask");
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "failed");
+
+  g_assert_false (sv_window_export_labels (f->window, out, &error));
+  g_assert_nonnull (strstr (error->message, "the segmentation failed"));
+  g_assert_nonnull (strstr (error->message, "the mask is empty"));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+
+  /* The action says so in a dialog, and opens no file chooser. */
+  before = n_toplevels ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.export-labels", NULL));
+  dialog = sv_window_get_error_dialog (f->window);
+  g_assert_nonnull (dialog);
+  g_object_get (dialog, "secondary-text", &secondary, NULL);
+  g_assert_nonnull (strstr (secondary, "failed"));
+  g_assert_nonnull (strstr (secondary, "mask is empty"));
+  g_assert_cmpuint (n_toplevels (), ==, before + 1);
+  gtk_window_destroy (dialog);
+  remove_dir (dir);
+}
+
+static void
+test_preset_without_extension (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *bare = g_build_filename (dir, "my settings", NULL);
+  g_autofree char *saved = g_strconcat (bare, ".svpreset", NULL);
+  g_autofree char *ini = g_build_filename (dir, "old.ini", NULL);
+  g_autofree char *ini_path = sv_window_preset_path (ini);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autoptr (GFileInfo) info = g_file_info_new ();
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvSlicParams p, q;
+
+  sv_params_panel_get_params (panel, &p);
+  p.compactness = 0.42;
+  p.n_segments = 77;
+  sv_params_panel_set_params (panel, &p);
+  wait_for_current_result (f->window);
+  g_assert_true (sv_window_save_preset (f->window, bare, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (bare, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (saved, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr (ini_path, ==, ini);
+
+  /* The Load Preset dialog's filter lists it. */
+  gtk_file_filter_add_pattern (filter, "*" SV_PRESET_EXTENSION);
+  g_file_info_set_display_name (info, "my settings.svpreset");
+  g_file_info_set_name (info, "my settings.svpreset");
+  g_assert_true (gtk_filter_match (GTK_FILTER (filter), info));
+
+  sv_params_panel_set_compactness (panel, 3.0);
+  wait_for_current_result (f->window);
+  g_assert_true (sv_window_load_preset (f->window, saved, &error));
+  g_assert_no_error (error);
+  sv_params_panel_get_params (panel, &q);
+  g_assert_cmpfloat (q.compactness, ==, 0.42);
+  g_assert_cmpint (q.n_segments, ==, 77);
+  remove_dir (dir);
+}
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* Distinct colours in a rectangle of an RGBA image. */
+static guint
+n_colours (const guint8 *px, gsize stride, int x0, int y0, int x1, int y1)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        const guint8 *p = px + (gsize)y * stride + (gsize)x * 4;
+        g_hash_table_add (seen, GUINT_TO_POINTER ((guint)p[0] << 16 | (guint)p[1] << 8 | p[2]));
+      }
+  return g_hash_table_size (seen);
+}
+
+static void
+test_screenshot_orthogonal (Fixture *f, gconstpointer data)
+{
+  const char *log_dir = g_getenv ("SV_LOG_DIR");
+  /* Kept beside the other screenshots the suite writes. */
+  g_autofree char *path
+      = g_build_filename (log_dir ? log_dir : ".", "gui-screenshot-orthogonal.png", NULL);
+  g_autoptr (GdkTexture) shot = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint8 *px = NULL;
+  GtkWidget *area = sv_window_get_views_area (f->window);
+  SvSliceView *yz = sv_window_get_slice_view (f->window, SV_AXIS_YZ);
+  SvSliceView *xz = sv_window_get_slice_view (f->window, SV_AXIS_XZ);
+  graphene_rect_t yz_box, xz_box;
+  gsize stride;
+  int w, h;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_object_unref (capture_xy (f->window));
+  g_unlink (path);
+  sv_window_save_screenshot (f->window, path);
+  wait_until (file_exists, path, "the screenshot");
+  shot = gdk_texture_new_from_filename (path, &error);
+  g_assert_no_error (error);
+  w = gdk_texture_get_width (shot);
+  h = gdk_texture_get_height (shot);
+  g_test_message ("screenshot %d×%d, views' area %d×%d", w, h, gtk_widget_get_width (area),
+                  gtk_widget_get_height (area));
+  g_assert_cmpint (w, ==, gtk_widget_get_width (area) * gtk_widget_get_scale_factor (area));
+  g_assert_cmpint (h, ==, gtk_widget_get_height (area) * gtk_widget_get_scale_factor (area));
+
+  /* The YZ and XZ views are in it with their image, not a blank. */
+  px = texture_bytes (shot, &stride);
+  g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (yz), area, &yz_box));
+  g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (xz), area, &xz_box));
+  g_assert_cmpuint (n_colours (px, stride, (int)yz_box.origin.x, (int)yz_box.origin.y,
+                               (int)(yz_box.origin.x + yz_box.size.width),
+                               (int)(yz_box.origin.y + yz_box.size.height)),
+                    >, 50);
+  g_assert_cmpuint (n_colours (px, stride, (int)xz_box.origin.x, (int)xz_box.origin.y,
+                               (int)(xz_box.origin.x + xz_box.size.width),
+                               (int)(xz_box.origin.y + xz_box.size.height)),
+                    >, 50);
+}
+
+static void
+test_export_unit_sidecar_name (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *in = g_build_filename (dir, "brain.tif", NULL);
+  g_autofree char *out = g_build_filename (dir, "brain-labels.tif", NULL);
+  g_autofree char *json_path = g_build_filename (dir, "brain-labels.json", NULL);
+  g_autoptr (GFile) in_file = g_file_new_for_path (in);
+  g_autoptr (SvVolume) v = sv_volume_new (6, 20, 24, 1, NULL);
+  g_autoptr (SvLabels) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *cmd = NULL;
+  g_autofree char *shape = NULL;
+  SvJobResult *r;
+
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = (float)((i * 37) % 101) / 100.0f;
+  v->spacing[0] = 2.0;
+  v->spacing[1] = v->spacing[2] = 0.5;
+  v->unit = g_strdup ("micron");
+  g_assert_true (sv_tiff_write_volume_full (in, v, SV_SAMPLE_U16, NULL, &error));
+  g_assert_no_error (error);
+  open_and_wait (f->window, in_file);
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+
+  name = sv_window_default_export_name (f->window);
+  g_assert_cmpstr (name, ==, "brain-labels.tif");
+  cmd = sv_window_build_command (f->window);
+  g_assert_nonnull (strstr (cmd, " -o brain-labels.tif"));
+
+  g_assert_true (sv_window_export_labels (f->window, out, &error));
+  g_assert_no_error (error);
+  back = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (back->data, sizeof (gint32) * 6 * 20 * 24, r->labels->data,
+                   sizeof (gint32) * 6 * 20 * 24);
+  g_assert_cmpstr (back->unit, ==, "micron");
+  g_assert_cmpfloat_with_epsilon (back->spacing[0], 2.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (back->spacing[1], 0.5, 1e-6);
+  g_assert_cmpfloat_with_epsilon (back->spacing[2], 0.5, 1e-6);
+
+  /* The sidecar has the keys supervox-cli slic writes. */
+  g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  g_test_message ("%s", json);
+  {
+    g_autofree char *input = g_strdup_printf ("\"input\": \"%s\"", in);
+    g_assert_nonnull (strstr (json, input));
+  }
+  shape = g_strdup ("\"shape\": [6, 20, 24]");
+  g_assert_nonnull (strstr (json, shape));
+  g_assert_nonnull (strstr (json, "\"spacing_unit\": \"micron\""));
+  g_assert_nonnull (strstr (json, "\"seconds\": {\"load\": "));
+  g_assert_nonnull (strstr (json, "\"iterate\": "));
+  g_assert_nonnull (strstr (json, "\"command\": \"supervox-cli slic "));
+  g_assert_nonnull (strstr (json, "-o brain-labels.tif"));
+  g_assert_nonnull (strstr (json, "\"params\": {"));
+  g_assert_nonnull (strstr (json, "\"n_labels\": "));
+  remove_dir (dir);
+}
+
+static void
+test_nan_file_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "holes.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SvVolume) v = sv_volume_new (4, 10, 12, 1, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *secondary = NULL;
+  const SvVolume *before = sv_window_get_volume (f->window);
+  SvJobResult *result = sv_window_get_result (f->window);
+  GtkWindow *dialog;
+
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = (float)(i % 7);
+  v->data[(gsize)(2 * 10 + 3) * 12 + 5] = NAN;
+  g_assert_true (sv_tiff_write_volume_full (path, v, SV_SAMPLE_F32, NULL, &error));
+  g_assert_no_error (error);
+  open_and_wait (f->window, file);
+
+  dialog = sv_window_get_error_dialog (f->window);
+  g_assert_nonnull (dialog);
+  g_object_get (dialog, "secondary-text", &secondary, NULL);
+  g_test_message ("%s", secondary);
+  g_assert_nonnull (strstr (secondary, "NaN"));
+  g_assert_nonnull (strstr (secondary, "x 5, y 3, z 2"));
+  g_assert_true (sv_window_get_volume (f->window) == before);
+  g_assert_true (sv_window_get_result (f->window) == result);
+  gtk_window_destroy (dialog);
+  remove_dir (dir);
+}
+
+static void
+test_single_voxel_is_grey (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) t = NULL;
+  g_autofree guint8 *px = NULL;
+  SvVolume *v = sv_volume_new (1, 1, 1, 1, &error);
+  gsize stride;
+  const guint8 *centre;
+
+  g_assert_no_error (error);
+  v->data[0] = 0.7f;
+  sv_window_set_volume (f->window, v, "one voxel");
+  wait_until (has_result, f->window, "the one voxel's label");
+  t = capture_xy (f->window);
+  px = texture_bytes (t, &stride);
+  centre = px + (gsize)(gdk_texture_get_height (t) / 2) * stride
+           + (gsize)(gdk_texture_get_width (t) / 2) * 4;
+  g_test_message ("centre pixel %u %u %u", centre[0], centre[1], centre[2]);
+  for (int c = 0; c < 3; c++)
+    g_assert_cmpint (ABS ((int)centre[c] - 128), <=, 4);
+}
+
+int
+main (int argc, char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/export/failed-run-says-why-before-any-dialog", Fixture, NULL, fixture_setup,
+              test_export_after_failed_run, fixture_teardown);
+  g_test_add ("/gui/export/unit-sidecar-and-name", Fixture, NULL, fixture_setup,
+              test_export_unit_sidecar_name, fixture_teardown);
+  g_test_add ("/gui/presets/round-trip-without-extension", Fixture, NULL, fixture_setup,
+              test_preset_without_extension, fixture_teardown);
+  g_test_add ("/gui/screenshot/orthogonal-saves-all-views", Fixture, NULL, fixture_setup,
+              test_screenshot_orthogonal, fixture_teardown);
+  g_test_add ("/gui/load/nan-refused-keeps-volume", Fixture, NULL, fixture_setup,
+              test_nan_file_refused, fixture_teardown);
+  g_test_add ("/gui/view/single-voxel-is-grey", Fixture, NULL, fixture_setup,
+              test_single_voxel_is_grey, fixture_teardown);
+  return g_test_run ();
+}
