@@ -5,7 +5,11 @@
  * lower bound over the tile exceeds an upper bound of every voxel's best
  * distance, orders the rest by that lower bound and, for four voxels of a
  * row at a time (eight with AVX2, see slic-assign-tile.h), stops as soon as
- * no remaining cluster can beat any of their best distances. The winner is
+ * no remaining cluster can beat any of their best distances. Where the
+ * candidates' colours spread wide (low compactness, where spatial bounds
+ * prune little) a tile instead orders them by colour and each voxel walks
+ * outwards from its own colour until the colour term alone exceeds its best
+ * distance. The winner is
  * the lexicographic (distance, index) minimum, which is exactly what
  * scikit-image's "visit k in increasing order, keep strictly smaller"
  * picks, so the result equals the brute-force loop bit for bit
@@ -54,6 +58,28 @@ slic_lanes (void)
   return l;
 }
 
+/* How a tile orders its candidates: 0 chooses per tile, > 0 always by
+ * colour where that applies, < 0 always by spatial bound. The environment
+ * variable SV_CPU_ASSIGN_ORDER (colour or bound) fixes it, for testing both
+ * searches; they give the same labels. */
+static int
+slic_assign_order (void)
+{
+  const char *e = g_getenv ("SV_CPU_ASSIGN_ORDER");
+
+  if (e == NULL)
+    return 0;
+  if (g_str_equal (e, "colour"))
+    return 1;
+  if (g_str_equal (e, "bound"))
+    return -1;
+  return 0;
+}
+
+/* A tile goes by colour when its candidates' colours spread wider (squared)
+ * than this many times the spatial term of one grid step on every axis. */
+#define COLOUR_SPREAD 100.0
+
 /* ---- assignment ------------------------------------------------------- */
 
 /* One candidate cluster of a tile, ordered by `bound`. */
@@ -81,8 +107,11 @@ typedef struct
   int tile[3];
   int ntile[3];
   gint n_tiles;
-  gint next_tile; /* atomic */
-  int lanes;      /* 4, or 8 where the CPU has AVX2 */
+  gint next_tile;          /* atomic */
+  int lanes;               /* 4, or 8 where the CPU has AVX2 */
+  gboolean colour_ok;      /* the colour-ordered search applies */
+  int order;               /* 0: chosen per tile; > 0 colour, < 0 bound (testing) */
+  double colour_threshold; /* see prefer_colour_order */
 } AssignJob;
 
 static inline int
@@ -403,15 +432,153 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
             }
         }
 
-  /* Sort small keys by bound, then copy each candidate once. The order
-   * among equal bounds does not matter: the winner is the lexicographic
-   * minimum in any visiting order. */
+  return n;
+}
+
+/* Orders the gathered candidates by their spatial lower bound into
+ * list->sorted: small keys are sorted, then each candidate is copied once.
+ * The order among equal bounds does not matter: the winner is the
+ * lexicographic minimum in any visiting order. */
+static void
+order_by_bound (CandidateList *list, int n)
+{
   for (int i = 0; i < n; i++)
-    list->keys[i] = (SortKey){ cand[i].bound, i };
+    list->keys[i] = (SortKey){ list->items[i].bound, i };
   sort_keys (list->keys, list->scratch, n);
   for (int i = 0; i < n; i++)
-    list->sorted[i] = cand[list->keys[i].index];
-  return n;
+    list->sorted[i] = list->items[list->keys[i].index];
+}
+
+#define COLOUR_PAD 8
+#define COLOUR_BUCKETS 64
+
+/* Candidates of a tile as arrays, ascending in their first colour channel,
+ * with `pad` sentinels (colour −inf before, +inf after, empty windows) on
+ * each side. */
+typedef struct
+{
+  int n, pad;
+  gsize total; /* n + 2 pad */
+  float *cz, *cy, *cx;
+  float *colour; /* nc arrays of `total`; the first is the order's key */
+  gint32 *k;
+  gint32 *window_bits; /* which voxels of the tile the window holds, see bit_z */
+  guint32 bit_z[16], bit_y[16], bit_x[16]; /* a voxel's bits: bit_z | bit_y | bit_x */
+  float key_min, key_scale;
+  int bucket[COLOUR_BUCKETS + 1]; /* about where a colour falls in the order */
+  gsize capacity;
+} ColourOrder;
+
+static void
+colour_order_clear (ColourOrder *co)
+{
+  g_free (co->cz);
+  g_free (co->cy);
+  g_free (co->cx);
+  g_free (co->colour);
+  g_free (co->k);
+  g_free (co->window_bits);
+}
+
+/* The bits of tile positions [lo, hi) of an axis whose first bit is `shift`. */
+static guint32
+axis_bits (int lo, int hi, int t0, int len, int shift)
+{
+  int a = CLAMP (lo - t0, 0, len), b = CLAMP (hi - t0, 0, len);
+  return a < b ? (guint32)((((guint64)1 << b) - ((guint64)1 << a)) << shift) : 0;
+}
+
+static void
+order_by_colour (CandidateList *list, int n, guint nc, const int t0[3], const int t1[3],
+                 ColourOrder *co)
+{
+  const int pad = COLOUR_PAD;
+  const gsize total = (gsize)n + 2 * pad;
+  const int len[3] = { t1[0] - t0[0], t1[1] - t0[1], t1[2] - t0[2] };
+  /* One bit per tile position along x, then y, then z; a single z plane
+   * needs none (every gathered window holds it). */
+  const int shift[3] = { len[1] + len[2], len[2], 0 };
+
+  if (total > co->capacity)
+    {
+      colour_order_clear (co);
+      co->capacity = MAX (2 * total, 128);
+      co->cz = g_new (float, co->capacity);
+      co->cy = g_new (float, co->capacity);
+      co->cx = g_new (float, co->capacity);
+      co->colour = g_new (float, co->capacity *nc);
+      co->k = g_new (gint32, co->capacity);
+      co->window_bits = g_new (gint32, co->capacity);
+    }
+  co->n = n;
+  co->pad = pad;
+  co->total = total;
+
+  for (int i = 0; i < n; i++)
+    list->keys[i] = (SortKey){ list->items[i].colour[0], i };
+  sort_keys (list->keys, list->scratch, n);
+  for (gsize i = 0; i < total; i++)
+    {
+      gboolean real = i >= (gsize)pad && i < (gsize)pad + n;
+      const Candidate *p = real ? &list->items[list->keys[i - pad].index] : NULL;
+      co->cz[i] = real ? p->cz : 0.0f;
+      co->cy[i] = real ? p->cy : 0.0f;
+      co->cx[i] = real ? p->cx : 0.0f;
+      co->k[i] = real ? p->k : G_MAXINT32;
+      co->window_bits[i] = 0;
+      for (int a = 0; a < 3 && real; a++)
+        if (a > 0 || len[0] > 1)
+          co->window_bits[i] |= (gint32)axis_bits (p->lo[a], p->hi[a], t0[a], len[a], shift[a]);
+      co->colour[i] = real ? p->colour[0] : (i < (gsize)pad ? -INFINITY : INFINITY);
+      for (guint c = 1; c < nc; c++)
+        co->colour[c * total + i] = real ? p->colour[c] : 0.0f;
+    }
+  for (int a = 0; a < 3; a++)
+    for (int l = 0; l < 16; l++)
+      {
+        guint32 *bits = a == 0 ? co->bit_z : a == 1 ? co->bit_y : co->bit_x;
+        bits[l] = l < len[a] && (a > 0 || len[0] > 1) ? (guint32)1 << (shift[a] + l) : 0;
+      }
+
+  /* Bucket b of the colour range starts at the first candidate not below
+   * key_min + b / key_scale (only a starting guess for the search). */
+  {
+    const float *key = co->colour;
+    float lo = key[pad], hi = key[pad + n - 1];
+    int i = pad;
+    co->key_min = lo;
+    co->key_scale = hi > lo ? (float)COLOUR_BUCKETS / (hi - lo) : 0.0f;
+    for (int b = 0; b <= COLOUR_BUCKETS; b++)
+      {
+        float edge = co->key_scale > 0.0f ? lo + (float)b / co->key_scale : lo;
+        while (i < pad + n && key[i] < edge)
+          i++;
+        co->bucket[b] = i;
+      }
+  }
+}
+
+/* Whether a tile's search goes by colour: when the spread of the
+ * candidates' first colour channel (squared, in distance units) is large
+ * against the spatial term one grid step away, the colour order passes
+ * over most candidates and the spatial bounds would prune little. Either
+ * search gives the same labels. */
+static gboolean
+prefer_colour_order (const AssignJob *job, const CandidateList *list, int n)
+{
+  float lo = INFINITY, hi = -INFINITY;
+
+  if (job->order != 0)
+    return job->order > 0;
+  if (n < 2 * COLOUR_PAD)
+    return FALSE;
+  for (int i = 0; i < n; i++)
+    {
+      float c = list->items[i].colour[0];
+      lo = MIN (lo, c);
+      hi = MAX (hi, c);
+    }
+  return (double)(hi - lo) * (hi - lo) > job->colour_threshold;
 }
 
 /* The tile search, once with four lanes (SSE, or plain C elsewhere) and on
@@ -440,6 +607,7 @@ assign_worker (gpointer data, int thread)
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
   CandidateList list = { NULL, NULL, NULL, NULL, 0 };
+  ColourOrder co = { 0 };
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
@@ -463,6 +631,18 @@ assign_worker (gpointer data, int thread)
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
       n = gather_candidates (job, t0, t1, &list, vr);
+      if (job->colour_ok && prefer_colour_order (job, &list, n))
+        {
+          order_by_colour (&list, n, job->clusters->nc, t0, t1, &co);
+#ifdef SV_HAVE_LANES8
+          if (job->lanes == 8)
+            lanes8_assign_tile_colour_nc (job, t0, t1, &co, job->clusters->nc);
+          else
+#endif
+            lanes4_assign_tile_colour_nc (job, t0, t1, &co, job->clusters->nc);
+          continue;
+        }
+      order_by_bound (&list, n);
 #ifdef SV_HAVE_LANES8
       if (job->lanes == 8)
         lanes8_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
@@ -474,6 +654,7 @@ assign_worker (gpointer data, int thread)
   g_free (list.sorted);
   g_free (list.keys);
   g_free (list.scratch);
+  colour_order_clear (&co);
 }
 
 void
@@ -491,6 +672,15 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.clusters = clusters;
   job.nearest = nearest;
   job.lanes = slic_lanes ();
+  job.colour_ok = !ctx->slic_zero && !ctx->ignore_colour;
+  job.order = slic_assign_order ();
+  {
+    double step2 = 0.0;
+    for (int a = 0; a < 3; a++)
+      step2
+          += (double)ctx->spacing[a] * ctx->window_step[a] * ctx->spacing[a] * ctx->window_step[a];
+    job.colour_threshold = COLOUR_SPREAD * step2 * ctx->spatial_weight;
+  }
 
   /* Windows of the live clusters, and bins of their centres in cells of one
    * window step, so a tile finds its clusters without scanning all K. */

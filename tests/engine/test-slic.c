@@ -1089,7 +1089,7 @@ test_pruned_equals_brute_force (void)
         }
       sv_slic_params_init_defaults (&params);
       params.n_segments = g_rand_int_range (rand, 1, trial % 2 ? 60 : 1500);
-      params.compactness = (double[]){ 0.1, 1, 10, 100 }[g_rand_int_range (rand, 0, 4)];
+      params.compactness = (double[]){ 0.01, 0.1, 1, 10, 100 }[g_rand_int_range (rand, 0, 5)];
       params.slic_zero = trial % 4 == 2;
       for (int a = 0; a < 3; a++)
         params.spacing[a] = trial % 2 ? 1.0 : g_rand_double_range (rand, 0.3, 3.0);
