@@ -44,9 +44,10 @@ result_clear (Result *r)
   g_free (r->err);
 }
 
-/* Runs supervox-cli with the NULL-terminated arguments in `dir`. */
+/* Runs supervox-cli with the NULL-terminated arguments in `dir`, with the
+ * environment `envp` (NULL: this process's). */
 static Result
-run_cli_v (const char *dir, const char *const *args)
+run_cli_env_v (const char *dir, char **envp, const char *const *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
@@ -57,12 +58,18 @@ run_cli_v (const char *dir, const char *const *args)
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer)args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
+  g_spawn_sync (dir, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
                 &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   r.status = WEXITSTATUS (wait_status);
   return r;
+}
+
+static Result
+run_cli_v (const char *dir, const char *const *args)
+{
+  return run_cli_env_v (dir, NULL, args);
 }
 
 #define run_cli(dir, ...) run_cli_v ((dir), (const char *const[]){ __VA_ARGS__, NULL })
@@ -263,11 +270,11 @@ count_lines (const char *text)
  * "supervox-cli: " and containing `needle`, nothing on stdout, and the
  * folder unchanged (no OUT, no sidecar, no temporary file). */
 static void
-expect_failure_v (Fixture *f, const char *needle, const char *const *args)
+expect_failure_env_v (Fixture *f, char **envp, const char *needle, const char *const *args)
 {
   g_autofree char *before = list_dir (f->dir);
   g_autofree char *after = NULL;
-  Result r = run_cli_v (f->dir, args);
+  Result r = run_cli_env_v (f->dir, envp, args);
 
   g_test_message ("stderr: %s", r.err);
   g_assert_cmpint (r.status, ==, 1);
@@ -278,6 +285,12 @@ expect_failure_v (Fixture *f, const char *needle, const char *const *args)
   after = list_dir (f->dir);
   g_assert_cmpstr (after, ==, before);
   result_clear (&r);
+}
+
+static void
+expect_failure_v (Fixture *f, const char *needle, const char *const *args)
+{
+  expect_failure_env_v (f, NULL, needle, args);
 }
 
 #define expect_failure(f, needle, ...)                                                             \
@@ -547,19 +560,6 @@ test_unwritable_output (Fixture *f, gconstpointer data)
   g_assert_cmpstr (listing, ==, "");
 }
 
-static void
-test_cuda_unavailable (Fixture *f, gconstpointer data)
-{
-  g_autofree char *in = write_default_volume (f);
-
-  if (SV_HAVE_CUDA)
-    {
-      g_test_skip ("built with CUDA: a device may be present");
-      return;
-    }
-  expect_failure (f, "no CUDA device: ", "slic", in, "-o", "out.tif", "--backend", "cuda");
-}
-
 /* ------------------------------------------------------------------ */
 /* Successes */
 
@@ -638,6 +638,166 @@ count_distinct (const SvLabels *labels)
   for (gsize k = 0; k < sv_labels_n_voxels (labels); k++)
     g_hash_table_add (seen, GINT_TO_POINTER (labels->data[k] + 1));
   return g_hash_table_size (seen);
+}
+
+/* `--backend cuda` with no usable device: without CUDA in the build, or on a
+ * CUDA build with the devices hidden from the child (CUDA_VISIBLE_DEVICES
+ * empty), it fails with one line and exit 1; `--backend auto` then runs on
+ * the CPU and the sidecar says so. */
+static void
+test_cuda_unavailable (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+  g_autofree char *out = path_in (f, "labels.tif");
+  g_autofree char *sidecar = path_in (f, "labels.json");
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "CUDA_VISIBLE_DEVICES", "", TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvLabels) labels = NULL;
+  g_autoptr (SvLabels) expected = NULL;
+  g_autofree char *backend = NULL;
+  SvSlicParams params;
+  Result r;
+
+  expect_failure_env_v (f, envp,
+                        SV_HAVE_CUDA ? "no CUDA device: "
+                                     : "no CUDA device: this build of supervox-cli has no CUDA "
+                                       "backend",
+                        (const char *const[]){ "slic", in, "-o", "out.tif", "--backend", "cuda",
+                                               NULL });
+
+  r = run_cli_env_v (f->dir, envp,
+                     (const char *const[]){ "slic", in, "-o", out, "--backend", "auto",
+                                            "--n-segments", "40", "--threads", "1", NULL });
+  g_test_message ("stdout: %s\nstderr: %s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (count_lines (r.out), ==, 1);
+  result_clear (&r);
+  backend = python_json (sidecar, "d['backend']");
+  g_assert_cmpstr (backend, ==, "cpu");
+
+  labels = sv_tiff_read_labels (out, &error);
+  g_assert_no_error (error);
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 40;
+  expected = engine_labels (in, &params, 1);
+  assert_labels_equal (labels, expected);
+}
+
+/* Parameter sets far from the defaults, one per way a flag could be lost or
+ * misread between sv_slic_params_append_cli and the CLI's parser. */
+static void
+unusual_params (guint which, SvSlicParams *p)
+{
+  sv_slic_params_init_defaults (p);
+  switch (which)
+    {
+    case 0:
+      p->n_segments = 30;
+      p->compactness = 0.1 + 0.2;
+      p->max_num_iter = 7;
+      p->slic_zero = TRUE;
+      p->sigma_per_axis = TRUE;
+      p->sigma[0] = 0.0;
+      p->sigma[1] = 0.5;
+      p->sigma[2] = 1.0 / 3.0;
+      p->spacing[0] = 2.0;
+      p->spacing[1] = 1.0;
+      p->spacing[2] = 0.75;
+      p->start_label = 0;
+      p->enforce_connectivity = FALSE;
+      p->convert2lab = SV_CONVERT2LAB_NO;
+      break;
+    case 1:
+      p->n_segments = 25;
+      p->compactness = 3.7;
+      p->max_num_iter = 3;
+      p->sigma[0] = 0.7;
+      p->spacing[0] = 1.0;
+      p->spacing[1] = 1.5;
+      p->spacing[2] = 1.5;
+      p->start_label = 0;
+      p->min_size_factor = 0.3;
+      p->max_size_factor = 12.0 / 7.0;
+      break;
+    case 2:
+    default:
+      p->n_segments = 50;
+      p->compactness = 0.05;
+      p->max_num_iter = 1;
+      p->slic_zero = TRUE;
+      p->sigma_per_axis = TRUE;
+      p->sigma[0] = 1.25;
+      p->sigma[1] = 0.0;
+      p->sigma[2] = 0.0;
+      p->min_size_factor = 0.05;
+      p->max_size_factor = 1.5;
+      break;
+    }
+}
+
+/* The flags that sv_slic_params_append_cli writes (the GUI's "copy as
+ * command") reach the real CLI unchanged: the sidecar's params equal the
+ * originals and the labels equal the engine's with the same params. */
+static void
+test_append_cli_reproduces (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_default_volume (f);
+
+  for (guint which = 0; which < 3; which++)
+    {
+      g_autofree char *out = g_strdup_printf ("%s/labels-%u.tif", f->dir, which);
+      g_autofree char *sidecar = g_strdup_printf ("%s/labels-%u.json", f->dir, which);
+      g_autofree char *expected_json = g_strdup_printf ("%s/expected-%u.json", f->dir, which);
+      g_autofree char *params_json = NULL;
+      g_autofree char *same = NULL;
+      g_autoptr (GString) flags = g_string_new (NULL);
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      g_auto (GStrv) tokens = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SvLabels) labels = NULL;
+      g_autoptr (SvLabels) expected = NULL;
+      SvSlicParams p;
+      Result r;
+
+      unusual_params (which, &p);
+      g_assert_true (sv_slic_params_validate (&p, &error));
+      g_assert_no_error (error);
+      sv_slic_params_append_cli (&p, flags);
+      g_test_message ("set %u:%s", which, flags->str);
+      g_assert_true (g_shell_parse_argv (flags->str, NULL, &tokens, &error));
+      g_assert_no_error (error);
+      g_ptr_array_add (args, "slic");
+      g_ptr_array_add (args, in);
+      g_ptr_array_add (args, "-o");
+      g_ptr_array_add (args, out);
+      g_ptr_array_add (args, "--threads");
+      g_ptr_array_add (args, "1");
+      for (guint i = 0; tokens[i] != NULL; i++)
+        g_ptr_array_add (args, tokens[i]);
+      g_ptr_array_add (args, NULL);
+
+      r = run_cli_v (f->dir, (const char *const *)args->pdata);
+      g_test_message ("stderr: %s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpstr (r.err, ==, "");
+      result_clear (&r);
+
+      /* Compared as parsed JSON: every key and every number, exactly. */
+      params_json = sv_slic_params_to_json (&p);
+      g_assert_true (g_file_set_contents (expected_json, params_json, -1, &error));
+      g_assert_no_error (error);
+      same = python_eval (sidecar,
+                          "d=json.load(open(sys.argv[1]))['params']\n"
+                          "e=json.load(open(sys.argv[1].replace('labels-','expected-')))",
+                          "'same' if d==e else "
+                          "{k:(d.get(k),e.get(k)) for k in set(d)|set(e) if d.get(k)!=e.get(k)}");
+      g_assert_cmpstr (same, ==, "same");
+
+      labels = sv_tiff_read_labels (out, &error);
+      g_assert_no_error (error);
+      expected = engine_labels (in, &p, 1);
+      assert_labels_equal (labels, expected);
+    }
 }
 
 static void
@@ -1770,6 +1930,7 @@ main (int argc, char **argv)
   ADD ("/cli/errors/unwritable-output", test_unwritable_output);
   ADD ("/cli/errors/cuda-unavailable", test_cuda_unavailable);
   ADD ("/cli/slic/roundtrip-and-sidecar", test_slic_roundtrip);
+  ADD ("/cli/slic/append-cli-flags-reproduce-params", test_append_cli_reproduces);
   ADD ("/cli/slic/json-stdout", test_slic_json_stdout);
   ADD ("/cli/slic/sidecar-names", test_sidecar_names);
   ADD ("/cli/slic/spacing-from-file", test_spacing_from_file);

@@ -195,6 +195,37 @@ test_hover_status (Fixture *f, gconstpointer data)
   g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, "");
 }
 
+/* The filled overlay's colour of a label, as shaders/slice.frag computes it:
+ * a hash of the label picks hue, saturation and value. */
+static guint32
+hash_label (guint32 x)
+{
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+static void
+label_colour (guint32 label, guint32 shuffle, float rgb[3])
+{
+  guint32 hh = hash_label (label ^ shuffle);
+  float hue = (float)(hh & 0xffffu) / 65535.0f;
+  float sat = 0.55f + 0.4f * (float)((hh >> 16) & 0xffu) / 255.0f;
+  float val = 0.75f + 0.25f * (float)(hh >> 24) / 255.0f;
+  static const float k[3] = { 1.0f, 2.0f / 3.0f, 1.0f / 3.0f };
+
+  for (int c = 0; c < 3; c++)
+    {
+      float t = hue + k[c];
+      float p = fabsf ((t - floorf (t)) * 6.0f - 3.0f);
+      float q = CLAMP (p - 1.0f, 0.0f, 1.0f);
+      rgb[c] = val * (1.0f + (q - 1.0f) * sat);
+    }
+}
+
 static void
 test_orthogonal_and_filled (Fixture *f, gconstpointer data)
 {
@@ -217,8 +248,83 @@ test_orthogonal_and_filled (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sv_slice_view_get_slice (yz), ==, 45);
   g_assert_true (sv_slice_view_get_result (xz) == sv_window_get_result (f->window));
 
-  sv_params_panel_set_overlay (panel, SV_OVERLAY_FILLED);
-  g_object_unref (capture_xy (f->window));
+  /* Filled: inside a supervoxel each pixel is the bare slice blended with the
+   * label's hashed colour at the fill opacity. */
+  {
+    SvJobResult *r = sv_window_get_result (f->window);
+    guint slice = sv_slice_view_get_slice (xy);
+    g_autoptr (GdkTexture) filled = NULL;
+    g_autoptr (GdkTexture) bare = NULL;
+    g_autoptr (GdkTexture) edges = NULL;
+    g_autofree guint8 *a = NULL;
+    g_autofree guint8 *b = NULL;
+    g_autofree guint8 *e = NULL;
+    gsize stride, n_inside = 0, n_match = 0, n_tinted = 0, n_modes_differ = 0;
+    int w, h;
+    SvDisplay d;
+
+    sv_params_panel_set_overlay (panel, SV_OVERLAY_OFF);
+    bare = capture_xy (f->window);
+    sv_params_panel_set_overlay (panel, SV_OVERLAY_BOUNDARIES);
+    edges = capture_xy (f->window);
+    sv_params_panel_set_overlay (panel, SV_OVERLAY_FILLED);
+    filled = capture_xy (f->window);
+    sv_params_panel_get_display (panel, &d);
+    g_assert_cmpfloat (d.fill_opacity, >, 0.1);
+    w = gdk_texture_get_width (filled);
+    h = gdk_texture_get_height (filled);
+    g_assert_cmpint (w, ==, gdk_texture_get_width (bare));
+    g_assert_cmpint (h, ==, gdk_texture_get_height (bare));
+    a = texture_bytes (filled, &stride);
+    b = texture_bytes (bare, &stride);
+    e = texture_bytes (edges, &stride);
+
+    for (int y = 1; y < h - 1; y++)
+      for (int x = 1; x < w - 1; x++)
+        {
+          const guint8 *pa = a + (gsize)y * stride + (gsize)x * 4;
+          const guint8 *pb = b + (gsize)y * stride + (gsize)x * 4;
+          const guint8 *pe = e + (gsize)y * stride + (gsize)x * 4;
+          guint v[3], n[3];
+          gint32 label;
+          gboolean interior = TRUE, close = TRUE;
+          float rgb[3];
+
+          n_modes_differ += memcmp (pa, pe, 3) != 0;
+          if (!sv_slice_view_pixel_to_voxel (xy, x + 0.5, y + 0.5, v))
+            continue;
+          g_assert_cmpuint (v[0], ==, slice);
+          label = r->labels->data[((gsize)slice * NY + v[1]) * NX + v[2]];
+          /* Away from boundaries (darkened) and the crosshair through the
+           * picked voxel (20, 45). */
+          for (int k = 0; k < 4 && interior; k++)
+            {
+              static const int dx[4] = { 1, -1, 0, 0 }, dy[4] = { 0, 0, 1, -1 };
+              interior = sv_slice_view_pixel_to_voxel (xy, x + dx[k] + 0.5, y + dy[k] + 0.5, n)
+                         && r->labels->data[((gsize)slice * NY + n[1]) * NX + n[2]] == label;
+            }
+          if (!interior || ABS ((int)v[1] - 20) <= 1 || ABS ((int)v[2] - 45) <= 1)
+            continue;
+          label_colour ((guint32)label, d.shuffle, rgb);
+          for (int c = 0; c < 3; c++)
+            {
+              /* gdk_texture_download gives B, G, R, A bytes. */
+              double want = pb[2 - c] * (1.0 - d.fill_opacity) + rgb[c] * 255.0 * d.fill_opacity;
+              close = close && fabs (pa[2 - c] - want) <= 3.0;
+            }
+          n_inside++;
+          n_match += close;
+          n_tinted += memcmp (pa, pb, 3) != 0;
+        }
+    g_test_message ("%" G_GSIZE_FORMAT " interior pixels, %" G_GSIZE_FORMAT
+                    " with the label's colour, %" G_GSIZE_FORMAT " tinted; %" G_GSIZE_FORMAT
+                    " differ from boundaries mode",
+                    n_inside, n_match, n_tinted, n_modes_differ);
+    g_assert_cmpuint (n_inside, >, 1000);
+    g_assert_cmpfloat ((double)n_match / n_inside, >, 0.98);
+    g_assert_cmpfloat ((double)n_tinted / n_inside, >, 0.9);
+    g_assert_cmpuint (n_modes_differ, >, n_inside / 2);
+  }
   save_window_png (f->window, "gui-orthogonal-filled.png");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (xz)));
@@ -310,6 +416,68 @@ test_export_and_presets (Fixture *f, gconstpointer data)
   g_rmdir (dir);
 }
 
+/* Where the slice lies in the view, found by probing the view's own
+ * pixel→voxel mapping every quarter pixel along the middle row and column:
+ * the first and last view coordinate over the slice and the voxels there. */
+static void
+visible_extent (SvSliceView *view, gboolean across, double *first, double *last, guint *v_first,
+                guint *v_last)
+{
+  GtkWidget *area = GTK_WIDGET (sv_slice_view_get_gl_area (view));
+  double W = gtk_widget_get_width (area), H = gtk_widget_get_height (area);
+  double end = across ? W : H;
+
+  *first = *last = -1.0;
+  for (double t = 0.125; t < end; t += 0.25)
+    {
+      guint zyx[3];
+      gboolean in = across ? sv_slice_view_pixel_to_voxel (view, t, H / 2.0, zyx)
+                           : sv_slice_view_pixel_to_voxel (view, W / 2.0, t, zyx);
+      if (!in)
+        continue;
+      if (*first < 0)
+        {
+          *first = t;
+          *v_first = across ? zyx[2] : zyx[1];
+        }
+      *last = t;
+      *v_last = across ? zyx[2] : zyx[1];
+    }
+}
+
+/* What fit means: every voxel of the slice is inside the view (its corners
+ * map to the slice's corner voxels) and the slice spans the view along its
+ * limiting axis within a pixel. */
+static gboolean
+slice_fits (SvSliceView *view)
+{
+  GtkWidget *area = GTK_WIDGET (sv_slice_view_get_gl_area (view));
+  double W = gtk_widget_get_width (area), H = gtk_widget_get_height (area);
+  double x0, x1, y0, y1;
+  guint vx0 = G_MAXUINT, vx1 = G_MAXUINT, vy0 = G_MAXUINT, vy1 = G_MAXUINT, c[3];
+  gboolean whole, fills;
+
+  visible_extent (view, TRUE, &x0, &x1, &vx0, &vx1);
+  visible_extent (view, FALSE, &y0, &y1, &vy0, &vy1);
+  g_assert_cmpfloat (x0, >=, 0.0);
+  g_assert_cmpfloat (y0, >=, 0.0);
+  g_test_message ("view %g×%g: slice over x [%g, %g] (voxels %u..%u), y [%g, %g] (voxels %u..%u)",
+                  W, H, x0, x1, vx0, vx1, y0, y1, vy0, vy1);
+  whole = vx0 == 0 && vx1 == NX - 1 && vy0 == 0 && vy1 == NY - 1;
+  if (whole)
+    {
+      /* The corners themselves, not only the middle row and column. */
+      g_assert_true (sv_slice_view_pixel_to_voxel (view, x0, y0, c));
+      g_assert_cmpuint (c[1], ==, 0);
+      g_assert_cmpuint (c[2], ==, 0);
+      g_assert_true (sv_slice_view_pixel_to_voxel (view, x1, y1, c));
+      g_assert_cmpuint (c[1], ==, NY - 1);
+      g_assert_cmpuint (c[2], ==, NX - 1);
+    }
+  fills = (x0 <= 1.0 && x1 >= W - 1.0) || (y0 <= 1.0 && y1 >= H - 1.0);
+  return whole && fills;
+}
+
 static void
 test_zoom_and_contrast (Fixture *f, gconstpointer data)
 {
@@ -336,10 +504,18 @@ test_zoom_and_contrast (Fixture *f, gconstpointer data)
   g_assert_cmpuint (b[2], ==, a[2] + 1);
   g_assert_cmpuint (b[1], ==, a[1] + 1);
 
-  /* Fit shows the whole slice: both corners are inside. */
+  /* 1:1 shows the 64×64 slice smaller than the view: it does not fill it. */
+  g_assert_false (slice_fits (view));
+
+  /* Fit shows the whole slice and fills the view along one axis. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.zoom-fit", NULL));
-  g_assert_false (sv_slice_view_pixel_to_voxel (view, 0.5, 0.5, a)
-                  && sv_slice_view_pixel_to_voxel (view, 1.0e4, 1.0e4, b));
+  g_assert_true (slice_fits (view));
+
+  /* Zoomed in from there, it no longer fits; fit again brings it back. */
+  sv_slice_view_zoom_at (view, 1.25, px, py);
+  g_assert_false (slice_fits (view));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.zoom-fit", NULL));
+  g_assert_true (slice_fits (view));
 
   /* Auto contrast saturates about 0.35 % of the voxels, half on each side. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.auto-contrast", NULL));
@@ -803,12 +979,74 @@ test_shortcuts_window (void)
   gtk_window_destroy (GTK_WINDOW (overlay));
 }
 
+static gboolean
+screenshot_written (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
 static void
 test_screenshot (Fixture *f, gconstpointer data)
 {
+  const char *log_dir = g_getenv ("SV_LOG_DIR");
+  g_autofree char *path
+      = g_build_filename (log_dir ? log_dir : ".", "gui-screenshot-single.png", NULL);
+  GtkWidget *area = sv_window_get_views_area (f->window);
+  GtkWidget *gl = GTK_WIDGET (sv_slice_view_get_gl_area (sv_window_get_slice_view (f->window,
+                                                                                   SV_AXIS_XY)));
+  int scale = gtk_widget_get_scale_factor (area);
+  g_autoptr (GdkTexture) xy = NULL;
+  g_autoptr (GdkTexture) shot = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) colours = g_hash_table_new (NULL, NULL);
+  g_autofree guint8 *a = NULL;
+  g_autofree guint8 *b = NULL;
+  graphene_rect_t box;
+  gsize stride_a, stride_b, n = 0, n_same = 0;
+  int w, h, ox, oy;
+
   /* Make sure the last result is drawn before the snapshot. */
-  g_object_unref (capture_xy (f->window));
+  xy = capture_xy (f->window);
   save_window_png (f->window, "gui-window.png");
+
+  /* The window's own screenshot (the single XY view here): the views' area
+   * at device size, with the slice as GL drew it where the view is. */
+  g_unlink (path);
+  sv_window_save_screenshot (f->window, path);
+  wait_until (screenshot_written, path, "the screenshot");
+  shot = gdk_texture_new_from_filename (path, &error);
+  g_assert_no_error (error);
+  w = gdk_texture_get_width (shot);
+  h = gdk_texture_get_height (shot);
+  g_test_message ("screenshot %d×%d, views' area %d×%d", w, h, gtk_widget_get_width (area),
+                  gtk_widget_get_height (area));
+  g_assert_cmpint (w, ==, gtk_widget_get_width (area) * scale);
+  g_assert_cmpint (h, ==, gtk_widget_get_height (area) * scale);
+
+  g_assert_true (gtk_widget_compute_bounds (gl, area, &box));
+  ox = (int)lround (box.origin.x * scale);
+  oy = (int)lround (box.origin.y * scale);
+  g_assert_cmpint (ox + gdk_texture_get_width (xy), <=, w);
+  g_assert_cmpint (oy + gdk_texture_get_height (xy), <=, h);
+  a = texture_bytes (xy, &stride_a);
+  b = texture_bytes (shot, &stride_b);
+  for (int y = 0; y < gdk_texture_get_height (xy); y++)
+    for (int x = 0; x < gdk_texture_get_width (xy); x++)
+      {
+        const guint8 *pa = a + (gsize)y * stride_a + (gsize)x * 4;
+        const guint8 *pb = b + (gsize)(y + oy) * stride_b + (gsize)(x + ox) * 4;
+        gboolean same = TRUE;
+
+        for (int c = 0; c < 3; c++)
+          same = same && ABS ((int)pa[c] - (int)pb[c]) <= 2;
+        n_same += same;
+        n++;
+        g_hash_table_add (colours, GUINT_TO_POINTER ((guint)pb[0] << 16 | (guint)pb[1] << 8 | pb[2]));
+      }
+  g_test_message ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " view pixels as drawn, %u colours",
+                  n_same, n, g_hash_table_size (colours));
+  g_assert_cmpuint (g_hash_table_size (colours), >, 50);
+  g_assert_cmpfloat ((double)n_same / n, >, 0.95);
 }
 
 int
