@@ -18,6 +18,7 @@
 #include "params.h"
 #include "synth.h"
 #include "sv-config.h"
+#include "sv-test-files.h"
 #include "volume.h"
 #if SV_HAVE_PIXBUF
 #include "sv-image-pixbuf.h"
@@ -90,34 +91,9 @@ fixture_setup (Fixture *f, gconstpointer data)
 }
 
 static void
-remove_tree (const char *path)
-{
-  GDir *dir;
-  const char *name;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_unlink (path);
-      return;
-    }
-  g_chmod (path, 0755);
-  dir = g_dir_open (path, 0, NULL);
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_dir_close (dir);
-    }
-  g_rmdir (path);
-}
-
-static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  remove_tree (f->dir);
+  sv_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "io.h"
+#include "sv-test-files.h"
 #include "sv-test-python.h"
 #include "volume.h"
 
@@ -34,17 +35,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  GDir *dir = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (f->dir, name, NULL);
-      g_unlink (child);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (f->dir);
+  sv_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "io.h"
 #include "volume.h"
+#include "sv-test-files.h"
 #include "sv-test-python.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -45,32 +46,9 @@ fixture_setup (Fixture *f, gconstpointer data)
 }
 
 static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    {
-      g_unlink (path);
-      return;
-    }
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_dir_close (dir);
-  g_rmdir (path);
-}
-
-static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  remove_tree (f->dir);
+  sv_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "prepare.h"
+#include "sv-test-files.h"
 
 #define PYTHON "/usr/bin/python3"
 
@@ -44,16 +45,7 @@ py_dir_new (void)
 static void
 py_dir_free (PyDir *pd)
 {
-  GDir *dir = g_dir_open (pd->dir, 0, NULL);
-  const char *name;
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (pd->dir, name, NULL);
-      g_unlink (path);
-    }
-  if (dir != NULL)
-    g_dir_close (dir);
-  g_rmdir (pd->dir);
+  sv_test_remove_tree (pd->dir);
   g_free (pd->dir);
   g_free (pd);
 }

@@ -10,21 +10,7 @@
 
 #include "gui-test-util.h"
 #include "io.h"
-
-/* Removes a temporary folder and the files in it. */
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
+#include "sv-test-files.h"
 
 static guint
 n_toplevels (void)
@@ -69,7 +55,7 @@ test_export_after_failed_run (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (secondary, "mask is empty"));
   g_assert_cmpuint (n_toplevels (), ==, before + 1);
   gtk_window_destroy (dialog);
-  remove_dir (dir);
+  sv_test_remove_tree (dir);
 }
 
 static void
@@ -110,7 +96,7 @@ test_preset_without_extension (Fixture *f, gconstpointer data)
   sv_params_panel_get_params (panel, &q);
   g_assert_cmpfloat (q.compactness, ==, 0.42);
   g_assert_cmpint (q.n_segments, ==, 77);
-  remove_dir (dir);
+  sv_test_remove_tree (dir);
 }
 
 static gboolean
@@ -239,7 +225,7 @@ test_export_unit_sidecar_name (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (json, "-o brain-labels.tif"));
   g_assert_nonnull (strstr (json, "\"params\": {"));
   g_assert_nonnull (strstr (json, "\"n_labels\": "));
-  remove_dir (dir);
+  sv_test_remove_tree (dir);
 }
 
 static void
@@ -271,7 +257,7 @@ test_nan_file_refused (Fixture *f, gconstpointer data)
   g_assert_true (sv_window_get_volume (f->window) == before);
   g_assert_true (sv_window_get_result (f->window) == result);
   gtk_window_destroy (dialog);
-  remove_dir (dir);
+  sv_test_remove_tree (dir);
 }
 
 static void

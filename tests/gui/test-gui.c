@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "io.h"
 #include "gui-test-util.h"
+#include "sv-test-files.h"
 #include "synth.h"
 
 static void
@@ -672,16 +673,7 @@ assert_command_reproduces_labels (SvWindow *w)
   g_assert_cmpuint (n_diff, ==, 0);
 
   /* Leave nothing behind: the command may also write sample.tif and a sidecar. */
-  {
-    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name (d)))
-      {
-        g_autofree char *p = g_build_filename (dir, name, NULL);
-        g_unlink (p);
-      }
-  }
-  g_rmdir (dir);
+  sv_test_remove_tree (dir);
 }
 
 /* Parameters off every default the panel has; spacing NULL keeps the
