@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "metrics.h"
+#include "sv-cuda-gl.h"
 #include "sv-cuda.h"
 
 /* One lane of structure per axis (tables of sines, cheap to evaluate) and a
@@ -80,7 +81,7 @@ typedef struct
   double prepare_ms, bin_ms, assign_ms, update_ms, labels_ms, connect_ms, connect_device_ms;
   double floor_assign_ms, floor_update_ms, floor_connect_ms;
   gboolean connectivity_on_host;
-  double slider_ms, slider_slice_ms;
+  double slider_ms, slider_publish_ms;
 } Row;
 
 static gboolean
@@ -96,13 +97,12 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
          *assign = g_new (double, reps), *update = g_new (double, reps),
          *labels_t = g_new (double, reps), *conn = g_new (double, reps),
          *connd = g_new (double, reps), *slider = g_new (double, reps),
-         *slider_slice = g_new (double, reps);
+         *slider_publish = g_new (double, reps);
   gboolean ok = FALSE;
   g_autofree gint32 *labels = NULL;
-  g_autofree gint32 *slice = NULL;
   g_autoptr (SvVolume) v = NULL;
-  const SvBackendClass *klass = sv_backend_cuda_class ();
-  gpointer self = NULL;
+  g_autoptr (SvBackend) self = NULL;
+  g_autoptr (SvCudaLabelsPool) pool = sv_cuda_labels_pool_new ();
 
   memset (row, 0, sizeof *row);
   row->n = n;
@@ -111,7 +111,6 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   if (v == NULL)
     goto out;
   labels = g_try_new (gint32, nv);
-  slice = g_new (gint32, (gsize)n * n);
   if (labels == NULL)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "no memory for labels");
@@ -123,8 +122,7 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   p.max_num_iter = 10;
   control.stop_after_iteration = -1;
 
-  /* The class is used directly: the profiling calls need the instance. */
-  self = klass->create (error);
+  self = sv_backend_new ("cuda", error);
   if (self == NULL)
     goto out;
   if (!sv_cuda_backend_set_profiling (self, TRUE, error))
@@ -134,13 +132,13 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   for (int r = -1; r < reps; r++)
     {
       double t0 = now_ms (), t1, t2, t3;
-      if (!klass->set_volume (self, v, NULL, error))
+      if (!sv_backend_set_volume (self, v, NULL, error))
         goto out;
       t1 = now_ms ();
-      if (!klass->run (self, &p, &control, &stats, error))
+      if (!sv_backend_run (self, &p, &control, &stats, error))
         goto out;
       t2 = now_ms ();
-      if (!klass->get_labels (self, labels, error))
+      if (!sv_backend_get_labels (self, labels, error))
         goto out;
       t3 = now_ms ();
       sv_cuda_backend_get_stage_times (self, &t);
@@ -167,19 +165,22 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   for (int r = -1; r < reps; r++)
     {
       double t0, t1, t2;
+      g_autoptr (SvCudaLabels) published = NULL;
       p.compactness = 0.1 * pow (1.5, r + 2);
       t0 = now_ms ();
-      if (!klass->run (self, &p, &control, &stats, error))
+      if (!sv_backend_run (self, &p, &control, &stats, error))
         goto out;
       t1 = now_ms ();
-      if (!klass->get_slice (self, SV_AXIS_XY, n / 2, slice, error))
+      /* The window's path: the labels published on the device for a view. */
+      published = sv_cuda_labels_publish (pool, self, error);
+      if (published == NULL || !sv_cuda_labels_wait (published, error))
         goto out;
       t2 = now_ms ();
       g_assert (stats.prepare_reused);
       if (r < 0)
         continue;
       slider[r] = t1 - t0;
-      slider_slice[r] = t2 - t0;
+      slider_publish[r] = t2 - t0;
     }
 
   row->e2e_ms = median (e2e, reps);
@@ -194,7 +195,7 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
   row->connect_ms = median (conn, reps);
   row->connect_device_ms = median (connd, reps);
   row->slider_ms = median (slider, reps);
-  row->slider_slice_ms = median (slider_slice, reps);
+  row->slider_publish_ms = median (slider_publish, reps);
   /* Floors: assignment reads the image and writes the assignment (8 B per
    * voxel); the update reads both (8 B); connectivity reads the labels
    * about 4 times and reads/writes parents, sizes and labels (~28 B). */
@@ -215,9 +216,7 @@ out:
   g_free (conn);
   g_free (connd);
   g_free (slider);
-  g_free (slider_slice);
-  if (self != NULL)
-    klass->destroy (self);
+  g_free (slider_publish);
   return ok;
 }
 
@@ -279,14 +278,13 @@ static gboolean
 ours_for_peer (const SvVolume *v, int reps, gint32 *labels, gint32 *labels_noconn,
                PeerRow *row, GError **error)
 {
-  const SvBackendClass *klass = sv_backend_cuda_class ();
   gsize nv = sv_volume_n_voxels (v);
   SvSlicParams p;
   SvRunControl control = { 0 };
   SvRunStats stats;
   gboolean ok = FALSE;
   g_autofree double *e2e = g_new (double, reps);
-  gpointer self = klass->create (error);
+  g_autoptr (SvBackend) self = sv_backend_new ("cuda", error);
 
   if (self == NULL)
     return FALSE;
@@ -298,8 +296,9 @@ ours_for_peer (const SvVolume *v, int reps, gint32 *labels, gint32 *labels_nocon
   for (int r = -1; r < reps; r++)
     {
       double t0 = now_ms ();
-      if (!klass->set_volume (self, v, NULL, error) || !klass->run (self, &p, &control, &stats, error)
-          || !klass->get_labels (self, labels, error))
+      if (!sv_backend_set_volume (self, v, NULL, error)
+          || !sv_backend_run (self, &p, &control, &stats, error)
+          || !sv_backend_get_labels (self, labels, error))
         goto out;
       if (r >= 0)
         e2e[r] = now_ms () - t0;
@@ -307,12 +306,11 @@ ours_for_peer (const SvVolume *v, int reps, gint32 *labels, gint32 *labels_nocon
   row->ours_e2e_ms = median (e2e, reps);
   row->ours_n_labels = stats.n_labels;
   p.enforce_connectivity = FALSE;
-  if (!klass->run (self, &p, &control, &stats, error)
-      || !klass->get_labels (self, labels_noconn, error))
+  if (!sv_backend_run (self, &p, &control, &stats, error)
+      || !sv_backend_get_labels (self, labels_noconn, error))
     goto out;
   ok = TRUE;
 out:
-  klass->destroy (self);
   return ok;
 }
 
@@ -505,8 +503,8 @@ main (int argc, char **argv)
               r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, r->update_ms,
               r->floor_update_ms, r->connect_ms, r->floor_connect_ms, r->slider_ms,
               r->connectivity_on_host ? "host fallback" : "device");
-      printf ("%6s conn dev %.3f ms; slider run + XY slice %.1f ms; labels %.3f ms\n", "",
-              r->connect_device_ms, r->slider_slice_ms, r->labels_ms);
+      printf ("%6s conn dev %.3f ms; slider run + labels published %.1f ms; labels %.3f ms\n", "",
+              r->connect_device_ms, r->slider_publish_ms, r->labels_ms);
     }
 
   if (n_peer > 0)
@@ -548,12 +546,12 @@ main (int argc, char **argv)
               "\"assign_floor_ms\": %.4f, \"update_ms_per_iter\": %.4f, \"update_floor_ms\": %.4f, "
               "\"labels_ms\": %.4f, \"connect_ms\": %.3f, \"connect_device_ms\": %.4f, "
               "\"connect_floor_ms\": %.4f, \"connectivity_on_host\": %s, "
-              "\"slider_run_ms\": %.3f, \"slider_run_and_slice_ms\": %.3f}%s\n",
+              "\"slider_run_ms\": %.3f, \"slider_run_and_publish_ms\": %.3f}%s\n",
               r->n, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms, r->download_ms,
               r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, r->update_ms,
               r->floor_update_ms, r->labels_ms, r->connect_ms, r->connect_device_ms,
               r->floor_connect_ms, r->connectivity_on_host ? "true" : "false", r->slider_ms,
-              r->slider_slice_ms, i + 1 < n_rows ? "," : "");
+              r->slider_publish_ms, i + 1 < n_rows ? "," : "");
         }
       g_string_append (j, "  ],\n  \"peer\": [\n");
       for (guint i = 0; i < n_peer; i++)

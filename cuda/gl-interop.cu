@@ -178,7 +178,7 @@ out:
 }
 
 SvCudaLabels *
-sv_cuda_labels_publish (SvCudaLabelsPool *pool, gpointer cuda_backend, GError **error)
+sv_cuda_labels_publish (SvCudaLabelsPool *pool, SvBackend *backend, GError **error)
 {
   SvCudaLabels *slot = NULL;
   const gint32 *src;
@@ -187,9 +187,9 @@ sv_cuda_labels_publish (SvCudaLabelsPool *pool, gpointer cuda_backend, GError **
   cudaStream_t stream;
 
   g_return_val_if_fail (pool != NULL, NULL);
-  g_return_val_if_fail (cuda_backend != NULL, NULL);
+  g_return_val_if_fail (backend != NULL, NULL);
 
-  src = sv_cuda_backend_device_labels (cuda_backend, shape);
+  src = sv_backend_get_device_labels (backend, shape);
   if (!src)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
@@ -197,7 +197,7 @@ sv_cuda_labels_publish (SvCudaLabelsPool *pool, gpointer cuda_backend, GError **
       return NULL;
     }
   n = (gsize)shape[0] * shape[1] * shape[2];
-  stream = (cudaStream_t)sv_cuda_backend_stream (cuda_backend);
+  stream = (cudaStream_t)sv_backend_get_device_stream (backend);
 
   g_mutex_lock (&pool->lock);
   /* A slot whose only reference is the pool's is held by no result: the
@@ -250,6 +250,15 @@ gpointer
 sv_cuda_labels_get_ready_event (SvCudaLabels *labels)
 {
   return (gpointer)labels->ready;
+}
+
+gboolean
+sv_cuda_labels_wait (SvCudaLabels *labels, GError **error)
+{
+  SV_CUDA_CHECK (cudaEventSynchronize (labels->ready));
+  return TRUE;
+out:
+  return FALSE;
 }
 
 /* ---- the registered pixel buffer ---- */

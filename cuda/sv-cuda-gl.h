@@ -40,14 +40,13 @@ SvCudaLabelsPool *sv_cuda_labels_pool_new (void);
  * their last sv_cuda_labels_unref. */
 void sv_cuda_labels_pool_free (SvCudaLabelsPool *pool);
 
-/* Copies the last run's device labels of a CUDA backend instance (the
- * pointer its class's create returned) into a pool buffer that nobody
- * holds, device to device on the backend's stream, and records the copy's
+/* Copies the last run's device labels of a backend that has them
+ * (sv_backend_get_device_labels) into a pool buffer that nobody holds, device to device on the backend's stream, and records the copy's
  * ready event. Does not wait for the copy. Returns a new reference, or NULL
  * with `error` set when CUDA fails, and NULL without an error when both
  * buffers are still held (the caller then keeps the host path for this
  * result). Called on the thread that runs the backend. */
-SvCudaLabels *sv_cuda_labels_publish (SvCudaLabelsPool *pool, gpointer cuda_backend,
+SvCudaLabels *sv_cuda_labels_publish (SvCudaLabelsPool *pool, SvBackend *backend,
                                       GError **error);
 
 SvCudaLabels *sv_cuda_labels_ref (SvCudaLabels *labels);
@@ -58,6 +57,8 @@ void sv_cuda_labels_unref (SvCudaLabels *labels);
  * contents are complete once the ready event (a cudaEvent_t) has fired. */
 const gint32 *sv_cuda_labels_get_data (SvCudaLabels *labels, guint shape_zyx[3]);
 gpointer sv_cuda_labels_get_ready_event (SvCudaLabels *labels);
+/* Waits on the host until the labels' copy is complete (benchmarks). */
+gboolean sv_cuda_labels_wait (SvCudaLabels *labels, GError **error);
 
 /* ---- a GL pixel buffer registered with CUDA ---- */
 

@@ -1,15 +1,17 @@
 /* Supervox CUDA backend: the plain C interface the application sees.
  *
- * The backend implements SvBackendClass (engine/backend.h). Applications
- * register it at start-up with sv_backend_register (sv_backend_cuda_class ())
- * when the build has SV_HAVE_CUDA. The functions below give the GUI access to
- * the label volume that stays on the device, for CUDA–GL interop; they take
- * the backend instance (the pointer the class's create returned). */
+ * The backend implements the stages of SvBackendClass (engine/backend-class.h).
+ * Applications register it at start-up with
+ * sv_backend_register (sv_backend_cuda_class ()) when the build has
+ * SV_HAVE_CUDA. Its device labels and stream are the optional abilities of
+ * the backend table (sv_backend_get_device_labels,
+ * sv_backend_get_device_stream); the functions below that take an SvBackend
+ * expect one of this class. */
 #pragma once
 
 #include <glib.h>
 
-#include "backend.h"
+#include "backend-class.h"
 
 G_BEGIN_DECLS
 
@@ -28,25 +30,10 @@ gboolean sv_cuda_device_available (GError **error);
 /* Free and total memory of the current device, in bytes. */
 gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
 
-/* The last run's label volume on the device (nz*ny*nx gint32, z-major), or
- * NULL when there is none. Valid until the next run, set_volume or destroy.
- * shape_zyx (may be NULL) receives the volume's shape. */
-const gint32 *sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3]);
-
-/* The backend's CUDA stream (a cudaStream_t), for ordering interop work
- * after the backend's own work with a CUDA event. */
-gpointer sv_cuda_backend_stream (gpointer backend);
-
-/* Copies one slice of the last run's labels into device memory `device_dst`
- * (e.g. a mapped GL pixel buffer; size per SvAxis as for get_slice), on the
- * backend's stream, and waits for it. */
-gboolean sv_cuda_backend_copy_slice_device (gpointer backend, SvAxis axis, guint index,
-                                            gint32 *device_dst, GError **error);
-
 /* TRUE when the last run's connectivity step fell back to the sequential
  * rule on the host (volumes of 2³¹ − 3 voxels or more); FALSE when it ran
  * on the device. */
-gboolean sv_cuda_backend_connectivity_on_host (gpointer backend);
+gboolean sv_cuda_backend_connectivity_on_host (SvBackend *backend);
 
 /* Where the last run spent its time (benchmarks). Device stages are CUDA
  * event times summed over the iterations, in milliseconds; prepare and
@@ -67,8 +54,8 @@ typedef struct
 
 /* Turns per-stage event timing on or off; it synchronises after every
  * iteration, so leave it off outside benchmarks. */
-gboolean sv_cuda_backend_set_profiling (gpointer backend, gboolean enable, GError **error);
-void sv_cuda_backend_get_stage_times (gpointer backend, SvCudaStageTimes *times);
+gboolean sv_cuda_backend_set_profiling (SvBackend *backend, gboolean enable, GError **error);
+void sv_cuda_backend_get_stage_times (SvBackend *backend, SvCudaStageTimes *times);
 
 /* Device-to-device copy bandwidth in GB/s (bytes read + written per second)
  * over a copy of `bytes`, median of several after a warm-up. */

@@ -1,283 +1,288 @@
 /* Supervox engine: the CPU backend, the reference implementation of the
- * backend interface. It keeps a copy of the volume and mask, caches the
- * prepared image across runs that share sigma, spacing and convert2lab, and
- * keeps the last run's labels and centres. */
+ * backend stages. It borrows the caller's volume and mask, caches the
+ * prepared image across runs that share sigma, spacing and convert2lab,
+ * iterates on the pipeline's host clusters and keeps the last run's labels. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "backend.h"
-
-#include <math.h>
 #include <string.h>
 
+#include "backend-private.h"
+#include "connectivity.h"
 #include "error.h"
 #include "internal.h"
-#include "prepare.h"
-#include "slic.h"
 
 typedef struct
 {
   SvVolume volume; /* shallow copy: data borrowed from the caller, unit not kept */
-  gboolean has_volume;
   const guint8 *mask; /* NULL or nz*ny*nx bytes, borrowed */
 
   SvPrepared *prepared; /* cache, valid for prepared_params */
   SvSlicParams prepared_params;
+  const SvPrepared *given; /* an image prepared by the caller, borrowed */
 
-  gint32 *labels; /* last run, nz*ny*nx, owned */
-  float *centres; /* last run, k × 3 */
-  gsize k;
+  gint32 *nearest; /* the assignment while a run is going, nz*ny*nx */
+  gint32 *labels;  /* the last run's, nz*ny*nx, owned */
 } SvBackendCpu;
 
-static gpointer
-cpu_create (GError **error)
+static SvBackendCpu *
+cpu (SvBackend *backend)
 {
-  return g_new0 (SvBackendCpu, 1);
+  return sv_backend_get_priv (backend);
+}
+
+static gsize
+n_voxels (const SvBackendCpu *self)
+{
+  return (gsize)self->volume.nz * self->volume.ny * self->volume.nx;
+}
+
+static gboolean
+cpu_create (SvBackend *backend, GError **error)
+{
+  sv_backend_set_priv (backend, g_new0 (SvBackendCpu, 1));
+  return TRUE;
 }
 
 static void
-cpu_forget_results (SvBackendCpu *self)
+cpu_destroy (SvBackend *backend)
 {
-  g_clear_pointer (&self->labels, g_free);
-  g_clear_pointer (&self->centres, g_free);
-  self->k = 0;
-}
-
-static void
-cpu_destroy (gpointer p)
-{
-  SvBackendCpu *self = p;
+  SvBackendCpu *self = cpu (backend);
 
   g_clear_pointer (&self->prepared, sv_prepared_free);
-  cpu_forget_results (self);
+  g_clear_pointer (&self->nearest, g_free);
+  g_clear_pointer (&self->labels, g_free);
   g_free (self);
 }
 
 static gboolean
-cpu_set_volume (gpointer p, const SvVolume *volume, const guint8 *mask, GError **error)
+cpu_set_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask, GError **error)
 {
-  SvBackendCpu *self = p;
-  gsize n_voxels = (gsize)volume->nz * volume->ny * volume->nx;
+  SvBackendCpu *self = cpu (backend);
 
-  if (n_voxels == 0 || volume->nc == 0)
+  if (sv_volume_n_voxels (volume) == 0 || volume->nc == 0)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
                    "the volume is empty (%u×%u×%u, %u channels)", volume->nz, volume->ny,
                    volume->nx, volume->nc);
       return FALSE;
     }
-  /* Borrowed: the caller keeps them alive (backend.h). */
   self->volume = *volume;
   self->volume.unit = NULL;
   self->mask = mask;
-  self->has_volume = TRUE;
   g_clear_pointer (&self->prepared, sv_prepared_free);
-  cpu_forget_results (self);
+  g_clear_pointer (&self->labels, g_free);
   return TRUE;
 }
 
-typedef struct
+static const SvPrepared *
+cpu_prepare (SvBackend *backend, const SvSlicParams *params, int n_threads, gboolean *reused,
+             GError **error)
 {
-  const SvRunControl *control;
-} ProgressAdapter;
+  SvBackendCpu *self = cpu (backend);
 
-static void
-iteration_cb (guint iteration, guint n_iterations, gpointer user_data)
-{
-  ProgressAdapter *adapter = user_data;
-  adapter->control->progress (SV_STAGE_ITERATE, iteration, n_iterations,
-                              adapter->control->user_data);
+  if (self->given != NULL)
+    return self->given;
+  if (self->prepared != NULL && sv_slic_params_same_prepare (&self->prepared_params, params))
+    {
+      *reused = TRUE;
+      return self->prepared;
+    }
+  g_clear_pointer (&self->prepared, sv_prepared_free);
+  self->prepared = sv_prepare (&self->volume, self->mask, params, n_threads, error);
+  if (self->prepared != NULL)
+    self->prepared_params = *params;
+  return self->prepared;
 }
 
 static gboolean
-cpu_run (gpointer p, const SvSlicParams *params, const SvRunControl *control, SvRunStats *stats,
-         GError **error)
+cpu_start (SvBackend *backend, const SvSlicRun *run, GError **error)
 {
-  SvBackendCpu *self = p;
-  gsize n_voxels;
-  SvSlicParams run_params;
-  SvClusters clusters = { 0 };
-  SvSlicTimings timings = { 0 };
-  ProgressAdapter adapter = { control };
-  g_autofree gint32 *labels = NULL;
-  gint64 t0;
+  SvBackendCpu *self = cpu (backend);
+  const gsize n = n_voxels (self);
 
-  memset (stats, 0, sizeof *stats);
-  if (!self->has_volume)
-    {
-      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                           "no volume is loaded");
-      return FALSE;
-    }
-  if (!sv_slic_params_validate (params, error))
-    return FALSE;
-  n_voxels = (gsize)self->volume.nz * self->volume.ny * self->volume.nx;
-
-  if (control->progress != NULL)
-    control->progress (SV_STAGE_PREPARE, 0, 0, control->user_data);
-  t0 = g_get_monotonic_time ();
-  if (self->prepared != NULL && sv_slic_params_same_prepare (&self->prepared_params, params))
-    stats->prepare_reused = TRUE;
-  else
-    {
-      g_clear_pointer (&self->prepared, sv_prepared_free);
-      self->prepared = sv_prepare (&self->volume, self->mask, params, control->n_threads, error);
-      if (self->prepared == NULL)
-        return FALSE;
-      self->prepared_params = *params;
-    }
-  stats->seconds_prepare = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-
-  if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
-    return FALSE;
-
-  /* Teaching mode: the state after n iterations, before connectivity. */
-  run_params = *params;
-  if (control->stop_after_iteration >= 0)
-    {
-      run_params.max_num_iter = MIN (run_params.max_num_iter, control->stop_after_iteration);
-      run_params.enforce_connectivity = FALSE;
-    }
-
-  labels = g_try_new (gint32, n_voxels);
-  if (labels == NULL)
+  g_clear_pointer (&self->labels, g_free);
+  g_clear_pointer (&self->nearest, g_free);
+  self->nearest = g_try_new (gint32, MAX (n, 1));
+  if (self->nearest == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n_voxels);
+                   "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n);
       return FALSE;
     }
-  if (!sv__slic_run (self->prepared, self->mask, &run_params, control->n_threads,
-                     control->progress != NULL ? iteration_cb : NULL, &adapter,
-                     control->cancellable, labels, &clusters, &timings, error))
-    return FALSE;
+  for (gsize v = 0; v < n; v++)
+    self->nearest[v] = -1;
+  return TRUE;
+}
 
-  if (control->progress != NULL && run_params.enforce_connectivity)
-    control->progress (SV_STAGE_CONNECT, timings.iterations, timings.iterations,
-                       control->user_data);
-
-  cpu_forget_results (self);
-  self->labels = g_steal_pointer (&labels);
-  self->k = clusters.k;
-  self->centres = g_new (float, MAX (clusters.k, 1) * 3);
-  for (gsize k = 0; k < clusters.k; k++)
-    for (int a = 0; a < 3; a++)
-      self->centres[3 * k + a]
-          = clusters.alive[k] ? clusters.centres[k * (3 + clusters.nc) + a] : NAN;
-  sv_clusters_clear (&clusters);
-
-  stats->n_clusters = self->k;
-  stats->n_labels = (gsize)MAX (timings.n_labels, 0);
-  stats->iterations = timings.iterations;
-  stats->seconds_iterate = timings.seconds_iterate;
-  stats->seconds_connect = timings.seconds_connect;
-
-  if (control->progress != NULL)
-    control->progress (SV_STAGE_DONE, timings.iterations, timings.iterations, control->user_data);
+/* The host clusters are the CPU's own: the pipeline has reset the maxima. */
+static gboolean
+cpu_begin_pass (SvBackend *backend, const SvSlicRun *run, GError **error)
+{
   return TRUE;
 }
 
 static gboolean
-check_result (SvBackendCpu *self, GError **error)
+cpu_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
 {
+  SvBackendCpu *self = cpu (backend);
+
+  sv_slic_assign (&run->ctx, &run->clusters, self->nearest);
+  sv_slic_update (&run->ctx, self->nearest, &run->clusters);
+  return TRUE;
+}
+
+/* Labels from an assignment, in place. */
+static void
+assignment_to_labels (const SvBackendCpu *self, const SvSlicRun *run, gboolean fill,
+                      gint32 *nearest)
+{
+  const int start_label = run->params->start_label;
+
+  if (fill)
+    sv__slic_fill_unassigned (&run->ctx, &run->clusters, nearest);
+  for (gsize v = 0; v < n_voxels (self); v++)
+    nearest[v] = nearest[v] < 0 ? start_label - 1 : nearest[v] + start_label;
+}
+
+static gboolean
+cpu_assignment_labels (SvBackend *backend, const SvSlicRun *run, gboolean fill, GError **error)
+{
+  SvBackendCpu *self = cpu (backend);
+
+  assignment_to_labels (self, run, fill, self->nearest);
+  return TRUE;
+}
+
+static gboolean
+cpu_snapshot_labels (SvBackend *backend, const SvSlicRun *run, gint32 *labels, GError **error)
+{
+  SvBackendCpu *self = cpu (backend);
+
+  if (self->nearest == NULL)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "no run is going");
+      return FALSE;
+    }
+  memcpy (labels, self->nearest, n_voxels (self) * sizeof (gint32));
+  assignment_to_labels (self, run, run->iteration > 0, labels);
+  return TRUE;
+}
+
+static gboolean
+cpu_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 max_size,
+             gint64 *n_labels, GError **error)
+{
+  SvBackendCpu *self = cpu (backend);
+  const gsize n = n_voxels (self);
+
+  self->labels = g_try_new (gint32, MAX (n, 1));
+  if (self->labels == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n);
+      return FALSE;
+    }
+  *n_labels = sv_connectivity_enforce (self->nearest, self->volume.nz, self->volume.ny,
+                                       self->volume.nx, min_size, max_size,
+                                       run->params->start_label, self->labels);
+  g_clear_pointer (&self->nearest, g_free);
+  return TRUE;
+}
+
+static gboolean
+cpu_count_labels (SvBackend *backend, const SvSlicRun *run, gint64 *n_labels, GError **error)
+{
+  SvBackendCpu *self = cpu (backend);
+  g_autofree guint8 *seen = g_new0 (guint8, run->clusters.k + 1);
+
+  self->labels = g_steal_pointer (&self->nearest);
+  *n_labels = 0;
+  for (gsize v = 0; v < n_voxels (self); v++)
+    {
+      gint64 k = (gint64)self->labels[v] - run->params->start_label;
+      if (k >= 0 && !seen[k])
+        {
+          seen[k] = 1;
+          (*n_labels)++;
+        }
+    }
+  return TRUE;
+}
+
+static void
+cpu_finish (SvBackend *backend, gboolean ok)
+{
+  g_clear_pointer (&cpu (backend)->nearest, g_free);
+}
+
+static gboolean
+cpu_get_labels (SvBackend *backend, gint32 *labels, GError **error)
+{
+  SvBackendCpu *self = cpu (backend);
+
   if (self->labels == NULL)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
                            "there are no labels yet: run SLIC first");
       return FALSE;
     }
-  return TRUE;
-}
-
-static gboolean
-cpu_get_labels (gpointer p, gint32 *labels, GError **error)
-{
-  SvBackendCpu *self = p;
-
-  if (!check_result (self, error))
-    return FALSE;
-  memcpy (labels, self->labels,
-          (gsize)self->volume.nz * self->volume.ny * self->volume.nx * sizeof (gint32));
+  memcpy (labels, self->labels, n_voxels (self) * sizeof (gint32));
   return TRUE;
 }
 
 static gint32 *
-cpu_take_labels (gpointer p, GError **error)
+cpu_take_labels (SvBackend *backend, GError **error)
 {
-  SvBackendCpu *self = p;
+  SvBackendCpu *self = cpu (backend);
 
-  if (!check_result (self, error))
-    return NULL;
-  return g_steal_pointer (&self->labels);
-}
-
-static gboolean
-cpu_get_slice (gpointer p, SvAxis axis, guint index, gint32 *out, GError **error)
-{
-  SvBackendCpu *self = p;
-  const gsize nz = self->volume.nz, ny = self->volume.ny, nx = self->volume.nx;
-  const guint limit = axis == SV_AXIS_XY ? nz : axis == SV_AXIS_XZ ? ny : nx;
-
-  if (!check_result (self, error))
-    return FALSE;
-  if (index >= limit)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "slice %u is out of range: the volume has %u along that axis", index, limit);
-      return FALSE;
-    }
-  switch (axis)
-    {
-    case SV_AXIS_XY:
-      memcpy (out, self->labels + index * ny * nx, ny * nx * sizeof (gint32));
-      break;
-    case SV_AXIS_XZ:
-      for (gsize z = 0; z < nz; z++)
-        memcpy (out + z * nx, self->labels + (z * ny + index) * nx, nx * sizeof (gint32));
-      break;
-    case SV_AXIS_YZ:
-      for (gsize z = 0; z < nz; z++)
-        for (gsize y = 0; y < ny; y++)
-          out[z * ny + y] = self->labels[(z * ny + y) * nx + index];
-      break;
-    default:
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM, "unknown axis %d",
-                   (int)axis);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-cpu_get_centres (gpointer p, float *zyx, gsize *k, GError **error)
-{
-  SvBackendCpu *self = p;
-
-  /* Centres outlive the labels, which sv_backend_take_labels may have taken. */
-  if (self->centres == NULL)
+  if (self->labels == NULL)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                           "there are no centres yet: run SLIC first");
-      return FALSE;
+                           "there are no labels yet: run SLIC first");
+      return NULL;
     }
-  *k = self->k;
-  if (zyx != NULL)
-    memcpy (zyx, self->centres, self->k * 3 * sizeof (float));
-  return TRUE;
+  return g_steal_pointer (&self->labels);
 }
 
 static const SvBackendClass cpu_class = {
   .name = "cpu",
   .create = cpu_create,
   .destroy = cpu_destroy,
-  .take_labels = cpu_take_labels,
   .set_volume = cpu_set_volume,
-  .run = cpu_run,
+  .prepare = cpu_prepare,
+  .start = cpu_start,
+  .begin_pass = cpu_begin_pass,
+  .iterate = cpu_iterate,
+  .assignment_labels = cpu_assignment_labels,
+  .connect = cpu_connect,
+  .count_labels = cpu_count_labels,
+  .snapshot_labels = cpu_snapshot_labels,
+  .finish = cpu_finish,
   .get_labels = cpu_get_labels,
-  .get_slice = cpu_get_slice,
-  .get_centres = cpu_get_centres,
+  .take_labels = cpu_take_labels,
 };
 
 const SvBackendClass *
 sv_backend_cpu_class (void)
 {
   return &cpu_class;
+}
+
+SvBackend *
+sv__backend_cpu_new_prepared (const SvPrepared *image, const guint8 *mask)
+{
+  SvBackend *backend = sv_backend_new ("cpu", NULL);
+  SvBackendCpu *self = cpu (backend);
+  SvVolume *shape = &self->volume;
+
+  /* The pipeline reads the shape from the volume; the data is the image's. */
+  shape->nz = image->nz;
+  shape->ny = image->ny;
+  shape->nx = image->nx;
+  shape->nc = image->nc;
+  self->mask = mask;
+  self->given = image;
+  sv__backend_loaded (backend, shape, mask);
+  return backend;
 }

@@ -1,18 +1,13 @@
-/* Supervox engine: the backend registry and the dispatch of sv_backend_*
- * calls to the chosen backend's table of functions. */
+/* Supervox engine: the backend registry, the backend handle and the
+ * dispatch of sv_backend_* calls to the chosen backend's table. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "backend.h"
 
 #include <string.h>
 
+#include "backend-private.h"
 #include "error.h"
-
-struct _SvBackend
-{
-  const SvBackendClass *klass;
-  gpointer self;
-};
 
 #define MAX_BACKENDS 8
 
@@ -60,14 +55,14 @@ lookup (const char *name)
 static SvBackend *
 instantiate (const SvBackendClass *klass, GError **error)
 {
-  gpointer self = klass->create (error);
-  SvBackend *backend;
+  SvBackend *backend = g_new0 (SvBackend, 1);
 
-  if (self == NULL)
-    return NULL;
-  backend = g_new0 (SvBackend, 1);
   backend->klass = klass;
-  backend->self = self;
+  if (!klass->create (backend, error))
+    {
+      g_free (backend);
+      return NULL;
+    }
   return backend;
 }
 
@@ -112,15 +107,21 @@ sv_backend_free (SvBackend *backend)
 {
   if (backend == NULL)
     return;
-  backend->klass->destroy (backend->self);
+  backend->klass->destroy (backend);
+  g_free (backend->centres);
   g_free (backend);
 }
 
 gpointer
-sv_backend_get_instance (SvBackend *backend)
+sv_backend_get_priv (SvBackend *backend)
 {
-  g_return_val_if_fail (backend != NULL, NULL);
-  return backend->self;
+  return backend->priv;
+}
+
+void
+sv_backend_set_priv (SvBackend *backend, gpointer priv)
+{
+  backend->priv = priv;
 }
 
 const char *
@@ -131,11 +132,46 @@ sv_backend_get_name (SvBackend *backend)
 }
 
 gboolean
+sv_backend_is_reference (SvBackend *backend)
+{
+  g_return_val_if_fail (backend != NULL, FALSE);
+  return backend->klass == sv_backend_cpu_class ();
+}
+
+void
+sv__backend_loaded (SvBackend *backend, const SvVolume *volume, const guint8 *mask)
+{
+  const gsize n_voxels = sv_volume_n_voxels (volume);
+
+  backend->loaded = *volume;
+  backend->loaded.unit = NULL;
+  backend->volume = &backend->loaded;
+  backend->mask = mask;
+  backend->n_mask_in = n_voxels;
+  if (mask != NULL)
+    {
+      backend->n_mask_in = 0;
+      for (gsize v = 0; v < n_voxels; v++)
+        backend->n_mask_in += mask[v] != 0;
+    }
+}
+
+gboolean
 sv_backend_set_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
                        GError **error)
 {
   g_return_val_if_fail (backend != NULL && volume != NULL, FALSE);
-  return backend->klass->set_volume (backend->self, volume, mask, error);
+  backend->has_result = FALSE;
+  /* The implementation borrows the handle's copy, which lives as long as
+   * the backend, rather than the caller's struct. */
+  sv__backend_loaded (backend, volume, mask);
+  if (!backend->klass->set_volume (backend, &backend->loaded, mask, error))
+    {
+      backend->volume = NULL;
+      backend->mask = NULL;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -146,15 +182,73 @@ sv_backend_run (SvBackend *backend, const SvSlicParams *params, const SvRunContr
   SvRunStats unused;
 
   g_return_val_if_fail (backend != NULL && params != NULL, FALSE);
-  return backend->klass->run (backend->self, params, control != NULL ? control : &defaults,
-                              stats != NULL ? stats : &unused, error);
+  return sv__slic_pipeline_run (backend, params, control != NULL ? control : &defaults,
+                                stats != NULL ? stats : &unused, error);
+}
+
+gboolean
+sv_backend_error_is_device_failure (const GError *error)
+{
+  return g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND)
+         || g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+}
+
+gboolean
+sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
+                              const SvSlicParams *params, const SvRunControl *control,
+                              SvRunStats *stats, SvBackend **cpu_out, GError **device_error,
+                              GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (SvBackend) cpu = NULL;
+  gboolean loaded;
+
+  g_return_val_if_fail (backend != NULL && volume != NULL && cpu_out != NULL, FALSE);
+  *cpu_out = NULL;
+  loaded = backend->volume != NULL && backend->loaded.data == volume->data
+           && backend->loaded.nz == volume->nz && backend->loaded.ny == volume->ny
+           && backend->loaded.nx == volume->nx && backend->loaded.nc == volume->nc
+           && backend->mask == mask;
+  if ((loaded || sv_backend_set_volume (backend, volume, mask, &local))
+      && sv_backend_run (backend, params, control, stats, &local))
+    return TRUE;
+  if (control != NULL && g_cancellable_set_error_if_cancelled (control->cancellable, error))
+    return FALSE;
+  /* The CPU reference recovers from what only a device has; bad data and
+   * bad parameters would fail the same way there. */
+  if (sv_backend_is_reference (backend) || !sv_backend_error_is_device_failure (local))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  g_info ("%s backend failed (%s); running on the CPU", sv_backend_get_name (backend),
+          local->message);
+  cpu = sv_backend_new ("cpu", error);
+  if (cpu == NULL || !sv_backend_set_volume (cpu, volume, mask, error)
+      || !sv_backend_run (cpu, params, control, stats, error))
+    return FALSE;
+  g_propagate_error (device_error, g_steal_pointer (&local));
+  *cpu_out = g_steal_pointer (&cpu);
+  return TRUE;
+}
+
+static gboolean
+check_result (SvBackend *backend, GError **error)
+{
+  if (!backend->has_result)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "there are no labels yet: run SLIC first");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
 sv_backend_get_labels (SvBackend *backend, gint32 *labels, GError **error)
 {
   g_return_val_if_fail (backend != NULL && labels != NULL, FALSE);
-  return backend->klass->get_labels (backend->self, labels, error);
+  return check_result (backend, error) && backend->klass->get_labels (backend, labels, error);
 }
 
 gint32 *
@@ -163,8 +257,10 @@ sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error)
   g_autofree gint32 *labels = NULL;
 
   g_return_val_if_fail (backend != NULL, NULL);
+  if (!check_result (backend, error))
+    return NULL;
   if (backend->klass->take_labels != NULL)
-    return backend->klass->take_labels (backend->self, error);
+    return backend->klass->take_labels (backend, error);
   labels = g_try_malloc_n (MAX (n_voxels, 1), sizeof (gint32));
   if (labels == NULL)
     {
@@ -172,21 +268,77 @@ sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error)
                    "not enough memory for %" G_GSIZE_FORMAT " labels", n_voxels);
       return NULL;
     }
-  if (!backend->klass->get_labels (backend->self, labels, error))
+  if (!backend->klass->get_labels (backend, labels, error))
     return NULL;
   return g_steal_pointer (&labels);
-}
-
-gboolean
-sv_backend_get_slice (SvBackend *backend, SvAxis axis, guint index, gint32 *out, GError **error)
-{
-  g_return_val_if_fail (backend != NULL && out != NULL, FALSE);
-  return backend->klass->get_slice (backend->self, axis, index, out, error);
 }
 
 gboolean
 sv_backend_get_centres (SvBackend *backend, float *zyx, gsize *k, GError **error)
 {
   g_return_val_if_fail (backend != NULL && k != NULL, FALSE);
-  return backend->klass->get_centres (backend->self, zyx, k, error);
+  /* Centres outlive the labels, which sv_backend_take_labels may have taken. */
+  if (backend->centres == NULL)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "there are no centres yet: run SLIC first");
+      return FALSE;
+    }
+  *k = backend->k;
+  if (zyx != NULL && backend->k > 0)
+    memcpy (zyx, backend->centres, backend->k * 3 * sizeof (float));
+  return TRUE;
+}
+
+const gint32 *
+sv_backend_get_device_labels (SvBackend *backend, guint shape_zyx[3])
+{
+  g_return_val_if_fail (backend != NULL, NULL);
+  if (backend->klass->device_labels == NULL || !backend->has_result)
+    return NULL;
+  return backend->klass->device_labels (backend, shape_zyx);
+}
+
+gpointer
+sv_backend_get_device_stream (SvBackend *backend)
+{
+  g_return_val_if_fail (backend != NULL, NULL);
+  if (backend->klass->device_stream == NULL)
+    return NULL;
+  return backend->klass->device_stream (backend);
+}
+
+gboolean
+sv_labels_get_slice (const gint32 *labels, const guint shape_zyx[3], SvAxis axis, guint index,
+                     gint32 *out, GError **error)
+{
+  const gsize nz = shape_zyx[0], ny = shape_zyx[1], nx = shape_zyx[2];
+  const guint limit = axis == SV_AXIS_XY ? nz : axis == SV_AXIS_XZ ? ny : nx;
+
+  if (index >= limit)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "slice %u is out of range: the volume has %u along that axis", index, limit);
+      return FALSE;
+    }
+  switch (axis)
+    {
+    case SV_AXIS_XY:
+      memcpy (out, labels + index * ny * nx, ny * nx * sizeof (gint32));
+      break;
+    case SV_AXIS_XZ:
+      for (gsize z = 0; z < nz; z++)
+        memcpy (out + z * nx, labels + (z * ny + index) * nx, nx * sizeof (gint32));
+      break;
+    case SV_AXIS_YZ:
+      for (gsize z = 0; z < nz; z++)
+        for (gsize y = 0; y < ny; y++)
+          out[z * ny + y] = labels[(z * ny + y) * nx + index];
+      break;
+    default:
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM, "unknown axis %d",
+                   (int)axis);
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -1,11 +1,11 @@
-/* Supervox engine: the interface every compute backend implements.
+/* Supervox engine: compute backends and the SLIC runs on them.
  *
  * A backend holds one volume (and its mask) and runs SLIC on it with given
  * parameters, keeping what it can between runs: the prepared image is reused
  * while sigma, spacing and convert2lab stay the same. The CPU backend is
  * always registered; the CUDA one is registered by the application when it
  * was built (the engine never includes CUDA headers). A backend object is
- * used from one thread at a time. */
+ * used from one thread at a time. Implementers see backend-class.h. */
 #pragma once
 
 #include <glib.h>
@@ -35,14 +35,25 @@ typedef enum
 typedef void (*SvProgressFunc) (SvStage stage, guint iteration, guint n_iterations,
                                 gpointer user_data);
 
+/* The state of a run between two iterations, readable during an
+ * SvIterationHook call only. */
+typedef struct _SvIterationView SvIterationView;
+
+/* Called from the backend's thread after each iteration; `view` reads the
+ * run's current labels and centres. */
+typedef void (*SvIterationHook) (const SvIterationView *view, guint iteration,
+                                 guint n_iterations, gpointer user_data);
+
 typedef struct
 {
   int n_threads;            /* CPU threads; <= 0 all cores */
-  int stop_after_iteration; /* < 0: run all; n >= 0: stop after n iterations, no
-                             * connectivity (teaching mode: labels are index + start_label) */
+  int stop_after_iteration; /* < 0: run all; n >= 0: teaching mode, see
+                             * sv_slic_params_apply_teaching */
   SvProgressFunc progress;  /* may be NULL */
-  gpointer user_data;
+  gpointer user_data;       /* for progress and iteration */
   GCancellable *cancellable; /* may be NULL */
+  /* May be NULL. A device backend waits for each iteration when it is set. */
+  SvIterationHook iteration;
 } SvRunControl;
 
 typedef struct
@@ -56,32 +67,8 @@ typedef struct
   gboolean prepare_reused;
 } SvRunStats;
 
+/* A backend's table of functions (backend-class.h, for implementers). */
 typedef struct _SvBackendClass SvBackendClass;
-struct _SvBackendClass
-{
-  const char *name;                 /* "cpu", "cuda" */
-  /* NULL with an error when the backend cannot run here ("no CUDA device"). */
-  gpointer (*create) (GError **error);
-  void (*destroy) (gpointer self);
-  /* The caller keeps `volume` and `mask` (may be NULL) alive and unchanged
-   * until the next set_volume or destroy: a backend may borrow them instead
-   * of holding a second copy of a volume that can be gigabytes. */
-  gboolean (*set_volume) (gpointer self, const SvVolume *volume, const guint8 *mask,
-                          GError **error);
-  gboolean (*run) (gpointer self, const SvSlicParams *params, const SvRunControl *control,
-                   SvRunStats *stats, GError **error);
-  /* The last run's labels, nz*ny*nx values. */
-  gboolean (*get_labels) (gpointer self, gint32 *labels, GError **error);
-  /* One slice of the last run's labels (size per SvAxis). */
-  gboolean (*get_slice) (gpointer self, SvAxis axis, guint index, gint32 *out, GError **error);
-  /* The last run's centres: k × 3 floats z, y, x (NaN for dead clusters). */
-  gboolean (*get_centres) (gpointer self, float *zyx, gsize *k, GError **error);
-  /* Optional: hands the last run's host label buffer (nz*ny*nx, g_free)
-   * to the caller, who then holds the only copy; the backend forgets it.
-   * Last in the table so that positional initialisers stay valid. */
-  gint32 *(*take_labels) (gpointer self, GError **error);
-};
-
 typedef struct _SvBackend SvBackend;
 
 /* Makes a backend class available to sv_backend_new. The CPU backend is
@@ -93,27 +80,74 @@ void sv_backend_register (const SvBackendClass *klass);
 SvBackend *sv_backend_new (const char *name, GError **error);
 void sv_backend_free (SvBackend *backend);
 const char *sv_backend_get_name (SvBackend *backend);
-/* The object the class's create returned, for a backend's own entry points
- * (the CUDA backend's device labels in cuda/sv-cuda.h). */
-gpointer sv_backend_get_instance (SvBackend *backend);
+/* TRUE for the CPU reference backend. */
+gboolean sv_backend_is_reference (SvBackend *backend);
 
+/* Loads the volume (and mask, NULL or nz*ny*nx bytes) that the next runs
+ * use. Both are borrowed: the caller keeps them alive and unchanged until
+ * the next set_volume or sv_backend_free. */
 gboolean sv_backend_set_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
                                 GError **error);
+
+/* Runs SLIC (slic-pipeline.c) on the loaded volume. control and stats may
+ * be NULL. Fails on bad parameters, without a volume, on cancellation
+ * (G_IO_ERROR_CANCELLED) and on backend failures. */
 gboolean sv_backend_run (SvBackend *backend, const SvSlicParams *params,
                          const SvRunControl *control, SvRunStats *stats, GError **error);
+
+/* TRUE for the failures a device backend has and the CPU reference does
+ * not: a CUDA error (SV_ENGINE_ERROR_BACKEND) or too little device memory
+ * (SV_ENGINE_ERROR_NO_MEMORY). Bad data fails the same way everywhere. */
+gboolean sv_backend_error_is_device_failure (const GError *error);
+
+/* Loads volume and mask into `backend` unless they are loaded already and
+ * runs SLIC; when `backend` is not the CPU reference and either step fails
+ * with a device failure (not a cancellation), the same run goes to a new
+ * CPU backend. *cpu_out receives that CPU backend, which then holds the
+ * results (the caller frees it), or NULL when `backend` ran; *device_error
+ * (may be NULL) receives the device's error when the CPU took over. */
+gboolean sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume,
+                                       const guint8 *mask, const SvSlicParams *params,
+                                       const SvRunControl *control, SvRunStats *stats,
+                                       SvBackend **cpu_out, GError **device_error,
+                                       GError **error);
+
+/* The labels and centres of a run, read from an iteration hook; same
+ * layouts as sv_backend_get_labels and sv_backend_get_centres. The labels
+ * are those that a run stopped after this iteration (teaching mode) gives. */
+gboolean sv_iteration_view_get_labels (const SvIterationView *view, gint32 *labels,
+                                       GError **error);
+gboolean sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k,
+                                        GError **error);
+
+/* The last run's labels, nz*ny*nx values. */
 gboolean sv_backend_get_labels (SvBackend *backend, gint32 *labels, GError **error);
 
 /* The last run's labels in a new buffer of nz*ny*nx values (free with
  * g_free). Backends that keep host labels hand over their own buffer instead
- * of copying it, so a volume's labels exist once; after that, get_labels and
- * get_slice fail until the next run. */
+ * of copying it, so a volume's labels exist once; after that, get_labels
+ * fails until the next run. */
 gint32 *sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error);
-gboolean sv_backend_get_slice (SvBackend *backend, SvAxis axis, guint index, gint32 *out,
-                               GError **error);
+
+/* The last run's centres: k × 3 floats z, y, x (NaN for dead clusters);
+ * zyx may be NULL to ask for k only. */
 gboolean sv_backend_get_centres (SvBackend *backend, float *zyx, gsize *k, GError **error);
 
-/* The CPU backend's class (always available). */
-const SvBackendClass *sv_backend_cpu_class (void);
+/* A device backend's last label volume in device memory (nz*ny*nx gint32,
+ * z-major), valid until the next run, set_volume or free; NULL for backends
+ * without device memory and before a run. shape_zyx (may be NULL) receives
+ * the shape. */
+const gint32 *sv_backend_get_device_labels (SvBackend *backend, guint shape_zyx[3]);
+
+/* The stream a device backend queues its work on (a cudaStream_t), for
+ * ordering other device work after it; NULL for the CPU. */
+gpointer sv_backend_get_device_stream (SvBackend *backend);
+
+/* Copies slice `index` along `axis` of a z-major label volume of shape
+ * shape_zyx into out (XY: ny rows of nx; XZ: nz rows of nx; YZ: nz rows of
+ * ny). Fails with SV_ENGINE_ERROR_INVALID_PARAM when index is out of range. */
+gboolean sv_labels_get_slice (const gint32 *labels, const guint shape_zyx[3], SvAxis axis,
+                              guint index, gint32 *out, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvBackend, sv_backend_free)
 

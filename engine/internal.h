@@ -11,23 +11,6 @@
 
 G_BEGIN_DECLS
 
-/* Wall-clock seconds spent in the stages of one SLIC run. */
-typedef struct
-{
-  double seconds_iterate;
-  double seconds_connect;
-  guint iterations; /* iterations run, both maskSLIC passes counted */
-  gint64 n_labels;  /* distinct labels, background excluded */
-} SvSlicTimings;
-
-/* sv_slic_run_cpu with more results: clusters_out (may be NULL) receives the
- * final clusters (caller clears them with sv_clusters_clear), timings (may be
- * NULL) the stage times and label count. */
-gboolean sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *params,
-                       int n_threads, SvIterationFunc progress, gpointer user_data,
-                       GCancellable *cancellable, gint32 *labels, SvClusters *clusters_out,
-                       SvSlicTimings *timings, GError **error);
-
 /* Gives every mask-in voxel whose nearest[] is −1 the live cluster with the
  * smallest spatial term (sv_arith_spatial; ties to the lowest index). */
 void sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *clusters,

@@ -8,16 +8,19 @@
 guint
 sv__job_request_iterations (const SvJobRequest *request)
 {
-  int n = request->params.max_num_iter;
-  if (request->stop_after_iteration >= 0)
-    n = MIN (n, request->stop_after_iteration);
-  return (guint)MAX (n, 0);
+  SvSlicParams run;
+
+  sv_slic_params_apply_teaching (&request->params, request->stop_after_iteration, &run);
+  return (guint)MAX (run.max_num_iter, 0);
 }
 
 gboolean
 sv__job_request_connects (const SvJobRequest *request)
 {
-  return request->stop_after_iteration < 0 && request->params.enforce_connectivity;
+  SvSlicParams run;
+
+  sv_slic_params_apply_teaching (&request->params, request->stop_after_iteration, &run);
+  return run.enforce_connectivity;
 }
 
 double

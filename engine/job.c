@@ -284,23 +284,17 @@ job_progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer us
   job_deliver (p->job, d);
 }
 
-/* Makes slot->backend the one `name` asks for, with the slot's volume loaded. */
+/* Makes slot->backend the one `name` asks for. */
 static gboolean
 job_ensure_backend (JobSlot *slot, const char *name, GError **error)
 {
-  g_autoptr (SvBackend) backend = NULL;
-
   if (slot->backend && g_strcmp0 (slot->request, name) == 0)
     return TRUE;
   g_clear_pointer (&slot->backend, sv_backend_free);
   slot->request[0] = '\0';
-
-  backend = sv_backend_new (name, error);
-  if (!backend)
+  slot->backend = sv_backend_new (name, error);
+  if (!slot->backend)
     return FALSE;
-  if (!sv_backend_set_volume (backend, slot->volume, slot->mask, error))
-    return FALSE;
-  slot->backend = g_steal_pointer (&backend);
   g_strlcpy (slot->request, name, sizeof slot->request);
   return TRUE;
 }
@@ -378,24 +372,38 @@ job_ensure_preview (SvJob *job, guint factor, GError **error)
   return TRUE;
 }
 
+/* Runs on the slot's backend for `name`. A device failure, also of a
+ * device backend that cannot start, reruns on the CPU
+ * (sv_backend_run_with_fallback); the CPU backend then takes the slot and
+ * *device_error says why. */
 static gboolean
-job_run_on (SvJob *job, JobSlot *slot, const char *name, const SvJobRequest *request,
-            const SvSlicParams *params, GCancellable *cancellable, SvRunStats *stats,
-            GError **error)
+job_run_on (JobSlot *slot, const char *name, const SvSlicParams *params,
+            const SvRunControl *control, SvRunStats *stats, GError **device_error, GError **error)
 {
-  ProgressData progress = { job, request->generation };
-  SvRunControl control = {
-    .n_threads = 0,
-    .stop_after_iteration = request->stop_after_iteration,
-    .progress = job_progress_cb,
-    .user_data = &progress,
-    .cancellable = cancellable,
-  };
+  g_autoptr (SvBackend) cpu = NULL;
+  GError *local = NULL;
 
-  if (!job_ensure_backend (slot, name, error))
+  if (!job_ensure_backend (slot, name, &local))
+    {
+      if (g_strcmp0 (name, "cpu") == 0 || !sv_backend_error_is_device_failure (local))
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      g_propagate_error (device_error, local);
+      if (!job_ensure_backend (slot, "cpu", error))
+        return FALSE;
+    }
+  if (!sv_backend_run_with_fallback (slot->backend, slot->volume, slot->mask, params, control,
+                                     stats, &cpu, device_error, error))
     return FALSE;
-  memset (stats, 0, sizeof *stats);
-  return sv_backend_run (slot->backend, params, &control, stats, error);
+  if (cpu != NULL)
+    {
+      g_clear_pointer (&slot->backend, sv_backend_free);
+      slot->backend = g_steal_pointer (&cpu);
+      g_strlcpy (slot->request, "cpu", sizeof slot->request);
+    }
+  return TRUE;
 }
 
 static SvJobResult *
@@ -460,6 +468,7 @@ static void
 job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (GError) device_error = NULL;
   g_autofree char *fallback = NULL;
   SvRunStats stats;
   SvJobResult *result;
@@ -471,6 +480,14 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   SvJobResultHook hook;
   gpointer hook_data;
   guint factor = 1;
+  ProgressData progress = { job, request->generation };
+  SvRunControl control = {
+    .n_threads = 0,
+    .stop_after_iteration = request->stop_after_iteration,
+    .progress = job_progress_cb,
+    .user_data = &progress,
+    .cancellable = cancellable,
+  };
   gboolean ok;
 
   /* After a CUDA failure the CPU takes every run: retrying the GPU on each
@@ -508,20 +525,16 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   }
   g_mutex_unlock (&job->lock);
 
-  ok = job_run_on (job, slot, name, request, &params, cancellable, &stats, &error);
-
-  if (!ok && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-      && g_strcmp0 (name, "cpu") != 0
-      && (slot->backend == NULL || g_strcmp0 (sv_backend_get_name (slot->backend), "cpu") != 0))
+  ok = job_run_on (slot, name, &params, &control, &stats, &device_error, &error);
+  if (ok && device_error != NULL)
     {
       fallback = g_strdup_printf ("The GPU run failed (%s); computing on the CPU instead.",
-                                  error->message);
+                                  device_error->message);
       g_message ("%s", fallback);
-      g_clear_error (&error);
       job->cuda_failed = TRUE;
-      g_clear_pointer (&job->exact.backend, sv_backend_free);
-      g_clear_pointer (&job->preview.backend, sv_backend_free);
-      ok = job_run_on (job, slot, "cpu", request, &params, cancellable, &stats, &error);
+      /* The other slot's device backend goes too: the device is not trusted again. */
+      g_clear_pointer (slot == &job->exact ? &job->preview.backend : &job->exact.backend,
+                       sv_backend_free);
     }
 
   if (!ok)

@@ -247,3 +247,14 @@ sv_spacing_relative_to_finest (const double in[3], double out[3])
   for (int a = 0; a < 3; a++)
     out[a] = sv_spacing_relative (in[a], finest);
 }
+
+void
+sv_slic_params_apply_teaching (const SvSlicParams *params, int stop_after_iteration,
+                               SvSlicParams *out)
+{
+  *out = *params;
+  if (stop_after_iteration < 0)
+    return;
+  out->max_num_iter = MIN (out->max_num_iter, stop_after_iteration);
+  out->enforce_connectivity = FALSE;
+}

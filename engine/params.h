@@ -47,6 +47,13 @@ void sv_slic_params_effective_sigma (const SvSlicParams *params, float sigma_zyx
  * convert2lab. */
 gboolean sv_slic_params_same_prepare (const SvSlicParams *a, const SvSlicParams *b);
 
+/* Teaching mode: the state after stop_after_iteration iterations, before
+ * connectivity, is a run with at most that many iterations and no
+ * connectivity; out receives those parameters (params when
+ * stop_after_iteration < 0). out may be params. */
+void sv_slic_params_apply_teaching (const SvSlicParams *params, int stop_after_iteration,
+                                    SvSlicParams *out);
+
 /* One JSON object with every parameter (keys are scikit-image's names).
  * Free with g_free. */
 char *sv_slic_params_to_json (const SvSlicParams *params);

@@ -1,7 +1,8 @@
-/* Supervox engine: the SLIC run on the CPU, the reference backend: the
- * context and clusters, the iterations (sv_slic_assign in slic-assign.c,
- * sv_slic_update in slic-update.c), the fill of voxels no window reached,
- * and the connectivity pass. */
+/* Supervox engine: the pieces of a SLIC run on the CPU, the reference
+ * backend: the context and clusters, the fill of voxels no window reached,
+ * and sv_slic_run_cpu over an image prepared already. The iterations are
+ * sv_slic_assign (slic-assign.c) and sv_slic_update (slic-update.c); the
+ * run itself is slic-pipeline.c's. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "slic.h"
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "connectivity.h"
+#include "backend-private.h"
 #include "error.h"
 #include "internal.h"
 #include "slic-arith.h"
@@ -78,6 +79,21 @@ sv_clusters_clear (SvClusters *clusters)
 }
 
 /* ---- the run ---------------------------------------------------------- */
+
+typedef struct
+{
+  SvIterationFunc func;
+  gpointer user_data;
+} ProgressAdapter;
+
+static void
+progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
+{
+  ProgressAdapter *adapter = user_data;
+
+  if (stage == SV_STAGE_ITERATE)
+    adapter->func (iteration, n_iterations, adapter->user_data);
+}
 
 /* Gives every mask-in voxel that no live window reached the live cluster
  * with the smallest spatial term (ties to the lowest index). The clusters
@@ -187,148 +203,27 @@ sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32
 }
 
 gboolean
-sv__slic_run (const SvPrepared *image, const guint8 *mask, const SvSlicParams *params,
-              int n_threads, SvIterationFunc progress, gpointer user_data,
-              GCancellable *cancellable, gint32 *labels, SvClusters *clusters_out,
-              SvSlicTimings *timings, GError **error)
-{
-  const guint shape[3] = { image->nz, image->ny, image->nx };
-  const gsize n_voxels = (gsize)image->nz * image->ny * image->nx;
-  SvSeeds seeds = { 0 };
-  SvClusters clusters = { 0 };
-  SvSlicContext ctx;
-  g_autofree gint32 *nearest = NULL;
-  guint n_passes = mask != NULL ? 2 : 1;
-  guint n_total, done = 0;
-  gint64 t_start, t_connect;
-  gboolean ok = FALSE;
-
-  g_return_val_if_fail (image != NULL && params != NULL && labels != NULL, FALSE);
-
-  if (!sv_slic_params_validate (params, error))
-    return FALSE;
-
-  t_start = g_get_monotonic_time ();
-  if (mask != NULL)
-    {
-      if (!sv_seeds_mask (shape, mask, params->n_segments, &seeds, error))
-        return FALSE;
-    }
-  else if (!sv_seeds_grid (shape, params->n_segments, &seeds, error))
-    return FALSE;
-
-  if (!sv_clusters_init (&clusters, &seeds, image->nc, error))
-    goto out;
-  sv_slic_context_init (&ctx, image, mask, &seeds, params, n_threads);
-
-  nearest = g_try_new (gint32, MAX (n_voxels, 1));
-  if (nearest == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n_voxels);
-      goto out;
-    }
-  for (gsize v = 0; v < n_voxels; v++)
-    nearest[v] = -1;
-
-  n_total = n_passes * (guint)params->max_num_iter;
-  for (guint pass = 0; pass < n_passes; pass++)
-    {
-      /* maskSLIC first moves the seeds by position only; each pass starts
-       * with fresh SLIC-zero maxima, as each _slic_cython call does. */
-      ctx.ignore_colour = pass + 1 < n_passes;
-      for (gsize k = 0; k < clusters.k; k++)
-        clusters.max_dist_colour[k] = 1.0f;
-
-      for (int i = 0; i < params->max_num_iter; i++)
-        {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            goto out;
-          sv_slic_assign (&ctx, &clusters, nearest);
-          sv_slic_update (&ctx, nearest, &clusters);
-          done++;
-          if (progress != NULL)
-            progress (done, n_total, user_data);
-        }
-    }
-
-  if (params->max_num_iter > 0)
-    sv__slic_fill_unassigned (&ctx, &clusters, nearest);
-
-  for (gsize v = 0; v < n_voxels; v++)
-    nearest[v] = nearest[v] < 0 ? params->start_label - 1 : nearest[v] + params->start_label;
-
-  t_connect = g_get_monotonic_time ();
-  if (params->enforce_connectivity)
-    {
-      gsize n_in = n_voxels;
-      gint64 min_size, max_size, n_labels;
-
-      if (mask != NULL)
-        {
-          n_in = 0;
-          for (gsize v = 0; v < n_voxels; v++)
-            n_in += mask[v] != 0;
-        }
-      sv_connectivity_sizes (n_in, clusters.k, params->min_size_factor, params->max_size_factor,
-                             &min_size, &max_size);
-      n_labels = sv_connectivity_enforce (nearest, image->nz, image->ny, image->nx, min_size,
-                                          max_size, params->start_label, labels);
-      if (timings != NULL)
-        timings->n_labels = n_labels;
-    }
-  else
-    {
-      memcpy (labels, nearest, n_voxels * sizeof (gint32));
-      if (timings != NULL)
-        {
-          g_autofree guint8 *seen = g_new0 (guint8, clusters.k + 1);
-          gint64 n_labels = 0;
-          for (gsize v = 0; v < n_voxels; v++)
-            {
-              gint64 k = (gint64)labels[v] - params->start_label;
-              if (k >= 0 && !seen[k])
-                {
-                  seen[k] = 1;
-                  n_labels++;
-                }
-            }
-          timings->n_labels = n_labels;
-        }
-    }
-
-  if (timings != NULL)
-    {
-      gint64 t_end = g_get_monotonic_time ();
-      timings->seconds_iterate = (double)(t_connect - t_start) / G_USEC_PER_SEC;
-      timings->seconds_connect = (double)(t_end - t_connect) / G_USEC_PER_SEC;
-      timings->iterations = done;
-    }
-  if (clusters_out != NULL)
-    {
-      *clusters_out = clusters;
-      memset (&clusters, 0, sizeof clusters);
-    }
-  ok = TRUE;
-
-out:
-  sv_clusters_clear (&clusters);
-  sv_seeds_clear (&seeds);
-  return ok;
-}
-
-gboolean
 sv_slic_run_cpu (const SvPrepared *image, const guint8 *mask, const SvSlicParams *params,
                  int n_threads, SvIterationFunc progress, gpointer user_data,
                  GCancellable *cancellable, gint32 *labels, gsize *n_clusters_out, GError **error)
 {
-  SvClusters clusters = { 0 };
+  g_autoptr (SvBackend) backend = NULL;
+  ProgressAdapter adapter = { progress, user_data };
+  SvRunControl control = {
+    .n_threads = n_threads,
+    .stop_after_iteration = -1,
+    .progress = progress != NULL ? progress_cb : NULL,
+    .user_data = &adapter,
+    .cancellable = cancellable,
+  };
+  SvRunStats stats;
 
-  if (!sv__slic_run (image, mask, params, n_threads, progress, user_data, cancellable, labels,
-                     &clusters, NULL, error))
+  g_return_val_if_fail (image != NULL && params != NULL && labels != NULL, FALSE);
+  backend = sv__backend_cpu_new_prepared (image, mask);
+  if (!sv_backend_run (backend, params, &control, &stats, error)
+      || !sv_backend_get_labels (backend, labels, error))
     return FALSE;
   if (n_clusters_out != NULL)
-    *n_clusters_out = clusters.k;
-  sv_clusters_clear (&clusters);
+    *n_clusters_out = stats.n_clusters;
   return TRUE;
 }

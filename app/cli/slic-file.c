@@ -247,15 +247,6 @@ run_on (SvBackend *backend, SvCliSlicFile *file, const SvCliSlicContext *ctx,
          && sv_backend_run (backend, &file->params, control, &file->stats, error);
 }
 
-/* The GPU failures that the CPU reference can recover from: a CUDA error or
- * too little device memory. Bad data would fail there the same way. */
-static gboolean
-is_gpu_failure (const GError *error)
-{
-  return g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND)
-         || g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
-}
-
 gboolean
 sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
 {
@@ -291,24 +282,28 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
         return FALSE;
       backend = cpu;
     }
-  ok = run_on (backend, file, ctx, &control, &local);
-  if (!ok && backend == ctx->backend && on_gpu && is_auto && is_gpu_failure (local)
-      && !g_cancellable_is_cancelled (ctx->cancellable))
+  if (backend == ctx->backend && on_gpu && is_auto)
     {
-      gboolean broken = g_error_matches (local, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
+      /* Under auto the engine reruns a GPU failure on the CPU. */
+      g_autoptr (GError) device_error = NULL;
 
-      if (!ctx->quiet)
-        sv_cli_note ("%s: CUDA backend failed (%s); running %s on the CPU", file->input,
-                     local->message, broken ? "it and the files after it" : "it");
-      ctx->gpu_broken = ctx->gpu_broken || broken;
-      g_clear_error (&local);
-      cpu = sv_backend_new ("cpu", &local);
-      if (cpu != NULL)
+      memset (&file->stats, 0, sizeof file->stats);
+      ok = sv_backend_run_with_fallback (backend, file->volume, ctx->mask, &file->params,
+                                         &control, &file->stats, &cpu, &device_error, &local);
+      if (ok && cpu != NULL)
         {
+          gboolean broken
+              = g_error_matches (device_error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
+
+          if (!ctx->quiet)
+            sv_cli_note ("%s: CUDA backend failed (%s); running %s on the CPU", file->input,
+                         device_error->message, broken ? "it and the files after it" : "it");
+          ctx->gpu_broken = ctx->gpu_broken || broken;
           backend = cpu;
-          ok = run_on (backend, file, ctx, &control, &local);
         }
     }
+  else
+    ok = run_on (backend, file, ctx, &control, &local);
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)

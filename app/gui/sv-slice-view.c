@@ -308,7 +308,7 @@ result_on_device (SvSliceView *self)
   /* The device copy lays YZ out with y across (nz rows of ny); this view
    * shows z across, so YZ takes the host path. */
   return self->cuda_gl && !self->interop_failed && self->result && self->result->device_data
-         && g_strcmp0 (self->result->backend_name, "cuda") == 0 && self->axis != SV_AXIS_YZ;
+         && self->axis != SV_AXIS_YZ;
 }
 
 /* The largest slice of the volume, in bytes. */

@@ -25,14 +25,10 @@ sv_window_build_command (SvWindow *self)
 
   if (self->result)
     {
-      params = self->result->params;
-      /* Teaching mode shows the state after n iterations without
-       * connectivity (SvRunControl): the same as a full run with those. */
-      if (self->result->stop_after_iteration >= 0)
-        {
-          params.max_num_iter = MIN (params.max_num_iter, self->result->stop_after_iteration);
-          params.enforce_connectivity = FALSE;
-        }
+      /* A teaching step is the same as a full run with the teaching
+       * rule's parameters. */
+      sv_slic_params_apply_teaching (&self->result->params, self->result->stop_after_iteration,
+                                     &params);
     }
   else
     sv_params_panel_get_params (self->params_panel, &params);

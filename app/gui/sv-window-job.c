@@ -395,8 +395,8 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
 static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };
 
 #if SV_HAVE_CUDA
-/* Worker thread, after a run: a CUDA result also carries a snapshot of its
- * labels on the device, in a buffer no shown result uses, when a view can
+/* Worker thread, after a run: a result of a backend with device labels
+ * also carries a snapshot of them on the device, in a buffer no shown result uses, when a view can
  * take them through CUDA–GL interop. */
 static void
 publish_cuda_labels (SvBackend *backend, SvJobResult *result, gpointer user_data)
@@ -405,10 +405,10 @@ publish_cuda_labels (SvBackend *backend, SvJobResult *result, gpointer user_data
   g_autoptr (GError) error = NULL;
   SvCudaLabels *labels;
 
-  if (g_strcmp0 (sv_backend_get_name (backend), "cuda") != 0
+  if (sv_backend_get_device_labels (backend, NULL) == NULL
       || !sv_slice_view_cuda_interop_active ())
     return;
-  labels = sv_cuda_labels_publish (pool, sv_backend_get_instance (backend), &error);
+  labels = sv_cuda_labels_publish (pool, backend, &error);
   if (!labels)
     {
       /* Both buffers still shown, or no device memory: the host path draws this result. */

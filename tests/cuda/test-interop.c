@@ -2,7 +2,8 @@
  * the EGL device platform, a pixel buffer registered with CUDA, and the slice
  * kernel writing XY, XZ and YZ label slices into it. What GL reads from the
  * buffer must equal, label for label, what the host path would upload: the
- * CPU backend's sv_backend_get_slice for the same volume and parameters.
+ * CPU backend's labels sliced by sv_labels_get_slice for the same volume
+ * and parameters.
  * Every test skips with the reason where there is no CUDA or EGL device. */
 #define G_LOG_DOMAIN "sv-test-interop"
 
@@ -160,6 +161,17 @@ run_backend (const char *name, const SvVolume *v, const SvSlicParams *p)
   return g_steal_pointer (&backend);
 }
 
+/* One slice of a backend's labels, the host path's way. */
+static gboolean
+backend_slice (SvBackend *backend, SvAxis axis, guint index, gint32 *out, GError **error)
+{
+  const guint shape[3] = { NZ, NY, NX };
+  g_autofree gint32 *labels = g_new (gint32, (gsize)NZ * NY * NX);
+
+  return sv_backend_get_labels (backend, labels, error)
+         && sv_labels_get_slice (labels, shape, axis, index, out, error);
+}
+
 static void
 slice_size (SvAxis axis, guint *w, guint *h, guint *n)
 {
@@ -254,7 +266,7 @@ test_slices_match_cpu (void)
   params_a (&p);
   cuda = run_backend ("cuda", v, &p);
   cpu = run_backend ("cpu", v, &p);
-  d_labels = sv_cuda_backend_device_labels (sv_backend_get_instance (cuda), shape);
+  d_labels = sv_backend_get_device_labels (cuda, shape);
   g_assert_nonnull (d_labels);
   g_assert_cmpuint (shape[0], ==, NZ);
   g_assert_cmpuint (shape[1], ==, NY);
@@ -276,11 +288,11 @@ test_slices_match_cpu (void)
           g_autofree char *what = g_strdup_printf ("axis %d slice %u", (int)axis, index);
           gint64 distinct = 0;
 
-          g_assert_true (sv_backend_get_slice (cpu, axis, index, want, &error));
+          g_assert_true (backend_slice (cpu, axis, index, want, &error));
           g_assert_no_error (error);
           g_assert_true (sv_cuda_gl_buffer_copy_slice (
               buffer, d_labels, shape, axis, index,
-              sv_cuda_backend_stream (sv_backend_get_instance (cuda)), NULL, &error));
+              sv_backend_get_device_stream (cuda), NULL, &error));
           g_assert_no_error (error);
 
           glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pbo);
@@ -335,18 +347,18 @@ test_published_double_buffer (void)
   cpu_b = run_backend ("cpu", v, &pb);
   pool = sv_cuda_labels_pool_new ();
 
-  la = sv_cuda_labels_publish (pool, sv_backend_get_instance (cuda), &error);
+  la = sv_cuda_labels_publish (pool, cuda, &error);
   g_assert_no_error (error);
   g_assert_nonnull (la);
   /* The next run overwrites the backend's labels while `la` is held. */
   g_assert_true (sv_backend_run (cuda, &pb, NULL, &stats, &error));
   g_assert_no_error (error);
-  lb = sv_cuda_labels_publish (pool, sv_backend_get_instance (cuda), &error);
+  lb = sv_cuda_labels_publish (pool, cuda, &error);
   g_assert_no_error (error);
   g_assert_nonnull (lb);
   g_assert_true (sv_cuda_labels_get_data (la, NULL) != sv_cuda_labels_get_data (lb, NULL));
   /* Both held: nothing to write into, and that is not an error. */
-  lc = sv_cuda_labels_publish (pool, sv_backend_get_instance (cuda), &error);
+  lc = sv_cuda_labels_publish (pool, cuda, &error);
   g_assert_no_error (error);
   g_assert_null (lc);
 
@@ -365,7 +377,7 @@ test_published_double_buffer (void)
               = g_strdup_printf ("published %c, axis %d", which ? 'b' : 'a', (int)axis);
           guint index = n / 2;
 
-          g_assert_true (sv_backend_get_slice (which ? cpu_b : cpu_a, axis, index, want, &error));
+          g_assert_true (backend_slice (which ? cpu_b : cpu_a, axis, index, want, &error));
           g_assert_no_error (error);
           g_assert_true (
               sv_cuda_gl_buffer_copy_labels_slice (buffer, which ? lb : la, axis, index, &error));
@@ -379,7 +391,7 @@ test_published_double_buffer (void)
   {
     const gint32 *old_a = sv_cuda_labels_get_data (la, NULL);
     g_clear_pointer (&la, sv_cuda_labels_unref);
-    ld = sv_cuda_labels_publish (pool, sv_backend_get_instance (cuda), &error);
+    ld = sv_cuda_labels_publish (pool, cuda, &error);
     g_assert_no_error (error);
     g_assert_nonnull (ld);
     g_assert_true (sv_cuda_labels_get_data (ld, NULL) == old_a);
@@ -407,7 +419,7 @@ publish_hook (SvBackend *backend, SvJobResult *result, gpointer user_data)
   SvCudaLabels *labels;
 
   g_assert_cmpstr (sv_backend_get_name (backend), ==, "cuda");
-  labels = sv_cuda_labels_publish (s->pool, sv_backend_get_instance (backend), &error);
+  labels = sv_cuda_labels_publish (s->pool, backend, &error);
   g_assert_no_error (error);
   if (!labels)
     return;
@@ -540,8 +552,8 @@ median_ms (double *t, int n)
 }
 
 /* Each path as the renderer runs it, up to a texture GL has finished
- * writing: device slice → pixel buffer → texture, or device slice → host
- * (sv_backend_get_slice) → glTexSubImage2D. */
+ * writing: device slice → pixel buffer → texture, or a slice of the
+ * result's host labels (sv_labels_get_slice) → glTexSubImage2D. */
 static void
 test_timing (void)
 {
@@ -561,6 +573,7 @@ test_timing (void)
   guint shape[3];
   GLuint pbo, tex;
   gsize bytes = (gsize)PY * PX * sizeof (gint32);
+  g_autofree gint32 *host_labels = NULL;
 
   if (!need_gl ())
     return;
@@ -572,7 +585,9 @@ test_timing (void)
   p.compactness = 0.1;
   p.max_num_iter = 3;
   cuda = run_backend ("cuda", v, &p);
-  d_labels = sv_cuda_backend_device_labels (sv_backend_get_instance (cuda), shape);
+  d_labels = sv_backend_get_device_labels (cuda, shape);
+  host_labels = g_new (gint32, sv_volume_n_voxels (v));
+  g_assert_true (sv_backend_get_labels (cuda, host_labels, &error));
 
   glGenBuffers (1, &pbo);
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, pbo);
@@ -602,7 +617,7 @@ test_timing (void)
           glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
           glFinish ();
           t1 = g_get_monotonic_time ();
-          g_assert_true (sv_backend_get_slice (cuda, axis, 7, host, &error));
+          g_assert_true (sv_labels_get_slice (host_labels, shape, axis, 7, host, &error));
           glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, GL_RED_INTEGER,
                            GL_UNSIGNED_INT, host);
           glFinish ();

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend-class.h"
 #include "error.h"
 #include "params.h"
 #include "slic-test-util.h"
@@ -75,11 +75,11 @@ test_registry (void)
 
 /* A registered backend whose create fails: auto falls back to the CPU,
  * an explicit request reports the reason. */
-static gpointer
-failing_create (GError **error)
+static gboolean
+failing_create (SvBackend *backend, GError **error)
 {
   g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device");
-  return NULL;
+  return FALSE;
 }
 
 static void
@@ -258,7 +258,7 @@ test_cancel_between_iterations (void)
 }
 
 static void
-test_get_slice (void)
+test_labels_slice (void)
 {
   g_autofree float *data = make_volume_data ();
   g_autoptr (SvBackend) backend = new_cpu_with_volume (data);
@@ -266,39 +266,41 @@ test_get_slice (void)
   SvSlicParams p;
   g_autofree gint32 *labels = g_new (gint32, N);
   g_autofree gint32 *slice = g_new (gint32, MAX (NY * NX, MAX (NZ * NX, NZ * NY)));
+  const guint shape[3] = { NZ, NY, NX };
 
   sv_slic_params_init_defaults (&p);
   p.n_segments = 40;
-  g_assert_false (sv_backend_get_slice (backend, SV_AXIS_XY, 0, slice, &error));
+  g_assert_false (sv_backend_get_labels (backend, labels, &error));
+  g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA);
   g_clear_error (&error);
   g_assert_true (sv_backend_run (backend, &p, NULL, NULL, &error));
   g_assert_true (sv_backend_get_labels (backend, labels, &error));
 
   for (guint z = 0; z < NZ; z++)
     {
-      g_assert_true (sv_backend_get_slice (backend, SV_AXIS_XY, z, slice, &error));
+      g_assert_true (sv_labels_get_slice (labels, shape, SV_AXIS_XY, z, slice, &error));
       for (guint y = 0; y < NY; y++)
         for (guint x = 0; x < NX; x++)
           g_assert_cmpint (slice[y * NX + x], ==, labels[(z * NY + y) * NX + x]);
     }
   for (guint y = 0; y < NY; y++)
     {
-      g_assert_true (sv_backend_get_slice (backend, SV_AXIS_XZ, y, slice, &error));
+      g_assert_true (sv_labels_get_slice (labels, shape, SV_AXIS_XZ, y, slice, &error));
       for (guint z = 0; z < NZ; z++)
         for (guint x = 0; x < NX; x++)
           g_assert_cmpint (slice[z * NX + x], ==, labels[(z * NY + y) * NX + x]);
     }
   for (guint x = 0; x < NX; x++)
     {
-      g_assert_true (sv_backend_get_slice (backend, SV_AXIS_YZ, x, slice, &error));
+      g_assert_true (sv_labels_get_slice (labels, shape, SV_AXIS_YZ, x, slice, &error));
       for (guint z = 0; z < NZ; z++)
         for (guint y = 0; y < NY; y++)
           g_assert_cmpint (slice[z * NY + y], ==, labels[(z * NY + y) * NX + x]);
     }
-  g_assert_false (sv_backend_get_slice (backend, SV_AXIS_XY, NZ, slice, &error));
+  g_assert_false (sv_labels_get_slice (labels, shape, SV_AXIS_XY, NZ, slice, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
   g_clear_error (&error);
-  g_assert_false (sv_backend_get_slice (backend, SV_AXIS_YZ, NX, slice, &error));
+  g_assert_false (sv_labels_get_slice (labels, shape, SV_AXIS_YZ, NX, slice, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
 }
 
@@ -358,7 +360,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/backend/cpu/prepare-reused", test_prepare_reused);
   g_test_add_func ("/engine/backend/cpu/stop-after-iteration", test_stop_after_iteration);
   g_test_add_func ("/engine/backend/cpu/cancel-between-iterations", test_cancel_between_iterations);
-  g_test_add_func ("/engine/backend/cpu/get-slice", test_get_slice);
+  g_test_add_func ("/engine/backend/cpu/labels-slice", test_labels_slice);
   g_test_add_func ("/engine/backend/cpu/get-centres", test_get_centres);
   return g_test_run ();
 }

@@ -39,19 +39,18 @@ hook (SvBackend *backend, SvJobResult *result, gpointer user_data)
 {
   Seen *s = user_data;
   Attached *a = g_new0 (Attached, 1);
-  g_autofree gint32 *slice = NULL;
+  g_autofree gint32 *labels = NULL;
   g_autoptr (GError) error = NULL;
 
   g_atomic_int_inc (&s->hook_calls);
   if (g_thread_self () == s->main_thread)
     g_atomic_int_inc (&s->hook_on_main);
-  g_assert_nonnull (sv_backend_get_instance (backend));
   g_assert_cmpstr (sv_backend_get_name (backend), ==, result->backend_name);
   /* The result already holds the labels: the CPU backend hands its buffer
    * over (sv_backend_take_labels) rather than keeping a second copy. */
   g_assert_nonnull (result->labels);
-  slice = g_new (gint32, (gsize)result->labels->ny * result->labels->nx);
-  g_assert_false (sv_backend_get_slice (backend, SV_AXIS_XY, 0, slice, &error));
+  labels = g_new (gint32, (gsize)result->labels->nz * result->labels->ny * result->labels->nx);
+  g_assert_false (sv_backend_get_labels (backend, labels, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA);
   a->seen = s;
   a->first_label = result->labels->data[0];

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend-class.h"
 #include "error.h"
 #include "job.h"
 #include "preview.h"
@@ -26,30 +26,67 @@ static double gate_seconds_per_iteration; /* what a run reports it took per iter
 
 typedef struct
 {
-  guint nz, ny, nx;
+  SvPrepared image; /* the shape; no data */
   gint32 value;
-  gsize k;
+  gint64 clock_us;  /* simulated time: gate_seconds_per_iteration per iteration */
 } GateBackend;
 
-static gpointer
-gate_create (GError **error)
+static GateBackend *
+gate (SvBackend *backend)
 {
-  return g_new0 (GateBackend, 1);
-}
-
-static void
-gate_destroy (gpointer self)
-{
-  g_free (self);
+  return sv_backend_get_priv (backend);
 }
 
 static gboolean
-gate_set_volume (gpointer self, const SvVolume *volume, const guint8 *mask, GError **error)
+gate_create (SvBackend *backend, GError **error)
 {
-  GateBackend *b = self;
-  b->nz = volume->nz;
-  b->ny = volume->ny;
-  b->nx = volume->nx;
+  sv_backend_set_priv (backend, g_new0 (GateBackend, 1));
+  return TRUE;
+}
+
+static void
+gate_destroy (SvBackend *backend)
+{
+  g_free (gate (backend));
+}
+
+static gboolean
+gate_set_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask, GError **error)
+{
+  GateBackend *b = gate (backend);
+  b->image.nz = volume->nz;
+  b->image.ny = volume->ny;
+  b->image.nx = volume->nx;
+  b->image.nc = volume->nc;
+  b->image.max_abs = 1.0f;
+  return TRUE;
+}
+
+static gint64
+gate_clock (SvBackend *backend)
+{
+  return gate (backend)->clock_us;
+}
+
+static const SvPrepared *
+gate_prepare (SvBackend *backend, const SvSlicParams *params, int n_threads, gboolean *reused,
+              GError **error)
+{
+  return &gate (backend)->image;
+}
+
+static gboolean
+gate_start (SvBackend *backend, const SvSlicRun *run, GError **error)
+{
+  g_mutex_lock (&gate_lock);
+  gate_runs_started++;
+  g_mutex_unlock (&gate_lock);
+  return TRUE;
+}
+
+static gboolean
+gate_begin_pass (SvBackend *backend, const SvSlicRun *run, GError **error)
+{
   return TRUE;
 }
 
@@ -61,79 +98,85 @@ gate_cancelled_cb (GCancellable *cancellable, gpointer data)
   g_mutex_unlock (&gate_lock);
 }
 
+/* The first iteration of every run waits at the gate. */
 static gboolean
-gate_run (gpointer self, const SvSlicParams *params, const SvRunControl *control, SvRunStats *stats,
-          GError **error)
+gate_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
 {
-  GateBackend *b = self;
+  GCancellable *cancellable = run->cancellable;
   gulong handler = 0;
-  int n = params->max_num_iter;
 
+  gate (backend)->clock_us += (gint64)(gate_seconds_per_iteration * G_USEC_PER_SEC);
+  if (run->iteration > 0)
+    return TRUE;
+  if (cancellable)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (gate_cancelled_cb), NULL, NULL);
   g_mutex_lock (&gate_lock);
-  gate_runs_started++;
+  gate_waiting++;
+  g_cond_broadcast (&gate_cond);
+  while (!gate_open && !(gate_honours_cancel && g_cancellable_is_cancelled (cancellable)))
+    g_cond_wait (&gate_cond, &gate_lock);
+  gate_waiting--;
   g_mutex_unlock (&gate_lock);
-
-  if (control->cancellable)
-    handler
-        = g_cancellable_connect (control->cancellable, G_CALLBACK (gate_cancelled_cb), NULL, NULL);
-  for (int i = 1; i <= n; i++)
+  g_cancellable_disconnect (cancellable, handler);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
-      if (control->progress)
-        control->progress (SV_STAGE_ITERATE, i, n, control->user_data);
-      if (i == 1)
-        {
-          g_mutex_lock (&gate_lock);
-          gate_waiting++;
-          g_cond_broadcast (&gate_cond);
-          while (!gate_open
-                 && !(gate_honours_cancel && g_cancellable_is_cancelled (control->cancellable)))
-            g_cond_wait (&gate_cond, &gate_lock);
-          gate_waiting--;
-          g_mutex_unlock (&gate_lock);
-        }
-      if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
-        {
-          g_mutex_lock (&gate_lock);
-          gate_runs_cancelled++;
-          g_mutex_unlock (&gate_lock);
-          g_cancellable_disconnect (control->cancellable, handler);
-          return FALSE;
-        }
+      g_mutex_lock (&gate_lock);
+      gate_runs_cancelled++;
+      g_mutex_unlock (&gate_lock);
+      return FALSE;
     }
-  g_cancellable_disconnect (control->cancellable, handler);
-  b->value = (gint32)params->compactness;
-  b->k = 4;
-  stats->n_clusters = 4;
-  stats->n_labels = 1;
-  stats->iterations = n;
-  stats->seconds_iterate = gate_seconds_per_iteration * n;
+  return TRUE;
+}
+
+/* The labels encode the request; four centres at 0, 1, 2, … */
+static gboolean
+gate_assignment_labels (SvBackend *backend, const SvSlicRun *run, gboolean fill, GError **error)
+{
+  gate (backend)->value = (gint32)run->params->compactness;
   return TRUE;
 }
 
 static gboolean
-gate_get_labels (gpointer self, gint32 *labels, GError **error)
+gate_count (SvBackend *backend, const SvSlicRun *run, gint64 *n_labels, GError **error)
 {
-  GateBackend *b = self;
-  for (gsize i = 0; i < (gsize)b->nz * b->ny * b->nx; i++)
+  *n_labels = 1;
+  return TRUE;
+}
+
+static gboolean
+gate_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 max_size,
+              gint64 *n_labels, GError **error)
+{
+  *n_labels = 1;
+  return TRUE;
+}
+
+static gboolean
+gate_read_clusters (SvBackend *backend, SvSlicRun *run, GError **error)
+{
+  const gsize nf = 3 + run->clusters.nc;
+  for (gsize k = 0; k < run->clusters.k; k++)
+    {
+      run->clusters.alive[k] = 1;
+      for (int a = 0; a < 3; a++)
+        run->clusters.centres[k * nf + a] = (float)(3 * k + a);
+    }
+  return TRUE;
+}
+
+static gboolean
+gate_get_labels (SvBackend *backend, gint32 *labels, GError **error)
+{
+  GateBackend *b = gate (backend);
+  for (gsize i = 0; i < (gsize)b->image.nz * b->image.ny * b->image.nx; i++)
     labels[i] = b->value;
   return TRUE;
 }
 
 static gboolean
-gate_get_slice (gpointer self, SvAxis axis, guint index, gint32 *out, GError **error)
+gate_snapshot (SvBackend *backend, const SvSlicRun *run, gint32 *labels, GError **error)
 {
-  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "not used");
-  return FALSE;
-}
-
-static gboolean
-gate_get_centres (gpointer self, float *zyx, gsize *k, GError **error)
-{
-  GateBackend *b = self;
-  for (gsize i = 0; i < b->k * 3; i++)
-    zyx[i] = (float)i;
-  *k = b->k;
-  return TRUE;
+  return gate_get_labels (backend, labels, error);
 }
 
 static const SvBackendClass gate_class = {
@@ -141,20 +184,27 @@ static const SvBackendClass gate_class = {
   .create = gate_create,
   .destroy = gate_destroy,
   .set_volume = gate_set_volume,
-  .run = gate_run,
+  .prepare = gate_prepare,
+  .start = gate_start,
+  .begin_pass = gate_begin_pass,
+  .iterate = gate_iterate,
+  .assignment_labels = gate_assignment_labels,
+  .connect = gate_connect,
+  .count_labels = gate_count,
+  .read_clusters = gate_read_clusters,
+  .snapshot_labels = gate_snapshot,
   .get_labels = gate_get_labels,
-  .get_slice = gate_get_slice,
-  .get_centres = gate_get_centres,
+  .clock = gate_clock,
 };
 
 /* A "cuda" backend that always fails its run, as an out-of-memory GPU would. */
-static gboolean
-broken_run (gpointer self, const SvSlicParams *params, const SvRunControl *control,
-            SvRunStats *stats, GError **error)
+static const SvPrepared *
+broken_prepare (SvBackend *backend, const SvSlicParams *params, int n_threads, gboolean *reused,
+                GError **error)
 {
   g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
                        "out of device memory (test)");
-  return FALSE;
+  return NULL;
 }
 
 static const SvBackendClass broken_cuda_class = {
@@ -162,10 +212,8 @@ static const SvBackendClass broken_cuda_class = {
   .create = gate_create,
   .destroy = gate_destroy,
   .set_volume = gate_set_volume,
-  .run = broken_run,
+  .prepare = broken_prepare,
   .get_labels = gate_get_labels,
-  .get_slice = gate_get_slice,
-  .get_centres = gate_get_centres,
 };
 
 static void
@@ -383,7 +431,7 @@ test_newest_wins (void)
   g_assert_cmpuint (s.results->len, ==, 1);
   g_assert_cmpuint (result->generation, ==, 3);
   g_assert_cmpint (result->labels->data[0], ==, 3);
-  g_assert_cmpuint (result->n_centres, ==, 4);
+  g_assert_cmpuint (result->n_centres, ==, result->stats.n_clusters);
   g_assert_cmpfloat (result->centres[5], ==, 5.0f);
 
   sv_job_free (job);

@@ -1,0 +1,118 @@
+/* Supervox CUDA backend: the backend's state, shared by the files that
+ * implement it (backend-cuda.cu: the stages; backend-buffers.cu: device
+ * buffers, pinned staging and the volume upload; backend-prepare.cu: the
+ * prepare stage). C++ for nvcc only. */
+#pragma once
+
+#include "backend-class.h"
+#include "cuda-check.h"
+#include "cuda-kernels.h"
+#include "sv-cuda.h"
+
+/* Staged host transfers: up to SV_STAGE_MAX_LANES host threads, each with
+ * its own stream and two pinned chunks, copy pageable memory through pinned
+ * memory so that the host copies overlap the DMA and each other. */
+#define SV_STAGE_MAX_LANES 8
+#define SV_STAGE_CHUNK ((size_t)4 << 20)
+#define SV_STAGE_MIN_BYTES ((size_t)8 << 20)
+
+typedef struct
+{
+  cudaStream_t stream;
+
+  /* The caller's volume and mask, borrowed (backend.h): the host side reads
+   * them for Lab (3 channels, converted on the host) and mask seeding. */
+  const SvVolume *volume;
+  gboolean have_volume;
+  const guint8 *mask;
+  guint nz, ny, nx, nc;
+  gsize n;
+  gsize n_mask_in;
+
+  /* Per-volume device buffers. */
+  float *d_raw;   /* the volume as given, n × nc */
+  float *d_image; /* prepared image, n × nc */
+  SvCudaScan *d_scan;
+  unsigned int *d_max_abs;
+  uint8_t *d_mask;    /* NULL without a mask */
+  int32_t *d_nearest; /* assignment */
+  int32_t *d_labels;  /* the last run's labels */
+
+  /* Prepare cache: valid while sv_slic_params_same_prepare holds. */
+  SvPrepared *prepared;
+  SvSlicParams prepared_params;
+
+  /* Per-cluster-count device buffers. */
+  gsize k_cap;
+  guint k_nc;
+  gsize cell_cap;
+  float *d_centres;
+  uint8_t *d_alive;
+  float *d_max_dist;
+  unsigned long long *d_sums;
+  uint8_t *d_used;
+  int *d_cell_count;
+  int *d_cell_start;
+  int *d_cell_fill;
+  int *d_cell_items;
+  int *d_windows;
+  void *d_scan_tmp;
+  size_t scan_tmp_bytes;
+
+  /* Connectivity scratch (parent aliases d_nearest), allocated on first use. */
+  SvCudaConnScratch conn;
+  gboolean conn_ready;
+
+  /* Optional per-stage timing with CUDA events (benchmarks). */
+  gboolean profiling;
+  cudaEvent_t marks[6];
+  SvCudaStageTimes times;
+
+  /* Pinned staging for large host transfers, allocated on first use and
+   * kept: see staged_copy. */
+  gboolean stage_tried;
+  int n_lanes;
+  cudaStream_t lane_stream[SV_STAGE_MAX_LANES];
+  void *lane_buf[SV_STAGE_MAX_LANES][2];
+  cudaEvent_t lane_done[SV_STAGE_MAX_LANES][2];
+
+  /* The run going on: the iteration constants from the pipeline's
+   * context, and when the labels were done (for connect_ms). */
+  SvCudaIter it;
+  gint64 labels_done_us;
+
+  /* The last run. */
+  gboolean have_labels;
+  gboolean connectivity_on_host;
+} SvCudaBackend;
+
+static inline SvCudaBackend *
+sv__cuda_backend (SvBackend *backend)
+{
+  return (SvCudaBackend *)sv_backend_get_priv (backend);
+}
+
+/* ---- backend-buffers.cu ---- */
+
+void sv__cuda_free_k_buffers (SvCudaBackend *self);
+void sv__cuda_free_volume_buffers (SvCudaBackend *self);
+void sv__cuda_free_staging (SvCudaBackend *self);
+/* Buffers for k clusters of nc channels and `cells` centre bins; reused
+ * when large enough. */
+gboolean sv__cuda_ensure_k_buffers (SvCudaBackend *self, gsize k, guint nc, gsize cells,
+                                    GError **error);
+/* Connectivity scratch, allocated on first use (parent aliases d_nearest). */
+gboolean sv__cuda_ensure_conn_buffers (SvCudaBackend *self, GError **error);
+/* A synchronous host ↔ device copy of pageable host memory (see there). */
+cudaError_t sv__cuda_staged_copy (SvCudaBackend *self, void *dst, const void *src, size_t bytes,
+                                  gboolean upload);
+/* The set_volume stage: device buffers for the shape, the volume and mask
+ * uploaded. */
+gboolean sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *mask,
+                              GError **error);
+
+/* ---- backend-prepare.cu ---- */
+
+/* Runs the prepare stage unless the cached image still holds. */
+gboolean sv__cuda_ensure_prepared (SvCudaBackend *self, const SvSlicParams *params,
+                                   int n_threads, gboolean *reused, GError **error);

@@ -1,0 +1,113 @@
+/* Supervox engine: what a compute backend implements.
+ *
+ * The SLIC run exists once, in slic-pipeline.c: it validates, seeds,
+ * applies the teaching rule, times the stages, reports progress, honours
+ * cancellation and computes the connectivity sizes. A backend only
+ * implements the stages below on its own data (host memory for the CPU,
+ * device memory for CUDA). Every stage receives the SvBackend; its private
+ * state is sv_backend_get_priv (). Entries marked optional may be NULL. */
+#pragma once
+
+#include <glib.h>
+
+#include "backend.h"
+#include "grid.h"
+#include "prepare.h"
+#include "slic.h"
+
+G_BEGIN_DECLS
+
+/* One run as the pipeline hands it to the stages. */
+typedef struct
+{
+  const SvSlicParams *params; /* the teaching rule already applied */
+  const SvSeeds *seeds;
+  SvSlicContext ctx;          /* ctx.ignore_colour is set per pass */
+  SvClusters clusters;        /* the seeds at start; the final ones after read_clusters */
+  guint pass;                 /* 0 …; maskSLIC's spatial-only pass is 0 of 2 */
+  guint n_passes;
+  guint iteration;            /* iterations done so far, all passes counted */
+  GCancellable *cancellable;  /* the run's (may be NULL), for stages that wait */
+} SvSlicRun;
+
+struct _SvBackendClass
+{
+  const char *name; /* "cpu", "cuda" */
+
+  /* Sets the private state (sv_backend_set_priv), or fails with the reason
+   * the backend cannot run here ("no CUDA device"). */
+  gboolean (*create) (SvBackend *backend, GError **error);
+  void (*destroy) (SvBackend *backend);
+  /* The caller keeps `volume` and `mask` (may be NULL) alive and unchanged
+   * until the next set_volume or destroy: a backend borrows them instead of
+   * holding a second copy of a volume that can be gigabytes. */
+  gboolean (*set_volume) (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
+                          GError **error);
+
+  /* ---- the stages of a run, in the order the pipeline calls them ---- */
+
+  /* Rescale, Lab and smoothing; *reused is TRUE when the last run's image
+   * still holds for params. Returns the prepared image's description (shape
+   * and max_abs are what the pipeline reads), owned by the backend. */
+  const SvPrepared *(*prepare) (SvBackend *backend, const SvSlicParams *params, int n_threads,
+                                gboolean *reused, GError **error);
+  /* Takes run->clusters as the starting centres; every voxel unassigned. */
+  gboolean (*start) (SvBackend *backend, const SvSlicRun *run, GError **error);
+  /* Before each pass: SLIC-zero maxima start again at run->clusters'. */
+  gboolean (*begin_pass) (SvBackend *backend, const SvSlicRun *run, GError **error);
+  /* One iteration: assignment, then centre update (and SLIC-zero maxima). */
+  gboolean (*iterate) (SvBackend *backend, SvSlicRun *run, GError **error);
+  /* Optional: waits until the queued iterations are done (a device
+   * backend), so that progress and cancellation mean what they say. */
+  gboolean (*sync) (SvBackend *backend, GError **error);
+  /* Labels from the assignment: voxels no window reached take the nearest
+   * live centre when `fill` (after at least one iteration), then label =
+   * index + start_label (start_label − 1 for unassigned voxels). */
+  gboolean (*assignment_labels) (SvBackend *backend, const SvSlicRun *run, gboolean fill,
+                                 GError **error);
+  /* Connectivity on the labels with the pipeline's sizes; *n_labels
+   * receives the number of final labels. */
+  gboolean (*connect) (SvBackend *backend, const SvSlicRun *run, gint64 min_size,
+                       gint64 max_size, gint64 *n_labels, GError **error);
+  /* Without connectivity: the number of distinct labels (background out). */
+  gboolean (*count_labels) (SvBackend *backend, const SvSlicRun *run, gint64 *n_labels,
+                            GError **error);
+  /* Optional: brings the current centres and alive flags into
+   * run->clusters (a backend that iterates elsewhere than on them). */
+  gboolean (*read_clusters) (SvBackend *backend, SvSlicRun *run, GError **error);
+  /* The labels (nz*ny*nx) that a run stopped after the current iteration
+   * would give, without changing the run's state. */
+  gboolean (*snapshot_labels) (SvBackend *backend, const SvSlicRun *run, gint32 *labels,
+                               GError **error);
+  /* Optional: called once at the end of every run, ok or not (a device
+   * backend drains its queue after a failure). */
+  void (*finish) (SvBackend *backend, gboolean ok);
+
+  /* ---- results ---- */
+
+  /* The last run's labels, nz*ny*nx values. */
+  gboolean (*get_labels) (SvBackend *backend, gint32 *labels, GError **error);
+  /* Optional: hands the last run's host label buffer (g_free) to the
+   * caller, who then holds the only copy; the backend forgets it. */
+  gint32 *(*take_labels) (SvBackend *backend, GError **error);
+
+  /* ---- optional abilities of a device backend ---- */
+
+  /* The last run's label volume in device memory (see sv_backend_get_device_labels). */
+  const gint32 *(*device_labels) (SvBackend *backend, guint shape_zyx[3]);
+  /* The stream the backend's work is queued on (a cudaStream_t). */
+  gpointer (*device_stream) (SvBackend *backend);
+
+  /* Optional: the backend's clock in microseconds (default
+   * g_get_monotonic_time); test doubles simulate slow stages with it. */
+  gint64 (*clock) (SvBackend *backend);
+};
+
+/* The CPU backend's class, the reference (always available). */
+const SvBackendClass *sv_backend_cpu_class (void);
+
+/* The private state of the backend's implementation. */
+gpointer sv_backend_get_priv (SvBackend *backend);
+void sv_backend_set_priv (SvBackend *backend, gpointer priv);
+
+G_END_DECLS

@@ -1,0 +1,225 @@
+/* Supervox engine: one SLIC run, driven stage by stage on any backend.
+ *
+ * Everything that does not depend on where the voxels live happens here,
+ * once: validation, seeding, the teaching rule, the pass and iteration
+ * loop with progress, cancellation and the iteration hook, the
+ * connectivity sizes, the centres (NaN for dead clusters) and the stage
+ * times. The backends implement the stages (backend-class.h). */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <math.h>
+#include <string.h>
+
+#include "backend-private.h"
+#include "connectivity.h"
+#include "error.h"
+
+struct _SvIterationView
+{
+  SvBackend *backend;
+  SvSlicRun *run;
+};
+
+static gint64
+now (SvBackend *backend)
+{
+  return backend->klass->clock != NULL ? backend->klass->clock (backend)
+                                        : g_get_monotonic_time ();
+}
+
+static double
+seconds (gint64 from, gint64 to)
+{
+  return (double)(to - from) / G_USEC_PER_SEC;
+}
+
+static void
+report (const SvRunControl *control, SvStage stage, guint i, guint n)
+{
+  if (control->progress != NULL)
+    control->progress (stage, i, n, control->user_data);
+}
+
+/* The clusters' positions as callers see them: k × 3, NaN when dead. */
+static float *
+centres_zyx (const SvClusters *clusters)
+{
+  float *zyx = g_new (float, MAX (clusters->k, 1) * 3);
+  const gsize nf = 3 + clusters->nc;
+
+  for (gsize k = 0; k < clusters->k; k++)
+    for (int a = 0; a < 3; a++)
+      zyx[3 * k + a] = clusters->alive[k] ? clusters->centres[k * nf + a] : NAN;
+  return zyx;
+}
+
+gboolean
+sv_iteration_view_get_labels (const SvIterationView *view, gint32 *labels, GError **error)
+{
+  g_return_val_if_fail (view != NULL && labels != NULL, FALSE);
+  return view->backend->klass->snapshot_labels (view->backend, view->run, labels, error);
+}
+
+gboolean
+sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k,
+                               GError **error)
+{
+  SvBackend *backend = view->backend;
+  g_autofree float *all = NULL;
+
+  g_return_val_if_fail (view != NULL && k != NULL, FALSE);
+  if (backend->klass->read_clusters != NULL
+      && !backend->klass->read_clusters (backend, view->run, error))
+    return FALSE;
+  *k = view->run->clusters.k;
+  if (zyx != NULL)
+    {
+      all = centres_zyx (&view->run->clusters);
+      memcpy (zyx, all, *k * 3 * sizeof (float));
+    }
+  return TRUE;
+}
+
+/* The passes and their iterations; maskSLIC first moves the seeds by
+ * position only, and each pass starts with fresh SLIC-zero maxima, as each
+ * of scikit-image's _slic_cython calls does. */
+static gboolean
+iterate (SvBackend *backend, SvSlicRun *run, const SvRunControl *control, GError **error)
+{
+  const SvBackendClass *klass = backend->klass;
+  const int n_iter = run->params->max_num_iter;
+  const guint n_total = run->n_passes * (guint)n_iter;
+  /* A device backend queues work; waiting for each iteration is only
+   * needed when someone looks between them. */
+  const gboolean watch
+      = control->progress != NULL || control->cancellable != NULL || control->iteration != NULL;
+
+  for (run->pass = 0; run->pass < run->n_passes; run->pass++)
+    {
+      run->ctx.ignore_colour = run->pass + 1 < run->n_passes;
+      for (gsize k = 0; k < run->clusters.k; k++)
+        run->clusters.max_dist_colour[k] = 1.0f;
+      if (!klass->begin_pass (backend, run, error))
+        return FALSE;
+      for (int i = 0; i < n_iter; i++)
+        {
+          if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
+            return FALSE;
+          if (!klass->iterate (backend, run, error))
+            return FALSE;
+          run->iteration++;
+          if (watch && klass->sync != NULL && !klass->sync (backend, error))
+            return FALSE;
+          report (control, SV_STAGE_ITERATE, run->iteration, n_total);
+          if (control->iteration != NULL)
+            {
+              SvIterationView view = { backend, run };
+              control->iteration (&view, run->iteration, n_total, control->user_data);
+            }
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+seed (SvBackend *backend, const SvSlicParams *params, SvSeeds *seeds, GError **error)
+{
+  const SvVolume *v = backend->volume;
+  const guint shape[3] = { v->nz, v->ny, v->nx };
+
+  if (backend->mask != NULL)
+    return sv_seeds_mask (shape, backend->mask, params->n_segments, seeds, error);
+  return sv_seeds_grid (shape, params->n_segments, seeds, error);
+}
+
+static gboolean
+run_stages (SvBackend *backend, const SvSlicParams *params, const SvRunControl *control,
+            SvSlicRun *run, SvSeeds *seeds, SvRunStats *stats, GError **error)
+{
+  const SvBackendClass *klass = backend->klass;
+  const SvPrepared *image;
+  gint64 t0, t1, t2, t3, n_labels = 0;
+
+  report (control, SV_STAGE_PREPARE, 0, 0);
+  t0 = now (backend);
+  image = klass->prepare (backend, params, control->n_threads, &stats->prepare_reused, error);
+  if (image == NULL)
+    return FALSE;
+  t1 = now (backend);
+  stats->seconds_prepare = seconds (t0, t1);
+  if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
+    return FALSE;
+
+  if (!seed (backend, params, seeds, error)
+      || !sv_clusters_init (&run->clusters, seeds, image->nc, error))
+    return FALSE;
+  run->seeds = seeds;
+  run->n_passes = backend->mask != NULL ? 2 : 1;
+  sv_slic_context_init (&run->ctx, image, backend->mask, seeds, params, control->n_threads);
+  backend->has_result = FALSE;
+  if (!klass->start (backend, run, error) || !iterate (backend, run, control, error)
+      || !klass->assignment_labels (backend, run, params->max_num_iter > 0, error))
+    return FALSE;
+  t2 = now (backend);
+
+  if (params->enforce_connectivity)
+    {
+      gint64 min_size, max_size;
+
+      sv_connectivity_sizes (backend->n_mask_in, run->clusters.k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      if (!klass->connect (backend, run, min_size, max_size, &n_labels, error))
+        return FALSE;
+    }
+  else if (!klass->count_labels (backend, run, &n_labels, error))
+    return FALSE;
+  t3 = now (backend);
+  if (params->enforce_connectivity)
+    report (control, SV_STAGE_CONNECT, run->iteration, run->iteration);
+
+  if (klass->read_clusters != NULL && !klass->read_clusters (backend, run, error))
+    return FALSE;
+  g_free (backend->centres);
+  backend->centres = centres_zyx (&run->clusters);
+  backend->k = run->clusters.k;
+  backend->has_result = TRUE;
+
+  stats->n_clusters = run->clusters.k;
+  stats->n_labels = (gsize)MAX (n_labels, 0);
+  stats->iterations = run->iteration;
+  stats->seconds_iterate = seconds (t1, t2);
+  stats->seconds_connect = seconds (t2, t3);
+  report (control, SV_STAGE_DONE, run->iteration, run->iteration);
+  return TRUE;
+}
+
+gboolean
+sv__slic_pipeline_run (SvBackend *backend, const SvSlicParams *params,
+                       const SvRunControl *control, SvRunStats *stats, GError **error)
+{
+  SvSlicParams run_params;
+  SvSeeds seeds = { 0 };
+  SvSlicRun run;
+  gboolean ok;
+
+  memset (stats, 0, sizeof *stats);
+  if (backend->volume == NULL)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "no volume is loaded");
+      return FALSE;
+    }
+  if (!sv_slic_params_validate (params, error))
+    return FALSE;
+  sv_slic_params_apply_teaching (params, control->stop_after_iteration, &run_params);
+
+  memset (&run, 0, sizeof run);
+  run.params = &run_params;
+  run.cancellable = control->cancellable;
+  ok = run_stages (backend, &run_params, control, &run, &seeds, stats, error);
+  if (backend->klass->finish != NULL)
+    backend->klass->finish (backend, ok);
+  sv_clusters_clear (&run.clusters);
+  sv_seeds_clear (&seeds);
+  return ok;
+}
