@@ -70,10 +70,6 @@ cudaError_t sv_cuda_fill_unassigned (const SvCudaIter &it, const uint8_t *mask,
 cudaError_t sv_cuda_labels_from_nearest (long long n, const int32_t *nearest, int start_label,
                                          int32_t *labels, uint8_t *used, cudaStream_t stream);
 
-/* Copies one slice (SvAxis) of a z-major nz×ny×nx int32 volume into out. */
-cudaError_t sv_cuda_extract_slice (const int32_t *volume, int nz, int ny, int nx, SvAxis axis,
-                                   int index, int32_t *out, cudaStream_t stream);
-
 /* Device scratch of the connectivity step; parent may alias another n-int
  * buffer that is free at that point. */
 struct SvCudaConnScratch

@@ -21,7 +21,7 @@
 /* ---- the slice kernel ---- */
 
 /* One thread per texel (i, j) of the slice: i runs along the row (u), j down
- * the rows (v), as sv_backend_get_slice lays the slice out. */
+ * the rows (v), as sv_labels_get_slice lays the slice out. */
 __global__ static void
 slice_to_buffer_kernel (const gint32 *__restrict__ labels, int nz, int ny, int nx, int axis,
                         int index, int width, int height, gint32 *__restrict__ out)

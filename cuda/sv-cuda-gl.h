@@ -73,7 +73,7 @@ void sv_cuda_gl_buffer_unregister (SvCudaGlBuffer *buffer);
 
 /* Maps the buffer, copies slice `index` along `axis` of the device label
  * volume `device_labels` (shape nz, ny, nx) into it as the host path's
- * sv_backend_get_slice lays it out (XY: ny rows of nx; XZ: nz rows of nx;
+ * sv_labels_get_slice lays it out (XY: ny rows of nx; XZ: nz rows of nx;
  * YZ: nz rows of ny), and unmaps. The copy runs on `stream` (a cudaStream_t;
  * NULL for the buffer's own) after `ready_event` (a cudaEvent_t, may be
  * NULL); unmapping orders later GL commands after it, so the caller can

@@ -11,9 +11,11 @@
  * A request may ask for a coarse preview (preview_seconds > 0): SLIC on a
  * downsampled copy of the volume (engine/preview.h), sized from the last
  * runs' timings so that it takes about that long, with labels drawn at full
- * size. Progress and results are delivered on the GMainContext that created
- * the job, through idle sources, so the callbacks run on the caller's
- * thread. Plain C + GLib: no GObject here. */
+ * size. Progress and results are queued as idle sources on the thread-default
+ * GMainContext of the thread that created the job (never with
+ * g_main_context_invoke, which would run them at once on the worker when
+ * nobody owns the default context), so the callbacks run on the thread that
+ * iterates that context. Plain C + GLib: no GObject here. */
 #pragma once
 
 #include <glib.h>
@@ -142,7 +144,7 @@ guint64 sv_job_get_latest_generation (SvJob *job);
 gboolean sv_job_is_busy (SvJob *job);
 
 /* Cancels, joins the thread and frees the job. No callback runs after this
- * returns, even for invocations already queued on the main context. */
+ * returns, even for deliveries already queued on the main context. */
 void sv_job_free (SvJob *job);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvJob, sv_job_free)
