@@ -18,8 +18,8 @@
 
 #include <glib/gstdio.h>
 
-#include "backend.h"
-#include "metrics.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-metrics.h"
 #include "sv-cuda-gl.h"
 #include "sv-cuda.h"
 

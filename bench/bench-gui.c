@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "params.h"
+#include "supervox/sv-params.h"
 #include "sv-params-panel.h"
 #include "sv-slice-view.h"
 #include "sv-window.h"
-#include "synth.h"
+#include "supervox/sv-synth.h"
 
 #define STALL_INTERVAL_MS 1
 

@@ -16,10 +16,10 @@
 #include <glib/gstdio.h>
 #include <tiffio.h>
 
-#include "backend.h"
-#include "io.h"
-#include "params.h"
-#include "synth.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-synth.h"
 
 typedef struct
 {

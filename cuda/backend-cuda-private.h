@@ -4,7 +4,7 @@
  * prepare stage). C++ for nvcc only. */
 #pragma once
 
-#include "backend-class.h"
+#include "supervox/sv-backend-class.h"
 #include "cuda-check.h"
 #include "cuda-kernels.h"
 #include "sv-cuda.h"
@@ -20,7 +20,7 @@ typedef struct
 {
   cudaStream_t stream;
 
-  /* The caller's volume and mask, borrowed (backend.h): the host side reads
+  /* The caller's volume and mask, borrowed (sv-backend.h): the host side reads
    * them for Lab (3 channels, converted on the host) and mask seeding. */
   const SvVolume *volume;
   gboolean have_volume;

@@ -1,5 +1,5 @@
 /* Supervox CUDA backend: the stages of a SLIC run on the device
- * (backend-class.h), driven by the engine's pipeline like the CPU's.
+ * (supervox/sv-backend-class.h), driven by the engine's pipeline like the CPU's.
  *
  * The volume, the prepared image, the assignment and the labels stay on the
  * device between stages and between runs; buffers are allocated per volume
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "backend-cuda-private.h"
-#include "connectivity.h"
-#include "error.h"
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-error.h"
 
 static gboolean
 cuda_create (SvBackend *backend, GError **error)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backend-cuda-private.h"
-#include "error.h"
+#include "supervox/sv-error.h"
 
 /* Taps 0 … radius of the CPU's symmetric kernel (engine/gaussian.c), so
  * that both backends smooth with identical weights. */

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "connectivity-private.cuh"
-#include "connectivity.h"
+#include "supervox/sv-connectivity.h"
 #include "cuda-check.h"
 #include "sv-cuda.h"
 

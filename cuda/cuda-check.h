@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 #include <glib.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 /* Sets `error` for a failed CUDA call: out-of-memory becomes
  * SV_ENGINE_ERROR_NO_MEMORY, everything else SV_ENGINE_ERROR_BACKEND. The

@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 
 /* What one SLIC iteration needs besides the device arrays. */
 struct SvCudaIter

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cuda-check.h"
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "sv-cuda.h"
 
 /* Kept free on the device for the runtime, cub and other users. */

@@ -15,7 +15,7 @@
 #include <cuda_gl_interop.h>
 
 #include "cuda-check.h"
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "sv-cuda.h"
 
 /* ---- the slice kernel ---- */

@@ -1,7 +1,7 @@
 /* Supervox CUDA backend: the SLIC iteration kernels (binning, assignment,
  * exact update, SLIC-zero maxima).
  *
- * All arithmetic that decides labels goes through engine/slic-arith.h, the
+ * All arithmetic that decides labels goes through supervox/sv-slic-arith.h, the
  * functions the CPU reference uses, compiled with --fmad=false so that the
  * float32 results are bit-identical. Order independence comes from
  * sv_arith_better (lexicographic (distance, index) minimum) and from integer
@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "cuda-kernels.h"
-#include "slic-arith.h"
+#include "supervox/sv-slic-arith.h"
 
 #define SV_BLOCK 256
 #define SV_FULL_MASK 0xffffffffu

@@ -19,7 +19,7 @@
 
 #include <glib.h>
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 
 G_BEGIN_DECLS
 

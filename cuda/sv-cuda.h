@@ -1,6 +1,6 @@
 /* Supervox CUDA backend: the plain C interface the application sees.
  *
- * The backend implements the stages of SvBackendClass (engine/backend-class.h).
+ * The backend implements the stages of SvBackendClass (supervox/sv-backend-class.h).
  * Applications register it at start-up with
  * sv_backend_register (sv_backend_cuda_class ()) when the build has
  * SV_HAVE_CUDA. Its device labels and stream are the optional abilities of
@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "backend-class.h"
+#include "supervox/sv-backend-class.h"
 
 G_BEGIN_DECLS
 

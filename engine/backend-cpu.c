@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backend-private.h"
-#include "connectivity.h"
-#include "error.h"
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-error.h"
 #include "internal.h"
 
 typedef struct

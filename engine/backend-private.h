@@ -2,7 +2,7 @@
  * pipeline see it (engine-internal). */
 #pragma once
 
-#include "backend-class.h"
+#include "supervox/sv-backend-class.h"
 
 G_BEGIN_DECLS
 

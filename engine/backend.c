@@ -2,12 +2,12 @@
  * dispatch of sv_backend_* calls to the chosen backend's table. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 
 #include <string.h>
 
 #include "backend-private.h"
-#include "error.h"
+#include "supervox/sv-error.h"
 
 #define MAX_BACKENDS 8
 

@@ -26,7 +26,7 @@
  * label a passed component will get in a small per-component table. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "connectivity.h"
+#include "supervox/sv-connectivity.h"
 
 /* Component ids are stored in `out` as −2 − id: below the background label
  * (−1 or 0) and below every final label. */

@@ -1,5 +1,5 @@
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 G_DEFINE_QUARK (sv-engine-error-quark, sv_engine_error)

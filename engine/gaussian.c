@@ -3,7 +3,7 @@
  * images, as scikit-image's slic() calls it. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "prepare.h"
+#include "supervox/sv-prepare.h"
 
 #include <math.h>
 

@@ -2,13 +2,13 @@
  * segmentation._get_grid_centroids, plus deterministic maskSLIC seeding. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "grid.h"
+#include "supervox/sv-seeds.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "slic-arith.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-slic-arith.h"
 
 void
 sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guint step[3])
@@ -304,4 +304,15 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
   seeds->step = (float)MAX (step[0], MAX (step[1], step[2]));
   memcpy (seeds->window_step, wstep, sizeof wstep);
   return TRUE;
+}
+
+void
+sv_slic_search_window (const guint shape_zyx[3], gsize n_clusters, const float centre_zyx[3],
+                       int lo[3], int hi[3])
+{
+  guint start[3], step[3];
+
+  sv_regular_grid (shape_zyx, (double)n_clusters, start, step);
+  for (int a = 0; a < 3; a++)
+    sv_arith_window (centre_zyx[a], (int)step[a], (int)shape_zyx[a], &lo[a], &hi[a]);
 }

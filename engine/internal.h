@@ -5,9 +5,9 @@
 #include <gio/gio.h>
 #include <math.h>
 
-#include "params.h"
-#include "prepare.h"
-#include "slic.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-prepare.h"
+#include "supervox/sv-slic.h"
 
 G_BEGIN_DECLS
 

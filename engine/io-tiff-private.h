@@ -1,12 +1,12 @@
 /* Supervox engine: what the TIFF reader, writer, metadata and codec files
- * share. Not public API (engine/io.h is). */
+ * share. Not public API (supervox/sv-io.h is). */
 #pragma once
 
 #include <glib.h>
 #include <tiffio.h>
 
-#include "error.h"
-#include "io.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
 
 G_BEGIN_DECLS
 

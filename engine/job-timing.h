@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "job.h"
+#include "supervox/sv-job.h"
 
 G_BEGIN_DECLS
 

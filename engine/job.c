@@ -1,12 +1,12 @@
 /* Supervox engine: the worker thread that runs SLIC for one open volume. */
 #define G_LOG_DOMAIN "sv-job"
 
-#include "job.h"
+#include "supervox/sv-job.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "job-timing.h"
 #include "preview.h"
 

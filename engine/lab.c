@@ -1,7 +1,7 @@
 /* Supervox engine: sRGB → CIELAB as skimage.color.rgb2lab does it. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "prepare.h"
+#include "supervox/sv-prepare.h"
 
 #include <math.h>
 

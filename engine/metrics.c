@@ -7,13 +7,13 @@
  * voxel, whatever the number of distinct (superpixel, truth) pairs. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "metrics.h"
+#include "supervox/sv-metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 /* Dense relabelling of a label map. */
 typedef struct

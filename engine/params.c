@@ -1,11 +1,11 @@
 /* Supervox engine: SLIC parameters in scikit-image's vocabulary. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "params.h"
+#include "supervox/sv-params.h"
 
 #include <math.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 void
 sv_slic_params_init_defaults (SvSlicParams *params)

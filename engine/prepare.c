@@ -2,12 +2,12 @@
  * order and float32 arithmetic of scikit-image's slic(). */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "prepare.h"
+#include "supervox/sv-prepare.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 void
 sv_prepared_free (SvPrepared *prepared)

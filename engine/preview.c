@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 static guint
 axis_factor (guint n, guint factor)

@@ -11,8 +11,8 @@
 
 #include <glib.h>
 
-#include "params.h"
-#include "volume.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

@@ -18,14 +18,14 @@
  * thread count. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "slic.h"
+#include "supervox/sv-slic.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-#include "slic-arith.h"
+#include "supervox/sv-slic-arith.h"
 
 /* GCC on x86-64 also builds an eight-lane AVX2 tile search. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -4,15 +4,15 @@
  * once: validation, seeding, the teaching rule, the pass and iteration
  * loop with progress, cancellation and the iteration hook, the
  * connectivity sizes, the centres (NaN for dead clusters) and the stage
- * times. The backends implement the stages (backend-class.h). */
+ * times. The backends implement the stages (supervox/sv-backend-class.h). */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include <math.h>
 #include <string.h>
 
 #include "backend-private.h"
-#include "connectivity.h"
-#include "error.h"
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-error.h"
 
 struct _SvIterationView
 {

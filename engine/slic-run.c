@@ -5,16 +5,16 @@
  * run itself is slic-pipeline.c's. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "slic.h"
+#include "supervox/sv-slic.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend-private.h"
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "internal.h"
-#include "slic-arith.h"
+#include "supervox/sv-slic-arith.h"
 
 /* ---- context and clusters ------------------------------------------- */
 

@@ -3,14 +3,14 @@
  * count), the new centres, and the SLIC-zero colour maxima. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "slic.h"
+#include "supervox/sv-slic.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-#include "slic-arith.h"
+#include "supervox/sv-slic-arith.h"
 
 /* ---- update ----------------------------------------------------------- */
 

@@ -5,12 +5,12 @@
  * thread count. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "synth.h"
+#include "supervox/sv-synth.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "rng.h"
 
 void

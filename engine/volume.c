@@ -1,10 +1,10 @@
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "volume.h"
+#include "supervox/sv-volume.h"
 
 #include <sys/mman.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 /* Zero-filled voxel memory. Big buffers ask the kernel for transparent huge
  * pages: filling 1 GiB page by page costs 262144 page faults, which in a

@@ -15,7 +15,7 @@
 
 #include <glib/gstdio.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "sv-config.h"
 #if SV_HAVE_PIXBUF
 #include "sv-image-pixbuf.h"

@@ -5,8 +5,8 @@
 #include <glib.h>
 #include <gio/gio.h>
 
-#include "io.h"
-#include "volume.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

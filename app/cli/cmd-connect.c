@@ -5,9 +5,9 @@
 #include <stdio.h>
 
 #include "cli-common.h"
-#include "connectivity.h"
-#include "io.h"
-#include "volume.h"
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-volume.h"
 
 typedef struct
 {

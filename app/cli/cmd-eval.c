@@ -1,4 +1,4 @@
-/* supervox-cli eval: superpixel quality metrics (engine/metrics.h), or the
+/* supervox-cli eval: superpixel quality metrics (supervox/sv-metrics.h), or the
  * adjusted Rand index between two label files. */
 #define G_LOG_DOMAIN "sv-cli"
 
@@ -6,9 +6,9 @@
 #include <stdio.h>
 
 #include "cli-common.h"
-#include "io.h"
+#include "supervox/sv-io.h"
 #include "json-writer.h"
-#include "metrics.h"
+#include "supervox/sv-metrics.h"
 
 typedef struct
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "cli-common.h"
-#include "io.h"
+#include "supervox/sv-io.h"
 #include "json-writer.h"
 #include "sv-config.h"
 

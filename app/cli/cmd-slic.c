@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli-common.h"
-#include "error.h"
-#include "io.h"
-#include "params.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
 #include "slic-batch.h"
 #include "slic-file.h"
 #include "slic-outputs.h"

@@ -1,4 +1,4 @@
-/* supervox-cli synth: synthetic volumes with ground truth (engine/synth.h). */
+/* supervox-cli synth: synthetic volumes with ground truth (supervox/sv-synth.h). */
 #define G_LOG_DOMAIN "sv-cli"
 
 #include <stdio.h>
@@ -6,9 +6,9 @@
 #include <glib/gstdio.h>
 
 #include "cli-common.h"
-#include "error.h"
-#include "io.h"
-#include "synth.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-synth.h"
 
 typedef struct
 {

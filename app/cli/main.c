@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 #include "cli-common.h"
 #include "sv-config.h"
 

@@ -9,8 +9,8 @@
 #include <glib/gstdio.h>
 
 #include "cli-common.h"
-#include "error.h"
-#include "io.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
 #include "json-writer.h"
 #include "sv-config.h"
 

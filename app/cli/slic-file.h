@@ -5,10 +5,10 @@
 #include <glib.h>
 #include <gio/gio.h>
 
-#include "backend.h"
-#include "io.h"
-#include "params.h"
-#include "volume.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

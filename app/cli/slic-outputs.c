@@ -9,7 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-common.h"
-#include "error.h"
+#include "supervox/sv-error.h"
 
 SvCliOutputKind
 sv_cli_output_kind (const char *output)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 
 /* TRUE when every pixel has R = G = B (the first three bytes of each). */
 static gboolean

@@ -5,8 +5,8 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib.h>
 
-#include "io.h"
-#include "volume.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

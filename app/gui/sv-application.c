@@ -3,7 +3,7 @@
 
 #include "sv-application.h"
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 #include "sv-config.h"
 #include "sv-window.h"
 

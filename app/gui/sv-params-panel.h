@@ -4,7 +4,7 @@
 
 #include <gtk/gtk.h>
 
-#include "params.h"
+#include "supervox/sv-params.h"
 #include "sv-renderer.h"
 
 G_BEGIN_DECLS

@@ -4,10 +4,10 @@
 
 #include <gtk/gtk.h>
 
-#include "backend.h"
-#include "job.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-job.h"
 #include "sv-renderer.h"
-#include "volume.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "error.h"
-#include "io.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
 
 #define TOAST_SECONDS 2
 

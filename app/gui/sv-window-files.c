@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#include "error.h"
-#include "io.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
 
 static void
 error_dialog_response_cb (GtkDialog *dialog, int response, SvWindow *self)

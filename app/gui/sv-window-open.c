@@ -8,8 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "io.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
 #include "sv-image-pixbuf.h"
 
 void

@@ -12,7 +12,7 @@
 #include "sv-window.h"
 
 #include "sv-config.h"
-#include "synth.h"
+#include "supervox/sv-synth.h"
 
 #if SV_HAVE_CUDA
 #include "sv-cuda-gl.h"

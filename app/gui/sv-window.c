@@ -7,8 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "grid.h"
-#include "slic-arith.h"
+#include "supervox/sv-seeds.h"
 #include "sv-application.h"
 
 G_DEFINE_FINAL_TYPE (SvWindow, sv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -77,10 +76,9 @@ sv_window_update_search_window (SvWindow *self)
 {
   SvJobResult *r = self->result;
   const SvVolume *v = self->volume;
-  guint shape[3], start[3], step[3];
+  guint shape[3];
   int lo[3], hi[3];
   gsize k;
-  const float *c;
   gint32 label;
 
   if (!r || !v || r->stop_after_iteration < 0 || !self->hover_valid || !r->n_centres)
@@ -100,11 +98,7 @@ sv_window_update_search_window (SvWindow *self)
   shape[0] = v->nz;
   shape[1] = v->ny;
   shape[2] = v->nx;
-  /* The window steps are regular_grid(shape, K), as the iterations use them. */
-  sv_regular_grid (shape, (double)r->n_centres, start, step);
-  c = r->centres + k * 3;
-  for (guint a = 0; a < 3; a++)
-    sv_arith_window (c[a], (int)step[a], (int)shape[a], &lo[a], &hi[a]);
+  sv_slic_search_window (shape, r->n_centres, r->centres + k * 3, lo, hi);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_search_window (sv_window_view (self, i), TRUE, lo, hi);
 }

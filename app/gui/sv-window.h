@@ -3,10 +3,10 @@
 
 #include <gtk/gtk.h>
 
-#include "job.h"
+#include "supervox/sv-job.h"
 #include "sv-params-panel.h"
 #include "sv-slice-view.h"
-#include "volume.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

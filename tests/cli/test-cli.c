@@ -12,14 +12,14 @@
 #include <glib/gstdio.h>
 #include <tiffio.h>
 
-#include "backend.h"
-#include "connectivity.h"
-#include "io.h"
-#include "params.h"
-#include "synth.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-synth.h"
 #include "sv-config.h"
 #include "sv-test-files.h"
-#include "volume.h"
+#include "supervox/sv-volume.h"
 #if SV_HAVE_PIXBUF
 #include "sv-image-pixbuf.h"
 #endif

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "connectivity.h"
+#include "supervox/sv-connectivity.h"
 #include "sv-cuda.h"
 
 static gboolean

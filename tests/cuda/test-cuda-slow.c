@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 #include "sv-cuda.h"
-#include "synth.h"
+#include "supervox/sv-synth.h"
 
 /* FNV-1a over the label bytes. */
 static guint64

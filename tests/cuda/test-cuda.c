@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend.h"
-#include "error.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-error.h"
 #include "sv-cuda.h"
 
 static gboolean

@@ -14,9 +14,9 @@
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 
-#include "backend.h"
-#include "error.h"
-#include "job.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-job.h"
 #include "sv-cuda-gl.h"
 #include "sv-cuda.h"
 

@@ -6,10 +6,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "error.h"
-#include "params.h"
-#include "volume.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-volume.h"
 
 /* Runs `code` in /usr/bin/python3 with numpy as np, os, product and
  * save(name, array, dtype) defined; save writes raw arrays into a temporary

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend-class.h"
-#include "error.h"
-#include "params.h"
+#include "supervox/sv-backend-class.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-params.h"
 #include "slic-test-util.h"
 
 #define NZ 13

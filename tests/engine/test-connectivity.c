@@ -4,7 +4,7 @@
 
 #include <glib/gstdio.h>
 
-#include "connectivity.h"
+#include "supervox/sv-connectivity.h"
 
 #define PYTHON "/usr/bin/python3"
 

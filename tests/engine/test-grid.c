@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
-#include "grid.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-seeds.h"
 
 static void
 check_grid (guint z, guint y, guint x, double n, const guint start_expect[3],
@@ -240,6 +240,25 @@ test_grid_mask_covers (void)
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA);
 }
 
+/* The teaching view's search window: ±2 grid steps of regular_grid(shape,
+ * K) around the centre, the upper end + 1, truncated and clipped. A
+ * 40³ volume with K = 64 has steps of 10. */
+static void
+test_search_window (void)
+{
+  const guint shape[3] = { 40, 40, 40 };
+  const float centre[3] = { 3.0f, 21.5f, 35.9f };
+  int lo[3], hi[3];
+
+  sv_slic_search_window (shape, 64, centre, lo, hi);
+  g_assert_cmpint (lo[0], ==, 0);
+  g_assert_cmpint (hi[0], ==, 24);
+  g_assert_cmpint (lo[1], ==, 1);
+  g_assert_cmpint (hi[1], ==, 40);
+  g_assert_cmpint (lo[2], ==, 15);
+  g_assert_cmpint (hi[2], ==, 40);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -250,5 +269,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/grid/seeds", test_grid_seeds);
   g_test_add_func ("/engine/grid/window-step-from-k", test_grid_window_step_from_k);
   g_test_add_func ("/engine/grid/mask-covers", test_grid_mask_covers);
+  g_test_add_func ("/engine/grid/search-window", test_search_window);
   return g_test_run ();
 }

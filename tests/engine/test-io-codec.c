@@ -12,11 +12,11 @@
 #include <glib/gstdio.h>
 #include <tiffio.h>
 
-#include "error.h"
-#include "io.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
 #include "sv-test-files.h"
 #include "sv-test-python.h"
-#include "volume.h"
+#include "supervox/sv-volume.h"
 
 typedef struct
 {

@@ -12,9 +12,9 @@
 #include <glib/gstdio.h>
 #include <tiffio.h>
 
-#include "error.h"
-#include "io.h"
-#include "volume.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-volume.h"
 #include "sv-test-files.h"
 #include "sv-test-python.h"
 

@@ -1,13 +1,13 @@
-/* Tests of the job's result hook (engine/job.h): the way the GUI attaches
+/* Tests of the job's result hook (supervox/sv-job.h): the way the GUI attaches
  * backend-specific data, such as the CUDA labels published for GL interop,
  * to a result without the engine knowing about it. */
 #define G_LOG_DOMAIN "test-job-hook"
 
 #include <string.h>
 
-#include "backend.h"
-#include "error.h"
-#include "job.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-job.h"
 
 typedef struct
 {

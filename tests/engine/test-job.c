@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend-class.h"
-#include "error.h"
-#include "job.h"
+#include "supervox/sv-backend-class.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-job.h"
 #include "preview.h"
 
 /* ---- a backend under the test's control ----

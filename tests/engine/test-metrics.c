@@ -7,10 +7,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "metrics.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-metrics.h"
 #include "rng.h"
-#include "synth.h"
+#include "supervox/sv-synth.h"
 #include "sv-test-python.h"
 
 static SvLabels *

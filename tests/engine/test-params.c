@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "params.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-params.h"
 
 #define PYTHON "/usr/bin/python3"
 

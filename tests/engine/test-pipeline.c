@@ -6,10 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend-class.h"
-#include "error.h"
-#include "params.h"
-#include "volume.h"
+#include "supervox/sv-backend-class.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-volume.h"
 
 enum
 {

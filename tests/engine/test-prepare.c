@@ -5,8 +5,8 @@
 
 #include <glib/gstdio.h>
 
-#include "error.h"
-#include "prepare.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-prepare.h"
 #include "sv-test-files.h"
 
 #define PYTHON "/usr/bin/python3"

@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "error.h"
-#include "grid.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-seeds.h"
 #include "internal.h"
-#include "params.h"
-#include "slic-arith.h"
-#include "slic.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-slic-arith.h"
+#include "supervox/sv-slic.h"
 #include "slic-test-util.h"
 
 /* ---- helpers for the port --------------------------------------------- */

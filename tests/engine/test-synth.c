@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
+#include "supervox/sv-error.h"
 #include "rng.h"
-#include "synth.h"
+#include "supervox/sv-synth.h"
 #include "sv-test-python.h"
 
 static SvSynthParams

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gui-test-util.h"
-#include "io.h"
+#include "supervox/sv-io.h"
 #include "sv-test-files.h"
 
 static guint

@@ -8,10 +8,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend.h"
+#include "supervox/sv-backend.h"
 #include "gui-test-util.h"
-#include "io.h"
-#include "synth.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-synth.h"
 
 /* The wheel over a number field without focus scrolls the panel and
  * changes nothing; with focus the field takes it. */

@@ -6,11 +6,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend.h"
-#include "io.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-io.h"
 #include "gui-test-util.h"
 #include "sv-test-files.h"
-#include "synth.h"
+#include "supervox/sv-synth.h"
 
 static void
 test_sample_overlay (Fixture *f, gconstpointer data)

@@ -10,10 +10,10 @@
 
 #include <glib.h>
 
-#include "backend.h"
-#include "grid.h"
-#include "prepare.h"
-#include "slic.h"
+#include "sv-backend.h"
+#include "sv-seeds.h"
+#include "sv-prepare.h"
+#include "sv-slic.h"
 
 G_BEGIN_DECLS
 

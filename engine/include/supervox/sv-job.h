@@ -20,9 +20,9 @@
 
 #include <glib.h>
 
-#include "backend.h"
-#include "params.h"
-#include "volume.h"
+#include "sv-backend.h"
+#include "sv-params.h"
+#include "sv-volume.h"
 
 G_BEGIN_DECLS
 

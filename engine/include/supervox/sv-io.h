@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "volume.h"
+#include "sv-volume.h"
 
 G_BEGIN_DECLS
 

@@ -5,14 +5,14 @@
  * while sigma, spacing and convert2lab stay the same. The CPU backend is
  * always registered; the CUDA one is registered by the application when it
  * was built (the engine never includes CUDA headers). A backend object is
- * used from one thread at a time. Implementers see backend-class.h. */
+ * used from one thread at a time. Implementers see sv-backend-class.h. */
 #pragma once
 
 #include <glib.h>
 #include <gio/gio.h>
 
-#include "params.h"
-#include "volume.h"
+#include "sv-params.h"
+#include "sv-volume.h"
 
 G_BEGIN_DECLS
 
@@ -67,7 +67,7 @@ typedef struct
   gboolean prepare_reused;
 } SvRunStats;
 
-/* A backend's table of functions (backend-class.h, for implementers). */
+/* A backend's table of functions (sv-backend-class.h, for implementers). */
 typedef struct _SvBackendClass SvBackendClass;
 typedef struct _SvBackend SvBackend;
 

@@ -6,8 +6,8 @@
 
 #include <glib.h>
 
-#include "params.h"
-#include "volume.h"
+#include "sv-params.h"
+#include "sv-volume.h"
 
 G_BEGIN_DECLS
 

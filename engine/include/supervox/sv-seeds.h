@@ -31,4 +31,11 @@ gboolean sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *se
 gboolean sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments,
                         SvSeeds *seeds, GError **error);
 
+/* The box [lo, hi) per axis (z, y, x) in which a cluster centred at
+ * centre_zyx searches for voxels, in a run of n_clusters clusters on a
+ * volume of shape_zyx: the iterations' window (sv_arith_window) with the
+ * steps regular_grid(shape, K). Teaching mode draws it. */
+void sv_slic_search_window (const guint shape_zyx[3], gsize n_clusters, const float centre_zyx[3],
+                            int lo[3], int hi[3]);
+
 G_END_DECLS

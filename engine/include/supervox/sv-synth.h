@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "volume.h"
+#include "sv-volume.h"
 
 G_BEGIN_DECLS
 

@@ -4,9 +4,9 @@
 #include <glib.h>
 #include <gio/gio.h>
 
-#include "grid.h"
-#include "params.h"
-#include "prepare.h"
+#include "sv-seeds.h"
+#include "sv-params.h"
+#include "sv-prepare.h"
 
 G_BEGIN_DECLS
 
