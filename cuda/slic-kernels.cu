@@ -22,21 +22,11 @@ grid_for (long long n, int block)
 }
 
 __device__ __forceinline__ int
-cell_of (float c, int step, int ncell)
-{
-  /* Centres lie in [0, dim): (int) c is floor (c), and integer division
-   * gives floor (c / step) exactly. */
-  int i = (int)c;
-  i = i < 0 ? 0 : i / step;
-  return i < ncell ? i : ncell - 1;
-}
-
-__device__ __forceinline__ int
 cell_index (const SvCudaIter &it, const float *c)
 {
-  int cz = cell_of (c[0], it.wstep[0], it.ncell[0]);
-  int cy = cell_of (c[1], it.wstep[1], it.ncell[1]);
-  int cx = cell_of (c[2], it.wstep[2], it.ncell[2]);
+  int cz = sv_arith_cell_of (c[0], it.wstep[0], it.ncell[0]);
+  int cy = sv_arith_cell_of (c[1], it.wstep[1], it.ncell[1]);
+  int cx = sv_arith_cell_of (c[2], it.wstep[2], it.ncell[2]);
   return (cz * it.ncell[1] + cy) * it.ncell[2] + cx;
 }
 
@@ -222,17 +212,6 @@ colour_lower_bound (const float *vlo, const float *vhi, float ratio, const float
   return colour;
 }
 
-/* Distance along one axis from centre c to the nearest integer in [a0, a1]. */
-__device__ __forceinline__ double
-axis_gap (double c, int a0, int a1)
-{
-  if (c < a0)
-    return a0 - c;
-  if (c > a1)
-    return c - a1;
-  return 0.0;
-}
-
 /* The assignment by tiles, as the CPU reference does it: a block gathers
  * the live clusters whose window meets its tile, sorts them by a lower
  * bound of their spatial term over the tile and, per voxel, stops as soon
@@ -376,7 +355,7 @@ __launch_bounds__ (TILE_THREADS)
           for (int a = 0; a < 3; a++)
             {
               int a0 = max (t0[a], w[a]), a1 = min (t1[a], w[3 + a]) - 1;
-              double g = (double)sp[a] * axis_gap (c[a], a0, a1);
+              double g = (double)sp[a] * sv_arith_axis_gap (c[a], a0, a1);
               bound += g * g;
             }
           bound = bound * (double)it.spatial_weight * (1.0 - 1e-6) - 1e-30;

@@ -32,15 +32,6 @@ sv__colour_fixed (float v, double scale)
   return (gint64)x;
 }
 
-/* The index of the cell of side ws that holds coordinate c along an axis
- * of ncell cells (clamped to the volume). */
-static inline int
-sv__cell_of (float c, int ws, int ncell)
-{
-  int i = (int)floorf (c / (float)ws);
-  return CLAMP (i, 0, ncell - 1);
-}
-
 /* ---- threads (parallel.c) ----------------------------------------------- */
 
 /* The number of worker threads for n_threads (<= 0: all processors). */

@@ -120,17 +120,6 @@ floor_div (int a, int b)
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-/* Distance along one axis from centre c to the nearest integer in [a0, a1]. */
-static inline double
-axis_gap (double c, int a0, int a1)
-{
-  if (c < a0)
-    return a0 - c;
-  if (c > a1)
-    return c - a1;
-  return 0.0;
-}
-
 /* Four values at a time for the tile's value range. */
 typedef float SvLanesF __attribute__ ((vector_size (4 * sizeof (float))));
 typedef gint32 SvLanesI __attribute__ ((vector_size (4 * sizeof (gint32))));
@@ -393,7 +382,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                * relative size 2^-24, and denormals). */
               for (int a = 0; a < 3; a++)
                 {
-                  g = (double)ctx->spacing[a] * axis_gap (c[a], a0[a], a1[a]);
+                  g = (double)ctx->spacing[a] * sv_arith_axis_gap (c[a], a0[a], a1[a]);
                   bound += g * g;
                 }
               bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
@@ -701,10 +690,10 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
         sv_arith_window (c[a], ctx->window_step[a], dims[a], &job.window[6 * k + a],
                          &job.window[6 * k + 3 + a]);
       cell_of_k[k]
-          = (guint)(((gsize)sv__cell_of (c[0], ctx->window_step[0], job.ncell[0]) * job.ncell[1]
-                     + sv__cell_of (c[1], ctx->window_step[1], job.ncell[1]))
+          = (guint)(((gsize)sv_arith_cell_of (c[0], ctx->window_step[0], job.ncell[0]) * job.ncell[1]
+                     + sv_arith_cell_of (c[1], ctx->window_step[1], job.ncell[1]))
                         * job.ncell[2]
-                    + sv__cell_of (c[2], ctx->window_step[2], job.ncell[2]));
+                    + sv_arith_cell_of (c[2], ctx->window_step[2], job.ncell[2]));
       job.cell_start[cell_of_k[k] + 1]++;
     }
   for (gsize i = 0; i < n_cells; i++)

@@ -135,9 +135,9 @@ sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32
       if (!cl->alive[k])
         continue;
       cell_of_k[k]
-          = ((gsize)sv__cell_of (c[0], cs, ncell[0]) * ncell[1] + sv__cell_of (c[1], cs, ncell[1]))
+          = ((gsize)sv_arith_cell_of (c[0], cs, ncell[0]) * ncell[1] + sv_arith_cell_of (c[1], cs, ncell[1]))
                 * ncell[2]
-            + sv__cell_of (c[2], cs, ncell[2]);
+            + sv_arith_cell_of (c[2], cs, ncell[2]);
       start[cell_of_k[k] + 1]++;
     }
   for (gsize c = 0; c < n_cells; c++)

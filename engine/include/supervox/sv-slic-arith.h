@@ -71,6 +71,31 @@ sv_arith_window (float c, int step, int dim, int *lo, int *hi)
   *hi = b < (float) dim ? (int) b : dim;
 }
 
+/* The cell of side `step` that holds centre coordinate c along an axis of
+ * ncell cells, clamped to [0, ncell − 1]. Centres lie in [0, dim): (int) c
+ * is floor (c), and integer division gives floor (c / step) exactly. (This
+ * equals floorf (c / (float) step) for 0 <= c < 2^24: a float quotient
+ * just below an integer never rounds up to it.) */
+SV_HD int
+sv_arith_cell_of (float c, int step, int ncell)
+{
+  int i = (int) c;
+  i = i < 0 ? 0 : i / step;
+  return i < ncell ? i : ncell - 1;
+}
+
+/* Distance along one axis from centre c to the nearest integer in
+ * [a0, a1], for the lower bounds of the tiled searches. */
+SV_HD double
+sv_arith_axis_gap (double c, int a0, int a1)
+{
+  if (c < a0)
+    return a0 - c;
+  if (c > a1)
+    return c - a1;
+  return 0.0;
+}
+
 /* Lexicographic (distance, cluster) order: a candidate wins when strictly
  * closer, or equally close with a lower index. This equals scikit-image's
  * "visit k in increasing order, take strictly smaller" in any visiting order. */
