@@ -179,40 +179,14 @@ slice_notify_cb (SvSliceView *view, GParamSpec *pspec, SvWindow *self)
 void
 sv_window_auto_contrast (SvWindow *self)
 {
-  const SvVolume *v = self->volume;
-  gsize n = sv_volume_n_voxels (v);
-  float vmin = G_MAXFLOAT, vmax = -G_MAXFLOAT;
-  guint bins = 4096;
-  g_autofree guint64 *hist = g_new0 (guint64, bins);
-  guint64 threshold, count;
-  guint lo, hi;
+  double black, white;
 
-  for (gsize i = 0; i < n * v->nc; i++)
-    if (isfinite (v->data[i]))
-      {
-        vmin = MIN (vmin, v->data[i]);
-        vmax = MAX (vmax, v->data[i]);
-      }
-  if (!(vmax > vmin))
-    {
-      /* One value (a 1×1×1 volume, a blank stack): mid grey, not the black
-       * that a black point equal to the value would give. */
-      if (vmin > vmax)
-        vmin = vmax = 0.0f;
-      sv_params_panel_set_intensity_range (self->params_panel, vmin - 0.5, vmin + 0.5);
-      return;
-    }
-  for (gsize i = 0; i < n * v->nc; i++)
-    if (isfinite (v->data[i]))
-      hist[MIN ((guint)((v->data[i] - vmin) / (vmax - vmin) * bins), bins - 1)]++;
-  /* 0.35 % saturated in all, half on each side, as Fiji's Auto. */
-  threshold = (guint64)(n * v->nc * 0.0035 / 2);
-  for (lo = 0, count = 0; lo < bins - 1 && (count += hist[lo]) <= threshold; lo++)
-    ;
-  for (hi = bins - 1, count = 0; hi > lo && (count += hist[hi]) <= threshold; hi--)
-    ;
-  sv_params_panel_set_window (self->params_panel, vmin + (vmax - vmin) * lo / bins,
-                              vmin + (vmax - vmin) * (hi + 1) / bins);
+  if (sv_volume_auto_contrast (self->volume, &black, &white))
+    sv_params_panel_set_window (self->params_panel, black, white);
+  else
+    /* One value (a 1×1×1 volume, a blank stack): mid grey, not the black
+     * that a black point equal to the value would give. */
+    sv_params_panel_set_intensity_range (self->params_panel, black, white);
 }
 
 double
