@@ -7,7 +7,7 @@
 
 #include "cli-common.h"
 #include "supervox/sv-io.h"
-#include "json-writer.h"
+#include "supervox/sv-json-writer.h"
 #include "supervox/sv-metrics.h"
 
 typedef struct

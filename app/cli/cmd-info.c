@@ -5,7 +5,7 @@
 
 #include "cli-common.h"
 #include "supervox/sv-io.h"
-#include "json-writer.h"
+#include "supervox/sv-json-writer.h"
 #include "sv-config.h"
 
 static int

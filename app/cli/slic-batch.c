@@ -18,7 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-common.h"
-#include "json-writer.h"
+#include "supervox/sv-json-writer.h"
 
 typedef struct
 {

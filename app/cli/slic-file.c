@@ -11,7 +11,7 @@
 #include "cli-common.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
-#include "json-writer.h"
+#include "supervox/sv-sidecar.h"
 #include "sv-config.h"
 
 #if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
@@ -343,11 +343,24 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
 static char *
 result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
 {
-  static const char *const stage_names[]
-      = { "load", "prepare", "iterate", "connect", "write", "total" };
-  g_autoptr (SvJsonWriter) w = sv_json_writer_new ();
-  g_autofree char *params_json = sv_slic_params_to_json (&file->params);
   g_autoptr (GString) command = g_string_new (SV_CLI_PROGRAM " slic ");
+  SvSidecar sidecar = {
+    .input = file->input,
+    .output = file->output,
+    .mask = ctx->mask_path,
+    .shape = { file->shape[0], file->shape[1], file->shape[2] },
+    .channels = file->nc,
+    .channel = ctx->channel,
+    .compression = ctx->compression,
+    .sample_type = file->source_type,
+    .spacing_unit = file->unit,
+    .n_labels = file->stats.n_labels,
+    .n_clusters = file->stats.n_clusters,
+    .iterations = file->stats.iterations,
+    .backend = file->backend,
+    .threads = ctx->request->n_threads,
+    .params = &file->params,
+  };
 
   g_string_append (command, file->input);
   g_string_append (command, " -o ");
@@ -359,58 +372,9 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
   if (ctx->channel >= 0)
     g_string_append_printf (command, " --channel %d", ctx->channel);
   g_string_append_printf (command, " --compression %s", ctx->compression);
-
-  sv_json_writer_begin_object (w);
-  sv_json_writer_key (w, "input");
-  sv_json_writer_string (w, file->input);
-  sv_json_writer_key (w, "output");
-  sv_json_writer_string (w, file->output);
-  sv_json_writer_key (w, "mask");
-  sv_json_writer_string (w, ctx->mask_path);
-  sv_json_writer_key (w, "shape");
-  sv_json_writer_begin_array (w);
-  for (int a = 0; a < 3; a++)
-    sv_json_writer_int (w, file->shape[a]);
-  sv_json_writer_end_array (w);
-  sv_json_writer_key (w, "channels");
-  sv_json_writer_int (w, file->nc);
-  sv_json_writer_key (w, "channel");
-  if (ctx->channel >= 0)
-    sv_json_writer_int (w, ctx->channel);
-  else
-    sv_json_writer_null (w);
-  sv_json_writer_key (w, "compression");
-  sv_json_writer_string (w, ctx->compression);
-  sv_json_writer_key (w, "sample_type");
-  sv_json_writer_string (w, sv_sample_type_to_string (file->source_type));
-  sv_json_writer_key (w, "spacing_unit");
-  sv_json_writer_string (w, file->unit);
-  sv_json_writer_key (w, "n_labels");
-  sv_json_writer_int (w, (gint64)file->stats.n_labels);
-  sv_json_writer_key (w, "n_clusters");
-  sv_json_writer_int (w, (gint64)file->stats.n_clusters);
-  sv_json_writer_key (w, "iterations");
-  sv_json_writer_int (w, file->stats.iterations);
-  sv_json_writer_key (w, "backend");
-  sv_json_writer_string (w, file->backend);
-  sv_json_writer_key (w, "threads");
-  sv_json_writer_int (w, ctx->request->n_threads);
-  sv_json_writer_key (w, "seconds");
-  sv_json_writer_begin_object (w);
-  for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
-    {
-      sv_json_writer_key (w, stage_names[i]);
-      sv_json_writer_seconds (w, file->seconds[i]);
-    }
-  sv_json_writer_end_object (w);
-  sv_json_writer_key (w, "params");
-  sv_json_writer_raw (w, params_json);
-  sv_json_writer_key (w, "command");
-  sv_json_writer_string (w, command->str);
-  sv_json_writer_key (w, "version");
-  sv_json_writer_string (w, SV_VERSION);
-  sv_json_writer_end_object (w);
-  return g_strdup (sv_json_writer_get (w));
+  sidecar.command = command->str;
+  memcpy (sidecar.seconds, file->seconds, sizeof sidecar.seconds);
+  return sv_sidecar_to_json (&sidecar);
 }
 
 gboolean

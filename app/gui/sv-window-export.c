@@ -1,5 +1,5 @@
 /* Supervox GUI: the main window's export of labels: the label TIFF with the
- * volume's spacing and unit, its JSON sidecar (the keys supervox-cli writes),
+ * volume's spacing and unit, its JSON sidecar (supervox-cli's schema),
  * the default name derived from the input, and the confirmation. */
 #define G_LOG_DOMAIN "sv-window"
 
@@ -9,49 +9,9 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-sidecar.h"
 
 #define TOAST_SECONDS 2
-
-/* Appends `value` as a JSON string literal; NULL as null. */
-static void
-json_string (GString *out, const char *value)
-{
-  if (!value)
-    {
-      g_string_append (out, "null");
-      return;
-    }
-  g_string_append_c (out, '"');
-  for (const guchar *p = (const guchar *)value; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (out, "\\%c", *p);
-      else if (*p == '\n')
-        g_string_append (out, "\\n");
-      else if (*p < 0x20)
-        g_string_append_printf (out, "\\u%04x", *p);
-      else
-        g_string_append_c (out, (char)*p);
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
-json_key (GString *out, const char *key)
-{
-  if (out->len > 1)
-    g_string_append (out, ", ");
-  json_string (out, key);
-  g_string_append (out, ": ");
-}
-
-/* A duration rounded to the microsecond, as supervox-cli writes it. */
-static void
-json_seconds (GString *out, double seconds)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6f", MAX (seconds, 0.0)));
-}
 
 char *
 sv_window_default_export_name (SvWindow *self)
@@ -89,76 +49,44 @@ sv_window_sidecar_path (const char *labels_path)
   return g_strconcat (labels_path, ".json", NULL);
 }
 
-/* The sidecar: the same keys as supervox-cli slic writes (app/cli/slic-file.c,
- * result_json), so that one reader takes both; "program" says which wrote it. */
+/* The sidecar: the schema supervox-cli slic writes (supervox/sv-sidecar.h);
+ * "program" says which wrote it. */
 static char *
 sidecar_json (SvWindow *self, SvJobResult *r, const char *path, double seconds_write)
 {
   const SvVolume *v = self->volume;
-  GString *s = g_string_new ("{");
-  g_autofree char *params_json = sv_slic_params_to_json (&r->params);
   g_autofree char *command = sv_window_build_command (self);
-  const char *input = self->volume_path ? self->volume_path : "sample.tif";
-  const double stage_seconds[] = {
-    self->load_seconds,
-    r->stats.seconds_prepare,
-    r->stats.seconds_iterate,
-    r->stats.seconds_connect,
-    seconds_write,
-    r->seconds_total + seconds_write,
+  g_autofree char *json = NULL;
+  SvSidecar sidecar = {
+    .input = self->volume_path ? self->volume_path : "sample.tif",
+    .output = path,
+    .mask = self->mask_path,
+    .shape = { v->nz, v->ny, v->nx },
+    .channels = v->nc,
+    .channel = -1,
+    .compression = "deflate:6",
+    .sample_type = v->source_type,
+    .spacing_unit = v->unit,
+    .n_labels = r->stats.n_labels,
+    .n_clusters = r->stats.n_clusters,
+    .iterations = r->stats.iterations,
+    .backend = r->backend_name,
+    .threads = (int)g_get_num_processors (),
+    .seconds = {
+      self->load_seconds,
+      r->stats.seconds_prepare,
+      r->stats.seconds_iterate,
+      r->stats.seconds_connect,
+      seconds_write,
+      r->seconds_total + seconds_write,
+    },
+    .params = &r->params,
+    .command = command,
+    .program = "supervox",
   };
-  static const char *const stage_names[]
-      = { "load", "prepare", "iterate", "connect", "write", "total" };
 
-  json_key (s, "input");
-  json_string (s, input);
-  json_key (s, "output");
-  json_string (s, path);
-  json_key (s, "mask");
-  json_string (s, self->mask_path);
-  json_key (s, "shape");
-  g_string_append_printf (s, "[%u, %u, %u]", v->nz, v->ny, v->nx);
-  json_key (s, "channels");
-  g_string_append_printf (s, "%u", v->nc);
-  json_key (s, "channel");
-  g_string_append (s, "null");
-  json_key (s, "compression");
-  json_string (s, "deflate:6");
-  json_key (s, "sample_type");
-  json_string (s, sv_sample_type_to_string (v->source_type));
-  json_key (s, "spacing_unit");
-  json_string (s, v->unit);
-  json_key (s, "n_labels");
-  g_string_append_printf (s, "%" G_GSIZE_FORMAT, r->stats.n_labels);
-  json_key (s, "n_clusters");
-  g_string_append_printf (s, "%" G_GSIZE_FORMAT, (gsize)r->stats.n_clusters);
-  json_key (s, "iterations");
-  g_string_append_printf (s, "%u", r->stats.iterations);
-  json_key (s, "backend");
-  json_string (s, r->backend_name);
-  json_key (s, "threads");
-  g_string_append_printf (s, "%u", g_get_num_processors ());
-  json_key (s, "seconds");
-  g_string_append_c (s, '{');
-  for (guint i = 0; i < G_N_ELEMENTS (stage_names); i++)
-    {
-      if (i)
-        g_string_append (s, ", ");
-      json_string (s, stage_names[i]);
-      g_string_append (s, ": ");
-      json_seconds (s, stage_seconds[i]);
-    }
-  g_string_append_c (s, '}');
-  json_key (s, "params");
-  g_string_append (s, params_json);
-  json_key (s, "command");
-  json_string (s, command);
-  json_key (s, "version");
-  json_string (s, SV_VERSION);
-  json_key (s, "program");
-  json_string (s, "supervox");
-  g_string_append (s, "}\n");
-  return g_string_free (s, FALSE);
+  json = sv_sidecar_to_json (&sidecar);
+  return g_strconcat (json, "\n", NULL);
 }
 
 gboolean

@@ -209,22 +209,22 @@ test_export_unit_sidecar_name (Fixture *f, gconstpointer data)
   g_assert_cmpfloat_with_epsilon (back->spacing[1], 0.5, 1e-6);
   g_assert_cmpfloat_with_epsilon (back->spacing[2], 0.5, 1e-6);
 
-  /* The sidecar has the keys supervox-cli slic writes. */
+  /* The sidecar is supervox-cli slic's (supervox/sv-sidecar.h). */
   g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
   g_test_message ("%s", json);
   {
-    g_autofree char *input = g_strdup_printf ("\"input\": \"%s\"", in);
+    g_autofree char *input = g_strdup_printf ("\"input\":\"%s\"", in);
     g_assert_nonnull (strstr (json, input));
   }
-  shape = g_strdup ("\"shape\": [6, 20, 24]");
+  shape = g_strdup ("\"shape\":[6,20,24]");
   g_assert_nonnull (strstr (json, shape));
-  g_assert_nonnull (strstr (json, "\"spacing_unit\": \"micron\""));
-  g_assert_nonnull (strstr (json, "\"seconds\": {\"load\": "));
-  g_assert_nonnull (strstr (json, "\"iterate\": "));
-  g_assert_nonnull (strstr (json, "\"command\": \"supervox-cli slic "));
+  g_assert_nonnull (strstr (json, "\"spacing_unit\":\"micron\""));
+  g_assert_nonnull (strstr (json, "\"seconds\":{\"load\":"));
+  g_assert_nonnull (strstr (json, "\"iterate\":"));
+  g_assert_nonnull (strstr (json, "\"command\":\"supervox-cli slic "));
   g_assert_nonnull (strstr (json, "-o brain-labels.tif"));
-  g_assert_nonnull (strstr (json, "\"params\": {"));
-  g_assert_nonnull (strstr (json, "\"n_labels\": "));
+  g_assert_nonnull (strstr (json, "\"params\":{"));
+  g_assert_nonnull (strstr (json, "\"n_labels\":"));
   sv_test_remove_tree (dir);
 }
 

@@ -386,7 +386,7 @@ test_export_and_presets (Fixture *f, gconstpointer data)
                    sizeof (gint32) * NZ * NY * NX);
   g_assert_true (g_file_get_contents (json, &json_text, NULL, NULL));
   g_assert_nonnull (strstr (json_text, "\"n_segments\""));
-  g_assert_nonnull (strstr (json_text, "\"backend\": \"cpu\""));
+  g_assert_nonnull (strstr (json_text, "\"backend\":\"cpu\""));
 
   cmd = sv_window_build_command (f->window);
   g_test_message ("command: %s", cmd);

@@ -1,4 +1,5 @@
-/* supervox-cli: a small streaming JSON writer (objects, arrays, scalars). */
+/* Supervox engine: a small streaming JSON writer (objects, arrays, scalars),
+ * compact (no spaces), for the sidecar and the CLI's --json output. */
 #pragma once
 
 #include <glib.h>

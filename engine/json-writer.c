@@ -1,6 +1,6 @@
-#define G_LOG_DOMAIN "sv-cli"
+#define G_LOG_DOMAIN "sv-engine"
 
-#include "json-writer.h"
+#include "supervox/sv-json-writer.h"
 
 #include <math.h>
 #include <string.h>

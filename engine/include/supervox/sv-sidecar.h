@@ -1,0 +1,55 @@
+/* Supervox engine: the JSON sidecar written next to a label TIFF.
+ *
+ * One schema for every front end: supervox-cli slic writes it (and prints
+ * it with --json), the window writes it on export. Keys in this order:
+ * input, output, mask, shape, channels, channel, compression, sample_type,
+ * spacing_unit, n_labels, n_clusters, iterations, backend, threads,
+ * seconds {load, prepare, iterate, connect, write, total}, params (the
+ * scikit-image names of sv_slic_params_to_json), command, version, and
+ * program when the writer names itself. */
+#pragma once
+
+#include <glib.h>
+
+#include "sv-params.h"
+#include "sv-volume.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SV_SIDECAR_LOAD,
+  SV_SIDECAR_PREPARE,
+  SV_SIDECAR_ITERATE,
+  SV_SIDECAR_CONNECT,
+  SV_SIDECAR_WRITE,
+  SV_SIDECAR_TOTAL,
+  SV_SIDECAR_N_STAGES,
+} SvSidecarStage;
+
+typedef struct
+{
+  const char *input;        /* the input file */
+  const char *output;       /* the label TIFF */
+  const char *mask;         /* NULL: none (null) */
+  guint shape[3];           /* z, y, x */
+  guint channels;           /* the input's */
+  int channel;              /* the channel used; < 0: all (null) */
+  const char *compression;  /* "deflate:6", … */
+  SvSampleType sample_type; /* the input's sample format */
+  const char *spacing_unit; /* NULL: unknown (null) */
+  gsize n_labels;
+  gsize n_clusters;
+  guint iterations;
+  const char *backend;      /* "cpu", "cuda" */
+  int threads;
+  double seconds[SV_SIDECAR_N_STAGES];
+  const SvSlicParams *params;
+  const char *command;      /* the supervox-cli line that reproduces the labels */
+  const char *program;      /* NULL: not written; else who wrote it ("supervox") */
+} SvSidecar;
+
+/* The sidecar as one JSON object, without a newline. Free with g_free. */
+char *sv_sidecar_to_json (const SvSidecar *sidecar);
+
+G_END_DECLS

@@ -1,0 +1,76 @@
+/* Supervox engine: the JSON sidecar of a label TIFF, one schema for the CLI
+ * and the window. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "supervox/sv-sidecar.h"
+
+#include "sv-config.h"
+#include "supervox/sv-json-writer.h"
+
+char *
+sv_sidecar_to_json (const SvSidecar *sc)
+{
+  static const char *const stage_names[SV_SIDECAR_N_STAGES]
+      = { "load", "prepare", "iterate", "connect", "write", "total" };
+  g_autoptr (SvJsonWriter) w = sv_json_writer_new ();
+  g_autofree char *params_json = NULL;
+
+  g_return_val_if_fail (sc != NULL && sc->params != NULL, NULL);
+  params_json = sv_slic_params_to_json (sc->params);
+  sv_json_writer_begin_object (w);
+  sv_json_writer_key (w, "input");
+  sv_json_writer_string (w, sc->input);
+  sv_json_writer_key (w, "output");
+  sv_json_writer_string (w, sc->output);
+  sv_json_writer_key (w, "mask");
+  sv_json_writer_string (w, sc->mask);
+  sv_json_writer_key (w, "shape");
+  sv_json_writer_begin_array (w);
+  for (int a = 0; a < 3; a++)
+    sv_json_writer_int (w, sc->shape[a]);
+  sv_json_writer_end_array (w);
+  sv_json_writer_key (w, "channels");
+  sv_json_writer_int (w, sc->channels);
+  sv_json_writer_key (w, "channel");
+  if (sc->channel >= 0)
+    sv_json_writer_int (w, sc->channel);
+  else
+    sv_json_writer_null (w);
+  sv_json_writer_key (w, "compression");
+  sv_json_writer_string (w, sc->compression);
+  sv_json_writer_key (w, "sample_type");
+  sv_json_writer_string (w, sv_sample_type_to_string (sc->sample_type));
+  sv_json_writer_key (w, "spacing_unit");
+  sv_json_writer_string (w, sc->spacing_unit);
+  sv_json_writer_key (w, "n_labels");
+  sv_json_writer_int (w, (gint64)sc->n_labels);
+  sv_json_writer_key (w, "n_clusters");
+  sv_json_writer_int (w, (gint64)sc->n_clusters);
+  sv_json_writer_key (w, "iterations");
+  sv_json_writer_int (w, sc->iterations);
+  sv_json_writer_key (w, "backend");
+  sv_json_writer_string (w, sc->backend);
+  sv_json_writer_key (w, "threads");
+  sv_json_writer_int (w, sc->threads);
+  sv_json_writer_key (w, "seconds");
+  sv_json_writer_begin_object (w);
+  for (guint i = 0; i < SV_SIDECAR_N_STAGES; i++)
+    {
+      sv_json_writer_key (w, stage_names[i]);
+      sv_json_writer_seconds (w, sc->seconds[i]);
+    }
+  sv_json_writer_end_object (w);
+  sv_json_writer_key (w, "params");
+  sv_json_writer_raw (w, params_json);
+  sv_json_writer_key (w, "command");
+  sv_json_writer_string (w, sc->command);
+  sv_json_writer_key (w, "version");
+  sv_json_writer_string (w, SV_VERSION);
+  if (sc->program != NULL)
+    {
+      sv_json_writer_key (w, "program");
+      sv_json_writer_string (w, sc->program);
+    }
+  sv_json_writer_end_object (w);
+  return g_strdup (sv_json_writer_get (w));
+}

@@ -1,0 +1,77 @@
+/* Tests of the label sidecar (engine/sidecar.c): one schema, written the
+ * same way by the CLI and the window. */
+#define G_LOG_DOMAIN "test-sidecar"
+
+#include <string.h>
+
+#include "sv-config.h"
+#include "supervox/sv-sidecar.h"
+
+static void
+fill (SvSidecar *sc, SvSlicParams *p)
+{
+  sv_slic_params_init_defaults (p);
+  memset (sc, 0, sizeof *sc);
+  sc->input = "in \"a\".tif";
+  sc->output = "out.tif";
+  sc->shape[0] = 2;
+  sc->shape[1] = 3;
+  sc->shape[2] = 4;
+  sc->channels = 1;
+  sc->channel = -1;
+  sc->compression = "deflate:6";
+  sc->sample_type = SV_SAMPLE_U16;
+  sc->n_labels = 5;
+  sc->n_clusters = 6;
+  sc->iterations = 10;
+  sc->backend = "cpu";
+  sc->threads = 2;
+  for (int i = 0; i < SV_SIDECAR_N_STAGES; i++)
+    sc->seconds[i] = 0.25 * i;
+  sc->params = p;
+  sc->command = "supervox-cli slic x";
+}
+
+/* Every key in its place, nulls for what is absent, no "program" unless a
+ * writer names itself. */
+static void
+test_sidecar_exact (void)
+{
+  SvSidecar sc;
+  SvSlicParams p;
+  g_autofree char *params = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *want = NULL;
+  g_autofree char *named = NULL;
+
+  fill (&sc, &p);
+  params = sv_slic_params_to_json (&p);
+  json = sv_sidecar_to_json (&sc);
+  want = g_strdup_printf (
+      "{\"input\":\"in \\\"a\\\".tif\",\"output\":\"out.tif\",\"mask\":null,\"shape\":[2,3,4],"
+      "\"channels\":1,\"channel\":null,\"compression\":\"deflate:6\",\"sample_type\":\"uint16\","
+      "\"spacing_unit\":null,\"n_labels\":5,\"n_clusters\":6,\"iterations\":10,"
+      "\"backend\":\"cpu\",\"threads\":2,\"seconds\":{\"load\":0.0,\"prepare\":0.25,"
+      "\"iterate\":0.5,\"connect\":0.75,\"write\":1.0,\"total\":1.25},"
+      "\"params\":%s,\"command\":\"supervox-cli slic x\",\"version\":\"%s\"}",
+      params, SV_VERSION);
+  g_assert_cmpstr (json, ==, want);
+
+  sc.mask = "m.tif";
+  sc.channel = 1;
+  sc.spacing_unit = "micron";
+  sc.program = "supervox";
+  named = sv_sidecar_to_json (&sc);
+  g_assert_nonnull (strstr (named, "\"mask\":\"m.tif\""));
+  g_assert_nonnull (strstr (named, "\"channel\":1,"));
+  g_assert_nonnull (strstr (named, "\"spacing_unit\":\"micron\""));
+  g_assert_true (g_str_has_suffix (named, ",\"program\":\"supervox\"}"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/sidecar/exact", test_sidecar_exact);
+  return g_test_run ();
+}
