@@ -257,16 +257,7 @@ sv_window_save_preset (SvWindow *self, const char *path, GError **error)
   SvSlicParams p;
 
   sv_params_panel_get_params (self->params_panel, &p);
-  g_key_file_set_int64 (kf, "slic", "n_segments", p.n_segments);
-  g_key_file_set_double (kf, "slic", "compactness", p.compactness);
-  g_key_file_set_integer (kf, "slic", "max_num_iter", p.max_num_iter);
-  g_key_file_set_double (kf, "slic", "sigma", p.sigma[0]);
-  g_key_file_set_double_list (kf, "slic", "spacing", p.spacing, 3);
-  g_key_file_set_boolean (kf, "slic", "enforce_connectivity", p.enforce_connectivity);
-  g_key_file_set_double (kf, "slic", "min_size_factor", p.min_size_factor);
-  g_key_file_set_double (kf, "slic", "max_size_factor", p.max_size_factor);
-  g_key_file_set_boolean (kf, "slic", "slic_zero", p.slic_zero);
-  g_key_file_set_integer (kf, "slic", "start_label", p.start_label);
+  sv_slic_params_to_keyfile (&p, kf, "slic");
   g_key_file_set_string (kf, "slic", "backend", sv_params_panel_get_backend (self->params_panel));
   return g_key_file_save_to_file (kf, full, error);
 }
@@ -275,42 +266,18 @@ gboolean
 sv_window_load_preset (SvWindow *self, const char *path, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  g_autofree double *spacing = NULL;
   g_autofree char *backend = NULL;
   g_autoptr (GError) local = NULL;
-  gsize n = 0;
   SvSlicParams p;
 
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))
     return FALSE;
   sv_params_panel_get_params (self->params_panel, &p);
-#define GET(field, getter, key)                                                                    \
-  do                                                                                               \
-    {                                                                                              \
-      if (g_key_file_has_key (kf, "slic", key, NULL))                                              \
-        {                                                                                          \
-          p.field = getter (kf, "slic", key, &local);                                              \
-          if (local)                                                                               \
-            {                                                                                      \
-              g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);          \
-              return FALSE;                                                                        \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-  while (0)
-  GET (n_segments, g_key_file_get_int64, "n_segments");
-  GET (compactness, g_key_file_get_double, "compactness");
-  GET (max_num_iter, g_key_file_get_integer, "max_num_iter");
-  GET (sigma[0], g_key_file_get_double, "sigma");
-  GET (enforce_connectivity, g_key_file_get_boolean, "enforce_connectivity");
-  GET (min_size_factor, g_key_file_get_double, "min_size_factor");
-  GET (max_size_factor, g_key_file_get_double, "max_size_factor");
-  GET (slic_zero, g_key_file_get_boolean, "slic_zero");
-  GET (start_label, g_key_file_get_integer, "start_label");
-#undef GET
-  spacing = g_key_file_get_double_list (kf, "slic", "spacing", &n, NULL);
-  if (spacing && n == 3)
-    memcpy (p.spacing, spacing, sizeof p.spacing);
+  if (!sv_slic_params_from_keyfile (&p, kf, "slic", &local))
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
+      return FALSE;
+    }
   if (!sv_slic_params_validate (&p, error))
     {
       g_prefix_error (error, "%s: ", path);

@@ -389,6 +389,111 @@ test_cli_exact_numbers (void)
                    " --no-convert2lab");
 }
 
+/* Presets: every parameter goes into the key file and comes back, per-axis
+ * sigma and convert2lab included. */
+static void
+test_keyfile_round_trip (void)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+  SvSlicParams p, back;
+
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 12345678901;
+  p.compactness = 0.1 + 0.2;
+  p.max_num_iter = 7;
+  p.sigma_per_axis = TRUE;
+  p.sigma[0] = 0.5;
+  p.sigma[1] = 1.0 / 3.0;
+  p.sigma[2] = 2.0;
+  p.spacing[0] = 3.25;
+  p.convert2lab = SV_CONVERT2LAB_NO;
+  p.enforce_connectivity = FALSE;
+  p.min_size_factor = 0.125;
+  p.max_size_factor = 6.5;
+  p.slic_zero = TRUE;
+  p.start_label = 0;
+  sv_slic_params_to_keyfile (&p, kf, "slic");
+  sv_slic_params_init_defaults (&back);
+  g_assert_true (sv_slic_params_from_keyfile (&back, kf, "slic", &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (&back, sizeof back, &p, sizeof p);
+}
+
+/* A preset of an earlier version (scalar sigma, no convert2lab) reads as
+ * it did; a bad value is the key file's error. */
+static void
+test_keyfile_old_and_bad (void)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+  SvSlicParams p, want;
+
+  g_assert_true (g_key_file_load_from_data (kf,
+                                            "[slic]\nn_segments=50\nsigma=1.5\n"
+                                            "spacing=2;1;1;\nslic_zero=true\nbackend=cpu\n",
+                                            -1, G_KEY_FILE_NONE, &error));
+  sv_slic_params_init_defaults (&p);
+  sv_slic_params_init_defaults (&want);
+  want.n_segments = 50;
+  want.sigma[0] = 1.5;
+  want.spacing[0] = 2.0;
+  want.slic_zero = TRUE;
+  g_assert_true (sv_slic_params_from_keyfile (&p, kf, "slic", &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (&p, sizeof p, &want, sizeof want);
+
+  g_key_file_set_string (kf, "slic", "compactness", "soft");
+  g_assert_false (sv_slic_params_from_keyfile (&p, kf, "slic", &error));
+  g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+}
+
+/* The table covers SvSlicParams: changing the field behind each row
+ * changes the JSON under that row's key, and every key is in the JSON. */
+static void
+test_fields_cover_params (void)
+{
+  guint n = 0;
+  const SvParamField *fields = sv_slic_param_fields (&n);
+  SvSlicParams base;
+  g_autofree char *base_json = NULL;
+
+  sv_slic_params_init_defaults (&base);
+  base_json = sv_slic_params_to_json (&base);
+  g_assert_cmpuint (n, ==, 11);
+  for (guint i = 0; i < n; i++)
+    {
+      SvSlicParams p = base;
+      g_autofree char *key = g_strdup_printf ("\"%s\": ", fields[i].name);
+      g_autofree char *json = NULL;
+      char *at = (char *)&p + fields[i].offset;
+
+      g_assert_nonnull (strstr (base_json, key));
+      switch (fields[i].type)
+        {
+        case SV_PARAM_INT64:
+          *(gint64 *)at += 1;
+          break;
+        case SV_PARAM_INT:
+          *(int *)at += 1;
+          break;
+        case SV_PARAM_DOUBLE:
+        case SV_PARAM_SIGMA:
+        case SV_PARAM_TRIPLE:
+          *(double *)at += 1.0;
+          break;
+        case SV_PARAM_BOOL:
+          *(gboolean *)at = !*(gboolean *)at;
+          break;
+        case SV_PARAM_CONVERT2LAB:
+          *(SvConvert2Lab *)at = SV_CONVERT2LAB_NO;
+          break;
+        }
+      json = sv_slic_params_to_json (&p);
+      g_assert_cmpstr (json, !=, base_json);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -402,6 +507,9 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/params/json", test_json);
   g_test_add_func ("/engine/params/cli/defaults", test_cli_defaults);
   g_test_add_func ("/engine/params/cli/exact-numbers", test_cli_exact_numbers);
+  g_test_add_func ("/engine/params/keyfile/round-trip", test_keyfile_round_trip);
+  g_test_add_func ("/engine/params/keyfile/old-and-bad", test_keyfile_old_and_bad);
+  g_test_add_func ("/engine/params/fields-cover-params", test_fields_cover_params);
 
   return g_test_run ();
 }

@@ -54,6 +54,42 @@ gboolean sv_slic_params_same_prepare (const SvSlicParams *a, const SvSlicParams 
 void sv_slic_params_apply_teaching (const SvSlicParams *params, int stop_after_iteration,
                                     SvSlicParams *out);
 
+/* ---- the parameters described once (params-fields.c) ----
+ * Every writer and reader of SvSlicParams walks this table: the JSON
+ * object, the supervox-cli options of a command, the window's presets.
+ * A new parameter is one row here (and its field in SvSlicParams). */
+
+typedef enum
+{
+  SV_PARAM_INT64,       /* gint64 */
+  SV_PARAM_INT,         /* int */
+  SV_PARAM_DOUBLE,      /* double */
+  SV_PARAM_BOOL,        /* gboolean */
+  SV_PARAM_SIGMA,       /* sigma[3] + sigma_per_axis: a scalar or z, y, x */
+  SV_PARAM_TRIPLE,      /* double[3], z, y, x */
+  SV_PARAM_CONVERT2LAB, /* SvConvert2Lab: auto (null), yes (true), no (false) */
+} SvParamType;
+
+typedef enum
+{
+  SV_PARAM_FLAG_NONE = 0,
+  /* A boolean with a --no- option; without it the option is written only
+   * when TRUE. */
+  SV_PARAM_FLAG_NEGATABLE = 1 << 0,
+} SvParamFlags;
+
+typedef struct
+{
+  const char *name;   /* scikit-image's: the JSON and preset key */
+  const char *option; /* supervox-cli's, without "--" */
+  SvParamType type;
+  gsize offset;       /* of the field in SvSlicParams */
+  SvParamFlags flags;
+} SvParamField;
+
+/* The table, in the order of the JSON object; *n_fields receives its size. */
+const SvParamField *sv_slic_param_fields (guint *n_fields);
+
 /* One JSON object with every parameter (keys are scikit-image's names).
  * Free with g_free. */
 char *sv_slic_params_to_json (const SvSlicParams *params);
@@ -61,6 +97,16 @@ char *sv_slic_params_to_json (const SvSlicParams *params);
 /* Appends the supervox-cli options that reproduce these parameters bit for
  * bit (every parameter spelled out) to `command`. */
 void sv_slic_params_append_cli (const SvSlicParams *params, GString *command);
+
+/* Writes every parameter into `group` of a key file under its JSON name. */
+void sv_slic_params_to_keyfile (const SvSlicParams *params, GKeyFile *keyfile,
+                                const char *group);
+
+/* Reads the parameters that `group` of a key file has into params (the
+ * others keep their values); fails with the key file's error on a value of
+ * the wrong type. Does not validate. */
+gboolean sv_slic_params_from_keyfile (SvSlicParams *params, GKeyFile *keyfile, const char *group,
+                                      GError **error);
 
 /* Voxel spacing relative to the finest axis, as the window uses a file's
  * spacing by default (so that a stack in µm and the same stack in nm give

@@ -1,0 +1,300 @@
+/* Supervox engine: the SLIC parameters described once, as a table, and the
+ * writers and readers that walk it (JSON, supervox-cli options, presets). */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "supervox/sv-params.h"
+
+#define FIELD(name, option, type, member, flags)                                                   \
+  { name, option, type, offsetof (SvSlicParams, member), flags }
+
+static const SvParamField fields[] = {
+  FIELD ("n_segments", "n-segments", SV_PARAM_INT64, n_segments, SV_PARAM_FLAG_NONE),
+  FIELD ("compactness", "compactness", SV_PARAM_DOUBLE, compactness, SV_PARAM_FLAG_NONE),
+  FIELD ("max_num_iter", "max-num-iter", SV_PARAM_INT, max_num_iter, SV_PARAM_FLAG_NONE),
+  FIELD ("sigma", "sigma", SV_PARAM_SIGMA, sigma, SV_PARAM_FLAG_NONE),
+  FIELD ("spacing", "spacing", SV_PARAM_TRIPLE, spacing, SV_PARAM_FLAG_NONE),
+  FIELD ("convert2lab", "convert2lab", SV_PARAM_CONVERT2LAB, convert2lab, SV_PARAM_FLAG_NEGATABLE),
+  FIELD ("enforce_connectivity", "enforce-connectivity", SV_PARAM_BOOL, enforce_connectivity,
+         SV_PARAM_FLAG_NEGATABLE),
+  FIELD ("min_size_factor", "min-size-factor", SV_PARAM_DOUBLE, min_size_factor,
+         SV_PARAM_FLAG_NONE),
+  FIELD ("max_size_factor", "max-size-factor", SV_PARAM_DOUBLE, max_size_factor,
+         SV_PARAM_FLAG_NONE),
+  FIELD ("slic_zero", "slic-zero", SV_PARAM_BOOL, slic_zero, SV_PARAM_FLAG_NONE),
+  FIELD ("start_label", "start-label", SV_PARAM_INT, start_label, SV_PARAM_FLAG_NONE),
+};
+
+const SvParamField *
+sv_slic_param_fields (guint *n_fields)
+{
+  *n_fields = G_N_ELEMENTS (fields);
+  return fields;
+}
+
+#define MEMBER(params, field, type) ((type *)((char *)(params) + (field)->offset))
+#define CMEMBER(params, field, type) ((const type *)((const char *)(params) + (field)->offset))
+
+/* %.17g round-trips every double; JSON has no NaN/inf, but validated
+ * parameters never hold them. */
+static void
+append_number (GString *s, double v)
+{
+  if (isfinite (v))
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+    }
+  else
+    {
+      g_string_append (s, "null");
+    }
+}
+
+static void
+append_triple (GString *s, const double v[3], const char *open, const char *sep, const char *close)
+{
+  g_string_append (s, open);
+  for (int i = 0; i < 3; i++)
+    {
+      if (i > 0)
+        g_string_append (s, sep);
+      append_number (s, v[i]);
+    }
+  g_string_append (s, close);
+}
+
+static void
+append_json_value (GString *s, const SvSlicParams *p, const SvParamField *f)
+{
+  switch (f->type)
+    {
+    case SV_PARAM_INT64:
+      g_string_append_printf (s, "%" G_GINT64_FORMAT, *CMEMBER (p, f, gint64));
+      break;
+    case SV_PARAM_INT:
+      g_string_append_printf (s, "%d", *CMEMBER (p, f, int));
+      break;
+    case SV_PARAM_DOUBLE:
+      append_number (s, *CMEMBER (p, f, double));
+      break;
+    case SV_PARAM_BOOL:
+      g_string_append (s, *CMEMBER (p, f, gboolean) ? "true" : "false");
+      break;
+    case SV_PARAM_SIGMA:
+      if (p->sigma_per_axis)
+        append_triple (s, p->sigma, "[", ", ", "]");
+      else
+        append_number (s, p->sigma[0]);
+      break;
+    case SV_PARAM_TRIPLE:
+      append_triple (s, CMEMBER (p, f, double), "[", ", ", "]");
+      break;
+    case SV_PARAM_CONVERT2LAB:
+      switch (*CMEMBER (p, f, SvConvert2Lab))
+        {
+        case SV_CONVERT2LAB_YES:
+          g_string_append (s, "true");
+          break;
+        case SV_CONVERT2LAB_NO:
+          g_string_append (s, "false");
+          break;
+        case SV_CONVERT2LAB_AUTO:
+        default:
+          g_string_append (s, "null");
+          break;
+        }
+      break;
+    }
+}
+
+char *
+sv_slic_params_to_json (const SvSlicParams *params)
+{
+  GString *s;
+
+  g_return_val_if_fail (params != NULL, NULL);
+  s = g_string_new ("{");
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      g_string_append_printf (s, "%s\"%s\": ", i > 0 ? ", " : "", fields[i].name);
+      append_json_value (s, params, &fields[i]);
+    }
+  g_string_append (s, "}");
+  return g_string_free (s, FALSE);
+}
+
+static void
+append_option (GString *command, const SvSlicParams *p, const SvParamField *f)
+{
+  gboolean on;
+
+  switch (f->type)
+    {
+    case SV_PARAM_BOOL:
+      on = *CMEMBER (p, f, gboolean);
+      if (on || (f->flags & SV_PARAM_FLAG_NEGATABLE))
+        g_string_append_printf (command, " --%s%s", on ? "" : "no-", f->option);
+      return;
+    case SV_PARAM_CONVERT2LAB:
+      /* auto is the default and has no option. */
+      if (*CMEMBER (p, f, SvConvert2Lab) != SV_CONVERT2LAB_AUTO)
+        g_string_append_printf (command, " --%s%s",
+                                *CMEMBER (p, f, SvConvert2Lab) == SV_CONVERT2LAB_YES ? "" : "no-",
+                                f->option);
+      return;
+    case SV_PARAM_SIGMA:
+      g_string_append_printf (command, " --%s ", f->option);
+      if (p->sigma_per_axis)
+        append_triple (command, p->sigma, "", ",", "");
+      else
+        append_number (command, p->sigma[0]);
+      return;
+    case SV_PARAM_TRIPLE:
+      g_string_append_printf (command, " --%s ", f->option);
+      append_triple (command, CMEMBER (p, f, double), "", ",", "");
+      return;
+    case SV_PARAM_INT64:
+    case SV_PARAM_INT:
+    case SV_PARAM_DOUBLE:
+      g_string_append_printf (command, " --%s ", f->option);
+      append_json_value (command, p, f);
+      return;
+    }
+}
+
+void
+sv_slic_params_append_cli (const SvSlicParams *params, GString *command)
+{
+  g_return_if_fail (params != NULL && command != NULL);
+
+  /* convert2lab goes last, where commands have always had it, so that a
+   * copied command stays the same text. */
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (fields[i].type != SV_PARAM_CONVERT2LAB)
+      append_option (command, params, &fields[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (fields[i].type == SV_PARAM_CONVERT2LAB)
+      append_option (command, params, &fields[i]);
+}
+
+static const char *const convert2lab_words[] = { "auto", "yes", "no" };
+
+void
+sv_slic_params_to_keyfile (const SvSlicParams *p, GKeyFile *kf, const char *group)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      const SvParamField *f = &fields[i];
+      switch (f->type)
+        {
+        case SV_PARAM_INT64:
+          g_key_file_set_int64 (kf, group, f->name, *CMEMBER (p, f, gint64));
+          break;
+        case SV_PARAM_INT:
+          g_key_file_set_integer (kf, group, f->name, *CMEMBER (p, f, int));
+          break;
+        case SV_PARAM_DOUBLE:
+          g_key_file_set_double (kf, group, f->name, *CMEMBER (p, f, double));
+          break;
+        case SV_PARAM_BOOL:
+          g_key_file_set_boolean (kf, group, f->name, *CMEMBER (p, f, gboolean));
+          break;
+        case SV_PARAM_SIGMA:
+          /* A scalar is one number, per axis a list of three. */
+          if (p->sigma_per_axis)
+            g_key_file_set_double_list (kf, group, f->name, (double *)p->sigma, 3);
+          else
+            g_key_file_set_double (kf, group, f->name, p->sigma[0]);
+          break;
+        case SV_PARAM_TRIPLE:
+          g_key_file_set_double_list (kf, group, f->name, (double *)CMEMBER (p, f, double), 3);
+          break;
+        case SV_PARAM_CONVERT2LAB:
+          g_key_file_set_string (kf, group, f->name,
+                                 convert2lab_words[*CMEMBER (p, f, SvConvert2Lab)]);
+          break;
+        }
+    }
+}
+
+static gboolean
+read_field (SvSlicParams *p, GKeyFile *kf, const char *group, const SvParamField *f,
+            GError **error)
+{
+  GError *local = NULL;
+  g_autofree double *list = NULL;
+  g_autofree char *word = NULL;
+  gsize n = 0;
+
+  switch (f->type)
+    {
+    case SV_PARAM_INT64:
+      *MEMBER (p, f, gint64) = g_key_file_get_int64 (kf, group, f->name, &local);
+      break;
+    case SV_PARAM_INT:
+      *MEMBER (p, f, int) = g_key_file_get_integer (kf, group, f->name, &local);
+      break;
+    case SV_PARAM_DOUBLE:
+      *MEMBER (p, f, double) = g_key_file_get_double (kf, group, f->name, &local);
+      break;
+    case SV_PARAM_BOOL:
+      *MEMBER (p, f, gboolean) = g_key_file_get_boolean (kf, group, f->name, &local);
+      break;
+    case SV_PARAM_SIGMA:
+      list = g_key_file_get_double_list (kf, group, f->name, &n, &local);
+      if (local == NULL && n == 3)
+        {
+          memcpy (p->sigma, list, sizeof p->sigma);
+          p->sigma_per_axis = TRUE;
+        }
+      else if (local == NULL && n == 1)
+        {
+          p->sigma[0] = list[0];
+          p->sigma_per_axis = FALSE;
+        }
+      else if (local == NULL)
+        g_set_error (&local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                     "key %s holds %" G_GSIZE_FORMAT " values: one or three (z, y, x)",
+                     f->name, n);
+      break;
+    case SV_PARAM_TRIPLE:
+      /* Anything but three values leaves the parameter as it was. */
+      list = g_key_file_get_double_list (kf, group, f->name, &n, NULL);
+      if (list != NULL && n == 3)
+        memcpy (MEMBER (p, f, double), list, 3 * sizeof (double));
+      break;
+    case SV_PARAM_CONVERT2LAB:
+      word = g_key_file_get_string (kf, group, f->name, &local);
+      for (guint w = 0; local == NULL && w < G_N_ELEMENTS (convert2lab_words); w++)
+        if (g_strcmp0 (word, convert2lab_words[w]) == 0)
+          {
+            *MEMBER (p, f, SvConvert2Lab) = (SvConvert2Lab)w;
+            return TRUE;
+          }
+      if (local == NULL)
+        g_set_error (&local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                     "key %s is \"%s\": auto, yes or no", f->name, word);
+      break;
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv_slic_params_from_keyfile (SvSlicParams *params, GKeyFile *keyfile, const char *group,
+                             GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (g_key_file_has_key (keyfile, group, fields[i].name, NULL)
+        && !read_field (params, keyfile, group, &fields[i], error))
+      return FALSE;
+  return TRUE;
+}
