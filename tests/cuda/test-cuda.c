@@ -296,7 +296,6 @@ test_prepare_reuse (void)
   g_assert_false (stats.prepare_reused);
 }
 
-/* Slices along every axis equal the matching part of the label volume. */
 /* The device labels are an ability of the CUDA backend's table: there
  * after a run, with the volume's shape and the host copy's values' count;
  * none before a run and none on the CPU. */
