@@ -2,30 +2,50 @@
  * writers and readers that walk it (JSON, supervox-cli options, presets). */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "supervox/sv-params.h"
 
-#define FIELD(name, option, type, member, flags)                                                   \
-  { name, option, type, offsetof (SvSlicParams, member), flags }
+#include "supervox/sv-error.h"
+
+#define NUMBER(name, option, type, member, bound, min, max, arg, help)                              \
+  { name, option, type, offsetof (SvSlicParams, member), SV_PARAM_FLAG_NONE, bound, min, max, arg, \
+    help, NULL }
+#define SWITCH(name, option, type, member, flags, help, help_no)                                   \
+  { name, option, type, offsetof (SvSlicParams, member), flags, SV_PARAM_BOUND_NONE, 0, 0, NULL,   \
+    help, help_no }
 
 static const SvParamField fields[] = {
-  FIELD ("n_segments", "n-segments", SV_PARAM_INT64, n_segments, SV_PARAM_FLAG_NONE),
-  FIELD ("compactness", "compactness", SV_PARAM_DOUBLE, compactness, SV_PARAM_FLAG_NONE),
-  FIELD ("max_num_iter", "max-num-iter", SV_PARAM_INT, max_num_iter, SV_PARAM_FLAG_NONE),
-  FIELD ("sigma", "sigma", SV_PARAM_SIGMA, sigma, SV_PARAM_FLAG_NONE),
-  FIELD ("spacing", "spacing", SV_PARAM_TRIPLE, spacing, SV_PARAM_FLAG_NONE),
-  FIELD ("convert2lab", "convert2lab", SV_PARAM_CONVERT2LAB, convert2lab, SV_PARAM_FLAG_NEGATABLE),
-  FIELD ("enforce_connectivity", "enforce-connectivity", SV_PARAM_BOOL, enforce_connectivity,
-         SV_PARAM_FLAG_NEGATABLE),
-  FIELD ("min_size_factor", "min-size-factor", SV_PARAM_DOUBLE, min_size_factor,
-         SV_PARAM_FLAG_NONE),
-  FIELD ("max_size_factor", "max-size-factor", SV_PARAM_DOUBLE, max_size_factor,
-         SV_PARAM_FLAG_NONE),
-  FIELD ("slic_zero", "slic-zero", SV_PARAM_BOOL, slic_zero, SV_PARAM_FLAG_NONE),
-  FIELD ("start_label", "start-label", SV_PARAM_INT, start_label, SV_PARAM_FLAG_NONE),
+  NUMBER ("n_segments", "n-segments", SV_PARAM_INT64, n_segments, SV_PARAM_BOUND_AT_LEAST, 1,
+          G_MAXINT64, "N", "Approximate number of supervoxels (default 100)"),
+  NUMBER ("compactness", "compactness", SV_PARAM_DOUBLE, compactness, SV_PARAM_BOUND_ABOVE, 0, 0,
+          "C", "Intensity vs. space balance, > 0 (default 10)"),
+  NUMBER ("max_num_iter", "max-num-iter", SV_PARAM_INT, max_num_iter, SV_PARAM_BOUND_AT_LEAST, 0,
+          G_MAXINT32, "N", "Iterations (default 10)"),
+  NUMBER ("sigma", "sigma", SV_PARAM_SIGMA, sigma, SV_PARAM_BOUND_AT_LEAST, 0, 0, "S|Z,Y,X",
+          "Gaussian pre-smoothing: one value (divided by spacing) or z,y,x (y,x in 2D)"),
+  NUMBER ("spacing", "spacing", SV_PARAM_TRIPLE, spacing, SV_PARAM_BOUND_ABOVE, 0, 0,
+          "Z,Y,X|file|file-relative",
+          "Voxel size z,y,x (y,x in 2D); 'file' for the file's ImageJ/OME spacing; 'file-relative' "
+          "for it divided by its finest axis, as the window does (default ones)"),
+  SWITCH ("convert2lab", "convert2lab", SV_PARAM_CONVERT2LAB, convert2lab, SV_PARAM_FLAG_NEGATABLE,
+          "Convert RGB to CIELAB (default for 3-channel 2D images)", "Never convert to CIELAB"),
+  SWITCH ("enforce_connectivity", "enforce-connectivity", SV_PARAM_BOOL, enforce_connectivity,
+          SV_PARAM_FLAG_NEGATABLE, "Relabel connected components (default)",
+          "Keep the raw SLIC labels"),
+  NUMBER ("min_size_factor", "min-size-factor", SV_PARAM_DOUBLE, min_size_factor,
+          SV_PARAM_BOUND_AT_LEAST, 0, 0, "F",
+          "Merge components smaller than this x N/K voxels (default 0.5)"),
+  NUMBER ("max_size_factor", "max-size-factor", SV_PARAM_DOUBLE, max_size_factor,
+          SV_PARAM_BOUND_ABOVE, 0, 0, "F",
+          "Split components larger than this x N/K voxels (default 3)"),
+  SWITCH ("slic_zero", "slic-zero", SV_PARAM_BOOL, slic_zero, SV_PARAM_FLAG_NONE,
+          "SLIC-zero (SLICO)", NULL),
+  NUMBER ("start_label", "start-label", SV_PARAM_INT, start_label, SV_PARAM_BOUND_AT_LEAST, 0, 1,
+          "0|1", "First label, 0 or 1 (default 1)"),
 };
 
 const SvParamField *
@@ -297,4 +317,129 @@ sv_slic_params_from_keyfile (SvSlicParams *params, GKeyFile *keyfile, const char
         && !read_field (params, keyfile, group, &fields[i], error))
       return FALSE;
   return TRUE;
+}
+
+gboolean
+sv_parse_double (const char *option, const char *text, double *value, GError **error)
+{
+  char *end = NULL;
+  double v;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a number, got an empty value", option);
+      return FALSE;
+    }
+  errno = 0;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !isfinite (v))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a finite number, got '%s'", option, text);
+      return FALSE;
+    }
+  *value = v;
+  return TRUE;
+}
+
+gboolean
+sv_parse_int64 (const char *option, const char *text, gint64 min, gint64 max, gint64 *value,
+                GError **error)
+{
+  char *end = NULL;
+  gint64 v;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a whole number, got an empty value", option);
+      return FALSE;
+    }
+  errno = 0;
+  v = g_ascii_strtoll (text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a whole number, got '%s'", option, text);
+      return FALSE;
+    }
+  if (v < min || v > max)
+    {
+      if (max == G_MAXINT64 || max == G_MAXINT32)
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "%s must be >= %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT, option, min, v);
+      else
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "%s must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT
+                     ", got %" G_GINT64_FORMAT,
+                     option, min, max, v);
+      return FALSE;
+    }
+  *value = v;
+  return TRUE;
+}
+
+/* A parameter of two values (start_label) takes exactly their spelling. */
+static gboolean
+parse_choice (const SvParamField *f, const char *option, const char *text, gint64 *value,
+              GError **error)
+{
+  for (gint64 v = (gint64)f->min; v <= f->max; v++)
+    {
+      char spelled[32];
+      g_snprintf (spelled, sizeof spelled, "%" G_GINT64_FORMAT, v);
+      if (g_strcmp0 (text, spelled) == 0)
+        {
+          *value = v;
+          return TRUE;
+        }
+    }
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+               "%s must be %" G_GINT64_FORMAT " or %" G_GINT64_FORMAT ", got %s", option,
+               (gint64)f->min, f->max, text);
+  return FALSE;
+}
+
+gboolean
+sv_slic_param_parse (const SvParamField *f, const char *text, SvSlicParams *params,
+                     GError **error)
+{
+  g_autofree char *option = g_strconcat ("--", f->option, NULL);
+  gint64 whole = 0;
+  double real = 0;
+
+  switch (f->type)
+    {
+    case SV_PARAM_INT64:
+    case SV_PARAM_INT:
+      if (f->max == (gint64)f->min + 1 ? !parse_choice (f, option, text, &whole, error)
+                               : !sv_parse_int64 (option, text, (gint64)f->min, f->max,
+                                                  &whole, error))
+        return FALSE;
+      if (f->type == SV_PARAM_INT64)
+        *MEMBER (params, f, gint64) = whole;
+      else
+        *MEMBER (params, f, int) = (int)whole;
+      return TRUE;
+    case SV_PARAM_DOUBLE:
+      if (!sv_parse_double (option, text, &real, error))
+        return FALSE;
+      if ((f->bound == SV_PARAM_BOUND_ABOVE && !(real > f->min))
+          || (f->bound == SV_PARAM_BOUND_AT_LEAST && real < f->min))
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                       "%s must be %s %g, got %s", option,
+                       f->bound == SV_PARAM_BOUND_ABOVE ? ">" : ">=", f->min, text);
+          return FALSE;
+        }
+      *MEMBER (params, f, double) = real;
+      return TRUE;
+    case SV_PARAM_BOOL:
+    case SV_PARAM_SIGMA:
+    case SV_PARAM_TRIPLE:
+    case SV_PARAM_CONVERT2LAB:
+      break;
+    }
+  g_return_val_if_reached (FALSE);
 }

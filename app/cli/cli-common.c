@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-params.h"
 #include "sv-config.h"
 #if SV_HAVE_PIXBUF
 #include "sv-image-pixbuf.h"
@@ -80,62 +81,14 @@ sv_cli_parse_options (GOptionContext *context, const char *command, int *argc, c
 gboolean
 sv_cli_parse_double (const char *option, const char *text, double *value, GError **error)
 {
-  char *end = NULL;
-  double v;
-
-  if (text == NULL || *text == '\0')
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s expects a number, got an empty value", option);
-      return FALSE;
-    }
-  errno = 0;
-  v = g_ascii_strtod (text, &end);
-  if (end == text || *end != '\0' || errno == ERANGE || !isfinite (v))
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s expects a finite number, got '%s'", option, text);
-      return FALSE;
-    }
-  *value = v;
-  return TRUE;
+  return sv_parse_double (option, text, value, error);
 }
 
 gboolean
 sv_cli_parse_int64 (const char *option, const char *text, gint64 min, gint64 max, gint64 *value,
                     GError **error)
 {
-  char *end = NULL;
-  gint64 v;
-
-  if (text == NULL || *text == '\0')
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s expects a whole number, got an empty value", option);
-      return FALSE;
-    }
-  errno = 0;
-  v = g_ascii_strtoll (text, &end, 10);
-  if (end == text || *end != '\0' || errno == ERANGE)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s expects a whole number, got '%s'", option, text);
-      return FALSE;
-    }
-  if (v < min || v > max)
-    {
-      if (max == G_MAXINT64 || max == G_MAXINT32)
-        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                     "%s must be >= %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT, option, min, v);
-      else
-        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                     "%s must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT
-                     ", got %" G_GINT64_FORMAT,
-                     option, min, max, v);
-      return FALSE;
-    }
-  *value = v;
-  return TRUE;
+  return sv_parse_int64 (option, text, min, max, value, error);
 }
 
 gboolean

@@ -14,27 +14,24 @@
 #include "slic-outputs.h"
 #include "sv-config.h"
 
+/* Rows of the engine's parameter table that the options can hold. */
+#define SV_CLI_MAX_PARAMS 24
+
 typedef struct
 {
   char *output;
-  char *n_segments;
-  char *compactness;
-  char *max_num_iter;
-  char *sigma;
-  char *spacing;
-  char *min_size_factor;
-  char *max_size_factor;
-  char *start_label;
   char *mask;
   char *backend;
   char *threads;
   char *compression;
   char *channel;
-  gboolean enforce_connectivity;
-  gboolean slic_zero;
-  gboolean convert2lab;
-  gboolean no_convert2lab;
   gboolean json;
+  /* The parameters' options, by row of sv_slic_param_fields: the text of
+   * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
+   * since auto is neither). */
+  char *text[SV_CLI_MAX_PARAMS];
+  gboolean on[SV_CLI_MAX_PARAMS];
+  gboolean off[SV_CLI_MAX_PARAMS];
   char **inputs;
 } SlicOptions;
 
@@ -42,14 +39,8 @@ static void
 slic_options_clear (SlicOptions *o)
 {
   g_free (o->output);
-  g_free (o->n_segments);
-  g_free (o->compactness);
-  g_free (o->max_num_iter);
-  g_free (o->sigma);
-  g_free (o->spacing);
-  g_free (o->min_size_factor);
-  g_free (o->max_size_factor);
-  g_free (o->start_label);
+  for (guint i = 0; i < SV_CLI_MAX_PARAMS; i++)
+    g_free (o->text[i]);
   g_free (o->mask);
   g_free (o->backend);
   g_free (o->threads);
@@ -58,131 +49,115 @@ slic_options_clear (SlicOptions *o)
   g_strfreev (o->inputs);
 }
 
+/* --sigma: one value or a list; front-end rules (y,x in 2D) apply later. */
 static gboolean
-parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
+parse_sigma (const char *option, const char *text, SvCliSlicRequest *r, GError **error)
 {
-  SvSlicParams *p = &r->params;
-  gint64 v;
-
-  sv_slic_params_init_defaults (p);
-  r->n_threads = sv_cli_n_cores ();
-
-  if (o->n_segments != NULL)
-    {
-      if (!sv_cli_parse_int64 ("--n-segments", o->n_segments, 1, G_MAXINT64, &v, error))
+  if (!sv_cli_parse_double_list (option, text, r->sigma, 3, &r->n_sigma, error))
+    return FALSE;
+  for (guint i = 0; i < r->n_sigma; i++)
+    if (r->sigma[i] < 0)
+      {
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "%s must be >= 0, got %s", option, text);
         return FALSE;
-      p->n_segments = v;
-    }
-  if (o->compactness != NULL)
+      }
+  return TRUE;
+}
+
+/* --spacing: z,y,x or y,x, or the file's ('file', 'file-relative'). */
+static gboolean
+parse_spacing (const char *option, const char *text, SvCliSlicRequest *r, GError **error)
+{
+  if (g_strcmp0 (text, "file") == 0)
+    r->spacing_from_file = TRUE;
+  else if (g_strcmp0 (text, "file-relative") == 0)
+    r->spacing_from_file = r->spacing_relative = TRUE;
+  else
     {
-      if (!sv_cli_parse_double ("--compactness", o->compactness, &p->compactness, error))
+      if (!sv_cli_parse_double_list (option, text, r->spacing, 3, &r->n_spacing, error))
         return FALSE;
-      if (!(p->compactness > 0))
+      if (r->n_spacing < 2)
         {
           g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "--compactness must be > 0, got %s", o->compactness);
+                       "%s expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s",
+                       option, text);
           return FALSE;
         }
-    }
-  if (o->max_num_iter != NULL)
-    {
-      if (!sv_cli_parse_int64 ("--max-num-iter", o->max_num_iter, 0, G_MAXINT32, &v, error))
-        return FALSE;
-      p->max_num_iter = (int)v;
-    }
-  if (o->sigma != NULL)
-    {
-      if (!sv_cli_parse_double_list ("--sigma", o->sigma, r->sigma, 3, &r->n_sigma, error))
-        return FALSE;
-      for (guint i = 0; i < r->n_sigma; i++)
-        if (r->sigma[i] < 0)
+      for (guint i = 0; i < r->n_spacing; i++)
+        if (!(r->spacing[i] > 0))
           {
             g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                         "--sigma must be >= 0, got %s", o->sigma);
+                         "%s must be > 0 on every axis, got %s", option, text);
             return FALSE;
           }
     }
-  if (o->spacing != NULL)
+  return TRUE;
+}
+
+/* The parameters, row by row of the engine's table. */
+static gboolean
+parse_params (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
+{
+  SvSlicParams *p = &r->params;
+  guint n = 0;
+  const SvParamField *fields = sv_slic_param_fields (&n);
+
+  for (guint i = 0; i < n; i++)
     {
-      if (g_strcmp0 (o->spacing, "file") == 0)
-        r->spacing_from_file = TRUE;
-      else if (g_strcmp0 (o->spacing, "file-relative") == 0)
-        r->spacing_from_file = r->spacing_relative = TRUE;
-      else
+      const SvParamField *f = &fields[i];
+      g_autofree char *option = g_strconcat ("--", f->option, NULL);
+      gboolean ok = TRUE;
+
+      switch (f->type)
         {
-          if (!sv_cli_parse_double_list ("--spacing", o->spacing, r->spacing, 3, &r->n_spacing,
-                                         error))
-            return FALSE;
-          if (r->n_spacing < 2)
+        case SV_PARAM_INT64:
+        case SV_PARAM_INT:
+        case SV_PARAM_DOUBLE:
+          ok = o->text[i] == NULL || sv_slic_param_parse (f, o->text[i], p, error);
+          break;
+        case SV_PARAM_SIGMA:
+          ok = o->text[i] == NULL || parse_sigma (option, o->text[i], r, error);
+          break;
+        case SV_PARAM_TRIPLE:
+          ok = o->text[i] == NULL || parse_spacing (option, o->text[i], r, error);
+          break;
+        case SV_PARAM_BOOL:
+          *(gboolean *)((char *)p + f->offset) = o->on[i];
+          break;
+        case SV_PARAM_CONVERT2LAB:
+          if (o->on[i] && o->off[i])
             {
               g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "--spacing expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s",
-                           o->spacing);
+                           "%s and --no-%s cannot be used together", option, f->option);
               return FALSE;
             }
-          for (guint i = 0; i < r->n_spacing; i++)
-            if (!(r->spacing[i] > 0))
-              {
-                g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                             "--spacing must be > 0 on every axis, got %s", o->spacing);
-                return FALSE;
-              }
+          *(SvConvert2Lab *)((char *)p + f->offset) = o->on[i]    ? SV_CONVERT2LAB_YES
+                                                      : o->off[i] ? SV_CONVERT2LAB_NO
+                                                                  : SV_CONVERT2LAB_AUTO;
+          break;
         }
-    }
-  if (o->min_size_factor != NULL)
-    {
-      if (!sv_cli_parse_double ("--min-size-factor", o->min_size_factor, &p->min_size_factor,
-                                error))
+      if (!ok)
         return FALSE;
-      if (p->min_size_factor < 0)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "--min-size-factor must be >= 0, got %s", o->min_size_factor);
-          return FALSE;
-        }
     }
-  if (o->max_size_factor != NULL)
-    {
-      if (!sv_cli_parse_double ("--max-size-factor", o->max_size_factor, &p->max_size_factor,
-                                error))
-        return FALSE;
-      if (!(p->max_size_factor > 0))
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "--max-size-factor must be > 0, got %s", o->max_size_factor);
-          return FALSE;
-        }
-    }
-  if (o->start_label != NULL)
-    {
-      if (g_strcmp0 (o->start_label, "0") == 0)
-        p->start_label = 0;
-      else if (g_strcmp0 (o->start_label, "1") == 0)
-        p->start_label = 1;
-      else
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "--start-label must be 0 or 1, got %s", o->start_label);
-          return FALSE;
-        }
-    }
+  return TRUE;
+}
+
+static gboolean
+parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
+{
+  gint64 v;
+
+  sv_slic_params_init_defaults (&r->params);
+  r->n_threads = sv_cli_n_cores ();
+  if (!parse_params (o, r, error))
+    return FALSE;
   if (o->threads != NULL)
     {
       if (!sv_cli_parse_int64 ("--threads", o->threads, 1, 4096, &v, error))
         return FALSE;
       r->n_threads = (int)v;
     }
-  if (o->convert2lab && o->no_convert2lab)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "--convert2lab and --no-convert2lab cannot be used together");
-      return FALSE;
-    }
-  p->convert2lab = o->convert2lab      ? SV_CONVERT2LAB_YES
-                   : o->no_convert2lab ? SV_CONVERT2LAB_NO
-                                       : SV_CONVERT2LAB_AUTO;
-  p->enforce_connectivity = o->enforce_connectivity;
-  p->slic_zero = o->slic_zero;
   return TRUE;
 }
 
@@ -296,44 +271,62 @@ run_slic (SlicOptions *o)
   return status;
 }
 
+/* The parameters' entries, from the engine's table; `names` keeps the
+ * --no- names alive. */
+static void
+add_param_entries (SlicOptions *o, GArray *entries, GPtrArray *names)
+{
+  guint n = 0;
+  const SvParamField *fields = sv_slic_param_fields (&n);
+  SvSlicParams defaults;
+
+  g_assert (n <= SV_CLI_MAX_PARAMS);
+  sv_slic_params_init_defaults (&defaults);
+  for (guint i = 0; i < n; i++)
+    {
+      const SvParamField *f = &fields[i];
+      GOptionEntry e = { f->option, 0, 0, G_OPTION_ARG_STRING, &o->text[i], f->help, f->arg };
+      GOptionEntry no = { NULL, 0, 0, G_OPTION_ARG_NONE, &o->on[i], f->help_no, NULL };
+
+      if (f->type == SV_PARAM_BOOL || f->type == SV_PARAM_CONVERT2LAB)
+        {
+          e.arg = G_OPTION_ARG_NONE;
+          e.arg_data = &o->on[i];
+          if (f->type == SV_PARAM_BOOL)
+            o->on[i] = *(const gboolean *)((const char *)&defaults + f->offset);
+          /* A switch's --no- form clears it, and the last one given wins;
+           * convert2lab's is a third state (auto is neither). */
+          if (f->type == SV_PARAM_CONVERT2LAB)
+            no.arg_data = &o->off[i];
+          else
+            no.flags = G_OPTION_FLAG_REVERSE;
+        }
+      g_array_append_val (entries, e);
+      if (f->flags & SV_PARAM_FLAG_NEGATABLE)
+        {
+          no.long_name = g_strconcat ("no-", f->option, NULL);
+          g_ptr_array_add (names, (gpointer)no.long_name);
+          g_array_append_val (entries, no);
+        }
+    }
+}
+
 int
 sv_cli_cmd_slic (int argc, char **argv)
 {
-  SlicOptions o = { .enforce_connectivity = TRUE };
+  SlicOptions o = { 0 };
   g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GArray) entries = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   int status;
-  const GOptionEntry entries[] = {
+  const GOptionEntry output[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
       "Label TIFF to write (uint32), or a folder, or a name template (see below)",
       "OUT.tif|DIR/|TEMPLATE" },
-    { "n-segments", 0, 0, G_OPTION_ARG_STRING, &o.n_segments,
-      "Approximate number of supervoxels (default 100)", "N" },
-    { "compactness", 0, 0, G_OPTION_ARG_STRING, &o.compactness,
-      "Intensity vs. space balance, > 0 (default 10)", "C" },
-    { "max-num-iter", 0, 0, G_OPTION_ARG_STRING, &o.max_num_iter, "Iterations (default 10)", "N" },
-    { "sigma", 0, 0, G_OPTION_ARG_STRING, &o.sigma,
-      "Gaussian pre-smoothing: one value (divided by spacing) or z,y,x (y,x in 2D)", "S|Z,Y,X" },
-    { "spacing", 0, 0, G_OPTION_ARG_STRING, &o.spacing,
-      "Voxel size z,y,x (y,x in 2D); 'file' for the file's ImageJ/OME spacing; 'file-relative' "
-      "for it divided by its finest axis, as the window does (default ones)",
-      "Z,Y,X|file|file-relative" },
-    { "enforce-connectivity", 0, 0, G_OPTION_ARG_NONE, &o.enforce_connectivity,
-      "Relabel connected components (default)", NULL },
-    { "no-enforce-connectivity", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE,
-      &o.enforce_connectivity, "Keep the raw SLIC labels", NULL },
-    { "min-size-factor", 0, 0, G_OPTION_ARG_STRING, &o.min_size_factor,
-      "Merge components smaller than this x N/K voxels (default 0.5)", "F" },
-    { "max-size-factor", 0, 0, G_OPTION_ARG_STRING, &o.max_size_factor,
-      "Split components larger than this x N/K voxels (default 3)", "F" },
-    { "slic-zero", 0, 0, G_OPTION_ARG_NONE, &o.slic_zero, "SLIC-zero (SLICO)", NULL },
-    { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label, "First label, 0 or 1 (default 1)",
-      "0|1" },
+  };
+  const GOptionEntry rest[] = {
     { "mask", 0, 0, G_OPTION_ARG_FILENAME, &o.mask,
       "Only voxels where MASK.tif is nonzero are segmented", "MASK.tif" },
-    { "convert2lab", 0, 0, G_OPTION_ARG_NONE, &o.convert2lab,
-      "Convert RGB to CIELAB (default for 3-channel 2D images)", NULL },
-    { "no-convert2lab", 0, 0, G_OPTION_ARG_NONE, &o.no_convert2lab, "Never convert to CIELAB",
-      NULL },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu, cuda or auto (default auto)",
       "NAME" },
     { "threads", 0, 0, G_OPTION_ARG_STRING, &o.threads, "CPU threads (default: all cores)", "N" },
@@ -344,8 +337,11 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
-    { NULL }
   };
+
+  g_array_append_vals (entries, output, G_N_ELEMENTS (output));
+  add_param_entries (&o, entries, names);
+  g_array_append_vals (entries, rest, G_N_ELEMENTS (rest));
 
   context = g_option_context_new ("IN.tif… -o OUT.tif|DIR/|TEMPLATE");
   g_option_context_set_summary (
@@ -384,7 +380,7 @@ sv_cli_cmd_slic (int argc, char **argv)
                "{\"input\", \"output\", \"error\"} for each failed file and, last, the totals:\n"
                "{\"batch\": {\"files\", \"written\", \"failed\", \"cancelled\", \"backend\",\n"
                "\"seconds\", \"files_per_second\"}}; without --json the totals are one line.");
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, (const GOptionEntry *)entries->data, NULL);
   if (!sv_cli_parse_options (context, "slic", &argc, &argv))
     status = 1;
   else

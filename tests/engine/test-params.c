@@ -494,6 +494,69 @@ test_fields_cover_params (void)
     }
 }
 
+static const SvParamField *
+field_named (const char *name)
+{
+  guint n = 0;
+  const SvParamField *fields = sv_slic_param_fields (&n);
+
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (fields[i].name, name) == 0)
+      return &fields[i];
+  g_assert_not_reached ();
+}
+
+/* Reading a value as supervox-cli spells it: each row's bound, with the
+ * option in the message. */
+static void
+test_parse (void)
+{
+  static const struct
+  {
+    const char *name, *text, *message; /* NULL message: accepted */
+  } cases[] = {
+    { "n_segments", "250", NULL },
+    { "n_segments", "0", "--n-segments must be >= 1, got 0" },
+    { "n_segments", "2.5", "--n-segments expects a whole number, got '2.5'" },
+    { "compactness", "0.01", NULL },
+    { "compactness", "0", "--compactness must be > 0, got 0" },
+    { "compactness", "inf", "--compactness expects a finite number, got 'inf'" },
+    { "max_num_iter", "0", NULL },
+    { "max_num_iter", "-1", "--max-num-iter must be >= 0, got -1" },
+    { "min_size_factor", "0", NULL },
+    { "min_size_factor", "-0.5", "--min-size-factor must be >= 0, got -0.5" },
+    { "max_size_factor", "0", "--max-size-factor must be > 0, got 0" },
+    { "start_label", "0", NULL },
+    { "start_label", "01", "--start-label must be 0 or 1, got 01" },
+    { "start_label", "2", "--start-label must be 0 or 1, got 2" },
+  };
+  SvSlicParams p;
+
+  sv_slic_params_init_defaults (&p);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      gboolean ok = sv_slic_param_parse (field_named (cases[i].name), cases[i].text, &p, &error);
+
+      if (cases[i].message == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+        }
+      else
+        {
+          g_assert_false (ok);
+          g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+          g_assert_cmpstr (error->message, ==, cases[i].message);
+        }
+    }
+  g_assert_cmpint (p.n_segments, ==, 250);
+  g_assert_cmpfloat (p.compactness, ==, 0.01);
+  g_assert_cmpint (p.max_num_iter, ==, 0);
+  g_assert_cmpfloat (p.min_size_factor, ==, 0.0);
+  g_assert_cmpint (p.start_label, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -510,6 +573,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/params/keyfile/round-trip", test_keyfile_round_trip);
   g_test_add_func ("/engine/params/keyfile/old-and-bad", test_keyfile_old_and_bad);
   g_test_add_func ("/engine/params/fields-cover-params", test_fields_cover_params);
+  g_test_add_func ("/engine/params/parse", test_parse);
 
   return g_test_run ();
 }

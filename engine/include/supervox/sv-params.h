@@ -78,6 +78,14 @@ typedef enum
   SV_PARAM_FLAG_NEGATABLE = 1 << 0,
 } SvParamFlags;
 
+/* What a number read from text must satisfy (sv_slic_param_parse). */
+typedef enum
+{
+  SV_PARAM_BOUND_NONE,
+  SV_PARAM_BOUND_AT_LEAST, /* value >= min (whole numbers: min <= value <= max) */
+  SV_PARAM_BOUND_ABOVE,    /* value > min */
+} SvParamBound;
+
 typedef struct
 {
   const char *name;   /* scikit-image's: the JSON and preset key */
@@ -85,10 +93,29 @@ typedef struct
   SvParamType type;
   gsize offset;       /* of the field in SvSlicParams */
   SvParamFlags flags;
+  SvParamBound bound;
+  double min;         /* the bound's limit */
+  gint64 max;         /* whole numbers: the largest value */
+  const char *arg;    /* the value's placeholder in --help ("N"); NULL for switches */
+  const char *help;   /* one line of --help */
+  const char *help_no; /* the --no- option's line (SV_PARAM_FLAG_NEGATABLE) */
 } SvParamField;
 
 /* The table, in the order of the JSON object; *n_fields receives its size. */
 const SvParamField *sv_slic_param_fields (guint *n_fields);
+
+/* Reads a whole-number or a real parameter (SV_PARAM_INT64, _INT, _DOUBLE)
+ * from text as supervox-cli spells it, checks its bound and stores it;
+ * errors are SV_ENGINE_ERROR_INVALID_PARAM naming the option
+ * ("--compactness must be > 0, got -1"). */
+gboolean sv_slic_param_parse (const SvParamField *field, const char *text, SvSlicParams *params,
+                              GError **error);
+
+/* A finite number, or a whole number within [min, max], read from text;
+ * messages name `option` ("--threads expects a whole number, got 'x'"). */
+gboolean sv_parse_double (const char *option, const char *text, double *value, GError **error);
+gboolean sv_parse_int64 (const char *option, const char *text, gint64 min, gint64 max,
+                         gint64 *value, GError **error);
 
 /* One JSON object with every parameter (keys are scikit-image's names).
  * Free with g_free. */
