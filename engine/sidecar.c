@@ -1,8 +1,10 @@
 /* Supervox engine: the JSON sidecar of a label TIFF, one schema for the CLI
- * and the window. */
+ * and the window, and the supervox-cli line that reproduces the labels. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "supervox/sv-sidecar.h"
+
+#include <string.h>
 
 #include "sv-config.h"
 #include "supervox/sv-json-writer.h"
@@ -73,4 +75,34 @@ sv_sidecar_to_json (const SvSidecar *sc)
     }
   sv_json_writer_end_object (w);
   return g_strdup (sv_json_writer_get (w));
+}
+
+char *
+sv_shell_word (const char *path)
+{
+  for (const char *c = path; *c; c++)
+    if (!g_ascii_isalnum (*c) && !strchr ("/._-+,:@%", *c))
+      return g_shell_quote (path);
+  return g_strdup (path);
+}
+
+void
+sv_slic_command_append (const SvSlicCommand *c, GString *line)
+{
+  g_autofree char *input = sv_shell_word (c->input);
+  g_autofree char *output = sv_shell_word (c->output);
+
+  g_string_append_printf (line, "supervox-cli slic %s -o %s", input, output);
+  if (c->mask != NULL)
+    {
+      g_autofree char *mask = sv_shell_word (c->mask);
+      g_string_append_printf (line, " --mask %s", mask);
+    }
+  sv_slic_params_append_cli (c->params, line);
+  if (c->channel >= 0)
+    g_string_append_printf (line, " --channel %d", c->channel);
+  if (c->compression != NULL)
+    g_string_append_printf (line, " --compression %s", c->compression);
+  if (c->backend != NULL)
+    g_string_append_printf (line, " --backend %s", c->backend);
 }

@@ -343,7 +343,15 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
 static char *
 result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
 {
-  g_autoptr (GString) command = g_string_new (SV_CLI_PROGRAM " slic ");
+  g_autoptr (GString) command = g_string_new (NULL);
+  SvSlicCommand line = {
+    .input = file->input,
+    .output = file->output,
+    .mask = ctx->mask_path,
+    .params = &file->params,
+    .channel = ctx->channel,
+    .compression = ctx->compression,
+  };
   SvSidecar sidecar = {
     .input = file->input,
     .output = file->output,
@@ -362,16 +370,7 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .params = &file->params,
   };
 
-  g_string_append (command, file->input);
-  g_string_append (command, " -o ");
-  g_string_append (command, file->output);
-  g_string_append_c (command, ' ');
-  sv_slic_params_append_cli (&file->params, command);
-  if (ctx->mask_path != NULL)
-    g_string_append_printf (command, " --mask %s", ctx->mask_path);
-  if (ctx->channel >= 0)
-    g_string_append_printf (command, " --channel %d", ctx->channel);
-  g_string_append_printf (command, " --compression %s", ctx->compression);
+  sv_slic_command_append (&line, command);
   sidecar.command = command->str;
   memcpy (sidecar.seconds, file->seconds, sizeof sidecar.seconds);
   return sv_sidecar_to_json (&sidecar);

@@ -5,23 +5,26 @@
 
 #include <string.h>
 
-static char *
-shell_word (const char *path)
-{
-  for (const char *c = path; *c; c++)
-    if (!g_ascii_isalnum (*c) && !strchr ("/._-+,:@%", *c))
-      return g_shell_quote (path);
-  return g_strdup (path);
-}
+#include "supervox/sv-sidecar.h"
 
 char *
 sv_window_build_command (SvWindow *self)
 {
-  GString *cmd = g_string_new ("supervox-cli slic ");
-  g_autofree char *in = NULL;
+  GString *cmd = g_string_new (NULL);
   g_autofree char *out_name = sv_window_default_export_name (self);
-  g_autofree char *out = shell_word (out_name);
   SvSlicParams params;
+  SvSlicCommand line = {
+    .input = self->volume_path ? self->volume_path : "sample.tif",
+    /* The name Export Labels offers, in the folder the line runs in. */
+    .output = out_name,
+    .mask = self->mask_path,
+    .params = &params,
+    .channel = -1,
+    /* The backend that made the labels on screen: "auto" could pick another
+     * one on the machine the line runs on, or after a fallback here. */
+    .backend = self->result ? self->result->backend_name
+                            : sv_params_panel_get_backend (self->params_panel),
+  };
 
   if (self->result)
     {
@@ -38,25 +41,12 @@ sv_window_build_command (SvWindow *self)
       g_string_printf (cmd,
                        "supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
                        "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed %" G_GUINT64_FORMAT
-                       " && supervox-cli slic ",
+                       " && ",
                        self->sample.nz, self->sample.ny, self->sample.nx, self->sample.n_cells,
                        self->sample.nucleus_radius, self->sample.blur_sigma,
                        self->sample.noise_sigma, self->sample.seed);
     }
-  in = shell_word (self->volume_path ? self->volume_path : "sample.tif");
-  /* The name Export Labels offers, in the folder the line runs in. */
-  g_string_append_printf (cmd, "%s -o %s", in, out);
-  if (self->mask_path)
-    {
-      g_autofree char *mask = shell_word (self->mask_path);
-      g_string_append_printf (cmd, " --mask %s", mask);
-    }
-  sv_slic_params_append_cli (&params, cmd);
-  /* The backend that made the labels on screen: "auto" could pick another
-   * one on the machine the line runs on, or after a fallback here. */
-  g_string_append_printf (cmd, " --backend %s",
-                          self->result ? self->result->backend_name
-                                       : sv_params_panel_get_backend (self->params_panel));
+  sv_slic_command_append (&line, cmd);
   return g_string_free (cmd, FALSE);
 }
 

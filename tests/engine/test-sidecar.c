@@ -68,10 +68,49 @@ test_sidecar_exact (void)
   g_assert_true (g_str_has_suffix (named, ",\"program\":\"supervox\"}"));
 }
 
+/* The command both front ends write: names quoted where a shell needs it,
+ * mask before the parameters, the optional options after them. */
+static void
+test_command (void)
+{
+  SvSlicParams p;
+  g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (GString) params = g_string_new (NULL);
+  g_autofree char *want = NULL;
+  SvSlicCommand c = {
+    .input = "my scan.tif",
+    .output = "out/labels.tif",
+    .mask = "it's.tif",
+    .params = &p,
+    .channel = 2,
+    .compression = "zstd:3",
+    .backend = "cpu",
+  };
+
+  sv_slic_params_init_defaults (&p);
+  sv_slic_params_append_cli (&p, params);
+  sv_slic_command_append (&c, line);
+  want = g_strdup_printf ("supervox-cli slic 'my scan.tif' -o out/labels.tif --mask 'it'\\''s.tif'"
+                          "%s --channel 2 --compression zstd:3 --backend cpu",
+                          params->str);
+  g_assert_cmpstr (line->str, ==, want);
+
+  g_string_truncate (line, 0);
+  c.mask = NULL;
+  c.channel = -1;
+  c.compression = NULL;
+  c.backend = NULL;
+  sv_slic_command_append (&c, line);
+  g_clear_pointer (&want, g_free);
+  want = g_strdup_printf ("supervox-cli slic 'my scan.tif' -o out/labels.tif%s", params->str);
+  g_assert_cmpstr (line->str, ==, want);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/sidecar/exact", test_sidecar_exact);
+  g_test_add_func ("/engine/sidecar/command", test_command);
   return g_test_run ();
 }

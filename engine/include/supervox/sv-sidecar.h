@@ -49,6 +49,28 @@ typedef struct
   const char *program;      /* NULL: not written; else who wrote it ("supervox") */
 } SvSidecar;
 
+/* What a supervox-cli slic line that reproduces some labels names. */
+typedef struct
+{
+  const char *input;
+  const char *output;
+  const char *mask;        /* NULL: none */
+  const SvSlicParams *params;
+  int channel;             /* < 0: all channels (no option) */
+  const char *compression; /* NULL: no option */
+  const char *backend;     /* NULL: no option */
+} SvSlicCommand;
+
+/* Appends "supervox-cli slic IN -o OUT [--mask M] <every parameter>
+ * [--channel N] [--compression C] [--backend B]" to line, file names
+ * quoted for a POSIX shell where they need it. Both front ends write their
+ * "command" with it. */
+void sv_slic_command_append (const SvSlicCommand *command, GString *line);
+
+/* A file name as one word of a POSIX shell: as it is when it holds only
+ * safe characters, else quoted. Free with g_free. */
+char *sv_shell_word (const char *path);
+
 /* The sidecar as one JSON object, without a newline. Free with g_free. */
 char *sv_sidecar_to_json (const SvSidecar *sidecar);
 
