@@ -287,12 +287,16 @@ __launch_bounds__ (TILE_THREADS)
       c1[a] = min ((t1[a] + 2 * ws) / ws, it.ncell[a] - 1);
       nce[a] = c1[a] - c0[a] + 1;
     }
-  const int n_rows = nce[0] * nce[1];
-  for (int r = tid; r < n_rows; r += TILE_THREADS)
+  /* One thread per bin: a bin holds about one cluster, so every thread
+   * makes a couple of dependent loads instead of a few threads walking
+   * whole rows. */
+  const int n_cells = nce[0] * nce[1] * nce[2];
+  for (int ci = tid; ci < n_cells; ci += TILE_THREADS)
     {
-      int cz = c0[0] + r / nce[1], cy = c0[1] + r % nce[1];
-      int row = (cz * it.ncell[1] + cy) * it.ncell[2];
-      for (int i = cell_start[row + c0[2]]; i < cell_start[row + c1[2] + 1]; i++)
+      int cx = c0[2] + ci % nce[2], rest = ci / nce[2];
+      int cy = c0[1] + rest % nce[1], cz = c0[0] + rest / nce[1];
+      int cell = (cz * it.ncell[1] + cy) * it.ncell[2] + cx;
+      for (int i = cell_start[cell]; i < cell_start[cell + 1]; i++)
         {
           int k = cell_items[i];
           const int *w = windows + (size_t)k * 6;
@@ -530,6 +534,8 @@ __launch_bounds__ (TILE_THREADS)
           worst = INFINITY;
         }
       const float fx = (float)x;
+      const float z_lo = (float)z0, z_hi = (float)(z0 + (VPT - 1) * dz);
+      const float y_lo = (float)y0, y_hi = (float)(y0 + (VPT - 1) * dy);
       for (int j = 0; j < n_look; j++)
         {
           const float4 g = s_geo[j];
@@ -537,6 +543,16 @@ __launch_bounds__ (TILE_THREADS)
             break;
           const int4 lo = s_lo[j], hi = s_hi[j];
           if (x < lo.z || x >= hi.z)
+            continue;
+          /* The spatial term at the point of the thread's column nearest
+           * the centre is at most every voxel's (each float step rounds
+           * monotonically), and the distance is at least its spatial term:
+           * a cluster that cannot beat any of the thread's best distances
+           * is skipped without looking at each voxel. */
+          if (sv_arith_spatial (g.x, g.y, g.z, fminf (fmaxf (g.x, z_lo), z_hi),
+                                fminf (fmaxf (g.y, y_lo), y_hi), fx, it.sz, it.sy, it.sx,
+                                it.spatial_weight)
+              > worst)
             continue;
           float cc[NCB];
           for (int c = 0; c < NCB; c++)
@@ -675,8 +691,8 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
 /* Warp-level segmented sum of consecutive lanes with the same cluster, so
  * that one atomic per run of equal labels reaches global memory. Integer
  * addition is exact, so any grouping gives the same totals. */
-__device__ __forceinline__ void
-warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start, bool tail)
+__device__ __forceinline__ long long
+warp_run_sum (long long value, int lane, int seg_start)
 {
   for (int off = 1; off < 32; off <<= 1)
     {
@@ -684,6 +700,13 @@ warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_st
       if (lane - off >= seg_start)
         value += other;
     }
+  return value;
+}
+
+__device__ __forceinline__ void
+warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start, bool tail)
+{
+  value = warp_run_sum (value, lane, seg_start);
   if (tail && k >= 0)
     atomicAdd (sums, (unsigned long long)value);
 }
@@ -739,14 +762,128 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
     }
 }
 
+/* The update by tiles: a block sums the voxels of an 8 × 8 × 16 tile, which
+ * meet a handful of clusters, into a small table in shared memory keyed by
+ * cluster, and adds each cluster's totals to global memory once. Runs of
+ * equal labels within a warp are summed first, so that shared atomics stay
+ * few too. A cluster that finds the table full adds its run straight to
+ * global memory: the totals are integers, so any split gives the same sums. */
+#define ACC_TZ 8
+#define ACC_TY 8
+#define ACC_TX 16
+#define ACC_THREADS 256
+#define ACC_SLOTS 128
+#define ACC_MAX_FIELDS 12 /* 4 + nc with nc <= 8; more channels take the raster kernel */
+static_assert (32 % ACC_TX == 0, "a warp holds whole tile rows");
+
+__global__ void
+__launch_bounds__ (ACC_THREADS)
+    accumulate_tiled_kernel (SvCudaIter it, int ntile_y, int ntile_x,
+                             const float *__restrict__ image, const int32_t *__restrict__ nearest,
+                             unsigned long long *__restrict__ sums)
+{
+  extern __shared__ unsigned long long s_sum[]; /* ACC_SLOTS × fields */
+  __shared__ int s_key[ACC_SLOTS];
+  const int fields = 4 + it.nc;
+  const int tid = threadIdx.x, lane = tid & 31;
+  for (int i = tid; i < ACC_SLOTS; i += ACC_THREADS)
+    s_key[i] = -1;
+  for (int i = tid; i < ACC_SLOTS * fields; i += ACC_THREADS)
+    s_sum[i] = 0;
+  __syncthreads ();
+
+  int tile = blockIdx.x;
+  const int bx = tile % ntile_x;
+  tile /= ntile_x;
+  const int by = tile % ntile_y;
+  const int bz = tile / ntile_y;
+  const int x = bx * ACC_TX + tid % ACC_TX;
+  const int y = by * ACC_TY + (tid / ACC_TX) % ACC_TY;
+  const int z0 = bz * ACC_TZ + tid / (ACC_TX * ACC_TY);
+  constexpr int ZSTEP = ACC_THREADS / (ACC_TX * ACC_TY);
+
+  for (int z = z0; z < bz * ACC_TZ + ACC_TZ; z += ZSTEP)
+    {
+      /* Every lane of the warp takes part in the shuffles, also outside the
+       * volume. */
+      const bool inside = x < it.nx && y < it.ny && z < it.nz;
+      const long long v = ((long long)z * it.ny + y) * it.nx + x;
+      const int k = inside ? nearest[v] : -1;
+      /* Runs end at row ends (every ACC_TX lanes), so a run is consecutive
+       * x in one row: its count and coordinate sums follow from its first
+       * and last voxel, and only the colour needs the warp's shuffles. */
+      const int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
+      const int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
+      const bool head = lane % ACC_TX == 0 || prev != k;
+      const bool tail = lane % ACC_TX == ACC_TX - 1 || next != k;
+      const unsigned heads = __ballot_sync (SV_FULL_MASK, head);
+      const unsigned below = heads & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u));
+      const int seg_start = 31 - __clz (below);
+
+      /* The slot of this run's cluster, found by the run's last lane. */
+      int slot = -1;
+      if (tail && k >= 0)
+        {
+          int h = (int)(((unsigned)k * 2654435761u) >> 25) & (ACC_SLOTS - 1);
+          for (int probe = 0; probe < ACC_SLOTS; probe++)
+            {
+              int old = atomicCAS (&s_key[h], -1, k);
+              if (old == -1 || old == k)
+                {
+                  slot = h;
+                  break;
+                }
+              h = (h + 1) & (ACC_SLOTS - 1);
+            }
+        }
+      unsigned long long *dst
+          = slot >= 0 ? s_sum + (size_t)slot * fields : sums + (size_t)(k >= 0 ? k : 0) * fields;
+      if (tail && k >= 0)
+        {
+          const long long count = lane - seg_start + 1;
+          const long long first_x = x - (count - 1);
+          atomicAdd (dst + 0, (unsigned long long)count);
+          atomicAdd (dst + 1, (unsigned long long)(count * z));
+          atomicAdd (dst + 2, (unsigned long long)(count * y));
+          atomicAdd (dst + 3, (unsigned long long)(count * first_x + count * (count - 1) / 2));
+        }
+      for (int c = 0; c < it.nc; c++)
+        {
+          long long value = 0;
+          if (k >= 0)
+            value = sv_arith_colour_fixed (image[v * it.nc + c] * it.ratio, it.colour_shift);
+          value = warp_run_sum (value, lane, seg_start);
+          if (tail && k >= 0)
+            atomicAdd (dst + 4 + c, (unsigned long long)value);
+        }
+    }
+  __syncthreads ();
+  for (int i = tid; i < ACC_SLOTS * fields; i += ACC_THREADS)
+    {
+      const int k = s_key[i / fields];
+      if (k >= 0 && s_sum[i] != 0)
+        atomicAdd (sums + (size_t)k * fields + i % fields, s_sum[i]);
+    }
+}
+
 cudaError_t
 sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nearest,
                     unsigned long long *sums, cudaStream_t stream)
 {
   if (it.n == 0)
     return cudaSuccess;
-  accumulate_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, image, nearest,
-                                                                           sums);
+  if (4 + it.nc > ACC_MAX_FIELDS)
+    {
+      accumulate_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, image, nearest,
+                                                                               sums);
+      return cudaGetLastError ();
+    }
+  const int ntz = (it.nz + ACC_TZ - 1) / ACC_TZ, nty = (it.ny + ACC_TY - 1) / ACC_TY,
+            ntx = (it.nx + ACC_TX - 1) / ACC_TX;
+  const long long blocks = (long long)ntz * nty * ntx;
+  const size_t shared = (size_t)ACC_SLOTS * (4 + it.nc) * sizeof (unsigned long long);
+  accumulate_tiled_kernel<<<(unsigned int)blocks, ACC_THREADS, shared, stream>>> (
+      it, nty, ntx, image, nearest, sums);
   return cudaGetLastError ();
 }
 
