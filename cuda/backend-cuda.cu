@@ -712,14 +712,14 @@ iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_fill, 0, (cells + 1) * sizeof (int), s));
   SV_CUDA_CHECK (sv_cuda_bin_fill (it, self->d_centres, self->d_alive, self->d_cell_start,
                                    self->d_cell_fill, self->d_cell_items, s));
-  SV_CUDA_CHECK (mark (self, 1));
-  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres, self->d_max_dist,
-                                 self->d_alive, self->d_windows, self->d_cell_start,
-                                 self->d_cell_items, self->d_nearest, s));
-  SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_sums, 0,
                                   (size_t)it.k * (4 + it.nc) * sizeof (unsigned long long), s));
-  SV_CUDA_CHECK (sv_cuda_accumulate (it, self->d_image, self->d_nearest, self->d_sums, s));
+  SV_CUDA_CHECK (mark (self, 1));
+  /* The assignment also sums each cluster's voxels (the update's step 1). */
+  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres, self->d_max_dist,
+                                 self->d_alive, self->d_windows, self->d_cell_start,
+                                 self->d_cell_items, self->d_nearest, self->d_sums, s));
+  SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (sv_cuda_finalize (it, self->d_sums, self->d_centres, self->d_alive, s));
   SV_CUDA_CHECK (mark (self, 3));
   if (it.slic_zero)

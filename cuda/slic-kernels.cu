@@ -103,7 +103,7 @@ cell_range (int p, int step, int ncell, int *lo, int *hi)
  * the plain path, used when a tile's candidate list would not fit in shared
  * memory. */
 template <int NC>
-__device__ void
+__device__ int
 assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
               const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
               const int *__restrict__ cell_start, const int *__restrict__ cell_items, long long v,
@@ -173,6 +173,112 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
           }
       }
   nearest[v] = best_k;
+  return best_k;
+}
+
+/* Update sums by tiles. A block sums the voxels of its tile, which meet a
+ * handful of clusters, into a small table in shared memory keyed by
+ * cluster, and adds each cluster's totals to global memory once. Runs of
+ * equal labels within a row of a warp are summed first: their count and
+ * coordinate sums follow from their first and last voxel, and only the
+ * colour needs the warp's shuffles. A cluster that finds the table full adds
+ * its run straight to global memory: the totals are integers, so any split
+ * gives the same sums. The assignment adds its voxels this way as it writes
+ * them (no second pass over the volume); the update kernel below does the
+ * same for callers that only have labels. */
+#define ACC_SLOTS 128
+#define ACC_ROW 16 /* lanes per run segment: a warp holds whole rows of 16 or 32 x */
+#define ACC_MAX_FIELDS 8 /* 4 + nc with nc <= 4; more channels take the raster kernel */
+
+struct AccTable
+{
+  int *key;                /* ACC_SLOTS clusters, -1 free */
+  unsigned long long *sum; /* ACC_SLOTS × fields */
+  int fields;
+};
+
+__device__ __forceinline__ long long
+warp_run_sum (long long value, int lane, int seg_start)
+{
+  for (int off = 1; off < 32; off <<= 1)
+    {
+      long long other = __shfl_up_sync (SV_FULL_MASK, value, off);
+      if (lane - off >= seg_start)
+        value += other;
+    }
+  return value;
+}
+
+__device__ __forceinline__ void
+acc_clear (AccTable t, int tid, int n_threads)
+{
+  for (int i = tid; i < ACC_SLOTS; i += n_threads)
+    t.key[i] = -1;
+  for (int i = tid; i < ACC_SLOTS * t.fields; i += n_threads)
+    t.sum[i] = 0;
+}
+
+/* One voxel per lane, lanes in rows of consecutive x (ACC_ROW lanes or a
+ * multiple); k < 0 adds nothing. Every lane of the warp must call it. */
+__device__ __forceinline__ void
+acc_add (const SvCudaIter &it, AccTable t, unsigned long long *__restrict__ sums,
+         const float *__restrict__ image, int k, long long v, int x, int y, int z, int lane)
+{
+  const int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
+  const int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
+  const bool head = lane % ACC_ROW == 0 || prev != k;
+  const bool tail = lane % ACC_ROW == ACC_ROW - 1 || next != k;
+  const unsigned heads = __ballot_sync (SV_FULL_MASK, head);
+  const unsigned below = heads & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u));
+  const int seg_start = 31 - __clz (below);
+
+  /* The slot of this run's cluster, found by the run's last lane. */
+  int slot = -1;
+  if (tail && k >= 0)
+    {
+      int h = (int)(((unsigned)k * 2654435761u) >> 25) & (ACC_SLOTS - 1);
+      for (int probe = 0; probe < ACC_SLOTS; probe++)
+        {
+          int old = atomicCAS (&t.key[h], -1, k);
+          if (old == -1 || old == k)
+            {
+              slot = h;
+              break;
+            }
+          h = (h + 1) & (ACC_SLOTS - 1);
+        }
+    }
+  unsigned long long *dst
+      = slot >= 0 ? t.sum + (size_t)slot * t.fields : sums + (size_t)(k >= 0 ? k : 0) * t.fields;
+  if (tail && k >= 0)
+    {
+      const long long count = lane - seg_start + 1;
+      const long long first_x = x - (count - 1);
+      atomicAdd (dst + 0, (unsigned long long)count);
+      atomicAdd (dst + 1, (unsigned long long)(count * z));
+      atomicAdd (dst + 2, (unsigned long long)(count * y));
+      atomicAdd (dst + 3, (unsigned long long)(count * first_x + count * (count - 1) / 2));
+    }
+  for (int c = 0; c < it.nc; c++)
+    {
+      long long value = 0;
+      if (k >= 0)
+        value = sv_arith_colour_fixed (image[v * it.nc + c] * it.ratio, it.colour_shift);
+      value = warp_run_sum (value, lane, seg_start);
+      if (tail && k >= 0)
+        atomicAdd (dst + 4 + c, (unsigned long long)value);
+    }
+}
+
+__device__ __forceinline__ void
+acc_flush (AccTable t, unsigned long long *__restrict__ sums, int tid, int n_threads)
+{
+  for (int i = tid; i < ACC_SLOTS * t.fields; i += n_threads)
+    {
+      const int k = t.key[i / t.fields];
+      if (k >= 0 && t.sum[i] != 0)
+        atomicAdd (sums + (size_t)k * t.fields + i % t.fields, t.sum[i]);
+    }
 }
 
 /* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
@@ -247,13 +353,21 @@ __launch_bounds__ (TILE_THREADS)
                          const float *__restrict__ centres,
                          const float *__restrict__ max_dist_colour, const int *__restrict__ windows,
                          const int *__restrict__ cell_start, const int *__restrict__ cell_items,
-                         int32_t *__restrict__ nearest)
+                         int32_t *__restrict__ nearest, unsigned long long *__restrict__ sums)
 {
   __shared__ TileCandidate cand[MAX_CAND];
   /* The sorted list: centre and bound; window low corner and cluster;
    * window high corner and SLIC-zero maximum; colours. */
   __shared__ float4 s_geo[MAX_CAND];
-  __shared__ int4 s_lo[MAX_CAND], s_hi[MAX_CAND];
+  /* The windows of the sorted list; once the search is done, the same
+   * memory holds the tile's update table. */
+  __shared__ int4 s_window[2 * MAX_CAND];
+  int4 *const s_lo = s_window, *const s_hi = s_window + MAX_CAND;
+  static_assert (ACC_SLOTS * (ACC_MAX_FIELDS * sizeof (unsigned long long) + sizeof (int))
+                     <= sizeof (int4) * 2 * MAX_CAND,
+                 "the update table fits in the windows' memory");
+  const AccTable table = { (int *)(s_window + ACC_SLOTS * ACC_MAX_FIELDS / 2),
+                           (unsigned long long *)s_window, 4 + (NC > 0 ? NC : 1) };
   __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
   __shared__ float s_vlo[TILE_WARPS][CAND_NC], s_vhi[TILE_WARPS][CAND_NC];
   __shared__ unsigned int s_upper; /* float bits, >= 0 */
@@ -592,23 +706,50 @@ __launch_bounds__ (TILE_THREADS)
       for (int r = 0; r < VPT; r++)
         if (on >> r & 1u)
           nearest[((long long)(z0 + r * dz) * it.ny + (y0 + r * dy)) * it.nx + x] = bk[r];
+      if (sums == NULL)
+        return;
+      __syncthreads (); /* the windows' memory becomes the update table */
+      acc_clear (table, tid, TILE_THREADS);
+      __syncthreads ();
+#pragma unroll
+      for (int r = 0; r < VPT; r++)
+        {
+          const int y = y0 + r * dy, z = z0 + r * dz;
+          acc_add (it, table, sums, image, (on >> r & 1u) ? bk[r] : -1,
+                   ((long long)z * it.ny + y) * it.nx + x, x, y, z, tid & 31);
+        }
+      __syncthreads ();
+      acc_flush (table, sums, tid, TILE_THREADS);
       return;
     }
 
-  /* Too many candidates, or channels beyond CAND_NC: the plain search. */
+  /* Too many candidates, or channels beyond CAND_NC: the plain search.
+   * Every thread makes the same number of steps (tiles are never cut,
+   * only clipped), so the whole warp reaches the update's shuffles. */
+  const bool accumulate = sums != NULL && NC > 0 && NC <= CAND_NC;
+  if (accumulate)
+    acc_clear (table, tid, TILE_THREADS);
+  __syncthreads ();
   for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
     {
       int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
-      if (x >= t1[2] || y >= t1[1] || z >= t1[0])
-        continue;
       long long v = ((long long)z * it.ny + y) * it.nx + x;
-      if (mask != NULL && mask[v] == 0)
+      int k = -1;
+      if (x < t1[2] && y < t1[1] && z < t1[0])
         {
-          nearest[v] = -1;
-          continue;
+          if (mask != NULL && mask[v] == 0)
+            nearest[v] = -1;
+          else
+            k = assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v,
+                                  z, y, x, nearest);
         }
-      assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
-                        nearest);
+      if (accumulate)
+        acc_add (it, table, sums, image, k, v, x, y, z, tid & 31);
+    }
+  if (accumulate)
+    {
+      __syncthreads ();
+      acc_flush (table, sums, tid, TILE_THREADS);
     }
 }
 
@@ -630,7 +771,8 @@ template <int NC>
 static void
 launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
               const float *max_dist_colour, const int *windows, const int *cell_start,
-              const int *cell_items, int32_t *nearest, cudaStream_t stream)
+              const int *cell_items, int32_t *nearest, unsigned long long *sums,
+              cudaStream_t stream)
 {
   int tz, ty, tx;
   if (it.nz == 1)
@@ -649,13 +791,14 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
   long long blocks = (long long)ntz * nty * ntx;
   assign_tiled_kernel<NC><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
       it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
-      cell_items, nearest);
+      cell_items, nearest, sums);
 }
 
 cudaError_t
 sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
                 const float *max_dist_colour, const uint8_t *alive, int *windows,
-                const int *cell_start, const int *cell_items, int32_t *nearest, cudaStream_t stream)
+                const int *cell_start, const int *cell_items, int32_t *nearest,
+                unsigned long long *sums, cudaStream_t stream)
 {
   if (it.n == 0)
     return cudaSuccess;
@@ -666,23 +809,27 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
     {
     case 1:
       launch_tiled<1> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     case 2:
       launch_tiled<2> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     case 3:
       launch_tiled<3> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     case 4:
       launch_tiled<4> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     default:
+      /* More channels than the tiles' update table holds: sums in a pass of
+       * their own. */
       launch_tiled<0> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, NULL, stream);
+      if (sums != NULL)
+        return sv_cuda_accumulate (it, image, nearest, sums, stream);
       break;
     }
   return cudaGetLastError ();
@@ -691,18 +838,6 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
 /* Warp-level segmented sum of consecutive lanes with the same cluster, so
  * that one atomic per run of equal labels reaches global memory. Integer
  * addition is exact, so any grouping gives the same totals. */
-__device__ __forceinline__ long long
-warp_run_sum (long long value, int lane, int seg_start)
-{
-  for (int off = 1; off < 32; off <<= 1)
-    {
-      long long other = __shfl_up_sync (SV_FULL_MASK, value, off);
-      if (lane - off >= seg_start)
-        value += other;
-    }
-  return value;
-}
-
 __device__ __forceinline__ void
 warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start, bool tail)
 {
@@ -762,19 +897,12 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
     }
 }
 
-/* The update by tiles: a block sums the voxels of an 8 × 8 × 16 tile, which
- * meet a handful of clusters, into a small table in shared memory keyed by
- * cluster, and adds each cluster's totals to global memory once. Runs of
- * equal labels within a warp are summed first, so that shared atomics stay
- * few too. A cluster that finds the table full adds its run straight to
- * global memory: the totals are integers, so any split gives the same sums. */
+/* The update alone, by tiles of 8 × 8 × 16 (see AccTable above). */
 #define ACC_TZ 8
 #define ACC_TY 8
 #define ACC_TX 16
 #define ACC_THREADS 256
-#define ACC_SLOTS 128
-#define ACC_MAX_FIELDS 12 /* 4 + nc with nc <= 8; more channels take the raster kernel */
-static_assert (32 % ACC_TX == 0, "a warp holds whole tile rows");
+static_assert (ACC_TX % ACC_ROW == 0 && 32 % ACC_TX == 0, "a warp holds whole tile rows");
 
 __global__ void
 __launch_bounds__ (ACC_THREADS)
@@ -782,14 +910,11 @@ __launch_bounds__ (ACC_THREADS)
                              const float *__restrict__ image, const int32_t *__restrict__ nearest,
                              unsigned long long *__restrict__ sums)
 {
-  extern __shared__ unsigned long long s_sum[]; /* ACC_SLOTS × fields */
+  __shared__ unsigned long long s_sum[ACC_SLOTS * ACC_MAX_FIELDS];
   __shared__ int s_key[ACC_SLOTS];
-  const int fields = 4 + it.nc;
-  const int tid = threadIdx.x, lane = tid & 31;
-  for (int i = tid; i < ACC_SLOTS; i += ACC_THREADS)
-    s_key[i] = -1;
-  for (int i = tid; i < ACC_SLOTS * fields; i += ACC_THREADS)
-    s_sum[i] = 0;
+  const AccTable table = { s_key, s_sum, 4 + it.nc };
+  const int tid = threadIdx.x;
+  acc_clear (table, tid, ACC_THREADS);
   __syncthreads ();
 
   int tile = blockIdx.x;
@@ -801,69 +926,14 @@ __launch_bounds__ (ACC_THREADS)
   const int y = by * ACC_TY + (tid / ACC_TX) % ACC_TY;
   const int z0 = bz * ACC_TZ + tid / (ACC_TX * ACC_TY);
   constexpr int ZSTEP = ACC_THREADS / (ACC_TX * ACC_TY);
-
   for (int z = z0; z < bz * ACC_TZ + ACC_TZ; z += ZSTEP)
     {
-      /* Every lane of the warp takes part in the shuffles, also outside the
-       * volume. */
       const bool inside = x < it.nx && y < it.ny && z < it.nz;
       const long long v = ((long long)z * it.ny + y) * it.nx + x;
-      const int k = inside ? nearest[v] : -1;
-      /* Runs end at row ends (every ACC_TX lanes), so a run is consecutive
-       * x in one row: its count and coordinate sums follow from its first
-       * and last voxel, and only the colour needs the warp's shuffles. */
-      const int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
-      const int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
-      const bool head = lane % ACC_TX == 0 || prev != k;
-      const bool tail = lane % ACC_TX == ACC_TX - 1 || next != k;
-      const unsigned heads = __ballot_sync (SV_FULL_MASK, head);
-      const unsigned below = heads & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u));
-      const int seg_start = 31 - __clz (below);
-
-      /* The slot of this run's cluster, found by the run's last lane. */
-      int slot = -1;
-      if (tail && k >= 0)
-        {
-          int h = (int)(((unsigned)k * 2654435761u) >> 25) & (ACC_SLOTS - 1);
-          for (int probe = 0; probe < ACC_SLOTS; probe++)
-            {
-              int old = atomicCAS (&s_key[h], -1, k);
-              if (old == -1 || old == k)
-                {
-                  slot = h;
-                  break;
-                }
-              h = (h + 1) & (ACC_SLOTS - 1);
-            }
-        }
-      unsigned long long *dst
-          = slot >= 0 ? s_sum + (size_t)slot * fields : sums + (size_t)(k >= 0 ? k : 0) * fields;
-      if (tail && k >= 0)
-        {
-          const long long count = lane - seg_start + 1;
-          const long long first_x = x - (count - 1);
-          atomicAdd (dst + 0, (unsigned long long)count);
-          atomicAdd (dst + 1, (unsigned long long)(count * z));
-          atomicAdd (dst + 2, (unsigned long long)(count * y));
-          atomicAdd (dst + 3, (unsigned long long)(count * first_x + count * (count - 1) / 2));
-        }
-      for (int c = 0; c < it.nc; c++)
-        {
-          long long value = 0;
-          if (k >= 0)
-            value = sv_arith_colour_fixed (image[v * it.nc + c] * it.ratio, it.colour_shift);
-          value = warp_run_sum (value, lane, seg_start);
-          if (tail && k >= 0)
-            atomicAdd (dst + 4 + c, (unsigned long long)value);
-        }
+      acc_add (it, table, sums, image, inside ? nearest[v] : -1, v, x, y, z, tid & 31);
     }
   __syncthreads ();
-  for (int i = tid; i < ACC_SLOTS * fields; i += ACC_THREADS)
-    {
-      const int k = s_key[i / fields];
-      if (k >= 0 && s_sum[i] != 0)
-        atomicAdd (sums + (size_t)k * fields + i % fields, s_sum[i]);
-    }
+  acc_flush (table, sums, tid, ACC_THREADS);
 }
 
 cudaError_t
@@ -881,8 +951,7 @@ sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nea
   const int ntz = (it.nz + ACC_TZ - 1) / ACC_TZ, nty = (it.ny + ACC_TY - 1) / ACC_TY,
             ntx = (it.nx + ACC_TX - 1) / ACC_TX;
   const long long blocks = (long long)ntz * nty * ntx;
-  const size_t shared = (size_t)ACC_SLOTS * (4 + it.nc) * sizeof (unsigned long long);
-  accumulate_tiled_kernel<<<(unsigned int)blocks, ACC_THREADS, shared, stream>>> (
+  accumulate_tiled_kernel<<<(unsigned int)blocks, ACC_THREADS, 0, stream>>> (
       it, nty, ntx, image, nearest, sums);
   return cudaGetLastError ();
 }
