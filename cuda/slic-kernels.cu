@@ -897,62 +897,14 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
     }
 }
 
-/* The update alone, by tiles of 8 × 8 × 16 (see AccTable above). */
-#define ACC_TZ 8
-#define ACC_TY 8
-#define ACC_TX 16
-#define ACC_THREADS 256
-static_assert (ACC_TX % ACC_ROW == 0 && 32 % ACC_TX == 0, "a warp holds whole tile rows");
-
-__global__ void
-__launch_bounds__ (ACC_THREADS)
-    accumulate_tiled_kernel (SvCudaIter it, int ntile_y, int ntile_x,
-                             const float *__restrict__ image, const int32_t *__restrict__ nearest,
-                             unsigned long long *__restrict__ sums)
-{
-  __shared__ unsigned long long s_sum[ACC_SLOTS * ACC_MAX_FIELDS];
-  __shared__ int s_key[ACC_SLOTS];
-  const AccTable table = { s_key, s_sum, 4 + it.nc };
-  const int tid = threadIdx.x;
-  acc_clear (table, tid, ACC_THREADS);
-  __syncthreads ();
-
-  int tile = blockIdx.x;
-  const int bx = tile % ntile_x;
-  tile /= ntile_x;
-  const int by = tile % ntile_y;
-  const int bz = tile / ntile_y;
-  const int x = bx * ACC_TX + tid % ACC_TX;
-  const int y = by * ACC_TY + (tid / ACC_TX) % ACC_TY;
-  const int z0 = bz * ACC_TZ + tid / (ACC_TX * ACC_TY);
-  constexpr int ZSTEP = ACC_THREADS / (ACC_TX * ACC_TY);
-  for (int z = z0; z < bz * ACC_TZ + ACC_TZ; z += ZSTEP)
-    {
-      const bool inside = x < it.nx && y < it.ny && z < it.nz;
-      const long long v = ((long long)z * it.ny + y) * it.nx + x;
-      acc_add (it, table, sums, image, inside ? nearest[v] : -1, v, x, y, z, tid & 31);
-    }
-  __syncthreads ();
-  acc_flush (table, sums, tid, ACC_THREADS);
-}
-
 cudaError_t
 sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nearest,
                     unsigned long long *sums, cudaStream_t stream)
 {
   if (it.n == 0)
     return cudaSuccess;
-  if (4 + it.nc > ACC_MAX_FIELDS)
-    {
-      accumulate_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, image, nearest,
-                                                                               sums);
-      return cudaGetLastError ();
-    }
-  const int ntz = (it.nz + ACC_TZ - 1) / ACC_TZ, nty = (it.ny + ACC_TY - 1) / ACC_TY,
-            ntx = (it.nx + ACC_TX - 1) / ACC_TX;
-  const long long blocks = (long long)ntz * nty * ntx;
-  accumulate_tiled_kernel<<<(unsigned int)blocks, ACC_THREADS, 0, stream>>> (
-      it, nty, ntx, image, nearest, sums);
+  accumulate_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, image, nearest,
+                                                                           sums);
   return cudaGetLastError ();
 }
 
