@@ -522,8 +522,11 @@ sv_cuda_backend_set_volume_device (gpointer backend, const SupervoxArray *image,
           goto out;
         }
       SV_CUDA_CHECK (sv_cuda_gather_mask (mask, self->d_mask, self->stream));
+      /* A plain copy: one byte per voxel, once per volume, is not worth
+       * allocating the staging lanes' pinned buffers for. */
       if (self->n > 0)
-        SV_CUDA_CHECK (staged_copy (self, self->owned_mask, self->d_mask, self->n, FALSE));
+        SV_CUDA_CHECK (cudaMemcpyAsync (self->owned_mask, self->d_mask, self->n,
+                                        cudaMemcpyDeviceToHost, self->stream));
       count_mask_in (self, self->owned_mask);
     }
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));

@@ -62,12 +62,15 @@ def _call(function, args, in_thread=None):
     result = {}
 
     def work():
-        if in_thread is not None:
-            in_thread()
-        status = function(*args, ctypes.byref(control), ctypes.byref(info))
-        result["status"] = status
-        # The message is per thread: read it on the thread that failed.
-        result["message"] = _lib.last_error() if status != _lib.OK else ""
+        try:
+            if in_thread is not None:
+                in_thread()
+            status = function(*args, ctypes.byref(control), ctypes.byref(info))
+            result["status"] = status
+            # The message is per thread: read it on the thread that failed.
+            result["message"] = _lib.last_error() if status != _lib.OK else ""
+        except BaseException as exc:  # handed to the caller's thread
+            result["exception"] = exc
 
     worker = threading.Thread(target=work, name="supervox-slic", daemon=True)
     worker.start()
@@ -81,8 +84,8 @@ def _call(function, args, in_thread=None):
             interrupted = exc
     if interrupted is not None:
         raise interrupted
-    if "status" not in result:
-        raise SupervoxError("the run did not complete")
+    if "exception" in result:
+        raise result["exception"]
     if result["status"] != _lib.OK:
         _raise_for(result["status"], result["message"])
     return info
