@@ -512,7 +512,7 @@ sv_cuda_backend_set_volume_device (gpointer backend, const SupervoxArray *image,
   SV_CUDA_CHECK (sv_cuda_gather_volume (image, self->d_raw, self->stream));
   if (mask != NULL)
     {
-      /* Seeding (maskSLIC's k-means) and the mask-in count run on the host. */
+      /* Mask seeding and the mask-in count run on the host. */
       self->owned_mask = (guint8 *)g_try_malloc (MAX (self->n, 1));
       if (self->owned_mask == NULL)
         {
@@ -527,9 +527,10 @@ sv_cuda_backend_set_volume_device (gpointer backend, const SupervoxArray *image,
       if (self->n > 0)
         SV_CUDA_CHECK (cudaMemcpyAsync (self->owned_mask, self->d_mask, self->n,
                                         cudaMemcpyDeviceToHost, self->stream));
-      count_mask_in (self, self->owned_mask);
     }
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  if (mask != NULL)
+    count_mask_in (self, self->owned_mask);
   self->have_volume = TRUE;
   ok = TRUE;
 
