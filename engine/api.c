@@ -14,19 +14,20 @@
 #include "sv-cuda.h"
 #endif
 
-static _Thread_local char *last_error;
+/* Per thread, freed when the thread ends. */
+static GPrivate last_error = G_PRIVATE_INIT (g_free);
 
 static void
 set_last_error (const char *message)
 {
-  g_free (last_error);
-  last_error = g_strdup (message);
+  g_private_replace (&last_error, g_strdup (message));
 }
 
 const char *
 supervox_last_error (void)
 {
-  return last_error != NULL ? last_error : "";
+  const char *message = g_private_get (&last_error);
+  return message != NULL ? message : "";
 }
 
 const char *
