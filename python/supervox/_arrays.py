@@ -75,38 +75,50 @@ def device_view(obj):
     return View(ptr, shape, strides, dtype, device=True, stream=cai.get("stream"), owner=obj)
 
 
-def device_module(obj):
-    """The module that makes arrays like obj: cupy, else numba.cuda."""
+def _kind(obj):
+    """Which library made a device array: "torch", "numba" or "cupy" (the
+    default for other producers, whose results come back as CuPy)."""
     root = type(obj).__module__.split(".")[0]
-    if root == "numba":
-        from numba import cuda
-        return cuda
-    import cupy
-    return cupy
+    return root if root in ("torch", "numba") else "cupy"
 
 
 def device_id(obj):
     device = getattr(obj, "device", None)
+    if _kind(obj) == "torch":
+        return device.index
     return getattr(device, "id", None)
 
 
 def device_empty(like, shape, dtype):
     """A C-contiguous device array on like's device, of like's kind."""
-    module = device_module(like)
-    if module.__name__ == "cupy":
-        dev = device_id(like)
-        if dev is None:
-            return module.empty(shape, dtype=dtype)
-        with module.cuda.Device(dev):
-            return module.empty(shape, dtype=dtype)
-    return module.device_array(shape, dtype=dtype)
+    kind = _kind(like)
+    if kind == "torch":
+        import torch
+        return torch.empty(shape, dtype=getattr(torch, np.dtype(dtype).name), device=like.device)
+    if kind == "numba":
+        from numba import cuda
+        return cuda.device_array(shape, dtype=dtype)
+    import cupy
+    dev = device_id(like)
+    if dev is None:
+        return cupy.empty(shape, dtype=dtype)
+    with cupy.cuda.Device(dev):
+        return cupy.empty(shape, dtype=dtype)
 
 
 def current_stream(like, cai_stream):
-    """The stream to order the run on: CuPy's current stream (the one CuPy
-    exports and will use for the result), else the producer's."""
-    if device_module(like).__name__ == "cupy":
-        import cupy
+    """The stream to order the run on: the producing library's current
+    stream (the one it will use for the result), else the one its
+    interface names."""
+    kind = _kind(like)
+    if kind == "torch":
+        import torch
+        return torch.cuda.current_stream(like.device).cuda_stream
+    if kind == "cupy":
+        try:
+            import cupy
+        except ImportError:
+            return cai_stream or 0
         dev = device_id(like)
         if dev is None:
             return cupy.cuda.get_current_stream().ptr
@@ -120,6 +132,10 @@ def use_device_in_thread(like):
     current device is per thread)."""
     dev = device_id(like)
     if dev is None:
+        return
+    if _kind(like) == "torch":
+        import torch
+        torch.cuda.set_device(dev)
         return
     try:
         import cupy
