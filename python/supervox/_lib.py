@@ -1,8 +1,8 @@
 """ctypes bindings to libsupervox's C API (supervox/supervox.h).
 
 The library is found, in this order, at $SUPERVOX_LIBRARY, beside the
-package as a wheel built by meson-python places it, and on the system's
-library path.
+package as a wheel built by meson-python places it, in build/ of the source
+checkout the package is imported from, and on the system's library path.
 """
 
 import ctypes
@@ -89,6 +89,11 @@ def _candidates():
     for path in sorted(glob.glob(os.path.join(here, "..", ".supervox.mesonpy.libs",
                                               "libsupervox.so*"))):
         yield path
+    # A source checkout built into build/ (tools/build.sh), used in place.
+    in_tree = os.path.join(here, "..", "..", "build", "lib", "libsupervox.so.%d"
+                           % API_VERSION_MAJOR)
+    if os.path.exists(in_tree):
+        yield in_tree
     yield "libsupervox.so.%d" % API_VERSION_MAJOR
     found = ctypes.util.find_library("supervox")
     if found:
