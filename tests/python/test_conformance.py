@@ -41,6 +41,8 @@ CASES = {
                                                         sigma=[1.0, 2.0], channel_axis=None)),
     "slic-zero": (smooth_volume((16, 24, 24), 12), dict(n_segments=80, compactness=0.1,
                                                         slic_zero=True, channel_axis=None)),
+    # scikit-image converts a 3-channel volume to Lab too (convert2lab=None).
+    "rgb-3d-lab": (smooth_volume((8, 16, 16), 22, channels=3), dict(n_segments=30)),
     "channels-2-3d": (smooth_volume((10, 20, 20), 15, channels=2),
                       dict(n_segments=50, compactness=0.1)),
     "start-label-0": (smooth_volume((30, 40), 16), dict(n_segments=30, compactness=0.1,
