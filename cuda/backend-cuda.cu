@@ -15,6 +15,7 @@
 #include "connectivity.h"
 #include "cuda-check.h"
 #include "cuda-kernels.h"
+#include "device-arrays.h"
 #include "error.h"
 #include "grid.h"
 #include "prepare.h"
@@ -37,6 +38,10 @@ typedef struct
   const SvVolume *volume;
   gboolean have_volume;
   const guint8 *mask;
+  /* Host copies made for a volume given in device memory: the mask always
+   * (seeding runs on the host), the volume only when Lab needs it. */
+  SvVolume *owned_volume;
+  guint8 *owned_mask;
   guint nz, ny, nx, nc;
   gsize n;
   gsize n_mask_in;
@@ -172,6 +177,18 @@ free_volume_buffers (SvCudaBackend *self)
   self->slice_cap = 0;
   g_clear_pointer (&self->prepared, sv_prepared_free);
   self->have_labels = FALSE;
+}
+
+/* The caller's volume and mask are forgotten, and copies made for device
+ * input are freed. */
+static void
+forget_inputs (SvCudaBackend *self)
+{
+  self->volume = NULL;
+  self->mask = NULL;
+  self->have_volume = FALSE;
+  g_clear_pointer (&self->owned_volume, sv_volume_free);
+  g_clear_pointer (&self->owned_mask, g_free);
 }
 
 static void
@@ -370,6 +387,7 @@ cuda_destroy (gpointer data)
   cudaStreamSynchronize (self->stream);
   free_k_buffers (self);
   free_volume_buffers (self);
+  forget_inputs (self);
   g_clear_pointer (&self->centres, g_free);
   sv_cuda_backend_set_profiling (self, FALSE, NULL);
   free_staging (self);
@@ -377,22 +395,20 @@ cuda_destroy (gpointer data)
   g_free (self);
 }
 
+/* Device buffers for a volume of this shape. A volume of the same shape
+ * reuses them (the benchmark's and the GUI's reload case); otherwise
+ * everything of the previous volume goes first, so that its memory counts
+ * as free for the new one. */
 static gboolean
-cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GError **error)
+volume_buffers_for (SvCudaBackend *self, guint nz, guint ny, guint nx, guint nc,
+                    gboolean has_mask, GError **error)
 {
-  SvCudaBackend *self = (SvCudaBackend *)data;
   gsize n = 0, bytes = 0, slice = 0, values = 0;
   gboolean same_shape = FALSE;
 
-  g_return_val_if_fail (volume != NULL, FALSE);
-
-  /* A volume of the same shape reuses the device buffers (the benchmark's
-   * and the GUI's reload case); otherwise everything of the previous volume
-   * goes first, so that its memory counts as free for the new one. */
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
-  same_shape = self->d_raw != NULL && self->nz == volume->nz && self->ny == volume->ny
-               && self->nx == volume->nx && self->nc == volume->nc
-               && (self->d_mask != NULL) == (mask != NULL);
+  same_shape = self->d_raw != NULL && self->nz == nz && self->ny == ny && self->nx == nx
+               && self->nc == nc && (self->d_mask != NULL) == has_mask;
   if (same_shape)
     {
       g_clear_pointer (&self->prepared, sv_prepared_free);
@@ -403,30 +419,20 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
       free_k_buffers (self);
       free_volume_buffers (self);
     }
-  self->volume = NULL;
-  self->mask = NULL;
-  self->have_volume = FALSE;
+  forget_inputs (self);
 
-  n = (gsize)volume->nz * volume->ny * volume->nx;
-  values = n * volume->nc;
-
-  self->nz = volume->nz;
-  self->ny = volume->ny;
-  self->nx = volume->nx;
-  self->nc = volume->nc;
+  n = (gsize)nz * ny * nx;
+  values = n * nc;
+  self->nz = nz;
+  self->ny = ny;
+  self->nx = nx;
+  self->nc = nc;
   self->n = n;
   self->n_mask_in = n;
-  if (mask != NULL)
-    {
-      self->mask = mask;
-      self->n_mask_in = 0;
-      for (gsize i = 0; i < n; i++)
-        self->n_mask_in += mask[i] != 0;
-    }
 
   slice = MAX ((gsize)self->ny * self->nx,
                MAX ((gsize)self->nz * self->nx, (gsize)self->nz * self->ny));
-  bytes = 2 * MAX (values, 1) * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
+  bytes = 2 * MAX (values, 1) * sizeof (float) + (has_mask ? MAX (n, 1) : 0)
           + 2 * MAX (n, 1) * sizeof (int32_t) + MAX (slice, 1) * sizeof (int32_t);
   if (!same_shape)
     {
@@ -441,14 +447,42 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
       SV_CUDA_CHECK (cudaMalloc (&self->d_max_abs, sizeof (unsigned int)));
       self->slice_cap = slice;
     }
+  if (has_mask && self->d_mask == NULL)
+    SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
+  return TRUE;
+
+out:
+  free_volume_buffers (self);
+  return FALSE;
+}
+
+static void
+count_mask_in (SvCudaBackend *self, const guint8 *mask)
+{
+  self->mask = mask;
+  self->n_mask_in = 0;
+  for (gsize i = 0; i < self->n; i++)
+    self->n_mask_in += mask[i] != 0;
+}
+
+static gboolean
+cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *)data;
+  gsize values = 0;
+
+  g_return_val_if_fail (volume != NULL, FALSE);
+
+  if (!volume_buffers_for (self, volume->nz, volume->ny, volume->nx, volume->nc, mask != NULL,
+                           error))
+    return FALSE;
+  values = self->n * self->nc;
+  if (mask != NULL)
+    count_mask_in (self, mask);
   if (values > 0)
     SV_CUDA_CHECK (staged_copy (self, self->d_raw, volume->data, values * sizeof (float), TRUE));
   if (mask != NULL)
-    {
-      if (self->d_mask == NULL)
-        SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
-      SV_CUDA_CHECK (staged_copy (self, self->d_mask, mask, n, TRUE));
-    }
+    SV_CUDA_CHECK (staged_copy (self, self->d_mask, mask, self->n, TRUE));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   self->volume = volume;
   self->have_volume = TRUE;
@@ -457,6 +491,80 @@ cuda_set_volume (gpointer data, const SvVolume *volume, const guint8 *mask, GErr
 out:
   free_volume_buffers (self);
   self->mask = NULL;
+  return FALSE;
+}
+
+gboolean
+sv_cuda_backend_set_volume_device (gpointer backend, const SupervoxArray *image,
+                                   const SupervoxArray *mask, gpointer stream, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *)backend;
+  cudaEvent_t ready = NULL;
+  gboolean ok = FALSE;
+
+  if (!volume_buffers_for (self, (guint)image->shape[0], (guint)image->shape[1],
+                           (guint)image->shape[2], (guint)image->shape[3], mask != NULL, error))
+    return FALSE;
+  /* The producer's queued work (on its stream) comes first. */
+  SV_CUDA_CHECK (cudaEventCreateWithFlags (&ready, cudaEventDisableTiming));
+  SV_CUDA_CHECK (cudaEventRecord (ready, (cudaStream_t)stream));
+  SV_CUDA_CHECK (cudaStreamWaitEvent (self->stream, ready, 0));
+  SV_CUDA_CHECK (sv_cuda_gather_volume (image, self->d_raw, self->stream));
+  if (mask != NULL)
+    {
+      /* Mask seeding and the mask-in count run on the host. */
+      self->owned_mask = (guint8 *)g_try_malloc (MAX (self->n, 1));
+      if (self->owned_mask == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough host memory for a mask of %" G_GSIZE_FORMAT " voxels",
+                       self->n);
+          goto out;
+        }
+      SV_CUDA_CHECK (sv_cuda_gather_mask (mask, self->d_mask, self->stream));
+      /* A plain copy: one byte per voxel, once per volume, is not worth
+       * allocating the staging lanes' pinned buffers for. */
+      if (self->n > 0)
+        SV_CUDA_CHECK (cudaMemcpyAsync (self->owned_mask, self->d_mask, self->n,
+                                        cudaMemcpyDeviceToHost, self->stream));
+    }
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  if (mask != NULL)
+    count_mask_in (self, self->owned_mask);
+  self->have_volume = TRUE;
+  ok = TRUE;
+
+out:
+  if (ready != NULL)
+    cudaEventDestroy (ready);
+  if (!ok)
+    {
+      free_volume_buffers (self);
+      forget_inputs (self);
+    }
+  return ok;
+}
+
+/* The host volume Lab conversion reads: the caller's, or for device input a
+ * copy of the converted volume. */
+static gboolean
+ensure_host_volume (SvCudaBackend *self, GError **error)
+{
+  SvVolume *volume = NULL;
+
+  if (self->volume != NULL)
+    return TRUE;
+  volume = sv_volume_new (self->nz, self->ny, self->nx, self->nc, error);
+  if (volume == NULL)
+    return FALSE;
+  if (self->n > 0)
+    SV_CUDA_CHECK (staged_copy (self, volume->data, self->d_raw,
+                                self->n * self->nc * sizeof (float), FALSE));
+  self->owned_volume = volume;
+  self->volume = volume;
+  return TRUE;
+out:
+  sv_volume_free (volume);
   return FALSE;
 }
 
@@ -659,6 +767,8 @@ ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n_threads,
       return TRUE;
     }
 
+  if (!ensure_host_volume (self, error))
+    return FALSE;
   prepared = sv_prepare (self->volume, self->mask, params, n_threads, error);
   if (prepared == NULL)
     return FALSE;
@@ -1121,6 +1231,29 @@ sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3])
       shape_zyx[2] = self->nx;
     }
   return self->have_labels ? self->d_labels : NULL;
+}
+
+gboolean
+sv_cuda_backend_store_labels_device (gpointer backend, void *device_dst, gboolean wide,
+                                     gpointer stream, GError **error)
+{
+  SvCudaBackend *self = (SvCudaBackend *)backend;
+  cudaEvent_t done = NULL;
+  gboolean ok = FALSE;
+
+  if (!self->have_labels)
+    return no_labels (error);
+  SV_CUDA_CHECK (sv_cuda_store_labels (self->d_labels, (long long)self->n, device_dst, wide ? 1 : 0,
+                                       self->stream));
+  /* Work the caller queues on its stream afterwards sees the labels. */
+  SV_CUDA_CHECK (cudaEventCreateWithFlags (&done, cudaEventDisableTiming));
+  SV_CUDA_CHECK (cudaEventRecord (done, self->stream));
+  SV_CUDA_CHECK (cudaStreamWaitEvent ((cudaStream_t)stream, done, 0));
+  ok = TRUE;
+out:
+  if (done != NULL)
+    cudaEventDestroy (done);
+  return ok;
 }
 
 gboolean

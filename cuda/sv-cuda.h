@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "backend.h"
+#include "supervox/supervox.h"
 
 G_BEGIN_DECLS
 
@@ -32,6 +33,21 @@ gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **e
  * NULL when there is none. Valid until the next run, set_volume or destroy.
  * shape_zyx (may be NULL) receives the volume's shape. */
 const gint32 *sv_cuda_backend_device_labels (gpointer backend, guint shape_zyx[3]);
+
+/* Loads a volume that the caller holds in device memory (the C API's
+ * device entry; image z, y, x, c and mask z, y, x, 1 of any dtype and byte
+ * strides, see supervox/supervox.h), in place of set_volume. The copy into
+ * the backend's buffers runs after the work queued on `stream` (a
+ * cudaStream_t) and converts on the device; only the mask is copied to the
+ * host, for seeding. The caller keeps both arrays alive until it returns. */
+gboolean sv_cuda_backend_set_volume_device (gpointer backend, const SupervoxArray *image,
+                                            const SupervoxArray *mask, gpointer stream,
+                                            GError **error);
+
+/* Writes the last run's labels to `device_dst` (contiguous nz*ny*nx int64
+ * when wide, else int32) and makes `stream` wait for it. */
+gboolean sv_cuda_backend_store_labels_device (gpointer backend, void *device_dst, gboolean wide,
+                                              gpointer stream, GError **error);
 
 /* The backend's CUDA stream (a cudaStream_t), for ordering interop work
  * after the backend's own work with a CUDA event. */
