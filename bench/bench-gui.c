@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "supervox/sv-params.h"
+#include "sv-application.h"
 #include "sv-params-panel.h"
 #include "sv-slice-view.h"
 #include "sv-window.h"
@@ -622,6 +623,8 @@ main (int argc, char **argv)
       return 2;
     }
   gtk_init ();
+  /* As the application does at start-up: without it "cuda" falls back to the CPU. */
+  sv_application_register_backends ();
 
   b.window = SV_WINDOW (sv_window_new (NULL));
   b.view = sv_window_get_slice_view (b.window, SV_AXIS_XY);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "backend-cuda-private.h"
+#include "device-arrays.h"
+#include "supervox/sv-error.h"
 
 void
 sv__cuda_free_k_buffers (SvCudaBackend *self)
@@ -253,22 +255,30 @@ sv__cuda_staged_copy (SvCudaBackend *self, void *dst, const void *src, size_t by
   return cudaSuccess;
 }
 
-gboolean
-sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *mask,
-                     GError **error)
+void
+sv__cuda_forget_inputs (SvCudaBackend *self)
+{
+  self->volume = NULL;
+  self->mask = NULL;
+  self->have_volume = FALSE;
+  g_clear_pointer (&self->owned_volume, sv_volume_free);
+  g_clear_pointer (&self->owned_mask, g_free);
+}
+
+/* Device buffers for a volume of this shape. A volume of the same shape
+ * reuses them (the benchmark's and the GUI's reload case); otherwise
+ * everything of the previous volume goes first, so that its memory counts
+ * as free for the new one. */
+static gboolean
+volume_buffers_for (SvCudaBackend *self, guint nz, guint ny, guint nx, guint nc,
+                    gboolean has_mask, GError **error)
 {
   gsize n = 0, bytes = 0, values = 0;
   gboolean same_shape = FALSE;
 
-  g_return_val_if_fail (volume != NULL, FALSE);
-
-  /* A volume of the same shape reuses the device buffers (the benchmark's
-   * and the GUI's reload case); otherwise everything of the previous volume
-   * goes first, so that its memory counts as free for the new one. */
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
-  same_shape = self->d_raw != NULL && self->nz == volume->nz && self->ny == volume->ny
-               && self->nx == volume->nx && self->nc == volume->nc
-               && (self->d_mask != NULL) == (mask != NULL);
+  same_shape = self->d_raw != NULL && self->nz == nz && self->ny == ny && self->nx == nx
+               && self->nc == nc && (self->d_mask != NULL) == has_mask;
   if (same_shape)
     {
       g_clear_pointer (&self->prepared, sv_prepared_free);
@@ -279,28 +289,18 @@ sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *
       sv__cuda_free_k_buffers (self);
       sv__cuda_free_volume_buffers (self);
     }
-  self->volume = NULL;
-  self->mask = NULL;
-  self->have_volume = FALSE;
+  sv__cuda_forget_inputs (self);
 
-  n = (gsize)volume->nz * volume->ny * volume->nx;
-  values = n * volume->nc;
-
-  self->nz = volume->nz;
-  self->ny = volume->ny;
-  self->nx = volume->nx;
-  self->nc = volume->nc;
+  n = (gsize)nz * ny * nx;
+  values = n * nc;
+  self->nz = nz;
+  self->ny = ny;
+  self->nx = nx;
+  self->nc = nc;
   self->n = n;
   self->n_mask_in = n;
-  if (mask != NULL)
-    {
-      self->mask = mask;
-      self->n_mask_in = 0;
-      for (gsize i = 0; i < n; i++)
-        self->n_mask_in += mask[i] != 0;
-    }
 
-  bytes = 2 * MAX (values, 1) * sizeof (float) + (mask != NULL ? MAX (n, 1) : 0)
+  bytes = 2 * MAX (values, 1) * sizeof (float) + (has_mask ? MAX (n, 1) : 0)
           + 2 * MAX (n, 1) * sizeof (int32_t);
   if (!same_shape)
     {
@@ -313,14 +313,43 @@ sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *
       SV_CUDA_CHECK (cudaMalloc (&self->d_scan, sizeof (SvCudaScan)));
       SV_CUDA_CHECK (cudaMalloc (&self->d_max_abs, sizeof (unsigned int)));
     }
-  if (values > 0)
-    SV_CUDA_CHECK (sv__cuda_staged_copy (self, self->d_raw, volume->data, values * sizeof (float), TRUE));
+  if (has_mask && self->d_mask == NULL)
+    SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
+  return TRUE;
+
+out:
+  sv__cuda_free_volume_buffers (self);
+  return FALSE;
+}
+
+static void
+count_mask_in (SvCudaBackend *self, const guint8 *mask)
+{
+  self->mask = mask;
+  self->n_mask_in = 0;
+  for (gsize i = 0; i < self->n; i++)
+    self->n_mask_in += mask[i] != 0;
+}
+
+gboolean
+sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *mask,
+                     GError **error)
+{
+  gsize values = 0;
+
+  g_return_val_if_fail (volume != NULL, FALSE);
+
+  if (!volume_buffers_for (self, volume->nz, volume->ny, volume->nx, volume->nc, mask != NULL,
+                           error))
+    return FALSE;
+  values = self->n * self->nc;
   if (mask != NULL)
-    {
-      if (self->d_mask == NULL)
-        SV_CUDA_CHECK (cudaMalloc (&self->d_mask, MAX (n, 1)));
-      SV_CUDA_CHECK (sv__cuda_staged_copy (self, self->d_mask, mask, n, TRUE));
-    }
+    count_mask_in (self, mask);
+  if (values > 0)
+    SV_CUDA_CHECK (
+        sv__cuda_staged_copy (self, self->d_raw, volume->data, values * sizeof (float), TRUE));
+  if (mask != NULL)
+    SV_CUDA_CHECK (sv__cuda_staged_copy (self, self->d_mask, mask, self->n, TRUE));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
   self->volume = volume;
   self->have_volume = TRUE;
@@ -328,7 +357,88 @@ sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *
 
 out:
   sv__cuda_free_volume_buffers (self);
-  self->mask = NULL;
+  sv__cuda_forget_inputs (self);
+  return FALSE;
+}
+
+gboolean
+sv_cuda_backend_set_volume_device (SvBackend *backend, const SupervoxArray *image,
+                                   const SupervoxArray *mask, gpointer stream, GError **error)
+{
+  SvCudaBackend *self = sv__cuda_backend (backend);
+  SvVolume shape;
+  cudaEvent_t ready = NULL;
+  gboolean ok = FALSE;
+
+  if (!volume_buffers_for (self, (guint)image->shape[0], (guint)image->shape[1],
+                           (guint)image->shape[2], (guint)image->shape[3], mask != NULL, error))
+    return FALSE;
+  /* The producer's queued work (on its stream) comes first. */
+  SV_CUDA_CHECK (cudaEventCreateWithFlags (&ready, cudaEventDisableTiming));
+  SV_CUDA_CHECK (cudaEventRecord (ready, (cudaStream_t)stream));
+  SV_CUDA_CHECK (cudaStreamWaitEvent (self->stream, ready, 0));
+  SV_CUDA_CHECK (sv_cuda_gather_volume (image, self->d_raw, self->stream));
+  if (mask != NULL)
+    {
+      /* Mask seeding and the mask-in count run on the host. */
+      self->owned_mask = (guint8 *)g_try_malloc (MAX (self->n, 1));
+      if (self->owned_mask == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough host memory for a mask of %" G_GSIZE_FORMAT " voxels",
+                       self->n);
+          goto out;
+        }
+      SV_CUDA_CHECK (sv_cuda_gather_mask (mask, self->d_mask, self->stream));
+      /* A plain copy: one byte per voxel, once per volume, is not worth
+       * allocating the staging lanes' pinned buffers for. */
+      if (self->n > 0)
+        SV_CUDA_CHECK (cudaMemcpyAsync (self->owned_mask, self->d_mask, self->n,
+                                        cudaMemcpyDeviceToHost, self->stream));
+    }
+  SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
+  if (mask != NULL)
+    count_mask_in (self, self->owned_mask);
+  self->have_volume = TRUE;
+  /* The pipeline seeds from the shape and the host mask; there is no host
+   * volume (data NULL). */
+  memset (&shape, 0, sizeof shape);
+  shape.nz = self->nz;
+  shape.ny = self->ny;
+  shape.nx = self->nx;
+  shape.nc = self->nc;
+  sv_backend_set_loaded (backend, &shape, self->owned_mask);
+  ok = TRUE;
+
+out:
+  if (ready != NULL)
+    cudaEventDestroy (ready);
+  if (!ok)
+    {
+      sv__cuda_free_volume_buffers (self);
+      sv__cuda_forget_inputs (self);
+    }
+  return ok;
+}
+
+gboolean
+sv__cuda_ensure_host_volume (SvCudaBackend *self, GError **error)
+{
+  SvVolume *volume = NULL;
+
+  if (self->volume != NULL)
+    return TRUE;
+  volume = sv_volume_new (self->nz, self->ny, self->nx, self->nc, error);
+  if (volume == NULL)
+    return FALSE;
+  if (self->n > 0)
+    SV_CUDA_CHECK (sv__cuda_staged_copy (self, volume->data, self->d_raw,
+                                         self->n * self->nc * sizeof (float), FALSE));
+  self->owned_volume = volume;
+  self->volume = volume;
+  return TRUE;
+out:
+  sv_volume_free (volume);
   return FALSE;
 }
 

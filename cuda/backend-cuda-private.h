@@ -25,6 +25,10 @@ typedef struct
   const SvVolume *volume;
   gboolean have_volume;
   const guint8 *mask;
+  /* Host copies made for a volume given in device memory: the mask always
+   * (seeding runs on the host), the volume only when Lab needs it. */
+  SvVolume *owned_volume;
+  guint8 *owned_mask;
   guint nz, ny, nx, nc;
   gsize n;
   gsize n_mask_in;
@@ -106,6 +110,12 @@ gboolean sv__cuda_ensure_conn_buffers (SvCudaBackend *self, GError **error);
 /* A synchronous host ↔ device copy of pageable host memory (see there). */
 cudaError_t sv__cuda_staged_copy (SvCudaBackend *self, void *dst, const void *src, size_t bytes,
                                   gboolean upload);
+/* The caller's volume and mask are forgotten, and copies made for device
+ * input are freed. */
+void sv__cuda_forget_inputs (SvCudaBackend *self);
+/* The host volume Lab conversion reads: the caller's, or for device input a
+ * copy of the converted volume. */
+gboolean sv__cuda_ensure_host_volume (SvCudaBackend *self, GError **error);
 /* The set_volume stage: device buffers for the shape, the volume and mask
  * uploaded. */
 gboolean sv__cuda_set_volume (SvCudaBackend *self, const SvVolume *volume, const guint8 *mask,

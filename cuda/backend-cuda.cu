@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend-cuda-private.h"
+#include "device-arrays.h"
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
 
@@ -42,6 +43,7 @@ cuda_destroy (SvBackend *backend)
   cudaStreamSynchronize (self->stream);
   sv__cuda_free_k_buffers (self);
   sv__cuda_free_volume_buffers (self);
+  sv__cuda_forget_inputs (self);
   sv_cuda_backend_set_profiling (backend, FALSE, NULL);
   sv__cuda_free_staging (self);
   cudaStreamDestroy (self->stream);
@@ -101,14 +103,14 @@ iterate_once (SvCudaBackend *self, const SvCudaIter &it, GError **error)
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_cell_fill, 0, (cells + 1) * sizeof (int), s));
   SV_CUDA_CHECK (sv_cuda_bin_fill (it, self->d_centres, self->d_alive, self->d_cell_start,
                                    self->d_cell_fill, self->d_cell_items, s));
-  SV_CUDA_CHECK (mark (self, 1));
-  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres, self->d_max_dist,
-                                 self->d_alive, self->d_windows, self->d_cell_start,
-                                 self->d_cell_items, self->d_nearest, s));
-  SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (cudaMemsetAsync (self->d_sums, 0,
                                   (size_t)it.k * (4 + it.nc) * sizeof (unsigned long long), s));
-  SV_CUDA_CHECK (sv_cuda_accumulate (it, self->d_image, self->d_nearest, self->d_sums, s));
+  SV_CUDA_CHECK (mark (self, 1));
+  /* The assignment also sums each cluster's voxels (the update's step 1). */
+  SV_CUDA_CHECK (sv_cuda_assign (it, self->d_image, self->d_mask, self->d_centres, self->d_max_dist,
+                                 self->d_alive, self->d_windows, self->d_cell_start,
+                                 self->d_cell_items, self->d_nearest, self->d_sums, s));
+  SV_CUDA_CHECK (mark (self, 2));
   SV_CUDA_CHECK (sv_cuda_finalize (it, self->d_sums, self->d_centres, self->d_alive, s));
   SV_CUDA_CHECK (mark (self, 3));
   if (it.slic_zero)
@@ -422,6 +424,33 @@ static gpointer
 cuda_device_stream (SvBackend *backend)
 {
   return sv__cuda_backend (backend)->stream;
+}
+
+gboolean
+sv_cuda_backend_store_labels_device (SvBackend *backend, void *device_dst, gboolean wide,
+                                     gpointer stream, GError **error)
+{
+  SvCudaBackend *self = sv__cuda_backend (backend);
+  cudaEvent_t done = NULL;
+  gboolean ok = FALSE;
+
+  if (!self->have_labels)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                           "there are no labels yet: run SLIC first");
+      return FALSE;
+    }
+  SV_CUDA_CHECK (sv_cuda_store_labels (self->d_labels, (long long)self->n, device_dst, wide ? 1 : 0,
+                                       self->stream));
+  /* Work the caller queues on its stream afterwards sees the labels. */
+  SV_CUDA_CHECK (cudaEventCreateWithFlags (&done, cudaEventDisableTiming));
+  SV_CUDA_CHECK (cudaEventRecord (done, self->stream));
+  SV_CUDA_CHECK (cudaStreamWaitEvent ((cudaStream_t)stream, done, 0));
+  ok = TRUE;
+out:
+  if (done != NULL)
+    cudaEventDestroy (done);
+  return ok;
 }
 
 gboolean

@@ -166,6 +166,8 @@ sv__cuda_ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n
       return TRUE;
     }
 
+  if (!sv__cuda_ensure_host_volume (self, error))
+    return FALSE;
   prepared = sv_prepare (self->volume, self->mask, params, n_threads, error);
   if (prepared == NULL)
     return FALSE;

@@ -39,11 +39,13 @@ cudaError_t sv_cuda_bin_fill (const SvCudaIter &it, const float *centres, const 
 /* Assignment: nearest[v] = the (distance, index)-minimal live cluster whose
  * window holds v, −1 for masked-out voxels and voxels in no window.
  * windows (k × 6 ints) is scratch: each live cluster's window lo z,y,x and
- * hi z,y,x. */
+ * hi z,y,x. With sums (zeroed on entry) it also does the update's step 1
+ * (as sv_cuda_accumulate) in the same pass over the volume. */
 cudaError_t sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask,
                             const float *centres, const float *max_dist_colour,
                             const uint8_t *alive, int *windows, const int *cell_start,
-                            const int *cell_items, int32_t *nearest, cudaStream_t stream);
+                            const int *cell_items, int32_t *nearest, unsigned long long *sums,
+                            cudaStream_t stream);
 
 /* Update, step 1: exact integer sums per cluster (sums zeroed on entry). */
 cudaError_t sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nearest,

@@ -93,7 +93,7 @@ cell_range (int p, int step, int ncell, int *lo, int *hi)
  * the plain path, used when a tile's candidate list would not fit in shared
  * memory. */
 template <int NC>
-__device__ void
+__device__ int
 assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
               const float *__restrict__ centres, const float *__restrict__ max_dist_colour,
               const int *__restrict__ cell_start, const int *__restrict__ cell_items, long long v,
@@ -163,6 +163,112 @@ assign_voxel (const SvCudaIter &it, const float *__restrict__ image,
           }
       }
   nearest[v] = best_k;
+  return best_k;
+}
+
+/* Update sums by tiles. A block sums the voxels of its tile, which meet a
+ * handful of clusters, into a small table in shared memory keyed by
+ * cluster, and adds each cluster's totals to global memory once. Runs of
+ * equal labels within a row of a warp are summed first: their count and
+ * coordinate sums follow from their first and last voxel, and only the
+ * colour needs the warp's shuffles. A cluster that finds the table full adds
+ * its run straight to global memory: the totals are integers, so any split
+ * gives the same sums. The assignment adds its voxels this way as it writes
+ * them (no second pass over the volume); the update kernel below does the
+ * same for callers that only have labels. */
+#define ACC_SLOTS 128
+#define ACC_ROW 16 /* lanes per run segment: a warp holds whole rows of 16 or 32 x */
+#define ACC_MAX_FIELDS 8 /* 4 + nc with nc <= 4; more channels take the raster kernel */
+
+struct AccTable
+{
+  int *key;                /* ACC_SLOTS clusters, -1 free */
+  unsigned long long *sum; /* ACC_SLOTS × fields */
+  int fields;
+};
+
+__device__ __forceinline__ long long
+warp_run_sum (long long value, int lane, int seg_start)
+{
+  for (int off = 1; off < 32; off <<= 1)
+    {
+      long long other = __shfl_up_sync (SV_FULL_MASK, value, off);
+      if (lane - off >= seg_start)
+        value += other;
+    }
+  return value;
+}
+
+__device__ __forceinline__ void
+acc_clear (AccTable t, int tid, int n_threads)
+{
+  for (int i = tid; i < ACC_SLOTS; i += n_threads)
+    t.key[i] = -1;
+  for (int i = tid; i < ACC_SLOTS * t.fields; i += n_threads)
+    t.sum[i] = 0;
+}
+
+/* One voxel per lane, lanes in rows of consecutive x (ACC_ROW lanes or a
+ * multiple); k < 0 adds nothing. Every lane of the warp must call it. */
+__device__ __forceinline__ void
+acc_add (const SvCudaIter &it, AccTable t, unsigned long long *__restrict__ sums,
+         const float *__restrict__ image, int k, long long v, int x, int y, int z, int lane)
+{
+  const int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
+  const int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
+  const bool head = lane % ACC_ROW == 0 || prev != k;
+  const bool tail = lane % ACC_ROW == ACC_ROW - 1 || next != k;
+  const unsigned heads = __ballot_sync (SV_FULL_MASK, head);
+  const unsigned below = heads & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u));
+  const int seg_start = 31 - __clz (below);
+
+  /* The slot of this run's cluster, found by the run's last lane. */
+  int slot = -1;
+  if (tail && k >= 0)
+    {
+      int h = (int)(((unsigned)k * 2654435761u) >> 25) & (ACC_SLOTS - 1);
+      for (int probe = 0; probe < ACC_SLOTS; probe++)
+        {
+          int old = atomicCAS (&t.key[h], -1, k);
+          if (old == -1 || old == k)
+            {
+              slot = h;
+              break;
+            }
+          h = (h + 1) & (ACC_SLOTS - 1);
+        }
+    }
+  unsigned long long *dst
+      = slot >= 0 ? t.sum + (size_t)slot * t.fields : sums + (size_t)(k >= 0 ? k : 0) * t.fields;
+  if (tail && k >= 0)
+    {
+      const long long count = lane - seg_start + 1;
+      const long long first_x = x - (count - 1);
+      atomicAdd (dst + 0, (unsigned long long)count);
+      atomicAdd (dst + 1, (unsigned long long)(count * z));
+      atomicAdd (dst + 2, (unsigned long long)(count * y));
+      atomicAdd (dst + 3, (unsigned long long)(count * first_x + count * (count - 1) / 2));
+    }
+  for (int c = 0; c < it.nc; c++)
+    {
+      long long value = 0;
+      if (k >= 0)
+        value = sv_arith_colour_fixed (image[v * it.nc + c] * it.ratio, it.colour_shift);
+      value = warp_run_sum (value, lane, seg_start);
+      if (tail && k >= 0)
+        atomicAdd (dst + 4 + c, (unsigned long long)value);
+    }
+}
+
+__device__ __forceinline__ void
+acc_flush (AccTable t, unsigned long long *__restrict__ sums, int tid, int n_threads)
+{
+  for (int i = tid; i < ACC_SLOTS * t.fields; i += n_threads)
+    {
+      const int k = t.key[i / t.fields];
+      if (k >= 0 && t.sum[i] != 0)
+        atomicAdd (sums + (size_t)k * t.fields + i % t.fields, t.sum[i]);
+    }
 }
 
 /* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
@@ -226,13 +332,21 @@ __launch_bounds__ (TILE_THREADS)
                          const float *__restrict__ centres,
                          const float *__restrict__ max_dist_colour, const int *__restrict__ windows,
                          const int *__restrict__ cell_start, const int *__restrict__ cell_items,
-                         int32_t *__restrict__ nearest)
+                         int32_t *__restrict__ nearest, unsigned long long *__restrict__ sums)
 {
   __shared__ TileCandidate cand[MAX_CAND];
   /* The sorted list: centre and bound; window low corner and cluster;
    * window high corner and SLIC-zero maximum; colours. */
   __shared__ float4 s_geo[MAX_CAND];
-  __shared__ int4 s_lo[MAX_CAND], s_hi[MAX_CAND];
+  /* The windows of the sorted list; once the search is done, the same
+   * memory holds the tile's update table. */
+  __shared__ int4 s_window[2 * MAX_CAND];
+  int4 *const s_lo = s_window, *const s_hi = s_window + MAX_CAND;
+  static_assert (ACC_SLOTS * (ACC_MAX_FIELDS * sizeof (unsigned long long) + sizeof (int))
+                     <= sizeof (int4) * 2 * MAX_CAND,
+                 "the update table fits in the windows' memory");
+  const AccTable table = { (int *)(s_window + ACC_SLOTS * ACC_MAX_FIELDS / 2),
+                           (unsigned long long *)s_window, 4 + (NC > 0 ? NC : 1) };
   __shared__ float s_col[MAX_CAND][NC > 0 && NC <= CAND_NC ? NC : 1];
   __shared__ float s_vlo[TILE_WARPS][CAND_NC], s_vhi[TILE_WARPS][CAND_NC];
   __shared__ unsigned int s_upper; /* float bits, >= 0 */
@@ -266,12 +380,16 @@ __launch_bounds__ (TILE_THREADS)
       c1[a] = min ((t1[a] + 2 * ws) / ws, it.ncell[a] - 1);
       nce[a] = c1[a] - c0[a] + 1;
     }
-  const int n_rows = nce[0] * nce[1];
-  for (int r = tid; r < n_rows; r += TILE_THREADS)
+  /* One thread per bin: a bin holds about one cluster, so every thread
+   * makes a couple of dependent loads instead of a few threads walking
+   * whole rows. */
+  const int n_cells = nce[0] * nce[1] * nce[2];
+  for (int ci = tid; ci < n_cells; ci += TILE_THREADS)
     {
-      int cz = c0[0] + r / nce[1], cy = c0[1] + r % nce[1];
-      int row = (cz * it.ncell[1] + cy) * it.ncell[2];
-      for (int i = cell_start[row + c0[2]]; i < cell_start[row + c1[2] + 1]; i++)
+      int cx = c0[2] + ci % nce[2], rest = ci / nce[2];
+      int cy = c0[1] + rest % nce[1], cz = c0[0] + rest / nce[1];
+      int cell = (cz * it.ncell[1] + cy) * it.ncell[2] + cx;
+      for (int i = cell_start[cell]; i < cell_start[cell + 1]; i++)
         {
           int k = cell_items[i];
           const int *w = windows + (size_t)k * 6;
@@ -509,6 +627,8 @@ __launch_bounds__ (TILE_THREADS)
           worst = INFINITY;
         }
       const float fx = (float)x;
+      const float z_lo = (float)z0, z_hi = (float)(z0 + (VPT - 1) * dz);
+      const float y_lo = (float)y0, y_hi = (float)(y0 + (VPT - 1) * dy);
       for (int j = 0; j < n_look; j++)
         {
           const float4 g = s_geo[j];
@@ -516,6 +636,16 @@ __launch_bounds__ (TILE_THREADS)
             break;
           const int4 lo = s_lo[j], hi = s_hi[j];
           if (x < lo.z || x >= hi.z)
+            continue;
+          /* The spatial term at the point of the thread's column nearest
+           * the centre is at most every voxel's (each float step rounds
+           * monotonically), and the distance is at least its spatial term:
+           * a cluster that cannot beat any of the thread's best distances
+           * is skipped without looking at each voxel. */
+          if (sv_arith_spatial (g.x, g.y, g.z, fminf (fmaxf (g.x, z_lo), z_hi),
+                                fminf (fmaxf (g.y, y_lo), y_hi), fx, it.sz, it.sy, it.sx,
+                                it.spatial_weight)
+              > worst)
             continue;
           float cc[NCB];
           for (int c = 0; c < NCB; c++)
@@ -555,23 +685,50 @@ __launch_bounds__ (TILE_THREADS)
       for (int r = 0; r < VPT; r++)
         if (on >> r & 1u)
           nearest[((long long)(z0 + r * dz) * it.ny + (y0 + r * dy)) * it.nx + x] = bk[r];
+      if (sums == NULL)
+        return;
+      __syncthreads (); /* the windows' memory becomes the update table */
+      acc_clear (table, tid, TILE_THREADS);
+      __syncthreads ();
+#pragma unroll
+      for (int r = 0; r < VPT; r++)
+        {
+          const int y = y0 + r * dy, z = z0 + r * dz;
+          acc_add (it, table, sums, image, (on >> r & 1u) ? bk[r] : -1,
+                   ((long long)z * it.ny + y) * it.nx + x, x, y, z, tid & 31);
+        }
+      __syncthreads ();
+      acc_flush (table, sums, tid, TILE_THREADS);
       return;
     }
 
-  /* Too many candidates, or channels beyond CAND_NC: the plain search. */
+  /* Too many candidates, or channels beyond CAND_NC: the plain search.
+   * Every thread makes the same number of steps (tiles are never cut,
+   * only clipped), so the whole warp reaches the update's shuffles. */
+  const bool accumulate = sums != NULL && NC > 0 && NC <= CAND_NC;
+  if (accumulate)
+    acc_clear (table, tid, TILE_THREADS);
+  __syncthreads ();
   for (int vi = tid; vi < tile_voxels; vi += TILE_THREADS)
     {
       int x = t0[2] + vi % tx, y = t0[1] + (vi / tx) % ty, z = t0[0] + vi / (tx * ty);
-      if (x >= t1[2] || y >= t1[1] || z >= t1[0])
-        continue;
       long long v = ((long long)z * it.ny + y) * it.nx + x;
-      if (mask != NULL && mask[v] == 0)
+      int k = -1;
+      if (x < t1[2] && y < t1[1] && z < t1[0])
         {
-          nearest[v] = -1;
-          continue;
+          if (mask != NULL && mask[v] == 0)
+            nearest[v] = -1;
+          else
+            k = assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v,
+                                  z, y, x, nearest);
         }
-      assign_voxel<NC> (it, image, centres, max_dist_colour, cell_start, cell_items, v, z, y, x,
-                        nearest);
+      if (accumulate)
+        acc_add (it, table, sums, image, k, v, x, y, z, tid & 31);
+    }
+  if (accumulate)
+    {
+      __syncthreads ();
+      acc_flush (table, sums, tid, TILE_THREADS);
     }
 }
 
@@ -593,7 +750,8 @@ template <int NC>
 static void
 launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
               const float *max_dist_colour, const int *windows, const int *cell_start,
-              const int *cell_items, int32_t *nearest, cudaStream_t stream)
+              const int *cell_items, int32_t *nearest, unsigned long long *sums,
+              cudaStream_t stream)
 {
   int tz, ty, tx;
   if (it.nz == 1)
@@ -612,13 +770,14 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
   long long blocks = (long long)ntz * nty * ntx;
   assign_tiled_kernel<NC><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
       it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
-      cell_items, nearest);
+      cell_items, nearest, sums);
 }
 
 cudaError_t
 sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, const float *centres,
                 const float *max_dist_colour, const uint8_t *alive, int *windows,
-                const int *cell_start, const int *cell_items, int32_t *nearest, cudaStream_t stream)
+                const int *cell_start, const int *cell_items, int32_t *nearest,
+                unsigned long long *sums, cudaStream_t stream)
 {
   if (it.n == 0)
     return cudaSuccess;
@@ -629,23 +788,27 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
     {
     case 1:
       launch_tiled<1> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     case 2:
       launch_tiled<2> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     case 3:
       launch_tiled<3> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     case 4:
       launch_tiled<4> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, sums, stream);
       break;
     default:
+      /* More channels than the tiles' update table holds: sums in a pass of
+       * their own. */
       launch_tiled<0> (it, image, mask, centres, max_dist_colour, windows, cell_start, cell_items,
-                       nearest, stream);
+                       nearest, NULL, stream);
+      if (sums != NULL)
+        return sv_cuda_accumulate (it, image, nearest, sums, stream);
       break;
     }
   return cudaGetLastError ();
@@ -657,12 +820,7 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
 __device__ __forceinline__ void
 warp_add (unsigned long long *sums, int k, long long value, int lane, int seg_start, bool tail)
 {
-  for (int off = 1; off < 32; off <<= 1)
-    {
-      long long other = __shfl_up_sync (SV_FULL_MASK, value, off);
-      if (lane - off >= seg_start)
-        value += other;
-    }
+  value = warp_run_sum (value, lane, seg_start);
   if (tail && k >= 0)
     atomicAdd (sums, (unsigned long long)value);
 }

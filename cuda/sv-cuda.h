@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "supervox/sv-backend-class.h"
+#include "supervox/supervox.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,22 @@ gboolean sv_cuda_device_available (GError **error);
 
 /* Free and total memory of the current device, in bytes. */
 gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
+
+/* Loads a volume that the caller holds in device memory (the C API's
+ * device entry; image z, y, x, c and mask z, y, x, 1 of any dtype and byte
+ * strides, see supervox/supervox.h), in place of sv_backend_set_volume. The
+ * copy into the backend's buffers runs after the work queued on `stream` (a
+ * cudaStream_t) and converts on the device; only the mask is copied to the
+ * host, for seeding. The caller keeps both arrays alive until it returns.
+ * Such a volume has no host copy, so a failed run is not rerun on the CPU. */
+gboolean sv_cuda_backend_set_volume_device (SvBackend *backend, const SupervoxArray *image,
+                                            const SupervoxArray *mask, gpointer stream,
+                                            GError **error);
+
+/* Writes the last run's labels to `device_dst` (contiguous nz*ny*nx int64
+ * when wide, else int32) and makes `stream` wait for it. */
+gboolean sv_cuda_backend_store_labels_device (SvBackend *backend, void *device_dst, gboolean wide,
+                                              gpointer stream, GError **error);
 
 /* TRUE when the last run's connectivity step fell back to the sequential
  * rule on the host (volumes of 2³¹ − 3 voxels or more); FALSE when it ran

@@ -156,6 +156,14 @@ sv__backend_loaded (SvBackend *backend, const SvVolume *volume, const guint8 *ma
     }
 }
 
+void
+sv_backend_set_loaded (SvBackend *backend, const SvVolume *volume, const guint8 *mask)
+{
+  g_return_if_fail (backend != NULL && volume != NULL);
+  backend->has_result = FALSE;
+  sv__backend_loaded (backend, volume, mask);
+}
+
 gboolean
 sv_backend_set_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
                        GError **error)
@@ -216,7 +224,8 @@ sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume, const 
     return FALSE;
   /* The CPU reference recovers from what only a device has; bad data and
    * bad parameters would fail the same way there. */
-  if (sv_backend_is_reference (backend) || !sv_backend_error_is_device_failure (local))
+  if (sv_backend_is_reference (backend) || !sv_backend_error_is_device_failure (local)
+      || volume->data == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;

@@ -8,6 +8,7 @@ packages=(
   libglib2.0-dev libtiff-dev libdeflate-dev libzstd-dev
   libgtk-4-dev libepoxy-dev libcglm-dev
   python3-skimage python3-tifffile python3-numpy python3-scipy python3-zstandard
+  python3-pytest python3-mesonpy python3-pip
   xvfb xauth libgl1-mesa-dri mesa-utils
 )
 

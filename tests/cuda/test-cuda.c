@@ -192,6 +192,10 @@ static const Case cases[] = {
   { "sigma-mask", 24, 28, 32, 1, 150, 0.2, 10, { 1.0 }, FALSE, { 0 }, FALSE, TRUE, 1, TRUE, -1 },
   { "sigma-2d-rgb-lab", 1, 64, 80, 3, 120, 10, 10, { 1.2 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
   { "high-compactness", 24, 28, 32, 1, 300, 1000, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
+  /* A cluster per voxel or so: tiles meet more windows than their
+   * candidate list holds and take the plain search (and its update). */
+  { "dense-segments", 16, 20, 24, 1, 8000, 0.5, 10, { 0 }, FALSE, { 0 }, FALSE, FALSE, 1, TRUE, -1 },
+  { "dense-segments-2-channels-mask", 16, 20, 24, 2, 6000, 0.5, 10, { 0 }, FALSE, { 0 }, FALSE, TRUE, 1, TRUE, -1 },
 };
 /* clang-format on */
 

@@ -106,6 +106,11 @@ struct _SvBackendClass
 /* The CPU backend's class, the reference (always available). */
 const SvBackendClass *sv_backend_cpu_class (void);
 
+/* For a backend's own way of loading a volume (one in device memory): what
+ * sv_backend_set_volume records, the shape (volume->data may be NULL: no
+ * host copy) and a host mask (or NULL), for seeding. */
+void sv_backend_set_loaded (SvBackend *backend, const SvVolume *volume, const guint8 *mask);
+
 /* The private state of the backend's implementation. */
 gpointer sv_backend_get_priv (SvBackend *backend);
 void sv_backend_set_priv (SvBackend *backend, gpointer priv);

@@ -1,0 +1,48 @@
+/* libsupervox internals shared by engine/api*.c and cuda/api-device.c: the
+ * C API's arrays and parameters turned into the engine's types. */
+#pragma once
+
+#include <glib.h>
+
+#include "supervox/sv-backend.h"
+#include "supervox/sv-params.h"
+#include "supervox/supervox.h"
+#include "supervox/sv-volume.h"
+
+G_BEGIN_DECLS
+
+/* Bytes per element of `dtype` (0 for an unknown one). */
+gsize sv_api_dtype_size (SupervoxDtype dtype);
+
+/* Checks that `array` names a known dtype and a shape of non-negative
+ * sizes, with data when it holds any element; `what` names it in the
+ * message ("image", "mask"). */
+gboolean sv_api_array_check (const SupervoxArray *array, const char *what, GError **error);
+
+/* Voxels z·y·x of an array (channels not counted). */
+gsize sv_api_array_n_voxels (const SupervoxArray *array);
+
+/* The image as an engine volume: float32, z-major, channel fastest, values
+ * as img_as_float gives them. Host memory only. */
+SvVolume *sv_api_volume_from_host (const SupervoxArray *image, GError **error);
+
+/* The mask as nz·ny·nx bytes (1 = in), checked against the image's shape.
+ * Host memory only. Free with g_free. */
+guint8 *sv_api_mask_from_host (const SupervoxArray *mask, const SupervoxArray *image,
+                               GError **error);
+
+/* Fails unless mask's z, y, x shape is the image's and it has one channel. */
+gboolean sv_api_mask_check_shape (const SupervoxArray *mask, const SupervoxArray *image,
+                                  GError **error);
+
+/* Copies n int32 labels to dst as label_dtype (INT32 or INT64). */
+void sv_api_labels_store (const gint32 *src, gsize n, void *dst, SupervoxDtype label_dtype);
+
+/* The run on device pointers (cuda/api-device.c; a build without CUDA
+ * fails with SV_ENGINE_ERROR_BACKEND). */
+gboolean sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
+                            const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,
+                            void *cuda_stream, const SvRunControl *control, SvRunStats *stats,
+                            GError **error);
+
+G_END_DECLS

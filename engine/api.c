@@ -1,0 +1,367 @@
+/* libsupervox: the public C API (supervox/supervox.h) over the engine's
+ * backends: parameters, the host run, the last-error message. The device
+ * run's glue lives in cuda/api-device.c. */
+#define G_LOG_DOMAIN "sv-api"
+
+#include "api-private.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+#include "supervox/sv-error.h"
+#include "sv-config.h"
+#if SV_HAVE_CUDA
+#include "sv-cuda.h"
+#endif
+
+/* Per thread, freed when the thread ends. */
+static GPrivate last_error = G_PRIVATE_INIT (g_free);
+
+static void
+set_last_error (const char *message)
+{
+  g_private_replace (&last_error, g_strdup (message));
+}
+
+const char *
+supervox_last_error (void)
+{
+  const char *message = g_private_get (&last_error);
+  return message != NULL ? message : "";
+}
+
+const char *
+supervox_status_name (int status)
+{
+  switch (status)
+    {
+    case SUPERVOX_OK: return "SUPERVOX_OK";
+    case SUPERVOX_ERROR_INVALID_ARGUMENT: return "SUPERVOX_ERROR_INVALID_ARGUMENT";
+    case SUPERVOX_ERROR_INVALID_PARAM: return "SUPERVOX_ERROR_INVALID_PARAM";
+    case SUPERVOX_ERROR_INVALID_DATA: return "SUPERVOX_ERROR_INVALID_DATA";
+    case SUPERVOX_ERROR_NON_FINITE: return "SUPERVOX_ERROR_NON_FINITE";
+    case SUPERVOX_ERROR_NO_MEMORY: return "SUPERVOX_ERROR_NO_MEMORY";
+    case SUPERVOX_ERROR_BACKEND: return "SUPERVOX_ERROR_BACKEND";
+    case SUPERVOX_ERROR_CANCELLED: return "SUPERVOX_ERROR_CANCELLED";
+    default: return "SUPERVOX_ERROR_UNKNOWN";
+    }
+}
+
+/* One GError becomes the status and this thread's message. */
+static int
+fail (GError *error)
+{
+  int status = SUPERVOX_ERROR_INVALID_DATA;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    status = SUPERVOX_ERROR_CANCELLED;
+  else if (error->domain == SV_ENGINE_ERROR)
+    switch ((SvEngineError)error->code)
+      {
+      case SV_ENGINE_ERROR_INVALID_PARAM: status = SUPERVOX_ERROR_INVALID_PARAM; break;
+      case SV_ENGINE_ERROR_NO_MEMORY: status = SUPERVOX_ERROR_NO_MEMORY; break;
+      case SV_ENGINE_ERROR_BACKEND: status = SUPERVOX_ERROR_BACKEND; break;
+      case SV_ENGINE_ERROR_INVALID_DATA:
+        /* sv_set_non_finite_error is the one source of this message, on
+         * both backends; callers map it to their own NaN error. */
+        status = g_str_has_prefix (error->message, "image has ") ? SUPERVOX_ERROR_NON_FINITE
+                                                                 : SUPERVOX_ERROR_INVALID_DATA;
+        break;
+      default: break;
+      }
+  set_last_error (error->message);
+  g_error_free (error);
+  return status;
+}
+
+const char *
+supervox_version (void)
+{
+  return SV_VERSION;
+}
+
+int
+supervox_api_version (void)
+{
+  return SUPERVOX_API_VERSION_MAJOR * 1000 + SUPERVOX_API_VERSION_MINOR;
+}
+
+void
+supervox_params_init (SupervoxParams *params)
+{
+  SvSlicParams p;
+
+  if (params == NULL)
+    return;
+  sv_slic_params_init_defaults (&p);
+  memset (params, 0, sizeof *params);
+  params->n_segments = p.n_segments;
+  params->compactness = p.compactness;
+  params->max_num_iter = p.max_num_iter;
+  params->sigma_per_axis = p.sigma_per_axis;
+  for (int a = 0; a < 3; a++)
+    {
+      params->sigma[a] = p.sigma[a];
+      params->spacing[a] = p.spacing[a];
+    }
+  params->convert2lab = SUPERVOX_CONVERT2LAB_AUTO;
+  params->enforce_connectivity = p.enforce_connectivity;
+  params->min_size_factor = p.min_size_factor;
+  params->max_size_factor = p.max_size_factor;
+  params->slic_zero = p.slic_zero;
+  params->start_label = p.start_label;
+  params->n_threads = 0;
+}
+
+static gboolean
+params_to_engine (const SupervoxParams *in, SvSlicParams *out, GError **error)
+{
+  if (in == NULL)
+    {
+      sv_slic_params_init_defaults (out);
+      return TRUE;
+    }
+  sv_slic_params_init_defaults (out);
+  out->n_segments = in->n_segments;
+  out->compactness = in->compactness;
+  out->max_num_iter = in->max_num_iter;
+  out->sigma_per_axis = in->sigma_per_axis != 0;
+  for (int a = 0; a < 3; a++)
+    {
+      out->sigma[a] = in->sigma[a];
+      out->spacing[a] = in->spacing[a];
+    }
+  switch (in->convert2lab)
+    {
+    case SUPERVOX_CONVERT2LAB_AUTO: out->convert2lab = SV_CONVERT2LAB_AUTO; break;
+    case SUPERVOX_CONVERT2LAB_NO: out->convert2lab = SV_CONVERT2LAB_NO; break;
+    case SUPERVOX_CONVERT2LAB_YES: out->convert2lab = SV_CONVERT2LAB_YES; break;
+    default:
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "convert2lab must be -1 (auto), 0 or 1, got %d", (int)in->convert2lab);
+      return FALSE;
+    }
+  out->enforce_connectivity = in->enforce_connectivity != 0;
+  out->min_size_factor = in->min_size_factor;
+  out->max_size_factor = in->max_size_factor;
+  out->slic_zero = in->slic_zero != 0;
+  out->start_label = in->start_label;
+  return sv_slic_params_validate (out, error);
+}
+
+static gboolean
+check_labels (const void *labels, SupervoxDtype label_dtype, GError **error)
+{
+  if (label_dtype != SUPERVOX_INT32 && label_dtype != SUPERVOX_INT64)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "labels must be int32 or int64, got dtype code %d", (int)label_dtype);
+      return FALSE;
+    }
+  if (labels == NULL)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "labels is NULL");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The CUDA backend joins the registry once, for "auto" and "cuda". */
+static void
+register_backends (void)
+{
+#if SV_HAVE_CUDA
+  static gsize done = 0;
+  if (g_once_init_enter (&done))
+    {
+      sv_backend_register (sv_backend_cuda_class ());
+      g_once_init_leave (&done, 1);
+    }
+#endif
+}
+
+int
+supervox_cuda_available (void)
+{
+#if SV_HAVE_CUDA
+  GError *error = NULL;
+  if (sv_cuda_device_available (&error))
+    return 1;
+  fail (error);
+  return 0;
+#else
+  set_last_error ("this build of libsupervox has no CUDA backend");
+  return 0;
+#endif
+}
+
+/* The caller's control as the engine's: progress passes through, and the
+ * cancel flag is looked at on every report (the iteration boundaries). */
+typedef struct
+{
+  const SupervoxControl *control;
+  GCancellable *cancellable;
+} ControlBridge;
+
+static void
+progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
+{
+  ControlBridge *bridge = user_data;
+  const SupervoxControl *c = bridge->control;
+
+  if (c->cancel != NULL && *c->cancel != 0)
+    g_cancellable_cancel (bridge->cancellable);
+  if (c->progress != NULL)
+    c->progress ((int)stage, (int)iteration, (int)n_iterations, c->user_data);
+}
+
+static void
+control_init (SvRunControl *run, ControlBridge *bridge, const SupervoxControl *control,
+              int n_threads)
+{
+  memset (run, 0, sizeof *run);
+  run->n_threads = n_threads;
+  run->stop_after_iteration = -1;
+  bridge->control = control;
+  bridge->cancellable = NULL;
+  if (control == NULL || (control->progress == NULL && control->cancel == NULL))
+    return;
+  bridge->cancellable = g_cancellable_new ();
+  if (control->cancel != NULL && *control->cancel != 0)
+    g_cancellable_cancel (bridge->cancellable);
+  run->progress = progress_cb;
+  run->user_data = bridge;
+  run->cancellable = bridge->cancellable;
+}
+
+static void
+info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backend)
+{
+  if (info == NULL)
+    return;
+  info->n_clusters = (int64_t)stats->n_clusters;
+  info->n_labels = (int64_t)stats->n_labels;
+  info->iterations = (int32_t)stats->iterations;
+  info->backend = backend;
+}
+
+/* One run on one backend, the labels into the caller's buffer. */
+static gboolean
+run_host (const char *name, const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
+          const SvRunControl *control, void *labels, SupervoxDtype label_dtype, SvRunStats *stats,
+          gboolean *is_cuda, GError **error)
+{
+  g_autoptr (SvBackend) backend = sv_backend_new (name, error);
+  g_autofree gint32 *out = NULL;
+  gsize n = sv_volume_n_voxels (volume);
+
+  if (backend == NULL)
+    return FALSE;
+  *is_cuda = g_strcmp0 (sv_backend_get_name (backend), "cuda") == 0;
+  if (!sv_backend_set_volume (backend, volume, mask, error)
+      || !sv_backend_run (backend, params, control, stats, error))
+    return FALSE;
+  out = sv_backend_take_labels (backend, n, error);
+  if (out == NULL)
+    return FALSE;
+  sv_api_labels_store (out, n, labels, label_dtype);
+  return TRUE;
+}
+
+int
+supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const SupervoxParams *params,
+               SupervoxBackend backend, void *labels, SupervoxDtype label_dtype,
+               const SupervoxControl *control, SupervoxRunInfo *info)
+{
+  GError *error = NULL;
+  SvSlicParams p;
+  g_autoptr (SvVolume) volume = NULL;
+  g_autofree guint8 *host_mask = NULL;
+  SvRunControl run;
+  ControlBridge bridge;
+  SvRunStats stats = { 0 };
+  const char *name;
+  gboolean is_cuda = FALSE, ok;
+
+  set_last_error (NULL);
+  register_backends ();
+  if (!sv_api_array_check (image, "image", &error) || !check_labels (labels, label_dtype, &error)
+      || !params_to_engine (params, &p, &error))
+    return fail (error);
+  switch (backend)
+    {
+    case SUPERVOX_BACKEND_AUTO: name = "auto"; break;
+    case SUPERVOX_BACKEND_CPU: name = "cpu"; break;
+    case SUPERVOX_BACKEND_CUDA: name = "cuda"; break;
+    default:
+      g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "unknown backend code %d: use AUTO, CPU or CUDA", (int)backend);
+      return fail (error);
+    }
+  if (mask != NULL && (host_mask = sv_api_mask_from_host (mask, image, &error)) == NULL)
+    return fail (error);
+  volume = sv_api_volume_from_host (image, &error);
+  if (volume == NULL)
+    return fail (error);
+
+  control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
+  ok = run_host (name, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda, &error);
+  /* auto: a GPU that fails (out of memory, a CUDA error) leaves the run to
+   * the CPU reference, which gives the same labels. */
+  if (!ok && backend == SUPERVOX_BACKEND_AUTO && is_cuda
+      && (g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND)
+          || g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY))
+      && (bridge.cancellable == NULL || !g_cancellable_is_cancelled (bridge.cancellable)))
+    {
+      g_info ("CUDA backend failed, running on the CPU: %s", error->message);
+      g_clear_error (&error);
+      ok = run_host ("cpu", volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda,
+                     &error);
+    }
+  g_clear_object (&bridge.cancellable);
+  if (!ok)
+    return fail (error);
+  info_fill (info, &stats, is_cuda ? SUPERVOX_BACKEND_CUDA : SUPERVOX_BACKEND_CPU);
+  return SUPERVOX_OK;
+}
+
+#if !SV_HAVE_CUDA
+gboolean
+sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
+                   const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,
+                   void *cuda_stream, const SvRunControl *control, SvRunStats *stats,
+                   GError **error)
+{
+  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                       "no CUDA device: this build of libsupervox has no CUDA backend");
+  return FALSE;
+}
+#endif
+
+int
+supervox_slic_device (const SupervoxArray *image, const SupervoxArray *mask,
+                      const SupervoxParams *params, void *labels, SupervoxDtype label_dtype,
+                      void *cuda_stream, const SupervoxControl *control, SupervoxRunInfo *info)
+{
+  GError *error = NULL;
+  SvSlicParams p;
+  SvRunControl run;
+  ControlBridge bridge;
+  SvRunStats stats = { 0 };
+  gboolean ok;
+
+  set_last_error (NULL);
+  register_backends ();
+  if (!sv_api_array_check (image, "image", &error) || !check_labels (labels, label_dtype, &error)
+      || !params_to_engine (params, &p, &error)
+      || (mask != NULL && !sv_api_mask_check_shape (mask, image, &error)))
+    return fail (error);
+  control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
+  ok = sv_api_run_device (image, mask, &p, labels, label_dtype, cuda_stream, &run, &stats, &error);
+  g_clear_object (&bridge.cancellable);
+  if (!ok)
+    return fail (error);
+  info_fill (info, &stats, SUPERVOX_BACKEND_CUDA);
+  return SUPERVOX_OK;
+}

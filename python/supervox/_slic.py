@@ -1,0 +1,284 @@
+"""supervox.slic: scikit-image's slic (0.26 signature, validation, dtype)
+over libsupervox. Validation and array bookkeeping happen here; the
+computation runs in the C library with the GIL released."""
+
+import ctypes
+import os
+import threading
+import warnings
+from collections.abc import Iterable
+
+import numpy as np
+
+from . import _arrays, _lib
+
+_BACKENDS = {"auto": _lib.BACKEND_AUTO, "cpu": _lib.BACKEND_CPU, "cuda": _lib.BACKEND_CUDA}
+_num_threads = None
+
+
+class SupervoxError(RuntimeError):
+    """A failure of the library that is not the caller's input (no CUDA
+    device, a CUDA error)."""
+
+
+def set_num_threads(n):
+    """Worker threads of the CPU backend; 0 or None: all cores (or
+    $SUPERVOX_NUM_THREADS when set)."""
+    global _num_threads
+    if n is not None and int(n) < 0:
+        raise ValueError("number of threads must be >= 0, got %r" % (n,))
+    _num_threads = None if n is None else int(n)
+
+
+def get_num_threads():
+    if _num_threads is not None:
+        return _num_threads
+    env = os.environ.get("SUPERVOX_NUM_THREADS", "")
+    return int(env) if env.strip().isdigit() else 0
+
+
+def _raise_for(status, message):
+    if status == _lib.ERROR_NON_FINITE:
+        # scikit-image's words first, the library's details after them.
+        what = "NaN" if "NaN" in message else "infinite"
+        raise ValueError("unmasked %s values in image are not supported (%s)" % (what, message))
+    if status in (_lib.ERROR_INVALID_PARAM, _lib.ERROR_INVALID_DATA):
+        raise ValueError(message)
+    if status == _lib.ERROR_INVALID_ARGUMENT:
+        raise TypeError(message)
+    if status == _lib.ERROR_NO_MEMORY:
+        raise MemoryError(message)
+    raise SupervoxError(message)
+
+
+def _call(function, args, in_thread=None):
+    """Runs a C entry on a worker thread so that Ctrl-C in the caller raises
+    the cancel flag; the run stops at the next iteration boundary and
+    KeyboardInterrupt propagates once it has returned (nothing is leaked)."""
+    cancel = ctypes.c_int32(0)
+    control = _lib.SupervoxControl()
+    control.cancel = ctypes.pointer(cancel)
+    info = _lib.SupervoxRunInfo()
+    result = {}
+
+    def work():
+        try:
+            if in_thread is not None:
+                in_thread()
+            status = function(*args, ctypes.byref(control), ctypes.byref(info))
+            result["status"] = status
+            # The message is per thread: read it on the thread that failed.
+            result["message"] = _lib.last_error() if status != _lib.OK else ""
+        except BaseException as exc:  # handed to the caller's thread
+            result["exception"] = exc
+
+    worker = threading.Thread(target=work, name="supervox-slic", daemon=True)
+    worker.start()
+    interrupted = None
+    while True:
+        try:
+            worker.join()
+            break
+        except KeyboardInterrupt as exc:
+            cancel.value = 1
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
+    if "exception" in result:
+        raise result["exception"]
+    if result["status"] != _lib.OK:
+        _raise_for(result["status"], result["message"])
+    return info
+
+
+def _channel_last(view, channel_axis):
+    """The view with its channel axis last, as np.moveaxis would (and with
+    numpy's errors for an axis out of range)."""
+    if not np.isscalar(channel_axis):
+        if len(channel_axis) > 1:
+            raise ValueError("only a single channel axis is currently supported")
+        channel_axis = channel_axis[0]
+    probe = np.broadcast_to(np.zeros((), np.uint8), view.shape)
+    np.moveaxis(probe, channel_axis, -1)
+    axis = int(channel_axis) % view.ndim
+    order = [a for a in range(view.ndim) if a != axis] + [axis]
+    return view.permuted(order)
+
+
+def _spacing3(spacing, is_2d, dtype):
+    if spacing is None:
+        return [1.0, 1.0, 1.0]
+    if not isinstance(spacing, Iterable):
+        raise TypeError("spacing must be None or iterable.")
+    values = np.asarray(spacing, dtype=dtype).ravel()
+    if is_2d:
+        if values.size == 2:
+            return [1.0] + [float(v) for v in values]
+        if values.size == 3:
+            warnings.warn("Input image is 2D: spacing number of elements must be 2. In the "
+                          "future, a ValueError will be raised.", FutureWarning, stacklevel=3)
+            return [float(v) for v in values]
+        raise ValueError(f"Input image is 2D, but spacing has {values.size} elements "
+                         "(expected 2).")
+    if values.size != 3:
+        raise ValueError(f"Input image is 3D, but spacing has {values.size} elements "
+                         "(expected 3).")
+    return [float(v) for v in values]
+
+
+def _sigma3(sigma, is_2d, dtype):
+    """(sigma z, y, x, per_axis): a scalar is divided by the spacing in the
+    library, as scikit-image does; a list is taken per axis."""
+    if np.isscalar(sigma) or (isinstance(sigma, np.ndarray) and sigma.ndim == 0):
+        return [float(sigma)] * 3, False
+    if not isinstance(sigma, Iterable):
+        raise TypeError("sigma must be a number or an iterable of numbers.")
+    values = np.asarray(sigma, dtype=dtype).ravel()
+    if is_2d:
+        if values.size == 2:
+            return [0.0] + [float(v) for v in values], True
+        # scikit-image checks spacing's size here, which is 3 for a 2D
+        # image by then: it warns and goes on.
+        warnings.warn("Input image is 2D: sigma number of elements must be 2. In the future, "
+                      "a ValueError will be raised.", FutureWarning, stacklevel=3)
+        if values.size != 3:
+            raise ValueError(f"Input image is 2D, but sigma has {values.size} elements "
+                             "(expected 2).")
+        return [float(v) for v in values], True
+    if values.size != 3:
+        raise ValueError(f"Input image is 3D, but sigma has {values.size} elements "
+                         "(expected 3).")
+    return [float(v) for v in values], True
+
+
+def _mask_view(mask, image_on_device, zyx):
+    if _arrays.is_device_array(mask):
+        if not image_on_device:
+            raise TypeError("mask is in device memory but image is in host memory; "
+                            "pass both on the same side")
+        view = _arrays.device_view(mask)
+        if view.dtype.name not in ("bool", "uint8", "int8"):
+            # Any other dtype is compared with zero on the device first.
+            mask = mask != 0
+            view = _arrays.device_view(mask)
+    else:
+        if image_on_device:
+            raise TypeError("image is in device memory but mask is in host memory; "
+                            "pass both on the same side")
+        mask = np.ascontiguousarray(mask, dtype=bool)
+        view = _arrays.host_view(mask)
+    shape = view.shape
+    strides = view.strides
+    if len(shape) == 2:
+        shape, strides = (1,) + shape, (0,) + strides
+    if tuple(shape) != tuple(zyx):
+        raise ValueError("image and mask should have the same shape.")
+    return view, list(shape) + [1], list(strides) + [0]
+
+
+def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spacing=None,
+         convert2lab=None, enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3,
+         slic_zero=False, start_label=1, mask=None, *, channel_axis=-1, backend="auto"):
+    """Segments image using k-means clustering in Color-(x,y,z) space.
+
+    scikit-image's ``skimage.segmentation.slic`` (same parameters, defaults,
+    errors and label dtype ``np.intp``), computed by libsupervox. A NumPy
+    array gives a NumPy array; an array in GPU memory (CuPy, or any object
+    with ``__cuda_array_interface__``) runs on the CUDA backend from its
+    device buffer and gives an array of the same kind on the same device.
+
+    backend : {"auto", "cpu", "cuda"}
+        "cpu" never touches a GPU; "cuda" fails without one; "auto" runs host
+        arrays on the GPU when there is one (the labels are the same).
+    """
+    if backend not in _BACKENDS:
+        raise ValueError("backend must be 'auto', 'cpu' or 'cuda', got %r" % (backend,))
+    on_device = _arrays.is_device_array(image)
+    if on_device:
+        if backend == "cpu":
+            raise ValueError("backend='cpu' was asked for an array in device memory; "
+                             "copy it to the host first or use backend='auto'")
+        view = _arrays.device_view(image)
+    else:
+        image = np.asarray(image)
+        view = _arrays.host_view(image)
+    ndim = view.ndim
+
+    if ndim == 2 and channel_axis is not None:
+        raise ValueError(
+            f"channel_axis={channel_axis} indicates multichannel, which is not "
+            "supported for a two-dimensional image; use channel_axis=None if "
+            "the image is grayscale")
+    if view.dtype.name not in _lib.DTYPES:
+        raise ValueError(f"Cannot convert from {view.dtype} to float64.")
+    if view.size == 0:
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
+
+    multichannel = channel_axis is not None
+    if multichannel:
+        view = _channel_last(view, channel_axis)
+        spatial, n_channels = view.shape[:-1], view.shape[-1]
+        spatial_strides, channel_stride = view.strides[:-1], view.strides[-1]
+    else:
+        spatial, n_channels = view.shape, 1
+        spatial_strides, channel_stride = view.strides, 0
+    if len(spatial) not in (2, 3):
+        raise ValueError(
+            f"image has {ndim} dimensions; slic takes a 2D or 3D image, plus a channel "
+            f"axis when channel_axis is not None (got channel_axis={channel_axis})")
+    is_2d = len(spatial) == 2
+    zyx = ((1,) + tuple(spatial)) if is_2d else tuple(spatial)
+    zyx_strides = ((0,) + tuple(spatial_strides)) if is_2d else tuple(spatial_strides)
+
+    lab = _lib.CONVERT2LAB_NO
+    if multichannel and (convert2lab or convert2lab is None):
+        if n_channels != 3 and convert2lab:
+            raise ValueError("Lab colorspace conversion requires a RGB image.")
+        if n_channels == 3:
+            lab = _lib.CONVERT2LAB_YES
+    if start_label not in [0, 1]:
+        raise ValueError("start_label should be 0 or 1.")
+
+    mask_view = mask_c = None
+    if mask is not None:
+        mask_view, mask_shape, mask_strides = _mask_view(mask, on_device, zyx)
+        mask_c = mask_view.as_c(mask_shape, mask_strides)
+
+    # scikit-image works in float32 for float32/float16 input, else float64.
+    float_dtype = np.float32 if view.dtype.name in ("float16", "float32") else np.float64
+    spacing3 = _spacing3(spacing, is_2d, float_dtype)
+    sigma3, per_axis = _sigma3(sigma, is_2d, float_dtype)
+
+    params = _lib.SupervoxParams()
+    _lib.lib.supervox_params_init(ctypes.byref(params))
+    params.n_segments = int(n_segments)
+    params.compactness = float(compactness)
+    params.max_num_iter = int(max_num_iter)
+    params.sigma_per_axis = int(per_axis)
+    for a in range(3):
+        params.sigma[a] = sigma3[a]
+        params.spacing[a] = spacing3[a]
+    params.convert2lab = lab
+    params.enforce_connectivity = int(bool(enforce_connectivity))
+    params.min_size_factor = float(min_size_factor)
+    params.max_size_factor = float(max_size_factor)
+    params.slic_zero = int(bool(slic_zero))
+    params.start_label = int(start_label)
+    params.n_threads = get_num_threads()
+
+    image_c = view.as_c(list(zyx) + [n_channels], list(zyx_strides) + [channel_stride])
+    mask_p = ctypes.byref(mask_c) if mask_c is not None else None
+    out_shape = zyx[1:] if is_2d else zyx
+    if on_device:
+        labels = _arrays.device_empty(image, zyx, np.int64)
+        stream = _arrays.current_stream(image, view.stream)
+        _call(_lib.lib.supervox_slic_device,
+              (ctypes.byref(image_c), mask_p, ctypes.byref(params), _arrays.address(labels),
+               _lib.DTYPES["int64"], ctypes.c_void_p(stream)),
+              in_thread=lambda: _arrays.use_device_in_thread(image))
+        return labels.reshape(out_shape)
+    labels = np.empty(zyx, dtype=np.intp)
+    _call(_lib.lib.supervox_slic,
+          (ctypes.byref(image_c), mask_p, ctypes.byref(params), _BACKENDS[backend],
+           labels.ctypes.data_as(ctypes.c_void_p), _lib.DTYPES[np.dtype(np.intp).name]))
+    return labels.reshape(out_shape)

@@ -1,0 +1,178 @@
+"""supervox.slic against skimage.segmentation.slic in the same process,
+with the C conformance suite's measures: the first assignment from the grid
+exactly equal (float32 input, where both compute in float32), full runs
+>= 99.5 % voxels equal, the whole pipeline ARI >= 0.99."""
+
+import warnings
+
+import numpy as np
+import pytest
+from skimage.segmentation import slic as skimage_slic
+
+import supervox
+from common import ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, smooth_volume
+
+
+def both(image, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = skimage_slic(image, **kwargs)
+    ours = supervox.slic(image, backend="cpu", **kwargs)
+    return ref, ours
+
+
+CASES = {
+    "grey-2d": (smooth_volume((50, 70), 6), dict(n_segments=80, compactness=0.1,
+                                                 channel_axis=None)),
+    "rgb-2d-lab": (smooth_volume((40, 60), 7, channels=3), dict(n_segments=60)),
+    "rgb-2d-no-lab": (smooth_volume((30, 44), 14, channels=3),
+                      dict(n_segments=40, compactness=0.1, convert2lab=False)),
+    "grey-3d": (smooth_volume((17, 23, 29), 1), dict(n_segments=60, compactness=0.1,
+                                                     channel_axis=None)),
+    "spacing-3d": (smooth_volume((20, 32, 32), 8), dict(n_segments=100, compactness=0.1,
+                                                        spacing=[2.0, 1.0, 0.5],
+                                                        channel_axis=None)),
+    "spacing-2d": (smooth_volume((40, 50), 13), dict(n_segments=60, compactness=0.1,
+                                                     spacing=[1.0, 2.0], channel_axis=None)),
+    "sigma-scalar-spacing": (smooth_volume((16, 24, 24), 9),
+                             dict(n_segments=80, compactness=0.1, sigma=1.0,
+                                  spacing=[2.0, 1.0, 1.0], channel_axis=None)),
+    "sigma-list-2d": (smooth_volume((40, 50), 11), dict(n_segments=60, compactness=0.1,
+                                                        sigma=[1.0, 2.0], channel_axis=None)),
+    "slic-zero": (smooth_volume((16, 24, 24), 12), dict(n_segments=80, compactness=0.1,
+                                                        slic_zero=True, channel_axis=None)),
+    # scikit-image converts a 3-channel volume to Lab too (convert2lab=None).
+    "rgb-3d-lab": (smooth_volume((8, 16, 16), 22, channels=3), dict(n_segments=30)),
+    "channels-2-3d": (smooth_volume((10, 20, 20), 15, channels=2),
+                      dict(n_segments=50, compactness=0.1)),
+    "start-label-0": (smooth_volume((30, 40), 16), dict(n_segments=30, compactness=0.1,
+                                                        start_label=0, channel_axis=None)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_first_assignment_exact(name):
+    image, kwargs = CASES[name]
+    ref, ours = both(image, max_num_iter=1, enforce_connectivity=False, **kwargs)
+    assert ours.dtype == np.intp and ref.dtype == ours.dtype
+    assert ours.shape == ref.shape
+    assert int((ours != ref).sum()) == 0
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_full_run_agrees(name):
+    image, kwargs = CASES[name]
+    ref, ours = both(image, enforce_connectivity=False, **kwargs)
+    assert float((ours == ref).mean()) >= FULL_RUN_MIN_AGREEMENT
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_with_connectivity_agrees(name):
+    image, kwargs = CASES[name]
+    ref, ours = both(image, **kwargs)
+    assert adjusted_rand_index(ref, ours) >= ARI_MIN
+    start = kwargs.get("start_label", 1)
+    assert ours.min() == start
+    # Consecutive labels from start_label, as scikit-image's connectivity gives.
+    assert np.array_equal(np.unique(ours), np.arange(start, ours.max() + 1))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "int16", "float64", "float16", "bool"])
+def test_integer_and_float_dtypes(dtype):
+    """Each dtype is scaled as img_as_float does: the same labels as the
+    float32 image img_as_float gives, and close to scikit-image's own."""
+    from skimage import img_as_float
+    base = smooth_volume((40, 48), 21)
+    if dtype == "bool":
+        image = base > 0.5
+    elif np.dtype(dtype).kind in "ui":
+        info = np.iinfo(dtype)
+        image = (base * info.max).astype(dtype)
+    else:
+        image = base.astype(dtype)
+    kwargs = dict(n_segments=40, compactness=0.1, channel_axis=None)
+    ours = supervox.slic(image, **kwargs)
+    as_float32 = supervox.slic(img_as_float(image).astype(np.float32), **kwargs)
+    assert np.array_equal(ours, as_float32)
+    ref, _ = both(image, enforce_connectivity=False, **kwargs)
+    raw = supervox.slic(image, enforce_connectivity=False, **kwargs)
+    assert float((raw == ref).mean()) >= FULL_RUN_MIN_AGREEMENT
+
+
+def test_float64_input_is_computed_in_float32():
+    """scikit-image computes float64 input in float64, Supervox in float32
+    (SLIC semantics): its labels for the float32 copy are ours exactly,
+    here on scikit-image's own test_enforce_connectivity image."""
+    img = np.array([[0, 0, 0, 1, 1, 1], [1, 0, 0, 1, 1, 0], [0, 0, 0, 1, 1, 0]], float)
+    for enforce in (True, False):
+        kwargs = dict(n_segments=2, compactness=0.0001, enforce_connectivity=enforce,
+                      convert2lab=False, start_label=0, channel_axis=None)
+        assert np.array_equal(supervox.slic(img, **kwargs),
+                              skimage_slic(img.astype(np.float32), **kwargs))
+
+
+def test_non_contiguous_input():
+    vol = smooth_volume((20, 26, 30), 3)
+    kwargs = dict(n_segments=60, compactness=0.1, channel_axis=None)
+    views = {
+        "transposed": vol.transpose(2, 0, 1),
+        "strided": vol[::2, 1::2, ::-1],
+        "fortran": np.asfortranarray(vol),
+    }
+    for name, view in views.items():
+        ours = supervox.slic(view, **kwargs)
+        copy = supervox.slic(np.ascontiguousarray(view), **kwargs)
+        assert np.array_equal(ours, copy), name
+        ref, _ = both(view, max_num_iter=1, enforce_connectivity=False, **kwargs)
+        first = supervox.slic(view, max_num_iter=1, enforce_connectivity=False, **kwargs)
+        assert np.array_equal(first, ref), name
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_channel_axis_variants(axis):
+    rgb = smooth_volume((30, 36), 17, channels=3)
+    moved = np.moveaxis(rgb, -1, axis)
+    kwargs = dict(n_segments=30, compactness=10.0, max_num_iter=1, enforce_connectivity=False)
+    ours = supervox.slic(moved, channel_axis=axis, **kwargs)
+    assert np.array_equal(ours, supervox.slic(rgb, **kwargs))
+    ref, _ = both(moved, channel_axis=axis, **kwargs)
+    assert np.array_equal(ours, ref)
+
+
+def test_channel_axis_3d_volume_with_channels():
+    vol = smooth_volume((8, 16, 16), 18, channels=2)
+    kwargs = dict(n_segments=20, compactness=0.1, max_num_iter=1, enforce_connectivity=False)
+    ref, ours = both(np.moveaxis(vol, -1, 1), channel_axis=1, **kwargs)
+    assert ours.shape == (8, 16, 16)
+    assert np.array_equal(ours, ref)
+
+
+def test_mask_labels_inside_only():
+    """maskSLIC: every mask-in voxel labelled from start_label, every
+    mask-out voxel start_label - 1, a segment count like scikit-image's."""
+    image = smooth_volume((40, 50), 19)
+    mask = np.zeros(image.shape, bool)
+    mask[5:35, 8:45] = True
+    for start in (0, 1):
+        for enforce in (False, True):
+            kwargs = dict(n_segments=30, compactness=0.1, channel_axis=None, mask=mask,
+                          start_label=start, enforce_connectivity=enforce)
+            ref, ours = both(image, **kwargs)
+            assert (ours[~mask] == start - 1).all()
+            assert (ours[mask] >= start).all()
+            if not enforce:
+                n_ours = len(np.unique(ours[mask]))
+                n_ref = len(np.unique(ref[mask]))
+                assert abs(n_ours - n_ref) <= max(3, n_ref // 5)
+
+
+def test_mask_3d_and_mask_dtypes():
+    vol = smooth_volume((12, 20, 20), 20)
+    mask = np.zeros(vol.shape, np.uint8)
+    mask[2:10, 3:17, 4:18] = 7
+    kwargs = dict(n_segments=20, compactness=0.1, channel_axis=None)
+    a = supervox.slic(vol, mask=mask, **kwargs)
+    b = supervox.slic(vol, mask=mask.astype(bool), **kwargs)
+    c = supervox.slic(vol, mask=mask.astype(np.float64), **kwargs)
+    assert np.array_equal(a, b) and np.array_equal(a, c)
+    assert (a[mask == 0] == 0).all() and (a[mask != 0] >= 1).all()
