@@ -1,0 +1,82 @@
+/* Supervox engine: what the streaming files share. Not public API
+ * (engine/stream.h is). */
+#pragma once
+
+#include <glib.h>
+
+#include "io-tiff-slab.h"
+#include "params.h"
+#include "prepare.h"
+
+G_BEGIN_DECLS
+
+/* ---- the prepared image, slab by slab (stream-image.c) ------------------ */
+
+/* The image that sv_prepare would make, served a slab at a time: slices
+ * are read in the file's type, converted (img_as_float), rescaled with the
+ * global statistics, converted to Lab, and smoothed with `halo` slices read
+ * beyond the slab on each side (the z kernel's radius), which reproduces
+ * the whole-volume filter exactly because its axes are separable. */
+typedef struct
+{
+  SvTiffSlabReader *reader; /* borrowed */
+  const guint8 *mask;       /* borrowed; NULL or nz·ny·nx bytes */
+  guint nz, ny, nx, nc;
+  gboolean lab;
+  float sigma[3];
+  guint halo;
+  int n_threads;
+  float shift, scale;
+  gboolean divide;
+  float max_abs; /* as SvPrepared's */
+  guint max_depth;
+  guint8 *raw;   /* (max_depth + 2 halo) slices in the file's type */
+  float *work;   /* the same slices as float32 */
+  guint cached_z0, cached_z1; /* the slab `work` holds prepared; empty: z0 == z1 */
+  guint cached_a;             /* first slice in `work` */
+  guint64 passes;             /* slabs read, as slices over nz */
+  guint64 slices_read;
+} SvStreamImage;
+
+/* Opens the image for slabs of at most max_depth slices and makes the two
+ * statistics passes (min/max for the rescale, then max |value| of the
+ * prepared image). Errors as sv_prepare's. */
+gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
+                                const SvSlicParams *params, guint max_depth, int n_threads,
+                                GError **error);
+void sv__stream_image_clear (SvStreamImage *img);
+
+/* The prepared values of slices [z0, z1) (z1 − z0 <= max_depth), channel
+ * fastest; valid until the next call. */
+const float *sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error);
+
+/* Halo slices for sigma_z: the kernel radius, (int)(4σ + 0.5). */
+guint sv__stream_halo (float sigma_z);
+
+/* ---- labels spilled to disk (stream-spill.c) ----------------------------- */
+
+/* A raw int32 volume in a temporary file beside the output, removed when
+ * closed (and by the system if the process dies: it is unlinked at once). */
+typedef struct _SvLabelSpill SvLabelSpill;
+
+SvLabelSpill *sv__label_spill_new (const char *beside, guint nz, gsize plane, GError **error);
+void sv__label_spill_free (SvLabelSpill *spill);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvLabelSpill, sv__label_spill_free)
+gboolean sv__label_spill_write (SvLabelSpill *spill, guint z0, guint z1, const gint32 *labels,
+                                GError **error);
+gboolean sv__label_spill_read (SvLabelSpill *spill, guint z0, guint z1, gint32 *labels,
+                               GError **error);
+
+/* ---- connectivity across slabs (stream-connectivity.c) ------------------- */
+
+/* sv_connectivity_enforce over the labels in `spill` (nz slices of ny·nx),
+ * written to `writer`, holding `window` slices at once: window must be at
+ * least the largest z extent of one input label plus 3 (a search that
+ * starts in slice z stays inside its label's extent and looks one slice
+ * further on each side). Returns the number of labels, or −1 with `error`
+ * set. */
+gint64 sv__stream_connectivity (SvLabelSpill *spill, guint nz, guint ny, guint nx, guint window,
+                                gint64 min_size, gint64 max_size, int start_label,
+                                SvTiffLabelWriter *writer, guint out_depth, GError **error);
+
+G_END_DECLS
