@@ -131,7 +131,9 @@ sv__stream_connectivity (SvLabelSpill *spill, guint nz, guint ny, guint nx, guin
 
   for (guint32 z = 0; z < nz && ok; z++)
     {
-      ok = load_until (&r, MIN ((guint64)z + r.window - 1, (guint64)nz), error);
+      /* The ring holds slice z − 1 (when there is one) and those after. */
+      ok = load_until (&r, (guint)MIN ((guint64)(z > 0 ? z - 1 : 0) + r.window, (guint64)nz),
+                       error);
       for (guint32 y = 0; y < ny && ok; y++)
         for (guint32 x = 0; x < nx && ok; x++)
           {
