@@ -121,8 +121,8 @@ slab_page_cb (SvTiffReader *r, const SvTiffPage *page, const void *samples, gsiz
   if (r->channels_in_pages > 1 && reader->channel < 0)
     copy_samples (samples, 1, slice + (gsize)page->c * bytes, nc, n, bytes);
   else if (reader->channel >= 0 && spp > 1)
-    copy_samples ((const guint8 *)samples + (gsize)reader->channel * bytes, spp, slice, 1,
-                  n / spp, bytes);
+    copy_samples ((const guint8 *)samples + (gsize)reader->channel * bytes, spp, slice, 1, n / spp,
+                  bytes);
   else
     copy_samples (samples, 1, slice, 1, n, bytes);
   return TRUE;

@@ -82,9 +82,8 @@ sv_tiff_label_writer_append (SvTiffLabelWriter *w, const gint32 *labels, guint d
         if (labels[i] < 0)
           {
             g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                         "%s: label %d in slice %u of a file started for labels >= 0",
-                         w->out.path, labels[i],
-                         w->z_next + (guint)(i / ((gsize)w->job.ny * w->job.nx)));
+                         "%s: label %d in slice %u of a file started for labels >= 0", w->out.path,
+                         labels[i], w->z_next + (guint)(i / ((gsize)w->job.ny * w->job.nx)));
             sv__tiff_output_abort (&w->out);
             w->open = FALSE;
             return FALSE;

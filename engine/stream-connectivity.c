@@ -169,8 +169,8 @@ sv__stream_connectivity (SvLabelSpill *spill, guint nz, guint ny, guint nx, guin
                 if (q.z + 1 < nz && q.z + 1 >= r.loaded)
                   {
                     g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                                 "connectivity window of %u slices too small at slice %u",
-                                 r.window, q.z);
+                                 "connectivity window of %u slices too small at slice %u", r.window,
+                                 q.z);
                     ok = FALSE;
                     break;
                   }

@@ -216,8 +216,8 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
   if (img->raw == NULL || img->work == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a slab of %" G_GSIZE_FORMAT " slices of %u×%u×%u",
-                   slices, img->ny, img->nx, img->nc);
+                   "not enough memory for a slab of %" G_GSIZE_FORMAT " slices of %u×%u×%u", slices,
+                   img->ny, img->nx, img->nc);
       return FALSE;
     }
   return scan_range (img, error) && scan_max_abs (img, error);

@@ -30,8 +30,8 @@ typedef struct
   gboolean divide;
   float max_abs; /* as SvPrepared's */
   guint max_depth;
-  guint8 *raw;   /* (max_depth + 2 halo) slices in the file's type */
-  float *work;   /* the same slices as float32 */
+  guint8 *raw;                /* (max_depth + 2 halo) slices in the file's type */
+  float *work;                /* the same slices as float32 */
   guint cached_z0, cached_z1; /* the slab `work` holds prepared; empty: z0 == z1 */
   guint cached_a;             /* first slice in `work` */
   guint64 passes;             /* slabs read, as slices over nz */

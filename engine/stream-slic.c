@@ -67,8 +67,8 @@ typedef struct
 static void
 run_set_slab (Run *run, guint z0, guint z1, const float *data)
 {
-  run->view.data = data != NULL ? volume_base (data, z0, run->plane * run->nc * sizeof (float))
-                                : NULL;
+  run->view.data
+      = data != NULL ? volume_base (data, z0, run->plane * run->nc * sizeof (float)) : NULL;
   run->ctx.z_begin = z0;
   run->ctx.z_end = z1;
 }
@@ -119,10 +119,10 @@ run_iteration (Run *run, gboolean keep, GError **error)
 /* What the final pass learns about the labels. */
 typedef struct
 {
-  gboolean negative;   /* some label < 0: the file is int32 */
-  gsize n_in;          /* mask-in voxels */
-  gint64 n_distinct;   /* distinct labels, background excluded */
-  guint max_extent;    /* largest z extent of one label, in slices, minus one */
+  gboolean negative; /* some label < 0: the file is int32 */
+  gsize n_in;        /* mask-in voxels */
+  gint64 n_distinct; /* distinct labels, background excluded */
+  guint max_extent;  /* largest z extent of one label, in slices, minus one */
 } LabelSummary;
 
 /* The last assignment becomes labels: unreached voxels take the nearest
@@ -203,8 +203,8 @@ choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, guint64
   const guint64 plane = (guint64)info->ny * info->nx;
   /* The slice in the file's type and as float32, its assignment and its
    * labels. */
-  const guint64 per_slice = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4
-                            + plane * 8;
+  const guint64 per_slice
+      = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
   const guint64 fixed = (mask ? plane * info->nz : 0) + 2 * halo * per_slice;
   guint64 depth;
 
@@ -273,10 +273,9 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   {
     float sigma[3];
     sv_slic_params_effective_sigma (params, sigma);
-    run.depth = options->slab_depth > 0
-                    ? MIN (options->slab_depth, run.nz)
-                    : choose_depth (reader, sv__stream_halo (sigma[0]), mask != NULL,
-                                    options->memory_limit);
+    run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
+                                        : choose_depth (reader, sv__stream_halo (sigma[0]),
+                                                        mask != NULL, options->memory_limit);
   }
 
   if (!sv__stream_image_init (&run.image, reader, mask, params, run.depth, options->n_threads,

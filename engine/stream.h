@@ -17,9 +17,9 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  int channel;         /* −1: every channel, else only this one */
-  int n_threads;       /* <= 0: all processors */
-  guint slab_depth;    /* slices per slab; 0: from memory_limit */
+  int channel;          /* −1: every channel, else only this one */
+  int n_threads;        /* <= 0: all processors */
+  guint slab_depth;     /* slices per slab; 0: from memory_limit */
   guint64 memory_limit; /* bytes for slab buffers when slab_depth is 0; 0: 1 GiB */
   SvTiffWriteOptions write_options;
   const double *label_spacing; /* z, y, x written with the labels; NULL: the file's */
@@ -35,11 +35,11 @@ void sv_stream_options_init_defaults (SvStreamOptions *options);
 /* What a streamed run did, besides SvRunStats. */
 typedef struct
 {
-  guint slab_depth;      /* slices per slab */
-  guint n_slabs;         /* slabs per pass */
-  guint halo;            /* slices read beyond a slab for smoothing */
-  guint connect_window;  /* slices the connectivity pass held at once */
-  guint64 image_passes;  /* passes over the image file */
+  guint slab_depth;     /* slices per slab */
+  guint n_slabs;        /* slabs per pass */
+  guint halo;           /* slices read beyond a slab for smoothing */
+  guint connect_window; /* slices the connectivity pass held at once */
+  guint64 image_passes; /* passes over the image file */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
@@ -49,8 +49,8 @@ typedef struct
  * are those of the TIFF reader and writer, the parameters and the data
  * (NaN/inf), worded as the in-memory run words them. */
 gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
-                             const guint8 *mask, const SvStreamOptions *options,
-                             SvRunStats *stats, SvStreamReport *report, GError **error);
+                             const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
+                             SvStreamReport *report, GError **error);
 
 /* Bytes the in-memory CPU run of a volume needs at its peak (image,
  * prepared copy, assignment, labels, mask), for choosing between the two. */

@@ -72,8 +72,8 @@ write_in_slabs (const char *path, const SvLabels *l, guint depth, gboolean negat
                 const SvTiffWriteOptions *options)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SvTiffLabelWriter) w = sv_tiff_label_writer_new (
-      path, l->nz, l->ny, l->nx, negative, l->spacing, l->unit, options, &error);
+  g_autoptr (SvTiffLabelWriter) w = sv_tiff_label_writer_new (path, l->nz, l->ny, l->nx, negative,
+                                                              l->spacing, l->unit, options, &error);
   const gsize plane = (gsize)l->ny * l->nx;
 
   g_assert_no_error (error);
@@ -188,9 +188,8 @@ test_reader_slabs (Fixture *f, gconstpointer data)
             g_assert_true (sv_tiff_slab_reader_read (r, z0, z1, raw, &error));
             g_assert_no_error (error);
             sv_tiff_samples_to_float (info->sample_type, raw, (z1 - z0) * slice, values);
-            g_assert_true (memcmp (values, whole->data + z0 * slice,
-                                   (z1 - z0) * slice * sizeof (float))
-                           == 0);
+            g_assert_true (
+                memcmp (values, whole->data + z0 * slice, (z1 - z0) * slice * sizeof (float)) == 0);
           }
       }
 }
@@ -241,8 +240,8 @@ test_connectivity_window (Fixture *f, gconstpointer data)
           guint extent = 0;
           gint64 n_expected;
 
-          n_expected = sv_connectivity_enforce (in, nz, ny, nx, sizes[c][0], sizes[c][1], 1,
-                                                expected);
+          n_expected
+              = sv_connectivity_enforce (in, nz, ny, nx, sizes[c][0], sizes[c][1], 1, expected);
           /* The window the streamed run takes: the largest z extent of one
            * label, plus 3. */
           for (gsize v = 0; v < n; v++)
