@@ -39,8 +39,8 @@ void sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *clust
  * the slab's voxels added; the centres are then the sums' means (clusters
  * with no voxel die); under SLIC-zero the maxima are raised over each slab
  * with the new centres. sv_slic_update is the three over the whole volume. */
-void sv__slic_sums_add (const SvSlicContext *ctx, const gint32 *nearest,
-                        const SvClusters *clusters, gint64 *sums);
+void sv__slic_sums_add (const SvSlicContext *ctx, const gint32 *nearest, const SvClusters *clusters,
+                        gint64 *sums);
 void sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums,
                                  SvClusters *clusters);
 void sv__slic_raise_colour_maxima (const SvSlicContext *ctx, const gint32 *nearest,

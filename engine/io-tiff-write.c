@@ -383,7 +383,8 @@ fill_labels_cb (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data)
 }
 
 void
-sv__tiff_write_job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options, gboolean auto_predictor)
+sv__tiff_write_job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options,
+                              gboolean auto_predictor)
 {
   SvTiffWriteOptions defaults;
 

@@ -223,8 +223,7 @@ sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClus
 }
 
 void
-sv__slic_raise_colour_maxima (const SvSlicContext *ctx, const gint32 *nearest,
-                              SvClusters *clusters)
+sv__slic_raise_colour_maxima (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clusters)
 {
   UpdateJob job = { 0 };
   int n_threads = update_threads (ctx);

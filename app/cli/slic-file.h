@@ -70,11 +70,11 @@ struct _SvCliSlicFile
   char *sidecar;
 
   SvVolume *volume; /* from load until compute is done with it */
-  gboolean streaming; /* not loaded: computed from its file in slabs */
-  gboolean streamed;  /* its labels are in `output` already */
-  guint64 memory_limit; /* the limit the choice was made with */
-  guint slab_depth;     /* slices per slab when streamed */
-  guint connect_window; /* slices the streamed connectivity held */
+  gboolean streaming;                 /* not loaded: computed from its file in slabs */
+  gboolean streamed;                  /* its labels are in `output` already */
+  guint64 memory_limit;               /* the limit the choice was made with */
+  guint slab_depth;                   /* slices per slab when streamed */
+  guint connect_window;               /* slices the streamed connectivity held */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels; /* from compute until write */
 
