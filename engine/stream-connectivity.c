@@ -26,7 +26,7 @@ typedef struct
 
 typedef struct
 {
-  SvLabelSpill *spill;
+  SvSpill *spill;
   SvTiffLabelWriter *writer;
   guint nz, ny, nx, window;
   gsize plane;
@@ -79,7 +79,7 @@ load_until (Ring *r, guint end, GError **error)
       gsize base = ring_index (r, r->loaded, 0, 0);
       if (r->loaded >= r->window && !emit_until (r, r->loaded - r->window + 1, error))
         return FALSE;
-      if (!sv__label_spill_read (r->spill, r->loaded, r->loaded + 1, r->in + base, error))
+      if (!sv__spill_read (r->spill, r->loaded, r->loaded + 1, r->in + base, error))
         return FALSE;
       for (gsize i = 0; i < r->plane; i++)
         r->out[base + i] = r->in[base + i] == r->mask_label ? r->mask_label : r->unset;
@@ -88,7 +88,7 @@ load_until (Ring *r, guint end, GError **error)
 }
 
 gint64
-sv__stream_connectivity (SvLabelSpill *spill, guint nz, guint ny, guint nx, guint window,
+sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint window,
                          gint64 min_size, gint64 max_size, int start_label,
                          SvTiffLabelWriter *writer, guint out_depth, GError **error)
 {

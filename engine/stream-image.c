@@ -119,6 +119,14 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
 
   if (img->cached_z0 == z0 && img->cached_z1 == z1)
     return img->work + (gsize)(z0 - img->cached_a) * plane * nc;
+  if (img->prepared != NULL && img->passes == 2)
+    {
+      if (!sv__spill_read (img->prepared, z0, z1, img->work, error))
+        return NULL;
+      img->cached_a = img->cached_z0 = z0;
+      img->cached_z1 = z1;
+      return img->work;
+    }
   if (!read_float (img, a, b, error))
     return NULL;
   n = (gsize)(b - a) * plane;
@@ -166,6 +174,8 @@ scan_max_abs (SvStreamImage *img, GError **error)
 
       if (data == NULL)
         return FALSE;
+      if (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error))
+        return FALSE;
       for (gsize i = 0; i < (gsize)(z1 - z0) * plane; i++)
         {
           if (img->mask != NULL && img->mask[(gsize)z0 * plane + i] == 0)
@@ -181,7 +191,8 @@ scan_max_abs (SvStreamImage *img, GError **error)
 
 gboolean
 sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
-                       const SvSlicParams *params, guint max_depth, int n_threads, GError **error)
+                       const SvSlicParams *params, guint max_depth, int n_threads,
+                       const char *beside, GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   gsize slices, slice_bytes;
@@ -220,6 +231,15 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
                    img->ny, img->nx, img->nc);
       return FALSE;
     }
+  /* Smoothing a slab costs more than reading it back: keep the prepared
+   * image (4 bytes per value) on disk for the iterations. */
+  if (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0)
+    {
+      img->prepared = sv__spill_new (beside, "smoothed", img->nz,
+                                     (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
+      if (img->prepared == NULL)
+        return FALSE;
+    }
   return scan_range (img, error) && scan_max_abs (img, error);
 }
 
@@ -228,4 +248,5 @@ sv__stream_image_clear (SvStreamImage *img)
 {
   g_clear_pointer (&img->raw, g_free);
   g_clear_pointer (&img->work, g_free);
+  g_clear_pointer (&img->prepared, sv__spill_free);
 }

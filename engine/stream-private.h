@@ -10,6 +10,9 @@
 
 G_BEGIN_DECLS
 
+/* A volume in a temporary file (stream-spill.c, below). */
+typedef struct _SvSpill SvSpill;
+
 /* ---- the prepared image, slab by slab (stream-image.c) ------------------ */
 
 /* The image that sv_prepare would make, served a slab at a time: slices
@@ -34,16 +37,20 @@ typedef struct
   float *work;                /* the same slices as float32 */
   guint cached_z0, cached_z1; /* the slab `work` holds prepared; empty: z0 == z1 */
   guint cached_a;             /* first slice in `work` */
-  guint64 passes;             /* slabs read, as slices over nz */
-  guint64 slices_read;
+  guint64 passes;             /* statistics passes made */
+  guint64 slices_read;        /* slices read from the image file */
+  /* With smoothing, the prepared image as float32 after the statistics
+   * passes, so that iterations read it instead of smoothing again. */
+  SvSpill *prepared;
 } SvStreamImage;
 
 /* Opens the image for slabs of at most max_depth slices and makes the two
  * statistics passes (min/max for the rescale, then max |value| of the
- * prepared image). Errors as sv_prepare's. */
+ * prepared image). With smoothing, the second pass keeps the prepared
+ * image in a temporary file beside `beside`. Errors as sv_prepare's. */
 gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
                                 const SvSlicParams *params, guint max_depth, int n_threads,
-                                GError **error);
+                                const char *beside, GError **error);
 void sv__stream_image_clear (SvStreamImage *img);
 
 /* The prepared values of slices [z0, z1) (z1 − z0 <= max_depth), channel
@@ -53,29 +60,28 @@ const float *sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GErr
 /* Halo slices for sigma_z: the kernel radius, (int)(4σ + 0.5). */
 guint sv__stream_halo (float sigma_z);
 
-/* ---- labels spilled to disk (stream-spill.c) ----------------------------- */
+/* ---- volumes spilled to disk (stream-spill.c) ---------------------------- */
 
-/* A raw int32 volume in a temporary file beside the output, removed when
- * closed (and by the system if the process dies: it is unlinked at once). */
-typedef struct _SvLabelSpill SvLabelSpill;
-
-SvLabelSpill *sv__label_spill_new (const char *beside, guint nz, gsize plane, GError **error);
-void sv__label_spill_free (SvLabelSpill *spill);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvLabelSpill, sv__label_spill_free)
-gboolean sv__label_spill_write (SvLabelSpill *spill, guint z0, guint z1, const gint32 *labels,
-                                GError **error);
-gboolean sv__label_spill_read (SvLabelSpill *spill, guint z0, guint z1, gint32 *labels,
-                               GError **error);
+/* nz raw slices of slice_bytes in a temporary file beside the output,
+ * named after `what`; removed when freed (and by the system if the process
+ * dies: it is unlinked at once). */
+SvSpill *sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes,
+                        GError **error);
+void sv__spill_free (SvSpill *spill);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvSpill, sv__spill_free)
+gboolean sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error);
+gboolean sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error);
 
 /* ---- connectivity across slabs (stream-connectivity.c) ------------------- */
 
-/* sv_connectivity_enforce over the labels in `spill` (nz slices of ny·nx),
+/* sv_connectivity_enforce over the labels in `spill` (nz slices of ny·nx
+ * int32),
  * written to `writer`, holding `window` slices at once: window must be at
  * least the largest z extent of one input label plus 3 (a search that
  * starts in slice z stays inside its label's extent and looks one slice
  * further on each side). Returns the number of labels, or −1 with `error`
  * set. */
-gint64 sv__stream_connectivity (SvLabelSpill *spill, guint nz, guint ny, guint nx, guint window,
+gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint window,
                                 gint64 min_size, gint64 max_size, int start_label,
                                 SvTiffLabelWriter *writer, guint out_depth, GError **error);
 

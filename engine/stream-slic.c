@@ -60,7 +60,7 @@ typedef struct
   guint nz, ny, nx, nc, depth;
   gsize plane;
   gint32 *nearest; /* depth slices */
-  SvLabelSpill *spill;
+  SvSpill *spill;
 } Run;
 
 /* Points the context at slab [z0, z1) whose prepared values are `data`. */
@@ -98,7 +98,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
       run_set_slab (run, z0, z1, data);
       sv_slic_assign (&run->ctx, &run->clusters, run_nearest (run, z0));
       sv__slic_sums_add (&run->ctx, run_nearest (run, z0), &run->clusters, sums);
-      if ((keep || slic_zero) && !sv__label_spill_write (run->spill, z0, z1, run->nearest, error))
+      if ((keep || slic_zero) && !sv__spill_write (run->spill, z0, z1, run->nearest, error))
         return FALSE;
     }
   sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
@@ -108,7 +108,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
       guint z1 = MIN (z0 + run->depth, run->nz);
       const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
 
-      if (data == NULL || !sv__label_spill_read (run->spill, z0, z1, run->nearest, error))
+      if (data == NULL || !sv__spill_read (run->spill, z0, z1, run->nearest, error))
         return FALSE;
       run_set_slab (run, z0, z1, data);
       sv__slic_raise_colour_maxima (&run->ctx, run_nearest (run, z0), &run->clusters);
@@ -148,7 +148,7 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
           run->nearest[i] = -1;
       else
         {
-          if (!sv__label_spill_read (run->spill, z0, z1, run->nearest, error))
+          if (!sv__spill_read (run->spill, z0, z1, run->nearest, error))
             return FALSE;
           run_set_slab (run, z0, z1, NULL);
           sv__slic_fill_unassigned (&run->ctx, &run->clusters, run_nearest (run, z0));
@@ -168,7 +168,7 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
           run->nearest[i] = c < 0 ? start_label - 1 : c + start_label;
           sum->negative |= run->nearest[i] < 0;
         }
-      if (!sv__label_spill_write (run->spill, z0, z1, run->nearest, error))
+      if (!sv__spill_write (run->spill, z0, z1, run->nearest, error))
         return FALSE;
     }
   for (gsize i = 0; i < k; i++)
@@ -187,7 +187,7 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
   for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
     {
       guint z1 = MIN (z0 + run->depth, run->nz);
-      if (!sv__label_spill_read (run->spill, z0, z1, run->nearest, error)
+      if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
           || !sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error))
         return FALSE;
     }
@@ -195,18 +195,26 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
 }
 
 /* Slices per slab that fit in `limit` bytes beside what does not depend on
- * the slab: the mask and the clusters. */
+ * the slab: the mask, the halo and the connectivity window. The window is
+ * the largest z extent of a label plus 3, known only at the end; labels
+ * span about two grid steps (at most four), which is what is set aside. */
 static guint
-choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, guint64 limit)
+choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, gint64 n_segments,
+              guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   const guint64 plane = (guint64)info->ny * info->nx;
+  const guint shape[3] = { info->nz, info->ny, info->nx };
   /* The slice in the file's type and as float32, its assignment and its
    * labels. */
-  const guint64 per_slice
-      = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
-  const guint64 fixed = (mask ? plane * info->nz : 0) + 2 * halo * per_slice;
-  guint64 depth;
+  const guint64 per_slice = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4
+                            + plane * 8;
+  guint start[3], step[3];
+  guint64 fixed, window, depth;
+
+  sv_regular_grid (shape, (double)n_segments, start, step);
+  window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
+  fixed = (mask ? plane * info->nz : 0) + 2 * halo * per_slice + window * plane * 8;
 
   if (limit == 0)
     limit = G_GUINT64_CONSTANT (1) << 30;
@@ -228,7 +236,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
   g_autoptr (SvTiffLabelWriter) writer = NULL;
-  g_autoptr (SvLabelSpill) spill = NULL;
+  g_autoptr (SvSpill) spill = NULL;
   g_autofree gint32 *nearest = NULL;
   const SvTiffSlabInfo *info;
   SvTiffReadOptions read_options;
@@ -275,11 +283,12 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     sv_slic_params_effective_sigma (params, sigma);
     run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
                                         : choose_depth (reader, sv__stream_halo (sigma[0]),
-                                                        mask != NULL, options->memory_limit);
+                                                        mask != NULL, params->n_segments,
+                                                        options->memory_limit);
   }
 
   if (!sv__stream_image_init (&run.image, reader, mask, params, run.depth, options->n_threads,
-                              error))
+                              output, error))
     goto out;
   run.view.nz = run.nz;
   run.view.ny = run.ny;
@@ -297,7 +306,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     goto out;
   sv_slic_context_init (&run.ctx, &run.view, mask, &seeds, params, options->n_threads);
   nearest = run.nearest = g_try_new (gint32, (gsize)run.depth * run.plane);
-  spill = run.spill = sv__label_spill_new (output, run.nz, run.plane, error);
+  spill = run.spill = sv__spill_new (output, "labels", run.nz, run.plane * sizeof (gint32), error);
   if (spill == NULL)
     goto out;
   if (nearest == NULL)

@@ -1,6 +1,7 @@
-/* Supervox engine: label volumes that do not fit in memory, kept in a raw
+/* Supervox engine: volumes that do not fit in memory, kept in a raw
  * temporary file while a streamed run needs them again (the assignment of
- * the last iteration, the labels before connectivity). The file lives
+ * the last iteration, the labels before connectivity, the smoothed image).
+ * The file lives
  * beside the output, on the disk that must hold the output anyway, and is
  * unlinked as soon as it is open so that nothing is left behind. */
 #define G_LOG_DOMAIN "sv-engine"
@@ -15,18 +16,18 @@
 
 #include "error.h"
 
-struct _SvLabelSpill
+struct _SvSpill
 {
   int fd;
   guint nz;
-  gsize plane;
+  gsize slice_bytes;
 };
 
-SvLabelSpill *
-sv__label_spill_new (const char *beside, guint nz, gsize plane, GError **error)
+SvSpill *
+sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes, GError **error)
 {
-  g_autofree char *tmp_path = g_strdup_printf ("%s.labels-XXXXXX", beside);
-  SvLabelSpill *spill;
+  g_autofree char *tmp_path = g_strdup_printf ("%s.%s-XXXXXX", beside, what);
+  SvSpill *spill;
   int fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0600);
 
   if (fd < 0)
@@ -34,20 +35,20 @@ sv__label_spill_new (const char *beside, guint nz, gsize plane, GError **error)
       int saved_errno = errno;
       g_autofree char *name = g_filename_display_name (beside);
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
-                   "%s: cannot make a temporary label file beside it: %s", name,
+                   "%s: cannot make a temporary file beside it: %s", name,
                    g_strerror (saved_errno));
       return NULL;
     }
   g_unlink (tmp_path);
-  spill = g_new0 (SvLabelSpill, 1);
+  spill = g_new0 (SvSpill, 1);
   spill->fd = fd;
   spill->nz = nz;
-  spill->plane = plane;
+  spill->slice_bytes = slice_bytes;
   return spill;
 }
 
 void
-sv__label_spill_free (SvLabelSpill *spill)
+sv__spill_free (SvSpill *spill)
 {
   if (spill == NULL)
     return;
@@ -57,8 +58,7 @@ sv__label_spill_free (SvLabelSpill *spill)
 
 /* pread or pwrite of all `len` bytes at `offset`, through short counts. */
 static gboolean
-transfer (SvLabelSpill *spill, gboolean write, guint64 offset, guint8 *buf, gsize len,
-          GError **error)
+transfer (SvSpill *spill, gboolean write, guint64 offset, guint8 *buf, gsize len, GError **error)
 {
   while (len > 0)
     {
@@ -69,8 +69,8 @@ transfer (SvLabelSpill *spill, gboolean write, guint64 offset, guint8 *buf, gsiz
       if (n <= 0)
         {
           int saved_errno = errno;
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
-                       "cannot %s the temporary label file: %s", write ? "write" : "read",
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "cannot %s a temporary file: %s",
+                       write ? "write" : "read",
                        n < 0 ? g_strerror (saved_errno) : "it is shorter than expected");
           return FALSE;
         }
@@ -82,18 +82,17 @@ transfer (SvLabelSpill *spill, gboolean write, guint64 offset, guint8 *buf, gsiz
 }
 
 gboolean
-sv__label_spill_write (SvLabelSpill *spill, guint z0, guint z1, const gint32 *labels,
-                       GError **error)
+sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error)
 {
   g_return_val_if_fail (z0 <= z1 && z1 <= spill->nz, FALSE);
-  return transfer (spill, TRUE, (guint64)z0 * spill->plane * sizeof (gint32), (guint8 *)labels,
-                   (gsize)(z1 - z0) * spill->plane * sizeof (gint32), error);
+  return transfer (spill, TRUE, (guint64)z0 * spill->slice_bytes, (guint8 *)slices,
+                   (gsize)(z1 - z0) * spill->slice_bytes, error);
 }
 
 gboolean
-sv__label_spill_read (SvLabelSpill *spill, guint z0, guint z1, gint32 *labels, GError **error)
+sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error)
 {
   g_return_val_if_fail (z0 <= z1 && z1 <= spill->nz, FALSE);
-  return transfer (spill, FALSE, (guint64)z0 * spill->plane * sizeof (gint32), (guint8 *)labels,
-                   (gsize)(z1 - z0) * spill->plane * sizeof (gint32), error);
+  return transfer (spill, FALSE, (guint64)z0 * spill->slice_bytes, slices,
+                   (gsize)(z1 - z0) * spill->slice_bytes, error);
 }

@@ -256,13 +256,14 @@ test_connectivity_window (Fixture *f, gconstpointer data)
             }
           for (guint depth = 1; depth <= 7; depth += 6)
             {
-              g_autoptr (SvLabelSpill) spill = sv__label_spill_new (beside, nz, plane, &error);
+              g_autoptr (SvSpill) spill
+                  = sv__spill_new (beside, "labels", nz, plane * sizeof (gint32), &error);
               g_autoptr (SvTiffLabelWriter) w = NULL;
               double spacing[3] = { 1, 1, 1 };
               gint64 n_labels;
 
               g_assert_no_error (error);
-              g_assert_true (sv__label_spill_write (spill, 0, nz, in, &error));
+              g_assert_true (sv__spill_write (spill, 0, nz, in, &error));
               w = sv_tiff_label_writer_new (out, nz, ny, nx, FALSE, spacing, NULL, NULL, &error);
               g_assert_no_error (error);
               n_labels = sv__stream_connectivity (spill, nz, ny, nx, extent + 3, sizes[c][0],
