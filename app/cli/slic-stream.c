@@ -101,7 +101,9 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   if (reader == NULL)
     return TRUE;
   info = sv_tiff_slab_reader_info (reader);
-  need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask != NULL);
+  /* Beside what the process holds already. */
+  need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask != NULL)
+         + sv_cli_peak_memory ();
   if (ctx->slab_depth == 0 && (file->memory_limit == 0 || need <= file->memory_limit))
     return TRUE;
 
