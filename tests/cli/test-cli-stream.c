@@ -6,6 +6,7 @@
 
 #include "io.h"
 #include "sv-test-files.h"
+#include "sv-test-python.h"
 #include "volume.h"
 
 static char *cli_path;
@@ -243,6 +244,40 @@ test_odd_shapes (Fixture *f, gconstpointer data)
   assert_stream_identical (f, in_rgb, "--n-segments 30 --channel 1");
 }
 
+/* Layouts the writer does not make: tiles, an ImageJ hyperstack with its
+ * channels in pages, int16 and float64 samples (written by tifffile). */
+static void
+test_other_layouts (Fixture *f, gconstpointer data)
+{
+  static const char script[]
+      = "import sys, numpy as np, tifffile\n"
+        "d = sys.argv[1]\n"
+        "rng = np.random.default_rng(1)\n"
+        "z, y, x = 13, 50, 46\n"
+        "yy, xx = np.mgrid[0:y, 0:x]\n"
+        "base = (np.sin(xx * 0.3) * np.cos(yy * 0.2) * 1000 + 2000)[None] * np.ones((z, 1, 1))\n"
+        "vol = (base + rng.integers(0, 300, (z, y, x))).astype(np.uint16)\n"
+        "tifffile.imwrite(d + '/tiled.tif', vol, tile=(16, 16), compression='zlib')\n"
+        "hs = np.stack([vol, vol[:, ::-1, :]], axis=1)\n"
+        "tifffile.imwrite(d + '/hyper.tif', hs, imagej=True, metadata={'axes': 'ZCYX'})\n"
+        "tifffile.imwrite(d + '/i16.tif', (vol.astype(np.int32) - 2500).astype(np.int16))\n"
+        "tifffile.imwrite(d + '/f64.tif', vol / 7.0)\n";
+  static const char *const names[] = { "tiled.tif", "hyper.tif", "i16.tif", "f64.tif" };
+  g_autofree char *out = sv_test_python_args (script, f->dir);
+
+  if (out == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *in = path_in (f, names[i]);
+      assert_stream_identical (f, in, "--n-segments 40 --sigma 0.8");
+    }
+  {
+    g_autofree char *in = path_in (f, "hyper.tif");
+    assert_stream_identical (f, in, "--n-segments 40 --channel 1");
+  }
+}
+
 static void
 test_memory_limit (Fixture *f, gconstpointer data)
 {
@@ -403,6 +438,7 @@ main (int argc, char **argv)
               fixture_setup, test_sample_type, fixture_teardown);
   ADD ("/cli/stream/identical/mask", test_mask);
   ADD ("/cli/stream/identical/odd-shapes", test_odd_shapes);
+  ADD ("/cli/stream/identical/other-layouts", test_other_layouts);
   ADD ("/cli/stream/memory-limit-chooses", test_memory_limit);
   ADD ("/cli/stream/stays-under-limit", test_stays_under_limit);
   ADD ("/cli/stream/fails-cleanly/truncated", test_truncated);
