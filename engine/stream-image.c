@@ -240,7 +240,18 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
       if (img->prepared == NULL)
         return FALSE;
     }
-  return scan_range (img, error) && scan_max_abs (img, error);
+  if (!scan_range (img, error))
+    return FALSE;
+  /* Without Lab or smoothing the prepared values are fl(fl(v − min) / s)
+   * with s = fl(max − min): monotone in v, from 0 at the minimum to s / s
+   * = 1 at the maximum (all 0 when s is 0), so the second pass is known. */
+  if (!img->lab && img->prepared == NULL && isfinite (img->scale))
+    {
+      img->max_abs = img->divide ? 1.0f : 0.0f;
+      img->passes++;
+      return TRUE;
+    }
+  return scan_max_abs (img, error);
 }
 
 void

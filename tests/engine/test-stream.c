@@ -2,12 +2,15 @@
  * counterparts: the slab label writer (same bytes as the in-memory
  * writer), the slab reader (same values as the whole-volume reader) and the
  * windowed connectivity (same labels as sv_connectivity_enforce). */
+#include <math.h>
 #include <string.h>
 
 #include "connectivity.h"
 #include "error.h"
 #include "io-tiff-slab.h"
 #include "io.h"
+#include "params.h"
+#include "prepare.h"
 #include "rng.h"
 #include "stream-private.h"
 #include "sv-test-files.h"
@@ -194,6 +197,81 @@ test_reader_slabs (Fixture *f, gconstpointer data)
       }
 }
 
+/* The streamed prepare gives sv_prepare's values, slab by slab, and its
+ * max |value|: without smoothing (where the second pass is skipped), with a
+ * halo, with Lab and with a mask that leaves NaN outside. */
+static void
+test_image_matches_prepare (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    guint nz, nc;
+    SvSampleType as;
+    double sigma;
+    gboolean mask;
+  } cases[] = {
+    { 13, 1, SV_SAMPLE_U8, 0.0, FALSE },  { 13, 1, SV_SAMPLE_F32, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_U16, 1.5, FALSE }, { 9, 1, SV_SAMPLE_F32, 0.6, TRUE },
+    { 1, 3, SV_SAMPLE_U8, 0.0, FALSE },   { 1, 3, SV_SAMPLE_U8, 1.0, FALSE },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      const guint nz = cases[c].nz, ny = 17, nx = 15, nc = cases[c].nc;
+      const gsize plane = (gsize)ny * nx;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SvVolume) v = sv_volume_new (nz, ny, nx, nc, &error);
+      g_autoptr (SvVolume) read_back = NULL;
+      g_autoptr (SvPrepared) whole = NULL;
+      g_autofree guint8 *mask = NULL;
+      g_autofree char *path = g_build_filename (f->dir, "image.tif", NULL);
+      SvSlicParams params;
+      SvRng rng;
+
+      g_assert_no_error (error);
+      sv_rng_init (&rng, 100 + c);
+      for (gsize i = 0; i < plane * nz * nc; i++)
+        v->data[i] = (float)(0.2 + 0.6 * sv_rng_uniform (&rng));
+      if (cases[c].mask)
+        {
+          mask = g_new (guint8, plane * nz);
+          for (gsize i = 0; i < plane * nz; i++)
+            mask[i] = i % 5 != 0;
+          /* Outside the mask a NaN, which the rescale zeroes. */
+          v->data[5] = NAN;
+        }
+      g_assert_true (sv_tiff_write_volume (path, v, cases[c].as, &error));
+      g_assert_no_error (error);
+      read_back = sv_tiff_read_volume (path, &error);
+      g_assert_no_error (error);
+      sv_slic_params_init_defaults (&params);
+      params.sigma[0] = cases[c].sigma;
+      whole = sv_prepare (read_back, mask, &params, 2, &error);
+      g_assert_no_error (error);
+
+      for (guint depth = 1; depth <= 5; depth += 4)
+        {
+          g_autoptr (SvTiffSlabReader) r = sv_tiff_slab_reader_open (path, NULL, &error);
+          SvStreamImage img;
+
+          g_assert_no_error (error);
+          g_assert_true (sv__stream_image_init (&img, r, mask, &params, depth, 2, path, &error));
+          g_assert_no_error (error);
+          g_assert_cmpfloat (img.max_abs, ==, whole->max_abs);
+          for (guint z0 = 0; z0 < nz; z0 += depth)
+            {
+              guint z1 = MIN (z0 + depth, nz);
+              const float *slab = sv__stream_image_slab (&img, z0, z1, &error);
+              g_assert_no_error (error);
+              g_assert_true (memcmp (slab, whole->data + z0 * plane * nc,
+                                     (z1 - z0) * plane * nc * sizeof (float))
+                             == 0);
+            }
+          sv__stream_image_clear (&img);
+        }
+    }
+}
+
 /* Input labels of blocks that wander along z, with single voxels and thin
  * bridges, so that pieces are split, merged and cross many slices. */
 static gint32 *
@@ -287,6 +365,7 @@ main (int argc, char **argv)
   ADD ("/engine/stream/writer/same-bytes-as-in-memory", test_writer_same_bytes);
   ADD ("/engine/stream/writer/refuses-negative", test_writer_refuses_negative);
   ADD ("/engine/stream/reader/slabs-match-volume", test_reader_slabs);
+  ADD ("/engine/stream/image/slabs-match-prepare", test_image_matches_prepare);
   ADD ("/engine/stream/connectivity/window-matches-whole", test_connectivity_window);
 #undef ADD
   return g_test_run ();
