@@ -7,6 +7,7 @@
 #include "io-tiff-slab.h"
 #include "params.h"
 #include "prepare.h"
+#include "slic.h"
 
 G_BEGIN_DECLS
 
@@ -71,6 +72,35 @@ void sv__spill_free (SvSpill *spill);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvSpill, sv__spill_free)
 gboolean sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error);
 gboolean sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error);
+
+/* ---- slab steps (stream-steps-cpu.c) ------------------------------------- */
+
+/* What an iteration does to one slab, behind a table so that the driver
+ * (stream-slic.c) runs the same way on the CPU, on a device that holds the
+ * slab, or on an MPI rank that owns some slabs. Each step takes the run's
+ * context (whole-volume shape, global coordinates) and slab [z0, z1): its
+ * prepared values `data` and its assignment `nearest` start at slice z0.
+ * Sums are exact integers, so slabs and ranks may add theirs in any order.
+ * Steps return FALSE with `error` set when the device fails. */
+typedef struct
+{
+  const char *name;
+  /* Assigns the slab's voxels (nearest) and adds their sums (K × (4 + nc),
+   * as sv__slic_sums_add) to `sums`. */
+  gboolean (*assign_sum) (gpointer self, const SvSlicContext *ctx, const SvClusters *clusters,
+                          guint z0, guint z1, const float *data, gint32 *nearest, gint64 *sums,
+                          GError **error);
+  /* SLIC-zero: raises the clusters' maxima over the slab, with the new
+   * centres and the slab's assignment. */
+  gboolean (*raise_maxima) (gpointer self, const SvSlicContext *ctx, SvClusters *clusters, guint z0,
+                            guint z1, const float *data, const gint32 *nearest, GError **error);
+  /* Gives the slab's mask-in voxels that no window reached the nearest
+   * live centre (sv__slic_fill_unassigned). */
+  gboolean (*fill_unassigned) (gpointer self, const SvSlicContext *ctx, const SvClusters *clusters,
+                               guint z0, guint z1, gint32 *nearest, GError **error);
+} SvSlabSteps;
+
+extern const SvSlabSteps sv__slab_steps_cpu;
 
 /* ---- connectivity across slabs (stream-connectivity.c) ------------------- */
 

@@ -1,7 +1,8 @@
 /* Supervox engine: the streamed SLIC run. It is sv__slic_run (slic-run.c)
- * with the volume cut into z-slabs: each slab runs the same slab steps
- * (assignment, exact integer sums, the fill of unreached voxels) that a
- * GPU or an MPI rank can run on its own slabs, and the centres come from
+ * with the volume cut into z-slabs: each slab goes through the slab steps
+ * (SvSlabSteps: assignment, exact integer sums, the fill of unreached
+ * voxels; stream-steps-cpu.c on the CPU) that a GPU or an MPI rank can run
+ * on its own slabs, and the centres come from
  * the sums of all slabs, whose order does not matter. A slab needs no halo
  * for assignment: a voxel's cluster depends only on the centres and the
  * voxel. Assignments that are needed again (the last one, and SLIC-zero's)
@@ -39,45 +40,22 @@ sv_stream_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask
   return n * (8 * (guint64)nc + 8 + (mask ? 1 : 0));
 }
 
-/* Where element 0 of a volume would be if `slab`, which holds slices from
- * z0 on, were part of it: the slab steps index with global voxel numbers
- * and touch only their slab's slices. */
-static inline gpointer
-volume_base (gconstpointer slab, guint z0, gsize slice_bytes)
-{
-  return (gpointer)((guintptr)slab - (guintptr)z0 * slice_bytes);
-}
-
 typedef struct
 {
   const SvSlicParams *params;
   const SvStreamOptions *options;
   const guint8 *mask;
   SvStreamImage image;
-  SvPrepared view; /* the image's shape and max_abs; data set per slab */
+  SvPrepared view; /* the image's shape and max_abs, no data */
   SvSlicContext ctx;
+  const SvSlabSteps *steps;
+  gpointer steps_self;
   SvClusters clusters;
   guint nz, ny, nx, nc, depth;
   gsize plane;
   gint32 *nearest; /* depth slices */
   SvSpill *spill;
 } Run;
-
-/* Points the context at slab [z0, z1) whose prepared values are `data`. */
-static void
-run_set_slab (Run *run, guint z0, guint z1, const float *data)
-{
-  run->view.data
-      = data != NULL ? volume_base (data, z0, run->plane * run->nc * sizeof (float)) : NULL;
-  run->ctx.z_begin = z0;
-  run->ctx.z_end = z1;
-}
-
-static gint32 *
-run_nearest (Run *run, guint z0)
-{
-  return volume_base (run->nearest, z0, run->plane * sizeof (gint32));
-}
 
 /* One iteration: assignment and sums slab by slab, the centres from the
  * sums, then SLIC-zero's maxima with the new centres. */
@@ -93,14 +71,15 @@ run_iteration (Run *run, gboolean keep, GError **error)
       guint z1 = MIN (z0 + run->depth, run->nz);
       const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
 
-      if (data == NULL)
+      if (data == NULL
+          || !run->steps->assign_sum (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
+                                      run->nearest, sums, error))
         return FALSE;
-      run_set_slab (run, z0, z1, data);
-      sv_slic_assign (&run->ctx, &run->clusters, run_nearest (run, z0));
-      sv__slic_sums_add (&run->ctx, run_nearest (run, z0), &run->clusters, sums);
       if ((keep || slic_zero) && !sv__spill_write (run->spill, z0, z1, run->nearest, error))
         return FALSE;
     }
+  /* Devices or ranks that summed other slabs add their sums here: exact
+   * integers, so the centres do not depend on how the volume was cut. */
   sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
 
   for (guint z0 = 0; slic_zero && z0 < run->nz; z0 += run->depth)
@@ -108,10 +87,10 @@ run_iteration (Run *run, gboolean keep, GError **error)
       guint z1 = MIN (z0 + run->depth, run->nz);
       const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
 
-      if (data == NULL || !sv__spill_read (run->spill, z0, z1, run->nearest, error))
+      if (data == NULL || !sv__spill_read (run->spill, z0, z1, run->nearest, error)
+          || !run->steps->raise_maxima (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
+                                        run->nearest, error))
         return FALSE;
-      run_set_slab (run, z0, z1, data);
-      sv__slic_raise_colour_maxima (&run->ctx, run_nearest (run, z0), &run->clusters);
     }
   return TRUE;
 }
@@ -148,10 +127,10 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
           run->nearest[i] = -1;
       else
         {
-          if (!sv__spill_read (run->spill, z0, z1, run->nearest, error))
+          if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
+              || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0, z1,
+                                               run->nearest, error))
             return FALSE;
-          run_set_slab (run, z0, z1, NULL);
-          sv__slic_fill_unassigned (&run->ctx, &run->clusters, run_nearest (run, z0));
         }
       for (gsize i = 0; i < n; i++)
         {
@@ -207,8 +186,8 @@ choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, gint64 
   const guint shape[3] = { info->nz, info->ny, info->nx };
   /* The slice in the file's type and as float32, its assignment and its
    * labels. */
-  const guint64 per_slice = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4
-                            + plane * 8;
+  const guint64 per_slice
+      = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
   guint start[3], step[3];
   guint64 fixed, window, depth;
 
@@ -283,10 +262,10 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   {
     float sigma[3];
     sv_slic_params_effective_sigma (params, sigma);
-    run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
-                                        : choose_depth (reader, sv__stream_halo (sigma[0]),
-                                                        mask != NULL, params->n_segments,
-                                                        options->memory_limit);
+    run.depth = options->slab_depth > 0
+                    ? MIN (options->slab_depth, run.nz)
+                    : choose_depth (reader, sv__stream_halo (sigma[0]), mask != NULL,
+                                    params->n_segments, options->memory_limit);
   }
 
   if (!sv__stream_image_init (&run.image, reader, mask, params, run.depth, options->n_threads,
@@ -307,6 +286,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv_clusters_init (&run.clusters, &seeds, run.nc, error))
     goto out;
   sv_slic_context_init (&run.ctx, &run.view, mask, &seeds, params, options->n_threads);
+  run.steps = &sv__slab_steps_cpu;
   nearest = run.nearest = g_try_new (gint32, (gsize)run.depth * run.plane);
   spill = run.spill = sv__spill_new (output, "labels", run.nz, run.plane * sizeof (gint32), error);
   if (spill == NULL)
