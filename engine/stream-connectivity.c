@@ -15,6 +15,8 @@
 
 #include "stream-private.h"
 
+#include <gio/gio.h>
+
 #include <string.h>
 
 #include "error.h"
@@ -90,7 +92,8 @@ load_until (Ring *r, guint end, GError **error)
 gint64
 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint window,
                          gint64 min_size, gint64 max_size, int start_label,
-                         SvTiffLabelWriter *writer, guint out_depth, GError **error)
+                         SvTiffLabelWriter *writer, guint out_depth, GCancellable *cancellable,
+                         GError **error)
 {
   Ring r = { 0 };
   gint32 current = start_label;
@@ -131,6 +134,8 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
 
   for (guint32 z = 0; z < nz && ok; z++)
     {
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return -1;
       /* The ring holds slice z − 1 (when there is one) and those after. */
       ok = load_until (&r, (guint)MIN ((guint64)(z > 0 ? z - 1 : 0) + r.window, (guint64)nz),
                        error);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <gio/gio.h>
 
 #include "io-tiff-slab.h"
 #include "params.h"
@@ -109,10 +110,11 @@ extern const SvSlabSteps sv__slab_steps_cpu;
  * written to `writer`, holding `window` slices at once: window must be at
  * least the largest z extent of one input label plus 3 (a search that
  * starts in slice z stays inside its label's extent and looks one slice
- * further on each side). Returns the number of labels, or −1 with `error`
- * set. */
+ * further on each side). Checks `cancellable` (may be NULL) at each slice.
+ * Returns the number of labels, or −1 with `error` set. */
 gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint window,
                                 gint64 min_size, gint64 max_size, int start_label,
-                                SvTiffLabelWriter *writer, guint out_depth, GError **error);
+                                SvTiffLabelWriter *writer, guint out_depth,
+                                GCancellable *cancellable, GError **error);
 
 G_END_DECLS

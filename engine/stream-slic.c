@@ -122,6 +122,9 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
       guint z1 = MIN (z0 + run->depth, run->nz);
       gsize n = (gsize)(z1 - z0) * run->plane;
 
+      if (g_cancellable_set_error_if_cancelled (run->options->cancellable, error))
+        return FALSE;
+
       if (!iterated)
         for (gsize i = 0; i < n; i++)
           run->nearest[i] = -1;
@@ -339,7 +342,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
       report->connect_window = (guint)MIN ((guint64)summary.max_extent + 3, (guint64)run.nz);
       n_labels = sv__stream_connectivity (spill, run.nz, run.ny, run.nx, report->connect_window,
                                           min_size, max_size, params->start_label, writer,
-                                          run.depth, error);
+                                          run.depth, options->cancellable, error);
       if (n_labels < 0)
         goto out;
       stats->n_labels = (gsize)n_labels;

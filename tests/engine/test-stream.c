@@ -345,7 +345,7 @@ test_connectivity_window (Fixture *f, gconstpointer data)
               w = sv_tiff_label_writer_new (out, nz, ny, nx, FALSE, spacing, NULL, NULL, &error);
               g_assert_no_error (error);
               n_labels = sv__stream_connectivity (spill, nz, ny, nx, extent + 3, sizes[c][0],
-                                                  sizes[c][1], 1, w, depth, &error);
+                                                  sizes[c][1], 1, w, depth, NULL, &error);
               g_assert_no_error (error);
               g_assert_cmpint (n_labels, ==, n_expected);
               g_assert_true (sv_tiff_label_writer_finish (w, &error));
