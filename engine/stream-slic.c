@@ -196,6 +196,7 @@ choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, gint64 
 
   sv_regular_grid (shape, (double)n_segments, start, step);
   window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
+  /* maskSLIC seeding's map of covered voxels (the mask is the caller's). */
   fixed = (mask ? plane * info->nz : 0) + 2 * halo * per_slice + window * plane * 8;
   /* The label writer's strips and codecs and the steps' scratch. */
   fixed += 6 << 20;

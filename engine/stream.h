@@ -20,7 +20,8 @@ typedef struct
   int channel;          /* −1: every channel, else only this one */
   int n_threads;        /* <= 0: all processors */
   guint slab_depth;     /* slices per slab; 0: from memory_limit */
-  guint64 memory_limit; /* bytes for slab buffers when slab_depth is 0; 0: 1 GiB */
+  guint64 memory_limit; /* bytes the run may allocate (the mask is the caller's)
+                         * when slab_depth is 0; 0: 1 GiB */
   SvTiffWriteOptions write_options;
   const double *label_spacing; /* z, y, x written with the labels; NULL: the file's */
   const char *label_unit;      /* with label_spacing; may be NULL */
