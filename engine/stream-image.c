@@ -189,57 +189,40 @@ scan_max_abs (SvStreamImage *img, GError **error)
   return TRUE;
 }
 
-gboolean
-sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
-                       const SvSlicParams *params, guint max_depth, int n_threads,
-                       const char *beside, GError **error)
+/* (Re)allocates the buffers for slabs of `depth` slices read with
+ * `halo` slices on each side; `raw` only when slabs come from the file. */
+static gboolean
+alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError **error)
 {
-  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  gsize slices, slice_bytes;
+  const gsize slices = MIN ((gsize)depth + 2 * (gsize)halo, img->nz);
+  const gsize slice_bytes = sv_tiff_slab_reader_slice_bytes (img->reader);
 
-  memset (img, 0, sizeof *img);
-  img->reader = reader;
-  img->mask = mask;
-  img->nz = info->nz;
-  img->ny = info->ny;
-  img->nx = info->nx;
-  img->nc = info->nc;
-  img->n_threads = n_threads;
-  img->max_depth = CLAMP (max_depth, 1, MAX (info->nz, 1));
-
-  if (params->convert2lab == SV_CONVERT2LAB_YES && img->nc != 3)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "Lab colorspace conversion requires a RGB image (3 channels); "
-                   "this image has %u channel%s",
-                   img->nc, img->nc == 1 ? "" : "s");
-      return FALSE;
-    }
-  img->lab = params->convert2lab == SV_CONVERT2LAB_YES
-             || (params->convert2lab == SV_CONVERT2LAB_AUTO && img->nz == 1 && img->nc == 3);
-  sv_slic_params_effective_sigma (params, img->sigma);
-  img->halo = sv__stream_halo (img->sigma[0]);
-
-  slices = MIN ((gsize)img->max_depth + 2 * (gsize)img->halo, img->nz);
-  slice_bytes = sv_tiff_slab_reader_slice_bytes (reader);
-  img->raw = g_try_malloc (MAX (slices * slice_bytes, 1));
+  sv__stream_image_clear_buffers (img);
+  img->max_depth = depth;
+  img->raw = raw ? g_try_malloc (MAX (slices * slice_bytes, 1)) : NULL;
   img->work = g_try_malloc_n (MAX (slices * img->ny * img->nx * img->nc, 1), sizeof (float));
-  if (img->raw == NULL || img->work == NULL)
+  if ((raw && img->raw == NULL) || img->work == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                    "not enough memory for a slab of %" G_GSIZE_FORMAT " slices of %u×%u×%u", slices,
                    img->ny, img->nx, img->nc);
       return FALSE;
     }
-  /* Smoothing a slab costs more than reading it back: keep the prepared
-   * image (4 bytes per value) on disk for the iterations. */
-  if (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0)
-    {
-      img->prepared = sv__spill_new (beside, "smoothed", img->nz,
-                                     (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
-      if (img->prepared == NULL)
-        return FALSE;
-    }
+  return TRUE;
+}
+
+void
+sv__stream_image_clear_buffers (SvStreamImage *img)
+{
+  g_clear_pointer (&img->raw, g_free);
+  g_clear_pointer (&img->work, g_free);
+  img->cached_z0 = img->cached_z1 = 0;
+}
+
+/* The statistics passes, in slabs of img->max_depth slices. */
+static gboolean
+scan_statistics (SvStreamImage *img, GError **error)
+{
   if (!scan_range (img, error))
     return FALSE;
   /* Without Lab or smoothing the prepared values are fl(fl(v − min) / s)
@@ -254,10 +237,60 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
   return scan_max_abs (img, error);
 }
 
+gboolean
+sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
+                       const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
+                       const char *beside, GError **error)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+
+  memset (img, 0, sizeof *img);
+  img->reader = reader;
+  img->mask = mask;
+  img->nz = info->nz;
+  img->ny = info->ny;
+  img->nx = info->nx;
+  img->nc = info->nc;
+  img->n_threads = n_threads;
+  scan_depth = CLAMP (scan_depth, 1, MAX (info->nz, 1));
+  max_depth = CLAMP (max_depth, 1, MAX (info->nz, 1));
+
+  if (params->convert2lab == SV_CONVERT2LAB_YES && img->nc != 3)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "Lab colorspace conversion requires a RGB image (3 channels); "
+                   "this image has %u channel%s",
+                   img->nc, img->nc == 1 ? "" : "s");
+      return FALSE;
+    }
+  img->lab = params->convert2lab == SV_CONVERT2LAB_YES
+             || (params->convert2lab == SV_CONVERT2LAB_AUTO && img->nz == 1 && img->nc == 3);
+  sv_slic_params_effective_sigma (params, img->sigma);
+  img->halo = sv__stream_halo (img->sigma[0]);
+
+  if (!alloc_buffers (img, scan_depth, img->halo, TRUE, error))
+    return FALSE;
+  /* Smoothing a slab costs more than reading it back: keep the prepared
+   * image (4 bytes per value) on disk for the iterations. */
+  if (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0)
+    {
+      img->prepared = sv__spill_new (beside, "smoothed", img->nz,
+                                     (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
+      if (img->prepared == NULL)
+        return FALSE;
+    }
+  if (!scan_statistics (img, error))
+    return FALSE;
+  /* The iterations' slabs: from the smoothed image on disk without a halo,
+   * or from the file (no smoothing, so no halo either). */
+  if (max_depth != scan_depth)
+    return alloc_buffers (img, max_depth, 0, img->prepared == NULL, error);
+  return TRUE;
+}
+
 void
 sv__stream_image_clear (SvStreamImage *img)
 {
-  g_clear_pointer (&img->raw, g_free);
-  g_clear_pointer (&img->work, g_free);
+  sv__stream_image_clear_buffers (img);
   g_clear_pointer (&img->prepared, sv__spill_free);
 }

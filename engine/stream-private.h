@@ -33,9 +33,9 @@ typedef struct
   int n_threads;
   float shift, scale;
   gboolean divide;
-  float max_abs; /* as SvPrepared's */
-  guint max_depth;
-  guint8 *raw;                /* (max_depth + 2 halo) slices in the file's type */
+  float max_abs;              /* as SvPrepared's */
+  guint max_depth;            /* slices per slab, now */
+  guint8 *raw;                /* (max_depth + 2 halo) slices in the file's type, or NULL */
   float *work;                /* the same slices as float32 */
   guint cached_z0, cached_z1; /* the slab `work` holds prepared; empty: z0 == z1 */
   guint cached_a;             /* first slice in `work` */
@@ -46,14 +46,18 @@ typedef struct
   SvSpill *prepared;
 } SvStreamImage;
 
-/* Opens the image for slabs of at most max_depth slices and makes the two
- * statistics passes (min/max for the rescale, then max |value| of the
- * prepared image). With smoothing, the second pass keeps the prepared
- * image in a temporary file beside `beside`. Errors as sv_prepare's. */
+/* Opens the image and makes the two statistics passes (min/max for the
+ * rescale, then max |value| of the prepared image) in slabs of scan_depth
+ * slices, then sets up slabs of at most max_depth slices for the
+ * iterations. With smoothing, the second pass keeps the prepared image in
+ * a temporary file beside `beside`, which the iterations read without a
+ * halo. Errors as sv_prepare's. */
 gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
-                                const SvSlicParams *params, guint max_depth, int n_threads,
-                                const char *beside, GError **error);
+                                const SvSlicParams *params, guint scan_depth, guint max_depth,
+                                int n_threads, const char *beside, GError **error);
 void sv__stream_image_clear (SvStreamImage *img);
+/* Frees the slab buffers only. */
+void sv__stream_image_clear_buffers (SvStreamImage *img);
 
 /* The prepared values of slices [z0, z1) (z1 − z0 <= max_depth), channel
  * fastest; valid until the next call. */

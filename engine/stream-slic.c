@@ -176,13 +176,13 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
   return TRUE;
 }
 
-/* Slices per slab that fit in `limit` bytes beside what does not depend on
- * the slab: the mask, the halo and the connectivity window. The window is
+/* Slices per slab of the iterations that fit in `limit` bytes beside what
+ * does not depend on the slab: seeding's coverage map and the connectivity
+ * window. The window is
  * the largest z extent of a label plus 3, known only at the end; labels
  * span about two grid steps (at most four), which is what is set aside. */
 static guint
-choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, gint64 n_segments,
-              guint64 limit)
+choose_depth (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   const guint64 plane = (guint64)info->ny * info->nx;
@@ -197,9 +197,26 @@ choose_depth (const SvTiffSlabReader *reader, guint halo, gboolean mask, gint64 
   sv_regular_grid (shape, (double)n_segments, start, step);
   window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
   /* maskSLIC seeding's map of covered voxels (the mask is the caller's). */
-  fixed = (mask ? plane * info->nz : 0) + 2 * halo * per_slice + window * plane * 8;
+  fixed = (mask ? plane * info->nz : 0) + window * plane * 8;
   /* The label writer's strips and codecs and the steps' scratch. */
   fixed += 6 << 20;
+
+  if (limit == 0)
+    limit = G_GUINT64_CONSTANT (1) << 30;
+  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
+  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+}
+
+/* Slices per slab of the statistics passes, which hold nothing else: the
+ * slice in the file's type and as float32, and the halo. */
+static guint
+choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+  const guint64 per_slice
+      = sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
+  const guint64 fixed = 2 * halo * per_slice + (6 << 20);
+  guint64 depth;
 
   if (limit == 0)
     limit = G_GUINT64_CONSTANT (1) << 30;
@@ -230,7 +247,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   SvStreamReport local_report = { 0 };
   LabelSummary summary;
   Run run = { 0 };
-  guint shape[3], n_passes, n_total, done = 0;
+  guint shape[3], n_passes, n_total, done = 0, scan_depth;
   gint64 t0, t1, t2;
   gboolean ok = FALSE;
 
@@ -266,14 +283,17 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   {
     float sigma[3];
     sv_slic_params_effective_sigma (params, sigma);
-    run.depth = options->slab_depth > 0
-                    ? MIN (options->slab_depth, run.nz)
-                    : choose_depth (reader, sv__stream_halo (sigma[0]), mask != NULL,
-                                    params->n_segments, options->memory_limit);
+    /* The iterations read the smoothed image back without a halo. */
+    run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
+                                        : choose_depth (reader, mask != NULL, params->n_segments,
+                                                        options->memory_limit);
+    scan_depth = options->slab_depth > 0 ? run.depth
+                                         : choose_scan_depth (reader, sv__stream_halo (sigma[0]),
+                                                              options->memory_limit);
   }
 
-  if (!sv__stream_image_init (&run.image, reader, mask, params, run.depth, options->n_threads,
-                              output, error))
+  if (!sv__stream_image_init (&run.image, reader, mask, params, scan_depth, run.depth,
+                              options->n_threads, output, error))
     goto out;
   run.view.nz = run.nz;
   run.view.ny = run.ny;
