@@ -16,6 +16,19 @@ G_BEGIN_DECLS
 void sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *clusters,
                                gint32 *nearest);
 
+/* The update in steps, over the context's slab [z_begin, z_end), so that
+ * slabs (streamed, on several devices or ranks) can be summed separately:
+ * sums (K × (4 + nc): count, z, y, x, colour… as exact integers) receives
+ * the slab's voxels added; the centres are then the sums' means (clusters
+ * with no voxel die); under SLIC-zero the maxima are raised over each slab
+ * with the new centres. sv_slic_update is the three over the whole volume. */
+void sv__slic_sums_add (const SvSlicContext *ctx, const gint32 *nearest, const SvClusters *clusters,
+                        gint64 *sums);
+void sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums,
+                                 SvClusters *clusters);
+void sv__slic_raise_colour_maxima (const SvSlicContext *ctx, const gint32 *nearest,
+                                   SvClusters *clusters);
+
 /* sv_arith_colour_fixed (v, shift) without library calls, for the hot loop:
  * scale = 2^shift, so v·scale is exact in double, and adding and removing
  * 2^52 rounds to the nearest integer, ties to even, as llrint does in the

@@ -156,6 +156,58 @@ typedef gboolean (*SvPageFunc) (SvTiffReader *r, const SvTiffPage *page, const v
 gboolean sv__tiff_reader_for_each_page (SvTiffReader *r, const gboolean *want, int n_threads,
                                         SvPageFunc func, gpointer user_data, GError **error);
 
+/* img_as_float of n samples read at samples[i · is], written at
+ * out[i · os]. (io-tiff-read.c) */
+void sv__tiff_convert_to_float (SvSampleType type, const void *samples, gsize n, gsize is,
+                                float *out, gsize os);
+
+/* ---- writer (io-tiff-write.c) ------------------------------------------- */
+
+/* Fills `rows` rows from y0 of slice z, row after row, in file format.
+ * Called from the encoding threads, for different strips at once. */
+typedef void (*SvFillRows) (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data);
+
+/* One file's layout, codec and source of rows. */
+typedef struct
+{
+  guint nz, ny, nx, nc;
+  guint16 bps, format;
+  gboolean predictor; /* horizontal differencing */
+  SvTiffCompression compression;
+  int level;
+  int n_threads;
+  const double *spacing; /* z, y, x */
+  const char *unit;
+  SvFillRows fill;
+  gpointer user_data;
+} SvTiffWriteJob;
+
+/* The job's codec fields from `options` (NULL: defaults); auto_predictor is
+ * what SV_TIFF_PREDICTOR_AUTO means for this kind of file. */
+void sv__tiff_write_job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options,
+                                   gboolean auto_predictor);
+
+/* A file on its way to `path`: written under a temporary name beside it,
+ * pages in order (all at once or slab after slab: the bytes are the same),
+ * renamed at the end. Any failure, and abort, removes the temporary file;
+ * each function frees what it holds when it fails or finishes. */
+typedef struct
+{
+  char *path;
+  char *tmp_path;
+  SvTiffMessages msgs;
+  TIFFOpenOptions *opts;
+  TIFF *tif;
+} SvTiffOutput;
+
+gboolean sv__tiff_output_begin (SvTiffOutput *out, const char *path, const SvTiffWriteJob *job,
+                                GError **error);
+/* Writes pages [z0, z1); job->fill is called for their rows only. */
+gboolean sv__tiff_output_pages (SvTiffOutput *out, const SvTiffWriteJob *job, guint z0, guint z1,
+                                GError **error);
+gboolean sv__tiff_output_finish (SvTiffOutput *out, GError **error);
+void sv__tiff_output_abort (SvTiffOutput *out);
+
 /* ---- metadata (io-tiff-metadata.c) --------------------------------------- */
 
 /* Reads spacing and the slice/channel layout from ImageJ or OME-XML

@@ -38,8 +38,9 @@
 #define SV_UNSIGNED(maxv) ((float)(v * (1.0 / (double)(maxv))))
 #define SV_SIGNED(maxv) ((float)fmax (v * (1.0 / (double)(maxv)), -1.0))
 
-static void
-convert_to_float (SvSampleType type, const void *samples, gsize n, gsize is, float *out, gsize os)
+void
+sv__tiff_convert_to_float (SvSampleType type, const void *samples, gsize n, gsize is, float *out,
+                           gsize os)
 {
   switch (type)
     {
@@ -93,12 +94,13 @@ volume_page_cb (SvTiffReader *r, const SvTiffPage *page, const void *samples, gs
 
   if (r->channels_in_pages > 1 && vr->channel < 0)
     /* One channel per page: every nc-th value of the slice. */
-    convert_to_float (r->type, samples, n, 1, v->data + (page->z * plane) * v->nc + page->c, v->nc);
+    sv__tiff_convert_to_float (r->type, samples, n, 1,
+                               v->data + (page->z * plane) * v->nc + page->c, v->nc);
   else if (vr->channel >= 0 && spp > 1)
-    convert_to_float (r->type, (const guint8 *)samples + (gsize)vr->channel * bsize, n / spp, spp,
-                      v->data + page->z * plane, 1);
+    sv__tiff_convert_to_float (r->type, (const guint8 *)samples + (gsize)vr->channel * bsize,
+                               n / spp, spp, v->data + page->z * plane, 1);
   else
-    convert_to_float (r->type, samples, n, 1, v->data + page->z * plane * v->nc, 1);
+    sv__tiff_convert_to_float (r->type, samples, n, 1, v->data + page->z * plane * v->nc, 1);
   return TRUE;
 }
 

@@ -34,27 +34,10 @@
 /* At most this much raw strip data waits in the window. */
 #define SV_WINDOW_MAX_BYTES (64 * 1024 * 1024)
 
-/* Fills `rows` rows from y0 of slice z, row after row, in file format. */
-typedef void (*SvFillRows) (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data);
-
-typedef struct
-{
-  guint nz, ny, nx, nc;
-  guint16 bps, format;
-  gboolean predictor; /* horizontal differencing */
-  SvTiffCompression compression;
-  int level;
-  int n_threads;
-  const double *spacing; /* z, y, x */
-  const char *unit;
-  SvFillRows fill;
-  gpointer user_data;
-} SvTiffWriteJob;
-
 /* One strip on its way to the file. */
 typedef struct
 {
-  guint index; /* strip number over the whole file */
+  guint index; /* strip number from the first page written */
   guint8 *raw; /* filled rows */
   gsize raw_len;
   const guint8 *data; /* what goes to the file: raw or encoded */
@@ -68,6 +51,7 @@ typedef struct
   const SvTiffWriteJob *job;
   gsize row_bytes;
   guint32 rows_per_strip, strips_per_page;
+  guint first_strip; /* strip number over the whole file of slot index 0 */
   gboolean encode; /* we compress; else libtiff does (LZW) */
   GMutex lock;
   GCond cond;
@@ -79,7 +63,7 @@ strip_encode_cb (gpointer data, gpointer user_data)
   SvStripSlot *slot = data;
   SvStripPipeline *pl = user_data;
   const SvTiffWriteJob *job = pl->job;
-  guint z = slot->index / pl->strips_per_page;
+  guint z = (pl->first_strip + slot->index) / pl->strips_per_page;
   guint y0 = (slot->index % pl->strips_per_page) * pl->rows_per_strip;
   guint rows = MIN (pl->rows_per_strip, job->ny - y0);
   gboolean ok = TRUE;
@@ -155,9 +139,10 @@ set_page_fields (TIFF *tif, const SvTiffWriteJob *job, guint32 rows_per_strip, g
   TIFFSetField (tif, TIFFTAG_SOFTWARE, "supervox " SV_VERSION);
 }
 
-/* Writes all pages to `tif`; FALSE with the problem in `problem`. */
+/* Writes pages [z0, z1) to `tif`; FALSE with the problem in `problem`. */
 static gboolean
-write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **problem)
+write_pages (TIFF *tif, const SvTiffWriteJob *job, guint z0, guint z1, SvTiffMessages *msgs,
+             char **problem)
 {
   SvStripPipeline pl = { .job = job };
   g_autofree char *description = sv__imagej_description (job->nz, job->spacing, job->unit);
@@ -175,7 +160,8 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **
   pl.strips_per_page = (job->ny + pl.rows_per_strip - 1) / pl.rows_per_strip;
   pl.encode = job->compression != SV_TIFF_COMPRESSION_LZW;
   strip_bytes = pl.row_bytes * pl.rows_per_strip;
-  total = job->nz * pl.strips_per_page;
+  pl.first_strip = z0 * pl.strips_per_page;
+  total = (z1 - z0) * pl.strips_per_page;
   n_slots = (guint)CLAMP (SV_WINDOW_MAX_BYTES / strip_bytes, 2, 2 * (gsize)n_threads + 2);
   n_slots = MIN (n_slots, total);
 
@@ -203,7 +189,7 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, SvTiffMessages *msgs, char **
 
   for (guint s = 0; s < total && ok; s++)
     {
-      guint z = s / pl.strips_per_page, k = s % pl.strips_per_page;
+      guint z = z0 + s / pl.strips_per_page, k = s % pl.strips_per_page;
       SvStripSlot *slot = &slots[s % n_slots];
       tmsize_t written;
 
@@ -268,21 +254,20 @@ set_write_error (GError **error, SvEngineError code, const char *path, const cha
   g_set_error (error, SV_ENGINE_ERROR, code, "%s: %s", name, problem);
 }
 
-/* Writes to "<path>.XXXXXX" beside `path`, then renames over `path`; any
- * failure removes the temporary file, so no partial output is left. */
-static gboolean
-write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **error)
+gboolean
+sv__tiff_output_begin (SvTiffOutput *out, const char *path, const SvTiffWriteJob *job,
+                       GError **error)
 {
-  g_autofree char *tmp_path = g_strdup_printf ("%s.XXXXXX", path);
-  SvTiffMessages msgs = { .name = path };
-  TIFFOpenOptions *opts;
-  TIFF *tif;
   guint64 raw_bytes = (guint64)job->nz * job->ny * job->nx * job->nc * (job->bps / 8);
   gboolean bigtiff = raw_bytes > SV_BIGTIFF_THRESHOLD || force_bigtiff ();
   g_autofree char *problem = NULL;
   int fd, saved_errno;
 
-  fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0666);
+  memset (out, 0, sizeof *out);
+  out->path = g_strdup (path);
+  out->tmp_path = g_strdup_printf ("%s.XXXXXX", path);
+  out->msgs.name = out->path;
+  fd = g_mkstemp_full (out->tmp_path, O_RDWR | O_CLOEXEC, 0666);
   if (fd < 0)
     {
       g_autofree char *dir = g_path_get_dirname (path);
@@ -291,53 +276,100 @@ write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **err
       problem
           = g_strdup_printf ("cannot write in folder %s: %s", dir_name, g_strerror (saved_errno));
       set_write_error (error, SV_ENGINE_ERROR_IO, path, problem);
+      g_clear_pointer (&out->tmp_path, g_free);
+      sv__tiff_output_abort (out);
       return FALSE;
     }
 
-  opts = sv__tiff_options_new (&msgs);
-  tif = TIFFFdOpenExt (fd, tmp_path, bigtiff ? "w8" : "w", opts);
-  if (tif == NULL)
+  out->opts = sv__tiff_options_new (&out->msgs);
+  out->tif = TIFFFdOpenExt (fd, out->tmp_path, bigtiff ? "w8" : "w", out->opts);
+  if (out->tif == NULL)
     {
       problem = g_strdup_printf ("cannot start the file: %s",
-                                 sv__tiff_messages_text (&msgs, "libtiff failed"));
+                                 sv__tiff_messages_text (&out->msgs, "libtiff failed"));
       close (fd);
+      set_write_error (error, SV_ENGINE_ERROR_IO, path, problem);
+      sv__tiff_output_abort (out);
+      return FALSE;
     }
-  else
-    {
-      if (!write_pages (tif, job, &msgs, &problem))
-        TIFFClose (tif);
-      else
-        {
-          sv__tiff_messages_reset (&msgs);
-          if (!TIFFFlush (tif) || msgs.first_error != NULL)
-            problem = g_strdup_printf ("cannot finish the file: %s",
-                                       sv__tiff_messages_text (&msgs, "write error"));
-          /* Data on disk before the rename, and late errors (disk full on
-           * network drives) surface here rather than after we reported
-           * success. */
-          else if (fsync (TIFFFileno (tif)) != 0)
-            {
-              saved_errno = errno;
-              problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
-            }
-          TIFFClose (tif);
-        }
-    }
-  TIFFOpenOptionsFree (opts);
-  g_free (msgs.first_error);
+  return TRUE;
+}
 
-  if (problem == NULL && g_rename (tmp_path, path) != 0)
+gboolean
+sv__tiff_output_pages (SvTiffOutput *out, const SvTiffWriteJob *job, guint z0, guint z1,
+                       GError **error)
+{
+  g_autofree char *problem = NULL;
+
+  if (!write_pages (out->tif, job, z0, z1, &out->msgs, &problem))
+    {
+      set_write_error (error, SV_ENGINE_ERROR_IO, out->path, problem);
+      sv__tiff_output_abort (out);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sv__tiff_output_finish (SvTiffOutput *out, GError **error)
+{
+  g_autofree char *problem = NULL;
+  int saved_errno;
+
+  sv__tiff_messages_reset (&out->msgs);
+  if (!TIFFFlush (out->tif) || out->msgs.first_error != NULL)
+    problem = g_strdup_printf ("cannot finish the file: %s",
+                               sv__tiff_messages_text (&out->msgs, "write error"));
+  /* Data on disk before the rename, and late errors (disk full on network
+   * drives) surface here rather than after we reported success. */
+  else if (fsync (TIFFFileno (out->tif)) != 0)
+    {
+      saved_errno = errno;
+      problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
+    }
+  TIFFClose (out->tif);
+  out->tif = NULL;
+
+  if (problem == NULL && g_rename (out->tmp_path, out->path) != 0)
     {
       saved_errno = errno;
       problem = g_strdup_printf ("cannot replace the file: %s", g_strerror (saved_errno));
     }
   if (problem != NULL)
     {
-      g_unlink (tmp_path);
-      set_write_error (error, SV_ENGINE_ERROR_IO, path, problem);
+      set_write_error (error, SV_ENGINE_ERROR_IO, out->path, problem);
+      sv__tiff_output_abort (out);
       return FALSE;
     }
+  g_clear_pointer (&out->tmp_path, g_free);
+  sv__tiff_output_abort (out);
   return TRUE;
+}
+
+void
+sv__tiff_output_abort (SvTiffOutput *out)
+{
+  if (out->tif != NULL)
+    TIFFClose (out->tif);
+  out->tif = NULL;
+  if (out->tmp_path != NULL)
+    g_unlink (out->tmp_path);
+  g_clear_pointer (&out->tmp_path, g_free);
+  g_clear_pointer (&out->opts, TIFFOpenOptionsFree);
+  g_clear_pointer (&out->msgs.first_error, g_free);
+  g_clear_pointer (&out->path, g_free);
+}
+
+/* Writes to "<path>.XXXXXX" beside `path`, then renames over `path`; any
+ * failure removes the temporary file, so no partial output is left. */
+static gboolean
+write_tiff_atomically (const char *path, const SvTiffWriteJob *job, GError **error)
+{
+  SvTiffOutput out;
+
+  return sv__tiff_output_begin (&out, path, job, error)
+         && sv__tiff_output_pages (&out, job, 0, job->nz, error)
+         && sv__tiff_output_finish (&out, error);
 }
 
 static void
@@ -350,9 +382,9 @@ fill_labels_cb (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data)
   memcpy (dst, labels->data + offset, (gsize)rows * labels->nx * sizeof (gint32));
 }
 
-/* The job's codec fields from `options` (NULL: defaults). */
-static void
-job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options, gboolean auto_predictor)
+void
+sv__tiff_write_job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options,
+                              gboolean auto_predictor)
 {
   SvTiffWriteOptions defaults;
 
@@ -398,7 +430,7 @@ sv_tiff_write_labels_full (const char *path, const SvLabels *labels,
   /* No predictor by default: ImageJ undoes horizontal differencing of
    * 32-bit integers in floating point, which breaks on negative steps; runs
    * of equal labels deflate well without it. */
-  job_set_codec (&job, options, FALSE);
+  sv__tiff_write_job_set_codec (&job, options, FALSE);
   job.spacing = labels->spacing;
   job.unit = labels->unit;
   job.fill = fill_labels_cb;
@@ -474,7 +506,7 @@ sv_tiff_write_volume_full (const char *path, const SvVolume *volume, SvSampleTyp
   job.format = as == SV_SAMPLE_F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT;
   /* Horizontal differencing helps smooth 8/16-bit images and every common
    * reader undoes it. */
-  job_set_codec (&job, options, TRUE);
+  sv__tiff_write_job_set_codec (&job, options, TRUE);
   job.spacing = volume->spacing;
   job.unit = volume->unit;
   job.fill = fill_volume_cb;

@@ -52,6 +52,23 @@ sv_sidecar_to_json (const SvSidecar *sc)
   sv_json_writer_int (w, sc->iterations);
   sv_json_writer_key (w, "backend");
   sv_json_writer_string (w, sc->backend);
+  if (sc->mode != NULL)
+    {
+      sv_json_writer_key (w, "mode");
+      sv_json_writer_string (w, sc->mode);
+      sv_json_writer_key (w, "memory_limit_bytes");
+      sv_json_writer_int (w, (gint64)sc->memory_limit_bytes);
+      sv_json_writer_key (w, "peak_memory_bytes");
+      sv_json_writer_int (w, (gint64)sc->peak_memory_bytes);
+      if (sc->slab_depth > 0)
+        {
+          sv_json_writer_key (w, "slab_depth");
+          sv_json_writer_int (w, sc->slab_depth);
+          /* Connectivity crosses slabs exactly, over a window of slices. */
+          sv_json_writer_key (w, "connectivity_window");
+          sv_json_writer_int (w, sc->connectivity_window);
+        }
+    }
   sv_json_writer_key (w, "threads");
   sv_json_writer_int (w, sc->threads);
   sv_json_writer_key (w, "seconds");

@@ -619,6 +619,9 @@ assign_worker (gpointer data, int thread)
           t0[a] = ti[a] * job->tile[a];
           t1[a] = MIN (t0[a] + job->tile[a], dims[a]);
         }
+      /* Tiles along z start at the slab's first slice. */
+      t0[0] += (int)job->ctx->z_begin;
+      t1[0] = MIN (t0[0] + job->tile[0], (int)job->ctx->z_end);
       n = gather_candidates (job, t0, t1, &list, vr);
       if (job->colour_ok && prefer_colour_order (job, &list, n))
         {
@@ -706,11 +709,12 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
         job.cell_items[fill[cell_of_k[k]]++] = (guint)k;
   }
 
-  job.tile[0] = MIN (TILE_Z, dims[0]);
+  job.tile[0] = MIN (TILE_Z, (int)(ctx->z_end - ctx->z_begin));
   job.tile[1] = dims[0] == 1 ? MIN (2 * TILE_Y, dims[1]) : MIN (TILE_Y, dims[1]);
   job.tile[2] = dims[0] == 1 ? MIN (2 * TILE_X, dims[2]) : MIN (TILE_X, dims[2]);
   for (int a = 0; a < 3; a++)
     job.ntile[a] = (dims[a] + job.tile[a] - 1) / job.tile[a];
+  job.ntile[0] = (int)(ctx->z_end - ctx->z_begin + job.tile[0] - 1) / MAX (job.tile[0], 1);
   job.n_tiles = job.ntile[0] * job.ntile[1] * job.ntile[2];
 
   n_threads = MIN (sv__resolve_threads (ctx->n_threads), MAX (job.n_tiles, 1));

@@ -40,6 +40,8 @@ sv_slic_context_init (SvSlicContext *ctx, const SvPrepared *image, const guint8 
    * constant is monotone in float32. */
   ctx->colour_shift = sv_arith_colour_shift (image->max_abs * ctx->ratio, n_voxels);
   ctx->n_threads = n_threads;
+  ctx->z_begin = 0;
+  ctx->z_end = image->nz;
 }
 
 gboolean
@@ -108,13 +110,14 @@ sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32
   const int cs = MAX (ctx->window_step[0], MAX (ctx->window_step[1], ctx->window_step[2]));
   const float smin = MIN (ctx->spacing[0], MIN (ctx->spacing[1], ctx->spacing[2]));
   int ncell[3], max_r;
-  gsize n_cells = 1, v = 0, n_missing = 0, n_live = 0;
+  const gsize plane = (gsize)dims[1] * dims[2];
+  gsize n_cells = 1, v = (gsize)ctx->z_begin * plane, n_missing = 0, n_live = 0;
   g_autofree guint *start = NULL;
   g_autofree guint *items = NULL;
   g_autofree guint *fill = NULL;
   g_autofree gsize *cell_of_k = NULL;
 
-  for (gsize i = 0; i < (gsize)dims[0] * dims[1] * dims[2]; i++)
+  for (gsize i = (gsize)ctx->z_begin * plane; i < (gsize)ctx->z_end * plane; i++)
     n_missing += nearest[i] < 0 && (ctx->mask == NULL || ctx->mask[i]);
   for (gsize k = 0; k < cl->k; k++)
     n_live += cl->alive[k];
@@ -148,7 +151,7 @@ sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *cl, gint32
     if (cl->alive[k])
       items[fill[cell_of_k[k]]++] = (guint)k;
 
-  for (int z = 0; z < dims[0]; z++)
+  for (int z = (int)ctx->z_begin; z < (int)ctx->z_end; z++)
     for (int y = 0; y < dims[1]; y++)
       for (int x = 0; x < dims[2]; x++, v++)
         {

@@ -24,13 +24,14 @@ typedef struct
   float **maxima; /* per thread: K SLIC-zero maxima */
 } UpdateJob;
 
-/* A thread's share of the nz·ny rows of the volume. */
+/* A thread's share of the rows of the context's slab. */
 static void
-row_range (const SvPrepared *im, int n_threads, int thread, gsize *r0, gsize *r1)
+row_range (const SvSlicContext *ctx, int n_threads, int thread, gsize *r0, gsize *r1)
 {
-  guint64 rows = (guint64)im->nz * im->ny;
-  *r0 = (gsize)(rows * thread / n_threads);
-  *r1 = (gsize)(rows * (thread + 1) / n_threads);
+  const guint64 first = (guint64)ctx->z_begin * ctx->image->ny;
+  const guint64 rows = (guint64)(ctx->z_end - ctx->z_begin) * ctx->image->ny;
+  *r0 = (gsize)(first + rows * thread / n_threads);
+  *r1 = (gsize)(first + rows * (thread + 1) / n_threads);
 }
 
 /* sv__colour_fixed (v, scale) for |v·scale| < 2^51: adding 1.5·2^52 puts
@@ -119,7 +120,7 @@ sum_worker (gpointer data, int thread)
   gsize r0, r1;
 
   memset (sums, 0, job->clusters->k * (4 + nc) * sizeof (gint64));
-  row_range (ctx->image, job->n_threads, thread, &r0, &r1);
+  row_range (ctx, job->n_threads, thread, &r0, &r1);
   if (small && nc == 1)
     sum_rows (job, r0, r1, sums, 1, TRUE);
   else if (small && nc == 3)
@@ -142,7 +143,7 @@ max_worker (gpointer data, int thread)
 
   for (gsize k = 0; k < cl->k; k++)
     maxima[k] = 0.0f;
-  row_range (im, job->n_threads, thread, &r0, &r1);
+  row_range (job->ctx, job->n_threads, thread, &r0, &r1);
   for (gsize v = r0 * im->nx; v < r1 * im->nx; v++)
     {
       gint32 k = job->nearest[v];
@@ -157,17 +158,21 @@ max_worker (gpointer data, int thread)
     }
 }
 
-void
-sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clusters)
+/* Threads for the slab's rows. */
+static int
+update_threads (const SvSlicContext *ctx)
 {
-  const SvPrepared *im = ctx->image;
-  const guint nc = im->nc, ns = 4 + nc;
-  const gsize nf = 3 + nc;
-  UpdateJob job = { 0 };
-  int n_threads
-      = (int)MIN ((guint64)sv__resolve_threads (ctx->n_threads), MAX ((guint64)im->nz * im->ny, 1));
+  guint64 rows = (guint64)(ctx->z_end - ctx->z_begin) * ctx->image->ny;
+  return (int)MIN ((guint64)sv__resolve_threads (ctx->n_threads), MAX (rows, 1));
+}
 
-  g_return_if_fail (clusters->nc == nc);
+void
+sv__slic_sums_add (const SvSlicContext *ctx, const gint32 *nearest, const SvClusters *clusters,
+                   gint64 *sums)
+{
+  const gsize ns = 4 + ctx->image->nc;
+  UpdateJob job = { 0 };
+  int n_threads = update_threads (ctx);
 
   job.ctx = ctx;
   job.clusters = clusters;
@@ -179,13 +184,24 @@ sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clu
   sv__run_parallel (n_threads, sum_worker, &job);
 
   /* Integer sums: the order of the additions does not matter. */
-  for (int t = 1; t < n_threads; t++)
-    for (gsize i = 0; i < clusters->k * ns; i++)
-      job.sums[0][i] += job.sums[t][i];
+  for (int t = 0; t < n_threads; t++)
+    {
+      for (gsize i = 0; i < clusters->k * ns; i++)
+        sums[i] += job.sums[t][i];
+      g_free (job.sums[t]);
+    }
+  g_free (job.sums);
+}
+
+void
+sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClusters *clusters)
+{
+  const guint nc = clusters->nc, ns = 4 + nc;
+  const gsize nf = 3 + nc;
 
   for (gsize k = 0; k < clusters->k; k++)
     {
-      const gint64 *s = job.sums[0] + k * ns;
+      const gint64 *s = sums + k * ns;
       float *c = clusters->centres + k * nf;
 
       if (!clusters->alive[k])
@@ -204,24 +220,43 @@ sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clu
       for (guint ch = 0; ch < nc; ch++)
         c[3 + ch] = sv_arith_colour_mean (s[4 + ch], ctx->colour_shift, s[0]);
     }
+}
 
+void
+sv__slic_raise_colour_maxima (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clusters)
+{
+  UpdateJob job = { 0 };
+  int n_threads = update_threads (ctx);
+
+  job.ctx = ctx;
+  job.clusters = clusters;
+  job.nearest = nearest;
+  job.n_threads = n_threads;
+  job.maxima = g_new (float *, n_threads);
   for (int t = 0; t < n_threads; t++)
-    g_free (job.sums[t]);
-  g_free (job.sums);
-
-  if (ctx->slic_zero)
+    job.maxima[t] = g_new (float, MAX (clusters->k, 1));
+  sv__run_parallel (n_threads, max_worker, &job);
+  for (int t = 0; t < n_threads; t++)
     {
-      job.maxima = g_new (float *, n_threads);
-      for (int t = 0; t < n_threads; t++)
-        job.maxima[t] = g_new (float, MAX (clusters->k, 1));
-      sv__run_parallel (n_threads, max_worker, &job);
-      for (int t = 0; t < n_threads; t++)
-        {
-          for (gsize k = 0; k < clusters->k; k++)
-            if (job.maxima[t][k] > clusters->max_dist_colour[k])
-              clusters->max_dist_colour[k] = job.maxima[t][k];
-          g_free (job.maxima[t]);
-        }
-      g_free (job.maxima);
+      for (gsize k = 0; k < clusters->k; k++)
+        if (job.maxima[t][k] > clusters->max_dist_colour[k])
+          clusters->max_dist_colour[k] = job.maxima[t][k];
+      g_free (job.maxima[t]);
     }
+  g_free (job.maxima);
+}
+
+void
+sv_slic_update (const SvSlicContext *ctx, const gint32 *nearest, SvClusters *clusters)
+{
+  const gsize ns = 4 + ctx->image->nc;
+  g_autofree gint64 *sums = NULL;
+
+  g_return_if_fail (clusters->nc == ctx->image->nc);
+
+  sums = g_new0 (gint64, MAX (clusters->k, 1) * ns);
+  sv__slic_sums_add (ctx, nearest, clusters, sums);
+  sv__slic_centres_from_sums (ctx, sums, clusters);
+  if (ctx->slic_zero)
+    sv__slic_raise_colour_maxima (ctx, nearest, clusters);
 }

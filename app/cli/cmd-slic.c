@@ -12,6 +12,7 @@
 #include "slic-batch.h"
 #include "slic-file.h"
 #include "slic-outputs.h"
+#include "slic-stream.h"
 #include "sv-config.h"
 
 /* Rows of the engine's parameter table that the options can hold. */
@@ -25,6 +26,8 @@ typedef struct
   char *threads;
   char *compression;
   char *channel;
+  char *memory_limit;
+  char *slab_depth;
   gboolean json;
   /* The parameters' options, by row of sv_slic_param_fields: the text of
    * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
@@ -46,6 +49,8 @@ slic_options_clear (SlicOptions *o)
   g_free (o->threads);
   g_free (o->compression);
   g_free (o->channel);
+  g_free (o->memory_limit);
+  g_free (o->slab_depth);
   g_strfreev (o->inputs);
 }
 
@@ -187,6 +192,24 @@ read_mask (const char *path, guint shape[3], GError **error)
   return g_steal_pointer (&mask);
 }
 
+/* --memory-limit and --slab-depth. */
+static gboolean
+parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
+{
+  gint64 v;
+
+  if (o->memory_limit != NULL
+      && !sv_cli_parse_size ("--memory-limit", o->memory_limit, &ctx->memory_limit, error))
+    return FALSE;
+  if (o->slab_depth != NULL)
+    {
+      if (!sv_cli_parse_int64 ("--slab-depth", o->slab_depth, 1, G_MAXINT32, &v, error))
+        return FALSE;
+      ctx->slab_depth = (guint)v;
+    }
+  return TRUE;
+}
+
 static int
 run_slic (SlicOptions *o)
 {
@@ -224,7 +247,8 @@ run_slic (SlicOptions *o)
   ctx.channel = -1;
   if (!parse_request (o, &request, &error)
       || !sv_cli_parse_compression (o->compression, &ctx.write_options, &error)
-      || !sv_cli_parse_channel (o->channel, &ctx.channel, &error))
+      || !sv_cli_parse_channel (o->channel, &ctx.channel, &error)
+      || !parse_streaming (o, &ctx, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -334,6 +358,12 @@ sv_cli_cmd_slic (int argc, char **argv)
       "Segment only this channel of a multichannel image, counted from 0 (default: all)", "N" },
     { "compression", 0, 0, G_OPTION_ARG_STRING, &o.compression, SV_CLI_COMPRESSION_HELP,
       "CODEC[:LEVEL]" },
+    { "memory-limit", 0, 0, G_OPTION_ARG_STRING, &o.memory_limit,
+      "Memory the run may use, e.g. 512M or 2G (default: what the system has free); a "
+      "volume that needs more is streamed from its file in z-slabs, with the same labels",
+      "SIZE" },
+    { "slab-depth", 0, 0, G_OPTION_ARG_STRING, &o.slab_depth,
+      "Stream in slabs of N slices whatever the memory (for tests)", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },

@@ -183,7 +183,7 @@ writer_thread (gpointer data)
     {
       SvCliSlicFile *file = g_async_queue_pop (b->computed);
 
-      if (file->labels != NULL && !skipping (b)
+      if ((file->labels != NULL || file->streamed) && !skipping (b)
           && sv_cli_slic_file_write (file, b->ctx, &file->error)
           && g_cancellable_is_cancelled (b->ctx->cancellable))
         {
@@ -283,7 +283,7 @@ sv_cli_slic_batch_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint
       SvCliSlicFile *file = g_async_queue_pop (b.loaded);
 
       g_async_queue_push (b.load_slots, &slot);
-      if (file->volume != NULL && !skipping (&b))
+      if ((file->volume != NULL || file->streaming) && !skipping (&b))
         sv_cli_slic_file_compute (file, ctx, &file->error);
       g_clear_pointer (&file->volume, sv_volume_free);
       g_async_queue_pop (b.write_slots);

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli-common.h"
+#include "slic-stream.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-sidecar.h"
@@ -49,8 +50,8 @@ sv_cli_slic_file_free (SvCliSlicFile *file)
 }
 
 /* A batch reports each failure on one line that names the file. */
-static void
-propagate_naming (GError **error, GError *local, const char *path)
+void
+sv_cli_slic_propagate_naming (GError **error, GError *local, const char *path)
 {
   if (strstr (local->message, path) == NULL)
     g_prefix_error (&local, "%s: ", path);
@@ -97,6 +98,23 @@ sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error)
 #endif
 }
 
+static gboolean
+check_mask_shape (const SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
+{
+  if (ctx->mask != NULL
+      && (ctx->mask_shape[0] != file->shape[0] || ctx->mask_shape[1] != file->shape[1]
+          || ctx->mask_shape[2] != file->shape[2]))
+    {
+      g_autofree char *ms
+          = sv_cli_format_shape (ctx->mask_shape[0], ctx->mask_shape[1], ctx->mask_shape[2]);
+      g_autofree char *vs = sv_cli_format_shape (file->shape[0], file->shape[1], file->shape[2]);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                   "%s: mask is %s but the image %s is %s", ctx->mask_path, ms, file->input, vs);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
 {
@@ -104,12 +122,17 @@ sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   SvVolume *volume;
 
   file->t_start = sv_cli_now ();
-  if (!sv_cli_check_input (file->input, error))
+  if (!sv_cli_check_input (file->input, error) || !sv_cli_slic_file_plan (file, ctx, error))
     return FALSE;
+  if (file->streaming)
+    {
+      file->streaming = check_mask_shape (file, ctx, error);
+      return file->streaming;
+    }
   volume = sv_cli_read_volume_channel (file->input, ctx->channel, &local);
   if (volume == NULL)
     {
-      propagate_naming (error, g_steal_pointer (&local), file->input);
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
   file->volume = volume;
@@ -119,15 +142,8 @@ sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   file->nc = volume->nc;
   file->source_type = volume->source_type;
   file->unit = g_strdup (volume->unit);
-  if (ctx->mask != NULL
-      && (ctx->mask_shape[0] != volume->nz || ctx->mask_shape[1] != volume->ny
-          || ctx->mask_shape[2] != volume->nx))
+  if (!check_mask_shape (file, ctx, error))
     {
-      g_autofree char *ms
-          = sv_cli_format_shape (ctx->mask_shape[0], ctx->mask_shape[1], ctx->mask_shape[2]);
-      g_autofree char *vs = sv_cli_format_shape (volume->nz, volume->ny, volume->nx);
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                   "%s: mask is %s but the image %s is %s", ctx->mask_path, ms, file->input, vs);
       g_clear_pointer (&file->volume, sv_volume_free);
       return FALSE;
     }
@@ -138,9 +154,9 @@ sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
 /* Applies sigma and spacing now that the image's dimensionality is known:
  * a 2D image (one page) takes y,x lists (z is then 1 for spacing and 0 for
  * sigma) or z,y,x as scikit-image tolerates; a 3D volume needs z,y,x. */
-static gboolean
-resolve_axes (const SvCliSlicRequest *r, const char *input, const SvVolume *volume, SvSlicParams *p,
-              GError **error)
+gboolean
+sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input, const SvVolume *volume,
+                          SvSlicParams *p, GError **error)
 {
   gboolean is_2d = volume->nz == 1;
 
@@ -261,10 +277,12 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   gint32 *data;
   gboolean ok;
 
-  if (!resolve_axes (ctx->request, file->input, file->volume, &file->params, &local)
+  if (file->streaming)
+    return sv_cli_slic_file_stream (file, ctx, error);
+  if (!sv_cli_slic_resolve_axes (ctx->request, file->input, file->volume, &file->params, &local)
       || !sv_slic_params_validate (&file->params, &local))
     {
-      propagate_naming (error, g_steal_pointer (&local), file->input);
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
 
@@ -308,7 +326,7 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)
     {
-      propagate_naming (error, g_steal_pointer (&local), file->input);
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
   file->backend = sv_backend_get_name (backend);
@@ -366,6 +384,11 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .n_clusters = file->stats.n_clusters,
     .iterations = file->stats.iterations,
     .backend = file->backend,
+    .mode = file->streamed ? "streaming" : "in-memory",
+    .memory_limit_bytes = file->memory_limit,
+    .peak_memory_bytes = sv_cli_peak_memory (),
+    .slab_depth = file->streamed ? file->slab_depth : 0,
+    .connectivity_window = file->connect_window,
     .threads = ctx->request->n_threads,
     .params = &file->params,
   };
@@ -387,11 +410,13 @@ sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError
   double t = sv_cli_now ();
 
   write_options.n_threads = ctx->request->n_threads;
-  /* Labels first (atomic in the engine), then the sidecar through a
-   * temporary name; if the sidecar fails the labels go too. */
-  if (!sv_tiff_write_labels_full (file->output, file->labels, &write_options, &local))
+  /* Labels first (atomic in the engine; a streamed run wrote them), then
+   * the sidecar through a temporary name; if the sidecar fails the labels
+   * go too. */
+  if (!file->streamed
+      && !sv_tiff_write_labels_full (file->output, file->labels, &write_options, &local))
     {
-      propagate_naming (error, g_steal_pointer (&local), file->output);
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->output);
       return FALSE;
     }
   file->seconds[4] = sv_cli_now () - t;

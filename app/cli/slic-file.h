@@ -49,6 +49,9 @@ typedef struct
   SvCliSlicProgressFunc progress;
   gpointer progress_data;
 
+  guint64 memory_limit; /* --memory-limit in bytes; 0: what the system has free */
+  guint slab_depth;     /* --slab-depth: stream in slabs of this many slices; 0: decide */
+
   SvBackend *backend;  /* one for the whole batch */
   gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
 } SvCliSlicContext;
@@ -67,6 +70,12 @@ struct _SvCliSlicFile
   char *sidecar;
 
   SvVolume *volume; /* from load until compute is done with it */
+  gboolean streaming;                 /* not loaded: computed from its file in slabs */
+  gboolean streamed;                  /* its labels are in `output` already */
+  guint64 memory_limit;               /* the limit the choice was made with */
+  guint slab_depth;                   /* slices per slab when streamed */
+  guint connect_window;               /* slices the streamed connectivity held */
+  const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels; /* from compute until write */
 
   /* The volume's description for the sidecar, kept after it is freed. */
@@ -87,6 +96,13 @@ struct _SvCliSlicFile
 SvCliSlicFile *sv_cli_slic_file_new (guint index, const char *input, const char *output);
 void sv_cli_slic_file_free (SvCliSlicFile *file);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCliSlicFile, sv_cli_slic_file_free)
+
+/* Resolves sigma and spacing for `volume` (its header: shape, spacing). */
+gboolean sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input,
+                                   const SvVolume *volume, SvSlicParams *p, GError **error);
+
+/* Propagates `local`, prefixed with `path` unless it names it already. */
+void sv_cli_slic_propagate_naming (GError **error, GError *local, const char *path);
 
 /* Reads file->input into file->volume and checks it against the mask's
  * shape. Any thread. */

@@ -820,8 +820,8 @@ test_slic_roundtrip (Fixture *f, gconstpointer data)
   keys = python_json (sidecar, "' '.join(sorted(d.keys()))");
   g_assert_cmpstr (keys, ==,
                    "backend channel channels command compression input iterations mask "
-                   "n_clusters n_labels output params sample_type seconds shape spacing_unit "
-                   "threads version");
+                   "memory_limit_bytes mode n_clusters n_labels output params peak_memory_bytes "
+                   "sample_type seconds shape spacing_unit threads version");
   values = python_json (sidecar,
                         "d['input']==sys.argv[1].replace('labels.json','in.tif'), d['shape'], "
                         "d['channels'], d['backend'], d['version'], d['params']['n_segments'], "

@@ -3,7 +3,9 @@
  * One schema for every front end: supervox-cli slic writes it (and prints
  * it with --json), the window writes it on export. Keys in this order:
  * input, output, mask, shape, channels, channel, compression, sample_type,
- * spacing_unit, n_labels, n_clusters, iterations, backend, threads,
+ * spacing_unit, n_labels, n_clusters, iterations, backend, [mode,
+ * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window]],
+ * threads,
  * seconds {load, prepare, iterate, connect, write, total}, params (the
  * scikit-image names of sv_slic_params_to_json), command, version, and
  * program when the writer names itself. */
@@ -42,6 +44,13 @@ typedef struct
   gsize n_clusters;
   guint iterations;
   const char *backend;      /* "cpu", "cuda" */
+  /* How the run held the volume: "in-memory" or "streaming" (z-slabs from
+   * the file); NULL leaves out these keys (the window). */
+  const char *mode;
+  guint64 memory_limit_bytes;
+  guint64 peak_memory_bytes;
+  guint slab_depth;          /* streaming: slices per slab, else 0 (left out) */
+  guint connectivity_window; /* streaming: slices the connectivity held */
   int threads;
   double seconds[SV_SIDECAR_N_STAGES];
   const SvSlicParams *params;

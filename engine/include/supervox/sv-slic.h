@@ -23,6 +23,11 @@ typedef struct
   gboolean ignore_colour;  /* maskSLIC's spatial-only first pass */
   int colour_shift;        /* sv_arith_colour_shift (max |v·ratio|, n voxels) */
   int n_threads;           /* <= 0: all cores */
+  /* The slab [z_begin, z_end) that assignment, sums and fill visit:
+   * [0, nz) for the whole volume. A streamed slab keeps global coordinates,
+   * so that a slab computes exactly what the whole volume computes there;
+   * image->data and nearest are then read and written in that range only. */
+  guint z_begin, z_end;
 } SvSlicContext;
 
 /* Cluster centres: position and mean colour (scaled by ratio, as the

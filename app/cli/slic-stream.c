@@ -1,0 +1,209 @@
+/* supervox-cli slic: choosing between the in-memory and the streamed run,
+ * and running the streamed one. */
+#define G_LOG_DOMAIN "sv-cli"
+
+#include "slic-stream.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "cli-common.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io-slab.h"
+#include "supervox/sv-stream.h"
+#include "sv-config.h"
+
+#if SV_HAVE_PIXBUF
+#include "sv-image-pixbuf.h"
+#endif
+
+gboolean
+sv_cli_parse_size (const char *option, const char *text, guint64 *bytes, GError **error)
+{
+  static const char units[] = "KMGT";
+  char *end = NULL;
+  double value, scale = 1.0;
+
+  errno = 0;
+  value = g_ascii_strtod (text, &end);
+  if (end != text && *end != '\0')
+    {
+      const char *u = strchr (units, g_ascii_toupper (*end));
+      if (u != NULL)
+        {
+          scale = ldexp (1.0, 10 * (int)(u - units + 1));
+          end++;
+          if (*end == 'i')
+            end++;
+        }
+      if (*end == 'B' || *end == 'b')
+        end++;
+    }
+  if (end == text || *end != '\0' || errno != 0 || !(value > 0) || !isfinite (value)
+      || value * scale >= 0x1p63)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s must be a size such as 512M or 2G, got %s", option, text);
+      return FALSE;
+    }
+  *bytes = (guint64)(value * scale);
+  return TRUE;
+}
+
+guint64
+sv_cli_memory_available (void)
+{
+  g_autofree char *text = NULL;
+  const char *line;
+  guint64 kib;
+
+  if (!g_file_get_contents ("/proc/meminfo", &text, NULL, NULL))
+    return 0;
+  line = strstr (text, "MemAvailable:");
+  if (line == NULL || sscanf (line, "MemAvailable: %" G_GUINT64_FORMAT, &kib) != 1)
+    return 0;
+  return kib * 1024;
+}
+
+guint64
+sv_cli_peak_memory (void)
+{
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_SELF, &usage) != 0)
+    return 0;
+  /* Linux reports kibibytes. */
+  return (guint64)usage.ru_maxrss * 1024;
+}
+
+gboolean
+sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
+{
+  g_autoptr (SvTiffSlabReader) reader = NULL;
+  g_autoptr (GError) local = NULL;
+  SvTiffReadOptions options;
+  const SvTiffSlabInfo *info;
+  guint64 need;
+
+  file->streaming = FALSE;
+  file->memory_limit = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
+#if SV_HAVE_PIXBUF
+  if (sv_image_is_photo (file->input))
+    return TRUE;
+#endif
+  sv_tiff_read_options_init_defaults (&options);
+  options.channel = ctx->channel;
+  reader = sv_tiff_slab_reader_open (file->input, &options, &local);
+  /* The in-memory reader reports what is wrong with the file. */
+  if (reader == NULL)
+    return TRUE;
+  info = sv_tiff_slab_reader_info (reader);
+  /* Beside what the process holds already. */
+  need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask != NULL)
+         + sv_cli_peak_memory ();
+  if (ctx->slab_depth == 0 && (file->memory_limit == 0 || need <= file->memory_limit))
+    return TRUE;
+
+  file->streaming = TRUE;
+  file->shape[0] = info->nz;
+  file->shape[1] = info->ny;
+  file->shape[2] = info->nx;
+  file->nc = info->nc;
+  file->source_type = info->sample_type;
+  file->unit = g_strdup (info->unit);
+  if (info->note != NULL && !ctx->quiet)
+    sv_cli_note ("%s", info->note);
+  (void)error;
+  return TRUE;
+}
+
+static void
+progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
+{
+  SvCliSlicFile *file = user_data;
+  const SvCliSlicContext *ctx = file->stream_ctx;
+
+  if (stage == SV_STAGE_ITERATE && n_iterations > 0)
+    ctx->progress (file, iteration, n_iterations, ctx->progress_data);
+  else
+    ctx->progress (file, 0, 0, ctx->progress_data);
+}
+
+gboolean
+sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (SvTiffSlabReader) reader = NULL;
+  SvTiffReadOptions read_options;
+  SvStreamOptions options;
+  SvVolume header = { 0 };
+  SvStreamReport report;
+  gboolean ok;
+
+  /* The axes resolve as for a loaded volume: only its header counts. */
+  sv_tiff_read_options_init_defaults (&read_options);
+  read_options.channel = ctx->channel;
+  reader = sv_tiff_slab_reader_open (file->input, &read_options, &local);
+  if (reader != NULL)
+    {
+      const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+      header.nz = info->nz;
+      header.ny = info->ny;
+      header.nx = info->nx;
+      header.nc = info->nc;
+      memcpy (header.spacing, info->spacing, sizeof header.spacing);
+      header.spacing_from_file = info->spacing_from_file;
+    }
+  if (reader == NULL
+      || !sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, &local)
+      || !sv_slic_params_validate (&file->params, &local))
+    {
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
+      return FALSE;
+    }
+  g_clear_pointer (&reader, sv_tiff_slab_reader_free);
+
+  if (g_strcmp0 (ctx->backend_name, "cuda") == 0 && !ctx->quiet)
+    sv_cli_note ("%s: streaming runs on the CPU backend", file->input);
+
+  sv_stream_options_init_defaults (&options);
+  options.channel = ctx->channel;
+  options.n_threads = ctx->request->n_threads;
+  options.slab_depth = ctx->slab_depth;
+  /* The limit is for the whole process: what it holds already (code,
+   * the mask, buffers) is not there for slabs. */
+  options.memory_limit = file->memory_limit > sv_cli_peak_memory ()
+                             ? file->memory_limit - sv_cli_peak_memory ()
+                             : 1;
+  options.write_options = ctx->write_options;
+  options.write_options.n_threads = ctx->request->n_threads;
+  /* As the in-memory path writes them: the run's spacing when given. */
+  if (ctx->request->n_spacing > 0)
+    options.label_spacing = file->params.spacing;
+  file->stream_ctx = ctx;
+  options.progress = ctx->progress != NULL ? progress_cb : NULL;
+  options.user_data = file;
+  options.cancellable = ctx->cancellable;
+
+  memset (&file->stats, 0, sizeof file->stats);
+  ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,
+                           &file->stats, &report, &local);
+  if (ctx->progress != NULL)
+    ctx->progress (file, 0, 0, ctx->progress_data);
+  if (!ok)
+    {
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
+      return FALSE;
+    }
+  file->backend = "cpu";
+  file->streamed = TRUE;
+  file->slab_depth = report.slab_depth;
+  file->connect_window = report.connect_window;
+  file->seconds[1] = file->stats.seconds_prepare;
+  file->seconds[2] = file->stats.seconds_iterate;
+  file->seconds[3] = file->stats.seconds_connect;
+  return TRUE;
+}

@@ -1,0 +1,74 @@
+/* Supervox engine: TIFF stacks a z-slab at a time, for volumes larger than
+ * memory: a reader of page ranges in the file's sample type and a label
+ * writer that appends slabs and finishes with the file the in-memory
+ * writer (sv_tiff_write_labels_full) makes of the same labels. */
+#pragma once
+
+#include <glib.h>
+
+#include "sv-io.h"
+#include "sv-volume.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SvTiffSlabReader SvTiffSlabReader;
+
+/* What a slab reader serves: the volume's shape, sample type and spacing,
+ * as sv_tiff_read_volume_full would load them (nc is 1 when one channel was
+ * chosen). */
+typedef struct
+{
+  guint nz, ny, nx, nc;
+  SvSampleType sample_type;
+  double spacing[3]; /* z, y, x; 1 when unknown */
+  gboolean spacing_from_file;
+  const char *unit; /* owned by the reader; may be NULL */
+  const char *note; /* as sv_tiff_read_volume_full's note; may be NULL */
+} SvTiffSlabInfo;
+
+/* Opens `path` and checks its pages (no voxel is read). options as for
+ * sv_tiff_read_volume_full (NULL: defaults); the same errors. */
+SvTiffSlabReader *sv_tiff_slab_reader_open (const char *path, const SvTiffReadOptions *options,
+                                            GError **error);
+void sv_tiff_slab_reader_free (SvTiffSlabReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffSlabReader, sv_tiff_slab_reader_free)
+
+const SvTiffSlabInfo *sv_tiff_slab_reader_info (const SvTiffSlabReader *reader);
+
+/* Bytes of one slice in the file's sample type: ny·nx·nc samples. */
+gsize sv_tiff_slab_reader_slice_bytes (const SvTiffSlabReader *reader);
+
+/* Reads slices [z0, z1) into `samples` ((z1 − z0) slice bytes, z-major,
+ * channel fastest) in the file's sample type, decoding only their pages.
+ * Errors name the file and the page, as the whole-volume reader's do. */
+gboolean sv_tiff_slab_reader_read (SvTiffSlabReader *reader, guint z0, guint z1, void *samples,
+                                   GError **error);
+
+/* img_as_float of n samples of `type`, exactly as the whole-volume reader
+ * converts them. */
+void sv_tiff_samples_to_float (SvSampleType type, const void *samples, gsize n, float *out);
+
+typedef struct _SvTiffLabelWriter SvTiffLabelWriter;
+
+/* Starts a label file of nz·ny·nx labels under a temporary name beside
+ * `path`. `negative`: some label will be below 0 (the file is then int32,
+ * as the in-memory writer decides from the labels). spacing (z, y, x) and
+ * unit (may be NULL) as in SvLabels; options NULL: the defaults. */
+SvTiffLabelWriter *sv_tiff_label_writer_new (const char *path, guint nz, guint ny, guint nx,
+                                             gboolean negative, const double spacing[3],
+                                             const char *unit, const SvTiffWriteOptions *options,
+                                             GError **error);
+
+/* Appends the next `depth` slices (depth·ny·nx labels, z-major). A negative
+ * label in a file started without `negative` is an error. */
+gboolean sv_tiff_label_writer_append (SvTiffLabelWriter *writer, const gint32 *labels, guint depth,
+                                      GError **error);
+
+/* After all nz slices: flushes, syncs and renames the file to its path. */
+gboolean sv_tiff_label_writer_finish (SvTiffLabelWriter *writer, GError **error);
+
+/* Frees the writer; an unfinished file is removed. */
+void sv_tiff_label_writer_free (SvTiffLabelWriter *writer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffLabelWriter, sv_tiff_label_writer_free)
+
+G_END_DECLS

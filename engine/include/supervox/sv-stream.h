@@ -1,0 +1,60 @@
+/* Supervox engine: SLIC on volumes larger than memory. The image stays in
+ * its file and is read in z-slabs; the labels go to their file slab by
+ * slab. The labels are byte for byte those of the in-memory run: every slab
+ * step (smoothing with a halo, assignment, exact integer sums, the fill of
+ * unreached voxels, the raster-order connectivity rule) computes what the
+ * whole-volume step computes there. */
+#pragma once
+
+#include <glib.h>
+#include <gio/gio.h>
+
+#include "sv-backend.h"
+#include "sv-io.h"
+#include "sv-params.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  int channel;          /* −1: every channel, else only this one */
+  int n_threads;        /* <= 0: all processors */
+  guint slab_depth;     /* slices per slab; 0: from memory_limit */
+  guint64 memory_limit; /* bytes the run may allocate (the mask is the caller's)
+                         * when slab_depth is 0; 0: 1 GiB */
+  SvTiffWriteOptions write_options;
+  const double *label_spacing; /* z, y, x written with the labels; NULL: the file's */
+  const char *label_unit;      /* with label_spacing; may be NULL */
+  SvProgressFunc progress;     /* may be NULL */
+  gpointer user_data;
+  GCancellable *cancellable; /* may be NULL */
+} SvStreamOptions;
+
+/* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
+void sv_stream_options_init_defaults (SvStreamOptions *options);
+
+/* What a streamed run did, besides SvRunStats. */
+typedef struct
+{
+  guint slab_depth;     /* slices per slab */
+  guint n_slabs;        /* slabs per pass */
+  guint halo;           /* slices read beyond a slab for smoothing */
+  guint connect_window; /* slices the connectivity pass held at once */
+  guint64 image_passes; /* passes over the image file */
+} SvStreamReport;
+
+/* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
+ * sv_tiff_write_labels_full would, through a temporary name: on failure no
+ * file is left). mask (may be NULL) is nz·ny·nx bytes, nonzero = in; it is
+ * the caller's and is held in memory. stats and report may be NULL. Errors
+ * are those of the TIFF reader and writer, the parameters and the data
+ * (NaN/inf), worded as the in-memory run words them. */
+gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
+                             const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
+                             SvStreamReport *report, GError **error);
+
+/* Bytes the in-memory CPU run of a volume needs at its peak (image,
+ * prepared copy, assignment, labels, mask), for choosing between the two. */
+guint64 sv_stream_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask);
+
+G_END_DECLS

@@ -1,0 +1,158 @@
+/* Supervox engine: reading a TIFF stack a z-slab at a time. The file is
+ * opened and its pages checked once; each slab decodes only its own pages,
+ * on the same decoding threads as the whole-volume reader, and keeps the
+ * file's sample type so that a slab costs what it costs on disk. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "supervox/sv-io-slab.h"
+
+#include <string.h>
+
+#include "io-tiff-private.h"
+
+struct _SvTiffSlabReader
+{
+  SvTiffReader *r;
+  SvTiffSlabInfo info;
+  int channel;   /* −1: every channel */
+  int n_threads; /* decoding threads */
+  guint sample_bytes;
+  gboolean *want; /* per page, reused by every slab */
+};
+
+SvTiffSlabReader *
+sv_tiff_slab_reader_open (const char *path, const SvTiffReadOptions *options, GError **error)
+{
+  g_autoptr (SvTiffReader) r = NULL;
+  SvTiffReadOptions defaults;
+  SvTiffSlabReader *reader;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (options == NULL)
+    {
+      sv_tiff_read_options_init_defaults (&defaults);
+      options = &defaults;
+    }
+  r = sv__tiff_reader_open (path, error);
+  if (r == NULL)
+    return NULL;
+  if (options->channel >= 0 && (guint)options->channel >= r->nc)
+    {
+      sv__tiff_reader_error (r, error, SV_ENGINE_ERROR_INVALID_PARAM,
+                             "has %u channel%s (0 to %u), not channel %d", r->nc,
+                             r->nc == 1 ? "" : "s", r->nc - 1, options->channel);
+      return NULL;
+    }
+
+  reader = g_new0 (SvTiffSlabReader, 1);
+  reader->channel = options->channel;
+  reader->n_threads = options->n_threads;
+  reader->sample_bytes = sv__sample_type_bytes (r->type);
+  reader->info.nz = r->nz;
+  reader->info.ny = r->first.height;
+  reader->info.nx = r->first.width;
+  reader->info.nc = options->channel >= 0 ? 1 : r->nc;
+  reader->info.sample_type = r->type;
+  memcpy (reader->info.spacing, r->spacing, sizeof reader->info.spacing);
+  reader->info.spacing_from_file = r->spacing_from_file;
+  reader->info.unit = r->unit;
+  reader->info.note = r->note;
+  reader->want = g_new0 (gboolean, MAX (r->pages->len, 1));
+  reader->r = g_steal_pointer (&r);
+  return reader;
+}
+
+void
+sv_tiff_slab_reader_free (SvTiffSlabReader *reader)
+{
+  if (reader == NULL)
+    return;
+  sv__tiff_reader_free (reader->r);
+  g_free (reader->want);
+  g_free (reader);
+}
+
+const SvTiffSlabInfo *
+sv_tiff_slab_reader_info (const SvTiffSlabReader *reader)
+{
+  return &reader->info;
+}
+
+gsize
+sv_tiff_slab_reader_slice_bytes (const SvTiffSlabReader *reader)
+{
+  return (gsize)reader->info.ny * reader->info.nx * reader->info.nc * reader->sample_bytes;
+}
+
+/* Copies n samples of `bytes` bytes from src[i · is] to dst[i · os]. */
+static void
+copy_samples (const guint8 *src, gsize is, guint8 *dst, gsize os, gsize n, guint bytes)
+{
+  if (is == 1 && os == 1)
+    {
+      memcpy (dst, src, n * bytes);
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    memcpy (dst + i * os * bytes, src + i * is * bytes, bytes);
+}
+
+typedef struct
+{
+  SvTiffSlabReader *reader;
+  guint z0;
+  guint8 *out;
+} SlabRead;
+
+static gboolean
+slab_page_cb (SvTiffReader *r, const SvTiffPage *page, const void *samples, gsize n,
+              gpointer user_data, GError **error)
+{
+  SlabRead *sr = user_data;
+  const SvTiffSlabReader *reader = sr->reader;
+  const guint nc = reader->info.nc, bytes = reader->sample_bytes;
+  const guint spp = page->layout.spp;
+  guint8 *slice = sr->out + (gsize)(page->z - sr->z0) * sv_tiff_slab_reader_slice_bytes (reader);
+
+  (void)error;
+  /* The same three layouts as the whole-volume reader's volume_page_cb. */
+  if (r->channels_in_pages > 1 && reader->channel < 0)
+    copy_samples (samples, 1, slice + (gsize)page->c * bytes, nc, n, bytes);
+  else if (reader->channel >= 0 && spp > 1)
+    copy_samples ((const guint8 *)samples + (gsize)reader->channel * bytes, spp, slice, 1, n / spp,
+                  bytes);
+  else
+    copy_samples (samples, 1, slice, 1, n, bytes);
+  return TRUE;
+}
+
+gboolean
+sv_tiff_slab_reader_read (SvTiffSlabReader *reader, guint z0, guint z1, void *samples,
+                          GError **error)
+{
+  SvTiffReader *r = reader->r;
+  SlabRead sr = { reader, z0, samples };
+
+  g_return_val_if_fail (z0 <= z1 && z1 <= reader->info.nz, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (z0 == z1)
+    return TRUE;
+  for (guint i = 0; i < r->pages->len; i++)
+    {
+      const SvTiffPage *page = sv__tiff_reader_page (r, i);
+      reader->want[i] = page->z >= z0 && page->z < z1
+                        && (reader->channel < 0 || r->channels_in_pages <= 1
+                            || page->c == (guint)reader->channel);
+    }
+  return sv__tiff_reader_for_each_page (r, reader->want, reader->n_threads, slab_page_cb, &sr,
+                                        error);
+}
+
+void
+sv_tiff_samples_to_float (SvSampleType type, const void *samples, gsize n, float *out)
+{
+  sv__tiff_convert_to_float (type, samples, n, 1, out, 1);
+}

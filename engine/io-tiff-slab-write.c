@@ -1,0 +1,123 @@
+/* Supervox engine: a label TIFF written slab after slab. It is the
+ * in-memory label writer's job (io-tiff-write.c) fed one slab at a time:
+ * the same tags, strips and codec, pages written in order, so the finished
+ * file is byte for byte what sv_tiff_write_labels_full writes for the same
+ * labels. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "supervox/sv-io-slab.h"
+
+#include <string.h>
+
+#include "io-tiff-private.h"
+
+struct _SvTiffLabelWriter
+{
+  SvTiffWriteJob job;
+  SvTiffOutput out;
+  gboolean open;
+  gboolean negative;
+  double spacing[3];
+  char *unit;
+  guint z_next; /* the next slice to append */
+  /* The slab being appended: slices [slab_z0, slab_z0 + depth). */
+  const gint32 *slab;
+  guint slab_z0;
+};
+
+static void
+fill_slab_cb (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data)
+{
+  const SvTiffLabelWriter *w = user_data;
+  gsize offset = ((gsize)(z - w->slab_z0) * w->job.ny + y0) * w->job.nx;
+
+  /* uint32 and int32 share the bit pattern of non-negative labels. */
+  memcpy (dst, w->slab + offset, (gsize)rows * w->job.nx * sizeof (gint32));
+}
+
+SvTiffLabelWriter *
+sv_tiff_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
+                          const double spacing[3], const char *unit,
+                          const SvTiffWriteOptions *options, GError **error)
+{
+  g_autoptr (SvTiffLabelWriter) w = g_new0 (SvTiffLabelWriter, 1);
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (nz > 0 && ny > 0 && nx > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  memcpy (w->spacing, spacing, sizeof w->spacing);
+  w->unit = g_strdup (unit);
+  w->negative = negative;
+  w->job.nz = nz;
+  w->job.ny = ny;
+  w->job.nx = nx;
+  w->job.nc = 1;
+  w->job.bps = 32;
+  w->job.format = negative ? SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT;
+  /* The in-memory label writer's choice: no predictor by default. */
+  sv__tiff_write_job_set_codec (&w->job, options, FALSE);
+  w->job.spacing = w->spacing;
+  w->job.unit = w->unit;
+  w->job.fill = fill_slab_cb;
+  w->job.user_data = w;
+  if (!sv__tiff_output_begin (&w->out, path, &w->job, error))
+    return NULL;
+  w->open = TRUE;
+  return g_steal_pointer (&w);
+}
+
+gboolean
+sv_tiff_label_writer_append (SvTiffLabelWriter *w, const gint32 *labels, guint depth,
+                             GError **error)
+{
+  g_return_val_if_fail (w != NULL && w->open, FALSE);
+  g_return_val_if_fail (w->z_next + depth <= w->job.nz, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!w->negative)
+    {
+      const gsize n = (gsize)depth * w->job.ny * w->job.nx;
+      for (gsize i = 0; i < n; i++)
+        if (labels[i] < 0)
+          {
+            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                         "%s: label %d in slice %u of a file started for labels >= 0", w->out.path,
+                         labels[i], w->z_next + (guint)(i / ((gsize)w->job.ny * w->job.nx)));
+            sv__tiff_output_abort (&w->out);
+            w->open = FALSE;
+            return FALSE;
+          }
+    }
+  w->slab = labels;
+  w->slab_z0 = w->z_next;
+  if (!sv__tiff_output_pages (&w->out, &w->job, w->z_next, w->z_next + depth, error))
+    {
+      w->open = FALSE;
+      return FALSE;
+    }
+  w->z_next += depth;
+  w->slab = NULL;
+  return TRUE;
+}
+
+gboolean
+sv_tiff_label_writer_finish (SvTiffLabelWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL && w->open, FALSE);
+  g_return_val_if_fail (w->z_next == w->job.nz, FALSE);
+
+  w->open = FALSE;
+  return sv__tiff_output_finish (&w->out, error);
+}
+
+void
+sv_tiff_label_writer_free (SvTiffLabelWriter *w)
+{
+  if (w == NULL)
+    return;
+  if (w->open)
+    sv__tiff_output_abort (&w->out);
+  g_free (w->unit);
+  g_free (w);
+}

@@ -1,0 +1,296 @@
+/* Supervox engine: the prepare stage (engine/prepare.c) a slab at a time.
+ * The rescale needs the global minimum and maximum, and SLIC's fixed-point
+ * colour sums need the largest |value| of the prepared image, so two
+ * statistics passes read the file before the iterations; after them any
+ * slab is prepared on its own, identical to the same slices of the whole
+ * prepared volume. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "stream-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "supervox/sv-error.h"
+
+guint
+sv__stream_halo (float sigma_z)
+{
+  int radius = 0;
+  g_autofree double *kernel = NULL;
+
+  /* scipy skips axes with sigma <= 1e-15, as sv_gaussian_smooth does. */
+  if (!((double)sigma_z > 1e-15))
+    return 0;
+  kernel = sv_gaussian_kernel (sigma_z, &radius);
+  return (guint)MAX (radius, 0);
+}
+
+/* Reads slices [a, b) into img->work as float32 (img_as_float). */
+static gboolean
+read_float (SvStreamImage *img, guint a, guint b, GError **error)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (img->reader);
+  gsize n = (gsize)(b - a) * img->ny * img->nx * img->nc;
+
+  img->cached_z0 = img->cached_z1 = 0;
+  if (!sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
+    return FALSE;
+  sv_tiff_samples_to_float (info->sample_type, img->raw, n, img->work);
+  img->slices_read += b - a;
+  return TRUE;
+}
+
+/* The first statistics pass: prepare.c's scan_chunk over every slab. */
+static gboolean
+scan_range (SvStreamImage *img, GError **error)
+{
+  const gsize plane = (gsize)img->ny * img->nx;
+  const guint nc = img->nc;
+  float min = INFINITY, max = -INFINITY;
+  gboolean any_in = FALSE;
+  gsize n_nan = 0, n_inf = 0, first_bad = G_MAXSIZE;
+
+  for (guint z0 = 0; z0 < img->nz; z0 += img->max_depth)
+    {
+      guint z1 = MIN (z0 + img->max_depth, img->nz);
+      gsize first = (gsize)z0 * plane, end = (gsize)z1 * plane;
+
+      if (!read_float (img, z0, z1, error))
+        return FALSE;
+      for (gsize i = first; i < end; i++)
+        {
+          const float *px = img->work + (i - first) * nc;
+          gboolean nan = FALSE, inf = FALSE;
+
+          if (img->mask != NULL && img->mask[i] == 0)
+            continue;
+          for (guint c = 0; c < nc; c++)
+            {
+              const float v = px[c];
+              if (isnan (v))
+                nan = TRUE;
+              else if (isinf (v))
+                inf = TRUE;
+              else
+                {
+                  min = MIN (min, v);
+                  max = MAX (max, v);
+                  any_in = TRUE;
+                }
+            }
+          if (nan || inf)
+            {
+              n_nan += nan;
+              n_inf += inf && !nan;
+              if (first_bad == G_MAXSIZE)
+                first_bad = i;
+            }
+        }
+    }
+  img->passes++;
+  if (n_nan + n_inf > 0)
+    {
+      sv_set_non_finite_error (error, n_nan, n_inf, first_bad, img->ny, img->nx);
+      return FALSE;
+    }
+  img->shift = 0.0f;
+  img->scale = 1.0f;
+  img->divide = FALSE;
+  if (any_in)
+    {
+      img->shift = min;
+      img->scale = max - min;
+      img->divide = img->scale != 0.0f;
+    }
+  return TRUE;
+}
+
+const float *
+sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
+{
+  const gsize plane = (gsize)img->ny * img->nx;
+  const guint nc = img->nc;
+  guint a = z0 >= img->halo ? z0 - img->halo : 0;
+  guint b = MIN (z1 + img->halo, img->nz);
+  gsize n;
+
+  g_return_val_if_fail (z0 < z1 && z1 <= img->nz && z1 - z0 <= img->max_depth, NULL);
+
+  if (img->cached_z0 == z0 && img->cached_z1 == z1)
+    return img->work + (gsize)(z0 - img->cached_a) * plane * nc;
+  if (img->prepared != NULL && img->passes == 2)
+    {
+      if (!sv__spill_read (img->prepared, z0, z1, img->work, error))
+        return NULL;
+      img->cached_a = img->cached_z0 = z0;
+      img->cached_z1 = z1;
+      return img->work;
+    }
+  if (!read_float (img, a, b, error))
+    return NULL;
+  n = (gsize)(b - a) * plane;
+
+  /* prepare.c's rewrite_chunk: numpy's image -= min; image /= max. */
+  for (gsize i = 0; i < n * nc; i++)
+    {
+      float v = img->work[i] - img->shift;
+      if (img->divide)
+        v = v / img->scale;
+      img->work[i] = v;
+    }
+  if (img->mask != NULL)
+    {
+      const guint8 *mask = img->mask + (gsize)a * plane;
+      for (gsize i = 0; i < n * nc; i++)
+        if (!isfinite (img->work[i]) && mask[i / nc] == 0)
+          img->work[i] = 0.0f;
+    }
+  if (img->lab)
+    sv_rgb_to_lab (img->work, n);
+  /* Slices beyond the halo's reach are not in the block, but no kept slice
+   * reaches them; at the volume's ends the block ends there too, so the
+   * filter reflects where the whole-volume filter does. */
+  sv_gaussian_smooth (img->work, b - a, img->ny, img->nx, nc, img->sigma, img->n_threads);
+
+  img->cached_a = a;
+  img->cached_z0 = z0;
+  img->cached_z1 = z1;
+  return img->work + (gsize)(z0 - a) * plane * nc;
+}
+
+/* The second statistics pass: sv_prepare's max |value| over mask-in voxels. */
+static gboolean
+scan_max_abs (SvStreamImage *img, GError **error)
+{
+  const gsize plane = (gsize)img->ny * img->nx;
+  const guint nc = img->nc;
+  float max_abs = 0.0f;
+
+  for (guint z0 = 0; z0 < img->nz; z0 += img->max_depth)
+    {
+      guint z1 = MIN (z0 + img->max_depth, img->nz);
+      const float *data = sv__stream_image_slab (img, z0, z1, error);
+
+      if (data == NULL)
+        return FALSE;
+      if (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error))
+        return FALSE;
+      for (gsize i = 0; i < (gsize)(z1 - z0) * plane; i++)
+        {
+          if (img->mask != NULL && img->mask[(gsize)z0 * plane + i] == 0)
+            continue;
+          for (guint c = 0; c < nc; c++)
+            max_abs = MAX (max_abs, fabsf (data[i * nc + c]));
+        }
+    }
+  img->passes++;
+  img->max_abs = max_abs;
+  return TRUE;
+}
+
+/* (Re)allocates the buffers for slabs of `depth` slices read with
+ * `halo` slices on each side; `raw` only when slabs come from the file. */
+static gboolean
+alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError **error)
+{
+  const gsize slices = MIN ((gsize)depth + 2 * (gsize)halo, img->nz);
+  const gsize slice_bytes = sv_tiff_slab_reader_slice_bytes (img->reader);
+
+  sv__stream_image_clear_buffers (img);
+  img->max_depth = depth;
+  img->raw = raw ? g_try_malloc (MAX (slices * slice_bytes, 1)) : NULL;
+  img->work = g_try_malloc_n (MAX (slices * img->ny * img->nx * img->nc, 1), sizeof (float));
+  if ((raw && img->raw == NULL) || img->work == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for a slab of %" G_GSIZE_FORMAT " slices of %u×%u×%u", slices,
+                   img->ny, img->nx, img->nc);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+sv__stream_image_clear_buffers (SvStreamImage *img)
+{
+  g_clear_pointer (&img->raw, g_free);
+  g_clear_pointer (&img->work, g_free);
+  img->cached_z0 = img->cached_z1 = 0;
+}
+
+/* The statistics passes, in slabs of img->max_depth slices. */
+static gboolean
+scan_statistics (SvStreamImage *img, GError **error)
+{
+  if (!scan_range (img, error))
+    return FALSE;
+  /* Without Lab or smoothing the prepared values are fl(fl(v − min) / s)
+   * with s = fl(max − min): monotone in v, from 0 at the minimum to s / s
+   * = 1 at the maximum (all 0 when s is 0), so the second pass is known. */
+  if (!img->lab && img->prepared == NULL && isfinite (img->scale))
+    {
+      img->max_abs = img->divide ? 1.0f : 0.0f;
+      img->passes++;
+      return TRUE;
+    }
+  return scan_max_abs (img, error);
+}
+
+gboolean
+sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
+                       const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
+                       const char *beside, GError **error)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+
+  memset (img, 0, sizeof *img);
+  img->reader = reader;
+  img->mask = mask;
+  img->nz = info->nz;
+  img->ny = info->ny;
+  img->nx = info->nx;
+  img->nc = info->nc;
+  img->n_threads = n_threads;
+  scan_depth = CLAMP (scan_depth, 1, MAX (info->nz, 1));
+  max_depth = CLAMP (max_depth, 1, MAX (info->nz, 1));
+
+  if (params->convert2lab == SV_CONVERT2LAB_YES && img->nc != 3)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "Lab colorspace conversion requires a RGB image (3 channels); "
+                   "this image has %u channel%s",
+                   img->nc, img->nc == 1 ? "" : "s");
+      return FALSE;
+    }
+  img->lab = params->convert2lab == SV_CONVERT2LAB_YES
+             || (params->convert2lab == SV_CONVERT2LAB_AUTO && img->nz == 1 && img->nc == 3);
+  sv_slic_params_effective_sigma (params, img->sigma);
+  img->halo = sv__stream_halo (img->sigma[0]);
+
+  if (!alloc_buffers (img, scan_depth, img->halo, TRUE, error))
+    return FALSE;
+  /* Smoothing a slab costs more than reading it back: keep the prepared
+   * image (4 bytes per value) on disk for the iterations. */
+  if (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0)
+    {
+      img->prepared = sv__spill_new (beside, "smoothed", img->nz,
+                                     (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
+      if (img->prepared == NULL)
+        return FALSE;
+    }
+  if (!scan_statistics (img, error))
+    return FALSE;
+  /* The iterations' slabs: from the smoothed image on disk without a halo,
+   * or from the file (no smoothing, so no halo either). */
+  if (max_depth != scan_depth)
+    return alloc_buffers (img, max_depth, 0, img->prepared == NULL, error);
+  return TRUE;
+}
+
+void
+sv__stream_image_clear (SvStreamImage *img)
+{
+  sv__stream_image_clear_buffers (img);
+  g_clear_pointer (&img->prepared, sv__spill_free);
+}

@@ -1,0 +1,394 @@
+/* Supervox engine: the streamed SLIC run. It is the SLIC run (slic-pipeline.c)
+ * with the volume cut into z-slabs: each slab goes through the slab steps
+ * (SvSlabSteps: assignment, exact integer sums, the fill of unreached
+ * voxels; stream-steps-cpu.c on the CPU) that a GPU or an MPI rank can run
+ * on its own slabs, and the centres come from
+ * the sums of all slabs, whose order does not matter. A slab needs no halo
+ * for assignment: a voxel's cluster depends only on the centres and the
+ * voxel. Assignments that are needed again (the last one, and SLIC-zero's)
+ * go to a temporary file; so do the labels before connectivity, which then
+ * runs over a window of slices (stream-connectivity.c). */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "supervox/sv-stream.h"
+
+#include <string.h>
+
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-seeds.h"
+#include "internal.h"
+#include "supervox/sv-slic.h"
+#include "stream-private.h"
+
+void
+sv_stream_options_init_defaults (SvStreamOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->channel = -1;
+  options->n_threads = 1;
+  sv_tiff_write_options_init_defaults (&options->write_options);
+}
+
+guint64
+sv_stream_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask)
+{
+  guint64 n = (guint64)nz * ny * nx;
+
+  /* The image and its prepared copy as float32, the assignment and the
+   * labels as int32, the mask as bytes. */
+  return n * (8 * (guint64)nc + 8 + (mask ? 1 : 0));
+}
+
+typedef struct
+{
+  const SvSlicParams *params;
+  const SvStreamOptions *options;
+  const guint8 *mask;
+  SvStreamImage image;
+  SvPrepared view; /* the image's shape and max_abs, no data */
+  SvSlicContext ctx;
+  const SvSlabSteps *steps;
+  gpointer steps_self;
+  SvClusters clusters;
+  guint nz, ny, nx, nc, depth;
+  gsize plane;
+  gint32 *nearest; /* depth slices */
+  SvSpill *spill;
+} Run;
+
+/* One iteration: assignment and sums slab by slab, the centres from the
+ * sums, then SLIC-zero's maxima with the new centres. */
+static gboolean
+run_iteration (Run *run, gboolean keep, GError **error)
+{
+  const gsize ns = 4 + run->nc;
+  const gboolean slic_zero = run->ctx.slic_zero;
+  g_autofree gint64 *sums = g_new0 (gint64, MAX (run->clusters.k, 1) * ns);
+
+  for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->nz);
+      const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
+
+      if (data == NULL
+          || !run->steps->assign_sum (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
+                                      run->nearest, sums, error))
+        return FALSE;
+      if ((keep || slic_zero) && !sv__spill_write (run->spill, z0, z1, run->nearest, error))
+        return FALSE;
+    }
+  /* Devices or ranks that summed other slabs add their sums here: exact
+   * integers, so the centres do not depend on how the volume was cut. */
+  sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
+
+  for (guint z0 = 0; slic_zero && z0 < run->nz; z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->nz);
+      const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
+
+      if (data == NULL || !sv__spill_read (run->spill, z0, z1, run->nearest, error)
+          || !run->steps->raise_maxima (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
+                                        run->nearest, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* What the final pass learns about the labels. */
+typedef struct
+{
+  gboolean negative; /* some label < 0: the file is int32 */
+  gsize n_in;        /* mask-in voxels */
+  gint64 n_distinct; /* distinct labels, background excluded */
+  guint max_extent;  /* largest z extent of one label, in slices, minus one */
+} LabelSummary;
+
+/* The last assignment becomes labels: unreached voxels take the nearest
+ * live centre, indices become labels; written back to the spill file. */
+static gboolean
+run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error)
+{
+  const int start_label = run->params->start_label;
+  const gsize k = run->clusters.k;
+  g_autofree guint *zmin = g_new (guint, MAX (k, 1));
+  g_autofree guint *zmax = g_new0 (guint, MAX (k, 1));
+
+  memset (sum, 0, sizeof *sum);
+  for (gsize i = 0; i < k; i++)
+    zmin[i] = G_MAXUINT;
+  for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->nz);
+      gsize n = (gsize)(z1 - z0) * run->plane;
+
+      if (g_cancellable_set_error_if_cancelled (run->options->cancellable, error))
+        return FALSE;
+
+      if (!iterated)
+        for (gsize i = 0; i < n; i++)
+          run->nearest[i] = -1;
+      else
+        {
+          if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
+              || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0, z1,
+                                               run->nearest, error))
+            return FALSE;
+        }
+      for (gsize i = 0; i < n; i++)
+        {
+          const gint32 c = run->nearest[i];
+          const guint z = z0 + (guint)(i / run->plane);
+
+          if (run->mask == NULL || run->mask[(gsize)z0 * run->plane + i])
+            sum->n_in++;
+          if (c >= 0)
+            {
+              zmin[c] = MIN (zmin[c], z);
+              zmax[c] = MAX (zmax[c], z);
+            }
+          run->nearest[i] = c < 0 ? start_label - 1 : c + start_label;
+          sum->negative |= run->nearest[i] < 0;
+        }
+      if (!sv__spill_write (run->spill, z0, z1, run->nearest, error))
+        return FALSE;
+    }
+  for (gsize i = 0; i < k; i++)
+    if (zmin[i] != G_MAXUINT)
+      {
+        sum->n_distinct++;
+        sum->max_extent = MAX (sum->max_extent, zmax[i] - zmin[i]);
+      }
+  return TRUE;
+}
+
+/* Copies the labels from the spill file to the writer, slab by slab. */
+static gboolean
+run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
+{
+  for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->nz);
+      if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
+          || !sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Slices per slab of the iterations that fit in `limit` bytes beside what
+ * does not depend on the slab: seeding's coverage map and the connectivity
+ * window. The window is
+ * the largest z extent of a label plus 3, known only at the end; labels
+ * span about two grid steps (at most four), which is what is set aside. */
+static guint
+choose_depth (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint64 limit)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+  const guint64 plane = (guint64)info->ny * info->nx;
+  const guint shape[3] = { info->nz, info->ny, info->nx };
+  /* The slice in the file's type and as float32, its assignment and its
+   * labels. */
+  const guint64 per_slice
+      = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
+  guint start[3], step[3];
+  guint64 fixed, window, depth;
+
+  sv_regular_grid (shape, (double)n_segments, start, step);
+  window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
+  /* maskSLIC seeding's map of covered voxels (the mask is the caller's). */
+  fixed = (mask ? plane * info->nz : 0) + window * plane * 8;
+  /* The label writer's strips and codecs and the steps' scratch. */
+  fixed += 6 << 20;
+
+  if (limit == 0)
+    limit = G_GUINT64_CONSTANT (1) << 30;
+  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
+  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+}
+
+/* Slices per slab of the statistics passes, which hold nothing else: the
+ * slice in the file's type and as float32, and the halo. */
+static guint
+choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+  const guint64 per_slice
+      = sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
+  const guint64 fixed = 2 * halo * per_slice + (6 << 20);
+  guint64 depth;
+
+  if (limit == 0)
+    limit = G_GUINT64_CONSTANT (1) << 30;
+  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
+  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+}
+
+static void
+report_progress (const SvStreamOptions *o, SvStage stage, guint i, guint n)
+{
+  if (o->progress != NULL)
+    o->progress (stage, i, n, o->user_data);
+}
+
+gboolean
+sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
+                    const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
+                    SvStreamReport *report, GError **error)
+{
+  g_autoptr (SvTiffSlabReader) reader = NULL;
+  g_autoptr (SvTiffLabelWriter) writer = NULL;
+  g_autoptr (SvSpill) spill = NULL;
+  g_autofree gint32 *nearest = NULL;
+  const SvTiffSlabInfo *info;
+  SvTiffReadOptions read_options;
+  SvSeeds seeds = { 0 };
+  SvRunStats local_stats = { 0 };
+  SvStreamReport local_report = { 0 };
+  LabelSummary summary;
+  Run run = { 0 };
+  guint shape[3], n_passes, n_total, done = 0, scan_depth;
+  gint64 t0, t1, t2;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (input != NULL && output != NULL && params != NULL, FALSE);
+  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (stats == NULL)
+    stats = &local_stats;
+  if (report == NULL)
+    report = &local_report;
+  memset (stats, 0, sizeof *stats);
+  memset (report, 0, sizeof *report);
+  if (!sv_slic_params_validate (params, error))
+    return FALSE;
+
+  t0 = g_get_monotonic_time ();
+  sv_tiff_read_options_init_defaults (&read_options);
+  read_options.channel = options->channel;
+  read_options.n_threads = options->n_threads;
+  reader = sv_tiff_slab_reader_open (input, &read_options, error);
+  if (reader == NULL)
+    return FALSE;
+  info = sv_tiff_slab_reader_info (reader);
+  run.params = params;
+  run.options = options;
+  run.mask = mask;
+  run.nz = shape[0] = info->nz;
+  run.ny = shape[1] = info->ny;
+  run.nx = shape[2] = info->nx;
+  run.nc = info->nc;
+  run.plane = (gsize)info->ny * info->nx;
+  {
+    float sigma[3];
+    sv_slic_params_effective_sigma (params, sigma);
+    /* The iterations read the smoothed image back without a halo. */
+    run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
+                                        : choose_depth (reader, mask != NULL, params->n_segments,
+                                                        options->memory_limit);
+    scan_depth = options->slab_depth > 0 ? run.depth
+                                         : choose_scan_depth (reader, sv__stream_halo (sigma[0]),
+                                                              options->memory_limit);
+  }
+
+  if (!sv__stream_image_init (&run.image, reader, mask, params, scan_depth, run.depth,
+                              options->n_threads, output, error))
+    goto out;
+  run.view.nz = run.nz;
+  run.view.ny = run.ny;
+  run.view.nx = run.nx;
+  run.view.nc = run.nc;
+  run.view.max_abs = run.image.max_abs;
+  run.view.is_lab = run.image.lab;
+  t1 = g_get_monotonic_time ();
+  stats->seconds_prepare = (double)(t1 - t0) / G_USEC_PER_SEC;
+
+  if (mask != NULL ? !sv_seeds_mask (shape, mask, params->n_segments, &seeds, error)
+                   : !sv_seeds_grid (shape, params->n_segments, &seeds, error))
+    goto out;
+  if (!sv_clusters_init (&run.clusters, &seeds, run.nc, error))
+    goto out;
+  sv_slic_context_init (&run.ctx, &run.view, mask, &seeds, params, options->n_threads);
+  run.steps = &sv__slab_steps_cpu;
+  nearest = run.nearest = g_try_new (gint32, (gsize)run.depth * run.plane);
+  spill = run.spill = sv__spill_new (output, "labels", run.nz, run.plane * sizeof (gint32), error);
+  if (spill == NULL)
+    goto out;
+  if (nearest == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the labels of %u slices", run.depth);
+      goto out;
+    }
+
+  n_passes = mask != NULL ? 2 : 1;
+  n_total = n_passes * (guint)params->max_num_iter;
+  for (guint pass = 0; pass < n_passes; pass++)
+    {
+      /* maskSLIC first moves the seeds by position only; each pass starts
+       * with fresh SLIC-zero maxima, as in slic-pipeline.c. */
+      run.ctx.ignore_colour = pass + 1 < n_passes;
+      for (gsize k = 0; k < run.clusters.k; k++)
+        run.clusters.max_dist_colour[k] = 1.0f;
+      for (int i = 0; i < params->max_num_iter; i++)
+        {
+          if (g_cancellable_set_error_if_cancelled (options->cancellable, error))
+            goto out;
+          if (!run_iteration (&run, done + 1 == n_total, error))
+            goto out;
+          done++;
+          report_progress (options, SV_STAGE_ITERATE, done, n_total);
+        }
+    }
+  if (!run_final_labels (&run, params->max_num_iter > 0, &summary, error))
+    goto out;
+  t2 = g_get_monotonic_time ();
+  stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC;
+  report_progress (options, SV_STAGE_CONNECT, done, done);
+
+  writer = sv_tiff_label_writer_new (
+      output, run.nz, run.ny, run.nx, summary.negative,
+      options->label_spacing != NULL ? options->label_spacing : info->spacing,
+      options->label_spacing != NULL ? options->label_unit : info->unit, &options->write_options,
+      error);
+  if (writer == NULL)
+    goto out;
+  if (params->enforce_connectivity)
+    {
+      gint64 min_size, max_size, n_labels;
+
+      sv_connectivity_sizes (summary.n_in, run.clusters.k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      report->connect_window = (guint)MIN ((guint64)summary.max_extent + 3, (guint64)run.nz);
+      n_labels = sv__stream_connectivity (spill, run.nz, run.ny, run.nx, report->connect_window,
+                                          min_size, max_size, params->start_label, writer,
+                                          run.depth, options->cancellable, error);
+      if (n_labels < 0)
+        goto out;
+      stats->n_labels = (gsize)n_labels;
+    }
+  else
+    {
+      if (!run_copy_labels (&run, writer, error))
+        goto out;
+      stats->n_labels = (gsize)summary.n_distinct;
+    }
+  if (!sv_tiff_label_writer_finish (writer, error))
+    goto out;
+  stats->seconds_connect = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
+  stats->n_clusters = run.clusters.k;
+  stats->iterations = done;
+  report_progress (options, SV_STAGE_DONE, done, done);
+  ok = TRUE;
+
+out:
+  report->slab_depth = run.depth;
+  report->n_slabs = run.depth > 0 ? (run.nz + run.depth - 1) / run.depth : 0;
+  report->halo = run.image.halo;
+  report->image_passes = run.nz > 0 ? run.image.slices_read / run.nz : 0;
+  sv__stream_image_clear (&run.image);
+  sv_clusters_clear (&run.clusters);
+  sv_seeds_clear (&seeds);
+  return ok;
+}

@@ -1,0 +1,449 @@
+/* Supervox tests: supervox-cli slic streamed in z-slabs writes the same
+ * label file, byte for byte, as the in-memory run, and fails as cleanly. */
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "supervox/sv-io.h"
+#include "sv-test-files.h"
+#include "sv-test-python.h"
+#include "supervox/sv-volume.h"
+
+static char *cli_path;
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+typedef struct
+{
+  int status;
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static Result
+run_cli_v (const char *dir, GPtrArray *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  Result r = { 0 };
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, cli_path);
+  for (guint i = 0; i < args->len; i++)
+    g_ptr_array_add (argv, args->pdata[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  return r;
+}
+
+/* Runs `slic IN -o OUT` with the space-separated `extra` arguments and
+ * asserts success. */
+static void
+run_slic (Fixture *f, const char *in, const char *out, const char *extra)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) words = g_strsplit (extra, " ", -1);
+  Result r;
+
+  g_ptr_array_add (args, g_strdup ("slic"));
+  g_ptr_array_add (args, g_strdup (in));
+  g_ptr_array_add (args, g_strdup ("-o"));
+  g_ptr_array_add (args, g_strdup (out));
+  g_ptr_array_add (args, g_strdup ("--threads"));
+  g_ptr_array_add (args, g_strdup ("2"));
+  for (guint i = 0; words[i] != NULL; i++)
+    if (words[i][0] != '\0')
+      g_ptr_array_add (args, g_strdup (words[i]));
+  r = run_cli_v (f->dir, args);
+  if (r.status != 0)
+    g_test_message ("slic %s: %s", extra, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("sv-test-cli-stream-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  sv_test_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static char *
+path_in (Fixture *f, const char *name)
+{
+  return g_build_filename (f->dir, name, NULL);
+}
+
+static void
+assert_same_file (const char *a, const char *b)
+{
+  g_autofree char *ca = NULL;
+  g_autofree char *cb = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
+  g_assert_cmpuint (la, ==, lb);
+  g_assert_true (memcmp (ca, cb, la) == 0);
+}
+
+static char *
+read_text (const char *path)
+{
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* A volume with smooth structure, noise and steps, so that segments are
+ * irregular and connectivity splits and merges. */
+static SvVolume *
+make_volume (guint nz, guint ny, guint nx, guint nc)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (nz, ny, nx, nc, &error);
+  guint32 h = 12345;
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        for (guint c = 0; c < nc; c++)
+          {
+            float noise;
+            h = h * 1664525u + 1013904223u;
+            noise = (float)(h >> 8) / (float)(1u << 24);
+            v->data[(((gsize)z * ny + y) * nx + x) * nc + c]
+                = (float)(0.45 + 0.25 * sin (0.7 * x + 0.3 * z + c) * cos (0.5 * y)
+                          + 0.15 * ((x / 5 + y / 4 + z / 3) % 3) + 0.1 * noise);
+          }
+  return v;
+}
+
+static char *
+write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = path_in (f, name);
+
+  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* The in-memory run and streamed runs with slabs of 1, 2 and 7 slices
+ * write the same bytes. */
+static void
+assert_stream_identical (Fixture *f, const char *in, const char *params)
+{
+  static const char *const depths[] = { "1", "2", "7" };
+  g_autofree char *expected = path_in (f, "memory.tif");
+  g_autofree char *sidecar = path_in (f, "memory.json");
+  g_autofree char *json = NULL;
+
+  run_slic (f, in, expected, params);
+  json = read_text (sidecar);
+  g_assert_nonnull (strstr (json, "\"mode\":\"in-memory\""));
+  for (guint d = 0; d < G_N_ELEMENTS (depths); d++)
+    {
+      g_autofree char *out = path_in (f, "streamed.tif");
+      g_autofree char *out_json = path_in (f, "streamed.json");
+      g_autofree char *extra = g_strdup_printf ("%s --slab-depth %s", params, depths[d]);
+      g_autofree char *text = NULL;
+
+      g_test_message ("slab depth %s, %s", depths[d], params);
+      run_slic (f, in, out, extra);
+      assert_same_file (expected, out);
+      text = read_text (out_json);
+      g_assert_nonnull (strstr (text, "\"mode\":\"streaming\""));
+    }
+}
+
+static const char *const param_sets[] = {
+  "--n-segments 40",
+  "--n-segments 40 --no-enforce-connectivity",
+  "--n-segments 60 --sigma 1.3 --compactness 0.2",
+  "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0",
+  /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across slabs. */
+  "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0",
+};
+
+static void
+test_sample_type (Fixture *f, gconstpointer data)
+{
+  SvSampleType as = GPOINTER_TO_INT (data);
+  g_autoptr (SvVolume) v = make_volume (23, 19, 21, 1);
+  g_autofree char *in = write_volume (f, "in.tif", v, as);
+
+  for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
+    assert_stream_identical (f, in, param_sets[p]);
+}
+
+static void
+test_mask (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (17, 20, 18, 1);
+  g_autoptr (SvVolume) m = make_volume (17, 20, 18, 1);
+  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *mask = NULL;
+  g_autofree char *params = NULL;
+
+  /* A ball, whose slices grow and shrink across slabs. */
+  for (guint z = 0; z < 17; z++)
+    for (guint y = 0; y < 20; y++)
+      for (guint x = 0; x < 18; x++)
+        m->data[((gsize)z * 20 + y) * 18 + x]
+            = (z - 8.0) * (z - 8.0) + (y - 10.0) * (y - 9.0) + (x - 9.0) * (x - 9.0) < 70 ? 1 : 0;
+  mask = write_volume (f, "mask.tif", m, SV_SAMPLE_U8);
+  params = g_strdup_printf ("--mask %s --n-segments 20 --start-label 0", mask);
+  assert_stream_identical (f, in, params);
+  g_free (params);
+  params = g_strdup_printf ("--mask %s --n-segments 20 --sigma 0.8 --slic-zero --compactness 0.05",
+                            mask);
+  assert_stream_identical (f, in, params);
+}
+
+static void
+test_odd_shapes (Fixture *f, gconstpointer data)
+{
+  /* Fewer slices than one slab. */
+  g_autoptr (SvVolume) thin = make_volume (3, 25, 22, 1);
+  g_autofree char *in_thin = write_volume (f, "thin.tif", thin, SV_SAMPLE_F32);
+  /* 2D, grey and RGB (converted to Lab). */
+  g_autoptr (SvVolume) flat = make_volume (1, 40, 37, 1);
+  g_autofree char *in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
+  g_autoptr (SvVolume) rgb = make_volume (1, 33, 29, 3);
+  g_autofree char *in_rgb = write_volume (f, "rgb.tif", rgb, SV_SAMPLE_U8);
+
+  assert_stream_identical (f, in_thin, "--n-segments 20 --sigma 2");
+  assert_stream_identical (f, in_flat, "--n-segments 30 --sigma 1");
+  assert_stream_identical (f, in_rgb, "--n-segments 30");
+  assert_stream_identical (f, in_rgb, "--n-segments 30 --channel 1");
+}
+
+/* Layouts the writer does not make: tiles, an ImageJ hyperstack with its
+ * channels in pages, int16 and float64 samples (written by tifffile). */
+static void
+test_other_layouts (Fixture *f, gconstpointer data)
+{
+  static const char script[]
+      = "import sys, numpy as np, tifffile\n"
+        "d = sys.argv[1]\n"
+        "rng = np.random.default_rng(1)\n"
+        "z, y, x = 13, 50, 46\n"
+        "yy, xx = np.mgrid[0:y, 0:x]\n"
+        "base = (np.sin(xx * 0.3) * np.cos(yy * 0.2) * 1000 + 2000)[None] * np.ones((z, 1, 1))\n"
+        "vol = (base + rng.integers(0, 300, (z, y, x))).astype(np.uint16)\n"
+        "tifffile.imwrite(d + '/tiled.tif', vol, tile=(16, 16), compression='zlib')\n"
+        "hs = np.stack([vol, vol[:, ::-1, :]], axis=1)\n"
+        "tifffile.imwrite(d + '/hyper.tif', hs, imagej=True, metadata={'axes': 'ZCYX'})\n"
+        "tifffile.imwrite(d + '/i16.tif', (vol.astype(np.int32) - 2500).astype(np.int16))\n"
+        "tifffile.imwrite(d + '/f64.tif', vol / 7.0)\n";
+  static const char *const names[] = { "tiled.tif", "hyper.tif", "i16.tif", "f64.tif" };
+  g_autofree char *out = sv_test_python_args (script, f->dir);
+
+  if (out == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *in = path_in (f, names[i]);
+      assert_stream_identical (f, in, "--n-segments 40 --sigma 0.8");
+    }
+  {
+    g_autofree char *in = path_in (f, "hyper.tif");
+    assert_stream_identical (f, in, "--n-segments 40 --channel 1");
+  }
+}
+
+static void
+test_memory_limit (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (12, 30, 32, 1);
+  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  g_autofree char *big = path_in (f, "big.tif");
+  g_autofree char *small = path_in (f, "small.tif");
+  g_autofree char *big_json = NULL;
+  g_autofree char *small_json = NULL;
+  g_autofree char *small_sidecar = path_in (f, "small.json");
+  g_autofree char *big_sidecar = path_in (f, "big.json");
+
+  /* 12 slices of 30×32 need about 200 KiB in memory. */
+  run_slic (f, in, big, "--memory-limit 1G");
+  run_slic (f, in, small, "--memory-limit 20K");
+  assert_same_file (big, small);
+  big_json = read_text (big_sidecar);
+  small_json = read_text (small_sidecar);
+  g_assert_nonnull (strstr (big_json, "\"mode\":\"in-memory\""));
+  g_assert_nonnull (strstr (big_json, "\"memory_limit_bytes\":1073741824"));
+  g_assert_nonnull (strstr (small_json, "\"mode\":\"streaming\""));
+  g_assert_nonnull (strstr (small_json, "\"slab_depth\":1,"));
+  g_assert_nonnull (strstr (small_json, "\"peak_memory_bytes\":"));
+}
+
+/* The peak memory (ru_maxrss) a sidecar reports. */
+static gint64
+sidecar_peak (Fixture *f, const char *name)
+{
+  g_autofree char *path = path_in (f, name);
+  g_autofree char *text = read_text (path);
+  const char *p = strstr (text, "\"peak_memory_bytes\":");
+
+  g_assert_nonnull (p);
+  return g_ascii_strtoll (p + strlen ("\"peak_memory_bytes\":"), NULL, 10);
+}
+
+/* A volume whose in-memory run needs more than the limit streams and stays
+ * under it. */
+static void
+test_stays_under_limit (Fixture *f, gconstpointer data)
+{
+  const gint64 limit = 24 << 20;
+  g_autoptr (SvVolume) tiny = make_volume (2, 8, 8, 1);
+  g_autoptr (SvVolume) v = make_volume (64, 160, 160, 1);
+  g_autofree char *in_tiny = write_volume (f, "tiny.tif", tiny, SV_SAMPLE_F32);
+  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
+  g_autofree char *memory = path_in (f, "memory.tif");
+  g_autofree char *streamed = path_in (f, "streamed.tif");
+  gint64 base;
+
+  /* What the program holds before any volume (much more under a
+   * sanitizer) must leave room for slabs. */
+  run_slic (f, in_tiny, memory, "--n-segments 4");
+  base = sidecar_peak (f, "memory.json");
+  g_test_message ("peak of a tiny run: %" G_GINT64_FORMAT " bytes", base);
+  if (base > limit / 2)
+    {
+      g_test_skip ("the program alone uses more than half the limit here");
+      return;
+    }
+  run_slic (f, in, memory, "--n-segments 200 --memory-limit 1G");
+  g_assert_cmpint (sidecar_peak (f, "memory.json"), >, limit);
+  run_slic (f, in, streamed, "--n-segments 200 --memory-limit 24M");
+  g_assert_cmpint (sidecar_peak (f, "streamed.json"), <, limit);
+  assert_same_file (memory, streamed);
+}
+
+/* A failing streamed run says so on one line and leaves the folder as it
+ * was: no output, no sidecar, no temporary file. */
+static void
+expect_failure (Fixture *f, const char *in, const char *needle, const char *extra)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) words = g_strsplit (extra, " ", -1);
+  g_autoptr (GDir) dir = NULL;
+  const char *name;
+  guint n_entries = 0;
+  Result r;
+
+  g_ptr_array_add (args, g_strdup ("slic"));
+  g_ptr_array_add (args, g_strdup (in));
+  g_ptr_array_add (args, g_strdup ("-o"));
+  g_ptr_array_add (args, g_strdup ("out.tif"));
+  for (guint i = 0; words[i] != NULL; i++)
+    g_ptr_array_add (args, g_strdup (words[i]));
+  r = run_cli_v (f->dir, args);
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "supervox-cli: "));
+  g_assert_nonnull (strstr (r.err, needle));
+  g_assert_null (strchr (r.err, '\n') == NULL ? NULL : strchr (strchr (r.err, '\n') + 1, '\n'));
+  result_clear (&r);
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_assert_false (g_str_has_prefix (name, "out"));
+      n_entries++;
+    }
+  g_assert_cmpuint (n_entries, ==, 1);
+}
+
+static void
+test_truncated (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (10, 30, 32, 1);
+  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (in, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (in, contents, (gssize)(len * 2 / 3), NULL));
+  expect_failure (f, in, "in.tif", "--slab-depth 2");
+  expect_failure (f, in, "in.tif", "--memory-limit 1K");
+}
+
+/* A strip that no longer inflates, in a page after the first slab: the run
+ * fails when it reaches it. */
+static void
+test_corrupt_page (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (10, 30, 32, 1);
+  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (in, &contents, &len, NULL));
+  /* The pages follow each other; about 70 % in is page 8's data. */
+  for (gsize i = len * 7 / 10; i < len * 7 / 10 + 64; i++)
+    contents[i] = (char)0xA5;
+  g_assert_true (g_file_set_contents (in, contents, (gssize)len, NULL));
+  expect_failure (f, in, "in.tif", "--slab-depth 3");
+}
+
+static void
+test_bad_options (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (4, 10, 10, 1);
+  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+
+  expect_failure (f, in, "--memory-limit must be a size", "--memory-limit 12Q");
+  expect_failure (f, in, "--memory-limit must be a size", "--memory-limit -5M");
+  expect_failure (f, in, "--slab-depth", "--slab-depth 0");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  cli_path = g_strdup (g_getenv ("SV_CLI") != NULL ? g_getenv ("SV_CLI") : SV_CLI_PATH);
+
+#define ADD(path, func) g_test_add ((path), Fixture, NULL, fixture_setup, (func), fixture_teardown)
+  g_test_add ("/cli/stream/identical/uint8", Fixture, GINT_TO_POINTER (SV_SAMPLE_U8), fixture_setup,
+              test_sample_type, fixture_teardown);
+  g_test_add ("/cli/stream/identical/uint16", Fixture, GINT_TO_POINTER (SV_SAMPLE_U16),
+              fixture_setup, test_sample_type, fixture_teardown);
+  g_test_add ("/cli/stream/identical/float32", Fixture, GINT_TO_POINTER (SV_SAMPLE_F32),
+              fixture_setup, test_sample_type, fixture_teardown);
+  ADD ("/cli/stream/identical/mask", test_mask);
+  ADD ("/cli/stream/identical/odd-shapes", test_odd_shapes);
+  ADD ("/cli/stream/identical/other-layouts", test_other_layouts);
+  ADD ("/cli/stream/memory-limit-chooses", test_memory_limit);
+  ADD ("/cli/stream/stays-under-limit", test_stays_under_limit);
+  ADD ("/cli/stream/fails-cleanly/truncated", test_truncated);
+  ADD ("/cli/stream/fails-cleanly/corrupt-page", test_corrupt_page);
+  ADD ("/cli/stream/fails-cleanly/bad-options", test_bad_options);
+#undef ADD
+  return g_test_run ();
+}
