@@ -325,6 +325,10 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glUniform1ui (glGetUniformLocation (p, "u_hover"), (guint32)f->hover_label);
   glUniform1i (glGetUniformLocation (p, "u_background_valid"), f->background_valid);
   glUniform1ui (glGetUniformLocation (p, "u_background"), (guint32)f->background);
+  glUniform1i (glGetUniformLocation (p, "u_colormap"), (int)d->colormap);
+  glUniform1i (glGetUniformLocation (p, "u_selected_valid"), f->selected_valid);
+  glUniform1ui (glGetUniformLocation (p, "u_selected"), (guint32)f->selected);
+  glUniform1i (glGetUniformLocation (p, "u_selected_only"), f->selected_only);
 
   glBindVertexArray (r->quad_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);

@@ -53,6 +53,8 @@ struct _SvSliceView
   guint cross_zyx[3];
   gboolean window_valid;
   int window_lo[3], window_hi[3];
+  gboolean selected_valid, selected_only;
+  gint32 selected;
 
   SvCaptureFunc capture_func;
   gpointer capture_data;
@@ -565,6 +567,9 @@ gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
           f.window_v0 = self->window_lo[v];
           f.window_v1 = self->window_hi[v];
         }
+      f.selected_valid = self->result && self->selected_valid;
+      f.selected = self->selected;
+      f.selected_only = self->selected_only;
     }
   sv_renderer_draw (self->renderer, &self->display, &f);
 
@@ -782,6 +787,17 @@ sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[
       memcpy (self->window_lo, lo, sizeof self->window_lo);
       memcpy (self->window_hi, hi, sizeof self->window_hi);
     }
+  gtk_gl_area_queue_render (self->gl_area);
+}
+
+void
+sv_slice_view_set_selection (SvSliceView *self, gboolean valid, gint32 label, gboolean only)
+{
+  if (self->selected_valid == valid && self->selected == label && self->selected_only == only)
+    return;
+  self->selected_valid = valid;
+  self->selected = label;
+  self->selected_only = only;
   gtk_gl_area_queue_render (self->gl_area);
 }
 

@@ -42,6 +42,10 @@ void sv_slice_view_set_crosshair (SvSliceView *view, gboolean show, guint z, gui
 void sv_slice_view_set_search_window (SvSliceView *view, gboolean show, const int lo[3],
                                       const int hi[3]);
 
+/* The picked supervoxel, tinted; with `only` everything else is dimmed
+ * and drawn without overlay. */
+void sv_slice_view_set_selection (SvSliceView *view, gboolean valid, gint32 label, gboolean only);
+
 /* The slice's own fit: logical pixels per unit of spacing that fit it into
  * the view (0 before the view has a size or a volume). */
 double sv_slice_view_get_fit_scale (SvSliceView *view);

@@ -374,6 +374,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
     }
   sv_window_update_hover_status (self);
   sv_window_update_search_window (self);
+  sv_window_quality_result (self, result);
 }
 
 static void
@@ -431,6 +432,7 @@ sv_window_start_job (SvWindow *self)
     self->cuda_labels = sv_cuda_labels_pool_new ();
   sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
 #endif
+  sv_window_quality_start (self);
   sv_window_submit (self);
 }
 
@@ -440,4 +442,5 @@ sv_window_stop_job (SvWindow *self)
   g_clear_handle_id (&self->settle_source, g_source_remove);
   g_clear_handle_id (&self->status_source, g_source_remove);
   g_clear_pointer (&self->job, sv_job_free);
+  sv_window_quality_stop (self);
 }

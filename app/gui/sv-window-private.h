@@ -6,10 +6,19 @@
  *   sv-window-open.c     opening files on a worker thread, masks, recent
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
- *   sv-window-actions.c  view and teaching actions, "Copy as command" */
+ *   sv-window-actions.c  view and teaching actions, "Copy as command"
+ *   sv-window-quality.c  the quality of each result (a worker thread),
+ *                        the ground truth, pinning and comparing results
+ *   sv-window-pick.c     the picked supervoxel and Escape
+ *   sv-window-contrast.c the contrast histogram and the colormap */
 #pragma once
 
 #include "sv-window.h"
+
+#include "quality.h"
+#include "sv-contrast-panel.h"
+#include "sv-pick-panel.h"
+#include "sv-quality-panel.h"
 
 #include "sv-config.h"
 #include "synth.h"
@@ -84,6 +93,25 @@ struct _SvWindow
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
+
+  /* Quality, ground truth and compare (sv-window-quality.c). */
+  SvQualityPanel *quality_panel;
+  SvQualityWorker *quality_worker;
+  SvQuality *quality;   /* of the newest exact result, or NULL */
+  SvLabels *truth;      /* the ground truth opened for the volume, or NULL */
+  char *truth_path;
+  SvJobResult *pinned;  /* the pinned result, or NULL */
+  SvQuality *pinned_quality;
+  gboolean showing_pinned; /* the views show the pinned result */
+
+  /* Selection (sv-window-pick.c): the supervoxel at a picked voxel. */
+  SvPickPanel *pick_panel;
+  GtkNotebook *side_notebook;
+  gboolean selection_valid;
+  guint selection_zyx[3];
+
+  /* Contrast (sv-window-contrast.c). */
+  SvContrastPanel *contrast_panel;
 };
 
 /* sv-window.c */
@@ -132,5 +160,36 @@ void sv_window_cancel_loading (SvWindow *self);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-quality.c */
+/* A quality worker for the volume, truth and mask shown (with the job). */
+void sv_window_quality_start (SvWindow *self);
+/* Frees the worker (it borrows the volume and truth). */
+void sv_window_quality_stop (SvWindow *self);
+/* A new volume: the truth, the pinned result and the selection go. */
+void sv_window_quality_forget (SvWindow *self);
+/* A result arrived: its quality is computed unless it is a preview. */
+void sv_window_quality_result (SvWindow *self, SvJobResult *result);
+/* The result the views show: the pinned one while flipped, else the newest. */
+SvJobResult *sv_window_shown_result (SvWindow *self);
+/* The quality of the shown result, or NULL while it is computed. */
+SvQuality *sv_window_shown_quality (SvWindow *self);
+void sv_window_class_add_quality_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-pick.c */
+/* Selects the supervoxel at voxel (z, y, x) of the shown result. */
+void sv_window_select_at (SvWindow *self, guint z, guint y, guint x);
+/* The shown result or its numbers changed: the views and the panel follow. */
+void sv_window_update_selection (SvWindow *self);
+void sv_window_class_add_pick_actions (GtkWidgetClass *widget_class);
+void sv_window_pick_init (SvWindow *self);
+
+/* sv-window-contrast.c */
+/* The volume changed: its histogram for the contrast panel. */
+void sv_window_contrast_set_volume (SvWindow *self);
+/* The display settings changed: the histogram's handles follow. */
+void sv_window_contrast_sync (SvWindow *self);
+void sv_window_contrast_init (SvWindow *self);
+void sv_window_class_add_contrast_actions (GtkWidgetClass *widget_class);
 
 G_END_DECLS

@@ -162,6 +162,7 @@ pick_cb (SvSliceView *view, int z, int y, int x, SvWindow *self)
   self->cursor_zyx[0] = (guint)z;
   self->cursor_zyx[1] = (guint)y;
   self->cursor_zyx[2] = (guint)x;
+  sv_window_select_at (self, (guint)z, (guint)y, (guint)x);
   if (self->orthogonal)
     {
       sv_slice_view_set_slice (self->xy_view, (guint)z);
@@ -181,45 +182,6 @@ slice_notify_cb (SvSliceView *view, GParamSpec *pspec, SvWindow *self)
 }
 
 /* ---- volume ---- */
-
-void
-sv_window_auto_contrast (SvWindow *self)
-{
-  const SvVolume *v = self->volume;
-  gsize n = sv_volume_n_voxels (v);
-  float vmin = G_MAXFLOAT, vmax = -G_MAXFLOAT;
-  guint bins = 4096;
-  g_autofree guint64 *hist = g_new0 (guint64, bins);
-  guint64 threshold, count;
-  guint lo, hi;
-
-  for (gsize i = 0; i < n * v->nc; i++)
-    if (isfinite (v->data[i]))
-      {
-        vmin = MIN (vmin, v->data[i]);
-        vmax = MAX (vmax, v->data[i]);
-      }
-  if (!(vmax > vmin))
-    {
-      /* One value (a 1×1×1 volume, a blank stack): mid grey, not the black
-       * that a black point equal to the value would give. */
-      if (vmin > vmax)
-        vmin = vmax = 0.0f;
-      sv_params_panel_set_intensity_range (self->params_panel, vmin - 0.5, vmin + 0.5);
-      return;
-    }
-  for (gsize i = 0; i < n * v->nc; i++)
-    if (isfinite (v->data[i]))
-      hist[MIN ((guint)((v->data[i] - vmin) / (vmax - vmin) * bins), bins - 1)]++;
-  /* 0.35 % saturated in all, half on each side, as Fiji's Auto. */
-  threshold = (guint64)(n * v->nc * 0.0035 / 2);
-  for (lo = 0, count = 0; lo < bins - 1 && (count += hist[lo]) <= threshold; lo++)
-    ;
-  for (hi = bins - 1, count = 0; hi > lo && (count += hist[hi]) <= threshold; hi--)
-    ;
-  sv_params_panel_set_window (self->params_panel, vmin + (vmax - vmin) * lo / bins,
-                              vmin + (vmax - vmin) * (hi + 1) / bins);
-}
 
 double
 sv_window_intensity_scale (const SvVolume *volume)
@@ -257,6 +219,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
 
   /* The job borrows the volume: stop it before the volume goes. */
   sv_window_stop_job (self);
+  sv_window_quality_forget (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
   g_clear_pointer (&self->run_error, g_free);
   g_clear_pointer (&self->export_path, g_free);
@@ -296,6 +259,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
     }
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
   sv_window_auto_contrast (self);
+  sv_window_contrast_set_volume (self);
 
   sv_window_start_job (self);
 }
@@ -327,6 +291,8 @@ static void
 display_changed_cb (SvWindow *self)
 {
   sv_params_panel_get_display (self->params_panel, &self->display);
+  self->display.colormap = sv_contrast_panel_get_colormap (self->contrast_panel);
+  sv_window_contrast_sync (self);
   /* Teaching mode explains what it draws. */
   gtk_revealer_set_reveal_child (self->teach_revealer, self->display.show_centres);
   for (guint i = 0; i < 3; i++)
@@ -488,6 +454,10 @@ sv_window_dispose (GObject *object)
   /* The worker borrows the volume and calls back into the window. */
   sv_window_stop_job (self);
   sv_window_cancel_loading (self);
+  sv_window_quality_stop (self);
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  g_clear_pointer (&self->pinned, sv_job_result_unref);
+  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
   g_clear_pointer (&self->result, sv_job_result_unref);
 #if SV_HAVE_CUDA
   /* Buffers still held by the views' results go with those results. */
@@ -511,6 +481,8 @@ sv_window_finalize (GObject *object)
   g_free (self->mask_path);
   g_free (self->run_error);
   g_free (self->export_path);
+  g_clear_pointer (&self->truth, sv_labels_free);
+  g_free (self->truth_path);
   G_OBJECT_CLASS (sv_window_parent_class)->finalize (object);
 }
 
@@ -563,6 +535,9 @@ sv_window_class_init (SvWindowClass *klass)
 
   g_type_ensure (SV_TYPE_SLICE_VIEW);
   g_type_ensure (SV_TYPE_PARAMS_PANEL);
+  g_type_ensure (SV_TYPE_QUALITY_PANEL);
+  g_type_ensure (SV_TYPE_PICK_PANEL);
+  g_type_ensure (SV_TYPE_CONTRAST_PANEL);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SvWindow, title_label);
@@ -591,9 +566,11 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_export_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
+  sv_window_class_add_quality_actions (widget_class);
+  sv_window_class_add_pick_actions (widget_class);
+  sv_window_class_add_contrast_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.stop", NULL);
 
   /* Arrow keys move slices only while the pointer/focus is in the views, so
    * that sliders and spin buttons keep their own arrows. */
@@ -633,6 +610,8 @@ sv_window_init (SvWindow *self)
   sv_display_init_defaults (&self->display);
 
   g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
+  sv_window_pick_init (self);
+  sv_window_contrast_init (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   for (guint i = 0; i < 3; i++)
     {

@@ -4,7 +4,10 @@
 #include <gtk/gtk.h>
 
 #include "job.h"
+#include "sv-contrast-panel.h"
 #include "sv-params-panel.h"
+#include "sv-pick-panel.h"
+#include "sv-quality-panel.h"
 #include "sv-slice-view.h"
 #include "volume.h"
 
@@ -100,5 +103,26 @@ gboolean sv_window_save_preset (SvWindow *window, const char *path, GError **err
 char *sv_window_preset_path (const char *path);
 /* Loads and validates a preset; the panel takes it and the job restarts. */
 gboolean sv_window_load_preset (SvWindow *window, const char *path, GError **error);
+
+/* Opens a label TIFF as the ground truth of the volume shown (read on a
+ * worker thread); the quality panel then adds boundary recall,
+ * undersegmentation error and achievable accuracy. One of another shape
+ * shows an error dialog and changes nothing. Another volume drops it. */
+gboolean sv_window_open_ground_truth (SvWindow *window, GFile *file);
+gboolean sv_window_has_ground_truth (SvWindow *window);
+SvQualityPanel *sv_window_get_quality_panel (SvWindow *window);
+SvPickPanel *sv_window_get_pick_panel (SvWindow *window);
+SvContrastPanel *sv_window_get_contrast_panel (SvWindow *window);
+
+/* Compare (P, C): pins the exact labels on screen, and flips the views
+ * between the pinned and the live result; the quality panel shows the one
+ * on screen and the differences from the other. */
+void sv_window_pin (SvWindow *window);
+void sv_window_flip_pinned (SvWindow *window);
+gboolean sv_window_get_showing_pinned (SvWindow *window);
+
+/* Selection: the supervoxel at a clicked voxel. FALSE when none. */
+gboolean sv_window_get_selected (SvWindow *window, gint32 *label);
+void sv_window_clear_selection (SvWindow *window);
 
 G_END_DECLS

@@ -1,0 +1,327 @@
+/* Tests of the window as a tuning bench under Xvfb: the quality panel's
+ * numbers against the engine's metrics (also with a ground truth),
+ * picking a supervoxel, the contrast histogram's handles and colormaps,
+ * and comparing a pinned result with the live one. */
+#define G_LOG_DOMAIN "test-gui"
+
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "gui-test-util.h"
+#include "io.h"
+#include "metrics.h"
+#include "sv-test-files.h"
+
+/* The quality panel shows the numbers of the result on screen. */
+static gboolean
+quality_current (gpointer data)
+{
+  SvWindow *w = data;
+  SvQuality *q = sv_quality_panel_get_quality (sv_window_get_quality_panel (w));
+  SvJobResult *r = sv_window_get_result (w);
+
+  return sv_window_is_settled (w) && q && r && q->generation == r->generation;
+}
+
+static gboolean
+quality_with_truth (gpointer data)
+{
+  SvWindow *w = data;
+  return quality_current (w)
+         && sv_quality_panel_get_quality (sv_window_get_quality_panel (w))->has_truth;
+}
+
+static char *
+format3 (double value)
+{
+  return g_strdup_printf ("%.3f", value);
+}
+
+static void
+assert_row_starts (SvWindow *w, const char *row, const char *expected)
+{
+  const char *text = sv_quality_panel_get_text (sv_window_get_quality_panel (w), row);
+
+  g_test_message ("%s: %s (engine: %s)", row, text, expected);
+  g_assert_true (g_str_has_prefix (text, expected));
+}
+
+static void
+test_quality_equals_engine_metrics (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *truth_path = g_build_filename (dir, "truth.tif", NULL);
+  g_autoptr (GFile) truth_file = g_file_new_for_path (truth_path);
+  g_autoptr (SvLabels) truth = NULL;
+  g_autoptr (GError) error = NULL;
+  const SvVolume *v = sv_window_get_volume (f->window);
+  SvJobResult *r;
+  SvMetrics m;
+  g_autofree char *n = NULL, *ev = NULL, *co = NULL, *br = NULL, *ue = NULL, *asa = NULL;
+  g_autofree char *sizes = NULL;
+
+  wait_until (quality_current, f->window, "the quality of the first result");
+  r = sv_window_get_result (f->window);
+  g_assert_true (sv_metrics_compute (r->labels, NULL, v, 2, &m, &error));
+  g_assert_no_error (error);
+  n = g_strdup_printf ("%" G_GSIZE_FORMAT, m.n_labels);
+  ev = format3 (m.explained_variation);
+  co = format3 (m.compactness);
+  assert_row_starts (f->window, "labels", n);
+  assert_row_starts (f->window, "explained-variation", ev);
+  assert_row_starts (f->window, "compactness", co);
+  sizes = g_strdup_printf ("%.0f · %.0f · %.0f voxels", m.size_min, m.size_median, m.size_max);
+  assert_row_starts (f->window, "sizes", sizes);
+  assert_row_starts (f->window, "backend", "CPU");
+  assert_row_starts (f->window, "boundary-recall", "—");
+
+  /* A ground truth of four quadrants in y and x, split at z = NZ / 3. */
+  truth = sv_labels_new (NZ, NY, NX, &error);
+  g_assert_no_error (error);
+  for (guint z = 0; z < NZ; z++)
+    for (guint y = 0; y < NY; y++)
+      for (guint x = 0; x < NX; x++)
+        truth->data[((gsize)z * NY + y) * NX + x]
+            = 1 + (x >= NX / 2) + 2 * (y >= NY / 3) + 4 * (z >= NZ / 3);
+  g_assert_true (sv_tiff_write_labels (truth_path, truth, &error));
+  g_assert_no_error (error);
+  g_assert_true (sv_window_open_ground_truth (f->window, truth_file));
+  wait_until (quality_with_truth, f->window, "the quality against the truth");
+  g_assert_true (sv_window_has_ground_truth (f->window));
+
+  g_assert_true (sv_metrics_compute (r->labels, truth, v, 2, &m, &error));
+  g_assert_no_error (error);
+  br = format3 (m.boundary_recall);
+  ue = format3 (m.undersegmentation);
+  asa = format3 (m.asa);
+  assert_row_starts (f->window, "boundary-recall", br);
+  assert_row_starts (f->window, "undersegmentation", ue);
+  assert_row_starts (f->window, "achievable-accuracy", asa);
+  g_assert_cmpfloat (m.asa, <, 1.0);
+
+  save_window_png (f->window, "gui-quality-panel.png");
+  sv_test_remove_tree (dir);
+}
+
+/* ---- picking ---- */
+
+static gboolean
+pick_has_count (gpointer data)
+{
+  const char *t = sv_pick_panel_get_text (sv_window_get_pick_panel (data), "voxels");
+  return t && g_ascii_isdigit (t[0]);
+}
+
+/* How many pixels of two captures of one size differ. */
+static gsize
+n_differing (GdkTexture *a, GdkTexture *b)
+{
+  gsize sa, sb, n = 0;
+  g_autofree guint8 *pa = texture_bytes (a, &sa);
+  g_autofree guint8 *pb = texture_bytes (b, &sb);
+
+  g_assert_cmpint (gdk_texture_get_width (a), ==, gdk_texture_get_width (b));
+  g_assert_cmpint (gdk_texture_get_height (a), ==, gdk_texture_get_height (b));
+  for (int y = 0; y < gdk_texture_get_height (a); y++)
+    for (int x = 0; x < gdk_texture_get_width (a); x++)
+      n += memcmp (pa + (gsize)y * sa + (gsize)x * 4, pb + (gsize)y * sb + (gsize)x * 4, 3) != 0;
+  return n;
+}
+
+static void
+test_pick_shows_id_and_count (Fixture *f, gconstpointer data)
+{
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvPickPanel *panel = sv_window_get_pick_panel (f->window);
+  SvJobResult *r = sv_window_get_result (f->window);
+  guint z = sv_slice_view_get_slice (xy), y = NY / 3, x = NX / 2;
+  gint32 label = sv_job_result_label_at (r, z, y, x), selected = -1;
+  g_autofree char *id = g_strdup_printf ("%d", label);
+  g_autofree char *count_text = NULL;
+  g_autoptr (GdkTexture) before = NULL, picked = NULL, only = NULL, cleared = NULL;
+  guint lo[3] = { G_MAXUINT, G_MAXUINT, G_MAXUINT }, hi[3] = { 0, 0, 0 };
+  gsize count = 0, i = 0;
+  g_autofree char *bounds = NULL;
+
+  for (guint zz = 0; zz < NZ; zz++)
+    for (guint yy = 0; yy < NY; yy++)
+      for (guint xx = 0; xx < NX; xx++, i++)
+        if (r->labels->data[i] == label)
+          {
+            guint p[3] = { zz, yy, xx };
+            count++;
+            for (guint d = 0; d < 3; d++)
+              {
+                lo[d] = MIN (lo[d], p[d]);
+                hi[d] = MAX (hi[d], p[d]);
+              }
+          }
+  count_text = g_strdup_printf ("%" G_GSIZE_FORMAT, count);
+  bounds = g_strdup_printf ("x %u–%u · y %u–%u · z %u–%u", lo[2], hi[2], lo[1], hi[1], lo[0],
+                            hi[0]);
+
+  wait_until (quality_current, f->window, "the supervoxel statistics");
+  before = capture_xy (f->window);
+  g_assert_false (sv_window_get_selected (f->window, NULL));
+  /* What a click on that voxel emits. */
+  g_signal_emit_by_name (xy, "pick", (int)z, (int)y, (int)x);
+  g_assert_true (sv_window_get_selected (f->window, &selected));
+  g_assert_cmpint (selected, ==, label);
+  wait_until (pick_has_count, f->window, "the selection's numbers");
+  g_test_message ("picked %s: %s voxels, %s, %s, %s", sv_pick_panel_get_text (panel, "id"),
+                  sv_pick_panel_get_text (panel, "voxels"),
+                  sv_pick_panel_get_text (panel, "volume"),
+                  sv_pick_panel_get_text (panel, "intensity"),
+                  sv_pick_panel_get_text (panel, "bounds"));
+  g_assert_cmpstr (sv_pick_panel_get_text (panel, "id"), ==, id);
+  g_assert_cmpstr (sv_pick_panel_get_text (panel, "voxels"), ==, count_text);
+  g_assert_cmpstr (sv_pick_panel_get_text (panel, "bounds"), ==, bounds);
+  g_assert_true (g_str_has_prefix (sv_pick_panel_get_text (panel, "intensity"), "mean "));
+
+  /* Tinted on screen; "selected only" dims the rest. */
+  picked = capture_xy (f->window);
+  g_assert_cmpuint (n_differing (before, picked), >, 20);
+  sv_pick_panel_set_selected_only (panel, TRUE);
+  only = capture_xy (f->window);
+  g_assert_cmpuint (n_differing (picked, only), >, n_differing (before, picked));
+  save_window_png (f->window, "gui-pick-selected-only.png");
+  sv_pick_panel_set_selected_only (panel, FALSE);
+
+  /* Escape with nothing running clears the selection. */
+  g_assert_false (sv_window_is_busy (f->window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.escape", NULL));
+  g_assert_false (sv_window_get_selected (f->window, NULL));
+  g_assert_cmpstr (sv_pick_panel_get_text (panel, "id"), ==, "—");
+  cleared = capture_xy (f->window);
+  g_assert_cmpuint (n_differing (before, cleared), ==, 0);
+}
+
+/* ---- contrast ---- */
+
+static double
+mean_grey (GdkTexture *t, double *colourfulness)
+{
+  gsize stride;
+  g_autofree guint8 *px = texture_bytes (t, &stride);
+  double sum = 0, spread = 0;
+  gsize n = 0;
+
+  for (int y = 0; y < gdk_texture_get_height (t); y++)
+    for (int x = 0; x < gdk_texture_get_width (t); x++)
+      {
+        const guint8 *p = px + (gsize)y * stride + (gsize)x * 4;
+        sum += (p[0] + p[1] + p[2]) / 3.0;
+        spread += MAX (MAX (p[0], p[1]), p[2]) - MIN (MIN (p[0], p[1]), p[2]);
+        n++;
+      }
+  if (colourfulness)
+    *colourfulness = spread / n;
+  return sum / n;
+}
+
+static void
+test_histogram_handles_change_pixels (Fixture *f, gconstpointer data)
+{
+  SvContrastPanel *contrast = sv_window_get_contrast_panel (f->window);
+  SvParamsPanel *params = sv_window_get_params_panel (f->window);
+  GtkWidget *plot = sv_contrast_panel_get_plot (contrast);
+  g_autoptr (GdkTexture) before = NULL, brighter = NULL, viridis = NULL;
+  double grey_before, grey_after, colour_before, colour_after, width;
+  SvDisplay d;
+
+  g_assert_nonnull (sv_contrast_panel_get_histogram (contrast));
+  /* Only the image: the overlay would add its own colours. */
+  sv_params_panel_set_overlay (params, SV_OVERLAY_OFF);
+  gtk_notebook_set_current_page (
+      GTK_NOTEBOOK (gtk_widget_get_ancestor (GTK_WIDGET (contrast), GTK_TYPE_NOTEBOOK)), 2);
+  before = capture_xy (f->window);
+  grey_before = mean_grey (before, &colour_before);
+  width = gtk_widget_get_width (plot);
+  g_assert_cmpfloat (width, >, 20);
+
+  /* The white handle dragged to a quarter of the range. */
+  sv_contrast_panel_move_handle (contrast, SV_HANDLE_WHITE, width / 4);
+  sv_params_panel_get_display (params, &d);
+  g_assert_cmpfloat (fabs (d.high - sv_contrast_panel_x_to_value (contrast, width / 4)), <, 1e-3);
+  brighter = capture_xy (f->window);
+  grey_after = mean_grey (brighter, NULL);
+  g_test_message ("mean grey %.1f -> %.1f", grey_before, grey_after);
+  g_assert_cmpfloat (grey_after, >, grey_before + 10);
+
+  /* Viridis colours what grey left grey. */
+  sv_contrast_panel_set_colormap (contrast, SV_COLORMAP_VIRIDIS);
+  viridis = capture_xy (f->window);
+  mean_grey (viridis, &colour_after);
+  g_test_message ("colourfulness %.1f -> %.1f", colour_before, colour_after);
+  g_assert_cmpfloat (colour_before, <, 1.0);
+  g_assert_cmpfloat (colour_after, >, 20.0);
+  save_window_png (f->window, "gui-contrast-histogram.png");
+
+  /* Reset: the full range again. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.reset-contrast", NULL));
+  sv_params_panel_get_display (params, &d);
+  g_assert_cmpfloat (d.low, ==, (float)sv_contrast_panel_get_histogram (contrast)->min);
+  g_assert_cmpfloat (d.high, ==, (float)sv_contrast_panel_get_histogram (contrast)->max);
+}
+
+/* ---- compare ---- */
+
+static gboolean
+pinned_quality_current (gpointer data)
+{
+  SvWindow *w = data;
+  const char *t = sv_quality_panel_get_text (sv_window_get_quality_panel (w), "labels");
+  return quality_current (w) && t && strstr (t, "Δ") != NULL;
+}
+
+static void
+test_compare_flips_overlay (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *params = sv_window_get_params_panel (f->window);
+  SvQualityPanel *quality = sv_window_get_quality_panel (f->window);
+  g_autoptr (SvJobResult) pinned = NULL;
+  g_autoptr (GdkTexture) live = NULL, flipped = NULL, back = NULL;
+
+  wait_until (quality_current, f->window, "the first result's quality");
+  pinned = sv_job_result_ref (sv_window_get_result (f->window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.pin", NULL));
+  sv_params_panel_set_compactness (params, 0.5);
+  wait_for_current_result (f->window);
+  wait_until (pinned_quality_current, f->window, "the live result's numbers beside the pinned");
+  g_assert_true (sv_window_get_result (f->window) != pinned);
+  g_test_message ("live: %s · %s", sv_quality_panel_get_text (quality, "labels"),
+                  sv_quality_panel_get_text (quality, "compare"));
+  g_assert_true (g_str_has_prefix (sv_quality_panel_get_text (quality, "compare"), "live shown"));
+  live = capture_xy (f->window);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.flip-pinned", NULL));
+  g_assert_true (sv_window_get_showing_pinned (f->window));
+  g_assert_true (
+      sv_slice_view_get_result (sv_window_get_slice_view (f->window, SV_AXIS_XY)) == pinned);
+  g_assert_true (g_str_has_prefix (sv_quality_panel_get_text (quality, "compare"), "pinned shown"));
+  g_assert_nonnull (strstr (sv_quality_panel_get_text (quality, "labels"), "Δ"));
+  flipped = capture_xy (f->window);
+  g_assert_cmpuint (n_differing (live, flipped), >, 50);
+  save_window_png (f->window, "gui-compare-pinned.png");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.flip-pinned", NULL));
+  g_assert_false (sv_window_get_showing_pinned (f->window));
+  back = capture_xy (f->window);
+  g_assert_cmpuint (n_differing (live, back), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/quality/numbers-equal-engine-metrics", Fixture, NULL, fixture_setup,
+              test_quality_equals_engine_metrics, fixture_teardown);
+  g_test_add ("/gui/pick/shows-id-count-and-clears-on-escape", Fixture, NULL, fixture_setup,
+              test_pick_shows_id_and_count, fixture_teardown);
+  g_test_add ("/gui/contrast/handles-and-colormap-change-pixels", Fixture, NULL, fixture_setup,
+              test_histogram_handles_change_pixels, fixture_teardown);
+  g_test_add ("/gui/compare/flip-shows-pinned-labels", Fixture, NULL, fixture_setup,
+              test_compare_flips_overlay, fixture_teardown);
+  return g_test_run ();
+}
