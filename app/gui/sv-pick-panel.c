@@ -85,7 +85,7 @@ sv_pick_panel_show (SvPickPanel *self, gint32 label, const SvLabelStats *s,
   {
     double v = (double)s->n_voxels * volume->spacing[0] * volume->spacing[1] * volume->spacing[2];
     text = unit ? g_strdup_printf ("%.4g %s³", v, unit)
-                : g_strdup_printf ("%.4g voxels³ (the file gives no voxel size)", v);
+                : g_strdup_printf ("%.4g cubic voxels (the file gives no voxel size)", v);
   }
   gtk_label_set_text (self->volume_value, text);
   g_clear_pointer (&text, g_free);
