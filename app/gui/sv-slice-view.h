@@ -66,8 +66,15 @@ void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y
 /* How the current result's labels reach GL, in words: "drawn from the GPU"
  * when they go from the device into GL through a registered pixel buffer (a
  * CUDA result, GL on the CUDA device; CUDA–GL interop), "drawn from memory"
- * when they are uploaded from the host. */
+ * when they are uploaded from the host, "drawn without OpenGL" on the
+ * software path. */
 const char *sv_slice_view_get_label_path (SvSliceView *view);
+
+/* TRUE when this view draws without OpenGL (GL could not be had, or
+ * SV_GL=off): slices and overlays computed on the CPU. */
+gboolean sv_slice_view_is_software (SvSliceView *view);
+/* Why GL is off ("OpenGL is off (…): drawn in software"), or NULL. */
+const char *sv_slice_view_get_gl_off_reason (SvSliceView *view);
 
 /* TRUE while some realized slice view has GL on a CUDA device, so that
  * publishing CUDA labels for interop is worth it. Any thread. */

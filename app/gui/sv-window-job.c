@@ -341,6 +341,8 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   gtk_label_set_text (self->result_label, text);
   update_progress (self);
   gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->path_label),
+                               sv_slice_view_get_gl_off_reason (self->xy_view));
   if (sv_window_verbose (self))
     g_message (
         "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT

@@ -143,7 +143,7 @@ update_shared_fit (SvWindow *self)
 }
 
 static void
-view_resize_cb (GtkGLArea *area, int width, int height, SvWindow *self)
+view_resize_cb (SvSliceView *view, int width, int height, SvWindow *self)
 {
   update_shared_fit (self);
 }
@@ -619,8 +619,7 @@ sv_window_init (SvWindow *self)
       g_signal_connect (sv_window_view (self, i), "pick", G_CALLBACK (pick_cb), self);
       g_signal_connect (sv_window_view (self, i), "notify::slice", G_CALLBACK (slice_notify_cb),
                         self);
-      g_signal_connect (sv_slice_view_get_gl_area (sv_window_view (self, i)), "resize",
-                        G_CALLBACK (view_resize_cb), self);
+      g_signal_connect (sv_window_view (self, i), "resize", G_CALLBACK (view_resize_cb), self);
     }
 
   /* The recent-files section lives in the template's menu. */
