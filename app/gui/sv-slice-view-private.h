@@ -10,6 +10,7 @@
 #include <epoxy/gl.h>
 
 #include "sv-config.h"
+#include "sv-scale-bar.h"
 
 #if SV_HAVE_CUDA
 #include "sv-cuda-gl.h"
@@ -23,6 +24,7 @@ struct _SvSliceView
 
   GtkGLArea *gl_area;
   GtkDrawingArea *soft_area; /* shown instead of GL when GL cannot be had */
+  SvScaleBar *scale_bar;
   GtkScale *slice_scale;
   GtkLabel *title;
   GtkAdjustment *slice_adjustment;

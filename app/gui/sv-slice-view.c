@@ -3,6 +3,8 @@
 
 #include "sv-slice-view-private.h"
 
+#include "sv-pick-panel.h"
+
 #include <epoxy/gl.h>
 #include <math.h>
 #include <string.h>
@@ -46,9 +48,12 @@ sv_slice_view_emit_hover (SvSliceView *self, int z, int y, int x)
   g_signal_emit (self, signals[SIGNAL_HOVER], 0, z, y, x);
 }
 
+static void update_scale_bar (SvSliceView *self);
+
 void
 sv_slice_view_emit_resize (SvSliceView *self, int width, int height)
 {
+  update_scale_bar (self);
   g_signal_emit (self, signals[SIGNAL_RESIZE], 0, width, height);
 }
 
@@ -342,9 +347,22 @@ update_points (SvSliceView *self)
   sv_renderer_set_points (self->renderer, uv, n);
 }
 
+/* The scale bar follows the zoom and the view's size. */
+static void
+update_scale_bar (SvSliceView *self)
+{
+  const SvVolume *v = self->volume;
+
+  if (!self->scale_bar)
+    return;
+  sv_scale_bar_set_scale (self->scale_bar, v ? sv_slice_view_get_scale (self) : 0.0,
+                          v && v->spacing_from_file ? sv_unit_symbol (v->unit) : NULL);
+}
+
 void
 sv_slice_view_queue_frame (SvSliceView *self)
 {
+  update_scale_bar (self);
   if (self->soft)
     gtk_widget_queue_draw (GTK_WIDGET (self->soft_area));
   else
@@ -709,6 +727,13 @@ sv_slice_view_capture (SvSliceView *self, SvCaptureFunc func, gpointer user_data
   sv_slice_view_queue_frame (self);
 }
 
+const char *
+sv_slice_view_get_scale_bar_text (SvSliceView *self)
+{
+  update_scale_bar (self);
+  return sv_scale_bar_get_text (self->scale_bar);
+}
+
 GtkGLArea *
 sv_slice_view_get_gl_area (SvSliceView *self)
 {
@@ -859,6 +884,9 @@ sv_slice_view_init (SvSliceView *self)
 #endif
   gtk_scale_set_format_value_func (self->slice_scale, format_slice_cb, self, NULL);
   g_signal_connect (self->gl_area, "resize", G_CALLBACK (gl_resize_cb), self);
+  self->scale_bar = SV_SCALE_BAR (sv_scale_bar_new ());
+  gtk_overlay_add_overlay (GTK_OVERLAY (gtk_widget_get_parent (GTK_WIDGET (self->gl_area))),
+                           GTK_WIDGET (self->scale_bar));
   sv_slice_view_soft_init (self);
   update_range (self);
 }

@@ -88,6 +88,9 @@ void sv_slice_view_capture (SvSliceView *view, SvCaptureFunc func, gpointer user
  * z across and y down (rows line up with XY's beside it, as in Fiji). */
 gboolean sv_slice_view_pixel_to_voxel (SvSliceView *view, double x, double y, guint zyx[3]);
 
+/* The scale bar's text ("10 µm"), NULL when none is drawn. */
+const char *sv_slice_view_get_scale_bar_text (SvSliceView *view);
+
 /* The GtkGLArea inside (tests and screenshots). */
 GtkGLArea *sv_slice_view_get_gl_area (SvSliceView *view);
 

@@ -11,6 +11,7 @@
 #include "gui-test-util.h"
 #include "io.h"
 #include "metrics.h"
+#include "sv-scale-bar.h"
 #include "sv-test-files.h"
 
 /* The quality panel shows the numbers of the result on screen. */
@@ -327,6 +328,52 @@ test_compare_flips_overlay (Fixture *f, gconstpointer data)
   g_assert_cmpuint (n_differing (live, back), ==, 0);
 }
 
+/* ---- scale bar ---- */
+
+static void
+test_scale_bar_in_file_unit (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "cells.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SvVolume) copy = NULL;
+  g_autoptr (GError) error = NULL;
+  const SvVolume *v = sv_window_get_volume (f->window);
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  const char *text;
+  double length, width;
+
+  /* The sample has no unit: lengths in voxels. */
+  text = sv_slice_view_get_scale_bar_text (xy);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_suffix (text, " voxels"));
+
+  /* The same voxels at 0.5 µm from a file. */
+  copy = sv_volume_new (v->nz, v->ny, v->nx, v->nc, &error);
+  g_assert_no_error (error);
+  memcpy (copy->data, v->data, sv_volume_n_voxels (v) * v->nc * sizeof (float));
+  copy->spacing[0] = 1.0;
+  copy->spacing[1] = copy->spacing[2] = 0.5;
+  copy->unit = g_strdup ("micron");
+  g_assert_true (sv_tiff_write_volume (path, copy, SV_SAMPLE_U16, &error));
+  g_assert_no_error (error);
+  open_and_wait (f->window, file);
+  text = sv_slice_view_get_scale_bar_text (xy);
+  g_test_message ("scale bar: %s at %.2f px/µm", text, sv_slice_view_get_scale (xy));
+  g_assert_true (g_str_has_suffix (text, " µm"));
+  /* A round length about a fifth of the view wide. */
+  length = g_ascii_strtod (text, NULL);
+  width = gtk_widget_get_width (GTK_WIDGET (sv_slice_view_get_gl_area (xy)));
+  g_assert_cmpfloat (length, ==, sv_scale_bar_round_length (width * 0.2 / sv_slice_view_get_scale (xy)));
+  g_assert_cmpfloat (length * sv_slice_view_get_scale (xy), >, width * 0.2 / 5.01);
+  g_assert_cmpfloat (length * sv_slice_view_get_scale (xy), <=, width * 0.2 + 1e-6);
+  /* Zoomed in four times, the bar stands for a shorter length. */
+  sv_slice_view_zoom_at (xy, 4.0, width / 2, 100);
+  g_assert_cmpfloat (g_ascii_strtod (sv_slice_view_get_scale_bar_text (xy), NULL), <, length);
+  save_window_png (f->window, "gui-scale-bar.png");
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -339,5 +386,7 @@ main (int argc, char **argv)
               test_histogram_handles_change_pixels, fixture_teardown);
   g_test_add ("/gui/compare/flip-shows-pinned-labels", Fixture, NULL, fixture_setup,
               test_compare_flips_overlay, fixture_teardown);
+  g_test_add ("/gui/scale-bar/in-the-file-unit", Fixture, NULL, fixture_setup,
+              test_scale_bar_in_file_unit, fixture_teardown);
   return g_test_run ();
 }
