@@ -79,7 +79,9 @@ typedef struct
 struct _SvQualityWorker
 {
   const SvVolume *volume;
+  const guint8 *mask;
   const SvLabels *truth;
+  GCancellable *cancellable; /* stops a convergence on free */
   GMainContext *context;
   Link *link;
   GThread *thread;
@@ -90,12 +92,15 @@ struct _SvQualityWorker
   SvJobResult *pending;
   SvJobResult *reference;
   gboolean analyse_reference;
+  gboolean convergence_pending;
+  SvSlicParams convergence_params;
 };
 
 typedef struct
 {
   Link *link;
   SvQuality *quality;
+  SvConvergence *convergence;
   guint64 generation;
   GError *error;
 } Delivery;
@@ -107,7 +112,9 @@ deliver_cb (gpointer data)
 
   if (!d->link->alive)
     return G_SOURCE_REMOVE;
-  if (d->quality && d->link->callbacks.done)
+  if (d->convergence && d->link->callbacks.converged)
+    d->link->callbacks.converged (d->convergence, d->link->user_data);
+  else if (d->quality && d->link->callbacks.done)
     d->link->callbacks.done (d->quality, d->link->user_data);
   else if (d->error && d->link->callbacks.failed)
     d->link->callbacks.failed (d->generation, d->error, d->link->user_data);
@@ -121,8 +128,21 @@ delivery_free (gpointer data)
 
   g_rc_box_release (d->link);
   g_clear_pointer (&d->quality, sv_quality_unref);
+  g_clear_pointer (&d->convergence, sv_convergence_unref);
   g_clear_error (&d->error);
   g_free (d);
+}
+
+static void
+deliver (SvQualityWorker *w, Delivery *d)
+{
+  g_autoptr (GSource) source = g_idle_source_new ();
+
+  /* Always queued, never run inline, as SvJob delivers. */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, deliver_cb, d, delivery_free);
+  g_source_set_static_name (source, "sv-quality delivery");
+  g_source_attach (source, w->context);
 }
 
 static gpointer
@@ -134,15 +154,36 @@ worker_main (gpointer data)
     {
       SvJobResult *result, *reference;
       Delivery *d;
-      g_autoptr (GSource) source = NULL;
 
       g_mutex_lock (&w->lock);
-      while (!w->quit && !w->pending && !(w->analyse_reference && w->reference))
+      while (!w->quit && !w->pending && !(w->analyse_reference && w->reference)
+             && !w->convergence_pending)
         g_cond_wait (&w->cond, &w->lock);
       if (w->quit)
         {
           g_mutex_unlock (&w->lock);
           return NULL;
+        }
+      if (w->convergence_pending)
+        {
+          SvSlicParams params = w->convergence_params;
+          g_autoptr (GError) error = NULL;
+
+          w->convergence_pending = FALSE;
+          g_mutex_unlock (&w->lock);
+          d = g_new0 (Delivery, 1);
+          d->link = g_rc_box_acquire (w->link);
+          d->convergence
+              = sv_convergence_compute (w->volume, w->mask, &params, w->cancellable, &error);
+          if (d->convergence)
+            deliver (w, d);
+          else
+            {
+              if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                g_message ("no convergence plot: %s", error->message);
+              delivery_free (d);
+            }
+          continue;
         }
       if (w->analyse_reference && w->reference)
         {
@@ -165,23 +206,19 @@ worker_main (gpointer data)
           = sv_quality_compute (w->volume, result, w->truth, reference, &d->error);
       sv_job_result_unref (result);
       g_clear_pointer (&reference, sv_job_result_unref);
-
-      /* Always queued, never run inline, as SvJob delivers. */
-      source = g_idle_source_new ();
-      g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, deliver_cb, d, delivery_free);
-      g_source_set_static_name (source, "sv-quality delivery");
-      g_source_attach (source, w->context);
+      deliver (w, d);
     }
 }
 
 SvQualityWorker *
-sv_quality_worker_new (const SvVolume *volume, const SvLabels *truth,
+sv_quality_worker_new (const SvVolume *volume, const guint8 *mask, const SvLabels *truth,
                        const SvQualityCallbacks *callbacks, gpointer user_data)
 {
   SvQualityWorker *w = g_new0 (SvQualityWorker, 1);
 
   w->volume = volume;
+  w->mask = mask;
+  w->cancellable = g_cancellable_new ();
   w->truth = truth;
   w->context = g_main_context_ref_thread_default ();
   w->link = g_rc_box_new0 (Link);
@@ -209,6 +246,16 @@ sv_quality_worker_set_reference (SvQualityWorker *w, SvJobResult *reference, gbo
 }
 
 void
+sv_quality_worker_request_convergence (SvQualityWorker *w, const SvSlicParams *params)
+{
+  g_mutex_lock (&w->lock);
+  w->convergence_params = *params;
+  w->convergence_pending = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+void
 sv_quality_worker_submit (SvQualityWorker *w, SvJobResult *result)
 {
   SvJobResult *old;
@@ -230,7 +277,9 @@ sv_quality_worker_free (SvQualityWorker *w)
   w->quit = TRUE;
   g_cond_signal (&w->cond);
   g_mutex_unlock (&w->lock);
+  g_cancellable_cancel (w->cancellable);
   g_thread_join (w->thread);
+  g_object_unref (w->cancellable);
   w->link->alive = FALSE;
   g_rc_box_release (w->link);
   g_clear_pointer (&w->pending, sv_job_result_unref);

@@ -2,13 +2,15 @@
  * of its own so that the window stays responsive: the engine's metrics
  * (metrics.h; against a ground truth when one is set), per-supervoxel
  * statistics (label-stats.h) and the size histogram, and, when a reference
- * result is pinned, the adjusted Rand index between the two. Like SvJob,
+ * result is pinned, the adjusted Rand index between the two; for teaching,
+ * the convergence of the iterations (convergence.h). Like SvJob,
  * requests are coalesced (the newest pending one wins) and results are
  * delivered on the main context that created the worker. */
 #pragma once
 
 #include <glib.h>
 
+#include "convergence.h"
 #include "job.h"
 #include "label-stats.h"
 #include "metrics.h"
@@ -55,13 +57,19 @@ typedef struct
 {
   void (*done) (SvQuality *quality, gpointer user_data);
   void (*failed) (guint64 generation, const GError *error, gpointer user_data);
+  /* A convergence asked for with sv_quality_worker_request_convergence. */
+  void (*converged) (SvConvergence *convergence, gpointer user_data);
 } SvQualityCallbacks;
 
-/* A worker thread for `volume` and its ground truth (NULL for none; of the
- * volume's shape: the caller checks), both borrowed until
- * sv_quality_worker_free: another truth needs another worker. */
-SvQualityWorker *sv_quality_worker_new (const SvVolume *volume, const SvLabels *truth,
+/* A worker thread for `volume`, its mask and its ground truth (NULL for
+ * none; of the volume's shape: the caller checks), all borrowed until
+ * sv_quality_worker_free: another mask or truth needs another worker. */
+SvQualityWorker *sv_quality_worker_new (const SvVolume *volume, const guint8 *mask,
+                                        const SvLabels *truth,
                                         const SvQualityCallbacks *callbacks, gpointer user_data);
+/* Computes the convergence for `params` (copied) before any pending
+ * analysis; a newer request replaces one not started. */
+void sv_quality_worker_request_convergence (SvQualityWorker *worker, const SvSlicParams *params);
 /* The result later ones are compared with (a reference is taken; NULL for
  * none). With `analyse` its own quality is computed and delivered too,
  * before any pending request. */
@@ -69,8 +77,9 @@ void sv_quality_worker_set_reference (SvQualityWorker *worker, SvJobResult *refe
                                       gboolean analyse);
 /* Analyses `result` (a reference is taken), replacing a pending request. */
 void sv_quality_worker_submit (SvQualityWorker *worker, SvJobResult *result);
-/* Waits for the running analysis, joins the thread and frees the worker;
- * no callback runs after this returns. */
+/* Cancels a convergence being computed, waits for the running analysis,
+ * joins the thread and frees the worker; no callback runs after this
+ * returns. */
 void sv_quality_worker_free (SvQualityWorker *worker);
 
 G_END_DECLS

@@ -15,6 +15,10 @@ struct _SvQualityPanel
   GtkLabel *boundary_recall_value, *undersegmentation_value, *achievable_accuracy_value;
   GtkLabel *time_value, *backend_value, *compare_value;
   GtkDrawingArea *size_plot, *time_plot;
+  GtkLabel *convergence_name, *convergence_value;
+  GtkDrawingArea *convergence_plot;
+  SvConvergence *convergence;
+  int convergence_step;
 
   SvQuality *quality, *other;
   SvJobResult *result, *other_result;
@@ -261,6 +265,102 @@ draw_times (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer d
     }
 }
 
+/* Changed voxels (orange, log scale from the fewest to the most) and
+ * centre movement (blue, linear from 0) per iteration, and the teaching
+ * step's marker. */
+static void
+draw_convergence (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  SvQualityPanel *self = data;
+  const SvConvergence *c = self->convergence;
+  double most_changed = 0, least_changed = G_MAXDOUBLE, most_moved = 0, plot_h = height - 2;
+  guint n;
+
+  cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  if (!c || c->n_iterations == 0)
+    return;
+  n = c->n_iterations;
+  for (guint i = 0; i < n; i++)
+    {
+      most_changed = MAX (most_changed, log1p ((double)c->changed[i]));
+      least_changed = MIN (least_changed, log1p ((double)c->changed[i]));
+      most_moved = MAX (most_moved, c->moved[i]);
+    }
+  for (guint series = 0; series < 2; series++)
+    {
+      cairo_set_source_rgb (cr, series ? 0.2 : 0.95, series ? 0.45 : 0.55, series ? 0.9 : 0.15);
+      cairo_set_line_width (cr, 1.5);
+      for (guint i = 0; i < n; i++)
+        {
+          double x = n > 1 ? (double)i / (n - 1) * (width - 8) + 4 : width / 2.0;
+          double t = series ? (most_moved > 0 ? c->moved[i] / most_moved : 0)
+                            : (most_changed > least_changed
+                                   ? (log1p ((double)c->changed[i]) - least_changed)
+                                         / (most_changed - least_changed)
+                                   : 0);
+          double y = 1 + plot_h - t * (plot_h - 2);
+          if (i == 0)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      cairo_stroke (cr);
+    }
+  if (self->convergence_step >= 1 && (guint)self->convergence_step <= n)
+    draw_marker (cr,
+                 n > 1 ? (double)(self->convergence_step - 1) / (n - 1) * (width - 8) + 4
+                       : width / 2.0,
+                 height, 0.85, 0.1, 0.25, FALSE);
+}
+
+static void
+update_convergence_text (SvQualityPanel *self)
+{
+  const SvConvergence *c = self->convergence;
+  g_autofree char *text = NULL;
+  int step = self->convergence_step;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->convergence_name), c != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->convergence_value), c != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->convergence_plot), c != NULL);
+  if (!c)
+    return;
+  if (step >= 1 && (guint)step <= c->n_iterations)
+    text = g_strdup_printf ("iteration %d of %u: %" G_GUINT64_FORMAT
+                            " voxels changed label, centres moved %.1f voxels in all",
+                            step, c->n_iterations, c->changed[step - 1], c->moved[step - 1]);
+  else
+    text = g_strdup_printf ("%u iterations", c->n_iterations);
+  gtk_label_set_text (self->convergence_value, text);
+  gtk_widget_queue_draw (GTK_WIDGET (self->convergence_plot));
+}
+
+void
+sv_quality_panel_set_convergence (SvQualityPanel *self, SvConvergence *convergence, int step)
+{
+  g_return_if_fail (SV_IS_QUALITY_PANEL (self));
+  if (convergence)
+    sv_convergence_ref (convergence);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  self->convergence = convergence;
+  self->convergence_step = step;
+  update_convergence_text (self);
+}
+
+SvConvergence *
+sv_quality_panel_get_convergence (SvQualityPanel *self)
+{
+  return self->convergence;
+}
+
+int
+sv_quality_panel_get_convergence_step (SvQualityPanel *self)
+{
+  return self->convergence_step;
+}
+
 /* ---- API ---- */
 
 void
@@ -320,6 +420,7 @@ sv_quality_panel_get_text (SvQualityPanel *self, const char *row)
     { "time", self->time_value },
     { "backend", self->backend_value },
     { "compare", self->compare_value },
+    { "convergence", self->convergence_value },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -343,6 +444,7 @@ sv_quality_panel_dispose (GObject *object)
   g_clear_pointer (&self->other, sv_quality_unref);
   g_clear_pointer (&self->result, sv_job_result_unref);
   g_clear_pointer (&self->other_result, sv_job_result_unref);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), SV_TYPE_QUALITY_PANEL);
   /* The template's unnamed top child too. */
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
@@ -373,6 +475,9 @@ sv_quality_panel_class_init (SvQualityPanelClass *klass)
   BIND (compare_value);
   BIND (size_plot);
   BIND (time_plot);
+  BIND (convergence_name);
+  BIND (convergence_value);
+  BIND (convergence_plot);
 #undef BIND
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "sv-quality-panel");
@@ -384,5 +489,6 @@ sv_quality_panel_init (SvQualityPanel *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_drawing_area_set_draw_func (self->size_plot, draw_sizes, self, NULL);
   gtk_drawing_area_set_draw_func (self->time_plot, draw_times, self, NULL);
+  gtk_drawing_area_set_draw_func (self->convergence_plot, draw_convergence, self, NULL);
   update_texts (self);
 }

@@ -28,10 +28,18 @@ void sv_quality_panel_set (SvQualityPanel *panel, SvQuality *quality, SvJobResul
  * exact result", or NULL for none. */
 void sv_quality_panel_set_state (SvQualityPanel *panel, const char *state);
 SvQuality *sv_quality_panel_get_quality (SvQualityPanel *panel);
+/* Teaching: the convergence plot (a reference is taken; NULL hides it) with
+ * a marker at iteration `step` (1-based; 0 for none). */
+void sv_quality_panel_set_convergence (SvQualityPanel *panel, SvConvergence *convergence,
+                                       int step);
+SvConvergence *sv_quality_panel_get_convergence (SvQualityPanel *panel);
+/* The marker's iteration (0 for none). */
+int sv_quality_panel_get_convergence_step (SvQualityPanel *panel);
 
 /* The text of one row's value: "labels", "sizes", "explained-variation",
  * "compactness", "boundary-recall", "undersegmentation",
- * "achievable-accuracy", "time", "backend", "compare"; NULL for another. */
+ * "achievable-accuracy", "time", "backend", "compare", "convergence"; NULL
+ * for another. */
 const char *sv_quality_panel_get_text (SvQualityPanel *panel, const char *row);
 
 G_END_DECLS

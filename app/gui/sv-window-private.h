@@ -103,6 +103,8 @@ struct _SvWindow
   SvJobResult *pinned;  /* the pinned result, or NULL */
   SvQuality *pinned_quality;
   gboolean showing_pinned; /* the views show the pinned result */
+  SvConvergence *convergence; /* teaching: of the parameters in convergence_key */
+  char *convergence_key;      /* those parameters as JSON; NULL when none asked for */
 
   /* Selection (sv-window-pick.c): the supervoxel at a picked voxel. */
   SvPickPanel *pick_panel;

@@ -3,7 +3,8 @@
  * (quality.h) and shown in the quality panel; a ground truth opened beside
  * the volume adds boundary recall, undersegmentation error and achievable
  * accuracy; a pinned result can be flipped with the live one (P pins, C
- * flips), the panel showing the differences. */
+ * flips), the panel showing the differences. In teaching mode the worker
+ * also follows the iterations' convergence, plotted with the step shown. */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -100,18 +101,69 @@ quality_failed_cb (guint64 generation, const GError *error, gpointer user_data)
   sv_quality_panel_set_state (self->quality_panel, text);
 }
 
-static const SvQualityCallbacks quality_callbacks = { quality_done_cb, quality_failed_cb };
+/* The teaching step on screen, 0 outside teaching mode. */
+static int
+teaching_step (SvWindow *self)
+{
+  SvJobResult *shown = sv_window_shown_result (self);
+  return shown && shown->stop_after_iteration >= 0 ? shown->stop_after_iteration : 0;
+}
+
+static void
+converged_cb (SvConvergence *convergence, gpointer user_data)
+{
+  SvWindow *self = user_data;
+  g_autofree char *key = sv_slic_params_to_json (&convergence->params);
+
+  /* Parameters changed since it was asked for: a newer one is coming. */
+  if (g_strcmp0 (key, self->convergence_key) != 0)
+    return;
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  self->convergence = sv_convergence_ref (convergence);
+  if (teaching_step (self) > 0)
+    sv_quality_panel_set_convergence (self->quality_panel, convergence, teaching_step (self));
+}
+
+/* Teaching mode: the convergence plot for the parameters of the step shown,
+ * asked for once per set of parameters. */
+static void
+update_convergence (SvWindow *self, gboolean ask_again)
+{
+  SvJobResult *shown = sv_window_shown_result (self);
+  g_autofree char *key = NULL;
+
+  if (!shown || shown->stop_after_iteration < 0)
+    {
+      sv_quality_panel_set_convergence (self->quality_panel, NULL, 0);
+      return;
+    }
+  key = sv_slic_params_to_json (&shown->params);
+  if (ask_again || g_strcmp0 (key, self->convergence_key) != 0)
+    {
+      g_clear_pointer (&self->convergence, sv_convergence_unref);
+      g_free (self->convergence_key);
+      self->convergence_key = g_steal_pointer (&key);
+      if (self->quality_worker)
+        sv_quality_worker_request_convergence (self->quality_worker, &shown->params);
+    }
+  sv_quality_panel_set_convergence (self->quality_panel, self->convergence, teaching_step (self));
+}
+
+static const SvQualityCallbacks quality_callbacks
+    = { quality_done_cb, quality_failed_cb, converged_cb };
 
 void
 sv_window_quality_start (SvWindow *self)
 {
   sv_window_quality_stop (self);
   self->quality_worker
-      = sv_quality_worker_new (self->volume, self->truth, &quality_callbacks, self);
+      = sv_quality_worker_new (self->volume, self->mask, self->truth, &quality_callbacks, self);
   if (self->pinned)
     sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
   if (self->result && self->result->preview_factor == 1)
     sv_quality_worker_submit (self->quality_worker, self->result);
+  /* Another mask changes the iterations too. */
+  update_convergence (self, TRUE);
 }
 
 void
@@ -129,6 +181,8 @@ sv_window_quality_forget (SvWindow *self)
   g_clear_pointer (&self->truth_path, g_free);
   g_clear_pointer (&self->pinned, sv_job_result_unref);
   g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  g_clear_pointer (&self->convergence_key, g_free);
   self->showing_pinned = FALSE;
   self->selection_valid = FALSE;
   sv_quality_panel_set (self->quality_panel, NULL, NULL, NULL, NULL, FALSE);
@@ -146,6 +200,7 @@ sv_window_quality_result (SvWindow *self, SvJobResult *result)
     for (guint i = 0; i < 3; i++)
       sv_slice_view_set_result (sv_window_view (self, i), self->pinned);
   update_panel (self);
+  update_convergence (self, FALSE);
   sv_window_update_selection (self);
 }
 

@@ -458,6 +458,7 @@ sv_window_dispose (GObject *object)
   g_clear_pointer (&self->quality, sv_quality_unref);
   g_clear_pointer (&self->pinned, sv_job_result_unref);
   g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
   g_clear_pointer (&self->result, sv_job_result_unref);
 #if SV_HAVE_CUDA
   /* Buffers still held by the views' results go with those results. */
@@ -483,6 +484,7 @@ sv_window_finalize (GObject *object)
   g_free (self->export_path);
   g_clear_pointer (&self->truth, sv_labels_free);
   g_free (self->truth_path);
+  g_free (self->convergence_key);
   G_OBJECT_CLASS (sv_window_parent_class)->finalize (object);
 }
 

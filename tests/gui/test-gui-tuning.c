@@ -328,6 +328,67 @@ test_compare_flips_overlay (Fixture *f, gconstpointer data)
   g_assert_cmpuint (n_differing (live, back), ==, 0);
 }
 
+/* ---- convergence ---- */
+
+static gboolean
+convergence_shown (gpointer data)
+{
+  SvQualityPanel *panel = sv_window_get_quality_panel (data);
+  return sv_window_is_settled (data) && sv_quality_panel_get_convergence (panel) != NULL;
+}
+
+static void
+test_convergence_follows_steps (Fixture *f, gconstpointer data)
+{
+  SvQualityPanel *panel = sv_window_get_quality_panel (f->window);
+  g_autoptr (SvConvergence) expected = NULL;
+  g_autoptr (GError) error = NULL;
+  SvConvergence *shown;
+  SvJobResult *r;
+
+  g_assert_null (sv_quality_panel_get_convergence (panel));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  wait_until (convergence_shown, f->window, "the convergence plot");
+  r = sv_window_get_result (f->window);
+  g_assert_cmpint (r->stop_after_iteration, ==, 1);
+  g_assert_cmpint (sv_quality_panel_get_convergence_step (panel), ==, 1);
+
+  /* The engine's numbers for the same parameters, computed here. */
+  shown = sv_quality_panel_get_convergence (panel);
+  expected = sv_convergence_compute (sv_window_get_volume (f->window), NULL, &r->params, NULL,
+                                     &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (shown->n_iterations, ==, expected->n_iterations);
+  g_assert_cmpuint (shown->n_iterations, ==, (guint)r->params.max_num_iter);
+  for (guint i = 0; i < shown->n_iterations; i++)
+    {
+      g_test_message ("iteration %u: %" G_GUINT64_FORMAT " changed, moved %.2f", i + 1,
+                      shown->changed[i], shown->moved[i]);
+      g_assert_cmpuint (shown->changed[i], ==, expected->changed[i]);
+      g_assert_cmpfloat (shown->moved[i], ==, expected->moved[i]);
+    }
+  /* Every voxel gets its first label in iteration 1; fewer change later. */
+  g_assert_cmpuint (shown->changed[0], ==, (guint64)NZ * NY * NX);
+  g_assert_cmpuint (shown->changed[shown->n_iterations - 1], <, shown->changed[1]);
+
+  /* The next step moves the marker, and the text with it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
+  wait_for_current_result (f->window);
+  g_assert_cmpint (sv_quality_panel_get_convergence_step (panel), ==, 2);
+  g_assert_true (
+      g_str_has_prefix (sv_quality_panel_get_text (panel, "convergence"), "iteration 2 of "));
+  g_assert_true (sv_quality_panel_get_convergence (panel) == shown);
+  gtk_notebook_set_current_page (
+      GTK_NOTEBOOK (gtk_widget_get_ancestor (GTK_WIDGET (panel), GTK_TYPE_NOTEBOOK)), 0);
+  save_window_png (f->window, "gui-convergence.png");
+
+  /* Out of teaching mode the plot goes. */
+  sv_params_panel_set_teaching (sv_window_get_params_panel (f->window), FALSE);
+  wait_for_current_result (f->window);
+  g_assert_null (sv_quality_panel_get_convergence (panel));
+}
+
 /* ---- scale bar ---- */
 
 static void
@@ -386,6 +447,8 @@ main (int argc, char **argv)
               test_histogram_handles_change_pixels, fixture_teardown);
   g_test_add ("/gui/compare/flip-shows-pinned-labels", Fixture, NULL, fixture_setup,
               test_compare_flips_overlay, fixture_teardown);
+  g_test_add ("/gui/teach/convergence-plot-follows-steps", Fixture, NULL, fixture_setup,
+              test_convergence_follows_steps, fixture_teardown);
   g_test_add ("/gui/scale-bar/in-the-file-unit", Fixture, NULL, fixture_setup,
               test_scale_bar_in_file_unit, fixture_teardown);
   return g_test_run ();
