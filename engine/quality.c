@@ -54,8 +54,8 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
   if (!q->table)
     return NULL;
   q->target_size = result->params.n_segments > 0 ? (double)n / result->params.n_segments : NAN;
-  sv_label_table_size_histogram (q->table, skip_background, 0, SV_QUALITY_SIZE_BINS,
-                                 q->size_edges, q->size_counts);
+  sv_label_table_size_histogram (q->table, skip_background, 0, SV_QUALITY_SIZE_BINS, q->size_edges,
+                                 q->size_counts);
   q->reference_ari = NAN;
   if (reference && reference->labels && sv_labels_n_voxels (reference->labels) == n)
     {
@@ -202,8 +202,7 @@ worker_main (gpointer data)
       d = g_new0 (Delivery, 1);
       d->link = g_rc_box_acquire (w->link);
       d->generation = result->generation;
-      d->quality
-          = sv_quality_compute (w->volume, result, w->truth, reference, &d->error);
+      d->quality = sv_quality_compute (w->volume, result, w->truth, reference, &d->error);
       sv_job_result_unref (result);
       g_clear_pointer (&reference, sv_job_result_unref);
       deliver (w, d);

@@ -28,13 +28,13 @@ typedef struct
   guint64 generation; /* of the result analysed */
   SvMetrics metrics;  /* truth metrics NaN without a truth */
   gboolean has_truth;
-  SvLabelTable *table;  /* every label's statistics */
-  double target_size;   /* voxels per segment asked for (volume / n_segments) */
+  SvLabelTable *table; /* every label's statistics */
+  double target_size;  /* voxels per segment asked for (volume / n_segments) */
   double size_edges[SV_QUALITY_SIZE_BINS + 1];
   guint64 size_counts[SV_QUALITY_SIZE_BINS]; /* background left out */
-  double reference_ari;          /* vs the reference result; NaN when none */
-  guint64 reference_generation;  /* 0 when none */
-  double seconds;                /* time the analysis took */
+  double reference_ari;                      /* vs the reference result; NaN when none */
+  guint64 reference_generation;              /* 0 when none */
+  double seconds;                            /* time the analysis took */
 } SvQuality;
 
 SvQuality *sv_quality_ref (SvQuality *quality);
@@ -45,8 +45,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvQuality, sv_quality_unref)
  * shape: not a preview) in the calling thread. `truth` and `reference`
  * may be NULL. */
 SvQuality *sv_quality_compute (const SvVolume *volume, const SvJobResult *result,
-                               const SvLabels *truth, const SvJobResult *reference,
-                               GError **error);
+                               const SvLabels *truth, const SvJobResult *reference, GError **error);
 
 typedef struct _SvQualityWorker SvQualityWorker;
 
@@ -65,8 +64,8 @@ typedef struct
  * none; of the volume's shape: the caller checks), all borrowed until
  * sv_quality_worker_free: another mask or truth needs another worker. */
 SvQualityWorker *sv_quality_worker_new (const SvVolume *volume, const guint8 *mask,
-                                        const SvLabels *truth,
-                                        const SvQualityCallbacks *callbacks, gpointer user_data);
+                                        const SvLabels *truth, const SvQualityCallbacks *callbacks,
+                                        gpointer user_data);
 /* Computes the convergence for `params` (copied) before any pending
  * analysis; a newer request replaces one not started. */
 void sv_quality_worker_request_convergence (SvQualityWorker *worker, const SvSlicParams *params);

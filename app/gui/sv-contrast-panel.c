@@ -288,8 +288,7 @@ sv_contrast_panel_new (void)
 }
 
 static void
-sv_contrast_panel_get_property (GObject *object, guint prop_id, GValue *value,
-                                GParamSpec *pspec)
+sv_contrast_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   switch (prop_id)
     {
@@ -337,15 +336,14 @@ sv_contrast_panel_class_init (SvContrastPanelClass *klass)
   object_class->dispose = sv_contrast_panel_dispose;
   object_class->get_property = sv_contrast_panel_get_property;
   object_class->set_property = sv_contrast_panel_set_property;
-  properties[PROP_COLORMAP]
-      = g_param_spec_int ("colormap", NULL, NULL, SV_COLORMAP_GREY, SV_COLORMAP_VIRIDIS,
-                          SV_COLORMAP_GREY,
-                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COLORMAP] = g_param_spec_int (
+      "colormap", NULL, NULL, SV_COLORMAP_GREY, SV_COLORMAP_VIRIDIS, SV_COLORMAP_GREY,
+      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   /* A handle moved: the new black and white points. */
   signals[SIGNAL_WINDOW_CHANGED]
-      = g_signal_new ("window-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                      NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+      = g_signal_new ("window-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                      NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-contrast-panel.ui");

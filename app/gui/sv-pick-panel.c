@@ -10,8 +10,7 @@ struct _SvPickPanel
   GtkWidget parent_instance;
 
   GtkLabel *hint_label;
-  GtkLabel *id_value, *voxels_value, *volume_value, *intensity_value, *bounds_value,
-      *centre_value;
+  GtkLabel *id_value, *voxels_value, *volume_value, *intensity_value, *bounds_value, *centre_value;
   GtkCheckButton *only_check;
 };
 
@@ -62,8 +61,8 @@ set_all (SvPickPanel *self, const char *text)
 }
 
 void
-sv_pick_panel_show (SvPickPanel *self, gint32 label, const SvLabelStats *s,
-                    const SvVolume *volume, double scale)
+sv_pick_panel_show (SvPickPanel *self, gint32 label, const SvLabelStats *s, const SvVolume *volume,
+                    double scale)
 {
   g_autofree char *text = NULL;
   GString *intensity;
@@ -175,8 +174,7 @@ sv_pick_panel_get_property (GObject *object, guint prop_id, GValue *value, GPara
 }
 
 static void
-sv_pick_panel_set_property (GObject *object, guint prop_id, const GValue *value,
-                            GParamSpec *pspec)
+sv_pick_panel_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   switch (prop_id)
     {

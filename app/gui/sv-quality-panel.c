@@ -28,7 +28,8 @@ struct _SvQualityPanel
 G_DEFINE_FINAL_TYPE (SvQualityPanel, sv_quality_panel, GTK_TYPE_WIDGET)
 
 /* Stage colours of the time bar: prepare, iterate, connect. */
-static const double stage_rgb[3][3] = { { 0.55, 0.55, 0.95 }, { 0.95, 0.6, 0.2 }, { 0.3, 0.8, 0.5 } };
+static const double stage_rgb[3][3]
+    = { { 0.55, 0.55, 0.95 }, { 0.95, 0.6, 0.2 }, { 0.3, 0.8, 0.5 } };
 
 static double
 median_size (const SvQuality *q)
@@ -92,8 +93,9 @@ update_texts (SvQualityPanel *self)
   text = g_strdup_printf ("%" G_GSIZE_FORMAT, q->metrics.n_labels);
   if (o)
     {
-      g_autofree char *t = g_strdup_printf ("%s  (Δ %+" G_GINT64_FORMAT ")", text,
-                                            (gint64)q->metrics.n_labels - (gint64)o->metrics.n_labels);
+      g_autofree char *t
+          = g_strdup_printf ("%s  (Δ %+" G_GINT64_FORMAT ")", text,
+                             (gint64)q->metrics.n_labels - (gint64)o->metrics.n_labels);
       g_clear_pointer (&text, g_free);
       text = g_steal_pointer (&t);
     }
@@ -105,8 +107,8 @@ update_texts (SvQualityPanel *self)
   gtk_label_set_text (self->sizes_value, text);
   g_clear_pointer (&text, g_free);
 
-  text = format_metric (q->metrics.explained_variation, o,
-                        o ? o->metrics.explained_variation : NAN, "%.3f");
+  text = format_metric (q->metrics.explained_variation, o, o ? o->metrics.explained_variation : NAN,
+                        "%.3f");
   gtk_label_set_text (self->explained_variation_value, text);
   g_clear_pointer (&text, g_free);
   text = format_metric (q->metrics.compactness, o, o ? o->metrics.compactness : NAN, "%.3f");
@@ -119,8 +121,8 @@ update_texts (SvQualityPanel *self)
                             "%.3f");
       gtk_label_set_text (self->boundary_recall_value, text);
       g_clear_pointer (&text, g_free);
-      text = format_metric (q->metrics.undersegmentation, o,
-                            o ? o->metrics.undersegmentation : NAN, "%.3f");
+      text = format_metric (q->metrics.undersegmentation, o, o ? o->metrics.undersegmentation : NAN,
+                            "%.3f");
       gtk_label_set_text (self->undersegmentation_value, text);
       g_clear_pointer (&text, g_free);
       text = format_metric (q->metrics.asa, o, o ? o->metrics.asa : NAN, "%.3f");
@@ -135,10 +137,9 @@ update_texts (SvQualityPanel *self)
       gtk_label_set_text (self->achievable_accuracy_value, "—");
     }
 
-  text = g_strdup_printf ("%.3f s: prepare %.3f%s · iterate %.3f · connect %.3f",
-                          r->seconds_total, r->stats.seconds_prepare,
-                          r->stats.prepare_reused ? " (reused)" : "", r->stats.seconds_iterate,
-                          r->stats.seconds_connect);
+  text = g_strdup_printf ("%.3f s: prepare %.3f%s · iterate %.3f · connect %.3f", r->seconds_total,
+                          r->stats.seconds_prepare, r->stats.prepare_reused ? " (reused)" : "",
+                          r->stats.seconds_iterate, r->stats.seconds_connect);
   gtk_label_set_text (self->time_value, text);
   g_clear_pointer (&text, g_free);
   gtk_label_set_text (self->backend_value, backend_words (r->backend_name));
@@ -309,10 +310,9 @@ draw_convergence (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpoi
       cairo_stroke (cr);
     }
   if (self->convergence_step >= 1 && (guint)self->convergence_step <= n)
-    draw_marker (cr,
-                 n > 1 ? (double)(self->convergence_step - 1) / (n - 1) * (width - 8) + 4
-                       : width / 2.0,
-                 height, 0.85, 0.1, 0.25, FALSE);
+    draw_marker (
+        cr, n > 1 ? (double)(self->convergence_step - 1) / (n - 1) * (width - 8) + 4 : width / 2.0,
+        height, 0.85, 0.1, 0.25, FALSE);
 }
 
 static void

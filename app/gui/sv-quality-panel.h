@@ -30,8 +30,7 @@ void sv_quality_panel_set_state (SvQualityPanel *panel, const char *state);
 SvQuality *sv_quality_panel_get_quality (SvQualityPanel *panel);
 /* Teaching: the convergence plot (a reference is taken; NULL hides it) with
  * a marker at iteration `step` (1-based; 0 for none). */
-void sv_quality_panel_set_convergence (SvQualityPanel *panel, SvConvergence *convergence,
-                                       int step);
+void sv_quality_panel_set_convergence (SvQualityPanel *panel, SvConvergence *convergence, int step);
 SvConvergence *sv_quality_panel_get_convergence (SvQualityPanel *panel);
 /* The marker's iteration (0 for none). */
 int sv_quality_panel_get_convergence_step (SvQualityPanel *panel);

@@ -44,7 +44,7 @@ sv_slice_view_motion_cb (GtkEventControllerMotion *motion, double x, double y, S
     memcpy (self->hover_zyx, zyx, sizeof zyx);
   sv_slice_view_queue_frame (self);
   sv_slice_view_emit_hover (self, valid ? (int)zyx[0] : -1, valid ? (int)zyx[1] : -1,
-                 valid ? (int)zyx[2] : -1);
+                            valid ? (int)zyx[2] : -1);
 }
 
 void

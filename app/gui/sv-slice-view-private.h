@@ -1,6 +1,7 @@
 /* Supervox GUI: one slice view's instance struct and what its files
  * share:
- *   sv-slice-view.c        the type, slices, GL drawing and interop
+ *   sv-slice-view.c        the type, slices, what a frame shows
+ *   sv-slice-view-gl.c     GL drawing and CUDA–GL interop
  *   sv-slice-view-input.c  pointer, hover, pick, wheel, pan and zoom
  *   sv-slice-view-soft.c   the software path when GL cannot be had */
 #pragma once
@@ -96,6 +97,11 @@ void sv_slice_view_queue_frame (SvSliceView *self);
 void sv_slice_view_emit_hover (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_pick (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_resize (SvSliceView *self, int width, int height);
+
+/* Template callbacks (sv-slice-view-gl.c). */
+void sv_slice_view_gl_realize_cb (GtkGLArea *area, SvSliceView *self);
+void sv_slice_view_gl_unrealize_cb (GtkGLArea *area, SvSliceView *self);
+gboolean sv_slice_view_gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self);
 
 /* Template callbacks (sv-slice-view-input.c). */
 void sv_slice_view_motion_cb (GtkEventControllerMotion *motion, double x, double y,

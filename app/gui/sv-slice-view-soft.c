@@ -32,10 +32,9 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
         }
       if (self->labels_dirty)
         {
-          self->soft_has_labels
-              = self->result
-                && sv_job_result_fits (self->result, self->volume->nz, self->volume->ny,
-                                       self->volume->nx);
+          self->soft_has_labels = self->result
+                                  && sv_job_result_fits (self->result, self->volume->nz,
+                                                         self->volume->ny, self->volume->nx);
           if (self->soft_has_labels)
             sv_slice_view_extract_labels (self, tw, th);
           self->labels_dirty = FALSE;
@@ -59,8 +58,8 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
       SvCaptureFunc func = self->capture_func;
       gpointer user_data = self->capture_data;
       gsize stride = (gsize)cairo_image_surface_get_stride (surface);
-      g_autoptr (GBytes) bytes = g_bytes_new (cairo_image_surface_get_data (surface),
-                                              stride * (gsize)f.height);
+      g_autoptr (GBytes) bytes
+          = g_bytes_new (cairo_image_surface_get_data (surface), stride * (gsize)f.height);
       g_autoptr (GdkTexture) texture
           = gdk_memory_texture_new (f.width, f.height, GDK_MEMORY_DEFAULT, bytes, stride);
 

@@ -84,6 +84,5 @@ void
 sv_window_class_add_contrast_actions (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_child (widget_class, SvWindow, contrast_panel);
-  gtk_widget_class_install_action (widget_class, "win.reset-contrast", NULL,
-                                   reset_contrast_action);
+  gtk_widget_class_install_action (widget_class, "win.reset-contrast", NULL, reset_contrast_action);
 }

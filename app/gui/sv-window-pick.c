@@ -15,8 +15,7 @@ selected_label (SvWindow *self, gint32 *label)
   SvJobResult *shown = sv_window_shown_result (self);
   const SvVolume *v = self->volume;
 
-  if (!self->selection_valid || !shown || !v
-      || !sv_job_result_fits (shown, v->nz, v->ny, v->nx))
+  if (!self->selection_valid || !shown || !v || !sv_job_result_fits (shown, v->nz, v->ny, v->nx))
     return FALSE;
   *label = sv_job_result_label_at (shown, self->selection_zyx[0], self->selection_zyx[1],
                                    self->selection_zyx[2]);
@@ -56,9 +55,9 @@ sv_window_select_at (SvWindow *self, guint z, guint y, guint x)
   self->selection_zyx[0] = z;
   self->selection_zyx[1] = y;
   self->selection_zyx[2] = x;
-  gtk_notebook_set_current_page (self->side_notebook,
-                                 gtk_notebook_page_num (self->side_notebook,
-                                                        GTK_WIDGET (self->pick_panel)));
+  gtk_notebook_set_current_page (
+      self->side_notebook,
+      gtk_notebook_page_num (self->side_notebook, GTK_WIDGET (self->pick_panel)));
   sv_window_update_selection (self);
 }
 

@@ -81,7 +81,7 @@ struct _SvWindow
   gint64 submit_us;
   SvStage run_stage;
   guint run_iteration, run_n_iterations;
-  int run_teaching_step; /* the teaching step asked for; -1 for a full run */
+  int run_teaching_step;   /* the teaching step asked for; -1 for a full run */
   guint64 done_generation; /* of the last result or error delivered */
   char *run_error;         /* why the newest run failed; NULL once a result arrives */
 
@@ -97,12 +97,12 @@ struct _SvWindow
   /* Quality, ground truth and compare (sv-window-quality.c). */
   SvQualityPanel *quality_panel;
   SvQualityWorker *quality_worker;
-  SvQuality *quality;   /* of the newest exact result, or NULL */
-  SvLabels *truth;      /* the ground truth opened for the volume, or NULL */
+  SvQuality *quality; /* of the newest exact result, or NULL */
+  SvLabels *truth;    /* the ground truth opened for the volume, or NULL */
   char *truth_path;
-  SvJobResult *pinned;  /* the pinned result, or NULL */
+  SvJobResult *pinned; /* the pinned result, or NULL */
   SvQuality *pinned_quality;
-  gboolean showing_pinned; /* the views show the pinned result */
+  gboolean showing_pinned;    /* the views show the pinned result */
   SvConvergence *convergence; /* teaching: of the parameters in convergence_key */
   char *convergence_key;      /* those parameters as JSON; NULL when none asked for */
 

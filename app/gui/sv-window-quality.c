@@ -85,9 +85,8 @@ quality_done_cb (SvQuality *quality, gpointer user_data)
   if (sv_window_verbose (self))
     g_message ("quality of generation %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
                " labels, EV %.4f, compactness %.4f in %.3f s",
-               quality->generation, quality->metrics.n_labels,
-               quality->metrics.explained_variation, quality->metrics.compactness,
-               quality->seconds);
+               quality->generation, quality->metrics.n_labels, quality->metrics.explained_variation,
+               quality->metrics.compactness, quality->seconds);
   update_panel (self);
   sv_window_update_selection (self);
 }
@@ -251,9 +250,9 @@ truth_read_cb (GObject *source, GAsyncResult *res, gpointer user_data)
   g_clear_pointer (&self->pinned_quality, sv_quality_unref);
   sv_window_quality_start (self);
   update_panel (self);
-  gtk_notebook_set_current_page (self->side_notebook,
-                                 gtk_notebook_page_num (self->side_notebook,
-                                                        GTK_WIDGET (self->quality_panel)));
+  gtk_notebook_set_current_page (
+      self->side_notebook,
+      gtk_notebook_page_num (self->side_notebook, GTK_WIDGET (self->quality_panel)));
 }
 
 gboolean

@@ -312,7 +312,8 @@ escape_stops (GtkWidget *widget)
           if (GTK_IS_KEYVAL_TRIGGER (t)
               && gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (t)) == GDK_KEY_Escape
               && GTK_IS_NAMED_ACTION (a)
-              && g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (a)), "win.escape"))
+              && g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (a)),
+                              "win.escape"))
             return TRUE;
         }
     }

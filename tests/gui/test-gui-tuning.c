@@ -174,8 +174,8 @@ test_pick_shows_id_and_count (Fixture *f, gconstpointer data)
               }
           }
   count_text = g_strdup_printf ("%" G_GSIZE_FORMAT, count);
-  bounds = g_strdup_printf ("x %u–%u · y %u–%u · z %u–%u", lo[2], hi[2], lo[1], hi[1], lo[0],
-                            hi[0]);
+  bounds
+      = g_strdup_printf ("x %u–%u · y %u–%u · z %u–%u", lo[2], hi[2], lo[1], hi[1], lo[0], hi[0]);
 
   wait_until (quality_current, f->window, "the supervoxel statistics");
   before = capture_xy (f->window);
@@ -185,11 +185,10 @@ test_pick_shows_id_and_count (Fixture *f, gconstpointer data)
   g_assert_true (sv_window_get_selected (f->window, &selected));
   g_assert_cmpint (selected, ==, label);
   wait_until (pick_has_count, f->window, "the selection's numbers");
-  g_test_message ("picked %s: %s voxels, %s, %s, %s", sv_pick_panel_get_text (panel, "id"),
-                  sv_pick_panel_get_text (panel, "voxels"),
-                  sv_pick_panel_get_text (panel, "volume"),
-                  sv_pick_panel_get_text (panel, "intensity"),
-                  sv_pick_panel_get_text (panel, "bounds"));
+  g_test_message (
+      "picked %s: %s voxels, %s, %s, %s", sv_pick_panel_get_text (panel, "id"),
+      sv_pick_panel_get_text (panel, "voxels"), sv_pick_panel_get_text (panel, "volume"),
+      sv_pick_panel_get_text (panel, "intensity"), sv_pick_panel_get_text (panel, "bounds"));
   g_assert_cmpstr (sv_pick_panel_get_text (panel, "id"), ==, id);
   g_assert_cmpstr (sv_pick_panel_get_text (panel, "voxels"), ==, count_text);
   g_assert_cmpstr (sv_pick_panel_get_text (panel, "bounds"), ==, bounds);
@@ -314,8 +313,8 @@ test_compare_flips_overlay (Fixture *f, gconstpointer data)
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.flip-pinned", NULL));
   g_assert_true (sv_window_get_showing_pinned (f->window));
-  g_assert_true (
-      sv_slice_view_get_result (sv_window_get_slice_view (f->window, SV_AXIS_XY)) == pinned);
+  g_assert_true (sv_slice_view_get_result (sv_window_get_slice_view (f->window, SV_AXIS_XY))
+                 == pinned);
   g_assert_true (g_str_has_prefix (sv_quality_panel_get_text (quality, "compare"), "pinned shown"));
   g_assert_nonnull (strstr (sv_quality_panel_get_text (quality, "labels"), "Δ"));
   flipped = capture_xy (f->window);
@@ -356,8 +355,8 @@ test_convergence_follows_steps (Fixture *f, gconstpointer data)
 
   /* The engine's numbers for the same parameters, computed here. */
   shown = sv_quality_panel_get_convergence (panel);
-  expected = sv_convergence_compute (sv_window_get_volume (f->window), NULL, &r->params, NULL,
-                                     &error);
+  expected
+      = sv_convergence_compute (sv_window_get_volume (f->window), NULL, &r->params, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (shown->n_iterations, ==, expected->n_iterations);
   g_assert_cmpuint (shown->n_iterations, ==, (guint)r->params.max_num_iter);
@@ -425,7 +424,8 @@ test_scale_bar_in_file_unit (Fixture *f, gconstpointer data)
   /* A round length about a fifth of the view wide. */
   length = g_ascii_strtod (text, NULL);
   width = gtk_widget_get_width (GTK_WIDGET (sv_slice_view_get_gl_area (xy)));
-  g_assert_cmpfloat (length, ==, sv_scale_bar_round_length (width * 0.2 / sv_slice_view_get_scale (xy)));
+  g_assert_cmpfloat (length, ==,
+                     sv_scale_bar_round_length (width * 0.2 / sv_slice_view_get_scale (xy)));
   g_assert_cmpfloat (length * sv_slice_view_get_scale (xy), >, width * 0.2 / 5.01);
   g_assert_cmpfloat (length * sv_slice_view_get_scale (xy), <=, width * 0.2 + 1e-6);
   /* Zoomed in four times, the bar stands for a shorter length. */
