@@ -137,10 +137,14 @@ update_texts (SvQualityPanel *self)
       gtk_label_set_text (self->achievable_accuracy_value, "—");
     }
 
-  text = g_strdup_printf ("%.3f s: prepare %.3f%s · iterate %.3f · connect %.3f", r->seconds_total,
-                          r->stats.seconds_prepare, r->stats.prepare_reused ? " (reused)" : "",
-                          r->stats.seconds_iterate, r->stats.seconds_connect);
-  gtk_label_set_text (self->time_value, text);
+  /* The words in the bar's colours, as its legend. */
+  text = g_strdup_printf ("%.3f s: <span foreground=\"#8c8cf2\">■</span> prepare %.3f%s · "
+                          "<span foreground=\"#f29933\">■</span> iterate %.3f · "
+                          "<span foreground=\"#4dcc80\">■</span> connect %.3f",
+                          r->seconds_total, r->stats.seconds_prepare,
+                          r->stats.prepare_reused ? " (reused)" : "", r->stats.seconds_iterate,
+                          r->stats.seconds_connect);
+  gtk_label_set_markup (self->time_value, text);
   g_clear_pointer (&text, g_free);
   gtk_label_set_text (self->backend_value, backend_words (r->backend_name));
 

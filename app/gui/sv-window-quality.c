@@ -332,6 +332,8 @@ sv_window_flip_pinned (SvWindow *self)
       return;
     }
   self->showing_pinned = !self->showing_pinned;
+  sv_window_show_toast (self, self->showing_pinned ? "pinned labels shown (C: the live ones)"
+                                                   : "live labels shown (C: the pinned ones)");
   shown = sv_window_shown_result (self);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_result (sv_window_view (self, i), shown);

@@ -33,6 +33,19 @@ quality_with_truth (gpointer data)
          && sv_quality_panel_get_quality (sv_window_get_quality_panel (w))->has_truth;
 }
 
+/* Screenshots: the tab of `panel` open, and room for it under the
+ * parameters. */
+static void
+show_side_panel (GtkWidget *panel)
+{
+  GtkWidget *notebook = gtk_widget_get_ancestor (panel, GTK_TYPE_NOTEBOOK);
+  GtkWidget *paned = gtk_widget_get_ancestor (notebook, GTK_TYPE_PANED);
+
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (notebook),
+                                 gtk_notebook_page_num (GTK_NOTEBOOK (notebook), panel));
+  gtk_paned_set_position (GTK_PANED (paned), 120);
+}
+
 static char *
 format3 (double value)
 {
@@ -101,6 +114,7 @@ test_quality_equals_engine_metrics (Fixture *f, gconstpointer data)
   assert_row_starts (f->window, "achievable-accuracy", asa);
   g_assert_cmpfloat (m.asa, <, 1.0);
 
+  show_side_panel (GTK_WIDGET (sv_window_get_quality_panel (f->window)));
   save_window_png (f->window, "gui-quality-panel.png");
   sv_test_remove_tree (dir);
 }
@@ -319,6 +333,7 @@ test_compare_flips_overlay (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (sv_quality_panel_get_text (quality, "labels"), "Δ"));
   flipped = capture_xy (f->window);
   g_assert_cmpuint (n_differing (live, flipped), >, 50);
+  show_side_panel (GTK_WIDGET (quality));
   save_window_png (f->window, "gui-compare-pinned.png");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.flip-pinned", NULL));
@@ -378,8 +393,7 @@ test_convergence_follows_steps (Fixture *f, gconstpointer data)
   g_assert_true (
       g_str_has_prefix (sv_quality_panel_get_text (panel, "convergence"), "iteration 2 of "));
   g_assert_true (sv_quality_panel_get_convergence (panel) == shown);
-  gtk_notebook_set_current_page (
-      GTK_NOTEBOOK (gtk_widget_get_ancestor (GTK_WIDGET (panel), GTK_TYPE_NOTEBOOK)), 0);
+  show_side_panel (GTK_WIDGET (panel));
   save_window_png (f->window, "gui-convergence.png");
 
   /* Out of teaching mode the plot goes. */
