@@ -39,7 +39,8 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
   /* Masked-out voxels hold start_label − 1: 0 with the default start. */
   gboolean skip_background = result->params.start_label == 1 && result->stop_after_iteration < 0;
 
-  if (!sv_job_result_fits (result, volume->nz, volume->ny, volume->nx)
+  /* The labels as they are: a region's are measured on the region's volume. */
+  if (labels->nz != volume->nz || labels->ny != volume->ny || labels->nx != volume->nx
       || result->preview_factor > 1)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
@@ -126,7 +127,7 @@ delivery_free (gpointer data)
 {
   Delivery *d = data;
 
-  g_rc_box_release (d->link);
+  g_atomic_rc_box_release (d->link);
   g_clear_pointer (&d->quality, sv_quality_unref);
   g_clear_pointer (&d->convergence, sv_convergence_unref);
   g_clear_error (&d->error);
@@ -172,7 +173,7 @@ worker_main (gpointer data)
           w->convergence_pending = FALSE;
           g_mutex_unlock (&w->lock);
           d = g_new0 (Delivery, 1);
-          d->link = g_rc_box_acquire (w->link);
+          d->link = g_atomic_rc_box_acquire (w->link);
           d->convergence
               = sv_convergence_compute (w->volume, w->mask, &params, w->cancellable, &error);
           if (d->convergence)
@@ -200,7 +201,7 @@ worker_main (gpointer data)
       g_mutex_unlock (&w->lock);
 
       d = g_new0 (Delivery, 1);
-      d->link = g_rc_box_acquire (w->link);
+      d->link = g_atomic_rc_box_acquire (w->link);
       d->generation = result->generation;
       d->quality = sv_quality_compute (w->volume, result, w->truth, reference, &d->error);
       sv_job_result_unref (result);
@@ -220,7 +221,7 @@ sv_quality_worker_new (const SvVolume *volume, const guint8 *mask, const SvLabel
   w->cancellable = g_cancellable_new ();
   w->truth = truth;
   w->context = g_main_context_ref_thread_default ();
-  w->link = g_rc_box_new0 (Link);
+  w->link = g_atomic_rc_box_new0 (Link);
   w->link->alive = TRUE;
   w->link->callbacks = *callbacks;
   w->link->user_data = user_data;
@@ -280,7 +281,7 @@ sv_quality_worker_free (SvQualityWorker *w)
   g_thread_join (w->thread);
   g_object_unref (w->cancellable);
   w->link->alive = FALSE;
-  g_rc_box_release (w->link);
+  g_atomic_rc_box_release (w->link);
   g_clear_pointer (&w->pending, sv_job_result_unref);
   g_clear_pointer (&w->reference, sv_job_result_unref);
   g_main_context_unref (w->context);

@@ -105,21 +105,29 @@ draw_plot (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
   const SvHistogram *h = self->histogram;
   SvColormap map = sv_contrast_panel_get_colormap (self);
   double plot_h = height - GRADIENT_PX - 2, most = 0, xl, xh;
+  g_autofree double *bars = NULL;
+  guint merge, n_bars;
 
   cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
   cairo_rectangle (cr, 0, 0, width, plot_h);
   cairo_fill (cr);
   if (!h)
     return;
+  /* Bins merged to about two pixels each. */
+  merge = MAX (1u, h->n_bins / MAX ((guint)width / 2, 1u));
+  n_bars = (h->n_bins + merge - 1) / merge;
+  bars = g_new0 (double, n_bars);
   for (guint b = 0; b < h->n_bins; b++)
-    most = MAX (most, log1p ((double)h->counts[b]));
+    bars[b / merge] += (double)h->counts[b];
+  for (guint b = 0; b < n_bars; b++)
+    most = MAX (most, log1p (bars[b]));
   /* Log counts, so that the dim tissue shows beside the background peak. */
   cairo_set_source_rgb (cr, 0.55, 0.55, 0.6);
-  for (guint b = 0; b < h->n_bins && most > 0; b++)
+  for (guint b = 0; b < n_bars && most > 0; b++)
     {
-      double bh = log1p ((double)h->counts[b]) / most * (plot_h - 2);
-      cairo_rectangle (cr, (double)b * width / h->n_bins, plot_h - bh,
-                       MAX ((double)width / h->n_bins, 1.0), bh);
+      double bh = log1p (bars[b]) / most * (plot_h - 2);
+      cairo_rectangle (cr, (double)b * merge * width / h->n_bins, plot_h - bh,
+                       MAX ((double)merge * width / h->n_bins, 1.0), bh);
     }
   cairo_fill (cr);
 

@@ -149,9 +149,15 @@ update_texts (SvQualityPanel *self)
   gtk_label_set_text (self->backend_value, backend_words (r->backend_name));
 
   if (o)
-    text = g_strdup_printf ("%s shown · adjusted Rand index %.4f between pinned and live",
-                            self->shown_pinned ? "pinned" : "live",
-                            isnan (q->reference_ari) ? o->reference_ari : q->reference_ari);
+    {
+      /* The live result's analysis holds the index against the pinned one. */
+      double ari = isnan (q->reference_ari) ? o->reference_ari : q->reference_ari;
+      if (isnan (ari))
+        text = g_strdup_printf ("%s shown", self->shown_pinned ? "pinned" : "live");
+      else
+        text = g_strdup_printf ("%s shown · adjusted Rand index %.4f between pinned and live",
+                                self->shown_pinned ? "pinned" : "live", ari);
+    }
   else
     text = g_strdup ("nothing pinned (P pins the labels shown)");
   gtk_label_set_text (self->compare_value, text);

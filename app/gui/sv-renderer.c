@@ -355,6 +355,13 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
                        f->window_u1, f->window_v1, f->window_u0, f->window_v1 };
       draw_shape (r, texel_to_clip, GL_LINE_LOOP, box, 4, colour, 1.0f);
     }
+  if (f->region_valid)
+    {
+      const float colour[4] = { 1.0f, 0.55f, 0.1f, 0.95f };
+      float box[8] = { f->region_u0, f->region_v0, f->region_u1, f->region_v0,
+                       f->region_u1, f->region_v1, f->region_u0, f->region_v1 };
+      draw_shape (r, texel_to_clip, GL_LINE_LOOP, box, 4, colour, 1.0f);
+    }
   if (d->show_centres && r->n_points)
     {
       const float outline[4] = { 0.0f, 0.0f, 0.0f, 0.8f };

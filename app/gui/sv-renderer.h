@@ -49,6 +49,8 @@ typedef struct
   float cross_u, cross_v;
   gboolean window_valid; /* a search window [u0,u1)×[v0,v1), in texels */
   float window_u0, window_v0, window_u1, window_v1;
+  gboolean region_valid; /* the region preview's box [u0,u1)×[v0,v1), in texels */
+  float region_u0, region_v0, region_u1, region_v1;
   gboolean selected_valid; /* a picked supervoxel, tinted */
   gint32 selected;
   gboolean selected_only; /* everything else dimmed and bare */

@@ -27,7 +27,8 @@ result_on_device (SvSliceView *self)
   /* The device copy lays YZ out with y across (nz rows of ny); this view
    * shows z across, so YZ takes the host path. */
   return self->cuda_gl && !self->interop_failed && self->result && self->result->device_data
-         && g_strcmp0 (self->result->backend_name, "cuda") == 0 && self->axis != SV_AXIS_YZ;
+         && g_strcmp0 (self->result->backend_name, "cuda") == 0 && self->axis != SV_AXIS_YZ
+         && !self->result->region;
 }
 
 /* The largest slice of the volume, in bytes. */

@@ -1,5 +1,6 @@
 /* Supervox GUI: one slice view's pointer and zoom: the voxel under a
- * point, hover, pick, slices on the wheel, pan and zoom. */
+ * point, hover, pick, slices on the wheel, pan and zoom, and Shift-drag
+ * drawing the region preview's box. */
 #define G_LOG_DOMAIN "sv-slice-view"
 
 #include "sv-slice-view-private.h"
@@ -72,9 +73,60 @@ sv_slice_view_scroll_cb (GtkEventControllerScroll *scroll, double dx, double dy,
   return TRUE;
 }
 
+/* The voxel under (px, py), clamped into the slice. */
+static gboolean
+clamped_voxel (SvSliceView *self, double px, double py, guint zyx[3])
+{
+  double x0, y0, x1, y1;
+  guint tw, th;
+  int u, v, w;
+
+  if (!sv_slice_view_slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    return FALSE;
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+  zyx[u] = (guint)CLAMP ((px - x0) / (x1 - x0) * tw, 0.0, tw - 1.0);
+  zyx[v] = (guint)CLAMP ((py - y0) / (y1 - y0) * th, 0.0, th - 1.0);
+  zyx[w] = sv_slice_view_get_slice (self);
+  return TRUE;
+}
+
+/* A Shift-drag draws the region along this view's two axes; the third
+ * keeps the region's range (all of it before any region). */
+static void
+drag_region (SvSliceView *self, GtkGestureDrag *drag, double dx, double dy)
+{
+  const SvVolume *vol = self->volume;
+  double sx, sy;
+  guint a[3], b[3];
+  int u, v, w;
+
+  if (!vol || !gtk_gesture_drag_get_start_point (drag, &sx, &sy) || !clamped_voxel (self, sx, sy, a)
+      || !clamped_voxel (self, sx + dx, sy + dy, b))
+    return;
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+  if (!self->region_valid)
+    {
+      const guint n[3] = { vol->nz, vol->ny, vol->nx };
+      for (guint i = 0; i < 3; i++)
+        {
+          self->region_lo[i] = 0;
+          self->region_hi[i] = n[i];
+        }
+    }
+  self->region_lo[u] = MIN (a[u], b[u]);
+  self->region_hi[u] = MAX (a[u], b[u]) + 1;
+  self->region_lo[v] = MIN (a[v], b[v]);
+  self->region_hi[v] = MAX (a[v], b[v]) + 1;
+  self->region_valid = TRUE;
+  sv_slice_view_queue_frame (self);
+}
+
 void
 sv_slice_view_drag_begin_cb (GtkGestureDrag *drag, double x, double y, SvSliceView *self)
 {
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (drag));
+
+  self->drawing_region = (mods & GDK_SHIFT_MASK) != 0;
   self->drag_pan_x = self->pan_x;
   self->drag_pan_y = self->pan_y;
 }
@@ -82,9 +134,25 @@ sv_slice_view_drag_begin_cb (GtkGestureDrag *drag, double x, double y, SvSliceVi
 void
 sv_slice_view_drag_update_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self)
 {
+  if (self->drawing_region)
+    {
+      drag_region (self, drag, dx, dy);
+      return;
+    }
   self->pan_x = self->drag_pan_x + dx;
   self->pan_y = self->drag_pan_y + dy;
   sv_slice_view_queue_frame (self);
+}
+
+void
+sv_slice_view_drag_end_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self)
+{
+  if (!self->drawing_region)
+    return;
+  self->drawing_region = FALSE;
+  drag_region (self, drag, dx, dy);
+  if (self->region_valid)
+    sv_slice_view_emit_region (self, self->region_lo, self->region_hi);
 }
 
 void

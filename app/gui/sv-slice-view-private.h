@@ -55,6 +55,8 @@ struct _SvSliceView
   int window_lo[3], window_hi[3];
   gboolean selected_valid, selected_only;
   gint32 selected;
+  gboolean region_valid, drawing_region;
+  guint region_lo[3], region_hi[3]; /* the region box, z y x, hi exclusive */
 
   /* The software path (sv-slice-view-soft.c). */
   gboolean soft;
@@ -97,6 +99,7 @@ void sv_slice_view_queue_frame (SvSliceView *self);
 void sv_slice_view_emit_hover (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_pick (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_resize (SvSliceView *self, int width, int height);
+void sv_slice_view_emit_region (SvSliceView *self, const guint lo[3], const guint hi[3]);
 
 /* Template callbacks (sv-slice-view-gl.c). */
 void sv_slice_view_gl_realize_cb (GtkGLArea *area, SvSliceView *self);
@@ -111,6 +114,7 @@ gboolean sv_slice_view_scroll_cb (GtkEventControllerScroll *scroll, double dx, d
                                   SvSliceView *self);
 void sv_slice_view_drag_begin_cb (GtkGestureDrag *drag, double x, double y, SvSliceView *self);
 void sv_slice_view_drag_update_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self);
+void sv_slice_view_drag_end_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self);
 void sv_slice_view_click_cb (GtkGestureClick *click, int n_press, double x, double y,
                              SvSliceView *self);
 

@@ -27,6 +27,7 @@ enum
   SIGNAL_HOVER,
   SIGNAL_PICK,
   SIGNAL_RESIZE,
+  SIGNAL_REGION,
   N_SIGNALS
 };
 
@@ -51,6 +52,12 @@ static void
 gl_resize_cb (GtkGLArea *area, int width, int height, SvSliceView *self)
 {
   sv_slice_view_emit_resize (self, width, height);
+}
+
+void
+sv_slice_view_emit_region (SvSliceView *self, const guint lo[3], const guint hi[3])
+{
+  g_signal_emit (self, signals[SIGNAL_REGION], 0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
 }
 
 void
@@ -266,10 +273,12 @@ sv_slice_view_collect_points (SvSliceView *self, gsize *n_points)
   for (gsize k = 0; k < self->result->n_centres; k++)
     {
       const float *c = self->result->centres + k * 3;
-      if (isnan (c[0]) || fabsf (c[w] - s) > 1.0f)
+      float cw = c[w] + (self->result->region ? self->result->region_offset[w] : 0);
+      if (isnan (c[0]) || fabsf (cw - s) > 1.0f)
         continue;
-      uv[n * 2] = c[u] + 0.5f;
-      uv[n * 2 + 1] = c[v] + 0.5f;
+      /* A region's centres are in the region's voxels. */
+      uv[n * 2] = c[u] + 0.5f + (self->result->region ? self->result->region_offset[u] : 0);
+      uv[n * 2 + 1] = c[v] + 0.5f + (self->result->region ? self->result->region_offset[v] : 0);
       n++;
     }
   *n_points = n;
@@ -337,6 +346,15 @@ sv_slice_view_fill_frame (SvSliceView *self, int scale, double x0, double y0, do
       f.window_u1 = self->window_hi[u];
       f.window_v0 = self->window_lo[v];
       f.window_v1 = self->window_hi[v];
+    }
+  if (self->region_valid && sv_slice_view_get_slice (self) >= self->region_lo[w]
+      && sv_slice_view_get_slice (self) < self->region_hi[w])
+    {
+      f.region_valid = TRUE;
+      f.region_u0 = self->region_lo[u];
+      f.region_u1 = self->region_hi[u];
+      f.region_v0 = self->region_lo[v];
+      f.region_v1 = self->region_hi[v];
     }
   f.selected_valid = self->result && self->selected_valid;
   f.selected = self->selected;
@@ -444,6 +462,18 @@ sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[
     {
       memcpy (self->window_lo, lo, sizeof self->window_lo);
       memcpy (self->window_hi, hi, sizeof self->window_hi);
+    }
+  sv_slice_view_queue_frame (self);
+}
+
+void
+sv_slice_view_set_region (SvSliceView *self, gboolean show, const guint lo[3], const guint hi[3])
+{
+  self->region_valid = show;
+  if (show)
+    {
+      memcpy (self->region_lo, lo, sizeof self->region_lo);
+      memcpy (self->region_hi, hi, sizeof self->region_hi);
     }
   sv_slice_view_queue_frame (self);
 }
@@ -579,6 +609,12 @@ sv_slice_view_class_init (SvSliceViewClass *klass)
   signals[SIGNAL_RESIZE] = g_signal_new ("resize", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                          NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT);
 
+  /* A region box drawn with Shift-drag: lo z, y, x and hi z, y, x
+   * (exclusive), in voxels. */
+  signals[SIGNAL_REGION] = g_signal_new ("region", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 6, G_TYPE_UINT, G_TYPE_UINT,
+                                         G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT);
+
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-slice-view.ui");
   gtk_widget_class_bind_template_child (widget_class, SvSliceView, soft_area);
@@ -603,6 +639,8 @@ sv_slice_view_class_init (SvSliceViewClass *klass)
                                                 G_CALLBACK (sv_slice_view_drag_begin_cb));
   gtk_widget_class_bind_template_callback_full (widget_class, "drag_update_cb",
                                                 G_CALLBACK (sv_slice_view_drag_update_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "drag_end_cb",
+                                                G_CALLBACK (sv_slice_view_drag_end_cb));
   gtk_widget_class_bind_template_callback_full (widget_class, "click_cb",
                                                 G_CALLBACK (sv_slice_view_click_cb));
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);

@@ -42,6 +42,11 @@ void sv_slice_view_set_crosshair (SvSliceView *view, gboolean show, guint z, gui
 void sv_slice_view_set_search_window (SvSliceView *view, gboolean show, const int lo[3],
                                       const int hi[3]);
 
+/* The region preview's box in voxels, [lo, hi) per axis z, y, x. A
+ * Shift-drag in the view draws one along its two axes and emits "region". */
+void sv_slice_view_set_region (SvSliceView *view, gboolean show, const guint lo[3],
+                               const guint hi[3]);
+
 /* The picked supervoxel, tinted; with `only` everything else is dimmed
  * and drawn without overlay. */
 void sv_slice_view_set_selection (SvSliceView *view, gboolean valid, gint32 label, gboolean only);

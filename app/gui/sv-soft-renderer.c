@@ -210,6 +210,17 @@ sv_soft_render (cairo_surface_t *surface, const SvDisplay *d, const SvRenderFram
       cairo_stroke (cr);
       cairo_restore (cr);
     }
+  if (f->region_valid)
+    {
+      cairo_set_source_rgba (cr, 1.0, 0.55, 0.1, 0.95);
+      cairo_rectangle (cr, f->region_u0, f->region_v0, f->region_u1 - f->region_u0,
+                       f->region_v1 - f->region_v0);
+      cairo_save (cr);
+      cairo_identity_matrix (cr);
+      cairo_set_line_width (cr, 1.0);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
   if (d->show_centres && n_points)
     {
       float size = CLAMP (0.6f * MIN (su, sv), SV_CENTRE_MIN_PX, SV_CENTRE_MAX_PX);

@@ -5,18 +5,20 @@
 
 #include "sv-window-private.h"
 
-/* Bins of the histogram drawn (Auto uses its own finer one). */
-#define CONTRAST_BINS 256
-#define AUTO_BINS 4096
+/* Bins of the volume's histogram: Auto's resolution (the panel draws
+ * them merged). */
+#define CONTRAST_BINS 4096
 /* Fiji's Auto: 0.35 % of the voxels saturated, half at each end. */
 #define AUTO_SATURATED 0.0035
 
 void
 sv_window_auto_contrast (SvWindow *self)
 {
-  g_autoptr (SvHistogram) h = sv_histogram_new (self->volume, AUTO_BINS);
+  const SvHistogram *h = sv_contrast_panel_get_histogram (self->contrast_panel);
   double low, high;
 
+  /* The contrast panel's histogram is the volume's (one pass, at load). */
+  g_return_if_fail (h != NULL);
   sv_histogram_saturated_window (h, AUTO_SATURATED, &low, &high);
   if (!(h->max > h->min))
     sv_params_panel_set_intensity_range (self->params_panel, low, high);
@@ -30,7 +32,6 @@ sv_window_contrast_set_volume (SvWindow *self)
   sv_contrast_panel_set_histogram (self->contrast_panel,
                                    sv_histogram_new (self->volume, CONTRAST_BINS),
                                    sv_window_intensity_scale (self->volume));
-  sv_window_contrast_sync (self);
 }
 
 void

@@ -34,6 +34,7 @@ fill_request (SvWindow *self, SvJobRequest *request)
   g_strlcpy (request->backend, sv_params_panel_get_backend (self->params_panel),
              sizeof request->backend);
   request->stop_after_iteration = sv_params_panel_get_stop_after_iteration (self->params_panel);
+  sv_window_region_adjust (self, &request->params);
 }
 
 static gboolean
@@ -330,6 +331,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   SvWindow *self = user_data;
   g_autofree char *text = NULL;
 
+  sv_window_region_tag (self, result);
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
   g_clear_pointer (&self->run_error, g_free);
@@ -428,7 +430,10 @@ void
 sv_window_start_job (SvWindow *self)
 {
   g_clear_pointer (&self->job, sv_job_free);
-  self->job = sv_job_new (self->volume, self->mask, &job_callbacks, self);
+  sv_window_quality_stop (self);
+  sv_window_region_prepare (self);
+  self->job
+      = sv_job_new (sv_window_job_volume (self), sv_window_job_mask (self), &job_callbacks, self);
 #if SV_HAVE_CUDA
   if (!self->cuda_labels)
     self->cuda_labels = sv_cuda_labels_pool_new ();

@@ -30,6 +30,8 @@ sv_window_update_selection (SvWindow *self)
   SvJobResult *shown = sv_window_shown_result (self);
   gint32 label = 0;
   gboolean valid = selected_label (self, &label);
+  const SvLabelStats *stats;
+  SvLabelStats moved;
 
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_selection (sv_window_view (self, i), valid, label, only);
@@ -39,10 +41,21 @@ sv_window_update_selection (SvWindow *self)
       return;
     }
   /* A preview's labels are coarse: its numbers would not be the voxels'. */
-  sv_pick_panel_show (self->pick_panel, label,
-                      q && shown->preview_factor == 1 ? sv_label_table_lookup (q->table, label)
-                                                      : NULL,
-                      self->volume, sv_window_intensity_scale (self->volume));
+  stats = q && shown->preview_factor == 1 ? sv_label_table_lookup (q->table, label) : NULL;
+  if (stats && shown->region)
+    {
+      /* A region's statistics count from its corner. */
+      moved = *stats;
+      for (guint a = 0; a < 3; a++)
+        {
+          moved.lo[a] += shown->region_offset[a];
+          moved.hi[a] += shown->region_offset[a];
+          moved.centre[a] += shown->region_offset[a];
+        }
+      stats = &moved;
+    }
+  sv_pick_panel_show (self->pick_panel, label, stats, self->volume,
+                      sv_window_intensity_scale (self->volume));
 }
 
 void

@@ -10,7 +10,8 @@
  *   sv-window-quality.c  the quality of each result (a worker thread),
  *                        the ground truth, pinning and comparing results
  *   sv-window-pick.c     the picked supervoxel and Escape
- *   sv-window-contrast.c the contrast histogram and the colormap */
+ *   sv-window-contrast.c the contrast histogram and the colormap
+ *   sv-window-region.c   the region preview: the job on a box of the volume */
 #pragma once
 
 #include "sv-window.h"
@@ -114,6 +115,13 @@ struct _SvWindow
 
   /* Contrast (sv-window-contrast.c). */
   SvContrastPanel *contrast_panel;
+
+  /* Region preview (sv-window-region.c): the job's cropped copies. */
+  gboolean region_valid;
+  guint region_lo[3], region_hi[3]; /* z, y, x; hi exclusive */
+  SvVolume *region_volume;          /* NULL when the job runs on the whole volume */
+  guint8 *region_mask;
+  SvLabels *region_truth;
 };
 
 /* sv-window.c */
@@ -185,6 +193,24 @@ void sv_window_select_at (SvWindow *self, guint z, guint y, guint x);
 void sv_window_update_selection (SvWindow *self);
 void sv_window_class_add_pick_actions (GtkWidgetClass *widget_class);
 void sv_window_pick_init (SvWindow *self);
+
+/* sv-window-region.c */
+/* What the job and the quality worker borrow: the region's copies while a
+ * region is set, else the volume's own. */
+const SvVolume *sv_window_job_volume (SvWindow *self);
+const guint8 *sv_window_job_mask (SvWindow *self);
+/* (Re)crops the truth for a new quality worker. */
+const SvLabels *sv_window_job_truth (SvWindow *self);
+/* With the job and the quality worker stopped: (re)crops the volume and mask. */
+void sv_window_region_prepare (SvWindow *self);
+/* A request's parameters for the region: its share of the segments. */
+void sv_window_region_adjust (SvWindow *self, SvSlicParams *params);
+/* Marks a result of the job as the region's (on delivery). */
+void sv_window_region_tag (SvWindow *self, SvJobResult *result);
+/* A new volume: no region (the job is stopped). */
+void sv_window_region_forget (SvWindow *self);
+void sv_window_region_init (SvWindow *self);
+void sv_window_class_add_region_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-contrast.c */
 /* The volume changed: its histogram for the contrast panel. */

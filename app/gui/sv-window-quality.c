@@ -60,6 +60,14 @@ update_panel (SvWindow *self)
     sv_quality_panel_set_state (self->quality_panel, "computing…");
   else if (flipped)
     sv_quality_panel_set_state (self->quality_panel, "the pinned result (C flips to the live one)");
+  else if (shown->region)
+    {
+      const guint *o = shown->region_offset, *n = shown->region_shape;
+      g_autofree char *text
+          = g_strdup_printf ("the region x %u–%u · y %u–%u · z %u–%u only", o[2], o[2] + n[2] - 1,
+                             o[1], o[1] + n[1] - 1, o[0], o[0] + n[0] - 1);
+      sv_quality_panel_set_state (self->quality_panel, text);
+    }
   else
     sv_quality_panel_set_state (self->quality_panel, NULL);
 }
@@ -156,7 +164,8 @@ sv_window_quality_start (SvWindow *self)
 {
   sv_window_quality_stop (self);
   self->quality_worker
-      = sv_quality_worker_new (self->volume, self->mask, self->truth, &quality_callbacks, self);
+      = sv_quality_worker_new (sv_window_job_volume (self), sv_window_job_mask (self),
+                               sv_window_job_truth (self), &quality_callbacks, self);
   if (self->pinned)
     sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
   if (self->result && self->result->preview_factor == 1)
@@ -225,6 +234,10 @@ truth_read_cb (GObject *source, GAsyncResult *res, gpointer user_data)
   g_autoptr (GError) error = NULL;
   g_autoptr (SvLabels) truth = g_task_propagate_pointer (G_TASK (res), &error);
   const SvVolume *v = self->volume;
+
+  /* The window was closed while the file was read. */
+  if (!self->quality_panel)
+    return;
 
   if (truth && !v)
     g_set_error_literal (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,

@@ -63,9 +63,11 @@ sv_window_update_hover_status (SvWindow *self)
           = sv_params_panel_format_intensity (self->params_panel, v->data[idx * v->nc + c]);
       g_string_append_printf (s, " %s", value);
     }
-  if (self->result)
-    g_string_append_printf (s, "  ·  label %d",
-                            sv_job_result_label_at (self->result, p[0], p[1], p[2]));
+  /* The label of the result on screen, the pinned one while flipped. */
+  if (sv_window_shown_result (self))
+    g_string_append_printf (
+        s, "  ·  label %d",
+        sv_job_result_label_at (sv_window_shown_result (self), p[0], p[1], p[2]));
   text = g_string_free (s, FALSE);
   gtk_label_set_text (self->hover_label, text);
 }
@@ -100,11 +102,19 @@ sv_window_update_search_window (SvWindow *self)
   shape[0] = v->nz;
   shape[1] = v->ny;
   shape[2] = v->nx;
+  /* A region's run saw the region only. */
+  if (r->region)
+    memcpy (shape, r->region_shape, sizeof shape);
   /* The window steps are regular_grid(shape, K), as the iterations use them. */
   sv_regular_grid (shape, (double)r->n_centres, start, step);
   c = r->centres + k * 3;
   for (guint a = 0; a < 3; a++)
-    sv_arith_window (c[a], (int)step[a], (int)shape[a], &lo[a], &hi[a]);
+    {
+      guint offset = r->region ? r->region_offset[a] : 0;
+      sv_arith_window (c[a], (int)step[a], (int)shape[a], &lo[a], &hi[a]);
+      lo[a] += (int)offset;
+      hi[a] += (int)offset;
+    }
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_search_window (sv_window_view (self, i), TRUE, lo, hi);
 }
@@ -220,6 +230,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   /* The job borrows the volume: stop it before the volume goes. */
   sv_window_stop_job (self);
   sv_window_quality_forget (self);
+  sv_window_region_forget (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
   g_clear_pointer (&self->run_error, g_free);
   g_clear_pointer (&self->export_path, g_free);
@@ -258,8 +269,8 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
       vmax = MAX (vmax, volume->data[i]);
     }
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
-  sv_window_auto_contrast (self);
   sv_window_contrast_set_volume (self);
+  sv_window_auto_contrast (self);
 
   sv_window_start_job (self);
 }
@@ -484,6 +495,9 @@ sv_window_finalize (GObject *object)
   g_free (self->export_path);
   g_clear_pointer (&self->truth, sv_labels_free);
   g_free (self->truth_path);
+  g_clear_pointer (&self->region_volume, sv_volume_free);
+  g_free (self->region_mask);
+  g_clear_pointer (&self->region_truth, sv_labels_free);
   g_free (self->convergence_key);
   G_OBJECT_CLASS (sv_window_parent_class)->finalize (object);
 }
@@ -571,6 +585,7 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_quality_actions (widget_class);
   sv_window_class_add_pick_actions (widget_class);
   sv_window_class_add_contrast_actions (widget_class);
+  sv_window_class_add_region_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
 
@@ -614,6 +629,7 @@ sv_window_init (SvWindow *self)
   g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
   sv_window_pick_init (self);
   sv_window_contrast_init (self);
+  sv_window_region_init (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   for (guint i = 0; i < 3; i++)
     {

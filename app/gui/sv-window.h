@@ -121,6 +121,16 @@ void sv_window_pin (SvWindow *window);
 void sv_window_flip_pinned (SvWindow *window);
 gboolean sv_window_get_showing_pinned (SvWindow *window);
 
+/* Region preview: the job runs on the box [lo, hi) (z, y, x; a Shift-drag
+ * in a view draws one) and the labels show inside it; FALSE with an error
+ * for an empty box or one outside the volume. Another volume drops it. */
+gboolean sv_window_set_region (SvWindow *window, const guint lo[3], const guint hi[3],
+                               GError **error);
+/* FALSE when the job runs on the whole volume. */
+gboolean sv_window_get_region (SvWindow *window, guint lo[3], guint hi[3]);
+/* "Run on Whole Volume": drops the region and runs on everything. */
+void sv_window_run_whole_volume (SvWindow *window);
+
 /* Selection: the supervoxel at a clicked voxel. FALSE when none. */
 gboolean sv_window_get_selected (SvWindow *window, gint32 *label);
 void sv_window_clear_selection (SvWindow *window);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gui-test-util.h"
+#include "backend.h"
 #include "io.h"
 #include "metrics.h"
 #include "sv-scale-bar.h"
@@ -402,6 +403,110 @@ test_convergence_follows_steps (Fixture *f, gconstpointer data)
   g_assert_null (sv_quality_panel_get_convergence (panel));
 }
 
+/* ---- region preview ---- */
+
+static void
+test_region_equals_cropped_run (Fixture *f, gconstpointer data)
+{
+  const guint lo[3] = { 8, 10, 12 }, hi[3] = { 24, 50, 44 };
+  const SvVolume *v = sv_window_get_volume (f->window);
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  g_autofree char *whole_command = sv_window_build_command (f->window);
+  g_autofree char *command = NULL;
+  g_autoptr (SvVolume) crop = NULL;
+  g_autoptr (SvBackend) backend = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree gint32 *expected = NULL;
+  g_autoptr (GdkTexture) t = NULL;
+  g_autofree guint8 *px = NULL;
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  SvJobResult *r;
+  guint got_lo[3], got_hi[3];
+  gsize n, stride, inside = 0, outside = 0;
+
+  /* What a Shift-drag in XY and then in XZ leaves: a box. */
+  g_signal_emit_by_name (xy, "region", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+  g_assert_true (sv_window_get_region (f->window, got_lo, got_hi));
+  g_assert_cmpmem (got_lo, sizeof got_lo, lo, sizeof lo);
+  g_assert_cmpmem (got_hi, sizeof got_hi, hi, sizeof hi);
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_true (r->region);
+  g_assert_cmpuint (r->labels->nz, ==, hi[0] - lo[0]);
+  g_assert_cmpuint (r->labels->ny, ==, hi[1] - lo[1]);
+  g_assert_cmpuint (r->labels->nx, ==, hi[2] - lo[2]);
+
+  /* The region's share of the segments: supervoxels of the whole volume's size. */
+  {
+    SvSlicParams asked;
+    double share
+        = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]) / ((double)NZ * NY * NX);
+    sv_params_panel_get_params (sv_window_get_params_panel (f->window), &asked);
+    g_assert_cmpint (r->params.n_segments, ==, llround (asked.n_segments * share));
+  }
+
+  /* The same parameters on the cropped voxels, on the engine as the CLI runs it. */
+  crop = sv_volume_new (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1, &error);
+  g_assert_no_error (error);
+  for (guint z = 0; z < crop->nz; z++)
+    for (guint y = 0; y < crop->ny; y++)
+      for (guint x = 0; x < crop->nx; x++)
+        crop->data[((gsize)z * crop->ny + y) * crop->nx + x]
+            = v->data[((gsize)(z + lo[0]) * v->ny + y + lo[1]) * v->nx + x + lo[2]];
+  backend = sv_backend_new ("cpu", &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_backend_set_volume (backend, crop, NULL, &error));
+  control.stop_after_iteration = -1;
+  g_assert_true (sv_backend_run (backend, &r->params, &control, &stats, &error));
+  g_assert_no_error (error);
+  n = sv_volume_n_voxels (crop);
+  expected = g_new (gint32, n);
+  g_assert_true (sv_backend_get_labels (backend, expected, &error));
+  g_assert_cmpmem (r->labels->data, n * sizeof (gint32), expected, n * sizeof (gint32));
+
+  /* Labels only inside the box; the command is still the whole volume's. */
+  g_assert_cmpint (sv_job_result_label_at (r, 0, 0, 0), ==, r->params.start_label - 1);
+  g_assert_cmpint (sv_job_result_label_at (r, lo[0], lo[1], lo[2]), ==, expected[0]);
+  command = sv_window_build_command (f->window);
+  g_assert_cmpstr (command, ==, whole_command);
+  g_assert_false (sv_window_export_labels (f->window, "region-labels.tif", &error));
+  g_assert_nonnull (strstr (error->message, "region"));
+  g_assert_false (g_file_test ("region-labels.tif", G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+  t = capture_xy (f->window);
+  px = texture_bytes (t, &stride);
+  for (int y = 0; y < gdk_texture_get_height (t); y += 2)
+    for (int x = 0; x < gdk_texture_get_width (t); x += 2)
+      {
+        const guint8 *p = px + (gsize)y * stride + (gsize)x * 4;
+        guint zyx[3];
+        gboolean in;
+        /* Boundary yellow (B, G, R bytes). */
+        if (!(p[2] > 200 && p[1] > 170 && p[0] < 60)
+            || !sv_slice_view_pixel_to_voxel (xy, x + 0.5, y + 0.5, zyx))
+          continue;
+        in = zyx[1] >= lo[1] && zyx[1] < hi[1] && zyx[2] >= lo[2] && zyx[2] < hi[2];
+        inside += in;
+        /* The box's edge shows on the voxels just outside it, as any edge. */
+        outside += zyx[1] + 1 < lo[1] || zyx[1] > hi[1] || zyx[2] + 1 < lo[2] || zyx[2] > hi[2];
+      }
+  g_test_message ("boundary pixels: %" G_GSIZE_FORMAT " inside, %" G_GSIZE_FORMAT
+                  " away from the box",
+                  inside, outside);
+  g_assert_cmpuint (inside, >, 100);
+  g_assert_cmpuint (outside, ==, 0);
+  save_window_png (f->window, "gui-region-preview.png");
+
+  /* Run on Whole Volume. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.run-whole-volume", NULL));
+  g_assert_false (sv_window_get_region (f->window, got_lo, got_hi));
+  wait_for_current_result (f->window);
+  r = sv_window_get_result (f->window);
+  g_assert_false (r->region);
+  g_assert_cmpuint (r->labels->nz, ==, v->nz);
+}
+
 /* ---- scale bar ---- */
 
 static void
@@ -463,6 +568,8 @@ main (int argc, char **argv)
               test_compare_flips_overlay, fixture_teardown);
   g_test_add ("/gui/teach/convergence-plot-follows-steps", Fixture, NULL, fixture_setup,
               test_convergence_follows_steps, fixture_teardown);
+  g_test_add ("/gui/region/run-equals-the-cropped-volume", Fixture, NULL, fixture_setup,
+              test_region_equals_cropped_run, fixture_teardown);
   g_test_add ("/gui/scale-bar/in-the-file-unit", Fixture, NULL, fixture_setup,
               test_scale_bar_in_file_unit, fixture_teardown);
   return g_test_run ();
