@@ -1,6 +1,7 @@
 /* Supervox GUI: one slice view's instance struct and what its files
  * share:
  *   sv-slice-view.c        the type, slices, what a frame shows
+ *   sv-slice-view-frame.c  what a frame shows: slices, centres, overlays
  *   sv-slice-view-gl.c     GL drawing and CUDA–GL interop
  *   sv-slice-view-input.c  pointer, hover, pick, wheel, pan and zoom
  *   sv-slice-view-soft.c   the software path when GL cannot be had */

@@ -1,6 +1,7 @@
 /* Supervox GUI: the main window's instance struct and the functions its
  * files share. One type spread over files by concern:
- *   sv-window.c          the type, the volume, hover and crosshair status
+ *   sv-window.c          the type, the volume, crosshair and panels
+ *   sv-window-hover.c    the hovered voxel's words and teaching's search window
  *   sv-window-job.c      the engine job: live requests while dragging,
  *                        progress, results, Stop
  *   sv-window-open.c     opening files on a worker thread, masks, recent
