@@ -27,6 +27,12 @@ quality_current (gpointer data)
 }
 
 static gboolean
+error_dialog_shown (gpointer data)
+{
+  return sv_window_get_error_dialog (data) != NULL;
+}
+
+static gboolean
 quality_with_truth (gpointer data)
 {
   SvWindow *w = data;
@@ -90,6 +96,29 @@ test_quality_equals_engine_metrics (Fixture *f, gconstpointer data)
   assert_row_starts (f->window, "sizes", sizes);
   assert_row_starts (f->window, "backend", "CPU");
   assert_row_starts (f->window, "boundary-recall", "—");
+
+  /* A truth of another shape is refused and changes nothing. */
+  {
+    g_autofree char *wrong_path = g_build_filename (dir, "wrong.tif", NULL);
+    g_autoptr (GFile) wrong_file = g_file_new_for_path (wrong_path);
+    g_autoptr (SvLabels) wrong = sv_labels_new (NZ, NY, NX + 1, &error);
+    GtkWindow *dialog;
+
+    g_assert_no_error (error);
+    g_assert_true (sv_tiff_write_labels (wrong_path, wrong, &error));
+    g_assert_no_error (error);
+    g_assert_true (sv_window_open_ground_truth (f->window, wrong_file));
+    wait_until (error_dialog_shown, f->window, "the refusal");
+    dialog = sv_window_get_error_dialog (f->window);
+    {
+      g_autofree char *secondary = NULL;
+      g_object_get (dialog, "secondary-text", &secondary, NULL);
+      g_test_message ("%s", secondary);
+      g_assert_nonnull (strstr (secondary, "65"));
+    }
+    gtk_window_destroy (dialog);
+    g_assert_false (sv_window_has_ground_truth (f->window));
+  }
 
   /* A ground truth of four quadrants in y and x, split at z = NZ / 3. */
   truth = sv_labels_new (NZ, NY, NX, &error);
@@ -547,6 +576,27 @@ test_scale_bar_in_file_unit (Fixture *f, gconstpointer data)
                      sv_scale_bar_round_length (width * 0.2 / sv_slice_view_get_scale (xy)));
   g_assert_cmpfloat (length * sv_slice_view_get_scale (xy), >, width * 0.2 / 5.01);
   g_assert_cmpfloat (length * sv_slice_view_get_scale (xy), <=, width * 0.2 + 1e-6);
+  /* A picked supervoxel's volume in µm³: voxels × 1 × 0.5 × 0.5. */
+  {
+    SvJobResult *r;
+    gint32 label;
+    gsize count = 0;
+    g_autofree char *expected = NULL;
+
+    wait_until (quality_current, f->window, "the file's supervoxel statistics");
+    r = sv_window_get_result (f->window);
+    label = sv_job_result_label_at (r, NZ / 2, NY / 2, NX / 2);
+    for (gsize i = 0; i < sv_labels_n_voxels (r->labels); i++)
+      count += r->labels->data[i] == label;
+    g_signal_emit_by_name (xy, "pick", (int)(NZ / 2), (int)(NY / 2), (int)(NX / 2));
+    wait_until (pick_has_count, f->window, "the picked supervoxel's numbers");
+    expected = g_strdup_printf ("%.4g µm³", count * 0.25);
+    g_test_message ("volume: %s",
+                    sv_pick_panel_get_text (sv_window_get_pick_panel (f->window), "volume"));
+    g_assert_cmpstr (sv_pick_panel_get_text (sv_window_get_pick_panel (f->window), "volume"), ==,
+                     expected);
+  }
+
   /* Zoomed in four times, the bar stands for a shorter length. */
   sv_slice_view_zoom_at (xy, 4.0, width / 2, 100);
   g_assert_cmpfloat (g_ascii_strtod (sv_slice_view_get_scale_bar_text (xy), NULL), <, length);
