@@ -82,7 +82,7 @@ struct _SvQualityWorker
   const SvVolume *volume;
   const guint8 *mask;
   const SvLabels *truth;
-  GCancellable *cancellable; /* stops a convergence on free */
+  GCancellable *cancellable; /* the running convergence's; under lock */
   GMainContext *context;
   Link *link;
   GThread *thread;
@@ -169,13 +169,14 @@ worker_main (gpointer data)
         {
           SvSlicParams params = w->convergence_params;
           g_autoptr (GError) error = NULL;
+          g_autoptr (GCancellable) cancellable = g_object_ref (w->cancellable);
 
           w->convergence_pending = FALSE;
           g_mutex_unlock (&w->lock);
           d = g_new0 (Delivery, 1);
           d->link = g_atomic_rc_box_acquire (w->link);
           d->convergence
-              = sv_convergence_compute (w->volume, w->mask, &params, w->cancellable, &error);
+              = sv_convergence_compute (w->volume, w->mask, &params, cancellable, &error);
           if (d->convergence)
             deliver (w, d);
           else
@@ -249,6 +250,10 @@ void
 sv_quality_worker_request_convergence (SvQualityWorker *w, const SvSlicParams *params)
 {
   g_mutex_lock (&w->lock);
+  /* Newer parameters: the one being computed is of no use any more. */
+  g_cancellable_cancel (w->cancellable);
+  g_object_unref (w->cancellable);
+  w->cancellable = g_cancellable_new ();
   w->convergence_params = *params;
   w->convergence_pending = TRUE;
   g_cond_signal (&w->cond);
@@ -276,8 +281,8 @@ sv_quality_worker_free (SvQualityWorker *w)
   g_mutex_lock (&w->lock);
   w->quit = TRUE;
   g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
   g_cancellable_cancel (w->cancellable);
+  g_mutex_unlock (&w->lock);
   g_thread_join (w->thread);
   g_object_unref (w->cancellable);
   w->link->alive = FALSE;

@@ -67,7 +67,8 @@ SvQualityWorker *sv_quality_worker_new (const SvVolume *volume, const guint8 *ma
                                         const SvLabels *truth, const SvQualityCallbacks *callbacks,
                                         gpointer user_data);
 /* Computes the convergence for `params` (copied) before any pending
- * analysis; a newer request replaces one not started. */
+ * analysis; a newer request replaces one not started and cancels one
+ * running. */
 void sv_quality_worker_request_convergence (SvQualityWorker *worker, const SvSlicParams *params);
 /* The result later ones are compared with (a reference is taken; NULL for
  * none). With `analyse` its own quality is computed and delivered too,
