@@ -68,8 +68,8 @@ compile_shader (GLenum type, const char *name, GError **error)
   return shader;
 }
 
-static GLuint
-link_program (const char *vert, const char *frag, GError **error)
+GLuint
+sv_renderer_link_program (const char *vert, const char *frag, GError **error)
 {
   GLuint vs, fs, program;
   GLint ok = 0;
@@ -121,10 +121,10 @@ sv_renderer_new (GError **error)
 {
   g_autofree SvRenderer *r = g_new0 (SvRenderer, 1);
 
-  r->slice_program = link_program ("slice.vert", "slice.frag", error);
+  r->slice_program = sv_renderer_link_program ("slice.vert", "slice.frag", error);
   if (!r->slice_program)
     return NULL;
-  r->shape_program = link_program ("shape.vert", "shape.frag", error);
+  r->shape_program = sv_renderer_link_program ("shape.vert", "shape.frag", error);
   if (!r->shape_program)
     {
       glDeleteProgram (r->slice_program);

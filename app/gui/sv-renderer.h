@@ -62,6 +62,10 @@ typedef struct
 
 typedef struct _SvRenderer SvRenderer;
 
+/* Compiles the vertex and fragment shaders of those names from the
+ * GResource's shaders/ and links them; 0 with an error saying why. */
+guint sv_renderer_link_program (const char *vert, const char *frag, GError **error);
+
 /* Compiles the shaders from the GResource and makes the GL objects. */
 SvRenderer *sv_renderer_new (GError **error);
 /* Deletes the GL objects. */

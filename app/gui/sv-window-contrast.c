@@ -54,6 +54,7 @@ colormap_cb (SvContrastPanel *panel, GParamSpec *pspec, SvWindow *self)
   self->display.colormap = sv_contrast_panel_get_colormap (panel);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_display (sv_window_view (self, i), &self->display);
+  sv_volume_view_set_display (self->volume_view, &self->display);
 }
 
 static void

@@ -35,6 +35,8 @@ sv_window_update_selection (SvWindow *self)
 
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_selection (sv_window_view (self, i), valid, label, only);
+  sv_volume_view_set_result (self->volume_view, shown);
+  sv_volume_view_set_selection (self->volume_view, valid, label);
   if (!valid)
     {
       sv_pick_panel_clear (self->pick_panel);

@@ -21,6 +21,7 @@
 #include "sv-contrast-panel.h"
 #include "sv-pick-panel.h"
 #include "sv-quality-panel.h"
+#include "sv-volume-view.h"
 
 #include "sv-config.h"
 #include "synth.h"
@@ -43,6 +44,7 @@ struct _SvWindow
   GtkLabel *title_label;
   GtkGrid *views_grid;
   SvSliceView *xy_view, *xz_view, *yz_view;
+  SvVolumeView *volume_view; /* the orthogonal layout's fourth quadrant */
   SvParamsPanel *params_panel;
   GtkProgressBar *progress_bar;
   GtkLabel *result_label, *hover_label, *path_label;

@@ -77,6 +77,8 @@ view_resize_cb (SvSliceView *view, int width, int height, SvWindow *self)
 static void
 update_crosshairs (SvWindow *self)
 {
+  sv_volume_view_set_planes (self->volume_view, self->cursor_zyx[0], self->cursor_zyx[1],
+                             self->cursor_zyx[2]);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_crosshair (sv_window_view (self, i), self->orthogonal, self->cursor_zyx[0],
                                  self->cursor_zyx[1], self->cursor_zyx[2]);
@@ -156,6 +158,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   g_clear_pointer (&self->mask_path, g_free);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_volume (sv_window_view (self, i), volume);
+  sv_volume_view_set_volume (self->volume_view, volume);
   g_clear_pointer (&self->volume, sv_volume_free);
   self->volume = volume;
   g_free (self->volume_name);
@@ -224,6 +227,7 @@ display_changed_cb (SvWindow *self)
   gtk_revealer_set_reveal_child (self->teach_revealer, self->display.show_centres);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_display (sv_window_view (self, i), &self->display);
+  sv_volume_view_set_display (self->volume_view, &self->display);
 }
 
 static void
@@ -268,6 +272,7 @@ set_orthogonal (SvWindow *self, gboolean orthogonal)
   self->orthogonal = orthogonal;
   gtk_widget_set_visible (GTK_WIDGET (self->xz_view), self->orthogonal);
   gtk_widget_set_visible (GTK_WIDGET (self->yz_view), self->orthogonal);
+  gtk_widget_set_visible (GTK_WIDGET (self->volume_view), self->orthogonal);
   if (self->orthogonal)
     {
       sv_slice_view_set_slice (self->xy_view, self->cursor_zyx[0]);
@@ -318,6 +323,12 @@ SvParamsPanel *
 sv_window_get_params_panel (SvWindow *self)
 {
   return self->params_panel;
+}
+
+SvVolumeView *
+sv_window_get_volume_view (SvWindow *self)
+{
+  return self->volume_view;
 }
 
 SvSliceView *
@@ -470,6 +481,7 @@ sv_window_class_init (SvWindowClass *klass)
   g_type_ensure (SV_TYPE_QUALITY_PANEL);
   g_type_ensure (SV_TYPE_PICK_PANEL);
   g_type_ensure (SV_TYPE_CONTRAST_PANEL);
+  g_type_ensure (SV_TYPE_VOLUME_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SvWindow, title_label);
@@ -477,6 +489,7 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, xy_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, xz_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, yz_view);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, volume_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, params_panel);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, result_label);

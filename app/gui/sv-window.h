@@ -8,6 +8,7 @@
 #include "sv-params-panel.h"
 #include "sv-pick-panel.h"
 #include "sv-quality-panel.h"
+#include "sv-volume-view.h"
 #include "sv-slice-view.h"
 #include "volume.h"
 
@@ -113,6 +114,8 @@ gboolean sv_window_has_ground_truth (SvWindow *window);
 SvQualityPanel *sv_window_get_quality_panel (SvWindow *window);
 SvPickPanel *sv_window_get_pick_panel (SvWindow *window);
 SvContrastPanel *sv_window_get_contrast_panel (SvWindow *window);
+/* The 3D view of the orthogonal layout. */
+SvVolumeView *sv_window_get_volume_view (SvWindow *window);
 
 /* Compare (P, C): pins the exact labels on screen, and flips the views
  * between the pinned and the live result; the quality panel shows the one

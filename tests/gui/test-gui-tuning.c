@@ -536,6 +536,85 @@ test_region_equals_cropped_run (Fixture *f, gconstpointer data)
   g_assert_cmpuint (r->labels->nz, ==, v->nz);
 }
 
+/* ---- 3D view ---- */
+
+typedef struct
+{
+  GdkTexture *texture;
+} VolumeCapture;
+
+static void
+volume_captured_cb (SvVolumeView *view, GdkTexture *texture, gpointer data)
+{
+  ((VolumeCapture *)data)->texture = g_object_ref (texture);
+}
+
+static gboolean
+volume_capture_done (gpointer data)
+{
+  return ((VolumeCapture *)data)->texture != NULL;
+}
+
+static GdkTexture *
+capture_volume (SvWindow *w)
+{
+  VolumeCapture c = { NULL };
+
+  sv_volume_view_capture (sv_window_get_volume_view (w), volume_captured_cb, &c);
+  wait_until (volume_capture_done, &c, "a capture of the 3D view");
+  return c.texture;
+}
+
+/* Pixels that are not the empty background (0.12, 0.12, 0.13). */
+static gsize
+n_drawn (GdkTexture *t)
+{
+  gsize stride, n = 0;
+  g_autofree guint8 *px = texture_bytes (t, &stride);
+
+  for (int y = 0; y < gdk_texture_get_height (t); y++)
+    for (int x = 0; x < gdk_texture_get_width (t); x++)
+      {
+        const guint8 *p = px + (gsize)y * stride + (gsize)x * 4;
+        n += abs (p[0] - 33) + abs (p[1] - 31) + abs (p[2] - 31) > 12;
+      }
+  return n;
+}
+
+static void
+test_volume_view_renders_and_rotates (Fixture *f, gconstpointer data)
+{
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  SvVolumeView *view = sv_window_get_volume_view (f->window);
+  g_autoptr (GdkTexture) first = NULL, turned = NULL, picked = NULL;
+  gsize drawn;
+
+  if (sv_slice_view_is_software (xy))
+    {
+      g_test_skip ("the 3D view needs OpenGL");
+      return;
+    }
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (view)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.orthogonal", NULL));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (view)));
+  first = capture_volume (f->window);
+  drawn = n_drawn (first);
+  g_test_message ("3D view: %" G_GSIZE_FORMAT " of %d pixels drawn", drawn,
+                  gdk_texture_get_width (first) * gdk_texture_get_height (first));
+  g_assert_cmpuint (drawn, >, 2000);
+
+  sv_volume_view_rotate (view, 60.0, 15.0);
+  turned = capture_volume (f->window);
+  g_assert_cmpuint (n_differing (first, turned), >, 1000);
+
+  /* A picked supervoxel is tinted in it too. */
+  g_signal_emit_by_name (xy, "pick", (int)(NZ / 2), (int)(NY / 2), (int)(NX / 2));
+  picked = capture_volume (f->window);
+  g_test_message ("%" G_GSIZE_FORMAT " pixels tinted", n_differing (turned, picked));
+  g_assert_cmpuint (n_differing (turned, picked), >, 50);
+  save_window_png (f->window, "gui-3d-view.png");
+}
+
 /* ---- scale bar ---- */
 
 static void
@@ -620,6 +699,8 @@ main (int argc, char **argv)
               test_convergence_follows_steps, fixture_teardown);
   g_test_add ("/gui/region/run-equals-the-cropped-volume", Fixture, NULL, fixture_setup,
               test_region_equals_cropped_run, fixture_teardown);
+  g_test_add ("/gui/volume-view/renders-and-turns", Fixture, NULL, fixture_setup,
+              test_volume_view_renders_and_rotates, fixture_teardown);
   g_test_add ("/gui/scale-bar/in-the-file-unit", Fixture, NULL, fixture_setup,
               test_scale_bar_in_file_unit, fixture_teardown);
   return g_test_run ();
