@@ -12,6 +12,8 @@
 #define RAY_STEPS 256
 #define FOV_DEGREES 30.0f
 #define DRAG_DEGREES_PER_PX 0.5
+/* At most 256³ voxels in a texture: large volumes are shown subsampled. */
+#define TEXTURE_VOXELS (1u << 24)
 
 struct _SvVolumeView
 {
@@ -118,30 +120,47 @@ sv_volume_view_unrealize (GtkWidget *widget)
   GTK_WIDGET_CLASS (sv_volume_view_parent_class)->unrealize (widget);
 }
 
-/* The first channel (the mean of three) as the intensity texture. */
+/* Every f-th voxel along each axis, so that the textures stay within
+ * TEXTURE_VOXELS and GL's largest 3D texture. */
+static guint
+texture_step (const SvVolume *v)
+{
+  GLint max_size = 0;
+  guint f = 1;
+
+  glGetIntegerv (GL_MAX_3D_TEXTURE_SIZE, &max_size);
+  max_size = MAX (max_size, 64);
+  while ((gsize)((v->nz + f - 1) / f) * ((v->ny + f - 1) / f) * ((v->nx + f - 1) / f)
+             > TEXTURE_VOXELS
+         || (v->nx + f - 1) / f > (guint)max_size || (v->ny + f - 1) / f > (guint)max_size
+         || (v->nz + f - 1) / f > (guint)max_size)
+    f++;
+  return f;
+}
+
+/* The intensity (the mean of the channels) as a 3D texture. */
 static void
 upload_image (SvVolumeView *self)
 {
   const SvVolume *v = self->volume;
-  gsize n = sv_volume_n_voxels (v);
-  g_autofree float *grey = NULL;
-  const float *data = v->data;
+  guint f = texture_step (v);
+  guint tz = (v->nz + f - 1) / f, ty = (v->ny + f - 1) / f, tx = (v->nx + f - 1) / f;
+  g_autofree float *grey = g_new (float, (gsize)tz *ty *tx);
+  gsize i = 0;
 
-  if (v->nc != 1)
-    {
-      grey = g_new (float, n);
-      for (gsize i = 0; i < n; i++)
+  for (guint z = 0; z < v->nz; z += f)
+    for (guint y = 0; y < v->ny; y += f)
+      for (guint x = 0; x < v->nx; x += f, i++)
         {
+          const float *p = v->data + (((gsize)z * v->ny + y) * v->nx + x) * v->nc;
           double sum = 0;
           for (guint c = 0; c < v->nc; c++)
-            sum += v->data[i * v->nc + c];
+            sum += p[c];
           grey[i] = (float)(sum / v->nc);
         }
-      data = grey;
-    }
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glBindTexture (GL_TEXTURE_3D, self->image_tex);
-  glTexImage3D (GL_TEXTURE_3D, 0, GL_R32F, v->nx, v->ny, v->nz, 0, GL_RED, GL_FLOAT, data);
+  glTexImage3D (GL_TEXTURE_3D, 0, GL_R32F, tx, ty, tz, 0, GL_RED, GL_FLOAT, grey);
   glBindTexture (GL_TEXTURE_3D, 0);
 }
 
@@ -150,16 +169,27 @@ upload_labels (SvVolumeView *self)
 {
   const SvJobResult *r = self->result;
   const SvVolume *v = self->volume;
+  guint f, tz, ty, tx;
+  g_autofree gint32 *labels = NULL;
+  gsize i = 0;
 
   /* Only labels of the volume's own shape (not a region, not a preview). */
   self->has_labels = r && !r->region && r->preview_factor == 1 && r->labels->nz == v->nz
                      && r->labels->ny == v->ny && r->labels->nx == v->nx;
   if (!self->has_labels)
     return;
+  f = texture_step (v);
+  tz = (v->nz + f - 1) / f;
+  ty = (v->ny + f - 1) / f;
+  tx = (v->nx + f - 1) / f;
+  labels = g_new (gint32, (gsize)tz * ty * tx);
+  for (guint z = 0; z < v->nz; z += f)
+    for (guint y = 0; y < v->ny; y += f)
+      for (guint x = 0; x < v->nx; x += f, i++)
+        labels[i] = r->labels->data[((gsize)z * v->ny + y) * v->nx + x];
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glBindTexture (GL_TEXTURE_3D, self->label_tex);
-  glTexImage3D (GL_TEXTURE_3D, 0, GL_R32UI, v->nx, v->ny, v->nz, 0, GL_RED_INTEGER, GL_UNSIGNED_INT,
-                r->labels->data);
+  glTexImage3D (GL_TEXTURE_3D, 0, GL_R32UI, tx, ty, tz, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, labels);
   glBindTexture (GL_TEXTURE_3D, 0);
 }
 

@@ -1,7 +1,8 @@
 /* Supervox GUI: the 3D view in the orthogonal layout's fourth quadrant:
  * the volume ray-marched on the GPU (maximum intensity projection with the
  * slices' window, gamma and colormap), the selected supervoxel tinted, the
- * three orthogonal planes outlined; drag to rotate, wheel to zoom. */
+ * three orthogonal planes outlined; drag to rotate, wheel to zoom. Volumes
+ * above 256³ voxels are shown from every 2nd, 3rd … voxel. */
 #pragma once
 
 #include <gtk/gtk.h>
