@@ -23,7 +23,7 @@ sv_window_build_command (SvWindow *self)
   g_autofree char *out = shell_word (out_name);
   SvSlicParams params;
 
-  if (self->result)
+  if (self->result && !self->result->region)
     {
       params = self->result->params;
       /* Teaching mode shows the state after n iterations without
@@ -35,7 +35,16 @@ sv_window_build_command (SvWindow *self)
         }
     }
   else
-    sv_params_panel_get_params (self->params_panel, &params);
+    {
+      /* A region's run had its share of the segments: the whole volume's
+       * command asks for all of them. */
+      sv_params_panel_get_params (self->params_panel, &params);
+      if (self->result && self->result->stop_after_iteration >= 0)
+        {
+          params.max_num_iter = MIN (params.max_num_iter, self->result->stop_after_iteration);
+          params.enforce_connectivity = FALSE;
+        }
+    }
   if (!self->volume_path)
     {
       /* The sample is made again, byte for byte, by the CLI. */
