@@ -2,7 +2,6 @@
 
 #include "supervox/sv-volume.h"
 
-#include <math.h>
 #include <sys/mman.h>
 
 #include "supervox/sv-error.h"
@@ -173,40 +172,3 @@ sv_labels_n_voxels (const SvLabels *labels)
   return (gsize)labels->nz * labels->ny * labels->nx;
 }
 
-gboolean
-sv_volume_auto_contrast (const SvVolume *v, double *black, double *white)
-{
-  const gsize n = sv_volume_n_voxels (v);
-  float vmin = G_MAXFLOAT, vmax = -G_MAXFLOAT;
-  const guint bins = 4096;
-  g_autofree guint64 *hist = NULL;
-  guint64 threshold, count;
-  guint lo, hi;
-
-  for (gsize i = 0; i < n * v->nc; i++)
-    if (isfinite (v->data[i]))
-      {
-        vmin = MIN (vmin, v->data[i]);
-        vmax = MAX (vmax, v->data[i]);
-      }
-  if (!(vmax > vmin))
-    {
-      if (vmin > vmax)
-        vmin = vmax = 0.0f;
-      *black = vmin - 0.5;
-      *white = vmin + 0.5;
-      return FALSE;
-    }
-  hist = g_new0 (guint64, bins);
-  for (gsize i = 0; i < n * v->nc; i++)
-    if (isfinite (v->data[i]))
-      hist[MIN ((guint)((v->data[i] - vmin) / (vmax - vmin) * bins), bins - 1)]++;
-  threshold = (guint64)(n * v->nc * 0.0035 / 2);
-  for (lo = 0, count = 0; lo < bins - 1 && (count += hist[lo]) <= threshold; lo++)
-    ;
-  for (hi = bins - 1, count = 0; hi > lo && (count += hist[hi]) <= threshold; hi--)
-    ;
-  *black = vmin + (vmax - vmin) * lo / bins;
-  *white = vmin + (vmax - vmin) * (hi + 1) / bins;
-  return TRUE;
-}

@@ -1,7 +1,9 @@
 #version 330 core
 // Intensity slice with window/level and gamma, then the label overlay:
 // boundaries where a neighbour (u_thickness device pixels away) has another
-// label, or filled hashed label colours, plus the label under the cursor.
+// label, or filled hashed label colours, plus the label under the cursor
+// and the selected one. The colormap (grey, inverted, viridis) maps the
+// windowed intensity; sv-slice-soft.c draws the same without GL.
 in vec2 v_texel;
 out vec4 frag_colour;
 
@@ -22,6 +24,23 @@ uniform int u_hover_valid;
 uniform uint u_hover;
 uniform int u_background_valid;
 uniform uint u_background;
+uniform int u_colormap;        // 0 grey, 1 inverted, 2 viridis
+uniform int u_selected_valid;
+uniform uint u_selected;
+uniform int u_selected_only;   // dim and leave bare everything outside the selection
+
+// Viridis as a degree-6 polynomial fit (matplotlib's table within 0.3 %).
+vec3 viridis (float t)
+{
+  const vec3 c0 = vec3 (0.2777273272234177, 0.005407344544966578, 0.3340998053353061);
+  const vec3 c1 = vec3 (0.1050930431085774, 1.404613529898575, 1.384590162594685);
+  const vec3 c2 = vec3 (-0.3308618287255563, 0.214847559468213, 0.09509516302823659);
+  const vec3 c3 = vec3 (-4.634230498983486, -5.799100973351585, -19.33244095627987);
+  const vec3 c4 = vec3 (6.228269936347081, 14.17993336680509, 56.69055260068105);
+  const vec3 c5 = vec3 (4.776384997670288, -13.74514537774601, -65.35303263337234);
+  const vec3 c6 = vec3 (-5.435455855934631, 4.645852612178535, 26.3124352495832);
+  return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
+}
 
 uint hash_label (uint x)
 {
@@ -67,6 +86,10 @@ void main ()
   else
     v = vec3 (0.5) + 0.5 * sign (v - vec3 (u_low));
   v = pow (v, vec3 (1.0 / u_gamma));
+  if (u_colormap == 1)
+    v = vec3 (1.0) - v;
+  else if (u_colormap == 2 && u_channels == 1)
+    v = clamp (viridis (v.r), 0.0, 1.0);
   vec3 c = v;
 
   if (u_has_labels != 0 && u_mode != 2)
@@ -81,10 +104,18 @@ void main ()
               || label_at (v_texel + vec2 (0.0, d.y)) != l)
             edge = true;
         }
+      bool selected = u_selected_valid != 0 && l == u_selected;
+      if (u_selected_valid != 0 && u_selected_only != 0 && !selected)
+        {
+          frag_colour = vec4 (c * 0.25, 1.0);
+          return;
+        }
       if (u_mode == 1 && !background)
         c = mix (c, label_colour (l), u_fill_opacity);
       if (u_hover_valid != 0 && l == u_hover && !background)
         c = mix (c, vec3 (1.0, 0.95, 0.3), 0.35);
+      if (selected)
+        c = mix (c, vec3 (0.2, 0.9, 1.0), 0.45);
       if (edge)
         c = mix (c, u_mode == 0 ? u_boundary.rgb : vec3 (0.0), u_mode == 0 ? u_boundary.a : 0.6);
     }

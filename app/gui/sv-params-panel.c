@@ -271,6 +271,12 @@ sv_params_panel_set_window (SvParamsPanel *self, double low, double high)
 }
 
 void
+sv_params_panel_set_gamma (SvParamsPanel *self, double gamma)
+{
+  gtk_adjustment_set_value (self->gamma_log_adj, log10 (gamma));
+}
+
+void
 sv_params_panel_set_overlay (SvParamsPanel *self, SvOverlayMode mode)
 {
   gtk_drop_down_set_selected (self->overlay_dropdown, mode);

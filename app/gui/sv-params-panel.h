@@ -61,6 +61,8 @@ void sv_params_panel_get_display (SvParamsPanel *panel, SvDisplay *display);
 /* The intensity range the black/white sliders span, and their values. */
 void sv_params_panel_set_intensity_range (SvParamsPanel *panel, double min, double max);
 void sv_params_panel_set_window (SvParamsPanel *panel, double low, double high);
+/* Gamma (> 0); emits "display-changed". */
+void sv_params_panel_set_gamma (SvParamsPanel *panel, double gamma);
 void sv_params_panel_set_overlay (SvParamsPanel *panel, SvOverlayMode mode);
 
 G_END_DECLS

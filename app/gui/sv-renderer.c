@@ -68,8 +68,8 @@ compile_shader (GLenum type, const char *name, GError **error)
   return shader;
 }
 
-static GLuint
-link_program (const char *vert, const char *frag, GError **error)
+GLuint
+sv_renderer_link_program (const char *vert, const char *frag, GError **error)
 {
   GLuint vs, fs, program;
   GLint ok = 0;
@@ -121,10 +121,10 @@ sv_renderer_new (GError **error)
 {
   g_autofree SvRenderer *r = g_new0 (SvRenderer, 1);
 
-  r->slice_program = link_program ("slice.vert", "slice.frag", error);
+  r->slice_program = sv_renderer_link_program ("slice.vert", "slice.frag", error);
   if (!r->slice_program)
     return NULL;
-  r->shape_program = link_program ("shape.vert", "shape.frag", error);
+  r->shape_program = sv_renderer_link_program ("shape.vert", "shape.frag", error);
   if (!r->shape_program)
     {
       glDeleteProgram (r->slice_program);
@@ -325,6 +325,10 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glUniform1ui (glGetUniformLocation (p, "u_hover"), (guint32)f->hover_label);
   glUniform1i (glGetUniformLocation (p, "u_background_valid"), f->background_valid);
   glUniform1ui (glGetUniformLocation (p, "u_background"), (guint32)f->background);
+  glUniform1i (glGetUniformLocation (p, "u_colormap"), (int)d->colormap);
+  glUniform1i (glGetUniformLocation (p, "u_selected_valid"), f->selected_valid);
+  glUniform1ui (glGetUniformLocation (p, "u_selected"), (guint32)f->selected);
+  glUniform1i (glGetUniformLocation (p, "u_selected_only"), f->selected_only);
 
   glBindVertexArray (r->quad_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
@@ -349,6 +353,13 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
       const float colour[4] = { 0.3f, 0.9f, 1.0f, 0.9f };
       float box[8] = { f->window_u0, f->window_v0, f->window_u1, f->window_v0,
                        f->window_u1, f->window_v1, f->window_u0, f->window_v1 };
+      draw_shape (r, texel_to_clip, GL_LINE_LOOP, box, 4, colour, 1.0f);
+    }
+  if (f->region_valid)
+    {
+      const float colour[4] = { 1.0f, 0.55f, 0.1f, 0.95f };
+      float box[8] = { f->region_u0, f->region_v0, f->region_u1, f->region_v0,
+                       f->region_u1, f->region_v1, f->region_u0, f->region_v1 };
       draw_shape (r, texel_to_clip, GL_LINE_LOOP, box, 4, colour, 1.0f);
     }
   if (d->show_centres && r->n_points)

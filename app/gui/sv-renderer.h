@@ -13,6 +13,13 @@ typedef enum
   SV_OVERLAY_OFF,
 } SvOverlayMode;
 
+typedef enum
+{
+  SV_COLORMAP_GREY,
+  SV_COLORMAP_INVERTED,
+  SV_COLORMAP_VIRIDIS, /* perceptually uniform; single-channel images only */
+} SvColormap;
+
 /* How slices and labels look; shared by every view of a window. */
 typedef struct
 {
@@ -24,6 +31,7 @@ typedef struct
   float fill_opacity;    /* 0..1 */
   guint32 shuffle;       /* changes every label colour when changed */
   gboolean show_centres; /* teaching mode: centres as points */
+  SvColormap colormap;
 } SvDisplay;
 
 void sv_display_init_defaults (SvDisplay *display);
@@ -41,6 +49,11 @@ typedef struct
   float cross_u, cross_v;
   gboolean window_valid; /* a search window [u0,u1)×[v0,v1), in texels */
   float window_u0, window_v0, window_u1, window_v1;
+  gboolean region_valid; /* the region preview's box [u0,u1)×[v0,v1), in texels */
+  float region_u0, region_v0, region_u1, region_v1;
+  gboolean selected_valid; /* a picked supervoxel, tinted */
+  gint32 selected;
+  gboolean selected_only; /* everything else dimmed and bare */
 } SvRenderFrame;
 
 /* Teaching mode's centres, in device pixels. */
@@ -48,6 +61,10 @@ typedef struct
 #define SV_CENTRE_MAX_PX 24.0f
 
 typedef struct _SvRenderer SvRenderer;
+
+/* Compiles the vertex and fragment shaders of those names from the
+ * GResource's shaders/ and links them; 0 with an error saying why. */
+guint sv_renderer_link_program (const char *vert, const char *frag, GError **error);
 
 /* Compiles the shaders from the GResource and makes the GL objects. */
 SvRenderer *sv_renderer_new (GError **error);

@@ -1,72 +1,14 @@
-/* Supervox GUI: one slice view drawn with OpenGL. */
+/* Supervox GUI: one slice view: the type, its slice and zoom state, what a
+ * frame shows (sv-slice-view-private.h lists the other files). */
 #define G_LOG_DOMAIN "sv-slice-view"
 
-#include "sv-slice-view.h"
+#include "sv-slice-view-private.h"
+
+#include "sv-pick-panel.h"
 
 #include <epoxy/gl.h>
 #include <math.h>
 #include <string.h>
-
-#include "sv-config.h"
-
-#if SV_HAVE_CUDA
-#include "sv-cuda-gl.h"
-#endif
-
-/* In words: whether the labels on screen come straight from the GPU that
- * computed them (CUDA–GL interop) or are uploaded from the computer's memory. */
-#define LABEL_PATH_HOST "drawn from memory"
-#define LABEL_PATH_INTEROP "drawn from the GPU"
-
-/* Realized views whose GL runs on a CUDA device. */
-static gint cuda_interop_views;
-
-struct _SvSliceView
-{
-  GtkWidget parent_instance;
-
-  GtkGLArea *gl_area;
-  GtkScale *slice_scale;
-  GtkLabel *title;
-  GtkAdjustment *slice_adjustment;
-
-  SvAxis axis;
-  const SvVolume *volume;
-  SvJobResult *result;
-  SvDisplay display;
-  SvRenderer *renderer;
-  char *gl_error;
-
-  gboolean image_dirty, labels_dirty, points_dirty;
-  float *image_buf;
-  gint32 *label_buf;
-
-  double shared_fit;   /* logical pixels per unit of spacing shared by the views; 0: own fit */
-  double zoom;         /* relative to fit */
-  double pan_x, pan_y; /* logical pixels */
-  double drag_pan_x, drag_pan_y;
-
-  double pointer_x, pointer_y;
-  gboolean hover_valid;
-  guint hover_zyx[3];
-  gboolean cross_valid;
-  guint cross_zyx[3];
-  gboolean window_valid;
-  int window_lo[3], window_hi[3];
-
-  SvCaptureFunc capture_func;
-  gpointer capture_data;
-
-#if SV_HAVE_CUDA
-  /* Interop path: a pixel buffer registered with CUDA, made in realize when
-   * GL runs on a CUDA device, grown in render when a slice needs more. */
-  gboolean cuda_gl;
-  GLuint label_pbo;
-  gsize label_pbo_bytes;
-  SvCudaGlBuffer *cuda_buffer;
-  gboolean interop_failed; /* after a failure this view keeps the host path */
-#endif
-};
 
 G_DEFINE_FINAL_TYPE (SvSliceView, sv_slice_view, GTK_TYPE_WIDGET)
 
@@ -84,15 +26,50 @@ enum
 {
   SIGNAL_HOVER,
   SIGNAL_PICK,
+  SIGNAL_RESIZE,
+  SIGNAL_REGION,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
 
+void
+sv_slice_view_emit_hover (SvSliceView *self, int z, int y, int x)
+{
+  g_signal_emit (self, signals[SIGNAL_HOVER], 0, z, y, x);
+}
+
+static void update_scale_bar (SvSliceView *self);
+
+void
+sv_slice_view_emit_resize (SvSliceView *self, int width, int height)
+{
+  update_scale_bar (self);
+  g_signal_emit (self, signals[SIGNAL_RESIZE], 0, width, height);
+}
+
+static void
+gl_resize_cb (GtkGLArea *area, int width, int height, SvSliceView *self)
+{
+  sv_slice_view_emit_resize (self, width, height);
+}
+
+void
+sv_slice_view_emit_region (SvSliceView *self, const guint lo[3], const guint hi[3])
+{
+  g_signal_emit (self, signals[SIGNAL_REGION], 0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+}
+
+void
+sv_slice_view_emit_pick (SvSliceView *self, int z, int y, int x)
+{
+  g_signal_emit (self, signals[SIGNAL_PICK], 0, z, y, x);
+}
+
 /* Axis bookkeeping: the slice's horizontal (u), vertical (v) and normal (w)
  * axes as indices into z, y, x. */
-static void
-axis_dims (SvAxis axis, int *u, int *v, int *w)
+void
+sv_slice_view_axis_dims (SvAxis axis, int *u, int *v, int *w)
 {
   switch (axis)
     {
@@ -127,7 +104,7 @@ sv_slice_view_get_n_slices (SvSliceView *self)
   if (!self->volume)
     return 1;
   volume_shape (self->volume, shape);
-  axis_dims (self->axis, &u, &v, &w);
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
   return shape[w];
 }
 
@@ -158,13 +135,14 @@ slice_changed_cb (GtkAdjustment *adjustment, SvSliceView *self)
   self->image_dirty = TRUE;
   self->labels_dirty = TRUE;
   self->points_dirty = TRUE;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SLICE]);
 }
 
 /* Physical slice size and the rectangle it occupies, in logical pixels. */
-static gboolean
-slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, guint *tw, guint *th)
+gboolean
+sv_slice_view_slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1,
+                          guint *tw, guint *th)
 {
   double W = gtk_widget_get_width (GTK_WIDGET (self->gl_area));
   double H = gtk_widget_get_height (GTK_WIDGET (self->gl_area));
@@ -175,7 +153,7 @@ slice_rect (SvSliceView *self, double *x0, double *y0, double *x1, double *y1, g
   if (!self->volume || W <= 0 || H <= 0)
     return FALSE;
   volume_shape (self->volume, shape);
-  axis_dims (self->axis, &u, &v, &w);
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
   pw = shape[u] * self->volume->spacing[u];
   ph = shape[v] * self->volume->spacing[v];
   fit = self->shared_fit > 0 ? self->shared_fit : MIN (W / pw, H / ph);
@@ -200,7 +178,7 @@ sv_slice_view_get_fit_scale (SvSliceView *self)
   if (!self->volume || W <= 0 || H <= 0)
     return 0.0;
   volume_shape (self->volume, shape);
-  axis_dims (self->axis, &u, &v, &w);
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
   return MIN (W / (shape[u] * self->volume->spacing[u]), H / (shape[v] * self->volume->spacing[v]));
 }
 
@@ -211,7 +189,7 @@ sv_slice_view_set_shared_fit (SvSliceView *self, double scale)
   if (self->shared_fit == scale)
     return;
   self->shared_fit = scale;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
 double
@@ -234,451 +212,26 @@ format_slice_cb (GtkScale *scale, double value, gpointer user_data)
   return sv_slice_view_format_slice (user_data, (guint)value);
 }
 
-/* The voxel under view point (px, py), FALSE outside the slice. */
-static gboolean
-view_to_voxel (SvSliceView *self, double px, double py, guint zyx[3])
-{
-  double x0, y0, x1, y1;
-  guint tw, th;
-  int u, v, w;
-  double fu, fv;
-
-  if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
-    return FALSE;
-  fu = (px - x0) / (x1 - x0) * tw;
-  fv = (py - y0) / (y1 - y0) * th;
-  if (fu < 0 || fv < 0 || fu >= tw || fv >= th)
-    return FALSE;
-  axis_dims (self->axis, &u, &v, &w);
-  zyx[u] = (guint)fu;
-  zyx[v] = (guint)fv;
-  zyx[w] = sv_slice_view_get_slice (self);
-  return TRUE;
-}
-
+/* The scale bar follows the zoom and the view's size. */
 static void
-extract_image (SvSliceView *self, guint tw, guint th)
+update_scale_bar (SvSliceView *self)
 {
-  const SvVolume *vol = self->volume;
-  guint nc = vol->nc == 3 ? 3 : 1;
-  guint s = sv_slice_view_get_slice (self);
-  guint zyx[3];
-  int u, v, w;
+  const SvVolume *v = self->volume;
 
-  axis_dims (self->axis, &u, &v, &w);
-  self->image_buf = g_renew (float, self->image_buf, (gsize)tw *th *nc);
-  zyx[w] = s;
-  for (guint j = 0; j < th; j++)
-    for (guint i = 0; i < tw; i++)
-      {
-        gsize idx;
-        zyx[u] = i;
-        zyx[v] = j;
-        idx = (((gsize)zyx[0] * vol->ny + zyx[1]) * vol->nx + zyx[2]) * vol->nc;
-        for (guint c = 0; c < nc; c++)
-          self->image_buf[((gsize)j * tw + i) * nc + c] = vol->data[idx + c];
-      }
-}
-
-static void
-extract_labels (SvSliceView *self, guint tw, guint th)
-{
-  guint s = sv_slice_view_get_slice (self);
-  guint zyx[3];
-  int u, v, w;
-
-  axis_dims (self->axis, &u, &v, &w);
-  self->label_buf = g_renew (gint32, self->label_buf, (gsize)tw * th);
-  zyx[w] = s;
-  for (guint j = 0; j < th; j++)
-    for (guint i = 0; i < tw; i++)
-      {
-        zyx[u] = i;
-        zyx[v] = j;
-        self->label_buf[(gsize)j * tw + i]
-            = sv_job_result_label_at (self->result, zyx[0], zyx[1], zyx[2]);
-      }
-}
-
-#if SV_HAVE_CUDA
-/* TRUE when the current result's labels can come from the device. */
-static gboolean
-result_on_device (SvSliceView *self)
-{
-  /* The device copy lays YZ out with y across (nz rows of ny); this view
-   * shows z across, so YZ takes the host path. */
-  return self->cuda_gl && !self->interop_failed && self->result && self->result->device_data
-         && self->axis != SV_AXIS_YZ;
-}
-
-/* The largest slice of the volume, in bytes. */
-static gsize
-max_slice_bytes (const SvVolume *v)
-{
-  gsize xy = (gsize)v->ny * v->nx, xz = (gsize)v->nz * v->nx, yz = (gsize)v->nz * v->ny;
-  return MAX (xy, MAX (xz, yz)) * sizeof (gint32);
-}
-
-/* (Re)allocates the pixel buffer for `bytes` and registers it with CUDA;
- * a registered buffer's storage cannot change, so it is unregistered first. */
-static gboolean
-ensure_label_pbo (SvSliceView *self, gsize bytes, GError **error)
-{
-  if (self->cuda_buffer && self->label_pbo_bytes >= bytes)
-    return TRUE;
-  g_clear_pointer (&self->cuda_buffer, sv_cuda_gl_buffer_unregister);
-  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, self->label_pbo);
-  glBufferData (GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)MAX (bytes, sizeof (gint32)), NULL,
-                GL_STREAM_DRAW);
-  glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
-  self->label_pbo_bytes = MAX (bytes, sizeof (gint32));
-  self->cuda_buffer = sv_cuda_gl_buffer_register (self->label_pbo, error);
-  return self->cuda_buffer != NULL;
-}
-
-/* Interop path: the kernel copies the visible slice of the published device
- * labels into the pixel buffer, which feeds the label texture. */
-static gboolean
-upload_labels_from_device (SvSliceView *self, guint tw, guint th, GError **error)
-{
-  SvCudaLabels *labels = self->result->device_data;
-
-  if (!ensure_label_pbo (self, (gsize)tw * th * sizeof (gint32), error))
-    return FALSE;
-  if (!sv_cuda_gl_buffer_copy_labels_slice (self->cuda_buffer, labels, self->axis,
-                                            sv_slice_view_get_slice (self), error))
-    return FALSE;
-  sv_renderer_set_labels_from_buffer (self->renderer, self->label_pbo, tw, th);
-  return TRUE;
-}
-#endif
-
-/* Centres within half a grid step of this slice, as texel coordinates. */
-static void
-update_points (SvSliceView *self)
-{
-  g_autofree float *uv = NULL;
-  gsize n = 0;
-  int u, v, w;
-  float s = (float)sv_slice_view_get_slice (self);
-
-  if (!self->result || !self->result->n_centres)
-    {
-      sv_renderer_set_points (self->renderer, NULL, 0);
-      return;
-    }
-  axis_dims (self->axis, &u, &v, &w);
-  uv = g_new (float, self->result->n_centres * 2);
-  for (gsize k = 0; k < self->result->n_centres; k++)
-    {
-      const float *c = self->result->centres + k * 3;
-      if (isnan (c[0]) || fabsf (c[w] - s) > 1.0f)
-        continue;
-      uv[n * 2] = c[u] + 0.5f;
-      uv[n * 2 + 1] = c[v] + 0.5f;
-      n++;
-    }
-  sv_renderer_set_points (self->renderer, uv, n);
-}
-
-static void
-gl_realize_cb (GtkGLArea *area, SvSliceView *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  gtk_gl_area_make_current (area);
-  if (gtk_gl_area_get_error (area))
+  if (!self->scale_bar)
     return;
-  self->renderer = sv_renderer_new (&error);
-  if (!self->renderer)
-    {
-      g_warning ("cannot set up OpenGL: %s", error->message);
-      gtk_gl_area_set_error (area, error);
-      return;
-    }
-  self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
-  g_debug ("GL %s, %s", glGetString (GL_VERSION), glGetString (GL_RENDERER));
-
-#if SV_HAVE_CUDA
-  {
-    g_autoptr (GError) cuda_error = NULL;
-
-    /* Decided here, with the context current: GL on another GPU, in
-     * software or on a remote display keeps the host path. */
-    self->interop_failed = FALSE;
-    self->cuda_gl = sv_cuda_gl_usable (&cuda_error);
-    if (self->cuda_gl)
-      {
-        glGenBuffers (1, &self->label_pbo);
-        if (self->volume && !ensure_label_pbo (self, max_slice_bytes (self->volume), &cuda_error))
-          {
-            g_message ("CUDA–GL interop is not available, labels go through the host: %s",
-                       cuda_error->message);
-            glDeleteBuffers (1, &self->label_pbo);
-            self->label_pbo = 0;
-            self->cuda_gl = FALSE;
-          }
-      }
-    else
-      g_debug ("labels: host upload (%s)", cuda_error->message);
-    if (self->cuda_gl)
-      g_atomic_int_inc (&cuda_interop_views);
-  }
-#endif
+  sv_scale_bar_set_scale (self->scale_bar, v ? sv_slice_view_get_scale (self) : 0.0,
+                          v && v->spacing_from_file ? sv_unit_symbol (v->unit) : NULL);
 }
 
-static void
-gl_unrealize_cb (GtkGLArea *area, SvSliceView *self)
+void
+sv_slice_view_queue_frame (SvSliceView *self)
 {
-  gtk_gl_area_make_current (area);
-#if SV_HAVE_CUDA
-  if (self->cuda_gl)
-    {
-      /* Unregister before the GL buffer goes, with the context current. */
-      g_clear_pointer (&self->cuda_buffer, sv_cuda_gl_buffer_unregister);
-      if (gtk_gl_area_get_error (area) == NULL)
-        glDeleteBuffers (1, &self->label_pbo);
-      self->label_pbo = 0;
-      self->label_pbo_bytes = 0;
-      self->cuda_gl = FALSE;
-      g_atomic_int_add (&cuda_interop_views, -1);
-    }
-#endif
-  if (gtk_gl_area_get_error (area) == NULL)
-    g_clear_pointer (&self->renderer, sv_renderer_free);
+  update_scale_bar (self);
+  if (self->soft)
+    gtk_widget_queue_draw (GTK_WIDGET (self->soft_area));
   else
-    self->renderer = NULL;
-}
-
-static void
-read_back (SvSliceView *self, int width, int height)
-{
-  g_autoptr (GBytes) bytes = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  gsize stride = (gsize)width * 4;
-  guint8 *pixels = g_malloc ((gsize)height * stride);
-  guint8 *flipped = g_malloc ((gsize)height * stride);
-  SvCaptureFunc func = self->capture_func;
-  gpointer data = self->capture_data;
-
-  glPixelStorei (GL_PACK_ALIGNMENT, 1);
-  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
-  /* GL rows go bottom-up. */
-  for (int y = 0; y < height; y++)
-    memcpy (flipped + (gsize)y * stride, pixels + (gsize)(height - 1 - y) * stride, stride);
-  g_free (pixels);
-  bytes = g_bytes_new_take (flipped, (gsize)height * stride);
-  texture = gdk_memory_texture_new (width, height, GDK_MEMORY_R8G8B8A8, bytes, stride);
-  self->capture_func = NULL;
-  self->capture_data = NULL;
-  func (self, texture, data);
-}
-
-static gboolean
-gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView *self)
-{
-  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (area));
-  SvRenderFrame f = { 0 };
-  double x0, y0, x1, y1;
-  guint tw = 0, th = 0;
-  int u, v, w;
-
-  if (!self->renderer)
-    return FALSE;
-  f.width = gtk_widget_get_width (GTK_WIDGET (area)) * scale;
-  f.height = gtk_widget_get_height (GTK_WIDGET (area)) * scale;
-
-  if (slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
-    {
-      axis_dims (self->axis, &u, &v, &w);
-      if (self->image_dirty)
-        {
-          extract_image (self, tw, th);
-          sv_renderer_set_image (self->renderer, self->image_buf, tw, th,
-                                 self->volume->nc == 3 ? 3 : 1);
-          self->image_dirty = FALSE;
-        }
-      if (self->labels_dirty)
-        {
-          if (self->result
-              && sv_job_result_fits (self->result, self->volume->nz, self->volume->ny,
-                                     self->volume->nx))
-            {
-              gboolean uploaded = FALSE;
-#if SV_HAVE_CUDA
-              if (result_on_device (self))
-                {
-                  g_autoptr (GError) error = NULL;
-                  uploaded = upload_labels_from_device (self, tw, th, &error);
-                  if (!uploaded)
-                    {
-                      /* Once per view: the host path still shows the labels. */
-                      g_message ("CUDA–GL interop failed, labels go through the host: %s",
-                                 error->message);
-                      self->interop_failed = TRUE;
-                    }
-                }
-#endif
-              if (!uploaded)
-                {
-                  extract_labels (self, tw, th);
-                  sv_renderer_set_labels (self->renderer, self->label_buf, tw, th);
-                }
-            }
-          else
-            sv_renderer_set_labels (self->renderer, NULL, 0, 0);
-          self->labels_dirty = FALSE;
-        }
-      if (self->points_dirty)
-        {
-          update_points (self);
-          self->points_dirty = FALSE;
-        }
-      f.x0 = (float)(x0 * scale);
-      f.y0 = (float)(y0 * scale);
-      f.x1 = (float)(x1 * scale);
-      f.y1 = (float)(y1 * scale);
-      if (self->result && self->hover_valid)
-        {
-          f.hover_valid = TRUE;
-          f.hover_label = sv_job_result_label_at (self->result, self->hover_zyx[0],
-                                                  self->hover_zyx[1], self->hover_zyx[2]);
-        }
-      if (self->result && self->result->params.start_label == 1
-          && self->result->stop_after_iteration < 0)
-        {
-          f.background_valid = TRUE;
-          f.background = 0;
-        }
-      if (self->cross_valid)
-        {
-          f.crosshair = TRUE;
-          f.cross_u = self->cross_zyx[u] + 0.5f;
-          f.cross_v = self->cross_zyx[v] + 0.5f;
-        }
-      if (self->window_valid && sv_slice_view_get_slice (self) >= (guint)self->window_lo[w]
-          && (int)sv_slice_view_get_slice (self) < self->window_hi[w])
-        {
-          f.window_valid = TRUE;
-          f.window_u0 = self->window_lo[u];
-          f.window_u1 = self->window_hi[u];
-          f.window_v0 = self->window_lo[v];
-          f.window_v1 = self->window_hi[v];
-        }
-    }
-  sv_renderer_draw (self->renderer, &self->display, &f);
-
-  if (self->capture_func)
-    read_back (self, f.width, f.height);
-  return TRUE;
-}
-
-static void
-motion_cb (GtkEventControllerMotion *motion, double x, double y, SvSliceView *self)
-{
-  guint zyx[3];
-  gboolean valid = view_to_voxel (self, x, y, zyx);
-
-  self->pointer_x = x;
-  self->pointer_y = y;
-  if (valid == self->hover_valid && (!valid || memcmp (zyx, self->hover_zyx, sizeof zyx) == 0))
-    return;
-  self->hover_valid = valid;
-  if (valid)
-    memcpy (self->hover_zyx, zyx, sizeof zyx);
-  gtk_gl_area_queue_render (self->gl_area);
-  g_signal_emit (self, signals[SIGNAL_HOVER], 0, valid ? (int)zyx[0] : -1, valid ? (int)zyx[1] : -1,
-                 valid ? (int)zyx[2] : -1);
-}
-
-static void
-leave_cb (GtkEventControllerMotion *motion, SvSliceView *self)
-{
-  if (!self->hover_valid)
-    return;
-  self->hover_valid = FALSE;
-  gtk_gl_area_queue_render (self->gl_area);
-  g_signal_emit (self, signals[SIGNAL_HOVER], 0, -1, -1, -1);
-}
-
-static gboolean
-scroll_cb (GtkEventControllerScroll *scroll, double dx, double dy, SvSliceView *self)
-{
-  GdkModifierType mods
-      = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
-
-  if (mods & GDK_CONTROL_MASK)
-    {
-      sv_slice_view_zoom_at (self, pow (1.2, -dy), self->pointer_x, self->pointer_y);
-    }
-  else
-    sv_slice_view_step_slice (self, dy > 0 ? 1 : dy < 0 ? -1 : 0);
-  return TRUE;
-}
-
-static void
-drag_begin_cb (GtkGestureDrag *drag, double x, double y, SvSliceView *self)
-{
-  self->drag_pan_x = self->pan_x;
-  self->drag_pan_y = self->pan_y;
-}
-
-static void
-drag_update_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self)
-{
-  self->pan_x = self->drag_pan_x + dx;
-  self->pan_y = self->drag_pan_y + dy;
-  gtk_gl_area_queue_render (self->gl_area);
-}
-
-static void
-click_cb (GtkGestureClick *click, int n_press, double x, double y, SvSliceView *self)
-{
-  guint zyx[3];
-
-  gtk_widget_grab_focus (GTK_WIDGET (self->gl_area));
-  if (view_to_voxel (self, x, y, zyx))
-    g_signal_emit (self, signals[SIGNAL_PICK], 0, (int)zyx[0], (int)zyx[1], (int)zyx[2]);
-}
-
-void
-sv_slice_view_zoom_at (SvSliceView *self, double factor, double x, double y)
-{
-  double x0, y0, x1, y1, W, H, nz;
-  guint tw, th;
-
-  if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
-    return;
-  W = gtk_widget_get_width (GTK_WIDGET (self->gl_area));
-  H = gtk_widget_get_height (GTK_WIDGET (self->gl_area));
-  nz = CLAMP (self->zoom * factor, 0.05, 200.0);
-  factor = nz / self->zoom;
-  /* Keep the point under the cursor where it is. */
-  self->pan_x = (x - (x - x0) * factor) + (x1 - x0) * factor / 2 - W / 2;
-  self->pan_y = (y - (y - y0) * factor) + (y1 - y0) * factor / 2 - H / 2;
-  self->zoom = nz;
-  gtk_gl_area_queue_render (self->gl_area);
-}
-
-void
-sv_slice_view_zoom_fit (SvSliceView *self)
-{
-  self->zoom = 1.0;
-  self->pan_x = self->pan_y = 0.0;
-  gtk_gl_area_queue_render (self->gl_area);
-}
-
-void
-sv_slice_view_zoom_one (SvSliceView *self)
-{
-  double x0, y0, x1, y1;
-  guint tw, th;
-
-  if (!slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
-    return;
-  sv_slice_view_zoom_at (self, tw / (x1 - x0),
-                         gtk_widget_get_width (GTK_WIDGET (self->gl_area)) / 2.0,
-                         gtk_widget_get_height (GTK_WIDGET (self->gl_area)) / 2.0);
+    gtk_gl_area_queue_render (self->gl_area);
 }
 
 static const char *
@@ -735,7 +288,7 @@ sv_slice_view_set_volume (SvSliceView *self, const SvVolume *volume)
   update_range (self);
   sv_slice_view_zoom_fit (self);
   self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
 void
@@ -747,7 +300,7 @@ sv_slice_view_set_result (SvSliceView *self, SvJobResult *result)
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = result;
   self->labels_dirty = self->points_dirty = TRUE;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
 SvJobResult *
@@ -760,7 +313,7 @@ void
 sv_slice_view_set_display (SvSliceView *self, const SvDisplay *display)
 {
   self->display = *display;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
 void
@@ -770,7 +323,7 @@ sv_slice_view_set_crosshair (SvSliceView *self, gboolean show, guint z, guint y,
   self->cross_zyx[0] = z;
   self->cross_zyx[1] = y;
   self->cross_zyx[2] = x;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
 void
@@ -782,23 +335,30 @@ sv_slice_view_set_search_window (SvSliceView *self, gboolean show, const int lo[
       memcpy (self->window_lo, lo, sizeof self->window_lo);
       memcpy (self->window_hi, hi, sizeof self->window_hi);
     }
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
-const char *
-sv_slice_view_get_label_path (SvSliceView *self)
+void
+sv_slice_view_set_region (SvSliceView *self, gboolean show, const guint lo[3], const guint hi[3])
 {
-#if SV_HAVE_CUDA
-  if (result_on_device (self))
-    return LABEL_PATH_INTEROP;
-#endif
-  return LABEL_PATH_HOST;
+  self->region_valid = show;
+  if (show)
+    {
+      memcpy (self->region_lo, lo, sizeof self->region_lo);
+      memcpy (self->region_hi, hi, sizeof self->region_hi);
+    }
+  sv_slice_view_queue_frame (self);
 }
 
-gboolean
-sv_slice_view_cuda_interop_active (void)
+void
+sv_slice_view_set_selection (SvSliceView *self, gboolean valid, gint32 label, gboolean only)
 {
-  return g_atomic_int_get (&cuda_interop_views) > 0;
+  if (self->selected_valid == valid && self->selected == label && self->selected_only == only)
+    return;
+  self->selected_valid = valid;
+  self->selected = label;
+  self->selected_only = only;
+  sv_slice_view_queue_frame (self);
 }
 
 void
@@ -806,13 +366,14 @@ sv_slice_view_capture (SvSliceView *self, SvCaptureFunc func, gpointer user_data
 {
   self->capture_func = func;
   self->capture_data = user_data;
-  gtk_gl_area_queue_render (self->gl_area);
+  sv_slice_view_queue_frame (self);
 }
 
-gboolean
-sv_slice_view_pixel_to_voxel (SvSliceView *self, double x, double y, guint zyx[3])
+const char *
+sv_slice_view_get_scale_bar_text (SvSliceView *self)
 {
-  return view_to_voxel (self, x, y, zyx);
+  update_scale_bar (self);
+  return sv_scale_bar_get_text (self->scale_bar);
 }
 
 GtkGLArea *
@@ -884,6 +445,7 @@ sv_slice_view_finalize (GObject *object)
   g_free (self->image_buf);
   g_free (self->label_buf);
   g_free (self->gl_error);
+  sv_slice_view_soft_finalize (self);
   G_OBJECT_CLASS (sv_slice_view_parent_class)->finalize (object);
 }
 
@@ -915,22 +477,44 @@ sv_slice_view_class_init (SvSliceViewClass *klass)
       = g_signal_new ("pick", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                       G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT);
 
+  /* The drawing area changed size (device pixels), on either path. */
+  signals[SIGNAL_RESIZE] = g_signal_new ("resize", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_INT);
+
+  /* A region box drawn with Shift-drag: lo z, y, x and hi z, y, x
+   * (exclusive), in voxels. */
+  signals[SIGNAL_REGION] = g_signal_new ("region", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 6, G_TYPE_UINT, G_TYPE_UINT,
+                                         G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT);
+
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-slice-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, SvSliceView, soft_area);
   gtk_widget_class_bind_template_child (widget_class, SvSliceView, gl_area);
   gtk_widget_class_bind_template_child (widget_class, SvSliceView, slice_scale);
   gtk_widget_class_bind_template_child (widget_class, SvSliceView, slice_adjustment);
   gtk_widget_class_bind_template_child (widget_class, SvSliceView, title);
-  gtk_widget_class_bind_template_callback (widget_class, gl_realize_cb);
-  gtk_widget_class_bind_template_callback (widget_class, gl_unrealize_cb);
-  gtk_widget_class_bind_template_callback (widget_class, gl_render_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class, "gl_realize_cb",
+                                                G_CALLBACK (sv_slice_view_gl_realize_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "gl_unrealize_cb",
+                                                G_CALLBACK (sv_slice_view_gl_unrealize_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "gl_render_cb",
+                                                G_CALLBACK (sv_slice_view_gl_render_cb));
   gtk_widget_class_bind_template_callback (widget_class, slice_changed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, motion_cb);
-  gtk_widget_class_bind_template_callback (widget_class, leave_cb);
-  gtk_widget_class_bind_template_callback (widget_class, scroll_cb);
-  gtk_widget_class_bind_template_callback (widget_class, drag_begin_cb);
-  gtk_widget_class_bind_template_callback (widget_class, drag_update_cb);
-  gtk_widget_class_bind_template_callback (widget_class, click_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class, "motion_cb",
+                                                G_CALLBACK (sv_slice_view_motion_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "leave_cb",
+                                                G_CALLBACK (sv_slice_view_leave_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "scroll_cb",
+                                                G_CALLBACK (sv_slice_view_scroll_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "drag_begin_cb",
+                                                G_CALLBACK (sv_slice_view_drag_begin_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "drag_update_cb",
+                                                G_CALLBACK (sv_slice_view_drag_update_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "drag_end_cb",
+                                                G_CALLBACK (sv_slice_view_drag_end_cb));
+  gtk_widget_class_bind_template_callback_full (widget_class, "click_cb",
+                                                G_CALLBACK (sv_slice_view_click_cb));
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "sv-slice-view");
 }
@@ -951,5 +535,10 @@ sv_slice_view_init (SvSliceView *self)
   gtk_gl_area_set_allowed_apis (self->gl_area, GDK_GL_API_GL);
 #endif
   gtk_scale_set_format_value_func (self->slice_scale, format_slice_cb, self, NULL);
+  g_signal_connect (self->gl_area, "resize", G_CALLBACK (gl_resize_cb), self);
+  self->scale_bar = SV_SCALE_BAR (sv_scale_bar_new ());
+  gtk_overlay_add_overlay (GTK_OVERLAY (gtk_widget_get_parent (GTK_WIDGET (self->gl_area))),
+                           GTK_WIDGET (self->scale_bar));
+  sv_slice_view_soft_init (self);
   update_range (self);
 }

@@ -42,6 +42,15 @@ void sv_slice_view_set_crosshair (SvSliceView *view, gboolean show, guint z, gui
 void sv_slice_view_set_search_window (SvSliceView *view, gboolean show, const int lo[3],
                                       const int hi[3]);
 
+/* The region preview's box in voxels, [lo, hi) per axis z, y, x. A
+ * Shift-drag in the view draws one along its two axes and emits "region". */
+void sv_slice_view_set_region (SvSliceView *view, gboolean show, const guint lo[3],
+                               const guint hi[3]);
+
+/* The picked supervoxel, tinted; with `only` everything else is dimmed
+ * and drawn without overlay. */
+void sv_slice_view_set_selection (SvSliceView *view, gboolean valid, gint32 label, gboolean only);
+
 /* The slice's own fit: logical pixels per unit of spacing that fit it into
  * the view (0 before the view has a size or a volume). */
 double sv_slice_view_get_fit_scale (SvSliceView *view);
@@ -62,8 +71,15 @@ void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y
 /* How the current result's labels reach GL, in words: "drawn from the GPU"
  * when they go from the device into GL through a registered pixel buffer (a
  * CUDA result, GL on the CUDA device; CUDA–GL interop), "drawn from memory"
- * when they are uploaded from the host. */
+ * when they are uploaded from the host, "drawn without OpenGL" on the
+ * software path. */
 const char *sv_slice_view_get_label_path (SvSliceView *view);
+
+/* TRUE when this view draws without OpenGL (GL could not be had, or
+ * SV_GL=off): slices and overlays computed on the CPU. */
+gboolean sv_slice_view_is_software (SvSliceView *view);
+/* Why GL is off ("OpenGL is off (…): drawn in software"), or NULL. */
+const char *sv_slice_view_get_gl_off_reason (SvSliceView *view);
 
 /* TRUE while some realized slice view has GL on a CUDA device, so that
  * publishing CUDA labels for interop is worth it. Any thread. */
@@ -76,6 +92,9 @@ void sv_slice_view_capture (SvSliceView *view, SvCaptureFunc func, gpointer user
  * FALSE outside the slice. XY shows x across, XZ x across and z down, YZ
  * z across and y down (rows line up with XY's beside it, as in Fiji). */
 gboolean sv_slice_view_pixel_to_voxel (SvSliceView *view, double x, double y, guint zyx[3]);
+
+/* The scale bar's text ("10 µm"), NULL when none is drawn. */
+const char *sv_slice_view_get_scale_bar_text (SvSliceView *view);
 
 /* The GtkGLArea inside (tests and screenshots). */
 GtkGLArea *sv_slice_view_get_gl_area (SvSliceView *view);

@@ -26,7 +26,7 @@ sv_window_build_command (SvWindow *self)
                             : sv_params_panel_get_backend (self->params_panel),
   };
 
-  if (self->result)
+  if (self->result && !self->result->region)
     {
       /* A teaching step is the same as a full run with the teaching
        * rule's parameters. */
@@ -34,7 +34,15 @@ sv_window_build_command (SvWindow *self)
                                      &params);
     }
   else
-    sv_params_panel_get_params (self->params_panel, &params);
+    {
+      /* A region's run had its share of the segments: the whole volume's
+       * command asks for all of them. */
+      SvSlicParams panel;
+
+      sv_params_panel_get_params (self->params_panel, &panel);
+      sv_slic_params_apply_teaching (&panel, self->result ? self->result->stop_after_iteration : -1,
+                                     &params);
+    }
   if (!self->volume_path)
     {
       /* The sample is made again, byte for byte, by the CLI. */

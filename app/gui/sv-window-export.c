@@ -115,6 +115,13 @@ sv_window_check_exportable (SvWindow *self, GError **error)
                            "the exact result");
       return FALSE;
     }
+  if (r->region)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "the labels on screen cover the region only: choose Run on Whole "
+                           "Volume and wait for its result");
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -34,6 +34,7 @@ fill_request (SvWindow *self, SvJobRequest *request)
   g_strlcpy (request->backend, sv_params_panel_get_backend (self->params_panel),
              sizeof request->backend);
   request->stop_after_iteration = sv_params_panel_get_stop_after_iteration (self->params_panel);
+  sv_window_region_adjust (self, &request->params);
 }
 
 static gboolean
@@ -330,6 +331,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   SvWindow *self = user_data;
   g_autofree char *text = NULL;
 
+  sv_window_region_tag (self, result);
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
   g_clear_pointer (&self->run_error, g_free);
@@ -341,6 +343,8 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   gtk_label_set_text (self->result_label, text);
   update_progress (self);
   gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->path_label),
+                               sv_slice_view_get_gl_off_reason (self->xy_view));
   if (sv_window_verbose (self))
     g_message (
         "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT
@@ -374,6 +378,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
     }
   sv_window_update_hover_status (self);
   sv_window_update_search_window (self);
+  sv_window_quality_result (self, result);
 }
 
 static void
@@ -425,12 +430,16 @@ void
 sv_window_start_job (SvWindow *self)
 {
   g_clear_pointer (&self->job, sv_job_free);
-  self->job = sv_job_new (self->volume, self->mask, &job_callbacks, self);
+  sv_window_quality_stop (self);
+  sv_window_region_prepare (self);
+  self->job
+      = sv_job_new (sv_window_job_volume (self), sv_window_job_mask (self), &job_callbacks, self);
 #if SV_HAVE_CUDA
   if (!self->cuda_labels)
     self->cuda_labels = sv_cuda_labels_pool_new ();
   sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
 #endif
+  sv_window_quality_start (self);
   sv_window_submit (self);
 }
 
@@ -440,4 +449,5 @@ sv_window_stop_job (SvWindow *self)
   g_clear_handle_id (&self->settle_source, g_source_remove);
   g_clear_handle_id (&self->status_source, g_source_remove);
   g_clear_pointer (&self->job, sv_job_free);
+  sv_window_quality_stop (self);
 }

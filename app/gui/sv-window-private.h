@@ -1,15 +1,27 @@
 /* Supervox GUI: the main window's instance struct and the functions its
  * files share. One type spread over files by concern:
- *   sv-window.c          the type, the volume, hover and crosshair status
+ *   sv-window.c          the type, the volume, crosshair and panels
+ *   sv-window-hover.c    the hovered voxel's words and teaching's search window
  *   sv-window-job.c      the engine job: live requests while dragging,
  *                        progress, results, Stop
  *   sv-window-open.c     opening files on a worker thread, masks, recent
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
- *   sv-window-actions.c  view and teaching actions, "Copy as command" */
+ *   sv-window-actions.c  view and teaching actions, "Copy as command"
+ *   sv-window-quality.c  the quality of each result (a worker thread),
+ *                        the ground truth, pinning and comparing results
+ *   sv-window-pick.c     the picked supervoxel and Escape
+ *   sv-window-contrast.c the contrast histogram and the colormap
+ *   sv-window-region.c   the region preview: the job on a box of the volume */
 #pragma once
 
 #include "sv-window.h"
+
+#include "supervox/sv-quality.h"
+#include "sv-contrast-panel.h"
+#include "sv-pick-panel.h"
+#include "sv-quality-panel.h"
+#include "sv-volume-view.h"
 
 #include "sv-config.h"
 #include "supervox/sv-synth.h"
@@ -32,6 +44,7 @@ struct _SvWindow
   GtkLabel *title_label;
   GtkGrid *views_grid;
   SvSliceView *xy_view, *xz_view, *yz_view;
+  SvVolumeView *volume_view; /* the orthogonal layout's fourth quadrant */
   SvParamsPanel *params_panel;
   GtkProgressBar *progress_bar;
   GtkLabel *result_label, *hover_label, *path_label;
@@ -72,7 +85,7 @@ struct _SvWindow
   gint64 submit_us;
   SvStage run_stage;
   guint run_iteration, run_n_iterations;
-  int run_teaching_step; /* the teaching step asked for; -1 for a full run */
+  int run_teaching_step;   /* the teaching step asked for; -1 for a full run */
   guint64 done_generation; /* of the last result or error delivered */
   char *run_error;         /* why the newest run failed; NULL once a result arrives */
 
@@ -84,6 +97,34 @@ struct _SvWindow
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
+
+  /* Quality, ground truth and compare (sv-window-quality.c). */
+  SvQualityPanel *quality_panel;
+  SvQualityWorker *quality_worker;
+  SvQuality *quality; /* of the newest exact result, or NULL */
+  SvLabels *truth;    /* the ground truth opened for the volume, or NULL */
+  char *truth_path;
+  SvJobResult *pinned; /* the pinned result, or NULL */
+  SvQuality *pinned_quality;
+  gboolean showing_pinned;    /* the views show the pinned result */
+  SvConvergence *convergence; /* teaching: of the parameters in convergence_key */
+  char *convergence_key;      /* those parameters as JSON; NULL when none asked for */
+
+  /* Selection (sv-window-pick.c): the supervoxel at a picked voxel. */
+  SvPickPanel *pick_panel;
+  GtkNotebook *side_notebook;
+  gboolean selection_valid;
+  guint selection_zyx[3];
+
+  /* Contrast (sv-window-contrast.c). */
+  SvContrastPanel *contrast_panel;
+
+  /* Region preview (sv-window-region.c): the job's cropped copies. */
+  gboolean region_valid;
+  guint region_lo[3], region_hi[3]; /* z, y, x; hi exclusive */
+  SvVolume *region_volume;          /* NULL when the job runs on the whole volume */
+  guint8 *region_mask;
+  SvLabels *region_truth;
 };
 
 /* sv-window.c */
@@ -132,5 +173,54 @@ void sv_window_cancel_loading (SvWindow *self);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-quality.c */
+/* A quality worker for the volume, truth and mask shown (with the job). */
+void sv_window_quality_start (SvWindow *self);
+/* Frees the worker (it borrows the volume and truth). */
+void sv_window_quality_stop (SvWindow *self);
+/* A new volume: the truth, the pinned result and the selection go. */
+void sv_window_quality_forget (SvWindow *self);
+/* A result arrived: its quality is computed unless it is a preview. */
+void sv_window_quality_result (SvWindow *self, SvJobResult *result);
+/* The result the views show: the pinned one while flipped, else the newest. */
+SvJobResult *sv_window_shown_result (SvWindow *self);
+/* The quality of the shown result, or NULL while it is computed. */
+SvQuality *sv_window_shown_quality (SvWindow *self);
+void sv_window_class_add_quality_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-pick.c */
+/* Selects the supervoxel at voxel (z, y, x) of the shown result. */
+void sv_window_select_at (SvWindow *self, guint z, guint y, guint x);
+/* The shown result or its numbers changed: the views and the panel follow. */
+void sv_window_update_selection (SvWindow *self);
+void sv_window_class_add_pick_actions (GtkWidgetClass *widget_class);
+void sv_window_pick_init (SvWindow *self);
+
+/* sv-window-region.c */
+/* What the job and the quality worker borrow: the region's copies while a
+ * region is set, else the volume's own. */
+const SvVolume *sv_window_job_volume (SvWindow *self);
+const guint8 *sv_window_job_mask (SvWindow *self);
+/* (Re)crops the truth for a new quality worker. */
+const SvLabels *sv_window_job_truth (SvWindow *self);
+/* With the job and the quality worker stopped: (re)crops the volume and mask. */
+void sv_window_region_prepare (SvWindow *self);
+/* A request's parameters for the region: its share of the segments. */
+void sv_window_region_adjust (SvWindow *self, SvSlicParams *params);
+/* Marks a result of the job as the region's (on delivery). */
+void sv_window_region_tag (SvWindow *self, SvJobResult *result);
+/* A new volume: no region (the job is stopped). */
+void sv_window_region_forget (SvWindow *self);
+void sv_window_region_init (SvWindow *self);
+void sv_window_class_add_region_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-contrast.c */
+/* The volume changed: its histogram for the contrast panel. */
+void sv_window_contrast_set_volume (SvWindow *self);
+/* The display settings changed: the histogram's handles follow. */
+void sv_window_contrast_sync (SvWindow *self);
+void sv_window_contrast_init (SvWindow *self);
+void sv_window_class_add_contrast_actions (GtkWidgetClass *widget_class);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
-/* Supervox GUI: the main window: the type, the volume shown, hover and
- * crosshair status (see sv-window-private.h for the other files). */
+/* Supervox GUI: the main window: the type, the volume shown, the views'
+ * crosshair and the panels' signals (see sv-window-private.h for the other
+ * files). */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -7,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "supervox/sv-seeds.h"
 #include "sv-application.h"
 
 G_DEFINE_FINAL_TYPE (SvWindow, sv_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -33,74 +33,6 @@ sv_window_view (SvWindow *self, guint i)
 {
   SvSliceView *v[3] = { self->xy_view, self->xz_view, self->yz_view };
   return v[i];
-}
-
-/* ---- status ---- */
-
-void
-sv_window_update_hover_status (SvWindow *self)
-{
-  g_autofree char *text = NULL;
-  const SvVolume *v = self->volume;
-  const guint *p = self->hover_zyx;
-  gsize idx;
-  GString *s;
-
-  if (!self->hover_valid || !v)
-    {
-      gtk_label_set_text (self->hover_label, "");
-      return;
-    }
-  idx = ((gsize)p[0] * v->ny + p[1]) * v->nx + p[2];
-  s = g_string_new (NULL);
-  g_string_append_printf (s, "x %u  y %u  z %u  ·  ", p[2], p[1], p[0]);
-  /* In the file's own values: a uint16 voxel reads 19659, not 0.3. */
-  g_string_append (s, "I");
-  for (guint c = 0; c < v->nc; c++)
-    {
-      g_autofree char *value
-          = sv_params_panel_format_intensity (self->params_panel, v->data[idx * v->nc + c]);
-      g_string_append_printf (s, " %s", value);
-    }
-  if (self->result)
-    g_string_append_printf (s, "  ·  label %d",
-                            sv_job_result_label_at (self->result, p[0], p[1], p[2]));
-  text = g_string_free (s, FALSE);
-  gtk_label_set_text (self->hover_label, text);
-}
-
-/* Teaching mode: the search window of the centre whose cluster holds the
- * voxel under the cursor. */
-void
-sv_window_update_search_window (SvWindow *self)
-{
-  SvJobResult *r = self->result;
-  const SvVolume *v = self->volume;
-  guint shape[3];
-  int lo[3], hi[3];
-  gsize k;
-  gint32 label;
-
-  if (!r || !v || r->stop_after_iteration < 0 || !self->hover_valid || !r->n_centres)
-    {
-      for (guint i = 0; i < 3; i++)
-        sv_slice_view_set_search_window (sv_window_view (self, i), FALSE, NULL, NULL);
-      return;
-    }
-  label = sv_job_result_label_at (r, self->hover_zyx[0], self->hover_zyx[1], self->hover_zyx[2]);
-  k = (gsize)(label - r->params.start_label);
-  if (label < r->params.start_label || k >= r->n_centres || isnan (r->centres[k * 3]))
-    {
-      for (guint i = 0; i < 3; i++)
-        sv_slice_view_set_search_window (sv_window_view (self, i), FALSE, NULL, NULL);
-      return;
-    }
-  shape[0] = v->nz;
-  shape[1] = v->ny;
-  shape[2] = v->nx;
-  sv_slic_search_window (shape, r->n_centres, r->centres + k * 3, lo, hi);
-  for (guint i = 0; i < 3; i++)
-    sv_slice_view_set_search_window (sv_window_view (self, i), TRUE, lo, hi);
 }
 
 static void
@@ -137,7 +69,7 @@ update_shared_fit (SvWindow *self)
 }
 
 static void
-view_resize_cb (GtkGLArea *area, int width, int height, SvWindow *self)
+view_resize_cb (SvSliceView *view, int width, int height, SvWindow *self)
 {
   update_shared_fit (self);
 }
@@ -145,6 +77,8 @@ view_resize_cb (GtkGLArea *area, int width, int height, SvWindow *self)
 static void
 update_crosshairs (SvWindow *self)
 {
+  sv_volume_view_set_planes (self->volume_view, self->cursor_zyx[0], self->cursor_zyx[1],
+                             self->cursor_zyx[2]);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_crosshair (sv_window_view (self, i), self->orthogonal, self->cursor_zyx[0],
                                  self->cursor_zyx[1], self->cursor_zyx[2]);
@@ -156,6 +90,7 @@ pick_cb (SvSliceView *view, int z, int y, int x, SvWindow *self)
   self->cursor_zyx[0] = (guint)z;
   self->cursor_zyx[1] = (guint)y;
   self->cursor_zyx[2] = (guint)x;
+  sv_window_select_at (self, (guint)z, (guint)y, (guint)x);
   if (self->orthogonal)
     {
       sv_slice_view_set_slice (self->xy_view, (guint)z);
@@ -175,19 +110,6 @@ slice_notify_cb (SvSliceView *view, GParamSpec *pspec, SvWindow *self)
 }
 
 /* ---- volume ---- */
-
-void
-sv_window_auto_contrast (SvWindow *self)
-{
-  double black, white;
-
-  if (sv_volume_auto_contrast (self->volume, &black, &white))
-    sv_params_panel_set_window (self->params_panel, black, white);
-  else
-    /* One value (a 1×1×1 volume, a blank stack): mid grey, not the black
-     * that a black point equal to the value would give. */
-    sv_params_panel_set_intensity_range (self->params_panel, black, white);
-}
 
 double
 sv_window_intensity_scale (const SvVolume *volume)
@@ -225,6 +147,8 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
 
   /* The job borrows the volume: stop it before the volume goes. */
   sv_window_stop_job (self);
+  sv_window_quality_forget (self);
+  sv_window_region_forget (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
   g_clear_pointer (&self->run_error, g_free);
   g_clear_pointer (&self->export_path, g_free);
@@ -234,6 +158,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   g_clear_pointer (&self->mask_path, g_free);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_volume (sv_window_view (self, i), volume);
+  sv_volume_view_set_volume (self->volume_view, volume);
   g_clear_pointer (&self->volume, sv_volume_free);
   self->volume = volume;
   g_free (self->volume_name);
@@ -263,6 +188,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
       vmax = MAX (vmax, volume->data[i]);
     }
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
+  sv_window_contrast_set_volume (self);
   sv_window_auto_contrast (self);
 
   sv_window_start_job (self);
@@ -295,10 +221,13 @@ static void
 display_changed_cb (SvWindow *self)
 {
   sv_params_panel_get_display (self->params_panel, &self->display);
+  self->display.colormap = sv_contrast_panel_get_colormap (self->contrast_panel);
+  sv_window_contrast_sync (self);
   /* Teaching mode explains what it draws. */
   gtk_revealer_set_reveal_child (self->teach_revealer, self->display.show_centres);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_display (sv_window_view (self, i), &self->display);
+  sv_volume_view_set_display (self->volume_view, &self->display);
 }
 
 static void
@@ -343,6 +272,7 @@ set_orthogonal (SvWindow *self, gboolean orthogonal)
   self->orthogonal = orthogonal;
   gtk_widget_set_visible (GTK_WIDGET (self->xz_view), self->orthogonal);
   gtk_widget_set_visible (GTK_WIDGET (self->yz_view), self->orthogonal);
+  gtk_widget_set_visible (GTK_WIDGET (self->volume_view), self->orthogonal);
   if (self->orthogonal)
     {
       sv_slice_view_set_slice (self->xy_view, self->cursor_zyx[0]);
@@ -393,6 +323,12 @@ SvParamsPanel *
 sv_window_get_params_panel (SvWindow *self)
 {
   return self->params_panel;
+}
+
+SvVolumeView *
+sv_window_get_volume_view (SvWindow *self)
+{
+  return self->volume_view;
 }
 
 SvSliceView *
@@ -456,6 +392,11 @@ sv_window_dispose (GObject *object)
   /* The worker borrows the volume and calls back into the window. */
   sv_window_stop_job (self);
   sv_window_cancel_loading (self);
+  sv_window_quality_stop (self);
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  g_clear_pointer (&self->pinned, sv_job_result_unref);
+  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
   g_clear_pointer (&self->result, sv_job_result_unref);
 #if SV_HAVE_CUDA
   /* Buffers still held by the views' results go with those results. */
@@ -479,6 +420,12 @@ sv_window_finalize (GObject *object)
   g_free (self->mask_path);
   g_free (self->run_error);
   g_free (self->export_path);
+  g_clear_pointer (&self->truth, sv_labels_free);
+  g_free (self->truth_path);
+  g_clear_pointer (&self->region_volume, sv_volume_free);
+  g_free (self->region_mask);
+  g_clear_pointer (&self->region_truth, sv_labels_free);
+  g_free (self->convergence_key);
   G_OBJECT_CLASS (sv_window_parent_class)->finalize (object);
 }
 
@@ -531,6 +478,10 @@ sv_window_class_init (SvWindowClass *klass)
 
   g_type_ensure (SV_TYPE_SLICE_VIEW);
   g_type_ensure (SV_TYPE_PARAMS_PANEL);
+  g_type_ensure (SV_TYPE_QUALITY_PANEL);
+  g_type_ensure (SV_TYPE_PICK_PANEL);
+  g_type_ensure (SV_TYPE_CONTRAST_PANEL);
+  g_type_ensure (SV_TYPE_VOLUME_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SvWindow, title_label);
@@ -538,6 +489,7 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, xy_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, xz_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, yz_view);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, volume_view);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, params_panel);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, result_label);
@@ -559,9 +511,12 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_export_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
+  sv_window_class_add_quality_actions (widget_class);
+  sv_window_class_add_pick_actions (widget_class);
+  sv_window_class_add_contrast_actions (widget_class);
+  sv_window_class_add_region_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.stop", NULL);
 
   /* Arrow keys move slices only while the pointer/focus is in the views, so
    * that sliders and spin buttons keep their own arrows. */
@@ -601,6 +556,9 @@ sv_window_init (SvWindow *self)
   sv_display_init_defaults (&self->display);
 
   g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
+  sv_window_pick_init (self);
+  sv_window_contrast_init (self);
+  sv_window_region_init (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   for (guint i = 0; i < 3; i++)
     {
@@ -608,8 +566,7 @@ sv_window_init (SvWindow *self)
       g_signal_connect (sv_window_view (self, i), "pick", G_CALLBACK (pick_cb), self);
       g_signal_connect (sv_window_view (self, i), "notify::slice", G_CALLBACK (slice_notify_cb),
                         self);
-      g_signal_connect (sv_slice_view_get_gl_area (sv_window_view (self, i)), "resize",
-                        G_CALLBACK (view_resize_cb), self);
+      g_signal_connect (sv_window_view (self, i), "resize", G_CALLBACK (view_resize_cb), self);
     }
 
   /* The recent-files section lives in the template's menu. */

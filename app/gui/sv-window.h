@@ -4,7 +4,11 @@
 #include <gtk/gtk.h>
 
 #include "supervox/sv-job.h"
+#include "sv-contrast-panel.h"
 #include "sv-params-panel.h"
+#include "sv-pick-panel.h"
+#include "sv-quality-panel.h"
+#include "sv-volume-view.h"
 #include "sv-slice-view.h"
 #include "supervox/sv-volume.h"
 
@@ -100,5 +104,38 @@ gboolean sv_window_save_preset (SvWindow *window, const char *path, GError **err
 char *sv_window_preset_path (const char *path);
 /* Loads and validates a preset; the panel takes it and the job restarts. */
 gboolean sv_window_load_preset (SvWindow *window, const char *path, GError **error);
+
+/* Opens a label TIFF as the ground truth of the volume shown (read on a
+ * worker thread); the quality panel then adds boundary recall,
+ * undersegmentation error and achievable accuracy. One of another shape
+ * shows an error dialog and changes nothing. Another volume drops it. */
+gboolean sv_window_open_ground_truth (SvWindow *window, GFile *file);
+gboolean sv_window_has_ground_truth (SvWindow *window);
+SvQualityPanel *sv_window_get_quality_panel (SvWindow *window);
+SvPickPanel *sv_window_get_pick_panel (SvWindow *window);
+SvContrastPanel *sv_window_get_contrast_panel (SvWindow *window);
+/* The 3D view of the orthogonal layout. */
+SvVolumeView *sv_window_get_volume_view (SvWindow *window);
+
+/* Compare (P, C): pins the exact labels on screen, and flips the views
+ * between the pinned and the live result; the quality panel shows the one
+ * on screen and the differences from the other. */
+void sv_window_pin (SvWindow *window);
+void sv_window_flip_pinned (SvWindow *window);
+gboolean sv_window_get_showing_pinned (SvWindow *window);
+
+/* Region preview: the job runs on the box [lo, hi) (z, y, x; a Shift-drag
+ * in a view draws one) and the labels show inside it; FALSE with an error
+ * for an empty box or one outside the volume. Another volume drops it. */
+gboolean sv_window_set_region (SvWindow *window, const guint lo[3], const guint hi[3],
+                               GError **error);
+/* FALSE when the job runs on the whole volume. */
+gboolean sv_window_get_region (SvWindow *window, guint lo[3], guint hi[3]);
+/* "Run on Whole Volume": drops the region and runs on everything. */
+void sv_window_run_whole_volume (SvWindow *window);
+
+/* Selection: the supervoxel at a clicked voxel. FALSE when none. */
+gboolean sv_window_get_selected (SvWindow *window, gint32 *label);
+void sv_window_clear_selection (SvWindow *window);
 
 G_END_DECLS

@@ -78,10 +78,7 @@ run_slic (Fixture *f, const char *in, const char *out, const char *extra)
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("sv-test-cli-stream-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = sv_test_make_dir ("sv-test-cli-stream");
 }
 
 static void
@@ -95,19 +92,6 @@ static char *
 path_in (Fixture *f, const char *name)
 {
   return g_build_filename (f->dir, name, NULL);
-}
-
-static void
-assert_same_file (const char *a, const char *b)
-{
-  g_autofree char *ca = NULL;
-  g_autofree char *cb = NULL;
-  gsize la = 0, lb = 0;
-
-  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
-  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
-  g_assert_cmpuint (la, ==, lb);
-  g_assert_true (memcmp (ca, cb, la) == 0);
 }
 
 static char *
@@ -176,7 +160,7 @@ assert_stream_identical (Fixture *f, const char *in, const char *params)
 
       g_test_message ("slab depth %s, %s", depths[d], params);
       run_slic (f, in, out, extra);
-      assert_same_file (expected, out);
+      sv_test_assert_same_file (expected, out);
       text = read_text (out_json);
       g_assert_nonnull (strstr (text, "\"mode\":\"streaming\""));
     }
@@ -293,7 +277,7 @@ test_memory_limit (Fixture *f, gconstpointer data)
   /* 12 slices of 30×32 need about 200 KiB in memory. */
   run_slic (f, in, big, "--memory-limit 1G");
   run_slic (f, in, small, "--memory-limit 20K");
-  assert_same_file (big, small);
+  sv_test_assert_same_file (big, small);
   big_json = read_text (big_sidecar);
   small_json = read_text (small_sidecar);
   g_assert_nonnull (strstr (big_json, "\"mode\":\"in-memory\""));
@@ -343,7 +327,7 @@ test_stays_under_limit (Fixture *f, gconstpointer data)
   g_assert_cmpint (sidecar_peak (f, "memory.json"), >, limit);
   run_slic (f, in, streamed, "--n-segments 200 --memory-limit 24M");
   g_assert_cmpint (sidecar_peak (f, "streamed.json"), <, limit);
-  assert_same_file (memory, streamed);
+  sv_test_assert_same_file (memory, streamed);
 }
 
 /* A failing streamed run says so on one line and leaves the folder as it

@@ -84,10 +84,7 @@ path_in (Fixture *f, const char *name)
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("sv-test-cli-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = sv_test_make_dir ("sv-test-cli");
 }
 
 static void

@@ -1,5 +1,7 @@
-/* Supervox tests: temporary folders. */
+/* Supervox tests: temporary folders and file comparison. */
 #include "sv-test-files.h"
+
+#include <string.h>
 
 #include <glib/gstdio.h>
 
@@ -26,4 +28,28 @@ sv_test_remove_tree (const char *path)
       g_dir_close (dir);
     }
   g_rmdir (path);
+}
+
+char *
+sv_test_make_dir (const char *prefix)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmpl = g_strconcat (prefix, "-XXXXXX", NULL);
+  char *dir = g_dir_make_tmp (tmpl, &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+void
+sv_test_assert_same_file (const char *a, const char *b)
+{
+  g_autofree char *ca = NULL;
+  g_autofree char *cb = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
+  g_assert_cmpuint (la, ==, lb);
+  g_assert_true (memcmp (ca, cb, la) == 0);
 }

@@ -1,4 +1,4 @@
-/* Supervox tests: temporary folders. */
+/* Supervox tests: temporary folders and file comparison. */
 #pragma once
 
 #include <glib.h>
@@ -8,5 +8,12 @@ G_BEGIN_DECLS
 /* Removes `path`: a file, or a folder with everything in it (folders made
  * read-only by a test are made writable first). Missing paths are fine. */
 void sv_test_remove_tree (const char *path);
+
+/* A new empty folder in the temporary directory, named from `prefix`
+ * ("sv-test-cli" gives sv-test-cli-XXXXXX); fails the test otherwise. */
+char *sv_test_make_dir (const char *prefix);
+
+/* Fails the test unless files a and b hold the same bytes. */
+void sv_test_assert_same_file (const char *a, const char *b);
 
 G_END_DECLS

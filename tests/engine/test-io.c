@@ -1539,29 +1539,6 @@ test_interop_tifffile (Fixture *f, gconstpointer data)
   }
 }
 
-/* Fiji's Auto on 0, 1, …, 999: one value may saturate at each end
- * (0.35 % / 2 of 1000), so the range starts at the bin of 1 and ends after
- * the bin of 998 of 4096 bins over [0, 999]. A flat volume is mid grey. */
-static void
-test_volume_auto_contrast (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SvVolume) v = sv_volume_new (1, 10, 100, 1, &error);
-  double black, white;
-
-  g_assert_no_error (error);
-  for (guint i = 0; i < 1000; i++)
-    v->data[i] = (float)i;
-  g_assert_true (sv_volume_auto_contrast (v, &black, &white));
-  g_assert_cmpfloat (black, ==, 999.0 * 4 / 4096);
-  g_assert_cmpfloat (white, ==, 999.0 * 4092 / 4096);
-  for (guint i = 0; i < 1000; i++)
-    v->data[i] = 7.0f;
-  g_assert_false (sv_volume_auto_contrast (v, &black, &white));
-  g_assert_cmpfloat (black, ==, 6.5);
-  g_assert_cmpfloat (white, ==, 7.5);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -1569,7 +1546,6 @@ main (int argc, char **argv)
 
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   g_test_add_func ("/engine/volume/new", test_volume_new);
-  g_test_add_func ("/engine/volume/auto-contrast", test_volume_auto_contrast);
   g_test_add_func ("/engine/volume/too-large", test_volume_too_large);
   ADD ("/engine/io/roundtrip/types", test_roundtrip_types);
   ADD ("/engine/io/roundtrip/compressions", test_roundtrip_compressions);

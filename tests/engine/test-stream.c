@@ -23,10 +23,7 @@ typedef struct
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("sv-test-stream-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = sv_test_make_dir ("sv-test-stream");
 }
 
 static void
@@ -34,19 +31,6 @@ fixture_teardown (Fixture *f, gconstpointer data)
 {
   sv_test_remove_tree (f->dir);
   g_free (f->dir);
-}
-
-static void
-assert_same_file (const char *a, const char *b)
-{
-  g_autofree char *ca = NULL;
-  g_autofree char *cb = NULL;
-  gsize la = 0, lb = 0;
-
-  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
-  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
-  g_assert_cmpuint (la, ==, lb);
-  g_assert_true (memcmp (ca, cb, la) == 0);
 }
 
 /* Labels in runs along x with some negative ones when asked. */
@@ -119,7 +103,7 @@ test_writer_same_bytes (Fixture *f, gconstpointer data)
                 g_autofree char *name = g_strdup_printf ("slabs-%u.tif", depths[d]);
                 g_autofree char *path = g_build_filename (f->dir, name, NULL);
                 write_in_slabs (path, l, depths[d], negative, &options);
-                assert_same_file (whole, path);
+                sv_test_assert_same_file (whole, path);
               }
           }
       }

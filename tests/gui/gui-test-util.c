@@ -4,6 +4,7 @@
 
 #include "gui-test-util.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 #define WAIT_LIMIT_US (90 * G_USEC_PER_SEC)
@@ -160,6 +161,7 @@ save_window_png (SvWindow *window, const char *name)
   int h = gtk_widget_get_height (content);
   gboolean drawn = FALSE;
 
+  g_mkdir_with_parents (dir ? dir : ".", 0755);
   /* A widget paintable holds an image only after the widget drew again. */
   g_signal_connect_swapped (paintable, "invalidate-contents", G_CALLBACK (set_true), &drawn);
   gtk_widget_queue_draw (content);

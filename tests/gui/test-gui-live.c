@@ -293,7 +293,7 @@ window_idle (gpointer data)
   return !sv_window_is_busy (data);
 }
 
-/* Escape is bound to win.stop on the window. */
+/* Escape is bound to win.escape on the window, which stops a running job. */
 static gboolean
 escape_stops (GtkWidget *widget)
 {
@@ -312,7 +312,8 @@ escape_stops (GtkWidget *widget)
           if (GTK_IS_KEYVAL_TRIGGER (t)
               && gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (t)) == GDK_KEY_Escape
               && GTK_IS_NAMED_ACTION (a)
-              && g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (a)), "win.stop"))
+              && g_str_equal (gtk_named_action_get_action_name (GTK_NAMED_ACTION (a)),
+                              "win.escape"))
             return TRUE;
         }
     }
@@ -339,7 +340,7 @@ test_stop_keeps_labels (Fixture *f, gconstpointer data)
   sv_params_panel_set_compactness (panel, 4.0);
   gen = sv_window_get_generation (f->window);
   g_assert_true (sv_window_is_busy (f->window));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.stop", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.escape", NULL));
   g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "stopped");
   wait_until (window_idle, f->window, "the job to stop");
   /* Let anything the worker queued before it stopped arrive. */

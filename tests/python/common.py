@@ -1,47 +1,9 @@
 """Shared helpers of the Python tests: test images and the agreement
 measures of the C conformance suite (tests/conformance)."""
 
-import numpy as np
-from scipy import ndimage as ndi
+import os
+import sys
 
-FULL_RUN_MIN_AGREEMENT = 0.995
-ARI_MIN = 0.99
-
-
-def smooth_volume(shape, seed, channels=None):
-    """Smooth random float32 data in [0, 1] with structure at a few scales."""
-    rng = np.random.default_rng(seed)
-    full = tuple(shape) + ((channels,) if channels else ())
-    noise = rng.random(full)
-    sig = [max(0.0, min(3.0, s / 6.0)) for s in shape] + ([0] if channels else [])
-    vol = ndi.gaussian_filter(noise, sig) + 0.05 * rng.random(full)
-    vol -= vol.min()
-    vol /= max(vol.max(), 1e-12)
-    return vol.astype(np.float32)
-
-
-def adjusted_rand_index(a, b):
-    """ARI from the contingency table (as sklearn's adjusted_rand_score)."""
-    a = np.asarray(a).ravel()
-    b = np.asarray(b).ravel()
-    n = a.size
-    if n < 2:
-        return 1.0
-    _, ai = np.unique(a, return_inverse=True)
-    _, bi = np.unique(b, return_inverse=True)
-    pairs = ai.astype(np.int64) * (bi.max() + 1) + bi
-    _, nij = np.unique(pairs, return_counts=True)
-
-    def comb2(x):
-        x = np.asarray(x, dtype=np.float64)
-        return (x * (x - 1) / 2).sum()
-
-    sum_ij = comb2(nij)
-    sum_a = comb2(np.bincount(ai))
-    sum_b = comb2(np.bincount(bi))
-    total = n * (n - 1) / 2
-    expected = sum_a * sum_b / total
-    maximum = (sum_a + sum_b) / 2
-    if maximum == expected:
-        return 1.0
-    return (sum_ij - expected) / (maximum - expected)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from sv_test_data import (  # noqa: E402,F401
+    ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, smooth_volume)

@@ -62,6 +62,13 @@ typedef struct
    * for GL interop), freed with device_data_free; NULL when none. */
   gpointer device_data;
   GDestroyNotify device_data_free;
+  /* A run on a box of the volume (the window's region preview, set by the
+   * caller on delivery): the labels cover region_shape voxels from
+   * region_offset (z, y, x); voxels outside read as start_label − 1, as
+   * masked-out ones do. FALSE for a run on the whole volume. */
+  gboolean region;
+  guint region_offset[3];
+  guint region_shape[3];
 } SvJobResult;
 
 /* The label of voxel (z, y, x) of the volume. A preview's labels are of the
@@ -72,15 +79,37 @@ sv_job_result_label_at (const SvJobResult *result, guint z, guint y, guint x)
 {
   const SvLabels *l = result->labels;
   guint f = result->preview_factor > 1 ? result->preview_factor : 1;
+
+  if (result->region)
+    {
+      const guint *o = result->region_offset, *s = result->region_shape;
+      if (z < o[0] || y < o[1] || x < o[2] || z - o[0] >= s[0] || y - o[1] >= s[1]
+          || x - o[2] >= s[2])
+        return result->params.start_label - 1;
+      z -= o[0];
+      y -= o[1];
+      x -= o[2];
+    }
   return l->data[((gsize)(z / f) * l->ny + y / f) * l->nx + x / f];
 }
 
-/* TRUE when the result's labels belong to a volume of nz × ny × nx. */
+/* TRUE when the result's labels belong to a volume of nz × ny × nx (a
+ * region's: to a volume that holds the region). */
 static inline gboolean
 sv_job_result_fits (const SvJobResult *result, guint nz, guint ny, guint nx)
 {
   const SvLabels *l = result->labels;
   guint f = result->preview_factor > 1 ? result->preview_factor : 1;
+
+  if (result->region)
+    {
+      const guint *o = result->region_offset, *s = result->region_shape;
+      if (o[0] + s[0] > nz || o[1] + s[1] > ny || o[2] + s[2] > nx)
+        return FALSE;
+      nz = s[0];
+      ny = s[1];
+      nx = s[2];
+    }
   return l->nz == (nz + f - 1) / f && l->ny == (ny + f - 1) / f && l->nx == (nx + f - 1) / f;
 }
 

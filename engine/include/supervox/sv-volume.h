@@ -40,13 +40,6 @@ void sv_volume_free (SvVolume *volume);
 gsize sv_volume_n_voxels (const SvVolume *volume);
 const char *sv_sample_type_to_string (SvSampleType type);
 
-/* The display range Fiji's Auto picks: 0.35 % of the values saturated,
- * half at each end, from a 4096-bin histogram of the finite values of all
- * channels. Returns FALSE when the volume holds a single value (or none
- * that is finite): *black and *white then bracket that value (0 when none)
- * by ±0.5, so that it shows as mid grey. */
-gboolean sv_volume_auto_contrast (const SvVolume *volume, double *black, double *white);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvVolume, sv_volume_free)
 
 /* Labels, z-major like SvVolume. Masked-out voxels hold start_label - 1

@@ -1,0 +1,504 @@
+/* Supervox GUI: the quality panel: numbers and small plots of the labels
+ * on screen. */
+#define G_LOG_DOMAIN "sv-quality-panel"
+
+#include "sv-quality-panel.h"
+
+#include <math.h>
+
+struct _SvQualityPanel
+{
+  GtkWidget parent_instance;
+
+  GtkLabel *state_label;
+  GtkLabel *labels_value, *sizes_value, *explained_variation_value, *compactness_value;
+  GtkLabel *boundary_recall_value, *undersegmentation_value, *achievable_accuracy_value;
+  GtkLabel *time_value, *backend_value, *compare_value;
+  GtkDrawingArea *size_plot, *time_plot;
+  GtkLabel *convergence_name, *convergence_value;
+  GtkDrawingArea *convergence_plot;
+  SvConvergence *convergence;
+  int convergence_step;
+
+  SvQuality *quality, *other;
+  SvJobResult *result, *other_result;
+  gboolean shown_pinned;
+};
+
+G_DEFINE_FINAL_TYPE (SvQualityPanel, sv_quality_panel, GTK_TYPE_WIDGET)
+
+/* Stage colours of the time bar: prepare, iterate, connect. */
+static const double stage_rgb[3][3]
+    = { { 0.55, 0.55, 0.95 }, { 0.95, 0.6, 0.2 }, { 0.3, 0.8, 0.5 } };
+
+static double
+median_size (const SvQuality *q)
+{
+  return q->metrics.size_median;
+}
+
+/* "0.873" and, with another result, " (Δ +0.023)". */
+static char *
+format_metric (double value, const SvQuality *other, double other_value, const char *format)
+{
+  g_autofree char *text = NULL;
+
+  if (isnan (value))
+    return g_strdup ("—");
+  text = g_strdup_printf (format, value);
+  if (other && !isnan (other_value))
+    {
+      g_autofree char *delta = g_strdup_printf ("%+.3f", value - other_value);
+      return g_strdup_printf ("%s  (Δ %s)", text, delta);
+    }
+  return g_steal_pointer (&text);
+}
+
+static const char *
+backend_words (const char *name)
+{
+  if (g_strcmp0 (name, "cuda") == 0)
+    return "GPU (CUDA)";
+  if (g_strcmp0 (name, "cpu") == 0)
+    return "CPU";
+  return name ? name : "—";
+}
+
+static void
+update_texts (SvQualityPanel *self)
+{
+  const SvQuality *q = self->quality, *o = self->other;
+  const SvJobResult *r = self->result;
+  g_autofree char *text = NULL;
+
+  if (!q || !r)
+    {
+      GtkLabel *all[] = { self->labels_value,
+                          self->sizes_value,
+                          self->explained_variation_value,
+                          self->compactness_value,
+                          self->boundary_recall_value,
+                          self->undersegmentation_value,
+                          self->achievable_accuracy_value,
+                          self->time_value,
+                          self->backend_value,
+                          self->compare_value };
+      for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+        gtk_label_set_text (all[i], "—");
+      gtk_widget_queue_draw (GTK_WIDGET (self->size_plot));
+      gtk_widget_queue_draw (GTK_WIDGET (self->time_plot));
+      return;
+    }
+
+  text = g_strdup_printf ("%" G_GSIZE_FORMAT, q->metrics.n_labels);
+  if (o)
+    {
+      g_autofree char *t
+          = g_strdup_printf ("%s  (Δ %+" G_GINT64_FORMAT ")", text,
+                             (gint64)q->metrics.n_labels - (gint64)o->metrics.n_labels);
+      g_clear_pointer (&text, g_free);
+      text = g_steal_pointer (&t);
+    }
+  gtk_label_set_text (self->labels_value, text);
+  g_clear_pointer (&text, g_free);
+
+  text = g_strdup_printf ("%.0f · %.0f · %.0f voxels\ntarget %.0f", q->metrics.size_min,
+                          median_size (q), q->metrics.size_max, q->target_size);
+  gtk_label_set_text (self->sizes_value, text);
+  g_clear_pointer (&text, g_free);
+
+  text = format_metric (q->metrics.explained_variation, o, o ? o->metrics.explained_variation : NAN,
+                        "%.3f");
+  gtk_label_set_text (self->explained_variation_value, text);
+  g_clear_pointer (&text, g_free);
+  text = format_metric (q->metrics.compactness, o, o ? o->metrics.compactness : NAN, "%.3f");
+  gtk_label_set_text (self->compactness_value, text);
+  g_clear_pointer (&text, g_free);
+
+  if (q->has_truth)
+    {
+      text = format_metric (q->metrics.boundary_recall, o, o ? o->metrics.boundary_recall : NAN,
+                            "%.3f");
+      gtk_label_set_text (self->boundary_recall_value, text);
+      g_clear_pointer (&text, g_free);
+      text = format_metric (q->metrics.undersegmentation, o, o ? o->metrics.undersegmentation : NAN,
+                            "%.3f");
+      gtk_label_set_text (self->undersegmentation_value, text);
+      g_clear_pointer (&text, g_free);
+      text = format_metric (q->metrics.asa, o, o ? o->metrics.asa : NAN, "%.3f");
+      gtk_label_set_text (self->achievable_accuracy_value, text);
+      g_clear_pointer (&text, g_free);
+    }
+  else
+    {
+      /* Where the numbers would come from. */
+      gtk_label_set_text (self->boundary_recall_value, "— (File ▸ Open Ground Truth…)");
+      gtk_label_set_text (self->undersegmentation_value, "—");
+      gtk_label_set_text (self->achievable_accuracy_value, "—");
+    }
+
+  /* The words in the bar's colours, as its legend. */
+  text = g_strdup_printf ("%.3f s: <span foreground=\"#8c8cf2\">■</span> prepare %.3f%s · "
+                          "<span foreground=\"#f29933\">■</span> iterate %.3f · "
+                          "<span foreground=\"#4dcc80\">■</span> connect %.3f",
+                          r->seconds_total, r->stats.seconds_prepare,
+                          r->stats.prepare_reused ? " (reused)" : "", r->stats.seconds_iterate,
+                          r->stats.seconds_connect);
+  gtk_label_set_markup (self->time_value, text);
+  g_clear_pointer (&text, g_free);
+  gtk_label_set_text (self->backend_value, backend_words (r->backend_name));
+
+  if (o)
+    {
+      /* The live result's analysis holds the index against the pinned one. */
+      double ari = isnan (q->reference_ari) ? o->reference_ari : q->reference_ari;
+      if (isnan (ari))
+        text = g_strdup_printf ("%s shown", self->shown_pinned ? "pinned" : "live");
+      else
+        text = g_strdup_printf ("%s shown · adjusted Rand index %.4f between pinned and live",
+                                self->shown_pinned ? "pinned" : "live", ari);
+    }
+  else
+    text = g_strdup ("nothing pinned (P pins the labels shown)");
+  gtk_label_set_text (self->compare_value, text);
+  g_clear_pointer (&text, g_free);
+
+  gtk_widget_queue_draw (GTK_WIDGET (self->size_plot));
+  gtk_widget_queue_draw (GTK_WIDGET (self->time_plot));
+}
+
+/* ---- plots ---- */
+
+static void
+draw_marker (cairo_t *cr, double x, double height, double r, double g, double b, gboolean dashed)
+{
+  cairo_save (cr);
+  cairo_set_source_rgb (cr, r, g, b);
+  cairo_set_line_width (cr, 1.5);
+  if (dashed)
+    cairo_set_dash (cr, (double[]){ 3.0, 2.0 }, 2, 0.0);
+  cairo_move_to (cr, x, 0);
+  cairo_line_to (cr, x, height);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+/* Bars of the size histogram on a log axis that also spans the target
+ * size; the median (blue) and the target (red, dashed) as lines. */
+static void
+draw_sizes (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  SvQualityPanel *self = data;
+  const SvQuality *q = self->quality;
+  double lo, hi, plot_h = height - 12;
+  guint64 most = 0;
+
+  cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
+  cairo_rectangle (cr, 0, 0, width, plot_h);
+  cairo_fill (cr);
+  if (!q || q->size_edges[SV_QUALITY_SIZE_BINS] <= 0)
+    return;
+  lo = log (q->size_edges[0]);
+  hi = log (q->size_edges[SV_QUALITY_SIZE_BINS]);
+  if (q->target_size > 0 && isfinite (q->target_size))
+    {
+      lo = MIN (lo, log (q->target_size));
+      hi = MAX (hi, log (q->target_size));
+    }
+  /* A little room on both sides so that the end bars and lines show. */
+  lo -= 0.05 * MAX (hi - lo, 1.0);
+  hi += 0.05 * MAX (hi - lo, 1.0);
+  for (guint b = 0; b < SV_QUALITY_SIZE_BINS; b++)
+    most = MAX (most, q->size_counts[b]);
+  cairo_set_source_rgb (cr, 0.45, 0.6, 0.8);
+  for (guint b = 0; b < SV_QUALITY_SIZE_BINS && most; b++)
+    {
+      double x0 = (log (q->size_edges[b]) - lo) / (hi - lo) * width;
+      double x1 = (log (q->size_edges[b + 1]) - lo) / (hi - lo) * width;
+      double h = (double)q->size_counts[b] / most * (plot_h - 2);
+      cairo_rectangle (cr, x0, plot_h - h, MAX (x1 - x0 - 0.5, 1.0), h);
+    }
+  cairo_fill (cr);
+  draw_marker (cr, (log (median_size (q)) - lo) / (hi - lo) * width, plot_h, 0.15, 0.35, 0.9,
+               FALSE);
+  if (q->target_size > 0 && isfinite (q->target_size))
+    draw_marker (cr, (log (q->target_size) - lo) / (hi - lo) * width, plot_h, 0.9, 0.2, 0.2, TRUE);
+
+  /* The axis ends: the smallest and largest sizes. */
+  {
+    g_autofree char *left = g_strdup_printf ("%.0f", q->size_edges[0]);
+    g_autofree char *right = g_strdup_printf ("%.0f", q->size_edges[SV_QUALITY_SIZE_BINS]);
+    cairo_text_extents_t ext;
+    GdkRGBA fg;
+
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+    gdk_cairo_set_source_rgba (cr, &fg);
+    cairo_set_font_size (cr, 9.0);
+    cairo_move_to (cr, (log (q->size_edges[0]) - lo) / (hi - lo) * width, height - 2);
+    cairo_show_text (cr, left);
+    cairo_text_extents (cr, right, &ext);
+    cairo_move_to (cr,
+                   MIN ((log (q->size_edges[SV_QUALITY_SIZE_BINS]) - lo) / (hi - lo) * width,
+                        width - ext.x_advance),
+                   height - 2);
+    cairo_show_text (cr, right);
+  }
+}
+
+/* One bar split by the time each stage took. */
+static void
+draw_times (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  SvQualityPanel *self = data;
+  const SvJobResult *r = self->result;
+  double t[3], total, x = 0;
+
+  cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  if (!r)
+    return;
+  t[0] = r->stats.seconds_prepare;
+  t[1] = r->stats.seconds_iterate;
+  t[2] = r->stats.seconds_connect;
+  total = t[0] + t[1] + t[2];
+  if (!(total > 0))
+    return;
+  for (guint s = 0; s < 3; s++)
+    {
+      double w = t[s] / total * width;
+      cairo_set_source_rgb (cr, stage_rgb[s][0], stage_rgb[s][1], stage_rgb[s][2]);
+      cairo_rectangle (cr, x, 0, w, height);
+      cairo_fill (cr);
+      x += w;
+    }
+}
+
+/* Changed voxels (orange, log scale from the fewest to the most) and
+ * centre movement (blue, linear from 0) per iteration, and the teaching
+ * step's marker. */
+static void
+draw_convergence (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  SvQualityPanel *self = data;
+  const SvConvergence *c = self->convergence;
+  double most_changed = 0, least_changed = G_MAXDOUBLE, most_moved = 0, plot_h = height - 2;
+  guint n;
+
+  cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  if (!c || c->n_iterations == 0)
+    return;
+  n = c->n_iterations;
+  for (guint i = 0; i < n; i++)
+    {
+      most_changed = MAX (most_changed, log1p ((double)c->changed[i]));
+      least_changed = MIN (least_changed, log1p ((double)c->changed[i]));
+      most_moved = MAX (most_moved, c->moved[i]);
+    }
+  for (guint series = 0; series < 2; series++)
+    {
+      cairo_set_source_rgb (cr, series ? 0.2 : 0.95, series ? 0.45 : 0.55, series ? 0.9 : 0.15);
+      cairo_set_line_width (cr, 1.5);
+      for (guint i = 0; i < n; i++)
+        {
+          double x = n > 1 ? (double)i / (n - 1) * (width - 8) + 4 : width / 2.0;
+          double t = series ? (most_moved > 0 ? c->moved[i] / most_moved : 0)
+                            : (most_changed > least_changed
+                                   ? (log1p ((double)c->changed[i]) - least_changed)
+                                         / (most_changed - least_changed)
+                                   : 0);
+          double y = 1 + plot_h - t * (plot_h - 2);
+          if (i == 0)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      cairo_stroke (cr);
+    }
+  if (self->convergence_step >= 1 && (guint)self->convergence_step <= n)
+    draw_marker (
+        cr, n > 1 ? (double)(self->convergence_step - 1) / (n - 1) * (width - 8) + 4 : width / 2.0,
+        height, 0.85, 0.1, 0.25, FALSE);
+}
+
+static void
+update_convergence_text (SvQualityPanel *self)
+{
+  const SvConvergence *c = self->convergence;
+  g_autofree char *text = NULL;
+  int step = self->convergence_step;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->convergence_name), c != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->convergence_value), c != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->convergence_plot), c != NULL);
+  if (!c)
+    return;
+  if (step >= 1 && (guint)step <= c->n_iterations)
+    text = g_strdup_printf ("iteration %d of %u: %" G_GUINT64_FORMAT
+                            " voxels changed label, centres moved %.1f voxels in all",
+                            step, c->n_iterations, c->changed[step - 1], c->moved[step - 1]);
+  else
+    text = g_strdup_printf ("%u iterations", c->n_iterations);
+  gtk_label_set_text (self->convergence_value, text);
+  gtk_widget_queue_draw (GTK_WIDGET (self->convergence_plot));
+}
+
+void
+sv_quality_panel_set_convergence (SvQualityPanel *self, SvConvergence *convergence, int step)
+{
+  g_return_if_fail (SV_IS_QUALITY_PANEL (self));
+  if (convergence)
+    sv_convergence_ref (convergence);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  self->convergence = convergence;
+  self->convergence_step = step;
+  update_convergence_text (self);
+}
+
+SvConvergence *
+sv_quality_panel_get_convergence (SvQualityPanel *self)
+{
+  return self->convergence;
+}
+
+int
+sv_quality_panel_get_convergence_step (SvQualityPanel *self)
+{
+  return self->convergence_step;
+}
+
+/* ---- API ---- */
+
+void
+sv_quality_panel_set (SvQualityPanel *self, SvQuality *quality, SvJobResult *result,
+                      SvQuality *other, SvJobResult *other_result, gboolean shown_pinned)
+{
+  g_return_if_fail (SV_IS_QUALITY_PANEL (self));
+  if (quality)
+    sv_quality_ref (quality);
+  if (other)
+    sv_quality_ref (other);
+  if (result)
+    sv_job_result_ref (result);
+  if (other_result)
+    sv_job_result_ref (other_result);
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  g_clear_pointer (&self->other, sv_quality_unref);
+  g_clear_pointer (&self->result, sv_job_result_unref);
+  g_clear_pointer (&self->other_result, sv_job_result_unref);
+  self->quality = quality;
+  self->other = other;
+  self->result = result;
+  self->other_result = other_result;
+  self->shown_pinned = shown_pinned;
+  update_texts (self);
+}
+
+void
+sv_quality_panel_set_state (SvQualityPanel *self, const char *state)
+{
+  g_return_if_fail (SV_IS_QUALITY_PANEL (self));
+  gtk_label_set_text (self->state_label, state ? state : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->state_label), state != NULL);
+}
+
+SvQuality *
+sv_quality_panel_get_quality (SvQualityPanel *self)
+{
+  return self->quality;
+}
+
+const char *
+sv_quality_panel_get_text (SvQualityPanel *self, const char *row)
+{
+  struct
+  {
+    const char *name;
+    GtkLabel *label;
+  } rows[] = {
+    { "labels", self->labels_value },
+    { "sizes", self->sizes_value },
+    { "explained-variation", self->explained_variation_value },
+    { "compactness", self->compactness_value },
+    { "boundary-recall", self->boundary_recall_value },
+    { "undersegmentation", self->undersegmentation_value },
+    { "achievable-accuracy", self->achievable_accuracy_value },
+    { "time", self->time_value },
+    { "backend", self->backend_value },
+    { "compare", self->compare_value },
+    { "convergence", self->convergence_value },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    if (g_strcmp0 (rows[i].name, row) == 0)
+      return gtk_label_get_text (rows[i].label);
+  return NULL;
+}
+
+GtkWidget *
+sv_quality_panel_new (void)
+{
+  return g_object_new (SV_TYPE_QUALITY_PANEL, NULL);
+}
+
+static void
+sv_quality_panel_dispose (GObject *object)
+{
+  SvQualityPanel *self = SV_QUALITY_PANEL (object);
+
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  g_clear_pointer (&self->other, sv_quality_unref);
+  g_clear_pointer (&self->result, sv_job_result_unref);
+  g_clear_pointer (&self->other_result, sv_job_result_unref);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), SV_TYPE_QUALITY_PANEL);
+  /* The template's unnamed top child too. */
+  for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (sv_quality_panel_parent_class)->dispose (object);
+}
+
+static void
+sv_quality_panel_class_init (SvQualityPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sv_quality_panel_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/supervox/Supervox/ui/sv-quality-panel.ui");
+#define BIND(name) gtk_widget_class_bind_template_child (widget_class, SvQualityPanel, name)
+  BIND (state_label);
+  BIND (labels_value);
+  BIND (sizes_value);
+  BIND (explained_variation_value);
+  BIND (compactness_value);
+  BIND (boundary_recall_value);
+  BIND (undersegmentation_value);
+  BIND (achievable_accuracy_value);
+  BIND (time_value);
+  BIND (backend_value);
+  BIND (compare_value);
+  BIND (size_plot);
+  BIND (time_plot);
+  BIND (convergence_name);
+  BIND (convergence_value);
+  BIND (convergence_plot);
+#undef BIND
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "sv-quality-panel");
+}
+
+static void
+sv_quality_panel_init (SvQualityPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (self->size_plot, draw_sizes, self, NULL);
+  gtk_drawing_area_set_draw_func (self->time_plot, draw_times, self, NULL);
+  gtk_drawing_area_set_draw_func (self->convergence_plot, draw_convergence, self, NULL);
+  update_texts (self);
+}

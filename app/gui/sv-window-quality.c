@@ -1,0 +1,389 @@
+/* Supervox GUI: the main window's quality numbers: each exact result's
+ * quality is computed by the engine on a worker thread of its own
+ * (quality.h) and shown in the quality panel; a ground truth opened beside
+ * the volume adds boundary recall, undersegmentation error and achievable
+ * accuracy; a pinned result can be flipped with the live one (P pins, C
+ * flips), the panel showing the differences. In teaching mode the worker
+ * also follows the iterations' convergence, plotted with the step shown. */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
+
+SvJobResult *
+sv_window_shown_result (SvWindow *self)
+{
+  return self->showing_pinned && self->pinned ? self->pinned : self->result;
+}
+
+SvQuality *
+sv_window_shown_quality (SvWindow *self)
+{
+  SvJobResult *shown = sv_window_shown_result (self);
+
+  if (self->showing_pinned && self->pinned)
+    return self->pinned_quality;
+  if (shown && self->quality && self->quality->generation == shown->generation)
+    return self->quality;
+  return NULL;
+}
+
+/* The panel shows the shown result's numbers, and the other's differences. */
+static void
+update_panel (SvWindow *self)
+{
+  SvJobResult *shown = sv_window_shown_result (self);
+  SvQuality *q = sv_window_shown_quality (self);
+  gboolean flipped = self->showing_pinned && self->pinned;
+  SvQuality *other = NULL;
+  SvJobResult *other_result = NULL;
+
+  if (self->pinned && self->pinned_quality)
+    {
+      other = flipped ? (self->quality && self->result
+                                 && self->quality->generation == self->result->generation
+                             ? self->quality
+                             : NULL)
+                      : self->pinned_quality;
+      other_result = other ? (flipped ? self->result : self->pinned) : NULL;
+    }
+  if (q)
+    sv_quality_panel_set (self->quality_panel, q, shown, other, other_result, flipped);
+  if (!shown)
+    sv_quality_panel_set_state (self->quality_panel, NULL);
+  else if (shown->preview_factor > 1)
+    sv_quality_panel_set_state (self->quality_panel,
+                                "preview on screen: the numbers are the last exact result's");
+  else if (!q)
+    sv_quality_panel_set_state (self->quality_panel, "computing…");
+  else if (flipped)
+    sv_quality_panel_set_state (self->quality_panel, "the pinned result (C flips to the live one)");
+  else if (shown->region)
+    {
+      const guint *o = shown->region_offset, *n = shown->region_shape;
+      g_autofree char *text
+          = g_strdup_printf ("the region x %u–%u · y %u–%u · z %u–%u only", o[2], o[2] + n[2] - 1,
+                             o[1], o[1] + n[1] - 1, o[0], o[0] + n[0] - 1);
+      sv_quality_panel_set_state (self->quality_panel, text);
+    }
+  else
+    sv_quality_panel_set_state (self->quality_panel, NULL);
+}
+
+static void
+quality_done_cb (SvQuality *quality, gpointer user_data)
+{
+  SvWindow *self = user_data;
+
+  if (self->pinned && quality->generation == self->pinned->generation)
+    {
+      g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+      self->pinned_quality = sv_quality_ref (quality);
+    }
+  /* An older analysis than the one shown can still be on its way. */
+  if (self->quality && self->quality->generation > quality->generation)
+    {
+      update_panel (self);
+      return;
+    }
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  self->quality = sv_quality_ref (quality);
+  if (sv_window_verbose (self))
+    g_message ("quality of generation %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
+               " labels, EV %.4f, compactness %.4f in %.3f s",
+               quality->generation, quality->metrics.n_labels, quality->metrics.explained_variation,
+               quality->metrics.compactness, quality->seconds);
+  update_panel (self);
+  sv_window_update_selection (self);
+}
+
+static void
+quality_failed_cb (guint64 generation, const GError *error, gpointer user_data)
+{
+  SvWindow *self = user_data;
+  g_autofree char *text = g_strdup_printf ("no numbers: %s", error->message);
+
+  sv_quality_panel_set_state (self->quality_panel, text);
+}
+
+/* The teaching step on screen, 0 outside teaching mode. */
+static int
+teaching_step (SvWindow *self)
+{
+  SvJobResult *shown = sv_window_shown_result (self);
+  return shown && shown->stop_after_iteration >= 0 ? shown->stop_after_iteration : 0;
+}
+
+static void
+converged_cb (SvConvergence *convergence, gpointer user_data)
+{
+  SvWindow *self = user_data;
+  g_autofree char *key = sv_slic_params_to_json (&convergence->params);
+
+  /* Parameters changed since it was asked for: a newer one is coming. */
+  if (g_strcmp0 (key, self->convergence_key) != 0)
+    return;
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  self->convergence = sv_convergence_ref (convergence);
+  if (teaching_step (self) > 0)
+    sv_quality_panel_set_convergence (self->quality_panel, convergence, teaching_step (self));
+}
+
+/* Teaching mode: the convergence plot for the parameters of the step shown,
+ * asked for once per set of parameters. */
+static void
+update_convergence (SvWindow *self, gboolean ask_again)
+{
+  SvJobResult *shown = sv_window_shown_result (self);
+  g_autofree char *key = NULL;
+
+  if (!shown || shown->stop_after_iteration < 0)
+    {
+      sv_quality_panel_set_convergence (self->quality_panel, NULL, 0);
+      return;
+    }
+  key = sv_slic_params_to_json (&shown->params);
+  if (ask_again || g_strcmp0 (key, self->convergence_key) != 0)
+    {
+      g_clear_pointer (&self->convergence, sv_convergence_unref);
+      g_free (self->convergence_key);
+      self->convergence_key = g_steal_pointer (&key);
+      if (self->quality_worker)
+        sv_quality_worker_request_convergence (self->quality_worker, &shown->params);
+    }
+  sv_quality_panel_set_convergence (self->quality_panel, self->convergence, teaching_step (self));
+}
+
+static const SvQualityCallbacks quality_callbacks
+    = { quality_done_cb, quality_failed_cb, converged_cb };
+
+void
+sv_window_quality_start (SvWindow *self)
+{
+  sv_window_quality_stop (self);
+  self->quality_worker
+      = sv_quality_worker_new (sv_window_job_volume (self), sv_window_job_mask (self),
+                               sv_window_job_truth (self), &quality_callbacks, self);
+  if (self->pinned)
+    sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
+  if (self->result && self->result->preview_factor == 1)
+    sv_quality_worker_submit (self->quality_worker, self->result);
+  /* Another mask changes the iterations too. */
+  update_convergence (self, TRUE);
+}
+
+void
+sv_window_quality_stop (SvWindow *self)
+{
+  g_clear_pointer (&self->quality_worker, sv_quality_worker_free);
+}
+
+void
+sv_window_quality_forget (SvWindow *self)
+{
+  sv_window_quality_stop (self);
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  g_clear_pointer (&self->truth, sv_labels_free);
+  g_clear_pointer (&self->truth_path, g_free);
+  g_clear_pointer (&self->pinned, sv_job_result_unref);
+  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  g_clear_pointer (&self->convergence, sv_convergence_unref);
+  g_clear_pointer (&self->convergence_key, g_free);
+  self->showing_pinned = FALSE;
+  self->selection_valid = FALSE;
+  sv_quality_panel_set (self->quality_panel, NULL, NULL, NULL, NULL, FALSE);
+  sv_quality_panel_set_state (self->quality_panel, NULL);
+  sv_window_update_selection (self);
+}
+
+void
+sv_window_quality_result (SvWindow *self, SvJobResult *result)
+{
+  if (self->quality_worker && result->preview_factor == 1)
+    sv_quality_worker_submit (self->quality_worker, result);
+  /* Flipped to the pinned result: the views keep showing it. */
+  if (self->showing_pinned && self->pinned)
+    for (guint i = 0; i < 3; i++)
+      sv_slice_view_set_result (sv_window_view (self, i), self->pinned);
+  update_panel (self);
+  update_convergence (self, FALSE);
+  sv_window_update_selection (self);
+}
+
+/* ---- ground truth ---- */
+
+static void
+read_truth_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  SvLabels *truth = sv_tiff_read_labels (data, &error);
+
+  if (truth)
+    g_task_return_pointer (task, truth, (GDestroyNotify)sv_labels_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+truth_read_cb (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  SvWindow *self = SV_WINDOW (source);
+  g_autofree char *path = g_strdup (g_task_get_task_data (G_TASK (res)));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvLabels) truth = g_task_propagate_pointer (G_TASK (res), &error);
+  const SvVolume *v = self->volume;
+
+  /* The window was closed while the file was read. */
+  if (!self->quality_panel)
+    return;
+
+  if (truth && !v)
+    g_set_error_literal (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                         "open a volume first");
+  else if (truth && (truth->nz != v->nz || truth->ny != v->ny || truth->nx != v->nx))
+    g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                 "the ground truth is %u×%u×%u (z×y×x) but the volume is %u×%u×%u", truth->nz,
+                 truth->ny, truth->nx, v->nz, v->ny, v->nx);
+  if (error)
+    {
+      sv_window_show_error (self, "Cannot use this ground truth", error);
+      return;
+    }
+  /* The worker borrows the truth: a new one needs a new worker. */
+  sv_window_quality_stop (self);
+  g_clear_pointer (&self->truth, sv_labels_free);
+  self->truth = g_steal_pointer (&truth);
+  g_free (self->truth_path);
+  self->truth_path = g_steal_pointer (&path);
+  g_clear_pointer (&self->quality, sv_quality_unref);
+  /* The pinned result's numbers against the new truth too (the worker
+   * computes them first). */
+  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  sv_window_quality_start (self);
+  update_panel (self);
+  gtk_notebook_set_current_page (
+      self->side_notebook,
+      gtk_notebook_page_num (self->side_notebook, GTK_WIDGET (self->quality_panel)));
+}
+
+gboolean
+sv_window_open_ground_truth (SvWindow *self, GFile *file)
+{
+  g_autoptr (GTask) task = NULL;
+  char *path;
+
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  path = g_file_get_path (file);
+  if (!path)
+    {
+      g_autoptr (GError) error = g_error_new_literal (SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                                                      "the ground truth is not a local file");
+      sv_window_show_error (self, "Cannot open the ground truth", error);
+      return FALSE;
+    }
+  task = g_task_new (self, NULL, truth_read_cb, NULL);
+  g_task_set_task_data (task, path, g_free);
+  g_task_run_in_thread (task, read_truth_thread);
+  return TRUE;
+}
+
+static void
+truth_chosen (SvWindow *self, GFile *file, gpointer data)
+{
+  sv_window_open_ground_truth (self, file);
+}
+
+static void
+open_truth_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  static const char *const patterns[] = { "*.tif", "*.tiff", NULL };
+
+  sv_window_choose_file (SV_WINDOW (widget), "Open Ground Truth", FALSE,
+                         "Label TIFFs (one value per segment)", patterns, NULL, truth_chosen, NULL);
+}
+
+gboolean
+sv_window_has_ground_truth (SvWindow *self)
+{
+  return self->truth != NULL;
+}
+
+/* ---- compare ---- */
+
+void
+sv_window_pin (SvWindow *self)
+{
+  g_return_if_fail (SV_IS_WINDOW (self));
+  if (!self->result || self->result->preview_factor > 1)
+    {
+      sv_window_show_toast (self, "nothing to pin: wait for the exact result");
+      return;
+    }
+  g_clear_pointer (&self->pinned, sv_job_result_unref);
+  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  self->pinned = sv_job_result_ref (self->result);
+  if (self->quality && self->quality->generation == self->pinned->generation)
+    self->pinned_quality = sv_quality_ref (self->quality);
+  self->showing_pinned = FALSE;
+  if (self->quality_worker)
+    sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
+  sv_window_show_toast (self, "pinned: C flips between the pinned and the live labels");
+  update_panel (self);
+}
+
+void
+sv_window_flip_pinned (SvWindow *self)
+{
+  SvJobResult *shown;
+
+  g_return_if_fail (SV_IS_WINDOW (self));
+  if (!self->pinned)
+    {
+      sv_window_show_toast (self, "nothing pinned: P pins the labels shown");
+      return;
+    }
+  self->showing_pinned = !self->showing_pinned;
+  sv_window_show_toast (self, self->showing_pinned ? "pinned labels shown (C: the live ones)"
+                                                   : "live labels shown (C: the pinned ones)");
+  shown = sv_window_shown_result (self);
+  for (guint i = 0; i < 3; i++)
+    sv_slice_view_set_result (sv_window_view (self, i), shown);
+  update_panel (self);
+  sv_window_update_selection (self);
+}
+
+gboolean
+sv_window_get_showing_pinned (SvWindow *self)
+{
+  return self->showing_pinned && self->pinned;
+}
+
+static void
+pin_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  sv_window_pin (SV_WINDOW (widget));
+}
+
+static void
+flip_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  sv_window_flip_pinned (SV_WINDOW (widget));
+}
+
+SvQualityPanel *
+sv_window_get_quality_panel (SvWindow *self)
+{
+  return self->quality_panel;
+}
+
+void
+sv_window_class_add_quality_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, quality_panel);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, side_notebook);
+  gtk_widget_class_install_action (widget_class, "win.open-truth", NULL, open_truth_action);
+  gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_action);
+  gtk_widget_class_install_action (widget_class, "win.flip-pinned", NULL, flip_action);
+}
