@@ -580,6 +580,7 @@ main (int argc, char **argv)
 {
   double seconds = 4.0, drag_seconds = 3.0;
   int size = 128, mem_size = 512, trials = 5, mem_iters = 3, live_size = 256;
+  gboolean orthogonal = FALSE;
   g_autofree char *backend = NULL;
   GOptionEntry entries[] = {
     { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &seconds, "Slider drive time (default 4)", "S" },
@@ -591,6 +592,8 @@ main (int argc, char **argv)
       "N" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default), cuda or auto", "NAME" },
     { "drag-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &drag_seconds, "Live drag time (default 3)", "S" },
+    { "orthogonal", 0, 0, G_OPTION_ARG_NONE, &orthogonal,
+      "The orthogonal layout: XY, XZ, YZ and the 3D view", NULL },
     { "live-size", 0, 0, G_OPTION_ARG_INT, &live_size,
       "Volume edge for the second live drag, 0 to skip (256)", "N" },
     { NULL },
@@ -627,6 +630,8 @@ main (int argc, char **argv)
   sv_application_register_backends ();
 
   b.window = SV_WINDOW (sv_window_new (NULL));
+  if (orthogonal)
+    g_object_set (b.window, "orthogonal", TRUE, NULL);
   b.view = sv_window_get_slice_view (b.window, SV_AXIS_XY);
   b.area = sv_slice_view_get_gl_area (b.view);
   gtk_window_present (GTK_WINDOW (b.window));
