@@ -13,7 +13,7 @@
 
 typedef struct
 {
-  SvVolume volume; /* shallow copy: data borrowed from the caller, unit not kept */
+  SvVolume volume;    /* shallow copy: data borrowed from the caller, unit not kept */
   const guint8 *mask; /* NULL or nz*ny*nx bytes, borrowed */
 
   SvPrepared *prepared; /* cache, valid for prepared_params */
@@ -160,8 +160,7 @@ cpu_snapshot_labels (SvBackend *backend, const SvSlicRun *run, gint32 *labels, G
 
   if (self->nearest == NULL)
     {
-      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                           "no run is going");
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA, "no run is going");
       return FALSE;
     }
   memcpy (labels, self->nearest, n_voxels (self) * sizeof (gint32));
@@ -183,9 +182,9 @@ cpu_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 m
                    "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n);
       return FALSE;
     }
-  *n_labels = sv_connectivity_enforce (self->nearest, self->volume.nz, self->volume.ny,
-                                       self->volume.nx, min_size, max_size,
-                                       run->params->start_label, self->labels);
+  *n_labels
+      = sv_connectivity_enforce (self->nearest, self->volume.nz, self->volume.ny, self->volume.nx,
+                                 min_size, max_size, run->params->start_label, self->labels);
   g_clear_pointer (&self->nearest, g_free);
   return TRUE;
 }

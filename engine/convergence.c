@@ -56,9 +56,9 @@ compare_step (Follow *f, guint i, gsize k)
           const float *a = f->centres_before + j * 3, *b = f->centres_after + j * 3;
           if (isnan (a[0]) || isnan (b[0]))
             continue;
-          moved += sqrt ((double)(a[0] - b[0]) * (a[0] - b[0])
-                         + (double)(a[1] - b[1]) * (a[1] - b[1])
-                         + (double)(a[2] - b[2]) * (a[2] - b[2]));
+          moved
+              += sqrt ((double)(a[0] - b[0]) * (a[0] - b[0]) + (double)(a[1] - b[1]) * (a[1] - b[1])
+                       + (double)(a[2] - b[2]) * (a[2] - b[2]));
         }
       f->c->changed[i - 1] = changed;
       f->c->moved[i - 1] = moved;

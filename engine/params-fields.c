@@ -11,12 +11,16 @@
 
 #include "supervox/sv-error.h"
 
-#define NUMBER(name, option, type, member, bound, min, max, arg, help)                              \
-  { name, option, type, offsetof (SvSlicParams, member), SV_PARAM_FLAG_NONE, bound, min, max, arg, \
-    help, NULL }
+#define NUMBER(name, option, type, member, bound, min, max, arg, help)                             \
+  {                                                                                                \
+    name, option, type, offsetof (SvSlicParams, member), SV_PARAM_FLAG_NONE, bound, min, max, arg, \
+        help, NULL                                                                                 \
+  }
 #define SWITCH(name, option, type, member, flags, help, help_no)                                   \
-  { name, option, type, offsetof (SvSlicParams, member), flags, SV_PARAM_BOUND_NONE, 0, 0, NULL,   \
-    help, help_no }
+  {                                                                                                \
+    name, option, type, offsetof (SvSlicParams, member), flags, SV_PARAM_BOUND_NONE, 0, 0, NULL,   \
+        help, help_no                                                                              \
+  }
 
 static const SvParamField fields[] = {
   NUMBER ("n_segments", "n-segments", SV_PARAM_INT64, n_segments, SV_PARAM_BOUND_AT_LEAST, 1,
@@ -242,8 +246,7 @@ sv_slic_params_to_keyfile (const SvSlicParams *p, GKeyFile *kf, const char *grou
 }
 
 static gboolean
-read_field (SvSlicParams *p, GKeyFile *kf, const char *group, const SvParamField *f,
-            GError **error)
+read_field (SvSlicParams *p, GKeyFile *kf, const char *group, const SvParamField *f, GError **error)
 {
   GError *local = NULL;
   g_autofree double *list = NULL;
@@ -278,8 +281,7 @@ read_field (SvSlicParams *p, GKeyFile *kf, const char *group, const SvParamField
         }
       else if (local == NULL)
         g_set_error (&local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                     "key %s holds %" G_GSIZE_FORMAT " values: one or three (z, y, x)",
-                     f->name, n);
+                     "key %s holds %" G_GSIZE_FORMAT " values: one or three (z, y, x)", f->name, n);
       break;
     case SV_PARAM_TRIPLE:
       /* Anything but three values leaves the parameter as it was. */
@@ -402,8 +404,7 @@ parse_choice (const SvParamField *f, const char *option, const char *text, gint6
 }
 
 gboolean
-sv_slic_param_parse (const SvParamField *f, const char *text, SvSlicParams *params,
-                     GError **error)
+sv_slic_param_parse (const SvParamField *f, const char *text, SvSlicParams *params, GError **error)
 {
   g_autofree char *option = g_strconcat ("--", f->option, NULL);
   gint64 whole = 0;
@@ -413,9 +414,9 @@ sv_slic_param_parse (const SvParamField *f, const char *text, SvSlicParams *para
     {
     case SV_PARAM_INT64:
     case SV_PARAM_INT:
-      if (f->max == (gint64)f->min + 1 ? !parse_choice (f, option, text, &whole, error)
-                               : !sv_parse_int64 (option, text, (gint64)f->min, f->max,
-                                                  &whole, error))
+      if (f->max == (gint64)f->min + 1
+              ? !parse_choice (f, option, text, &whole, error)
+              : !sv_parse_int64 (option, text, (gint64)f->min, f->max, &whole, error))
         return FALSE;
       if (f->type == SV_PARAM_INT64)
         *MEMBER (params, f, gint64) = whole;

@@ -23,8 +23,7 @@ struct _SvIterationView
 static gint64
 now (SvBackend *backend)
 {
-  return backend->klass->clock != NULL ? backend->klass->clock (backend)
-                                        : g_get_monotonic_time ();
+  return backend->klass->clock != NULL ? backend->klass->clock (backend) : g_get_monotonic_time ();
 }
 
 static double
@@ -61,8 +60,7 @@ sv_iteration_view_get_labels (const SvIterationView *view, gint32 *labels, GErro
 }
 
 gboolean
-sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k,
-                               GError **error)
+sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k, GError **error)
 {
   SvBackend *backend = view->backend;
   g_autofree float *all = NULL;
@@ -194,8 +192,8 @@ run_stages (SvBackend *backend, const SvSlicParams *params, const SvRunControl *
 }
 
 gboolean
-sv__slic_pipeline_run (SvBackend *backend, const SvSlicParams *params,
-                       const SvRunControl *control, SvRunStats *stats, GError **error)
+sv__slic_pipeline_run (SvBackend *backend, const SvSlicParams *params, const SvRunControl *control,
+                       SvRunStats *stats, GError **error)
 {
   SvSlicParams run_params;
   SvSeeds seeds = { 0 };

@@ -84,9 +84,10 @@ parse_spacing (const char *option, const char *text, SvCliSlicRequest *r, GError
         return FALSE;
       if (r->n_spacing < 2)
         {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "%s expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s",
-                       option, text);
+          g_set_error (
+              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+              "%s expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s", option,
+              text);
           return FALSE;
         }
       for (guint i = 0; i < r->n_spacing; i++)

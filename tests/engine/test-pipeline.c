@@ -79,8 +79,7 @@ typedef struct
 } Snapshots;
 
 static void
-snapshot_cb (const SvIterationView *view, guint iteration, guint n_iterations,
-             gpointer user_data)
+snapshot_cb (const SvIterationView *view, guint iteration, guint n_iterations, gpointer user_data)
 {
   Snapshots *s = user_data;
   g_autoptr (GError) error = NULL;
@@ -95,8 +94,8 @@ snapshot_cb (const SvIterationView *view, guint iteration, guint n_iterations,
   g_assert_no_error (error);
   g_assert_true (sv_iteration_view_get_centres (view, NULL, &s->k[iteration - 1], &error));
   s->centres[iteration - 1] = g_new (float, s->k[iteration - 1] * 3);
-  g_assert_true (
-      sv_iteration_view_get_centres (view, s->centres[iteration - 1], &s->k[iteration - 1], &error));
+  g_assert_true (sv_iteration_view_get_centres (view, s->centres[iteration - 1],
+                                                &s->k[iteration - 1], &error));
   g_assert_no_error (error);
 }
 

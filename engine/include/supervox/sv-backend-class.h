@@ -22,12 +22,12 @@ typedef struct
 {
   const SvSlicParams *params; /* the teaching rule already applied */
   const SvSeeds *seeds;
-  SvSlicContext ctx;          /* ctx.ignore_colour is set per pass */
-  SvClusters clusters;        /* the seeds at start; the final ones after read_clusters */
-  guint pass;                 /* 0 …; maskSLIC's spatial-only pass is 0 of 2 */
+  SvSlicContext ctx;   /* ctx.ignore_colour is set per pass */
+  SvClusters clusters; /* the seeds at start; the final ones after read_clusters */
+  guint pass;          /* 0 …; maskSLIC's spatial-only pass is 0 of 2 */
   guint n_passes;
-  guint iteration;            /* iterations done so far, all passes counted */
-  GCancellable *cancellable;  /* the run's (may be NULL), for stages that wait */
+  guint iteration;           /* iterations done so far, all passes counted */
+  GCancellable *cancellable; /* the run's (may be NULL), for stages that wait */
 } SvSlicRun;
 
 struct _SvBackendClass
@@ -67,8 +67,8 @@ struct _SvBackendClass
                                  GError **error);
   /* Connectivity on the labels with the pipeline's sizes; *n_labels
    * receives the number of final labels. */
-  gboolean (*connect) (SvBackend *backend, const SvSlicRun *run, gint64 min_size,
-                       gint64 max_size, gint64 *n_labels, GError **error);
+  gboolean (*connect) (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 max_size,
+                       gint64 *n_labels, GError **error);
   /* Without connectivity: the number of distinct labels (background out). */
   gboolean (*count_labels) (SvBackend *backend, const SvSlicRun *run, gint64 *n_labels,
                             GError **error);

@@ -43,7 +43,7 @@ typedef struct
   gsize n_labels;
   gsize n_clusters;
   guint iterations;
-  const char *backend;      /* "cpu", "cuda" */
+  const char *backend; /* "cpu", "cuda" */
   /* How the run held the volume: "in-memory" or "streaming" (z-slabs from
    * the file); NULL leaves out these keys (the window). */
   const char *mode;
@@ -54,8 +54,8 @@ typedef struct
   int threads;
   double seconds[SV_SIDECAR_N_STAGES];
   const SvSlicParams *params;
-  const char *command;      /* the supervox-cli line that reproduces the labels */
-  const char *program;      /* NULL: not written; else who wrote it ("supervox") */
+  const char *command; /* the supervox-cli line that reproduces the labels */
+  const char *program; /* NULL: not written; else who wrote it ("supervox") */
 } SvSidecar;
 
 /* What a supervox-cli slic line that reproduces some labels names. */
@@ -63,7 +63,7 @@ typedef struct
 {
   const char *input;
   const char *output;
-  const char *mask;        /* NULL: none */
+  const char *mask; /* NULL: none */
   const SvSlicParams *params;
   int channel;             /* < 0: all channels (no option) */
   const char *compression; /* NULL: no option */
