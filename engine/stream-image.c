@@ -124,7 +124,7 @@ scan_range (SvStreamImage *img, GError **error)
             }
         }
     }
-  if (!sv__stream_agree (img->ranks, ok, error))
+  if (!sv_stream_ranks_agree (img->ranks, ok, error))
     return FALSE;
   scan = (RangeScan){ min, max, any_in, (gint64)n_nan, (gint64)n_inf,
                       first_bad == G_MAXSIZE ? G_MAXINT64 : (gint64)first_bad };
@@ -229,7 +229,7 @@ scan_max_abs (SvStreamImage *img, GError **error)
             max_abs = MAX (max_abs, fabsf (data[i * nc + c]));
         }
     }
-  if (!sv__stream_agree (img->ranks, ok, error))
+  if (!sv_stream_ranks_agree (img->ranks, ok, error))
     return FALSE;
   /* |values| are never −0, so the maximum does not depend on the order. */
   if (img->ranks != NULL && img->ranks->n_ranks > 1)
@@ -333,13 +333,13 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
                                      (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
       ok = img->prepared != NULL;
     }
-  if (!sv__stream_agree (ranks, ok, error) || !scan_statistics (img, error))
+  if (!sv_stream_ranks_agree (ranks, ok, error) || !scan_statistics (img, error))
     return FALSE;
   /* The iterations' slabs: from the smoothed image on disk without a halo,
    * or from the file (no smoothing, so no halo either). */
   if (max_depth != scan_depth)
     ok = alloc_buffers (img, max_depth, 0, img->prepared == NULL, error);
-  return sv__stream_agree (ranks, ok, error);
+  return sv_stream_ranks_agree (ranks, ok, error);
 }
 
 void

@@ -129,11 +129,6 @@ gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, gu
 
 /* ---- several processes (stream-ranks.c) --------------------------------- */
 
-/* A step boundary: `ok` is this rank's outcome (with `error` set when
- * FALSE). Returns TRUE when every rank succeeded; otherwise every rank
- * gets the first failed rank's error. Without ranks it returns ok. */
-gboolean sv__stream_agree (const SvStreamRanks *ranks, gboolean ok, GError **error);
-
 /* Hands every rank's labels (its slices of the nz-slice spill file) to
  * rank 0's spill file, `depth` slices per message through `buffer`, then
  * agrees. Without ranks it does nothing. */

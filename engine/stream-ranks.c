@@ -21,7 +21,7 @@ sv_stream_rank_range (guint nz, guint rank, guint n_ranks, guint *z0, guint *z1)
 }
 
 gboolean
-sv__stream_agree (const SvStreamRanks *ranks, gboolean ok, GError **error)
+sv_stream_ranks_agree (const SvStreamRanks *ranks, gboolean ok, GError **error)
 {
   g_autoptr (GError) combined = NULL;
 
@@ -94,5 +94,5 @@ sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz, 
   if (ok == FALSE && error != NULL && *error == NULL)
     g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
                  "a rank could not send its labels");
-  return sv__stream_agree (ranks, ok, error);
+  return sv_stream_ranks_agree (ranks, ok, error);
 }

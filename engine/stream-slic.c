@@ -84,7 +84,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
                                       run->nearest, sums, error)
            && (!(keep || slic_zero) || sv__spill_write (run->spill, z0, z1, run->nearest, error));
     }
-  if (!sv__stream_agree (run->ranks, ok, error))
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   /* Ranks that summed other slabs add their sums here: exact integers, so
    * the centres do not depend on how the volume was cut. */
@@ -103,7 +103,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
            && run->steps->raise_maxima (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
                                         run->nearest, error);
     }
-  if (!sv__stream_agree (run->ranks, ok, error))
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   /* The maxima start at 1 and only rise: the largest is the same whichever
    * rank saw it. */
@@ -201,7 +201,7 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
         }
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
-  if (!sv__stream_agree (run->ranks, ok, error))
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   if (run->ranks != NULL && run->ranks->n_ranks > 1)
     combine_summaries (run->ranks, sum, zmin, zmax, k);
@@ -388,7 +388,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   read_options.channel = options->channel;
   read_options.n_threads = options->n_threads;
   reader = sv_tiff_slab_reader_open (input, &read_options, error);
-  if (!sv__stream_agree (options->ranks, reader != NULL, error))
+  if (!sv_stream_ranks_agree (options->ranks, reader != NULL, error))
     return FALSE;
   info = sv_tiff_slab_reader_info (reader);
   run.params = params;
@@ -428,7 +428,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   t1 = g_get_monotonic_time ();
   stats->seconds_prepare = (double)(t1 - t0) / G_USEC_PER_SEC;
 
-  if (!sv__stream_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error), error))
+  if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error), error))
     goto out;
 
   n_passes = mask != NULL ? 2 : 1;
@@ -462,7 +462,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     ok = TRUE;
   else
     ok = run_write_labels (&run, output, info->spacing, info->unit, &summary, stats, report, error);
-  ok = sv__stream_agree (run.ranks, ok, error);
+  ok = sv_stream_ranks_agree (run.ranks, ok, error);
   if (ok)
     {
       stats->seconds_connect = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;

@@ -48,6 +48,11 @@ typedef struct
  * order, as even as nz allows (empty when nz < n_ranks). */
 void sv_stream_rank_range (guint nz, guint rank, guint n_ranks, guint *z0, guint *z1);
 
+/* A step boundary: `ok` is this rank's outcome (with `error` set when
+ * FALSE). Returns TRUE when every rank succeeded; otherwise every rank
+ * gets the first failed rank's error. With ranks NULL it returns ok. */
+gboolean sv_stream_ranks_agree (const SvStreamRanks *ranks, gboolean ok, GError **error);
+
 typedef struct
 {
   int channel;          /* −1: every channel, else only this one */

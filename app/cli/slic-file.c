@@ -430,6 +430,12 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
       sv_json_writer_key (w, "connectivity_window");
       sv_json_writer_int (w, file->connect_window);
     }
+  if (ctx->ranks != NULL)
+    {
+      /* The z range was split across this many MPI ranks. */
+      sv_json_writer_key (w, "mpi_ranks");
+      sv_json_writer_int (w, ctx->ranks->n_ranks);
+    }
   sv_json_writer_key (w, "threads");
   sv_json_writer_int (w, ctx->request->n_threads);
   sv_json_writer_key (w, "seconds");

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "io.h"
 #include "params.h"
+#include "stream.h"
 #include "volume.h"
 
 G_BEGIN_DECLS
@@ -51,6 +52,7 @@ typedef struct
 
   guint64 memory_limit; /* --memory-limit in bytes; 0: what the system has free */
   guint slab_depth;     /* --slab-depth: stream in slabs of this many slices; 0: decide */
+  const SvStreamRanks *ranks; /* under mpirun: every file streams across the ranks */
 
   SvBackend *backend;  /* one for the whole batch */
   gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
