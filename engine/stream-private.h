@@ -25,10 +25,10 @@ typedef struct _SvSpill SvSpill;
  * the whole-volume filter exactly because its axes are separable. */
 typedef struct
 {
-  SvTiffSlabReader *reader; /* borrowed */
+  SvTiffSlabReader *reader;   /* borrowed */
   const SvStreamRanks *ranks; /* borrowed; NULL: one process */
   guint z_begin, z_end;       /* the slices this rank prepares */
-  const guint8 *mask;       /* borrowed; NULL or nz·ny·nx bytes */
+  const guint8 *mask;         /* borrowed; NULL or nz·ny·nx bytes */
   guint nz, ny, nx, nc;
   gboolean lab;
   float sigma[3];

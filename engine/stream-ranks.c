@@ -42,8 +42,8 @@ sv_stream_ranks_agree (const SvStreamRanks *ranks, gboolean ok, GError **error)
  * file; after a failure it goes on receiving (and dropping) so that no
  * sender is left blocked. */
 static gboolean
-receive_range (const SvStreamRanks *ranks, guint r, SvSpill *spill, guint z0, guint z1,
-               gsize plane, gint32 *buffer, guint depth, gboolean ok, GError **error)
+receive_range (const SvStreamRanks *ranks, guint r, SvSpill *spill, guint z0, guint z1, gsize plane,
+               gint32 *buffer, guint depth, gboolean ok, GError **error)
 {
   for (guint a = z0; a < z1; a += depth)
     {
@@ -92,7 +92,6 @@ sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz, 
         }
     }
   if (ok == FALSE && error != NULL && *error == NULL)
-    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
-                 "a rank could not send its labels");
+    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "a rank could not send its labels");
   return sv_stream_ranks_agree (ranks, ok, error);
 }

@@ -124,8 +124,7 @@ typedef struct
 /* The ranks' label summaries (each over its own slices) as one over the
  * whole volume; zmin and zmax hold k extents. */
 static void
-combine_summaries (const SvStreamRanks *ranks, LabelSummary *sum, guint *zmin, guint *zmax,
-                   gsize k)
+combine_summaries (const SvStreamRanks *ranks, LabelSummary *sum, guint *zmin, guint *zmax, gsize k)
 {
   g_autofree gint64 *extents = g_new (gint64, 2 * MAX (k, 1) + 2);
 
@@ -178,8 +177,8 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
         for (gsize i = 0; i < n; i++)
           run->nearest[i] = -1;
       else if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
-               || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0,
-                                                z1, run->nearest, error))
+               || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0, z1,
+                                                run->nearest, error))
         {
           ok = FALSE;
           break;
@@ -279,10 +278,9 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
       sv_connectivity_sizes (summary->n_in, run->clusters.k, params->min_size_factor,
                              params->max_size_factor, &min_size, &max_size);
       report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
-      n_labels = sv__stream_connectivity (run->spill, run->nz, run->ny, run->nx,
-                                          report->connect_window, min_size, max_size,
-                                          params->start_label, writer, run->depth,
-                                          options->cancellable, error);
+      n_labels = sv__stream_connectivity (
+          run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
+          params->start_label, writer, run->depth, options->cancellable, error);
       if (n_labels < 0)
         return FALSE;
       stats->n_labels = (gsize)n_labels;
@@ -428,7 +426,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   t1 = g_get_monotonic_time ();
   stats->seconds_prepare = (double)(t1 - t0) / G_USEC_PER_SEC;
 
-  if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error), error))
+  if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error),
+                              error))
     goto out;
 
   n_passes = mask != NULL ? 2 : 1;

@@ -65,7 +65,7 @@ typedef struct
   const char *label_unit;      /* with label_spacing; may be NULL */
   SvProgressFunc progress;     /* may be NULL */
   gpointer user_data;
-  GCancellable *cancellable; /* may be NULL */
+  GCancellable *cancellable;  /* may be NULL */
   const SvStreamRanks *ranks; /* NULL: one process; else only rank 0 writes `output` */
 } SvStreamOptions;
 

@@ -122,7 +122,8 @@ parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
           if (r->n_spacing < 2)
             {
               g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "--spacing expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s",
+                           "--spacing expects z,y,x (or y,x for a 2D image), 'file' or "
+                           "'file-relative', got %s",
                            o->spacing);
               return FALSE;
             }
@@ -319,8 +320,7 @@ run_slic (SlicOptions *o)
   if (sv_cli_mpi_active ())
     status = sv_cli_slic_mpi_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, o->json);
   else
-    status
-        = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
+    status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);
   return status;
 }

@@ -63,16 +63,16 @@ static void
 mpi_sum_int64 (gpointer self, gint64 *values, gsize n)
 {
   for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
-    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS),
-                   MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT64_T,
+                   MPI_SUM, MPI_COMM_WORLD);
 }
 
 static void
 mpi_max_int64 (gpointer self, gint64 *values, gsize n)
 {
   for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
-    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS),
-                   MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT64_T,
+                   MPI_MAX, MPI_COMM_WORLD);
 }
 
 static void

@@ -178,9 +178,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.slab_depth = ctx->slab_depth;
   /* The limit is for the whole process: what it holds already (code,
    * the mask, buffers) is not there for slabs. */
-  options.memory_limit = file->memory_limit > sv_cli_peak_memory ()
-                             ? file->memory_limit - sv_cli_peak_memory ()
-                             : 1;
+  options.memory_limit
+      = file->memory_limit > sv_cli_peak_memory () ? file->memory_limit - sv_cli_peak_memory () : 1;
   options.write_options = ctx->write_options;
   options.write_options.n_threads = ctx->request->n_threads;
   /* As the in-memory path writes them: the run's spacing when given. */

@@ -87,8 +87,16 @@ run_slic (Fixture *f, guint n_ranks, const char *in, const char *out, const char
   /* CI runs as root, which OpenMPI refuses unless told. */
   env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT", "1", TRUE);
   env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", TRUE);
-  g_spawn_sync (f->dir, (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out,
-                &r.err, &wait_status, &error);
+  /* Under the sanitizer build, OpenMPI's own allocations outlive
+   * MPI_Finalize; our leaks are checked by the single-process runs. */
+  if (n_ranks > 0 && g_environ_getenv (env, "ASAN_OPTIONS") != NULL)
+    {
+      g_autofree char *asan
+          = g_strconcat (g_environ_getenv (env, "ASAN_OPTIONS"), ":detect_leaks=0", NULL);
+      env = g_environ_setenv (env, "ASAN_OPTIONS", asan, TRUE);
+    }
+  g_spawn_sync (f->dir, (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err,
+                &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
   r.status = WEXITSTATUS (wait_status);
@@ -330,8 +338,8 @@ main (int argc, char **argv)
               test_sample_type, fixture_teardown);
   g_test_add ("/cli/mpi/identical/uint16", Fixture, GINT_TO_POINTER (SV_SAMPLE_U16), fixture_setup,
               test_sample_type, fixture_teardown);
-  g_test_add ("/cli/mpi/identical/float32", Fixture, GINT_TO_POINTER (SV_SAMPLE_F32),
-              fixture_setup, test_sample_type, fixture_teardown);
+  g_test_add ("/cli/mpi/identical/float32", Fixture, GINT_TO_POINTER (SV_SAMPLE_F32), fixture_setup,
+              test_sample_type, fixture_teardown);
   ADD ("/cli/mpi/identical/mask", test_mask);
   ADD ("/cli/mpi/identical/fewer-slices-than-ranks", test_fewer_slices_than_ranks);
   ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
