@@ -9,8 +9,6 @@
 
 #include "stream-private.h"
 
-#include "error.h"
-
 void
 sv_stream_rank_range (guint nz, guint rank, guint n_ranks, guint *z0, guint *z1)
 {
@@ -91,7 +89,5 @@ sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz, 
           ranks->send_labels (ranks->self, buffer, (gsize)(b - a) * plane, TRUE);
         }
     }
-  if (ok == FALSE && error != NULL && *error == NULL)
-    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "a rank could not send its labels");
   return sv_stream_ranks_agree (ranks, ok, error);
 }

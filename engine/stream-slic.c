@@ -414,6 +414,17 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                                                               options->memory_limit);
   }
 
+  /* Ranks size their slabs from their own free memory; they take the
+   * smallest, so that the labels they hand over come in the same slabs. */
+  if (run.ranks != NULL && run.ranks->n_ranks > 1)
+    {
+      gint64 depths[2] = { -(gint64)run.depth, -(gint64)scan_depth };
+
+      run.ranks->max_int64 (run.ranks->self, depths, 2);
+      run.depth = (guint)-depths[0];
+      scan_depth = (guint)-depths[1];
+    }
+
   if (!sv__stream_image_init (&run.image, reader, mask, params, scan_depth, run.depth,
                               options->n_threads, output, options->ranks, error))
     goto out;
