@@ -126,9 +126,13 @@ scan_range (SvStreamImage *img, GError **error)
     }
   if (!sv_stream_ranks_agree (img->ranks, ok, error))
     return FALSE;
-  scan = (RangeScan){ min,           max,
-                      any_in,        (gint64)n_nan,
-                      (gint64)n_inf, first_bad == G_MAXSIZE ? G_MAXINT64 : (gint64)first_bad };
+  memset (&scan, 0, sizeof scan);
+  scan.min = min;
+  scan.max = max;
+  scan.any_in = any_in;
+  scan.n_nan = (gint64)n_nan;
+  scan.n_inf = (gint64)n_inf;
+  scan.first_bad = first_bad == G_MAXSIZE ? G_MAXINT64 : (gint64)first_bad;
   combine_range_scans (img->ranks, &scan);
   img->passes++;
   if (scan.n_nan + scan.n_inf > 0)
