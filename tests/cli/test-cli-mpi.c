@@ -327,6 +327,37 @@ test_failing_rank (Fixture *f, gconstpointer data)
     g_assert_cmpstr (name, ==, "in.tif");
 }
 
+/* A NaN in the last rank's slices: the ranks' counts and first position
+ * add up to the single process's message. */
+static void
+test_non_finite (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (9, 12, 14);
+  g_autofree char *in = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *out = path_in (f, "ranks.tif");
+  Result one, ranks;
+
+  if (skip_without_mpi ())
+    return;
+  v->data[(gsize)7 * 12 * 14 + 5] = NAN;
+  v->data[(gsize)8 * 12 * 14 + 3] = INFINITY;
+  v->data[(gsize)1 * 12 * 14 + 30] = NAN;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
+  one = run_slic (f, 0, in, "one.tif", "--n-segments 10 --slab-depth 2");
+  ranks = run_slic (f, 3, in, out, "--n-segments 10");
+  g_test_message ("one: %s\nranks: %s", one.err, ranks.err);
+  g_assert_cmpint (one.status, ==, 1);
+  g_assert_cmpint (ranks.status, !=, 0);
+  g_assert_true (g_str_has_prefix (one.err, "supervox-cli: "));
+  expected = g_strndup (one.err + strlen ("supervox-cli: "),
+                        strcspn (one.err + strlen ("supervox-cli: "), "\n"));
+  g_assert_nonnull (strstr (ranks.err, expected));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  result_clear (&one);
+  result_clear (&ranks);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,6 +374,7 @@ main (int argc, char **argv)
   ADD ("/cli/mpi/identical/mask", test_mask);
   ADD ("/cli/mpi/identical/fewer-slices-than-ranks", test_fewer_slices_than_ranks);
   ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
+  ADD ("/cli/mpi/fails-cleanly/non-finite", test_non_finite);
 #undef ADD
   return g_test_run ();
 }
