@@ -327,6 +327,74 @@ test_failing_rank (Fixture *f, gconstpointer data)
     g_assert_cmpstr (name, ==, "in.tif");
 }
 
+/* mpirun's MPMD form gives the last of 3 ranks other arguments: a mask
+ * that does not exist or a bad option, so that it stops before the ranks
+ * first meet, or an input that does not exist, so that it stops at the
+ * file. Ranks 0 and 1 must not wait for it. */
+static void
+test_rank_stops_early (Fixture *f, gconstpointer data)
+{
+  static const char *const variants[][2] = {
+    { "--mask", "missing-mask.tif" },
+    { "--n-segments", "-3" },
+  };
+  g_autoptr (SvVolume) v = make_volume (6, 12, 14);
+  g_autofree char *in = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  for (guint i = 0; i < G_N_ELEMENTS (variants) + 1; i++)
+    {
+      g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "OMPI_ALLOW_RUN_AS_ROOT", "1", TRUE);
+      const char *last_in = i < G_N_ELEMENTS (variants) ? in : "missing.tif";
+      const char *opt = i < G_N_ELEMENTS (variants) ? variants[i][0] : "--n-segments";
+      const char *value = i < G_N_ELEMENTS (variants) ? variants[i][1] : "10";
+      const char *argv[] = { "timeout",
+                             "--kill-after=10",
+                             "240",
+                             mpirun_path,
+                             "--oversubscribe",
+                             "-np",
+                             "2",
+                             cli_path,
+                             "slic",
+                             in,
+                             "-o",
+                             "out.tif",
+                             "--n-segments",
+                             "10",
+                             ":",
+                             "-np",
+                             "1",
+                             cli_path,
+                             "slic",
+                             last_in,
+                             "-o",
+                             "out.tif",
+                             opt,
+                             value,
+                             NULL };
+      g_autoptr (GError) error = NULL;
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autofree char *output = path_in (f, "out.tif");
+      int wait_status = 0;
+
+      env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", TRUE);
+      g_spawn_sync (f->dir, (char **)argv, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                    &wait_status, &error);
+      g_assert_no_error (error);
+      g_test_message ("%s %s on rank 2: %s", opt, value, err);
+      g_assert_true (WIFEXITED (wait_status));
+      g_assert_cmpint (WEXITSTATUS (wait_status), !=, 0);
+      g_assert_cmpint (WEXITSTATUS (wait_status), !=, 124);
+      g_assert_true (g_str_has_prefix (err, "supervox-cli: rank 2: "));
+      g_assert_nonnull (strstr (err, i == 0 ? "missing-mask.tif" : i == 1 ? "-3" : "missing.tif"));
+      g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+    }
+}
+
 /* A NaN in the last rank's slices: the ranks' counts and first position
  * add up to the single process's message. */
 static void
@@ -375,6 +443,7 @@ main (int argc, char **argv)
   ADD ("/cli/mpi/identical/fewer-slices-than-ranks", test_fewer_slices_than_ranks);
   ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
   ADD ("/cli/mpi/fails-cleanly/non-finite", test_non_finite);
+  ADD ("/cli/mpi/fails-cleanly/rank-stops-early", test_rank_stops_early);
 #undef ADD
   return g_test_run ();
 }
