@@ -68,6 +68,12 @@ sv_sidecar_to_json (const SvSidecar *sc)
           sv_json_writer_key (w, "connectivity_window");
           sv_json_writer_int (w, sc->connectivity_window);
         }
+      if (sc->mpi_ranks > 0)
+        {
+          /* The z range was split across this many MPI ranks. */
+          sv_json_writer_key (w, "mpi_ranks");
+          sv_json_writer_int (w, sc->mpi_ranks);
+        }
     }
   sv_json_writer_key (w, "threads");
   sv_json_writer_int (w, sc->threads);

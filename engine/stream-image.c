@@ -41,6 +41,38 @@ read_float (SvStreamImage *img, guint a, guint b, GError **error)
   return TRUE;
 }
 
+/* What the first statistics pass learns about a run of slices. */
+typedef struct
+{
+  float min, max;
+  gint32 any_in;
+  gint64 n_nan, n_inf, first_bad; /* first_bad: G_MAXINT64 when none */
+} RangeScan;
+
+/* The ranks' scans folded in z order with the operations of one pass:
+ * MIN and MAX keep the later of equal values (which tells −0 from +0), so
+ * the fold gives what one pass over all slices gives. */
+static void
+combine_range_scans (const SvStreamRanks *ranks, RangeScan *scan)
+{
+  g_autofree RangeScan *all = NULL;
+
+  if (ranks == NULL || ranks->n_ranks <= 1)
+    return;
+  all = g_new (RangeScan, ranks->n_ranks);
+  ranks->gather (ranks->self, scan, sizeof *scan, all);
+  *scan = (RangeScan){ INFINITY, -INFINITY, FALSE, 0, 0, G_MAXINT64 };
+  for (guint r = 0; r < ranks->n_ranks; r++)
+    {
+      scan->min = MIN (scan->min, all[r].min);
+      scan->max = MAX (scan->max, all[r].max);
+      scan->any_in |= all[r].any_in;
+      scan->n_nan += all[r].n_nan;
+      scan->n_inf += all[r].n_inf;
+      scan->first_bad = MIN (scan->first_bad, all[r].first_bad);
+    }
+}
+
 /* The first statistics pass: prepare.c's scan_chunk over every slab. */
 static gboolean
 scan_range (SvStreamImage *img, GError **error)
@@ -48,16 +80,20 @@ scan_range (SvStreamImage *img, GError **error)
   const gsize plane = (gsize)img->ny * img->nx;
   const guint nc = img->nc;
   float min = INFINITY, max = -INFINITY;
-  gboolean any_in = FALSE;
+  gboolean any_in = FALSE, ok = TRUE;
   gsize n_nan = 0, n_inf = 0, first_bad = G_MAXSIZE;
+  RangeScan scan;
 
-  for (guint z0 = 0; z0 < img->nz; z0 += img->max_depth)
+  for (guint z0 = img->z_begin; ok && z0 < img->z_end; z0 += img->max_depth)
     {
-      guint z1 = MIN (z0 + img->max_depth, img->nz);
+      guint z1 = MIN (z0 + img->max_depth, img->z_end);
       gsize first = (gsize)z0 * plane, end = (gsize)z1 * plane;
 
       if (!read_float (img, z0, z1, error))
-        return FALSE;
+        {
+          ok = FALSE;
+          break;
+        }
       for (gsize i = first; i < end; i++)
         {
           const float *px = img->work + (i - first) * nc;
@@ -88,19 +124,30 @@ scan_range (SvStreamImage *img, GError **error)
             }
         }
     }
+  if (!sv_stream_ranks_agree (img->ranks, ok, error))
+    return FALSE;
+  memset (&scan, 0, sizeof scan);
+  scan.min = min;
+  scan.max = max;
+  scan.any_in = any_in;
+  scan.n_nan = (gint64)n_nan;
+  scan.n_inf = (gint64)n_inf;
+  scan.first_bad = first_bad == G_MAXSIZE ? G_MAXINT64 : (gint64)first_bad;
+  combine_range_scans (img->ranks, &scan);
   img->passes++;
-  if (n_nan + n_inf > 0)
+  if (scan.n_nan + scan.n_inf > 0)
     {
-      sv_set_non_finite_error (error, n_nan, n_inf, first_bad, img->ny, img->nx);
+      sv_set_non_finite_error (error, (gsize)scan.n_nan, (gsize)scan.n_inf, (gsize)scan.first_bad,
+                               img->ny, img->nx);
       return FALSE;
     }
   img->shift = 0.0f;
   img->scale = 1.0f;
   img->divide = FALSE;
-  if (any_in)
+  if (scan.any_in)
     {
-      img->shift = min;
-      img->scale = max - min;
+      img->shift = scan.min;
+      img->scale = scan.max - scan.min;
       img->divide = img->scale != 0.0f;
     }
   return TRUE;
@@ -166,16 +213,19 @@ scan_max_abs (SvStreamImage *img, GError **error)
   const gsize plane = (gsize)img->ny * img->nx;
   const guint nc = img->nc;
   float max_abs = 0.0f;
+  gboolean ok = TRUE;
 
-  for (guint z0 = 0; z0 < img->nz; z0 += img->max_depth)
+  for (guint z0 = img->z_begin; ok && z0 < img->z_end; z0 += img->max_depth)
     {
-      guint z1 = MIN (z0 + img->max_depth, img->nz);
+      guint z1 = MIN (z0 + img->max_depth, img->z_end);
       const float *data = sv__stream_image_slab (img, z0, z1, error);
 
-      if (data == NULL)
-        return FALSE;
-      if (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error))
-        return FALSE;
+      if (data == NULL
+          || (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error)))
+        {
+          ok = FALSE;
+          break;
+        }
       for (gsize i = 0; i < (gsize)(z1 - z0) * plane; i++)
         {
           if (img->mask != NULL && img->mask[(gsize)z0 * plane + i] == 0)
@@ -184,6 +234,11 @@ scan_max_abs (SvStreamImage *img, GError **error)
             max_abs = MAX (max_abs, fabsf (data[i * nc + c]));
         }
     }
+  if (!sv_stream_ranks_agree (img->ranks, ok, error))
+    return FALSE;
+  /* |values| are never −0, so the maximum does not depend on the order. */
+  if (img->ranks != NULL && img->ranks->n_ranks > 1)
+    img->ranks->max_float (img->ranks->self, &max_abs, 1);
   img->passes++;
   img->max_abs = max_abs;
   return TRUE;
@@ -240,12 +295,18 @@ scan_statistics (SvStreamImage *img, GError **error)
 gboolean
 sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
                        const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
-                       const char *beside, GError **error)
+                       const char *beside, const SvStreamRanks *ranks, GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+  gboolean ok = TRUE;
 
   memset (img, 0, sizeof *img);
   img->reader = reader;
+  img->ranks = ranks;
+  img->z_begin = 0;
+  img->z_end = info->nz;
+  if (ranks != NULL && ranks->n_ranks > 1)
+    sv_stream_rank_range (info->nz, ranks->rank, ranks->n_ranks, &img->z_begin, &img->z_end);
   img->mask = mask;
   img->nz = info->nz;
   img->ny = info->ny;
@@ -268,24 +329,22 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
   sv_slic_params_effective_sigma (params, img->sigma);
   img->halo = sv__stream_halo (img->sigma[0]);
 
-  if (!alloc_buffers (img, scan_depth, img->halo, TRUE, error))
-    return FALSE;
+  ok = alloc_buffers (img, scan_depth, img->halo, TRUE, error);
   /* Smoothing a slab costs more than reading it back: keep the prepared
    * image (4 bytes per value) on disk for the iterations. */
-  if (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0)
+  if (ok && (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0))
     {
       img->prepared = sv__spill_new (beside, "smoothed", img->nz,
                                      (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
-      if (img->prepared == NULL)
-        return FALSE;
+      ok = img->prepared != NULL;
     }
-  if (!scan_statistics (img, error))
+  if (!sv_stream_ranks_agree (ranks, ok, error) || !scan_statistics (img, error))
     return FALSE;
   /* The iterations' slabs: from the smoothed image on disk without a halo,
    * or from the file (no smoothing, so no halo either). */
   if (max_depth != scan_depth)
-    return alloc_buffers (img, max_depth, 0, img->prepared == NULL, error);
-  return TRUE;
+    ok = alloc_buffers (img, max_depth, 0, img->prepared == NULL, error);
+  return sv_stream_ranks_agree (ranks, ok, error);
 }
 
 void

@@ -9,6 +9,7 @@
 #include "supervox/sv-params.h"
 #include "supervox/sv-prepare.h"
 #include "supervox/sv-slic.h"
+#include "supervox/sv-stream.h"
 
 G_BEGIN_DECLS
 
@@ -24,8 +25,10 @@ typedef struct _SvSpill SvSpill;
  * the whole-volume filter exactly because its axes are separable. */
 typedef struct
 {
-  SvTiffSlabReader *reader; /* borrowed */
-  const guint8 *mask;       /* borrowed; NULL or nz·ny·nx bytes */
+  SvTiffSlabReader *reader;   /* borrowed */
+  const SvStreamRanks *ranks; /* borrowed; NULL: one process */
+  guint z_begin, z_end;       /* the slices this rank prepares */
+  const guint8 *mask;         /* borrowed; NULL or nz·ny·nx bytes */
   guint nz, ny, nx, nc;
   gboolean lab;
   float sigma[3];
@@ -51,10 +54,13 @@ typedef struct
  * slices, then sets up slabs of at most max_depth slices for the
  * iterations. With smoothing, the second pass keeps the prepared image in
  * a temporary file beside `beside`, which the iterations read without a
- * halo. Errors as sv_prepare's. */
+ * halo. With ranks, each rank passes over its own z range and the
+ * statistics are combined as one pass over the whole volume would make
+ * them. Errors as sv_prepare's. */
 gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
                                 const SvSlicParams *params, guint scan_depth, guint max_depth,
-                                int n_threads, const char *beside, GError **error);
+                                int n_threads, const char *beside, const SvStreamRanks *ranks,
+                                GError **error);
 void sv__stream_image_clear (SvStreamImage *img);
 /* Frees the slab buffers only. */
 void sv__stream_image_clear_buffers (SvStreamImage *img);
@@ -120,5 +126,13 @@ gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, gu
                                 gint64 min_size, gint64 max_size, int start_label,
                                 SvTiffLabelWriter *writer, guint out_depth,
                                 GCancellable *cancellable, GError **error);
+
+/* ---- several processes (stream-ranks.c) --------------------------------- */
+
+/* Hands every rank's labels (its slices of the nz-slice spill file) to
+ * rank 0's spill file, `depth` slices per message through `buffer`, then
+ * agrees. Without ranks it does nothing. */
+gboolean sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz,
+                                   gsize plane, gint32 *buffer, guint depth, GError **error);
 
 G_END_DECLS

@@ -7,7 +7,10 @@
  * for assignment: a voxel's cluster depends only on the centres and the
  * voxel. Assignments that are needed again (the last one, and SLIC-zero's)
  * go to a temporary file; so do the labels before connectivity, which then
- * runs over a window of slices (stream-connectivity.c). */
+ * runs over a window of slices (stream-connectivity.c). With several
+ * ranks (stream-ranks.c) each runs the slab steps over its own z range,
+ * the sums and maxima are combined after each pass, and rank 0 gathers
+ * the labels and runs connectivity over the whole volume. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "supervox/sv-stream.h"
@@ -50,9 +53,12 @@ typedef struct
   SvSlicContext ctx;
   const SvSlabSteps *steps;
   gpointer steps_self;
+  const SvStreamRanks *ranks; /* NULL: one process */
+  guint z_begin, z_end;       /* this rank's slices */
   SvClusters clusters;
   guint nz, ny, nx, nc, depth;
   gsize plane;
+  const char *output;
   gint32 *nearest; /* depth slices */
   SvSpill *spill;
 } Run;
@@ -65,33 +71,44 @@ run_iteration (Run *run, gboolean keep, GError **error)
   const gsize ns = 4 + run->nc;
   const gboolean slic_zero = run->ctx.slic_zero;
   g_autofree gint64 *sums = g_new0 (gint64, MAX (run->clusters.k, 1) * ns);
+  const gboolean several = run->ranks != NULL && run->ranks->n_ranks > 1;
+  gboolean ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error);
 
-  for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
+  for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
     {
-      guint z1 = MIN (z0 + run->depth, run->nz);
+      guint z1 = MIN (z0 + run->depth, run->z_end);
       const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
 
-      if (data == NULL
-          || !run->steps->assign_sum (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
-                                      run->nearest, sums, error))
-        return FALSE;
-      if ((keep || slic_zero) && !sv__spill_write (run->spill, z0, z1, run->nearest, error))
-        return FALSE;
+      ok = data != NULL
+           && run->steps->assign_sum (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
+                                      run->nearest, sums, error)
+           && (!(keep || slic_zero) || sv__spill_write (run->spill, z0, z1, run->nearest, error));
     }
-  /* Devices or ranks that summed other slabs add their sums here: exact
-   * integers, so the centres do not depend on how the volume was cut. */
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
+    return FALSE;
+  /* Ranks that summed other slabs add their sums here: exact integers, so
+   * the centres do not depend on how the volume was cut. */
+  if (several)
+    run->ranks->sum_int64 (run->ranks->self, sums, MAX (run->clusters.k, 1) * ns);
   sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
+  if (!slic_zero)
+    return TRUE;
 
-  for (guint z0 = 0; slic_zero && z0 < run->nz; z0 += run->depth)
+  for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
     {
-      guint z1 = MIN (z0 + run->depth, run->nz);
+      guint z1 = MIN (z0 + run->depth, run->z_end);
       const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
 
-      if (data == NULL || !sv__spill_read (run->spill, z0, z1, run->nearest, error)
-          || !run->steps->raise_maxima (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
-                                        run->nearest, error))
-        return FALSE;
+      ok = data != NULL && sv__spill_read (run->spill, z0, z1, run->nearest, error)
+           && run->steps->raise_maxima (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
+                                        run->nearest, error);
     }
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
+    return FALSE;
+  /* The maxima start at 1 and only rise: the largest is the same whichever
+   * rank saw it. */
+  if (several && run->clusters.k > 0)
+    run->ranks->max_float (run->ranks->self, run->clusters.max_dist_colour, run->clusters.k);
   return TRUE;
 }
 
@@ -104,6 +121,32 @@ typedef struct
   guint max_extent;  /* largest z extent of one label, in slices, minus one */
 } LabelSummary;
 
+/* The ranks' label summaries (each over its own slices) as one over the
+ * whole volume; zmin and zmax hold k extents. */
+static void
+combine_summaries (const SvStreamRanks *ranks, LabelSummary *sum, guint *zmin, guint *zmax, gsize k)
+{
+  g_autofree gint64 *extents = g_new (gint64, 2 * MAX (k, 1) + 2);
+
+  /* Minima as maxima of the negated values. */
+  for (gsize i = 0; i < k; i++)
+    {
+      extents[2 * i] = -(gint64)zmin[i];
+      extents[2 * i + 1] = zmax[i];
+    }
+  extents[2 * k] = sum->negative;
+  ranks->max_int64 (ranks->self, extents, 2 * k + 1);
+  for (gsize i = 0; i < k; i++)
+    {
+      zmin[i] = (guint)-extents[2 * i];
+      zmax[i] = (guint)extents[2 * i + 1];
+    }
+  sum->negative = extents[2 * k] != 0;
+  extents[0] = (gint64)sum->n_in;
+  ranks->sum_int64 (ranks->self, extents, 1);
+  sum->n_in = (gsize)extents[0];
+}
+
 /* The last assignment becomes labels: unreached voxels take the nearest
  * live centre, indices become labels; written back to the spill file. */
 static gboolean
@@ -114,26 +157,31 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
   g_autofree guint *zmin = g_new (guint, MAX (k, 1));
   g_autofree guint *zmax = g_new0 (guint, MAX (k, 1));
 
+  gboolean ok = TRUE;
+
   memset (sum, 0, sizeof *sum);
   for (gsize i = 0; i < k; i++)
     zmin[i] = G_MAXUINT;
-  for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
+  for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
     {
-      guint z1 = MIN (z0 + run->depth, run->nz);
+      guint z1 = MIN (z0 + run->depth, run->z_end);
       gsize n = (gsize)(z1 - z0) * run->plane;
 
       if (g_cancellable_set_error_if_cancelled (run->options->cancellable, error))
-        return FALSE;
+        {
+          ok = FALSE;
+          break;
+        }
 
       if (!iterated)
         for (gsize i = 0; i < n; i++)
           run->nearest[i] = -1;
-      else
+      else if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
+               || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0, z1,
+                                                run->nearest, error))
         {
-          if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
-              || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0, z1,
-                                               run->nearest, error))
-            return FALSE;
+          ok = FALSE;
+          break;
         }
       for (gsize i = 0; i < n; i++)
         {
@@ -150,9 +198,12 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
           run->nearest[i] = c < 0 ? start_label - 1 : c + start_label;
           sum->negative |= run->nearest[i] < 0;
         }
-      if (!sv__spill_write (run->spill, z0, z1, run->nearest, error))
-        return FALSE;
+      ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
+    return FALSE;
+  if (run->ranks != NULL && run->ranks->n_ranks > 1)
+    combine_summaries (run->ranks, sum, zmin, zmax, k);
   for (gsize i = 0; i < k; i++)
     if (zmin[i] != G_MAXUINT)
       {
@@ -174,6 +225,73 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
         return FALSE;
     }
   return TRUE;
+}
+
+/* Seeds, clusters, the slab's assignment and the labels' spill file. */
+static gboolean
+start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GError **error)
+{
+  const guint shape[3] = { run->nz, run->ny, run->nx };
+  const SvSlicParams *params = run->params;
+
+  if (run->mask != NULL ? !sv_seeds_mask (shape, run->mask, params->n_segments, seeds, error)
+                        : !sv_seeds_grid (shape, params->n_segments, seeds, error))
+    return FALSE;
+  if (!sv_clusters_init (&run->clusters, seeds, run->nc, error))
+    return FALSE;
+  sv_slic_context_init (&run->ctx, &run->view, run->mask, seeds, params, run->options->n_threads);
+  run->steps = &sv__slab_steps_cpu;
+  *nearest = run->nearest = g_try_new (gint32, (gsize)run->depth * run->plane);
+  *spill = run->spill
+      = sv__spill_new (run->output, "labels", run->nz, run->plane * sizeof (gint32), error);
+  if (*spill == NULL)
+    return FALSE;
+  if (*nearest == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the labels of %u slices", run->depth);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Connectivity (or a copy) from the spill file into the label file. */
+static gboolean
+run_write_labels (Run *run, const char *output, const double spacing[3], const char *unit,
+                  const LabelSummary *summary, SvRunStats *stats, SvStreamReport *report,
+                  GError **error)
+{
+  const SvStreamOptions *options = run->options;
+  const SvSlicParams *params = run->params;
+  g_autoptr (SvTiffLabelWriter) writer = NULL;
+
+  writer = sv_tiff_label_writer_new (
+      output, run->nz, run->ny, run->nx, summary->negative,
+      options->label_spacing != NULL ? options->label_spacing : spacing,
+      options->label_spacing != NULL ? options->label_unit : unit, &options->write_options, error);
+  if (writer == NULL)
+    return FALSE;
+  if (params->enforce_connectivity)
+    {
+      gint64 min_size, max_size, n_labels;
+
+      sv_connectivity_sizes (summary->n_in, run->clusters.k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
+      n_labels = sv__stream_connectivity (
+          run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
+          params->start_label, writer, run->depth, options->cancellable, error);
+      if (n_labels < 0)
+        return FALSE;
+      stats->n_labels = (gsize)n_labels;
+    }
+  else
+    {
+      if (!run_copy_labels (run, writer, error))
+        return FALSE;
+      stats->n_labels = (gsize)summary->n_distinct;
+    }
+  return sv_tiff_label_writer_finish (writer, error);
 }
 
 /* Slices per slab of the iterations that fit in `limit` bytes beside what
@@ -237,7 +355,6 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                     SvStreamReport *report, GError **error)
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
-  g_autoptr (SvTiffLabelWriter) writer = NULL;
   g_autoptr (SvSpill) spill = NULL;
   g_autofree gint32 *nearest = NULL;
   const SvTiffSlabInfo *info;
@@ -247,7 +364,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   SvStreamReport local_report = { 0 };
   LabelSummary summary;
   Run run = { 0 };
-  guint shape[3], n_passes, n_total, done = 0, scan_depth;
+  guint n_passes, n_total, done = 0, scan_depth;
   gint64 t0, t1, t2;
   gboolean ok = FALSE;
 
@@ -269,17 +386,22 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   read_options.channel = options->channel;
   read_options.n_threads = options->n_threads;
   reader = sv_tiff_slab_reader_open (input, &read_options, error);
-  if (reader == NULL)
+  if (!sv_stream_ranks_agree (options->ranks, reader != NULL, error))
     return FALSE;
   info = sv_tiff_slab_reader_info (reader);
   run.params = params;
   run.options = options;
+  run.output = output;
   run.mask = mask;
-  run.nz = shape[0] = info->nz;
-  run.ny = shape[1] = info->ny;
-  run.nx = shape[2] = info->nx;
+  run.nz = info->nz;
+  run.ny = info->ny;
+  run.nx = info->nx;
   run.nc = info->nc;
   run.plane = (gsize)info->ny * info->nx;
+  run.ranks = options->ranks;
+  run.z_end = run.nz;
+  if (run.ranks != NULL && run.ranks->n_ranks > 1)
+    sv_stream_rank_range (run.nz, run.ranks->rank, run.ranks->n_ranks, &run.z_begin, &run.z_end);
   {
     float sigma[3];
     sv_slic_params_effective_sigma (params, sigma);
@@ -292,8 +414,19 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                                                               options->memory_limit);
   }
 
+  /* Ranks size their slabs from their own free memory; they take the
+   * smallest, so that the labels they hand over come in the same slabs. */
+  if (run.ranks != NULL && run.ranks->n_ranks > 1)
+    {
+      gint64 depths[2] = { -(gint64)run.depth, -(gint64)scan_depth };
+
+      run.ranks->max_int64 (run.ranks->self, depths, 2);
+      run.depth = (guint)-depths[0];
+      scan_depth = (guint)-depths[1];
+    }
+
   if (!sv__stream_image_init (&run.image, reader, mask, params, scan_depth, run.depth,
-                              options->n_threads, output, error))
+                              options->n_threads, output, options->ranks, error))
     goto out;
   run.view.nz = run.nz;
   run.view.ny = run.ny;
@@ -304,23 +437,9 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   t1 = g_get_monotonic_time ();
   stats->seconds_prepare = (double)(t1 - t0) / G_USEC_PER_SEC;
 
-  if (mask != NULL ? !sv_seeds_mask (shape, mask, params->n_segments, &seeds, error)
-                   : !sv_seeds_grid (shape, params->n_segments, &seeds, error))
+  if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error),
+                              error))
     goto out;
-  if (!sv_clusters_init (&run.clusters, &seeds, run.nc, error))
-    goto out;
-  sv_slic_context_init (&run.ctx, &run.view, mask, &seeds, params, options->n_threads);
-  run.steps = &sv__slab_steps_cpu;
-  nearest = run.nearest = g_try_new (gint32, (gsize)run.depth * run.plane);
-  spill = run.spill = sv__spill_new (output, "labels", run.nz, run.plane * sizeof (gint32), error);
-  if (spill == NULL)
-    goto out;
-  if (nearest == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %u slices", run.depth);
-      goto out;
-    }
 
   n_passes = mask != NULL ? 2 : 1;
   n_total = n_passes * (guint)params->max_num_iter;
@@ -333,54 +452,32 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
         run.clusters.max_dist_colour[k] = 1.0f;
       for (int i = 0; i < params->max_num_iter; i++)
         {
-          if (g_cancellable_set_error_if_cancelled (options->cancellable, error))
-            goto out;
           if (!run_iteration (&run, done + 1 == n_total, error))
             goto out;
           done++;
           report_progress (options, SV_STAGE_ITERATE, done, n_total);
         }
     }
-  if (!run_final_labels (&run, params->max_num_iter > 0, &summary, error))
+  if (!run_final_labels (&run, params->max_num_iter > 0, &summary, error)
+      || !sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth, error))
     goto out;
   t2 = g_get_monotonic_time ();
   stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC;
   report_progress (options, SV_STAGE_CONNECT, done, done);
-
-  writer = sv_tiff_label_writer_new (
-      output, run.nz, run.ny, run.nx, summary.negative,
-      options->label_spacing != NULL ? options->label_spacing : info->spacing,
-      options->label_spacing != NULL ? options->label_unit : info->unit, &options->write_options,
-      error);
-  if (writer == NULL)
-    goto out;
-  if (params->enforce_connectivity)
-    {
-      gint64 min_size, max_size, n_labels;
-
-      sv_connectivity_sizes (summary.n_in, run.clusters.k, params->min_size_factor,
-                             params->max_size_factor, &min_size, &max_size);
-      report->connect_window = (guint)MIN ((guint64)summary.max_extent + 3, (guint64)run.nz);
-      n_labels = sv__stream_connectivity (spill, run.nz, run.ny, run.nx, report->connect_window,
-                                          min_size, max_size, params->start_label, writer,
-                                          run.depth, options->cancellable, error);
-      if (n_labels < 0)
-        goto out;
-      stats->n_labels = (gsize)n_labels;
-    }
-  else
-    {
-      if (!run_copy_labels (&run, writer, error))
-        goto out;
-      stats->n_labels = (gsize)summary.n_distinct;
-    }
-  if (!sv_tiff_label_writer_finish (writer, error))
-    goto out;
-  stats->seconds_connect = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
   stats->n_clusters = run.clusters.k;
   stats->iterations = done;
-  report_progress (options, SV_STAGE_DONE, done, done);
-  ok = TRUE;
+
+  /* Rank 0 writes the file; the others wait to hear how that went. */
+  if (run.ranks != NULL && run.ranks->rank > 0)
+    ok = TRUE;
+  else
+    ok = run_write_labels (&run, output, info->spacing, info->unit, &summary, stats, report, error);
+  ok = sv_stream_ranks_agree (run.ranks, ok, error);
+  if (ok)
+    {
+      stats->seconds_connect = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
+      report_progress (options, SV_STAGE_DONE, done, done);
+    }
 
 out:
   report->slab_depth = run.depth;

@@ -9,6 +9,7 @@ packages=(
   libgtk-4-dev libepoxy-dev libcglm-dev
   python3-skimage python3-tifffile python3-numpy python3-scipy python3-zstandard
   python3-pytest python3-mesonpy python3-pip
+  libopenmpi-dev openmpi-bin
   xvfb xauth libgl1-mesa-dri mesa-utils
 )
 

@@ -22,6 +22,22 @@
 #include "sv-image-pixbuf.h"
 #endif
 
+/* The last message when messages are held (MPI ranks other than 0). */
+static gboolean messages_held;
+static char *held_message;
+
+void
+sv_cli_hold_messages (void)
+{
+  messages_held = TRUE;
+}
+
+const char *
+sv_cli_held_message (void)
+{
+  return held_message;
+}
+
 static void
 print_one_line (const char *message)
 {
@@ -30,6 +46,12 @@ print_one_line (const char *message)
   /* A caller's script reads exactly one line per failure. */
   g_strdelimit (line, "\r\n", ' ');
   g_strchomp (line);
+  if (messages_held)
+    {
+      g_free (held_message);
+      held_message = g_steal_pointer (&line);
+      return;
+    }
   fprintf (stderr, "%s: %s\n", SV_CLI_PROGRAM, line);
   fflush (stderr);
 }

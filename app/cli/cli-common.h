@@ -22,6 +22,12 @@ void sv_cli_report (const GError *error);
 /* Prints a note on stderr (one line, same prefix). */
 void sv_cli_note (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
+/* From now on errors and notes are kept instead of printed: on MPI ranks
+ * other than 0, whose failures rank 0 reports. sv_cli_held_message is the
+ * last one (NULL if none). */
+void sv_cli_hold_messages (void);
+const char *sv_cli_held_message (void);
+
 /* Parses the subcommand's options. On a GOptionContext error prints one line
  * naming the problem and pointing at --help, and returns FALSE. `command` is
  * the subcommand's name. */

@@ -12,6 +12,7 @@
 #include "slic-batch.h"
 #include "slic-file.h"
 #include "slic-outputs.h"
+#include "slic-mpi.h"
 #include "slic-stream.h"
 #include "sv-config.h"
 
@@ -291,7 +292,10 @@ run_slic (SlicOptions *o)
   ctx.cancellable = sv_cli_watch_interrupts ();
   batch.json = o->json;
   batch.summary = kind != SV_CLI_OUTPUT_FILE;
-  status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
+  if (sv_cli_mpi_active ())
+    status = sv_cli_slic_mpi_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, o->json);
+  else
+    status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);
   return status;
 }

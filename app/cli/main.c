@@ -8,6 +8,7 @@
 
 #include "supervox/sv-backend.h"
 #include "cli-common.h"
+#include "slic-mpi.h"
 #include "sv-config.h"
 
 #if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
@@ -44,19 +45,10 @@ print_usage (FILE *out)
            SV_CLI_PROGRAM);
 }
 
-int
-main (int argc, char **argv)
+static int
+run_command (int argc, char **argv)
 {
   const char *name;
-
-  setlocale (LC_ALL, "");
-  /* Numbers in options and output always use a decimal point. */
-  setlocale (LC_NUMERIC, "C");
-  g_set_prgname (SV_CLI_PROGRAM);
-
-#if SV_CLI_CUDA
-  sv_backend_register (sv_backend_cuda_class ());
-#endif
 
   if (argc < 2)
     {
@@ -86,4 +78,20 @@ main (int argc, char **argv)
       }
   sv_cli_error ("unknown command '%s' (try '%s --help')", name, SV_CLI_PROGRAM);
   return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  /* Numbers in options and output always use a decimal point. */
+  setlocale (LC_NUMERIC, "C");
+  g_set_prgname (SV_CLI_PROGRAM);
+  sv_cli_mpi_init (&argc, &argv);
+
+#if SV_CLI_CUDA
+  sv_backend_register (sv_backend_cuda_class ());
+#endif
+
+  return sv_cli_mpi_finish (run_command (argc, argv));
 }

@@ -165,10 +165,9 @@ sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input, const Sv
     {
       if (!volume->spacing_from_file)
         {
-          g_set_error (
-              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-              "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing %s",
-              input, r->spacing_relative ? "file-relative" : "file");
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
+                       "%s: no voxel spacing in the file (ImageJ or OME metadata) for --spacing %s",
+                       input, r->spacing_relative ? "file-relative" : "file");
           return FALSE;
         }
       for (int i = is_2d ? 1 : 0; i < 3; i++)
@@ -182,9 +181,8 @@ sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input, const Sv
       if (r->spacing_relative)
         {
           /* A photo's z spacing means nothing: only y and x count. */
-          const double in[3]
-              = { is_2d ? volume->spacing[1] : volume->spacing[0], volume->spacing[1],
-                  volume->spacing[2] };
+          const double in[3] = { is_2d ? volume->spacing[1] : volume->spacing[0],
+                                 volume->spacing[1], volume->spacing[2] };
           sv_spacing_relative_to_finest (in, p->spacing);
         }
       else
@@ -389,6 +387,7 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .peak_memory_bytes = sv_cli_peak_memory (),
     .slab_depth = file->streamed ? file->slab_depth : 0,
     .connectivity_window = file->connect_window,
+    .mpi_ranks = ctx->ranks != NULL ? (guint)ctx->ranks->n_ranks : 0,
     .threads = ctx->request->n_threads,
     .params = &file->params,
   };

@@ -8,6 +8,7 @@
 #include "supervox/sv-backend.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-params.h"
+#include "supervox/sv-stream.h"
 #include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
@@ -41,16 +42,17 @@ typedef struct
   const char *mask_path;    /* NULL without --mask */
   const guint8 *mask;       /* mask_shape[0..2] = z, y, x */
   guint mask_shape[3];
-  int channel;                     /* --channel, or −1 for every channel */
+  int channel;                      /* --channel, or −1 for every channel */
   SvTiffWriteOptions write_options; /* --compression */
   const char *compression;          /* the same as a string, for the sidecar */
-  gboolean quiet; /* --json: no notes on stderr */
+  gboolean quiet;                   /* --json: no notes on stderr */
   GCancellable *cancellable;
   SvCliSlicProgressFunc progress;
   gpointer progress_data;
 
-  guint64 memory_limit; /* --memory-limit in bytes; 0: what the system has free */
-  guint slab_depth;     /* --slab-depth: stream in slabs of this many slices; 0: decide */
+  guint64 memory_limit;       /* --memory-limit in bytes; 0: what the system has free */
+  guint slab_depth;           /* --slab-depth: stream in slabs of this many slices; 0: decide */
+  const SvStreamRanks *ranks; /* under mpirun: every file streams across the ranks */
 
   SvBackend *backend;  /* one for the whole batch */
   gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
@@ -69,14 +71,14 @@ struct _SvCliSlicFile
   char *output;
   char *sidecar;
 
-  SvVolume *volume; /* from load until compute is done with it */
+  SvVolume *volume;                   /* from load until compute is done with it */
   gboolean streaming;                 /* not loaded: computed from its file in slabs */
   gboolean streamed;                  /* its labels are in `output` already */
   guint64 memory_limit;               /* the limit the choice was made with */
   guint slab_depth;                   /* slices per slab when streamed */
   guint connect_window;               /* slices the streamed connectivity held */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
-  SvLabels *labels; /* from compute until write */
+  SvLabels *labels;                   /* from compute until write */
 
   /* The volume's description for the sidecar, kept after it is freed. */
   guint shape[3];

@@ -104,7 +104,8 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   /* Beside what the process holds already. */
   need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask != NULL)
          + sv_cli_peak_memory ();
-  if (ctx->slab_depth == 0 && (file->memory_limit == 0 || need <= file->memory_limit))
+  if (ctx->slab_depth == 0 && ctx->ranks == NULL
+      && (file->memory_limit == 0 || need <= file->memory_limit))
     return TRUE;
 
   file->streaming = TRUE;
@@ -157,9 +158,11 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       memcpy (header.spacing, info->spacing, sizeof header.spacing);
       header.spacing_from_file = info->spacing_from_file;
     }
-  if (reader == NULL
-      || !sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, &local)
-      || !sv_slic_params_validate (&file->params, &local))
+  ok = reader != NULL
+       && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, &local)
+       && sv_slic_params_validate (&file->params, &local);
+  /* Under mpirun a rank that cannot open the file stops the others here. */
+  if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
     {
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
@@ -175,9 +178,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.slab_depth = ctx->slab_depth;
   /* The limit is for the whole process: what it holds already (code,
    * the mask, buffers) is not there for slabs. */
-  options.memory_limit = file->memory_limit > sv_cli_peak_memory ()
-                             ? file->memory_limit - sv_cli_peak_memory ()
-                             : 1;
+  options.memory_limit
+      = file->memory_limit > sv_cli_peak_memory () ? file->memory_limit - sv_cli_peak_memory () : 1;
   options.write_options = ctx->write_options;
   options.write_options.n_threads = ctx->request->n_threads;
   /* As the in-memory path writes them: the run's spacing when given. */
@@ -187,6 +189,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.progress = ctx->progress != NULL ? progress_cb : NULL;
   options.user_data = file;
   options.cancellable = ctx->cancellable;
+  options.ranks = ctx->ranks;
 
   memset (&file->stats, 0, sizeof file->stats);
   ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,

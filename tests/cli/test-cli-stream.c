@@ -294,9 +294,11 @@ sidecar_peak (Fixture *f, const char *name)
   g_autofree char *path = path_in (f, name);
   g_autofree char *text = read_text (path);
   const char *p = strstr (text, "\"peak_memory_bytes\":");
+  gint64 peak;
 
   g_assert_nonnull (p);
-  return g_ascii_strtoll (p + strlen ("\"peak_memory_bytes\":"), NULL, 10);
+  peak = g_ascii_strtoll (p + strlen ("\"peak_memory_bytes\":"), NULL, 10);
+  return peak;
 }
 
 /* A volume whose in-memory run needs more than the limit streams and stays

@@ -51,6 +51,7 @@ typedef struct
   guint64 peak_memory_bytes;
   guint slab_depth;          /* streaming: slices per slab, else 0 (left out) */
   guint connectivity_window; /* streaming: slices the connectivity held */
+  guint mpi_ranks;           /* ranks the z range was split across; 0: no MPI (left out) */
   int threads;
   double seconds[SV_SIDECAR_N_STAGES];
   const SvSlicParams *params;

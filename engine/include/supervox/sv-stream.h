@@ -15,6 +15,44 @@
 
 G_BEGIN_DECLS
 
+/* Several processes (MPI ranks) sharing one streamed run: each rank
+ * prepares and assigns only its z range (sv_stream_rank_range), the
+ * statistics and the exact integer sums are combined through these
+ * functions, and rank 0 receives the labels slab by slab in z order, runs
+ * connectivity and writes the file. The engine stays free of MPI: the
+ * caller implements the table (app/cli/slic-mpi.c). Every rank makes the
+ * same calls in the same order; a rank that fails passes its error to the
+ * next agree, so that every rank stops there. */
+typedef struct
+{
+  guint rank, n_ranks;
+  gpointer self;
+  /* Each rank passes its outcome (`local`: NULL when it succeeded;
+   * borrowed). Returns TRUE when every rank succeeded; otherwise sets
+   * `error` on every rank to the first failed rank's error, naming it. */
+  gboolean (*agree) (gpointer self, const GError *local, GError **error);
+  /* Element-wise sums and maxima over the ranks, in place. */
+  void (*sum_int64) (gpointer self, gint64 *values, gsize n);
+  void (*max_int64) (gpointer self, gint64 *values, gsize n);
+  void (*max_float) (gpointer self, float *values, gsize n);
+  /* Every rank's `bytes` bytes, rank by rank, into `all` (n_ranks·bytes). */
+  void (*gather) (gpointer self, gconstpointer mine, gsize bytes, gpointer all);
+  /* Rank r > 0 sends n labels to rank 0, or (ok FALSE) a mark that it
+   * failed and sends no more; rank 0 receives them from `from` in the
+   * order they were sent. recv_labels returns FALSE on the mark. */
+  void (*send_labels) (gpointer self, const gint32 *labels, gsize n, gboolean ok);
+  gboolean (*recv_labels) (gpointer self, guint from, gint32 *labels, gsize n);
+} SvStreamRanks;
+
+/* The slices [*z0, *z1) that `rank` of n_ranks owns: contiguous, in rank
+ * order, as even as nz allows (empty when nz < n_ranks). */
+void sv_stream_rank_range (guint nz, guint rank, guint n_ranks, guint *z0, guint *z1);
+
+/* A step boundary: `ok` is this rank's outcome (with `error` set when
+ * FALSE). Returns TRUE when every rank succeeded; otherwise every rank
+ * gets the first failed rank's error. With ranks NULL it returns ok. */
+gboolean sv_stream_ranks_agree (const SvStreamRanks *ranks, gboolean ok, GError **error);
+
 typedef struct
 {
   int channel;          /* −1: every channel, else only this one */
@@ -27,7 +65,8 @@ typedef struct
   const char *label_unit;      /* with label_spacing; may be NULL */
   SvProgressFunc progress;     /* may be NULL */
   gpointer user_data;
-  GCancellable *cancellable; /* may be NULL */
+  GCancellable *cancellable;  /* may be NULL */
+  const SvStreamRanks *ranks; /* NULL: one process; else only rank 0 writes `output` */
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */

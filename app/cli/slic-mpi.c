@@ -1,0 +1,270 @@
+/* supervox-cli slic under mpirun: the MPI side of SvStreamRanks and the
+ * loop over the files on every rank. Only the main thread calls MPI. */
+#define G_LOG_DOMAIN "sv-cli"
+
+#include "slic-mpi.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-common.h"
+#include "supervox/sv-error.h"
+#include "slic-stream.h"
+
+/* Messages carry at most this many labels: MPI counts are ints. */
+#define SV_MPI_MAX_LABELS ((gsize)1 << 28)
+
+enum
+{
+  TAG_LABELS = 1,
+  TAG_FAILED = 2,
+};
+
+static struct
+{
+  gboolean initialized;
+  int rank, size;
+  gboolean met; /* the ranks agreed once: the first meeting is behind */
+  SvStreamRanks ranks;
+} mpi;
+
+static gboolean
+mpi_agree (gpointer self, const GError *local, GError **error)
+{
+  int mine = local == NULL ? mpi.size : mpi.rank;
+  int first, header[3] = { 0, 0, 0 };
+  g_autofree char *message = NULL;
+
+  /* The lowest failed rank speaks for all. */
+  MPI_Allreduce (&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == mpi.size)
+    return TRUE;
+  if (mpi.rank == first)
+    {
+      header[0] = (int)strlen (local->message) + 1;
+      header[1] = g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      header[2] = local->domain == SV_ENGINE_ERROR ? local->code : SV_ENGINE_ERROR_IO;
+      message = g_strdup (local->message);
+    }
+  MPI_Bcast (header, 3, MPI_INT, first, MPI_COMM_WORLD);
+  if (mpi.rank != first)
+    message = g_malloc (header[0]);
+  MPI_Bcast (message, header[0], MPI_CHAR, first, MPI_COMM_WORLD);
+  if (header[1])
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "rank %d: %s", first, message);
+  else
+    g_set_error (error, SV_ENGINE_ERROR, header[2], "rank %d: %s", first, message);
+  return FALSE;
+}
+
+static void
+mpi_sum_int64 (gpointer self, gint64 *values, gsize n)
+{
+  for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
+    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT64_T,
+                   MPI_SUM, MPI_COMM_WORLD);
+}
+
+static void
+mpi_max_int64 (gpointer self, gint64 *values, gsize n)
+{
+  for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
+    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT64_T,
+                   MPI_MAX, MPI_COMM_WORLD);
+}
+
+static void
+mpi_max_float (gpointer self, float *values, gsize n)
+{
+  for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
+    MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_FLOAT,
+                   MPI_MAX, MPI_COMM_WORLD);
+}
+
+static void
+mpi_gather (gpointer self, gconstpointer mine, gsize bytes, gpointer all)
+{
+  MPI_Allgather (mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static void
+mpi_send_labels (gpointer self, const gint32 *labels, gsize n, gboolean ok)
+{
+  if (!ok)
+    {
+      MPI_Send (NULL, 0, MPI_INT32_T, 0, TAG_FAILED, MPI_COMM_WORLD);
+      return;
+    }
+  for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
+    MPI_Send (labels + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT32_T, 0, TAG_LABELS,
+              MPI_COMM_WORLD);
+}
+
+static gboolean
+mpi_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
+{
+  for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
+    {
+      MPI_Status status;
+
+      MPI_Recv (labels + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT32_T, (int)from,
+                MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      if (status.MPI_TAG == TAG_FAILED)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+sv_cli_mpi_init (int *argc, char ***argv)
+{
+  int provided;
+
+  /* Only a process that mpirun started joins a job: a plain run stays
+   * one process without touching MPI. */
+  if (g_getenv ("OMPI_COMM_WORLD_SIZE") == NULL && g_getenv ("PMIX_RANK") == NULL
+      && g_getenv ("PMI_SIZE") == NULL)
+    return;
+  MPI_Init_thread (argc, argv, MPI_THREAD_FUNNELED, &provided);
+  mpi.initialized = TRUE;
+  MPI_Comm_rank (MPI_COMM_WORLD, &mpi.rank);
+  MPI_Comm_size (MPI_COMM_WORLD, &mpi.size);
+  mpi.ranks = (SvStreamRanks){
+    .rank = (guint)mpi.rank,
+    .n_ranks = (guint)mpi.size,
+    .agree = mpi_agree,
+    .sum_int64 = mpi_sum_int64,
+    .max_int64 = mpi_max_int64,
+    .max_float = mpi_max_float,
+    .gather = mpi_gather,
+    .send_labels = mpi_send_labels,
+    .recv_labels = mpi_recv_labels,
+  };
+  if (mpi.size > 1 && mpi.rank > 0)
+    sv_cli_hold_messages ();
+}
+
+gboolean
+sv_cli_mpi_active (void)
+{
+  return mpi.initialized && mpi.size > 1;
+}
+
+/* The ranks' first meeting: whether every rank got as far as the files. */
+static gboolean
+meet (gboolean ok, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  mpi.met = TRUE;
+  if (!ok)
+    local = g_error_new_literal (SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                                 sv_cli_held_message () != NULL ? sv_cli_held_message ()
+                                                                : "stopped before the run");
+  return mpi_agree (NULL, local, error);
+}
+
+int
+sv_cli_mpi_finish (int status)
+{
+  if (!mpi.initialized)
+    return status;
+  if (mpi.size > 1 && !mpi.met)
+    {
+      g_autoptr (GError) error = NULL;
+
+      /* Rank 0 has printed its own failure; another rank's is said here. */
+      if (!meet (status == 0, &error) && mpi.rank == 0 && status == 0)
+        sv_cli_report (error);
+      if (error != NULL && status == 0)
+        status = 1;
+    }
+  MPI_Finalize ();
+  return status;
+}
+
+/* One file on every rank: the header, the streamed run, rank 0's sidecar;
+ * the ranks agree after each, so that all of them go on to the next file
+ * together. */
+static gboolean
+run_file (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  gboolean ok;
+
+  ok = sv_cli_slic_file_load (file, ctx, &local);
+  if (ok && !file->streaming)
+    {
+      g_clear_pointer (&file->volume, sv_volume_free);
+      g_set_error (&local, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT,
+                   "%s: only TIFF stacks can be split across MPI ranks", file->input);
+      ok = FALSE;
+    }
+  if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (!sv_cli_slic_file_stream (file, ctx, error))
+    return FALSE;
+  ok = mpi.rank != 0 || sv_cli_slic_file_write (file, ctx, &local);
+  if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
+                     gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  guint n_failed = 0;
+
+  if (!meet (TRUE, &error))
+    {
+      if (mpi.rank == 0)
+        sv_cli_report (error);
+      return 1;
+    }
+  ctx->ranks = &mpi.ranks;
+  for (guint i = 0; i < n_files; i++)
+    {
+      SvCliSlicFile *file = files[i];
+
+      if (!run_file (file, ctx, &file->error))
+        {
+          if (g_error_matches (file->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            break;
+          n_failed++;
+          if (mpi.rank == 0)
+            sv_cli_report (file->error);
+          continue;
+        }
+      if (mpi.rank != 0)
+        continue;
+      if (json)
+        printf ("%s\n", file->json);
+      else
+        {
+          g_autofree char *shape
+              = sv_cli_format_shape (file->shape[0], file->shape[1], file->shape[2]);
+          printf ("%s: %s, %" G_GSIZE_FORMAT " labels (%" G_GSIZE_FORMAT
+                  " clusters) on %s with %d MPI ranks in %.2f s -> %s\n",
+                  file->input, shape, file->stats.n_labels, file->stats.n_clusters, file->backend,
+                  mpi.size, file->seconds[5], file->output);
+        }
+      fflush (stdout);
+    }
+  ctx->ranks = NULL;
+  if (g_cancellable_is_cancelled (ctx->cancellable))
+    {
+      sv_cli_error ("interrupted; the file being computed was not written");
+      return 130;
+    }
+  return n_failed > 0 ? 1 : 0;
+}

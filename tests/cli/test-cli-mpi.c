@@ -1,0 +1,449 @@
+/* Supervox tests: supervox-cli slic under mpirun, with real ranks and real
+ * TIFFs, writes the same label file, byte for byte, as one process does,
+ * and a rank that fails stops them all with one clear line and no output. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <tiffio.h>
+
+#include "supervox/sv-io.h"
+#include "sv-config.h"
+#include "sv-test-files.h"
+#include "supervox/sv-volume.h"
+
+static char *cli_path;
+static const char *mpirun_path = SV_MPIRUN_PATH;
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+typedef struct
+{
+  int status;
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+/* The tests need ranks: an MPI build and mpirun. */
+static gboolean
+skip_without_mpi (void)
+{
+  if (!SV_HAVE_MPI)
+    {
+      g_test_skip ("supervox-cli was built without MPI (-Dmpi=disabled or no libopenmpi-dev)");
+      return TRUE;
+    }
+  if (mpirun_path[0] == '\0')
+    {
+      g_test_skip ("mpirun not found (openmpi-bin)");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Runs supervox-cli `slic IN -o OUT extra…` in `n_ranks` MPI ranks (0:
+ * without mpirun). A rank that hangs would hang mpirun: `timeout` ends it
+ * and the test fails on its status. */
+static Result
+run_slic (Fixture *f, guint n_ranks, const char *in, const char *out, const char *extra)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) words = g_strsplit (extra, " ", -1);
+  g_auto (GStrv) env = g_get_environ ();
+  g_autoptr (GError) error = NULL;
+  Result r = { 0 };
+  int wait_status = 0;
+
+  if (n_ranks > 0)
+    {
+      g_ptr_array_add (argv, g_strdup ("timeout"));
+      g_ptr_array_add (argv, g_strdup ("--kill-after=10"));
+      g_ptr_array_add (argv, g_strdup ("240"));
+      g_ptr_array_add (argv, g_strdup (mpirun_path));
+      g_ptr_array_add (argv, g_strdup ("--oversubscribe"));
+      g_ptr_array_add (argv, g_strdup ("-np"));
+      g_ptr_array_add (argv, g_strdup_printf ("%u", n_ranks));
+    }
+  g_ptr_array_add (argv, g_strdup (cli_path));
+  g_ptr_array_add (argv, g_strdup ("slic"));
+  g_ptr_array_add (argv, g_strdup (in));
+  g_ptr_array_add (argv, g_strdup ("-o"));
+  g_ptr_array_add (argv, g_strdup (out));
+  for (guint i = 0; words[i] != NULL; i++)
+    if (words[i][0] != '\0')
+      g_ptr_array_add (argv, g_strdup (words[i]));
+  g_ptr_array_add (argv, NULL);
+  /* CI runs as root, which OpenMPI refuses unless told. */
+  env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT", "1", TRUE);
+  env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", TRUE);
+  /* Under the sanitizer build, OpenMPI's own allocations outlive
+   * MPI_Finalize; our leaks are checked by the single-process runs. */
+  if (n_ranks > 0 && g_environ_getenv (env, "ASAN_OPTIONS") != NULL)
+    {
+      g_autofree char *asan
+          = g_strconcat (g_environ_getenv (env, "ASAN_OPTIONS"), ":detect_leaks=0", NULL);
+      env = g_environ_setenv (env, "ASAN_OPTIONS", asan, TRUE);
+    }
+  g_spawn_sync (f->dir, (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  return r;
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("sv-test-cli-mpi-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  sv_test_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static char *
+path_in (Fixture *f, const char *name)
+{
+  return g_build_filename (f->dir, name, NULL);
+}
+
+static void
+assert_same_file (const char *a, const char *b)
+{
+  g_autofree char *ca = NULL;
+  g_autofree char *cb = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
+  g_assert_cmpuint (la, ==, lb);
+  g_assert_true (memcmp (ca, cb, la) == 0);
+}
+
+/* Smooth structure, noise and steps, so that segments are irregular and
+ * connectivity splits and merges across rank boundaries. */
+static SvVolume *
+make_volume (guint nz, guint ny, guint nx)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (nz, ny, nx, 1, &error);
+  guint32 h = 777;
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        {
+          h = h * 1664525u + 1013904223u;
+          v->data[((gsize)z * ny + y) * nx + x]
+              = (float)(0.45 + 0.25 * sin (0.7 * x + 0.3 * z) * cos (0.5 * y)
+                        + 0.15 * ((x / 5 + y / 4 + z / 3) % 3)
+                        + 0.1 * ((h >> 8) / (double)(1u << 24)));
+        }
+  return v;
+}
+
+static char *
+write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = path_in (f, name);
+
+  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* One process in memory, then 2 and 3 ranks: the same bytes, and the
+ * sidecar says how many ranks ran. */
+static void
+assert_ranks_identical (Fixture *f, const char *in, const char *params)
+{
+  static const guint n_ranks[] = { 2, 3 };
+  g_autofree char *expected = path_in (f, "one.tif");
+  Result r = run_slic (f, 0, in, expected, params);
+
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  for (guint i = 0; i < G_N_ELEMENTS (n_ranks); i++)
+    {
+      g_autofree char *out = path_in (f, "ranks.tif");
+      g_autofree char *sidecar = path_in (f, "ranks.json");
+      g_autofree char *json = NULL;
+      g_autofree char *needle = g_strdup_printf ("\"mpi_ranks\":%u", n_ranks[i]);
+
+      g_test_message ("%u ranks, %s", n_ranks[i], params);
+      r = run_slic (f, n_ranks[i], in, out, params);
+      if (r.status != 0)
+        g_test_message ("stderr: %s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      assert_same_file (expected, out);
+      g_assert_true (g_file_get_contents (sidecar, &json, NULL, NULL));
+      g_assert_nonnull (strstr (json, needle));
+      g_assert_nonnull (strstr (json, "\"mode\":\"streaming\""));
+    }
+}
+
+static const char *const param_sets[] = {
+  "--n-segments 40 --sigma 1",
+  "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0 --slab-depth 2",
+  /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across ranks. */
+  "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0 --sigma 0.7,1,1",
+};
+
+static void
+test_sample_type (Fixture *f, gconstpointer data)
+{
+  /* 13 slices: a multiple of neither 2 nor 3 ranks. */
+  g_autoptr (SvVolume) v = make_volume (13, 19, 21);
+  g_autofree char *in = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  in = write_volume (f, "in.tif", v, GPOINTER_TO_INT (data));
+  for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
+    assert_ranks_identical (f, in, param_sets[p]);
+}
+
+static void
+test_mask (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (11, 20, 18);
+  g_autoptr (SvVolume) m = make_volume (11, 20, 18);
+  g_autofree char *in = NULL;
+  g_autofree char *mask = NULL;
+  g_autofree char *params = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  /* A ball, whose slices grow and shrink across ranks. */
+  for (guint z = 0; z < 11; z++)
+    for (guint y = 0; y < 20; y++)
+      for (guint x = 0; x < 18; x++)
+        m->data[((gsize)z * 20 + y) * 18 + x]
+            = (z - 5.0) * (z - 5.0) + (y - 10.0) * (y - 9.0) + (x - 9.0) * (x - 9.0) < 50 ? 1 : 0;
+  mask = write_volume (f, "mask.tif", m, SV_SAMPLE_U8);
+  params = g_strdup_printf ("--mask %s --n-segments 20 --sigma 0.8 --slic-zero --compactness 0.05",
+                            mask);
+  assert_ranks_identical (f, in, params);
+}
+
+static void
+test_fewer_slices_than_ranks (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (2, 30, 28);
+  g_autoptr (SvVolume) flat = make_volume (1, 30, 28);
+  g_autofree char *in = NULL;
+  g_autofree char *in_flat = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
+  in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
+  assert_ranks_identical (f, in, "--n-segments 20 --sigma 1");
+  assert_ranks_identical (f, in_flat, "--n-segments 20");
+}
+
+/* Overwrites the first strip of the last page, so that it no longer
+ * inflates: only the rank that owns that page meets it. */
+static void
+break_last_page (const char *path)
+{
+  TIFF *tif = TIFFOpen (path, "r");
+  guint64 *offsets = NULL, *counts = NULL;
+  guint64 offset, count;
+  FILE *file;
+
+  g_assert_nonnull (tif);
+  g_assert_true (TIFFSetDirectory (tif, (tdir_t)(TIFFNumberOfDirectories (tif) - 1)));
+  g_assert_true (TIFFGetField (tif, TIFFTAG_STRIPOFFSETS, &offsets));
+  g_assert_true (TIFFGetField (tif, TIFFTAG_STRIPBYTECOUNTS, &counts));
+  offset = offsets[0];
+  count = counts[0];
+  TIFFClose (tif);
+  file = fopen (path, "r+b");
+  g_assert_nonnull (file);
+  g_assert_cmpint (fseek (file, (long)offset, SEEK_SET), ==, 0);
+  for (guint64 i = 0; i < count; i++)
+    fputc (0xA5, file);
+  fclose (file);
+}
+
+static void
+test_failing_rank (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (10, 30, 32);
+  g_autofree char *in = NULL;
+  g_autoptr (GDir) dir = NULL;
+  g_auto (GStrv) lines = NULL;
+  const char *name;
+  guint n_ours = 0;
+  Result r;
+
+  if (skip_without_mpi ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  break_last_page (in);
+  /* No smoothing: no halo, so ranks 0 and 1 never read the last page. */
+  r = run_slic (f, 3, in, "out.tif", "--n-segments 30");
+  g_test_message ("status %d, stderr: %s", r.status, r.err);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_cmpint (r.status, !=, 124);
+  g_assert_cmpint (r.status, !=, 137);
+  /* One line of ours (mpirun may add its own), naming the rank and file. */
+  lines = g_strsplit (r.err, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "supervox-cli: "))
+      {
+        n_ours++;
+        g_assert_nonnull (strstr (lines[i], "rank 2"));
+        g_assert_nonnull (strstr (lines[i], "in.tif"));
+      }
+  g_assert_cmpuint (n_ours, ==, 1);
+  result_clear (&r);
+  /* Nothing left: no output, no sidecar, no temporary file. */
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_cmpstr (name, ==, "in.tif");
+}
+
+/* mpirun's MPMD form gives the last of 3 ranks other arguments: a mask
+ * that does not exist or a bad option, so that it stops before the ranks
+ * first meet, or an input that does not exist, so that it stops at the
+ * file. Ranks 0 and 1 must not wait for it. */
+static void
+test_rank_stops_early (Fixture *f, gconstpointer data)
+{
+  static const char *const variants[][2] = {
+    { "--mask", "missing-mask.tif" },
+    { "--n-segments", "-3" },
+  };
+  g_autoptr (SvVolume) v = make_volume (6, 12, 14);
+  g_autofree char *in = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  for (guint i = 0; i < G_N_ELEMENTS (variants) + 1; i++)
+    {
+      g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "OMPI_ALLOW_RUN_AS_ROOT", "1", TRUE);
+      const char *last_in = i < G_N_ELEMENTS (variants) ? in : "missing.tif";
+      const char *opt = i < G_N_ELEMENTS (variants) ? variants[i][0] : "--n-segments";
+      const char *value = i < G_N_ELEMENTS (variants) ? variants[i][1] : "10";
+      const char *argv[] = { "timeout",
+                             "--kill-after=10",
+                             "240",
+                             mpirun_path,
+                             "--oversubscribe",
+                             "-np",
+                             "2",
+                             cli_path,
+                             "slic",
+                             in,
+                             "-o",
+                             "out.tif",
+                             "--n-segments",
+                             "10",
+                             ":",
+                             "-np",
+                             "1",
+                             cli_path,
+                             "slic",
+                             last_in,
+                             "-o",
+                             "out.tif",
+                             opt,
+                             value,
+                             NULL };
+      g_autoptr (GError) error = NULL;
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autofree char *output = path_in (f, "out.tif");
+      int wait_status = 0;
+
+      env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", TRUE);
+      g_spawn_sync (f->dir, (char **)argv, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                    &wait_status, &error);
+      g_assert_no_error (error);
+      g_test_message ("%s %s on rank 2: %s", opt, value, err);
+      g_assert_true (WIFEXITED (wait_status));
+      g_assert_cmpint (WEXITSTATUS (wait_status), !=, 0);
+      g_assert_cmpint (WEXITSTATUS (wait_status), !=, 124);
+      g_assert_true (g_str_has_prefix (err, "supervox-cli: rank 2: "));
+      g_assert_nonnull (strstr (err, i == 0 ? "missing-mask.tif" : i == 1 ? "-3" : "missing.tif"));
+      g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+    }
+}
+
+/* A NaN in the last rank's slices: the ranks' counts and first position
+ * add up to the single process's message. */
+static void
+test_non_finite (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (9, 12, 14);
+  g_autofree char *in = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *out = path_in (f, "ranks.tif");
+  Result one, ranks;
+
+  if (skip_without_mpi ())
+    return;
+  v->data[(gsize)7 * 12 * 14 + 5] = NAN;
+  v->data[(gsize)8 * 12 * 14 + 3] = INFINITY;
+  v->data[(gsize)1 * 12 * 14 + 30] = NAN;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
+  one = run_slic (f, 0, in, "one.tif", "--n-segments 10 --slab-depth 2");
+  ranks = run_slic (f, 3, in, out, "--n-segments 10");
+  g_test_message ("one: %s\nranks: %s", one.err, ranks.err);
+  g_assert_cmpint (one.status, ==, 1);
+  g_assert_cmpint (ranks.status, !=, 0);
+  g_assert_true (g_str_has_prefix (one.err, "supervox-cli: "));
+  expected = g_strndup (one.err + strlen ("supervox-cli: "),
+                        strcspn (one.err + strlen ("supervox-cli: "), "\n"));
+  g_assert_nonnull (strstr (ranks.err, expected));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  result_clear (&one);
+  result_clear (&ranks);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  cli_path = g_strdup (g_getenv ("SV_CLI") != NULL ? g_getenv ("SV_CLI") : SV_CLI_PATH);
+
+#define ADD(path, func) g_test_add ((path), Fixture, NULL, fixture_setup, (func), fixture_teardown)
+  g_test_add ("/cli/mpi/identical/uint8", Fixture, GINT_TO_POINTER (SV_SAMPLE_U8), fixture_setup,
+              test_sample_type, fixture_teardown);
+  g_test_add ("/cli/mpi/identical/uint16", Fixture, GINT_TO_POINTER (SV_SAMPLE_U16), fixture_setup,
+              test_sample_type, fixture_teardown);
+  g_test_add ("/cli/mpi/identical/float32", Fixture, GINT_TO_POINTER (SV_SAMPLE_F32), fixture_setup,
+              test_sample_type, fixture_teardown);
+  ADD ("/cli/mpi/identical/mask", test_mask);
+  ADD ("/cli/mpi/identical/fewer-slices-than-ranks", test_fewer_slices_than_ranks);
+  ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
+  ADD ("/cli/mpi/fails-cleanly/non-finite", test_non_finite);
+  ADD ("/cli/mpi/fails-cleanly/rank-stops-early", test_rank_stops_early);
+#undef ADD
+  return g_test_run ();
+}

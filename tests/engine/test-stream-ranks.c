@@ -1,0 +1,426 @@
+/* Supervox tests: a streamed run shared by ranks (SvStreamRanks) gives the
+ * file of one process, byte for byte, however many ranks there are, and a
+ * rank that fails stops them all. The ranks here are threads of this
+ * process with a table written for the test, so that the engine's side is
+ * checked without MPI; tests/cli/test-cli-mpi.c runs real MPI ranks. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tiffio.h>
+
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-stream.h"
+#include "sv-test-files.h"
+#include "supervox/sv-volume.h"
+
+/* ---- ranks as threads ---------------------------------------------------- */
+
+typedef struct
+{
+  guint n;
+  GMutex lock;
+  GCond cond;
+  guint arrived;
+  guint64 generation;
+  gconstpointer *slots;  /* each rank's buffer during a collective */
+  GAsyncQueue **mailbox; /* labels from rank r to rank 0 */
+} Team;
+
+typedef struct
+{
+  gboolean ok;
+  gint32 *labels;
+  gsize n;
+} Letter;
+
+typedef struct
+{
+  Team *team;
+  SvStreamRanks ranks;
+  const char *input, *output;
+  const SvSlicParams *params;
+  const guint8 *mask;
+  gboolean ok;
+  GError *error;
+} Member;
+
+/* Every rank waits here until all have arrived. */
+static void
+team_sync (Team *t)
+{
+  guint64 generation;
+
+  g_mutex_lock (&t->lock);
+  generation = t->generation;
+  if (++t->arrived == t->n)
+    {
+      t->arrived = 0;
+      t->generation++;
+      g_cond_broadcast (&t->cond);
+    }
+  else
+    while (generation == t->generation)
+      g_cond_wait (&t->cond, &t->lock);
+  g_mutex_unlock (&t->lock);
+}
+
+static gboolean
+team_agree (gpointer self, const GError *local, GError **error)
+{
+  Member *m = self;
+  Team *t = m->team;
+  const GError *first = NULL;
+  guint first_rank = 0;
+
+  t->slots[m->ranks.rank] = local;
+  team_sync (t);
+  for (guint r = 0; r < t->n && first == NULL; r++)
+    if (t->slots[r] != NULL)
+      {
+        first = t->slots[r];
+        first_rank = r;
+      }
+  if (first != NULL)
+    g_set_error (error, SV_ENGINE_ERROR, first->code, "rank %u: %s", first_rank, first->message);
+  team_sync (t);
+  return first == NULL;
+}
+
+/* An element-wise reduction: every rank reads all buffers, then writes its
+ * own once all have read. */
+#define TEAM_REDUCE(name, type, combine)                                                           \
+  static void name (gpointer self, type *values, gsize n)                                          \
+  {                                                                                                \
+    Member *m = self;                                                                              \
+    Team *t = m->team;                                                                             \
+    g_autofree type *result = g_new (type, MAX (n, 1));                                            \
+                                                                                                   \
+    t->slots[m->ranks.rank] = values;                                                              \
+    team_sync (t);                                                                                 \
+    for (gsize i = 0; i < n; i++)                                                                  \
+      {                                                                                            \
+        result[i] = ((const type *)t->slots[0])[i];                                                \
+        for (guint r = 1; r < t->n; r++)                                                           \
+          {                                                                                        \
+            type v = ((const type *)t->slots[r])[i];                                               \
+            result[i] = combine;                                                                   \
+          }                                                                                        \
+      }                                                                                            \
+    team_sync (t);                                                                                 \
+    memcpy (values, result, n * sizeof (type));                                                    \
+  }
+
+TEAM_REDUCE (team_sum_int64, gint64, result[i] + v)
+TEAM_REDUCE (team_max_int64, gint64, MAX (result[i], v))
+TEAM_REDUCE (team_max_float, float, MAX (result[i], v))
+
+static void
+team_gather (gpointer self, gconstpointer mine, gsize bytes, gpointer all)
+{
+  Member *m = self;
+  Team *t = m->team;
+
+  t->slots[m->ranks.rank] = mine;
+  team_sync (t);
+  for (guint r = 0; r < t->n; r++)
+    memcpy ((guint8 *)all + r * bytes, t->slots[r], bytes);
+  team_sync (t);
+}
+
+static void
+team_send_labels (gpointer self, const gint32 *labels, gsize n, gboolean ok)
+{
+  Member *m = self;
+  Letter *letter = g_new0 (Letter, 1);
+
+  letter->ok = ok;
+  letter->n = n;
+  letter->labels = ok ? g_memdup2 (labels, n * sizeof *labels) : NULL;
+  g_async_queue_push (m->team->mailbox[m->ranks.rank], letter);
+}
+
+static gboolean
+team_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
+{
+  Member *m = self;
+  Letter *letter = g_async_queue_pop (m->team->mailbox[from]);
+  gboolean ok = letter->ok;
+
+  if (ok)
+    {
+      g_assert_cmpuint (letter->n, ==, n);
+      memcpy (labels, letter->labels, n * sizeof *labels);
+    }
+  g_free (letter->labels);
+  g_free (letter);
+  return ok;
+}
+
+static gpointer
+member_run (gpointer data)
+{
+  Member *m = data;
+  SvStreamOptions options;
+
+  sv_stream_options_init_defaults (&options);
+  options.ranks = &m->ranks;
+  options.slab_depth = 2;
+  m->ok = sv_stream_slic_run (m->input, m->output, m->params, m->mask, &options, NULL, NULL,
+                              &m->error);
+  return NULL;
+}
+
+/* Runs the streamed SLIC in n ranks; returns rank 0's outcome and checks
+ * that every rank had the same. */
+static gboolean
+run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams *params,
+              const guint8 *mask, GError **error)
+{
+  Team team = { .n = n };
+  g_autofree Member *members = g_new0 (Member, n);
+  g_autofree GThread **threads = g_new (GThread *, n);
+  gboolean ok;
+
+  g_mutex_init (&team.lock);
+  g_cond_init (&team.cond);
+  team.slots = g_new0 (gconstpointer, n);
+  team.mailbox = g_new (GAsyncQueue *, n);
+  for (guint r = 0; r < n; r++)
+    {
+      team.mailbox[r] = g_async_queue_new ();
+      members[r] = (Member){
+        .team = &team, .input = input, .output = output, .params = params, .mask = mask
+      };
+      members[r].ranks = (SvStreamRanks){
+        .rank = r,
+        .n_ranks = n,
+        .self = &members[r],
+        .agree = team_agree,
+        .sum_int64 = team_sum_int64,
+        .max_int64 = team_max_int64,
+        .max_float = team_max_float,
+        .gather = team_gather,
+        .send_labels = team_send_labels,
+        .recv_labels = team_recv_labels,
+      };
+    }
+  for (guint r = 0; r < n; r++)
+    threads[r] = g_thread_new ("rank", member_run, &members[r]);
+  for (guint r = 0; r < n; r++)
+    g_thread_join (threads[r]);
+  ok = members[0].ok;
+  for (guint r = 0; r < n; r++)
+    {
+      g_assert_cmpint (members[r].ok, ==, ok);
+      if (!ok)
+        g_assert_cmpstr (members[r].error->message, ==, members[0].error->message);
+      if (r > 0)
+        g_clear_error (&members[r].error);
+      g_assert_cmpint (g_async_queue_length (team.mailbox[r]), ==, 0);
+      g_async_queue_unref (team.mailbox[r]);
+    }
+  if (!ok)
+    g_propagate_error (error, members[0].error);
+  g_free (team.slots);
+  g_free (team.mailbox);
+  g_mutex_clear (&team.lock);
+  g_cond_clear (&team.cond);
+  return ok;
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("sv-test-stream-ranks-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  sv_test_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static void
+assert_same_file (const char *a, const char *b)
+{
+  g_autofree char *ca = NULL;
+  g_autofree char *cb = NULL;
+  gsize la = 0, lb = 0;
+
+  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
+  g_assert_cmpuint (la, ==, lb);
+  g_assert_true (memcmp (ca, cb, la) == 0);
+}
+
+/* Smooth structure, noise and steps; written as uint16. */
+static char *
+write_input (Fixture *f, guint nz, guint ny, guint nx)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = sv_volume_new (nz, ny, nx, 1, &error);
+  char *path = g_build_filename (f->dir, "in.tif", NULL);
+  guint32 h = 99;
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        {
+          h = h * 1664525u + 1013904223u;
+          v->data[((gsize)z * ny + y) * nx + x]
+              = (float)(0.45 + 0.25 * sin (0.7 * x + 0.4 * z) * cos (0.5 * y)
+                        + 0.15 * ((x / 5 + y / 4 + z / 2) % 3)
+                        + 0.1 * ((h >> 8) / (double)(1u << 24)));
+        }
+  g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+one_process (const char *input, const char *output, const SvSlicParams *params, const guint8 *mask)
+{
+  g_autoptr (GError) error = NULL;
+  SvStreamOptions options;
+
+  sv_stream_options_init_defaults (&options);
+  options.slab_depth = 3;
+  g_assert_true (sv_stream_slic_run (input, output, params, mask, &options, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_identical (Fixture *f, gconstpointer data)
+{
+  static const guint n_ranks[] = { 2, 3, 4, 9 };
+  const guint nz = 7, ny = 18, nx = 20;
+  g_autofree char *in = write_input (f, nz, ny, nx);
+  g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
+  g_autofree char *ranks = g_build_filename (f->dir, "ranks.tif", NULL);
+  g_autofree guint8 *ball = g_new (guint8, (gsize)nz * ny * nx);
+  SvSlicParams params[4];
+
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        ball[((gsize)z * ny + y) * nx + x]
+            = (z - 3.0) * (z - 3.0) * 4 + (y - 9.0) * (y - 9.0) + (x - 10.0) * (x - 10.0) < 70;
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    sv_slic_params_init_defaults (&params[p]);
+  params[0].n_segments = 30;
+  params[1].n_segments = 40;
+  params[1].sigma[0] = 1.0;
+  params[2].n_segments = 25;
+  params[2].slic_zero = TRUE;
+  params[2].compactness = 0.05;
+  params[2].start_label = 0;
+  params[3].n_segments = 15;
+  params[3].sigma[0] = 0.8;
+  params[3].min_size_factor = 0.9;
+  params[3].max_size_factor = 1.0;
+
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    for (int masked = 0; masked < 2; masked++)
+      {
+        const guint8 *mask = masked ? ball : NULL;
+
+        one_process (in, one, &params[p], mask);
+        for (guint i = 0; i < G_N_ELEMENTS (n_ranks); i++)
+          {
+            g_autoptr (GError) error = NULL;
+
+            g_test_message ("params %u, mask %d, %u ranks", p, masked, n_ranks[i]);
+            g_assert_true (run_in_ranks (n_ranks[i], in, ranks, &params[p], mask, &error));
+            g_assert_no_error (error);
+            assert_same_file (one, ranks);
+          }
+      }
+}
+
+/* The last page's first strip no longer inflates: only the last rank
+ * reads it, and every rank stops with its error; no file is left. */
+static void
+test_failing_rank (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_input (f, 8, 16, 16);
+  g_autofree char *out = g_build_filename (f->dir, "out.tif", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDir) dir = NULL;
+  guint64 *offsets = NULL, *counts = NULL;
+  guint64 offset, count;
+  SvSlicParams params;
+  const char *name;
+  TIFF *tif;
+  FILE *file;
+
+  tif = TIFFOpen (in, "r");
+  g_assert_nonnull (tif);
+  g_assert_true (TIFFSetDirectory (tif, 7));
+  g_assert_true (TIFFGetField (tif, TIFFTAG_STRIPOFFSETS, &offsets));
+  g_assert_true (TIFFGetField (tif, TIFFTAG_STRIPBYTECOUNTS, &counts));
+  offset = offsets[0];
+  count = counts[0];
+  TIFFClose (tif);
+  file = fopen (in, "r+b");
+  g_assert_nonnull (file);
+  g_assert_cmpint (fseek (file, (long)offset, SEEK_SET), ==, 0);
+  for (guint64 i = 0; i < count; i++)
+    fputc (0xA5, file);
+  fclose (file);
+
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 20;
+  g_assert_false (run_in_ranks (3, in, out, &params, NULL, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, "rank 2: "));
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_cmpstr (name, ==, "in.tif");
+}
+
+static void
+test_rank_range (void)
+{
+  guint z0, z1, next = 0;
+
+  /* Contiguous, in rank order, covering every slice once. */
+  for (guint r = 0; r < 5; r++)
+    {
+      sv_stream_rank_range (13, r, 5, &z0, &z1);
+      g_assert_cmpuint (z0, ==, next);
+      g_assert_cmpuint (z1 - z0, >=, 2);
+      g_assert_cmpuint (z1 - z0, <=, 3);
+      next = z1;
+    }
+  g_assert_cmpuint (next, ==, 13);
+  sv_stream_rank_range (2, 0, 3, &z0, &z1);
+  g_assert_cmpuint (z1 - z0, ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/stream/ranks/range", test_rank_range);
+  g_test_add ("/engine/stream/ranks/identical-to-one-process", Fixture, NULL, fixture_setup,
+              test_identical, fixture_teardown);
+  g_test_add ("/engine/stream/ranks/failing-rank-stops-all", Fixture, NULL, fixture_setup,
+              test_failing_rank, fixture_teardown);
+  return g_test_run ();
+}
