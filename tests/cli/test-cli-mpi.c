@@ -106,10 +106,7 @@ run_slic (Fixture *f, guint n_ranks, const char *in, const char *out, const char
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("sv-test-cli-mpi-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = sv_test_make_dir ("sv-test-cli-mpi");
 }
 
 static void
@@ -123,19 +120,6 @@ static char *
 path_in (Fixture *f, const char *name)
 {
   return g_build_filename (f->dir, name, NULL);
-}
-
-static void
-assert_same_file (const char *a, const char *b)
-{
-  g_autofree char *ca = NULL;
-  g_autofree char *cb = NULL;
-  gsize la = 0, lb = 0;
-
-  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
-  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
-  g_assert_cmpuint (la, ==, lb);
-  g_assert_true (memcmp (ca, cb, la) == 0);
 }
 
 /* Smooth structure, noise and steps, so that segments are irregular and
@@ -196,7 +180,7 @@ assert_ranks_identical (Fixture *f, const char *in, const char *params)
         g_test_message ("stderr: %s", r.err);
       g_assert_cmpint (r.status, ==, 0);
       result_clear (&r);
-      assert_same_file (expected, out);
+      sv_test_assert_same_file (expected, out);
       g_assert_true (g_file_get_contents (sidecar, &json, NULL, NULL));
       g_assert_nonnull (strstr (json, needle));
       g_assert_nonnull (strstr (json, "\"mode\":\"streaming\""));

@@ -94,7 +94,9 @@ path_in (Fixture *f, const char *name)
   return g_build_filename (f->dir, name, NULL);
 }
 
-static char *
+/* Not inlined: GCC 12 then takes the caller's strstr result for a pointer
+ * into this function's local (-Wdangling-pointer). */
+static G_GNUC_NO_INLINE char *
 read_text (const char *path)
 {
   char *text = NULL;
@@ -291,13 +293,14 @@ test_memory_limit (Fixture *f, gconstpointer data)
 static gint64
 sidecar_peak (Fixture *f, const char *name)
 {
+  static const char key[] = "\"peak_memory_bytes\":";
   g_autofree char *path = path_in (f, name);
-  g_autofree char *text = read_text (path);
-  const char *p = strstr (text, "\"peak_memory_bytes\":");
-  gint64 peak;
+  char *text = read_text (path);
+  char *hit = strstr (text, key);
+  gint64 peak = hit != NULL ? g_ascii_strtoll (hit + strlen (key), NULL, 10) : -1;
 
-  g_assert_nonnull (p);
-  peak = g_ascii_strtoll (p + strlen ("\"peak_memory_bytes\":"), NULL, 10);
+  g_free (text);
+  g_assert_cmpint (peak, >=, 0);
   return peak;
 }
 

@@ -241,10 +241,7 @@ typedef struct
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("sv-test-stream-ranks-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = sv_test_make_dir ("sv-test-stream-ranks");
 }
 
 static void
@@ -252,19 +249,6 @@ fixture_teardown (Fixture *f, gconstpointer data)
 {
   sv_test_remove_tree (f->dir);
   g_free (f->dir);
-}
-
-static void
-assert_same_file (const char *a, const char *b)
-{
-  g_autofree char *ca = NULL;
-  g_autofree char *cb = NULL;
-  gsize la = 0, lb = 0;
-
-  g_assert_true (g_file_get_contents (a, &ca, &la, NULL));
-  g_assert_true (g_file_get_contents (b, &cb, &lb, NULL));
-  g_assert_cmpuint (la, ==, lb);
-  g_assert_true (memcmp (ca, cb, la) == 0);
 }
 
 /* Smooth structure, noise and steps; written as uint16. */
@@ -347,7 +331,7 @@ test_identical (Fixture *f, gconstpointer data)
             g_test_message ("params %u, mask %d, %u ranks", p, masked, n_ranks[i]);
             g_assert_true (run_in_ranks (n_ranks[i], in, ranks, &params[p], mask, &error));
             g_assert_no_error (error);
-            assert_same_file (one, ranks);
+            sv_test_assert_same_file (one, ranks);
           }
       }
 }
