@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "job-teaching.h"
 #include "job-timing.h"
 #include "preview.h"
 
@@ -70,6 +71,7 @@ struct _SvJob
   SvVolume *preview_volume; /* owned; preview.volume points here */
   guint8 *preview_mask;     /* owned */
   guint preview_factor;     /* of preview_volume; 0 when none */
+  SvTeachingCache *teaching; /* the teaching steps of the exact volume */
   gboolean cuda_failed;     /* after one CUDA failure every run goes to the CPU */
   gboolean fallback_reported;
 };
@@ -258,10 +260,23 @@ seconds_left_locked (SvJob *job)
 
 /* ---- the worker ---- */
 
+/* A teaching run that keeps its iterations: the step asked for is delivered
+ * from the hook as soon as it is reached, and the run goes on to the last
+ * iteration for the steps after it. */
+typedef struct
+{
+  const SvJobRequest *request;
+  const char *backend; /* the name the run was asked on */
+  guint step;
+  gint64 t0;
+  gboolean delivered;
+} TeachingRun;
+
 typedef struct
 {
   SvJob *job;
   guint64 generation;
+  TeachingRun *teaching; /* NULL for other runs */
 } ProgressData;
 
 static void
@@ -464,6 +479,75 @@ job_deliver_error (SvJob *job, guint64 generation, GError *error)
   job_deliver (job, d);
 }
 
+/* A result for a teaching step from copies of a snapshot's labels and
+ * centres. */
+static SvJobResult *
+teaching_result (SvJob *job, const SvJobRequest *request, const SvTeachingStep *step)
+{
+  const SvVolume *v = job->volume;
+  const gsize n = sv_volume_n_voxels (v);
+  SvJobResult *result = g_atomic_rc_box_new0 (SvJobResult);
+
+  result->generation = request->generation;
+  result->params = request->params;
+  result->stop_after_iteration = request->stop_after_iteration;
+  result->preview_factor = 1;
+  result->backend_name = g_strdup (step->backend);
+  result->labels = g_new0 (SvLabels, 1);
+  result->labels->nz = v->nz;
+  result->labels->ny = v->ny;
+  result->labels->nx = v->nx;
+  result->labels->data = g_memdup2 (step->labels, MAX (n, 1) * sizeof (gint32));
+  memcpy (result->labels->spacing, request->params.spacing, sizeof result->labels->spacing);
+  result->centres = g_memdup2 (step->centres, MAX (step->n_centres, 1) * 3 * sizeof (float));
+  result->n_centres = step->n_centres;
+  result->stats.n_clusters = step->n_centres;
+  result->stats.n_labels = step->n_labels;
+  result->stats.iterations = MIN (request->stop_after_iteration, request->params.max_num_iter);
+  return result;
+}
+
+static void
+job_deliver_result (SvJob *job, SvJobResult *result)
+{
+  Delivery *d = g_new0 (Delivery, 1);
+
+  d->kind = DELIVER_RESULT;
+  d->generation = result->generation;
+  d->result = result;
+  job_deliver (job, d);
+}
+
+/* The iteration hook of a teaching run: keeps every iteration and
+ * delivers the step asked for once it is there. */
+static void
+job_iteration_cb (const SvIterationView *view, guint iteration, guint n_iterations,
+                  gpointer user_data)
+{
+  ProgressData *p = user_data;
+  TeachingRun *t = p->teaching;
+  g_autoptr (GError) error = NULL;
+  const SvTeachingStep *step;
+  SvJobResult *result;
+
+  if (t == NULL)
+    return;
+  if (!sv__teaching_cache_store (p->job->teaching, view, iteration, &error))
+    {
+      g_debug ("teaching snapshot of iteration %u: %s", iteration, error->message);
+      return;
+    }
+  if (iteration != t->step || t->delivered)
+    return;
+  step = sv__teaching_cache_lookup (p->job->teaching, &t->request->params, t->backend, iteration);
+  if (step == NULL)
+    return;
+  result = teaching_result (p->job, t->request, step);
+  result->seconds_total = (double)(g_get_monotonic_time () - t->t0) / G_USEC_PER_SEC;
+  t->delivered = TRUE;
+  job_deliver_result (p->job, result);
+}
+
 static void
 job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
 {
@@ -480,7 +564,9 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   SvJobResultHook hook;
   gpointer hook_data;
   guint factor = 1;
-  ProgressData progress = { job, request->generation };
+  ProgressData progress = { job, request->generation, NULL };
+  TeachingRun teaching = { request, NULL, 0, t0, FALSE };
+  SvJobRequest as_run = *request;
   SvRunControl control = {
     .n_threads = 0,
     .stop_after_iteration = request->stop_after_iteration,
@@ -508,16 +594,44 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
       sv_preview_params (&request->params, job->volume, factor, &params);
     }
 
+  /* A teaching step: a stored one is copied at once; otherwise the run goes
+   * on to the last iteration and keeps them all for the next steps.
+   * maskSLIC's two passes stop early in each pass, so its steps are not
+   * iterations of one run: they are computed per step. */
+  if (factor == 1 && request->stop_after_iteration > 0 && job->mask == NULL
+      && request->params.max_num_iter > 0)
+    {
+      const guint step = (guint)MIN (request->stop_after_iteration, request->params.max_num_iter);
+      const SvTeachingStep *stored
+          = sv__teaching_cache_lookup (job->teaching, &request->params, name, step);
+      if (stored != NULL)
+        {
+          result = teaching_result (job, request, stored);
+          result->from_snapshot = TRUE;
+          result->seconds_total = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+          job_deliver_result (job, result);
+          return;
+        }
+      if (sv__teaching_cache_begin (job->teaching, &request->params, name))
+        {
+          teaching.backend = name;
+          teaching.step = step;
+          progress.teaching = &teaching;
+          as_run.stop_after_iteration = request->params.max_num_iter;
+          control.stop_after_iteration = as_run.stop_after_iteration;
+          control.iteration = job_iteration_cb;
+        }
+    }
+
   g_mutex_lock (&job->lock);
   {
-    SvJobRequest as_run = *request;
     if (factor == 1)
       as_run.preview_seconds = 0;
     job->run.preview = factor > 1;
     job->run.prepare_s = sv__job_timing_prepare (
         factor > 1 ? &job->preview_timing : &job->exact_timing, &request->params);
-    job->run.iterations = sv__job_request_iterations (request);
-    job->run.connect = sv__job_request_connects (request);
+    job->run.iterations = sv__job_request_iterations (&as_run);
+    job->run.connect = sv__job_request_connects (&as_run);
     job->run.stage = SV_STAGE_PREPARE;
     job->run.iteration = 0;
     job->run.stage_t0 = job->run.t0 = t0;
@@ -535,6 +649,31 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
       /* The other slot's device backend goes too: the device is not trusted again. */
       g_clear_pointer (slot == &job->exact ? &job->preview.backend : &job->exact.backend,
                        sv_backend_free);
+    }
+
+  if (teaching.delivered)
+    {
+      /* The step is on its way; the rest of the run only filled the
+       * snapshots, and its own labels are the last iteration's. */
+      if (!ok && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("teaching run after step %u: %s", teaching.step, error->message);
+      if (ok)
+        {
+          g_mutex_lock (&job->lock);
+          sv__job_timing_record (&job->exact_timing, &as_run, &stats,
+                                 (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC,
+                                 sv_volume_n_voxels (slot->volume));
+          g_mutex_unlock (&job->lock);
+        }
+      return;
+    }
+  if (ok && progress.teaching != NULL)
+    {
+      /* No snapshot of the step could be kept: the step's own run. */
+      progress.teaching = NULL;
+      control.iteration = NULL;
+      control.stop_after_iteration = request->stop_after_iteration;
+      ok = job_run_on (slot, name, &params, &control, &stats, &device_error, &error);
     }
 
   if (!ok)
@@ -611,6 +750,7 @@ job_thread (gpointer data)
   g_clear_pointer (&job->preview.backend, sv_backend_free);
   g_clear_pointer (&job->preview_volume, sv_volume_free);
   g_clear_pointer (&job->preview_mask, g_free);
+  g_clear_pointer (&job->teaching, sv__teaching_cache_free);
   return NULL;
 }
 
@@ -628,6 +768,7 @@ sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *ca
   job->mask = mask;
   job->exact.volume = volume;
   job->exact.mask = mask;
+  job->teaching = sv__teaching_cache_new (sv_volume_n_voxels (volume));
   job->context = g_main_context_ref_thread_default ();
   job->sink = g_new0 (SvJobSink, 1);
   g_atomic_ref_count_init (&job->sink->ref);

@@ -59,6 +59,13 @@ sv_iteration_view_get_labels (const SvIterationView *view, gint32 *labels, GErro
   return view->backend->klass->snapshot_labels (view->backend, view->run, labels, error);
 }
 
+const char *
+sv_iteration_view_get_backend_name (const SvIterationView *view)
+{
+  g_return_val_if_fail (view != NULL, NULL);
+  return sv_backend_get_name (view->backend);
+}
+
 gboolean
 sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k, GError **error)
 {

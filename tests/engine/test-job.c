@@ -360,6 +360,79 @@ direct_labels (const SvVolume *v, const SvSlicParams *params)
   return labels;
 }
 
+/* A run stopped after `step` iterations (teaching mode): labels and centres. */
+static gint32 *
+teaching_labels (const SvVolume *v, const SvSlicParams *params, int step, float **centres,
+                 gsize *k)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = sv_backend_new ("cpu", &error);
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  gint32 *labels = g_new (gint32, sv_volume_n_voxels (v));
+
+  control.stop_after_iteration = step;
+  g_assert_no_error (error);
+  g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
+  g_assert_true (sv_backend_run (backend, params, &control, &stats, &error));
+  g_assert_true (sv_backend_get_labels (backend, labels, &error));
+  g_assert_true (sv_backend_get_centres (backend, NULL, k, &error));
+  *centres = g_new0 (float, MAX (*k, 1) * 3);
+  g_assert_true (sv_backend_get_centres (backend, *centres, k, &error));
+  g_assert_no_error (error);
+  return labels;
+}
+
+/* Teaching steps: the first step's run keeps every iteration, and the
+ * steps after it are copies of those snapshots, each equal to a run
+ * stopped at that step; new parameters compute again. */
+static void
+test_teaching_steps_from_snapshots (void)
+{
+  g_autoptr (SvVolume) v = test_volume (8, 32, 40);
+  const int steps[] = { 3, 1, 5, 2, 6, 9 };
+  SvJobRequest request;
+  Seen s;
+  SvJob *job;
+
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  request.params.n_segments = 20;
+  request.params.compactness = 0.3;
+  request.params.max_num_iter = 6;
+  for (guint i = 0; i <= G_N_ELEMENTS (steps); i++)
+    {
+      const gboolean changed = i == G_N_ELEMENTS (steps);
+      const int step = changed ? 2 : steps[i];
+      g_autofree gint32 *expected = NULL;
+      g_autofree float *centres = NULL;
+      SvJobResult *result;
+      gsize k = 0;
+
+      if (changed)
+        request.params.compactness = 0.5;
+      request.stop_after_iteration = step;
+      request.generation = i + 1;
+      sv_job_submit (job, &request);
+      result = wait_for_generation (&s, i + 1);
+      drain (job);
+      g_assert_cmpint (result->generation, ==, i + 1);
+      g_assert_cmpint (result->from_snapshot, ==, i > 0 && !changed);
+      g_assert_cmpint (result->stop_after_iteration, ==, step);
+      g_assert_cmpuint (result->stats.iterations, ==, MIN (step, 6));
+      expected = teaching_labels (v, &request.params, step, &centres, &k);
+      g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+                       sv_volume_n_voxels (v) * sizeof (gint32));
+      g_assert_cmpuint (result->n_centres, ==, k);
+      g_assert_cmpmem (result->centres, k * 3 * sizeof (float), centres, k * 3 * sizeof (float));
+    }
+  g_assert_cmpuint (s.n_errors, ==, 0);
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
 static void
 test_results_on_main_context (void)
 {
@@ -782,5 +855,6 @@ main (int argc, char **argv)
                         test_finishing_run_is_kept);
   g_test_add_func ("/engine/job/preview-matches-direct-run", test_preview_matches_direct_run);
   g_test_add_func ("/engine/job/cancel-drops-queued-result", test_cancel_drops_queued_result);
+  g_test_add_func ("/engine/job/teaching-steps-from-snapshots", test_teaching_steps_from_snapshots);
   return g_test_run ();
 }

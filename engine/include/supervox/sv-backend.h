@@ -119,6 +119,8 @@ gboolean sv_iteration_view_get_labels (const SvIterationView *view, gint32 *labe
                                        GError **error);
 gboolean sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k,
                                         GError **error);
+/* The name of the backend the viewed run is on ("cpu", "cuda"). */
+const char *sv_iteration_view_get_backend_name (const SvIterationView *view);
 
 /* The last run's labels, nz*ny*nx values. */
 gboolean sv_backend_get_labels (SvBackend *backend, gint32 *labels, GError **error);

@@ -58,6 +58,7 @@ typedef struct
   double seconds_total;   /* wall time of the request on the worker */
   char *backend_name;     /* the backend that produced the labels */
   char *fallback_message; /* non-NULL once per job: why CUDA failed and the CPU ran */
+  gboolean from_snapshot; /* a teaching step copied from an earlier run's snapshots */
   /* Backend-specific data a result hook attached (the CUDA labels published
    * for GL interop), freed with device_data_free; NULL when none. */
   gpointer device_data;
