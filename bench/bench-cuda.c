@@ -455,6 +455,7 @@ main (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— CUDA backend benchmark");
   g_option_context_add_main_entries (ctx, entries, NULL);
+  sv_backend_register (sv_backend_cuda_class ());
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "%s\n", error->message);
