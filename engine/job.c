@@ -17,6 +17,10 @@
  * over runs of a few frames then shows every run instead of none, while a
  * long run still gives way to new parameters at once. */
 #define FINISH_BEFORE_NEXT_LIMIT_SECONDS 1.0
+/* An exact run expected to take longer than this shows its iterations as
+ * they complete, at most one every LIVE_ITERATION_GAP_SECONDS. */
+#define LIVE_ITERATIONS_MIN_SECONDS 0.3
+#define LIVE_ITERATION_GAP_SECONDS 0.1
 /* A preview keeps at least this many voxels per supervoxel. */
 #define PREVIEW_MIN_VOXELS_PER_SEGMENT 27
 #define PREVIEW_MAX_FACTOR 16
@@ -203,7 +207,9 @@ deliver_cb (gpointer data)
        * result there is; results never go back in time. */
       if (d->generation <= sink->delivered_generation)
         break;
-      sink->delivered_generation = d->generation;
+      /* An iteration of a run still going leaves room for its final result. */
+      if (d->result->in_progress_iteration == 0)
+        sink->delivered_generation = d->generation;
       if (sink->callbacks.result)
         sink->callbacks.result (d->result, sink->user_data);
       break;
@@ -272,11 +278,28 @@ typedef struct
   gboolean delivered;
 } TeachingRun;
 
+/* A long exact run whose iterations are delivered as they complete. */
+typedef struct
+{
+  const SvJobRequest *request;
+  gint64 t0, last_us;
+  gint64 gap_us; /* between two deliveries */
+} LiveRun;
+
+/* The environment variable SV_JOB_LIVE_ITERATIONS=always shows every
+ * iteration of every exact run (for testing the path on small volumes). */
+static gboolean
+live_iterations_always (void)
+{
+  return g_strcmp0 (g_getenv ("SV_JOB_LIVE_ITERATIONS"), "always") == 0;
+}
+
 typedef struct
 {
   SvJob *job;
   guint64 generation;
   TeachingRun *teaching; /* NULL for other runs */
+  LiveRun *live;         /* NULL for other runs */
 } ProgressData;
 
 static void
@@ -518,6 +541,55 @@ job_deliver_result (SvJob *job, SvJobResult *result)
   job_deliver (job, d);
 }
 
+/* Delivers the labels after `iteration` of a long exact run (not the
+ * last: the final result follows it at once). */
+static void
+job_live_iteration (SvJob *job, LiveRun *live, const SvIterationView *view, guint iteration,
+                    guint n_iterations)
+{
+  const SvVolume *v = job->volume;
+  const gint64 now = g_get_monotonic_time ();
+  g_autoptr (SvJobResult) result = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize k = 0;
+
+  if (iteration >= n_iterations || now - live->last_us < live->gap_us)
+    return;
+  result = g_atomic_rc_box_new0 (SvJobResult);
+  result->generation = live->request->generation;
+  result->params = live->request->params;
+  result->stop_after_iteration = -1;
+  result->preview_factor = 1;
+  result->in_progress_iteration = iteration;
+  result->backend_name = g_strdup (sv_iteration_view_get_backend_name (view));
+  result->labels = g_new0 (SvLabels, 1);
+  result->labels->nz = v->nz;
+  result->labels->ny = v->ny;
+  result->labels->nx = v->nx;
+  result->labels->data = g_new (gint32, MAX (sv_volume_n_voxels (v), 1));
+  memcpy (result->labels->spacing, live->request->params.spacing,
+          sizeof result->labels->spacing);
+  if (!sv_iteration_view_get_labels (view, result->labels->data, &error)
+      || !sv_iteration_view_get_centres (view, NULL, &k, &error))
+    {
+      g_debug ("iteration %u not shown: %s", iteration, error->message);
+      return;
+    }
+  result->centres = g_new0 (float, MAX (k, 1) * 3);
+  if (k > 0 && !sv_iteration_view_get_centres (view, result->centres, &k, &error))
+    {
+      g_debug ("iteration %u not shown: %s", iteration, error->message);
+      return;
+    }
+  result->n_centres = k;
+  result->stats.n_clusters = k;
+  result->stats.n_labels = k;
+  result->stats.iterations = iteration;
+  result->seconds_total = (double)(now - live->t0) / G_USEC_PER_SEC;
+  live->last_us = g_get_monotonic_time ();
+  job_deliver_result (job, g_steal_pointer (&result));
+}
+
 /* The iteration hook of a teaching run: keeps every iteration and
  * delivers the step asked for once it is there. */
 static void
@@ -530,6 +602,11 @@ job_iteration_cb (const SvIterationView *view, guint iteration, guint n_iteratio
   const SvTeachingStep *step;
   SvJobResult *result;
 
+  if (p->live != NULL)
+    {
+      job_live_iteration (p->job, p->live, view, iteration, n_iterations);
+      return;
+    }
   if (t == NULL)
     return;
   if (!sv__teaching_cache_store (p->job->teaching, view, iteration, &error))
@@ -566,6 +643,8 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
   guint factor = 1;
   ProgressData progress = { job, request->generation, NULL };
   TeachingRun teaching = { request, NULL, 0, t0, FALSE };
+  LiveRun live = { request, t0, t0, (gint64)(LIVE_ITERATION_GAP_SECONDS * G_USEC_PER_SEC) };
+  double estimate;
   SvJobRequest as_run = *request;
   SvRunControl control = {
     .n_threads = 0,
@@ -636,8 +715,19 @@ job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable)
     job->run.iteration = 0;
     job->run.stage_t0 = job->run.t0 = t0;
     job->run.estimate = estimate_locked (job, &as_run);
+    estimate = job->run.estimate;
   }
   g_mutex_unlock (&job->lock);
+
+  /* A long exact run shows its iterations as they complete. */
+  if (live_iterations_always ())
+    live.gap_us = 0;
+  if (factor == 1 && request->stop_after_iteration < 0 && progress.teaching == NULL
+      && (estimate > LIVE_ITERATIONS_MIN_SECONDS || live_iterations_always ()))
+    {
+      progress.live = &live;
+      control.iteration = job_iteration_cb;
+    }
 
   ok = job_run_on (slot, name, &params, &control, &stats, &device_error, &error);
   if (ok && device_error != NULL)

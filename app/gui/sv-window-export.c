@@ -115,6 +115,13 @@ sv_window_check_exportable (SvWindow *self, GError **error)
                            "the exact result");
       return FALSE;
     }
+  if (r->in_progress_iteration > 0)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "the run is still going (an iteration is on screen): wait for its "
+                           "final result");
+      return FALSE;
+    }
   if (r->region)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,

@@ -138,7 +138,7 @@ sv_window_is_settled (SvWindow *self)
 {
   g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
   return self->result && self->result->generation == self->generation
-         && self->result->preview_factor == 1 && !self->settle_source;
+         && sv_job_result_is_final (self->result) && !self->settle_source;
 }
 
 gboolean
@@ -270,13 +270,18 @@ result_text (SvWindow *self, SvJobResult *result)
 
   if (result->preview_factor > 1)
     g_string_append_printf (s, "preview at 1/%u scale", result->preview_factor);
+  else if (result->in_progress_iteration > 0)
+    g_string_append_printf (s, "iteration %u of %d, still running", result->in_progress_iteration,
+                            result->params.max_num_iter);
   else if (result->stop_after_iteration >= 0)
     g_string_append_printf (s, "teaching step %u of %d", result->stats.iterations,
                             result->params.max_num_iter);
   else
     g_string_append (s, "exact");
   g_string_append_printf (s, " · %" G_GSIZE_FORMAT " %s in %.2f s %s", result->stats.n_labels,
-                          result->stop_after_iteration >= 0 ? "clusters" : "supervoxels",
+                          result->stop_after_iteration >= 0 || result->in_progress_iteration > 0
+                              ? "clusters"
+                              : "supervoxels",
                           result->seconds_total, backend_words (result->backend_name));
   if (result->preview_factor > 1)
     g_string_append (s, " · exact result on release");
@@ -292,8 +297,9 @@ check_label_count (SvWindow *self, SvJobResult *result)
   GString *why = g_string_new (NULL);
   double smallest = MIN (MIN (p->spacing[0], p->spacing[1]), p->spacing[2]);
 
-  /* Previews and teaching steps are not what a run gives. */
-  if (result->preview_factor > 1 || result->stop_after_iteration >= 0)
+  /* Previews, iterations of a run still going and teaching steps are not
+   * what a run gives. */
+  if (!sv_job_result_is_final (result) || result->stop_after_iteration >= 0)
     return;
   if ((double)result->stats.n_labels >= 0.05 * (double)p->n_segments)
     {
@@ -335,7 +341,9 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
   g_clear_pointer (&self->run_error, g_free);
-  self->done_generation = MAX (self->done_generation, result->generation);
+  /* An iteration of a run still going leaves its progress bar running. */
+  if (result->in_progress_iteration == 0)
+    self->done_generation = MAX (self->done_generation, result->generation);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_result (sv_window_view (self, i), result);
 
@@ -349,14 +357,17 @@ job_result_cb (SvJobResult *result, gpointer user_data)
     g_message (
         "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT
         " labels, %u iterations, %.3f s (prepare %.3f%s, iterate %.3f, connect %.3f) on %s; %s",
-        result->generation, result->preview_factor > 1 ? "preview" : "exact",
+        result->generation,
+        result->preview_factor > 1         ? "preview"
+        : result->in_progress_iteration > 0 ? "an iteration of a run still going"
+                                            : "exact",
         result->stats.n_labels, result->stats.iterations, result->seconds_total,
         result->stats.seconds_prepare, result->stats.prepare_reused ? " reused" : "",
         result->stats.seconds_iterate, result->stats.seconds_connect, result->backend_name,
         sv_slice_view_get_label_path (self->xy_view));
   check_label_count (self, result);
   /* The dropdown shows what ran, not what was asked for. */
-  if (result->preview_factor == 1
+  if (sv_job_result_is_final (result)
       && (result->fallback_message
           || (g_strcmp0 (sv_params_panel_get_backend (self->params_panel), "auto") != 0
               && g_strcmp0 (sv_params_panel_get_backend (self->params_panel), result->backend_name)

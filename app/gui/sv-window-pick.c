@@ -43,7 +43,7 @@ sv_window_update_selection (SvWindow *self)
       return;
     }
   /* A preview's labels are coarse: its numbers would not be the voxels'. */
-  stats = q && shown->preview_factor == 1 ? sv_label_table_lookup (q->table, label) : NULL;
+  stats = q && sv_job_result_is_final (shown) ? sv_label_table_lookup (q->table, label) : NULL;
   if (stats && shown->region)
     {
       /* A region's statistics count from its corner. */

@@ -56,6 +56,9 @@ update_panel (SvWindow *self)
   else if (shown->preview_factor > 1)
     sv_quality_panel_set_state (self->quality_panel,
                                 "preview on screen: the numbers are the last exact result's");
+  else if (shown->in_progress_iteration > 0)
+    sv_quality_panel_set_state (self->quality_panel,
+                                "run still going: the numbers are the last exact result's");
   else if (!q)
     sv_quality_panel_set_state (self->quality_panel, "computing…");
   else if (flipped)
@@ -168,7 +171,7 @@ sv_window_quality_start (SvWindow *self)
                                sv_window_job_truth (self), &quality_callbacks, self);
   if (self->pinned)
     sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
-  if (self->result && self->result->preview_factor == 1)
+  if (self->result && sv_job_result_is_final (self->result))
     sv_quality_worker_submit (self->quality_worker, self->result);
   /* Another mask changes the iterations too. */
   update_convergence (self, TRUE);
@@ -201,7 +204,7 @@ sv_window_quality_forget (SvWindow *self)
 void
 sv_window_quality_result (SvWindow *self, SvJobResult *result)
 {
-  if (self->quality_worker && result->preview_factor == 1)
+  if (self->quality_worker && sv_job_result_is_final (result))
     sv_quality_worker_submit (self->quality_worker, result);
   /* Flipped to the pinned result: the views keep showing it. */
   if (self->showing_pinned && self->pinned)
@@ -316,7 +319,7 @@ void
 sv_window_pin (SvWindow *self)
 {
   g_return_if_fail (SV_IS_WINDOW (self));
-  if (!self->result || self->result->preview_factor > 1)
+  if (!self->result || !sv_job_result_is_final (self->result))
     {
       sv_window_show_toast (self, "nothing to pin: wait for the exact result");
       return;

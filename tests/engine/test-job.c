@@ -433,6 +433,64 @@ test_teaching_steps_from_snapshots (void)
   seen_clear (&s);
 }
 
+/* A long exact run shows its iterations as they complete: each is the
+ * labels a run stopped there gives, and the final result follows. */
+static void
+test_live_iterations (void)
+{
+  g_autoptr (SvVolume) v = test_volume (8, 32, 40);
+  g_autofree gint32 *final = NULL;
+  SvJobRequest request;
+  SvJobResult *result;
+  Seen s;
+  SvJob *job;
+
+  g_setenv ("SV_JOB_LIVE_ITERATIONS", "always", TRUE);
+  seen_init (&s);
+  job = sv_job_new (v, NULL, &seen_callbacks, &s);
+  sv_job_request_init (&request);
+  g_strlcpy (request.backend, "cpu", sizeof request.backend);
+  request.params.n_segments = 20;
+  request.params.compactness = 0.3;
+  request.params.max_num_iter = 5;
+  request.generation = 1;
+  sv_job_submit (job, &request);
+  result = wait_for_generation (&s, 1);
+  while (result->in_progress_iteration > 0)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      result = seen_last (&s);
+    }
+  drain (job);
+  g_unsetenv ("SV_JOB_LIVE_ITERATIONS");
+
+  /* Iterations 1 … 4 as they completed, then the final result. */
+  g_assert_cmpuint (s.results->len, ==, 5);
+  for (guint i = 0; i < 4; i++)
+    {
+      SvJobResult *r = g_ptr_array_index (s.results, i);
+      g_autofree gint32 *expected = NULL;
+      g_autofree float *centres = NULL;
+      gsize k = 0;
+
+      g_assert_cmpuint (r->generation, ==, 1);
+      g_assert_cmpuint (r->in_progress_iteration, ==, i + 1);
+      g_assert_false (sv_job_result_is_final (r));
+      expected = teaching_labels (v, &request.params, (int)i + 1, &centres, &k);
+      g_assert_cmpmem (r->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+                       sv_volume_n_voxels (v) * sizeof (gint32));
+      g_assert_cmpmem (r->centres, k * 3 * sizeof (float), centres, k * 3 * sizeof (float));
+    }
+  result = g_ptr_array_index (s.results, 4);
+  g_assert_true (sv_job_result_is_final (result));
+  final = direct_labels (v, &request.params);
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), final,
+                   sv_volume_n_voxels (v) * sizeof (gint32));
+  g_assert_cmpuint (s.n_errors, ==, 0);
+  sv_job_free (job);
+  seen_clear (&s);
+}
+
 static void
 test_results_on_main_context (void)
 {
@@ -856,5 +914,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/job/preview-matches-direct-run", test_preview_matches_direct_run);
   g_test_add_func ("/engine/job/cancel-drops-queued-result", test_cancel_drops_queued_result);
   g_test_add_func ("/engine/job/teaching-steps-from-snapshots", test_teaching_steps_from_snapshots);
+  g_test_add_func ("/engine/job/live-iterations", test_live_iterations);
   return g_test_run ();
 }

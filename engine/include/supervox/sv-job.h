@@ -59,6 +59,10 @@ typedef struct
   char *backend_name;     /* the backend that produced the labels */
   char *fallback_message; /* non-NULL once per job: why CUDA failed and the CPU ran */
   gboolean from_snapshot; /* a teaching step copied from an earlier run's snapshots */
+  /* > 0: the labels after this iteration of a run that is still going (no
+   * connectivity yet); the run's final result, of the same generation,
+   * follows. Long exact runs show their iterations this way. */
+  guint in_progress_iteration;
   /* Backend-specific data a result hook attached (the CUDA labels published
    * for GL interop), freed with device_data_free; NULL when none. */
   gpointer device_data;
@@ -112,6 +116,14 @@ sv_job_result_fits (const SvJobResult *result, guint nz, guint ny, guint nx)
       nx = s[2];
     }
   return l->nz == (nz + f - 1) / f && l->ny == (ny + f - 1) / f && l->nx == (nx + f - 1) / f;
+}
+
+/* TRUE for a request's finished exact labels: not a preview, not an
+ * iteration of a run still going. */
+static inline gboolean
+sv_job_result_is_final (const SvJobResult *result)
+{
+  return result->preview_factor <= 1 && result->in_progress_iteration == 0;
 }
 
 SvJobResult *sv_job_result_ref (SvJobResult *result);
