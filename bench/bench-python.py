@@ -26,13 +26,17 @@ def volume(shape, seed=0):
     return vol.astype(np.float32)
 
 
-def best_of(repeat, run):
+def times_of(repeat, run):
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         run()
         times.append(time.perf_counter() - t0)
-    return min(times)
+    return sorted(times)
+
+
+def best_of(repeat, run):
+    return times_of(repeat, run)[0]
 
 
 def c_call_only(image, kwargs):
@@ -106,12 +110,7 @@ def main():
     tiny_kwargs = dict(n_segments=8, compactness=0.1)
 
     def median_of(n, run):
-        times = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - t0)
-        return sorted(times)[n // 2]
+        return times_of(n, run)[n // 2]
 
     m_py = median_of(200, lambda: supervox.slic(tiny, channel_axis=None, backend="cpu",
                                                  **tiny_kwargs))

@@ -383,6 +383,23 @@ teaching_labels (const SvVolume *v, const SvSlicParams *params, int step, float 
   return labels;
 }
 
+/* Fails unless `result` holds the labels and centres of a run stopped
+ * after `step` iterations. */
+static void
+assert_step_result (const SvVolume *v, const SvSlicParams *params, int step,
+                    const SvJobResult *result)
+{
+  g_autofree gint32 *expected = NULL;
+  g_autofree float *centres = NULL;
+  gsize k = 0;
+
+  expected = teaching_labels (v, params, step, &centres, &k);
+  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+                   sv_volume_n_voxels (v) * sizeof (gint32));
+  g_assert_cmpuint (result->n_centres, ==, k);
+  g_assert_cmpmem (result->centres, k * 3 * sizeof (float), centres, k * 3 * sizeof (float));
+}
+
 /* Teaching steps: the first step's run keeps every iteration, and the
  * steps after it are copies of those snapshots, each equal to a run
  * stopped at that step; new parameters compute again. */
@@ -406,10 +423,7 @@ test_teaching_steps_from_snapshots (void)
     {
       const gboolean changed = i == G_N_ELEMENTS (steps);
       const int step = changed ? 2 : steps[i];
-      g_autofree gint32 *expected = NULL;
-      g_autofree float *centres = NULL;
       SvJobResult *result;
-      gsize k = 0;
 
       if (changed)
         request.params.compactness = 0.5;
@@ -422,11 +436,7 @@ test_teaching_steps_from_snapshots (void)
       g_assert_cmpint (result->from_snapshot, ==, i > 0 && !changed);
       g_assert_cmpint (result->stop_after_iteration, ==, step);
       g_assert_cmpuint (result->stats.iterations, ==, MIN (step, 6));
-      expected = teaching_labels (v, &request.params, step, &centres, &k);
-      g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
-                       sv_volume_n_voxels (v) * sizeof (gint32));
-      g_assert_cmpuint (result->n_centres, ==, k);
-      g_assert_cmpmem (result->centres, k * 3 * sizeof (float), centres, k * 3 * sizeof (float));
+      assert_step_result (v, &request.params, step, result);
     }
   g_assert_cmpuint (s.n_errors, ==, 0);
   sv_job_free (job);
@@ -469,17 +479,11 @@ test_live_iterations (void)
   for (guint i = 0; i < 4; i++)
     {
       SvJobResult *r = g_ptr_array_index (s.results, i);
-      g_autofree gint32 *expected = NULL;
-      g_autofree float *centres = NULL;
-      gsize k = 0;
 
       g_assert_cmpuint (r->generation, ==, 1);
       g_assert_cmpuint (r->in_progress_iteration, ==, i + 1);
       g_assert_false (sv_job_result_is_final (r));
-      expected = teaching_labels (v, &request.params, (int)i + 1, &centres, &k);
-      g_assert_cmpmem (r->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
-                       sv_volume_n_voxels (v) * sizeof (gint32));
-      g_assert_cmpmem (r->centres, k * 3 * sizeof (float), centres, k * 3 * sizeof (float));
+      assert_step_result (v, &request.params, (int)i + 1, r);
     }
   result = g_ptr_array_index (s.results, 4);
   g_assert_true (sv_job_result_is_final (result));
