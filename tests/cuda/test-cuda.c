@@ -235,6 +235,81 @@ test_bit_identical (gconstpointer data)
   result_clear (&gpu);
 }
 
+/* The iteration hook on the device: every iteration's labels and centres
+ * equal the CPU reference stopped after that iteration (what the window's
+ * teaching snapshots and live iterations show). */
+typedef struct
+{
+  gsize n;
+  GPtrArray *labels;  /* gint32 *, by iteration − 1 */
+  GPtrArray *centres; /* Result *, for the centres */
+} HookSeen;
+
+static void
+hook_seen_cb (const SvIterationView *view, guint iteration, guint n_iterations,
+              gpointer user_data)
+{
+  HookSeen *h = user_data;
+  g_autoptr (GError) error = NULL;
+  gint32 *labels = g_new (gint32, MAX (h->n, 1));
+  Result *r = g_new0 (Result, 1);
+
+  g_assert_cmpuint (iteration, ==, h->labels->len + 1);
+  g_assert_true (sv_iteration_view_get_labels (view, labels, &error));
+  g_assert_true (sv_iteration_view_get_centres (view, NULL, &r->k, &error));
+  r->centres = g_new (float, MAX (r->k, 1) * 3);
+  g_assert_true (sv_iteration_view_get_centres (view, r->centres, &r->k, &error));
+  g_assert_no_error (error);
+  g_ptr_array_add (h->labels, labels);
+  g_ptr_array_add (h->centres, r);
+}
+
+static void
+test_iteration_hook (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) backend = NULL;
+  g_autoptr (SvVolume) v = make_volume (20, 30, 40, 1, 23);
+  HookSeen h = { (gsize)20 * 30 * 40, g_ptr_array_new_with_free_func (g_free),
+                 g_ptr_array_new () };
+  SvRunControl control = { 0 };
+  SvRunStats stats;
+  SvSlicParams p;
+
+  if (!need_device ())
+    return;
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 150;
+  p.compactness = 0.2;
+  p.max_num_iter = 6;
+  control.stop_after_iteration = -1;
+  control.iteration = hook_seen_cb;
+  control.user_data = &h;
+  backend = sv_backend_new ("cuda", &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
+  g_assert_true (sv_backend_run (backend, &p, &control, &stats, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (h.labels->len, ==, 6);
+  for (guint i = 0; i < h.labels->len; i++)
+    {
+      Result cpu, gpu = { 0 };
+      Result *seen = g_ptr_array_index (h.centres, i);
+
+      run_backend ("cpu", v, NULL, &p, (int)i + 1, &cpu);
+      gpu.labels = g_ptr_array_index (h.labels, i);
+      gpu.centres = seen->centres;
+      gpu.k = seen->k;
+      gpu.stats = cpu.stats; /* the hook has no stats; labels and centres are compared */
+      assert_same (v, &cpu, &gpu);
+      result_clear (&cpu);
+      g_free (seen->centres);
+      g_free (seen);
+    }
+  g_ptr_array_unref (h.labels);
+  g_ptr_array_unref (h.centres);
+}
+
 /* The same request ten times on one backend gives the same bits. */
 static void
 test_deterministic (void)
@@ -547,6 +622,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &cases[i], test_bit_identical);
     }
   g_test_add_func ("/cuda/slic/deterministic", test_deterministic);
+  g_test_add_func ("/cuda/slic/iteration-hook", test_iteration_hook);
   g_test_add_func ("/cuda/slic/prepare-reuse", test_prepare_reuse);
   g_test_add_func ("/cuda/backend/device-labels", test_device_labels);
   g_test_add_func ("/cuda/backend/cancel-and-errors", test_cancel_and_errors);
