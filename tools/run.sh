@@ -7,6 +7,14 @@ cd "$(dirname "$0")/.."
 bash tools/deps.sh
 bash tools/build.sh
 
+# `import supervox` for the user's python3, from this checkout: a .pth file
+# in the user site-packages names python/ (the package finds
+# build/lib/libsupervox.so.0 itself). Delete the file to undo it.
+if site=$(python3 -m site --user-site 2>/dev/null) && mkdir -p "$site" 2>/dev/null; then
+  echo "$PWD/python" > "$site/supervox-checkout.pth"
+  echo "Python: import supervox works from $PWD/python ($site/supervox-checkout.pth)." >&2
+fi
+
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/app/gui/supervox ]; then
   exec build/app/gui/supervox "$@"
 fi
