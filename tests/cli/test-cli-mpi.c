@@ -11,6 +11,7 @@
 #include "supervox/sv-io.h"
 #include "sv-config.h"
 #include "sv-test-files.h"
+#include "sv-test-run.h"
 #include "supervox/sv-volume.h"
 
 static char *cli_path;
@@ -21,19 +22,8 @@ typedef struct
   char *dir;
 } Fixture;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} Result;
-
-static void
-result_clear (Result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
+typedef SvTestRun Result;
+#define result_clear sv_test_run_clear
 
 /* The tests need ranks: an MPI build and mpirun. */
 static gboolean
@@ -61,9 +51,6 @@ run_slic (Fixture *f, guint n_ranks, const char *in, const char *out, const char
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) words = g_strsplit (extra, " ", -1);
   g_auto (GStrv) env = g_get_environ ();
-  g_autoptr (GError) error = NULL;
-  Result r = { 0 };
-  int wait_status = 0;
 
   if (n_ranks > 0)
     {
@@ -95,12 +82,7 @@ run_slic (Fixture *f, guint n_ranks, const char *in, const char *out, const char
           = g_strconcat (g_environ_getenv (env, "ASAN_OPTIONS"), ":detect_leaks=0", NULL);
       env = g_environ_setenv (env, "ASAN_OPTIONS", asan, TRUE);
     }
-  g_spawn_sync (f->dir, (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r.status = WEXITSTATUS (wait_status);
-  return r;
+  return sv_test_run_argv (f->dir, env, (const char *const *)argv->pdata);
 }
 
 static void

@@ -6,6 +6,7 @@
 
 #include "supervox/sv-io.h"
 #include "sv-test-files.h"
+#include "sv-test-run.h"
 #include "sv-test-python.h"
 #include "supervox/sv-volume.h"
 
@@ -16,38 +17,19 @@ typedef struct
   char *dir;
 } Fixture;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} Result;
-
-static void
-result_clear (Result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
+typedef SvTestRun Result;
+#define result_clear sv_test_run_clear
 
 static Result
 run_cli_v (const char *dir, GPtrArray *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  Result r = { 0 };
-  int wait_status = 0;
 
   g_ptr_array_add (argv, cli_path);
   for (guint i = 0; i < args->len; i++)
     g_ptr_array_add (argv, args->pdata[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r.status = WEXITSTATUS (wait_status);
-  return r;
+  return sv_test_run_argv (dir, NULL, (const char *const *)argv->pdata);
 }
 
 /* Runs `slic IN -o OUT` with the space-separated `extra` arguments and

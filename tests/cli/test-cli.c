@@ -19,6 +19,7 @@
 #include "supervox/sv-synth.h"
 #include "sv-config.h"
 #include "sv-test-files.h"
+#include "sv-test-run.h"
 #include "supervox/sv-volume.h"
 #if SV_HAVE_PIXBUF
 #include "sv-image-pixbuf.h"
@@ -31,19 +32,8 @@ typedef struct
   char *dir;
 } Fixture;
 
-typedef struct
-{
-  int status; /* exit status */
-  char *out;
-  char *err;
-} Result;
-
-static void
-result_clear (Result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
+typedef SvTestRun Result;
+#define result_clear sv_test_run_clear
 
 /* Runs supervox-cli with the NULL-terminated arguments in `dir`, with the
  * environment `envp` (NULL: this process's). */
@@ -51,20 +41,12 @@ static Result
 run_cli_env_v (const char *dir, char **envp, const char *const *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  Result r = { 0 };
-  int wait_status = 0;
 
   g_ptr_array_add (argv, cli_path);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer)args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (dir, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r.status = WEXITSTATUS (wait_status);
-  return r;
+  return sv_test_run_argv (dir, envp, (const char *const *)argv->pdata);
 }
 
 static Result
