@@ -28,6 +28,20 @@ const SvBackendClass *sv_backend_cuda_class (void);
  * (SV_ENGINE_ERROR_BACKEND "no CUDA device: …"). */
 gboolean sv_cuda_device_available (GError **error);
 
+/* CUDA devices on this machine (0 when none can be used). */
+int sv_cuda_device_count (void);
+
+/* A CUDA backend on device `device` (0 …), made current on the calling
+ * thread; its streamed-run steps make it current on theirs. Fails with
+ * SV_ENGINE_ERROR_BACKEND when there is no such device. */
+SvBackend *sv_cuda_backend_new_on_device (int device, GError **error);
+
+/* Device bytes the in-memory run of such a volume needs at its peak, and
+ * what one slice of a streamed run's slab holds on the device (its double
+ * buffers), for choosing between the two and sizing the slabs. */
+guint64 sv_cuda_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask);
+guint64 sv_cuda_stream_slice_bytes (guint ny, guint nx, guint nc, gboolean mask);
+
 /* Free and total memory of the current device, in bytes. */
 gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
 
