@@ -24,6 +24,7 @@ typedef struct
   cudaStream_t stream;
   int device; /* the device the backend was made on */
   SvCudaSlabs *slabs; /* a streamed run's, or NULL */
+  SvCudaSlabTimes slab_times; /* the last streamed run's */
 
   /* The caller's volume and mask, borrowed (sv-backend.h): the host side reads
    * them for Lab (3 channels, converted on the host) and mask seeding. */

@@ -20,6 +20,16 @@
 #include "supervox/sv-error.h"
 
 #define SLAB_BUFFERS 2
+/* Timing marks kept before they are read (a ring; the oldest is long done
+ * when it is reused). */
+#define SLAB_MARKS 64
+
+/* When one slab's upload and kernels ran, on the device's clock. */
+typedef struct
+{
+  cudaEvent_t up0, up1, k0, k1;
+  gboolean used;
+} SlabMarks;
 
 struct _SvCudaSlabs
 {
@@ -64,7 +74,90 @@ struct _SvCudaSlabs
 
   /* Device bytes held now and at most. */
   guint64 bytes, peak;
+
+  /* Where the passes' time went (sv_cuda_backend_get_slab_times). */
+  SlabMarks marks[SLAB_MARKS];
+  guint n_marks;
+  gint64 pass_start_us;
+  cudaEvent_t pass_ref; /* the pass's start on the device's clock */
+  GArray *uploads, *kernels; /* the pass's intervals, ms after pass_ref */
+  SvCudaSlabTimes times;
 };
+
+typedef struct
+{
+  float from, to;
+} Interval;
+
+/* How long uploads ran while kernels did: each stream's intervals are in
+ * time order and do not overlap one another. */
+static double
+overlap_ms (GArray *uploads, GArray *kernels)
+{
+  double both = 0.0;
+  guint k = 0;
+
+  for (guint u = 0; u < uploads->len; u++)
+    {
+      const Interval *up = &g_array_index (uploads, Interval, u);
+
+      while (k < kernels->len && g_array_index (kernels, Interval, k).to <= up->from)
+        k++;
+      for (guint j = k; j < kernels->len; j++)
+        {
+          const Interval *kn = &g_array_index (kernels, Interval, j);
+          if (kn->from >= up->to)
+            break;
+          both += MIN (up->to, kn->to) - MAX (up->from, kn->from);
+        }
+    }
+  return both;
+}
+
+/* Adds a slab's upload and kernel times and intervals; its marks are
+ * then free. */
+static void
+read_marks (SvCudaSlabs *s, SlabMarks *m)
+{
+  Interval up, k;
+
+  if (!m->used)
+    return;
+  m->used = FALSE;
+  if (cudaEventSynchronize (m->k1) != cudaSuccess
+      || cudaEventElapsedTime (&up.from, s->pass_ref, m->up0) != cudaSuccess
+      || cudaEventElapsedTime (&up.to, s->pass_ref, m->up1) != cudaSuccess
+      || cudaEventElapsedTime (&k.from, s->pass_ref, m->k0) != cudaSuccess
+      || cudaEventElapsedTime (&k.to, s->pass_ref, m->k1) != cudaSuccess)
+    return;
+  s->times.upload_ms += up.to - up.from;
+  s->times.kernel_ms += k.to - k.from;
+  g_array_append_val (s->uploads, up);
+  g_array_append_val (s->kernels, k);
+}
+
+/* The marks for the next slab, in slab order. */
+static SlabMarks *
+next_marks (SvCudaSlabs *s)
+{
+  SlabMarks *m = &s->marks[s->n_marks++ % SLAB_MARKS];
+
+  read_marks (s, m);
+  m->used = TRUE;
+  return m;
+}
+
+/* At the end of a pass: the marks not yet read, in slab order, and the
+ * pass's overlap. */
+static void
+read_pass_marks (SvCudaSlabs *s)
+{
+  for (guint i = 0; i < SLAB_MARKS; i++)
+    read_marks (s, &s->marks[(s->n_marks + i) % SLAB_MARKS]);
+  s->times.overlap_ms += overlap_ms (s->uploads, s->kernels);
+  g_array_set_size (s->uploads, 0);
+  g_array_set_size (s->kernels, 0);
+}
 
 /* cudaMalloc that keeps count of the bytes held. */
 template <typename T>
@@ -128,6 +221,18 @@ sv__cuda_slabs_free (SvCudaSlabs *s)
   cudaStreamSynchronize (s->down);
   free_k_buffers (s);
   free_slab_buffers (s);
+  cudaEventDestroy (s->pass_ref);
+  if (s->uploads != NULL)
+    g_array_free (s->uploads, TRUE);
+  if (s->kernels != NULL)
+    g_array_free (s->kernels, TRUE);
+  for (guint i = 0; i < SLAB_MARKS; i++)
+    {
+      cudaEventDestroy (s->marks[i].up0);
+      cudaEventDestroy (s->marks[i].up1);
+      cudaEventDestroy (s->marks[i].k0);
+      cudaEventDestroy (s->marks[i].k1);
+    }
   for (int b = 0; b < SLAB_BUFFERS; b++)
     {
       cudaEventDestroy (s->uploaded[b]);
@@ -146,6 +251,9 @@ slabs_new (int device, GError **error)
   SvCudaSlabs *s = g_new0 (SvCudaSlabs, 1);
 
   s->device = device;
+  s->uploads = g_array_new (FALSE, FALSE, sizeof (Interval));
+  s->kernels = g_array_new (FALSE, FALSE, sizeof (Interval));
+  SV_CUDA_CHECK (cudaEventCreate (&s->pass_ref));
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&s->compute, cudaStreamNonBlocking));
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&s->up, cudaStreamNonBlocking));
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&s->down, cudaStreamNonBlocking));
@@ -154,6 +262,13 @@ slabs_new (int device, GError **error)
       SV_CUDA_CHECK (cudaEventCreateWithFlags (&s->uploaded[b], cudaEventDisableTiming));
       SV_CUDA_CHECK (cudaEventCreateWithFlags (&s->computed[b], cudaEventDisableTiming));
       SV_CUDA_CHECK (cudaEventCreateWithFlags (&s->downloaded[b], cudaEventDisableTiming));
+    }
+  for (guint i = 0; i < SLAB_MARKS; i++)
+    {
+      SV_CUDA_CHECK (cudaEventCreate (&s->marks[i].up0));
+      SV_CUDA_CHECK (cudaEventCreate (&s->marks[i].up1));
+      SV_CUDA_CHECK (cudaEventCreate (&s->marks[i].k0));
+      SV_CUDA_CHECK (cudaEventCreate (&s->marks[i].k1));
     }
   return s;
 out:
@@ -271,10 +386,11 @@ out:
  * buffer b's device memory, after the last kernels that read it. */
 static gboolean
 upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const gint32 *nearest,
-             GError **error)
+             SlabMarks *m, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
   const guint nc = s->ctx.image->nc;
+  const gint64 t0 = g_get_monotonic_time ();
 
   if (data != NULL)
     memcpy (s->h_image[b], data, n * nc * sizeof (float));
@@ -282,7 +398,9 @@ upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const
     memcpy (s->h_nearest[b], nearest, n * sizeof (int32_t));
   if (s->ctx.mask != NULL)
     memcpy (s->h_mask[b], s->ctx.mask + (gsize)z0 * s->plane, n);
+  s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->up, s->computed[b], 0));
+  SV_CUDA_CHECK (cudaEventRecord (m->up0, s->up));
   if (data != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (s->d_image[b], s->h_image[b], n * nc * sizeof (float),
                                     cudaMemcpyHostToDevice, s->up));
@@ -291,8 +409,10 @@ upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const
                                     cudaMemcpyHostToDevice, s->up));
   if (s->ctx.mask != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (s->d_mask[b], s->h_mask[b], n, cudaMemcpyHostToDevice, s->up));
+  SV_CUDA_CHECK (cudaEventRecord (m->up1, s->up));
   SV_CUDA_CHECK (cudaEventRecord (s->uploaded[b], s->up));
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->compute, s->uploaded[b], 0));
+  SV_CUDA_CHECK (cudaEventRecord (m->k0, s->compute));
   return TRUE;
 out:
   return FALSE;
@@ -326,6 +446,12 @@ slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters 
   k = clusters->k;
   s->ctx = *ctx;
   s->clusters = clusters;
+  s->pass_start_us = g_get_monotonic_time ();
+  /* Marks of a pass that failed are not read. */
+  for (guint i = 0; i < SLAB_MARKS; i++)
+    s->marks[i].used = FALSE;
+  g_array_set_size (s->uploads, 0);
+  g_array_set_size (s->kernels, 0);
   sv__cuda_iter_init (&s->it, ctx, im->nz, im->ny, im->nx, im->nc, k);
   /* maskSLIC's first pass moves the seeds by position only. */
   if (ctx->ignore_colour)
@@ -338,6 +464,7 @@ slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters 
     return FALSE;
   tmp = s->scan_tmp_bytes;
   s->have_pass = TRUE;
+  SV_CUDA_CHECK (cudaEventRecord (s->pass_ref, s->compute));
   if (k > 0)
     {
       SV_CUDA_CHECK (cudaMemcpyAsync (s->d_centres, clusters->centres,
@@ -380,16 +507,19 @@ slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSl
                  gpointer sink_data, GError **error)
 {
   SvCudaSlabs *s = enter (backend, error);
+  SlabMarks *m;
   int b;
 
   if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
     return FALSE;
-  if (!upload_slab (s, b, z0, z1, data, NULL, error))
+  m = next_marks (s);
+  if (!upload_slab (s, b, z0, z1, data, NULL, m, error))
     return FALSE;
   /* The assignment also sums each cluster's voxels into the pass's sums. */
   SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), s->d_image[b], s->d_mask[b], s->d_centres,
                                  s->d_max_dist, s->d_alive, s->d_windows, s->d_cell_start,
                                  s->d_cell_items, s->d_nearest[b], s->d_sums, s->compute));
+  SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   if (sink != NULL)
     {
@@ -416,14 +546,17 @@ slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
                    const gint32 *nearest, GError **error)
 {
   SvCudaSlabs *s = enter (backend, error);
+  SlabMarks *m;
   int b;
 
   if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
     return FALSE;
-  if (!upload_slab (s, b, z0, z1, data, nearest, error))
+  m = next_marks (s);
+  if (!upload_slab (s, b, z0, z1, data, nearest, m, error))
     return FALSE;
   SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), s->d_image[b], s->d_nearest[b],
                                         s->d_centres, s->d_max_dist, s->compute));
+  SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   return TRUE;
 out:
@@ -435,15 +568,18 @@ slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, G
 {
   SvCudaSlabs *s = enter (backend, error);
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->ctx.image->ny * s->ctx.image->nx : 0);
+  SlabMarks *m;
   int b;
 
   if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
     return FALSE;
-  if (!upload_slab (s, b, z0, z1, NULL, nearest, error))
+  m = next_marks (s);
+  if (!upload_slab (s, b, z0, z1, NULL, nearest, m, error))
     return FALSE;
   if (s->clusters->k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (slab_iter (s, z0, z1), s->d_mask[b], s->d_centres,
                                             s->d_alive, s->d_nearest[b], s->compute));
+  SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaMemcpyAsync (s->h_nearest[b], s->d_nearest[b], n * sizeof (int32_t),
                                   cudaMemcpyDeviceToHost, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
@@ -490,6 +626,9 @@ slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError 
       for (gsize i = 0; i < k; i++)
         max_dist_colour[i] = MAX (max_dist_colour[i], host_max[i]);
     }
+  read_pass_marks (s);
+  s->times.passes++;
+  s->times.pass_ms += (double)(g_get_monotonic_time () - s->pass_start_us) / 1000.0;
   ok = TRUE;
 out:
   s->have_pass = FALSE;
@@ -505,6 +644,8 @@ slab_release (SvBackend *backend)
 
   if (self == NULL)
     return;
+  if (self->slabs != NULL)
+    self->slab_times = self->slabs->times;
   g_clear_pointer (&self->slabs, sv__cuda_slabs_free);
 }
 
@@ -514,6 +655,14 @@ slab_peak_device_bytes (SvBackend *backend)
   SvCudaSlabs *s = sv__cuda_backend (backend)->slabs;
 
   return s != NULL ? s->peak : 0;
+}
+
+void
+sv_cuda_backend_get_slab_times (SvBackend *backend, SvCudaSlabTimes *times)
+{
+  SvCudaBackend *self = sv__cuda_backend (backend);
+
+  *times = self->slabs != NULL ? self->slabs->times : self->slab_times;
 }
 
 const SvSlabSteps sv__cuda_slab_steps = {

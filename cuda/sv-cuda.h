@@ -83,6 +83,24 @@ typedef struct
   gboolean connectivity_on_host;
 } SvCudaStageTimes;
 
+/* Where a streamed run's slab steps spent their time on this backend's
+ * device, summed over the passes: the host copying slabs into pinned
+ * buffers, the uploads and the kernels (CUDA events), and the passes' wall
+ * time. Uploads and kernels run on different streams: when they overlap,
+ * overlap_ms says for how long. */
+typedef struct
+{
+  double staging_ms;
+  double upload_ms;
+  double kernel_ms;
+  double overlap_ms; /* uploads that ran while kernels did */
+  double pass_ms;
+  guint passes;
+} SvCudaSlabTimes;
+
+/* The last streamed run's times on this backend (zero before one). */
+void sv_cuda_backend_get_slab_times (SvBackend *backend, SvCudaSlabTimes *times);
+
 /* Turns per-stage event timing on or off; it synchronises after every
  * iteration, so leave it off outside benchmarks. */
 gboolean sv_cuda_backend_set_profiling (SvBackend *backend, gboolean enable, GError **error);
