@@ -226,8 +226,7 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
   const guint shape[3] = { run->nz, run->ny, run->nx };
   const SvSlicParams *params = run->params;
 
-  if (run->mask != NULL ? !sv_seeds_mask (shape, run->mask, params->n_segments, seeds, error)
-                        : !sv_seeds_grid (shape, params->n_segments, seeds, error))
+  if (!sv__slic_seed (shape, run->mask, params->n_segments, seeds, error))
     return FALSE;
   if (!sv_clusters_init (&run->clusters, seeds, run->nc, error))
     return FALSE;
@@ -479,11 +478,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   n_total = n_passes * (guint)params->max_num_iter;
   for (guint pass = 0; pass < n_passes; pass++)
     {
-      /* maskSLIC first moves the seeds by position only; each pass starts
-       * with fresh SLIC-zero maxima, as in slic-pipeline.c. */
-      run.ctx.ignore_colour = pass + 1 < n_passes;
-      for (gsize k = 0; k < run.clusters.k; k++)
-        run.clusters.max_dist_colour[k] = 1.0f;
+      sv__slic_pass_start (&run.ctx, &run.clusters, pass, n_passes);
       for (int i = 0; i < params->max_num_iter; i++)
         {
           if (!run_iteration (&run, done + 1 == n_total, error))
