@@ -116,7 +116,9 @@ struct _SvCudaLabels
   cudaEvent_t ready;
 };
 
-#define POOL_SIZE 2
+/* The shown result, the one the quality worker measures and the next run's:
+ * a result that finds them all held keeps host labels. */
+#define POOL_SIZE 3
 
 struct _SvCudaLabelsPool
 {
@@ -259,6 +261,72 @@ sv_cuda_labels_wait (SvCudaLabels *labels, GError **error)
   return TRUE;
 out:
   return FALSE;
+}
+
+/* Copies `n` labels from `offset` after the labels' ready event, on the
+ * calling thread's own stream: a probe neither waits for a run that is
+ * going on the backend's stream nor races the publishing copy. */
+static gboolean
+labels_copy_to_host (SvCudaLabels *labels, gsize offset, gsize n, gint32 *out, GError **error)
+{
+  SV_CUDA_CHECK (cudaStreamWaitEvent (cudaStreamPerThread, labels->ready, 0));
+  SV_CUDA_CHECK (cudaMemcpyAsync (out, labels->data + offset, n * sizeof (gint32),
+                                  cudaMemcpyDeviceToHost, cudaStreamPerThread));
+  SV_CUDA_CHECK (cudaStreamSynchronize (cudaStreamPerThread));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+gboolean
+sv_cuda_labels_download (SvCudaLabels *labels, gint32 *out, GError **error)
+{
+  g_return_val_if_fail (labels != NULL && out != NULL, FALSE);
+  return labels_copy_to_host (
+      labels, 0, (gsize)labels->shape[0] * labels->shape[1] * labels->shape[2], out, error);
+}
+
+gboolean
+sv_cuda_labels_read (SvCudaLabels *labels, gsize index, gint32 *label, GError **error)
+{
+  g_return_val_if_fail (labels != NULL && label != NULL, FALSE);
+  if (index >= (gsize)labels->shape[0] * labels->shape[1] * labels->shape[2])
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "voxel %" G_GSIZE_FORMAT " is outside the labels", index);
+      return FALSE;
+    }
+  return labels_copy_to_host (labels, index, 1, label, error);
+}
+
+static gboolean
+reader_download (gpointer device_data, gint32 *labels, GError **error)
+{
+  return sv_cuda_labels_download ((SvCudaLabels *)device_data, labels, error);
+}
+
+static gboolean
+reader_read (gpointer device_data, gsize index, gint32 *label, GError **error)
+{
+  return sv_cuda_labels_read ((SvCudaLabels *)device_data, index, label, error);
+}
+
+static const SvDeviceLabelsReader labels_reader = { reader_download, reader_read };
+
+gboolean
+sv_cuda_labels_attach (SvCudaLabelsPool *pool, SvBackend *backend, SvJobResult *result,
+                       GError **error)
+{
+  SvCudaLabels *labels;
+
+  g_return_val_if_fail (result != NULL && result->device_data == NULL, FALSE);
+  labels = sv_cuda_labels_publish (pool, backend, error);
+  if (!labels)
+    return FALSE;
+  result->device_data = labels;
+  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+  result->device_labels = &labels_reader;
+  return TRUE;
 }
 
 /* ---- the registered pixel buffer ---- */
