@@ -3,7 +3,9 @@
  * second while the compactness slider is dragged (on the bundled sample and
  * on a bigger volume) and the time from release to the exact result, and
  * memory with a 512³ volume open and segmented. --backend picks where SLIC
- * runs (cpu by default). Run under Xvfb with software GL; see
+ * runs (cpu by default); with CUDA the slider → overlay time is also taken
+ * with the host copy every run used to make (SV_JOB_HOST_LABELS=always).
+ * Run under Xvfb with software GL; see
  * bench/README.md. */
 #define G_LOG_DOMAIN "bench-gui"
 

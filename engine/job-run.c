@@ -205,8 +205,8 @@ job_take_host_labels (SvJobResult *result, SvBackend *backend, GError **error)
 }
 
 /* The SV_JOB_HOST_LABELS=always environment variable copies a device
- * result's labels to the host at once, as a run did before they stayed on
- * the device (to measure what that saves). */
+ * result's labels to the host as every run did before they stayed on the
+ * device (to measure what that saves). */
 static gboolean
 host_labels_always (void)
 {
@@ -243,12 +243,8 @@ job_collect (SvJob *job, SvJobSlot *slot, guint factor, const SvJobRequest *requ
   g_mutex_unlock (&job->lock);
   if (hook && factor == 1)
     hook (slot->backend, result, hook_data);
-  if (result->device_labels == NULL)
-    {
-      if (!job_take_host_labels (result, slot->backend, error))
-        return NULL;
-    }
-  else if (host_labels_always () && !sv_job_result_get_labels (result, error))
+  if ((result->device_labels == NULL || host_labels_always ())
+      && !job_take_host_labels (result, slot->backend, error))
     return NULL;
 
   k = stats->n_clusters;
