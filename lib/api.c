@@ -1,6 +1,6 @@
 /* libsupervox: the public C API (supervox/supervox.h) over the engine's
  * backends: parameters, the host run, the last-error message. The device
- * run's glue lives in cuda/api-device.c. */
+ * run's glue lives in api-device.c. */
 #define G_LOG_DOMAIN "sv-api"
 
 #include "api-private.h"
