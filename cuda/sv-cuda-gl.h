@@ -105,6 +105,11 @@ gboolean sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *dev
  * buffer's stream. */
 gboolean sv_cuda_gl_buffer_copy_labels_slice (SvCudaGlBuffer *buffer, SvCudaLabels *labels,
                                               SvAxis axis, guint index, GError **error);
+/* The same slice with its rows and columns swapped: YZ with z across, as
+ * the window shows it beside XY (ny rows of nz). */
+gboolean sv_cuda_gl_buffer_copy_labels_slice_transposed (SvCudaGlBuffer *buffer,
+                                                         SvCudaLabels *labels, SvAxis axis,
+                                                         guint index, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCudaLabelsPool, sv_cuda_labels_pool_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCudaLabels, sv_cuda_labels_unref)

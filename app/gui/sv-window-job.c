@@ -441,7 +441,9 @@ sv_window_start_job (SvWindow *self)
 #if SV_HAVE_CUDA
   if (!self->cuda_labels)
     self->cuda_labels = sv_cuda_labels_pool_new ();
-  sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
+  /* A region's labels are drawn from memory: they stay with the job. */
+  if (!self->region_volume)
+    sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
 #endif
   sv_window_quality_start (self);
   sv_window_submit (self);

@@ -14,42 +14,16 @@
 #include "supervox/sv-job.h"
 #include "sv-cuda-gl.h"
 #include "sv-cuda.h"
+#include "sv-test-cuda.h"
 
 #define NZ 19
 #define NY 41
 #define NX 36
 
-static gboolean
-need_device (void)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (!sv_cuda_device_available (&error))
-    {
-      g_test_skip (error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static SvVolume *
 make_volume (guint32 seed)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  SvVolume *v = sv_volume_new (NZ, NY, NX, 1, &error);
-
-  g_assert_no_error (error);
-  for (guint z = 0; z < NZ; z++)
-    for (guint y = 0; y < NY; y++)
-      for (guint x = 0; x < NX; x++)
-        {
-          guint block = (x / 7) * 7 + (y / 5) * 3 + (z / 4) * 5;
-          double value = 0.2 * (block % 5) + 0.15 * sin (0.3 * x + 0.2 * y + 0.1 * z)
-                         + 0.05 * g_rand_double (rand);
-          v->data[((gsize)z * NY + y) * NX + x] = (float)value;
-        }
-  return v;
+  return sv_test_blocky_volume (NZ, NY, NX, 1, seed);
 }
 
 /* Different runs: the labels of each are told apart. */
@@ -189,7 +163,7 @@ test_labels_stay_on_device (void)
   GThread *thread;
   SvJob *job;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   v = make_volume (5);
   s.pool = sv_cuda_labels_pool_new ();
@@ -266,7 +240,7 @@ test_probe_every_voxel (void)
   SvJob *job;
   gsize i = 0;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   v = make_volume (9);
   s.pool = sv_cuda_labels_pool_new ();

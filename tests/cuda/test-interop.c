@@ -19,6 +19,7 @@
 #include "supervox/sv-job.h"
 #include "sv-cuda-gl.h"
 #include "sv-cuda.h"
+#include "sv-test-cuda.h"
 
 #define NZ 14
 #define NY 33
@@ -113,21 +114,7 @@ need_gl (void)
 static SvVolume *
 make_volume (guint32 seed)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  SvVolume *v = sv_volume_new (NZ, NY, NX, 1, &error);
-
-  g_assert_no_error (error);
-  for (guint z = 0; z < NZ; z++)
-    for (guint y = 0; y < NY; y++)
-      for (guint x = 0; x < NX; x++)
-        {
-          guint block = (x / 7) * 7 + (y / 5) * 3 + (z / 4) * 5;
-          double value = 0.2 * (block % 5) + 0.15 * sin (0.3 * x + 0.2 * y + 0.1 * z)
-                         + 0.05 * g_rand_double (rand);
-          v->data[((gsize)z * NY + y) * NX + x] = (float)value;
-        }
-  return v;
+  return sv_test_blocky_volume (NZ, NY, NX, 1, seed);
 }
 
 static void
@@ -407,6 +394,60 @@ test_published_double_buffer (void)
   glDeleteBuffers (1, &pbo);
 }
 
+/* A transposed slice (YZ with z across, as the window shows it) is the
+ * host path's slice with rows and columns swapped, on every axis. */
+static void
+test_transposed_slices (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = NULL;
+  g_autoptr (SvBackend) cuda = NULL;
+  g_autoptr (SvBackend) cpu = NULL;
+  g_autoptr (SvCudaLabelsPool) pool = NULL;
+  g_autoptr (SvCudaLabels) labels = NULL;
+  SvCudaGlBuffer *buffer;
+  SvSlicParams p;
+  GLuint pbo;
+
+  if (!need_gl ())
+    return;
+  v = make_volume (13);
+  params_b (&p);
+  cuda = run_backend ("cuda", v, &p);
+  cpu = run_backend ("cpu", v, &p);
+  pool = sv_cuda_labels_pool_new ();
+  labels = sv_cuda_labels_publish (pool, cuda, &error);
+  g_assert_no_error (error);
+  pbo = new_pixel_buffer ();
+  buffer = sv_cuda_gl_buffer_register (pbo, &error);
+  g_assert_no_error (error);
+  for (SvAxis axis = SV_AXIS_XY; axis <= SV_AXIS_YZ; axis++)
+    {
+      guint w, h, n;
+      slice_size (axis, &w, &h, &n);
+      for (guint index = 0; index < n; index += MAX (1, n / 3))
+        {
+          g_autofree gint32 *slice = g_new (gint32, (gsize)w * h);
+          g_autofree gint32 *want = g_new (gint32, (gsize)w * h);
+          g_autofree gint32 *got = g_new0 (gint32, (gsize)w * h);
+          g_autofree char *what = g_strdup_printf ("transposed axis %d slice %u", (int)axis, index);
+
+          g_assert_true (backend_slice (cpu, axis, index, slice, &error));
+          g_assert_no_error (error);
+          for (guint q = 0; q < h; q++)
+            for (guint i = 0; i < w; i++)
+              want[(gsize)i * h + q] = slice[(gsize)q * w + i];
+          g_assert_true (
+              sv_cuda_gl_buffer_copy_labels_slice_transposed (buffer, labels, axis, index, &error));
+          g_assert_no_error (error);
+          texture_from_buffer (pbo, h, w, got);
+          assert_slices_equal (got, want, h, w, what);
+        }
+    }
+  sv_cuda_gl_buffer_unregister (buffer);
+  glDeleteBuffers (1, &pbo);
+}
+
 /* ---- the worker publishing labels while the renderer reads them ---- */
 
 typedef struct
@@ -650,6 +691,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/interop/usable", test_usable);
   g_test_add_func ("/cuda/interop/slices-match-cpu", test_slices_match_cpu);
   g_test_add_func ("/cuda/interop/published-double-buffer", test_published_double_buffer);
+  g_test_add_func ("/cuda/interop/transposed-slices", test_transposed_slices);
   g_test_add_func ("/cuda/interop/job-publishes-snapshots", test_job_publishes_snapshots);
   if (g_test_perf ())
     g_test_add_func ("/cuda/interop/timing", test_timing);
