@@ -233,7 +233,7 @@ test_usable (void)
 
 /* The backend's own labels, straight into the pixel buffer: every slice of
  * every axis (a few of each), read back both from the buffer and through a
- * texture. */
+ * texture; and each slice transposed from the published labels. */
 static void
 test_slices_match_cpu (void)
 {
@@ -241,6 +241,8 @@ test_slices_match_cpu (void)
   g_autoptr (SvVolume) v = NULL;
   g_autoptr (SvBackend) cuda = NULL;
   g_autoptr (SvBackend) cpu = NULL;
+  g_autoptr (SvCudaLabelsPool) pool = NULL;
+  g_autoptr (SvCudaLabels) published = NULL;
   SvCudaGlBuffer *buffer;
   SvSlicParams p;
   const gint32 *d_labels;
@@ -259,6 +261,10 @@ test_slices_match_cpu (void)
   g_assert_cmpuint (shape[1], ==, NY);
   g_assert_cmpuint (shape[2], ==, NX);
 
+  pool = sv_cuda_labels_pool_new ();
+  published = sv_cuda_labels_publish (pool, cuda, &error);
+  g_assert_no_error (error);
+
   pbo = new_pixel_buffer ();
   buffer = sv_cuda_gl_buffer_register (pbo, &error);
   g_assert_no_error (error);
@@ -272,6 +278,7 @@ test_slices_match_cpu (void)
           g_autofree gint32 *want = g_new (gint32, (gsize)w * h);
           g_autofree gint32 *from_buffer = g_new0 (gint32, (gsize)w * h);
           g_autofree gint32 *from_texture = g_new0 (gint32, (gsize)w * h);
+          g_autofree gint32 *transposed = g_new (gint32, (gsize)w * h);
           g_autofree char *what = g_strdup_printf ("axis %d slice %u", (int)axis, index);
           gint64 distinct = 0;
 
@@ -289,6 +296,16 @@ test_slices_match_cpu (void)
           assert_slices_equal (from_buffer, want, w, h, what);
           texture_from_buffer (pbo, w, h, from_texture);
           assert_slices_equal (from_texture, want, w, h, what);
+          /* Transposed (YZ with z across, as the window shows it): rows
+           * and columns swapped, from the published labels. */
+          for (guint q = 0; q < h; q++)
+            for (guint i = 0; i < w; i++)
+              transposed[(gsize)i * h + q] = want[(gsize)q * w + i];
+          g_assert_true (sv_cuda_gl_buffer_copy_labels_slice_transposed (buffer, published, axis,
+                                                                         index, &error));
+          g_assert_no_error (error);
+          texture_from_buffer (pbo, h, w, from_texture);
+          assert_slices_equal (from_texture, transposed, h, w, what);
           /* A slice of one label would make the comparison weak. */
           for (guint i = 1; i < w * h; i++)
             distinct += want[i] != want[i - 1];
@@ -390,60 +407,6 @@ test_published_double_buffer (void)
     g_assert_true (sv_cuda_labels_get_data (le, NULL) == old_a);
   }
 
-  sv_cuda_gl_buffer_unregister (buffer);
-  glDeleteBuffers (1, &pbo);
-}
-
-/* A transposed slice (YZ with z across, as the window shows it) is the
- * host path's slice with rows and columns swapped, on every axis. */
-static void
-test_transposed_slices (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SvVolume) v = NULL;
-  g_autoptr (SvBackend) cuda = NULL;
-  g_autoptr (SvBackend) cpu = NULL;
-  g_autoptr (SvCudaLabelsPool) pool = NULL;
-  g_autoptr (SvCudaLabels) labels = NULL;
-  SvCudaGlBuffer *buffer;
-  SvSlicParams p;
-  GLuint pbo;
-
-  if (!need_gl ())
-    return;
-  v = make_volume (13);
-  params_b (&p);
-  cuda = run_backend ("cuda", v, &p);
-  cpu = run_backend ("cpu", v, &p);
-  pool = sv_cuda_labels_pool_new ();
-  labels = sv_cuda_labels_publish (pool, cuda, &error);
-  g_assert_no_error (error);
-  pbo = new_pixel_buffer ();
-  buffer = sv_cuda_gl_buffer_register (pbo, &error);
-  g_assert_no_error (error);
-  for (SvAxis axis = SV_AXIS_XY; axis <= SV_AXIS_YZ; axis++)
-    {
-      guint w, h, n;
-      slice_size (axis, &w, &h, &n);
-      for (guint index = 0; index < n; index += MAX (1, n / 3))
-        {
-          g_autofree gint32 *slice = g_new (gint32, (gsize)w * h);
-          g_autofree gint32 *want = g_new (gint32, (gsize)w * h);
-          g_autofree gint32 *got = g_new0 (gint32, (gsize)w * h);
-          g_autofree char *what = g_strdup_printf ("transposed axis %d slice %u", (int)axis, index);
-
-          g_assert_true (backend_slice (cpu, axis, index, slice, &error));
-          g_assert_no_error (error);
-          for (guint q = 0; q < h; q++)
-            for (guint i = 0; i < w; i++)
-              want[(gsize)i * h + q] = slice[(gsize)q * w + i];
-          g_assert_true (
-              sv_cuda_gl_buffer_copy_labels_slice_transposed (buffer, labels, axis, index, &error));
-          g_assert_no_error (error);
-          texture_from_buffer (pbo, h, w, got);
-          assert_slices_equal (got, want, h, w, what);
-        }
-    }
   sv_cuda_gl_buffer_unregister (buffer);
   glDeleteBuffers (1, &pbo);
 }
@@ -691,7 +654,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cuda/interop/usable", test_usable);
   g_test_add_func ("/cuda/interop/slices-match-cpu", test_slices_match_cpu);
   g_test_add_func ("/cuda/interop/published-double-buffer", test_published_double_buffer);
-  g_test_add_func ("/cuda/interop/transposed-slices", test_transposed_slices);
   g_test_add_func ("/cuda/interop/job-publishes-snapshots", test_job_publishes_snapshots);
   if (g_test_perf ())
     g_test_add_func ("/cuda/interop/timing", test_timing);
