@@ -8,7 +8,11 @@
  * --json writes the numbers.
  *
  *   bench-stream IN.tif --n-segments N [--slab-depth D] [--devices 0,0]
- *                [--reps R] [--no-in-memory] [--json out.json]
+ *                [--device-limit MIB] [--reps R] [--no-in-memory] [--json out.json]
+ *
+ * --device-limit caps the device memory of the streamed run's steps
+ * (default: what the device has free): slabs kept on the device between
+ * iterations and the connectivity on the device both fit under it.
  *
  * Overlap: the share of the upload time during which the device also ran
  * the assignment kernels (CUDA events on both streams). */
@@ -137,12 +141,14 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autofree char *devices = NULL, *json_path = NULL;
   gint64 n_segments = 0;
-  gint depth = 0, reps = 1;
+  gint depth = 0, reps = 1, device_limit_mib = 0;
   gboolean no_in_memory = FALSE;
   GOptionEntry entries[] = {
     { "n-segments", 0, 0, G_OPTION_ARG_INT64, &n_segments, "Segments", "N" },
     { "slab-depth", 0, 0, G_OPTION_ARG_INT, &depth, "Slices per slab (0: from 1 GiB)", "D" },
     { "devices", 0, 0, G_OPTION_ARG_STRING, &devices, "GPUs, e.g. 0 or 0,0", "LIST" },
+    { "device-limit", 0, 0, G_OPTION_ARG_INT, &device_limit_mib,
+      "Device memory of the slab steps in MiB (0: what is free)", "MIB" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Runs of each; the fastest counts", "R" },
     { "no-in-memory", 0, 0, G_OPTION_ARG_NONE, &no_in_memory, "Only the streamed run", NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write the numbers here", "FILE" },
@@ -180,6 +186,8 @@ main (int argc, char **argv)
         fprintf (stderr, "bench-stream: %s\n", error->message);
         return 1;
       }
+    else
+      sv_cuda_backend_set_memory_limit (backends[i], (guint64)device_limit_mib << 20);
 
   dir = g_path_get_dirname (argv[1]);
   out_memory = g_build_filename (dir, "bench-memory-labels.tif", NULL);
@@ -226,6 +234,10 @@ main (int argc, char **argv)
           report.n_slabs, report.slab_depth, n_backends, slab.passes, slab.staging_ms,
           slab.upload_ms, slab.kernel_ms, slab.pass_ms, 100.0 * overlap,
           report.device_peak_bytes / 1048576.0);
+  printf ("prepared slabs: %u kept on the device, %.0f MiB in host memory, %.0f MiB in a file; "
+          "connectivity on the %s\n",
+          report.resident_slabs, report.kept_host_bytes / 1048576.0,
+          report.kept_file_bytes / 1048576.0, report.connect_on_device ? "device" : "host");
   if (!no_in_memory)
     printf ("streamed / in-memory: %.2f×; labels identical: %s\n", ratio,
             identical ? "yes" : "NO");
@@ -239,13 +251,17 @@ main (int argc, char **argv)
           "\"streamed\":{\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,\"total\":%.3f,"
           "\"slab_depth\":%u,\"n_slabs\":%u,\"passes\":%u,\"staging_ms\":%.1f,"
           "\"upload_ms\":%.1f,\"kernel_ms\":%.1f,\"pass_ms\":%.1f,\"overlap\":%.3f,"
-          "\"device_peak_bytes\":%" G_GUINT64_FORMAT "},"
+          "\"device_peak_bytes\":%" G_GUINT64_FORMAT ",\"device_limit_mib\":%d,"
+          "\"resident_slabs\":%u,\"kept_host_bytes\":%" G_GUINT64_FORMAT ","
+          "\"kept_file_bytes\":%" G_GUINT64_FORMAT ",\"connect_on_device\":%s},"
           "\"ratio\":%.3f,\"identical\":%s}\n",
           argv[1], params.n_segments, n_backends, memory.load, memory.prepare, memory.iterate,
           memory.connect, memory.write, memory.total, streamed.prepare, streamed.iterate,
           streamed.connect, streamed.total, report.slab_depth, report.n_slabs, slab.passes,
           slab.staging_ms, slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap,
-          report.device_peak_bytes, ratio, identical ? "true" : "false");
+          report.device_peak_bytes, device_limit_mib, report.resident_slabs,
+          report.kept_host_bytes, report.kept_file_bytes,
+          report.connect_on_device ? "true" : "false", ratio, identical ? "true" : "false");
       if (!g_file_set_contents (json_path, text, -1, &error))
         {
           fprintf (stderr, "bench-stream: %s\n", error->message);

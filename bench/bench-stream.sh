@@ -5,6 +5,10 @@
 #
 #   bench/bench-stream.sh BENCH-STREAM-BINARY OUTDIR [SIZES]
 #
+# DEVICE_LIMITS (MiB, default 0: what the GPU has free) runs the streamed
+# side once per limit on the same volume, e.g. "0 420" for a run that keeps
+# every slab on the device and one that keeps two of eight.
+#
 # The volumes are made with numpy and tifffile (smooth structure, steps and
 # noise, uint8, one page per slice) in OUTDIR; 1024³ takes 1 GiB on disk and
 # its two label files 4 GiB each.
@@ -34,7 +38,10 @@ PY
   segments=$(( n * n * n / 1000 ))
   depth=$(( n / 8 ))
   echo "== ${n}³ uint8, $segments segments, slabs of $depth slices"
-  "$bin" "$vol" --n-segments "$segments" --slab-depth "$depth" --reps "${REPS:-2}" \
-    --json "$out/stream-$n.json"
+  for limit in ${DEVICE_LIMITS:-0}; do
+    echo "-- device limit ${limit} MiB (0: what is free)"
+    "$bin" "$vol" --n-segments "$segments" --slab-depth "$depth" --reps "${REPS:-2}" \
+      --device-limit "$limit" --json "$out/stream-$n-$limit.json"
+  done
   rm -f "$vol"
 done

@@ -25,6 +25,7 @@ typedef struct
   int device; /* the device the backend was made on */
   SvCudaSlabs *slabs; /* a streamed run's, or NULL */
   SvCudaSlabTimes slab_times; /* the last streamed run's */
+  guint64 memory_limit;       /* sv_cuda_backend_set_memory_limit's; 0: what is free */
 
   /* The caller's volume and mask, borrowed (sv-backend.h): the host side reads
    * them for Lab (3 channels, converted on the host) and mask seeding. */
@@ -113,6 +114,14 @@ void sv__cuda_iter_init (SvCudaIter *it, const SvSlicContext *ctx, guint nz, gui
 
 extern const SvSlabSteps sv__cuda_slab_steps;
 void sv__cuda_slabs_free (SvCudaSlabs *slabs);
+
+/* ---- connectivity.cu ---- */
+
+/* Device bytes of sv__cuda_conn_scratch_alloc's scratch for n voxels. */
+size_t sv__cuda_conn_scratch_bytes (gsize n);
+/* Connectivity scratch for n voxels, with its own parent array. */
+gboolean sv__cuda_conn_scratch_alloc (SvCudaConnScratch *s, gsize n, GError **error);
+void sv__cuda_conn_scratch_free (SvCudaConnScratch *s);
 
 /* ---- backend-buffers.cu ---- */
 

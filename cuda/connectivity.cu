@@ -33,6 +33,7 @@
 
 #include <string.h>
 
+#include "backend-cuda-private.h"
 #include "connectivity-private.cuh"
 #include "supervox/sv-connectivity.h"
 #include "cuda-check.h"
@@ -330,6 +331,45 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
   return cudaSuccess;
 }
 
+size_t
+sv__cuda_conn_scratch_bytes (gsize n)
+{
+  return sv_cuda_connectivity_bytes ((long long)n) + (n + 1) * sizeof (int);
+}
+
+gboolean
+sv__cuda_conn_scratch_alloc (SvCudaConnScratch *s, gsize n, GError **error)
+{
+  memset (s, 0, sizeof *s);
+  SV_CUDA_CHECK (cudaMalloc (&s->parent, (n + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&s->size, (n + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&s->link, (n + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&s->queue, (n + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&s->small_roots, (n + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&s->small_offsets, (n + 1) * sizeof (int)));
+  SV_CUDA_CHECK (cudaMalloc (&s->visited, n + 1));
+  SV_CUDA_CHECK (cudaMalloc (&s->counters, 16 * sizeof (int)));
+  return TRUE;
+out:
+  sv__cuda_conn_scratch_free (s);
+  return FALSE;
+}
+
+void
+sv__cuda_conn_scratch_free (SvCudaConnScratch *s)
+{
+  cudaFree (s->parent);
+  cudaFree (s->size);
+  cudaFree (s->link);
+  cudaFree (s->queue);
+  cudaFree (s->small_roots);
+  cudaFree (s->small_offsets);
+  cudaFree (s->visited);
+  cudaFree (s->counters);
+  cudaFree (s->scan_tmp);
+  memset (s, 0, sizeof *s);
+}
+
 gboolean
 sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size,
                               gint64 max_size, int start_label, gint32 *out, gint64 *n_labels,
@@ -350,19 +390,13 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
       *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, out);
       return TRUE;
     }
-  if (!sv__cuda_check_free (sv_cuda_connectivity_bytes ((long long)n) + 2 * n * sizeof (int),
+  if (!sv__cuda_check_free (sv__cuda_conn_scratch_bytes (n) + n * sizeof (int),
                             "the connectivity step", error))
     return FALSE;
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   SV_CUDA_CHECK (cudaMalloc (&d_labels, n * sizeof (int32_t)));
-  SV_CUDA_CHECK (cudaMalloc (&s.parent, (n + 1) * sizeof (int)));
-  SV_CUDA_CHECK (cudaMalloc (&s.size, (n + 1) * sizeof (int)));
-  SV_CUDA_CHECK (cudaMalloc (&s.link, (n + 1) * sizeof (int)));
-  SV_CUDA_CHECK (cudaMalloc (&s.queue, (n + 1) * sizeof (int)));
-  SV_CUDA_CHECK (cudaMalloc (&s.small_roots, (n + 1) * sizeof (int)));
-  SV_CUDA_CHECK (cudaMalloc (&s.small_offsets, (n + 1) * sizeof (int)));
-  SV_CUDA_CHECK (cudaMalloc (&s.visited, n + 1));
-  SV_CUDA_CHECK (cudaMalloc (&s.counters, 16 * sizeof (int)));
+  if (!sv__cuda_conn_scratch_alloc (&s, n, error))
+    goto out;
   SV_CUDA_CHECK (
       cudaMemcpyAsync (d_labels, in, n * sizeof (int32_t), cudaMemcpyHostToDevice, stream));
   SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
@@ -382,15 +416,7 @@ out:
   if (stream != NULL)
     cudaStreamSynchronize (stream);
   cudaFree (d_labels);
-  cudaFree (s.parent);
-  cudaFree (s.size);
-  cudaFree (s.link);
-  cudaFree (s.queue);
-  cudaFree (s.small_roots);
-  cudaFree (s.small_offsets);
-  cudaFree (s.visited);
-  cudaFree (s.counters);
-  cudaFree (s.scan_tmp);
+  sv__cuda_conn_scratch_free (&s);
   if (stream != NULL)
     cudaStreamDestroy (stream);
   return ok;

@@ -16,73 +16,8 @@
 #include <cub/device/device_scan.cuh>
 #include <string.h>
 
-#include "backend-cuda-private.h"
+#include "stream-steps-private.h"
 #include "supervox/sv-error.h"
-
-#define SLAB_BUFFERS 2
-/* Timing marks kept before they are read (a ring; the oldest is long done
- * when it is reused). */
-#define SLAB_MARKS 64
-
-/* When one slab's upload and kernels ran, on the device's clock. */
-typedef struct
-{
-  cudaEvent_t up0, up1, k0, k1;
-  gboolean used;
-} SlabMarks;
-
-struct _SvCudaSlabs
-{
-  int device;
-  cudaStream_t compute, up, down;
-
-  /* A pass: the run's context and the clusters it reads (borrowed). */
-  SvSlicContext ctx;
-  const SvClusters *clusters;
-  SvCudaIter it;
-  gboolean have_pass;
-
-  /* Cluster buffers for the pass. */
-  gsize k_cap;
-  gsize cell_cap;
-  guint nc;
-  float *d_centres;
-  uint8_t *d_alive;
-  float *d_max_dist;
-  unsigned long long *d_sums;
-  int *d_cell_count, *d_cell_start, *d_cell_fill, *d_cell_items, *d_windows;
-  void *d_scan_tmp;
-  size_t scan_tmp_bytes;
-
-  /* Slab buffers, double buffered, for up to `depth` slices each. */
-  guint depth;
-  gsize plane;
-  float *d_image[SLAB_BUFFERS];
-  int32_t *d_nearest[SLAB_BUFFERS];
-  uint8_t *d_mask[SLAB_BUFFERS];
-  float *h_image[SLAB_BUFFERS];
-  int32_t *h_nearest[SLAB_BUFFERS];
-  uint8_t *h_mask[SLAB_BUFFERS];
-  cudaEvent_t uploaded[SLAB_BUFFERS], computed[SLAB_BUFFERS], downloaded[SLAB_BUFFERS];
-  int next;
-
-  /* A slab's assignment on its way down, for the sink. */
-  gboolean pending[SLAB_BUFFERS];
-  guint pz0[SLAB_BUFFERS], pz1[SLAB_BUFFERS];
-  SvSlabSink sink[SLAB_BUFFERS];
-  gpointer sink_data[SLAB_BUFFERS];
-
-  /* Device bytes held now and at most. */
-  guint64 bytes, peak;
-
-  /* Where the passes' time went (sv_cuda_backend_get_slab_times). */
-  SlabMarks marks[SLAB_MARKS];
-  guint n_marks;
-  gint64 pass_start_us;
-  cudaEvent_t pass_ref; /* the pass's start on the device's clock */
-  GArray *uploads, *kernels; /* the pass's intervals, ms after pass_ref */
-  SvCudaSlabTimes times;
-};
 
 typedef struct
 {
@@ -159,20 +94,6 @@ read_pass_marks (SvCudaSlabs *s)
   g_array_set_size (s->kernels, 0);
 }
 
-/* cudaMalloc that keeps count of the bytes held. */
-template <typename T>
-static cudaError_t
-slab_malloc (SvCudaSlabs *s, T **p, size_t bytes)
-{
-  cudaError_t err = cudaMalloc (p, MAX (bytes, 1));
-  if (err == cudaSuccess)
-    {
-      s->bytes += MAX (bytes, 1);
-      s->peak = MAX (s->peak, s->bytes);
-    }
-  return err;
-}
-
 static void
 free_k_buffers (SvCudaSlabs *s)
 {
@@ -188,6 +109,8 @@ free_k_buffers (SvCudaSlabs *s)
   sv_cuda_clear (&s->d_scan_tmp);
   s->scan_tmp_bytes = 0;
   s->k_cap = s->cell_cap = 0;
+  s->bytes -= s->k_bytes;
+  s->k_bytes = 0;
 }
 
 static void
@@ -221,6 +144,9 @@ sv__cuda_slabs_free (SvCudaSlabs *s)
   cudaStreamSynchronize (s->down);
   free_k_buffers (s);
   free_slab_buffers (s);
+  sv__cuda_resident_clear (s);
+  if (s->resident != NULL)
+    g_array_free (s->resident, TRUE);
   cudaEventDestroy (s->pass_ref);
   if (s->uploads != NULL)
     g_array_free (s->uploads, TRUE);
@@ -251,6 +177,7 @@ slabs_new (int device, GError **error)
   SvCudaSlabs *s = g_new0 (SvCudaSlabs, 1);
 
   s->device = device;
+  s->resident = g_array_new (FALSE, FALSE, sizeof (SvCudaResident));
   s->uploads = g_array_new (FALSE, FALSE, sizeof (Interval));
   s->kernels = g_array_new (FALSE, FALSE, sizeof (Interval));
   SV_CUDA_CHECK (cudaEventCreate (&s->pass_ref));
@@ -284,26 +211,28 @@ ensure_k_buffers (SvCudaSlabs *s, gsize k, guint nc, gsize cells, GError **error
   if (k <= s->k_cap && nc == s->nc && cells <= s->cell_cap && s->d_centres != NULL)
     return TRUE;
   free_k_buffers (s);
-  s->bytes = 0;
+  s->k_bytes = s->bytes;
   k = MAX (k, 1);
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_centres, k * (3 + nc) * sizeof (float)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_alive, k));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_max_dist, k * sizeof (float)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_sums, k * (4 + nc) * sizeof (unsigned long long)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_windows, k * 6 * sizeof (int)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_cell_items, k * sizeof (int)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_cell_count, (cells + 1) * sizeof (int)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_cell_start, (cells + 1) * sizeof (int)));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_cell_fill, (cells + 1) * sizeof (int)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_centres, k * (3 + nc) * sizeof (float)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_alive, k));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_max_dist, k * sizeof (float)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_sums, k * (4 + nc) * sizeof (unsigned long long)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_windows, k * 6 * sizeof (int)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_cell_items, k * sizeof (int)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_cell_count, (cells + 1) * sizeof (int)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_cell_start, (cells + 1) * sizeof (int)));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_cell_fill, (cells + 1) * sizeof (int)));
   SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (NULL, tmp, s->d_cell_count, s->d_cell_start,
                                                 (int)(cells + 1), s->compute));
-  SV_CUDA_CHECK (slab_malloc (s, &s->d_scan_tmp, tmp));
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_scan_tmp, tmp));
   s->scan_tmp_bytes = tmp;
+  s->k_bytes = s->bytes - s->k_bytes;
   s->k_cap = k;
   s->nc = nc;
   s->cell_cap = cells;
   return TRUE;
 out:
+  s->k_bytes = s->bytes - s->k_bytes;
   free_k_buffers (s);
   return FALSE;
 }
@@ -333,13 +262,13 @@ ensure_slab_buffers (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
     {
       const gsize n = (gsize)depth * plane;
 
-      SV_CUDA_CHECK (slab_malloc (s, &s->d_image[b], n * nc * sizeof (float)));
-      SV_CUDA_CHECK (slab_malloc (s, &s->d_nearest[b], n * sizeof (int32_t)));
+      SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_image[b], n * nc * sizeof (float)));
+      SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_nearest[b], n * sizeof (int32_t)));
       SV_CUDA_CHECK (cudaMallocHost (&s->h_image[b], n * nc * sizeof (float)));
       SV_CUDA_CHECK (cudaMallocHost (&s->h_nearest[b], n * sizeof (int32_t)));
       if (mask)
         {
-          SV_CUDA_CHECK (slab_malloc (s, &s->d_mask[b], n));
+          SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_mask[b], n));
           SV_CUDA_CHECK (cudaMallocHost (&s->h_mask[b], n));
         }
     }
@@ -382,33 +311,68 @@ out:
   return -1;
 }
 
-/* Queues slab [z0, z1)'s values, mask and (when given) assignment into
- * buffer b's device memory, after the last kernels that read it. */
+/* Where a slab's values and mask are read from on the device, and where
+ * they are uploaded to (NULL: nothing to upload). */
+typedef struct
+{
+  const float *image;
+  const uint8_t *mask;
+  float *image_dst;
+  uint8_t *mask_dst;
+} SlabPlace;
+
+/* A slab the device holds is read in place; one that it can keep goes up
+ * into its resident buffers (once), the others into buffer b. */
+static gboolean
+place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, SlabPlace *p,
+            GError **error)
+{
+  const SvCudaResident *r = sv__cuda_resident_find (s, z0, z1);
+  const gboolean fresh = r == NULL && data != NULL;
+
+  if (fresh && !sv__cuda_resident_add (s, z0, z1, &r, error))
+    return FALSE;
+  if (r == NULL && data == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "slab %u–%u is not on the device", z0, z1);
+      return FALSE;
+    }
+  p->image = r != NULL ? r->d_image : s->d_image[b];
+  p->mask = r != NULL ? r->d_mask : s->d_mask[b];
+  p->image_dst = fresh ? (float *)p->image : NULL;
+  p->mask_dst = fresh && s->ctx.mask != NULL ? (uint8_t *)p->mask : NULL;
+  return TRUE;
+}
+
+/* Queues slab [z0, z1)'s values and mask (to p's destinations) and, when
+ * given, its assignment into buffer b's device memory, after the last
+ * kernels that read that buffer. */
 static gboolean
 upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const gint32 *nearest,
-             SlabMarks *m, GError **error)
+             const SlabPlace *p, SlabMarks *m, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
   const guint nc = s->ctx.image->nc;
   const gint64 t0 = g_get_monotonic_time ();
 
-  if (data != NULL)
+  if (p->image_dst != NULL)
     memcpy (s->h_image[b], data, n * nc * sizeof (float));
   if (nearest != NULL)
     memcpy (s->h_nearest[b], nearest, n * sizeof (int32_t));
-  if (s->ctx.mask != NULL)
+  if (p->mask_dst != NULL)
     memcpy (s->h_mask[b], s->ctx.mask + (gsize)z0 * s->plane, n);
   s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->up, s->computed[b], 0));
   SV_CUDA_CHECK (cudaEventRecord (m->up0, s->up));
-  if (data != NULL)
-    SV_CUDA_CHECK (cudaMemcpyAsync (s->d_image[b], s->h_image[b], n * nc * sizeof (float),
+  if (p->image_dst != NULL)
+    SV_CUDA_CHECK (cudaMemcpyAsync (p->image_dst, s->h_image[b], n * nc * sizeof (float),
                                     cudaMemcpyHostToDevice, s->up));
   if (nearest != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (s->d_nearest[b], s->h_nearest[b], n * sizeof (int32_t),
                                     cudaMemcpyHostToDevice, s->up));
-  if (s->ctx.mask != NULL)
-    SV_CUDA_CHECK (cudaMemcpyAsync (s->d_mask[b], s->h_mask[b], n, cudaMemcpyHostToDevice, s->up));
+  if (p->mask_dst != NULL)
+    SV_CUDA_CHECK (cudaMemcpyAsync (p->mask_dst, s->h_mask[b], n, cudaMemcpyHostToDevice, s->up));
   SV_CUDA_CHECK (cudaEventRecord (m->up1, s->up));
   SV_CUDA_CHECK (cudaEventRecord (s->uploaded[b], s->up));
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->compute, s->uploaded[b], 0));
@@ -418,14 +382,14 @@ out:
   return FALSE;
 }
 
-static SvCudaSlabs *
-enter (SvBackend *backend, GError **error)
+SvCudaSlabs *
+sv__cuda_slabs_enter (SvBackend *backend, GError **error)
 {
   SvCudaBackend *self = sv__cuda_backend (backend);
 
   SV_CUDA_CHECK (cudaSetDevice (self->device));
-  if (self->slabs == NULL)
-    self->slabs = slabs_new (self->device, error);
+  if (self->slabs == NULL && (self->slabs = slabs_new (self->device, error)) != NULL)
+    self->slabs->limit = self->memory_limit;
   return self->slabs;
 out:
   return NULL;
@@ -435,7 +399,7 @@ static gboolean
 slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
                  GError **error)
 {
-  SvCudaSlabs *s = enter (backend, error);
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const SvPrepared *im;
   gsize k, cells;
   size_t tmp;
@@ -506,17 +470,19 @@ static gboolean
 slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSlabSink sink,
                  gpointer sink_data, GError **error)
 {
-  SvCudaSlabs *s = enter (backend, error);
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  SlabPlace p;
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
+  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0
+      || !place_slab (s, b, z0, z1, data, &p, error))
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, data, NULL, m, error))
+  if (!upload_slab (s, b, z0, z1, data, NULL, &p, m, error))
     return FALSE;
   /* The assignment also sums each cluster's voxels into the pass's sums. */
-  SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), s->d_image[b], s->d_mask[b], s->d_centres,
+  SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), p.image, p.mask, s->d_centres,
                                  s->d_max_dist, s->d_alive, s->d_windows, s->d_cell_start,
                                  s->d_cell_items, s->d_nearest[b], s->d_sums, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
@@ -545,16 +511,18 @@ static gboolean
 slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
                    const gint32 *nearest, GError **error)
 {
-  SvCudaSlabs *s = enter (backend, error);
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  SlabPlace p;
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
+  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0
+      || !place_slab (s, b, z0, z1, data, &p, error))
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, data, nearest, m, error))
+  if (!upload_slab (s, b, z0, z1, data, nearest, &p, m, error))
     return FALSE;
-  SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), s->d_image[b], s->d_nearest[b],
+  SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), p.image, s->d_nearest[b],
                                         s->d_centres, s->d_max_dist, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
@@ -566,15 +534,18 @@ out:
 static gboolean
 slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, GError **error)
 {
-  SvCudaSlabs *s = enter (backend, error);
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->ctx.image->ny * s->ctx.image->nx : 0);
+  SlabPlace p = { NULL, NULL, NULL, NULL };
   SlabMarks *m;
   int b;
 
   if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
     return FALSE;
+  /* The fill reads the mask from the device's buffer b. */
+  p.mask_dst = s->ctx.mask != NULL ? s->d_mask[b] : NULL;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, NULL, nearest, m, error))
+  if (!upload_slab (s, b, z0, z1, NULL, nearest, &p, m, error))
     return FALSE;
   if (s->clusters->k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (slab_iter (s, z0, z1), s->d_mask[b], s->d_centres,
@@ -593,7 +564,7 @@ out:
 static gboolean
 slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error)
 {
-  SvCudaSlabs *s = enter (backend, error);
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize k = s != NULL && s->clusters != NULL ? s->clusters->k : 0;
   const guint nc = s != NULL && s->have_pass ? s->ctx.image->nc : 0;
   guint64 *host_sums = NULL;
@@ -673,4 +644,6 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .end_pass = slab_end_pass,
   .release = slab_release,
   .peak_device_bytes = slab_peak_device_bytes,
+  .holds_slab = sv__cuda_slab_holds,
+  .connect_volume = sv__cuda_slab_connect_volume,
 };

@@ -42,6 +42,13 @@ SvBackend *sv_cuda_backend_new_on_device (int device, GError **error);
 guint64 sv_cuda_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask);
 guint64 sv_cuda_stream_slice_bytes (guint ny, guint nx, guint nc, gboolean mask);
 
+/* The device memory a streamed run's slab steps on this backend may hold
+ * (0, the default: what the device has free). Under it, slabs stay on the
+ * device after their first pass (they are not uploaded again), and the
+ * connectivity runs on the device when the whole label volume and its
+ * scratch fit. */
+void sv_cuda_backend_set_memory_limit (SvBackend *backend, guint64 bytes);
+
 /* Free and total memory of the current device, in bytes. */
 gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
 

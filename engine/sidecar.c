@@ -74,6 +74,10 @@ sv_sidecar_to_json (const SvSidecar *sc)
           sv_json_writer_int (w, sc->devices);
           sv_json_writer_key (w, "peak_device_memory_bytes");
           sv_json_writer_int (w, (gint64)sc->peak_device_memory_bytes);
+          sv_json_writer_key (w, "resident_slabs");
+          sv_json_writer_int (w, sc->resident_slabs);
+          sv_json_writer_key (w, "connectivity_on_device");
+          sv_json_writer_bool (w, sc->connectivity_on_device);
         }
       if (sc->mpi_ranks > 0)
         {

@@ -208,6 +208,51 @@ scan_range (SvStreamImage *img, GError **error)
   return TRUE;
 }
 
+/* The kept-slab slot of [z0, z1), or −1 when it is not an iteration slab
+ * (the statistics passes' slabs are not kept). */
+static int
+slab_slot (const SvStreamImage *img, guint z0, guint z1)
+{
+  guint i;
+
+  if (img->kept == NULL || z0 < img->z_begin || (z0 - img->z_begin) % img->max_depth != 0)
+    return -1;
+  i = (z0 - img->z_begin) / img->max_depth;
+  return i < img->n_slots && z1 == MIN (z0 + img->max_depth, img->z_end) ? (int)i : -1;
+}
+
+gboolean
+sv__stream_image_keep (SvStreamImage *img, guint z0, guint z1, GError **error)
+{
+  const int slot = slab_slot (img, z0, z1);
+  const gsize values = (gsize)(z1 - z0) * img->ny * img->nx * img->nc;
+  const gsize bytes = values * sizeof (float);
+  const float *data;
+
+  if (slot < 0 || img->kept[slot] != NULL || img->spilled[slot])
+    return TRUE;
+  g_return_val_if_fail (img->cached_z0 == z0 && img->cached_z1 == z1, FALSE);
+  data = img->work + (gsize)(z0 - img->cached_a) * img->ny * img->nx * img->nc;
+  if (bytes <= img->keep_budget && (img->kept[slot] = g_try_malloc (MAX (bytes, 1))) != NULL)
+    {
+      memcpy (img->kept[slot], data, bytes);
+      img->keep_budget -= bytes;
+      img->kept_bytes += bytes;
+      return TRUE;
+    }
+  if (img->prepared_full)
+    return TRUE;
+  /* Reading float32 back costs less than decoding and rescaling again. */
+  if (img->prepared == NULL)
+    img->prepared = sv__spill_new (img->beside, "prepared", img->nz,
+                                   (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
+  if (img->prepared == NULL || !sv__spill_write (img->prepared, z0, z1, data, error))
+    return FALSE;
+  img->spilled[slot] = 1;
+  img->spilled_bytes += bytes;
+  return TRUE;
+}
+
 const float *
 sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
 {
@@ -215,13 +260,16 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
   const guint nc = img->nc;
   guint a = z0 >= img->halo ? z0 - img->halo : 0;
   guint b = MIN (z1 + img->halo, img->nz);
+  const int slot = slab_slot (img, z0, z1);
   gsize n;
 
   g_return_val_if_fail (z0 < z1 && z1 <= img->nz && z1 - z0 <= img->max_depth, NULL);
 
   if (img->cached_z0 == z0 && img->cached_z1 == z1)
     return img->work + (gsize)(z0 - img->cached_a) * plane * nc;
-  if (img->prepared != NULL && img->passes == 2)
+  if (slot >= 0 && img->kept[slot] != NULL)
+    return img->kept[slot];
+  if (img->prepared != NULL && (img->prepared_full || (slot >= 0 && img->spilled[slot])))
     {
       if (!sv__spill_read (img->prepared, z0, z1, img->work, error))
         return NULL;
@@ -385,6 +433,11 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
     }
   if (!sv_stream_ranks_agree (ranks, ok, error) || !scan_statistics (img, error))
     return FALSE;
+  img->prepared_full = img->prepared != NULL;
+  img->beside = beside;
+  img->n_slots = (img->z_end - img->z_begin + max_depth - 1) / max_depth;
+  img->kept = g_new0 (float *, MAX (img->n_slots, 1));
+  img->spilled = g_new0 (guint8, MAX (img->n_slots, 1));
   /* The iterations' slabs: from the smoothed image on disk without a halo,
    * or from the file (no smoothing, so no halo either). */
   if (max_depth != scan_depth)
@@ -397,4 +450,9 @@ sv__stream_image_clear (SvStreamImage *img)
 {
   sv__stream_image_clear_buffers (img);
   g_clear_pointer (&img->prepared, sv__spill_free);
+  for (guint i = 0; img->kept != NULL && i < img->n_slots; i++)
+    g_free (img->kept[i]);
+  g_clear_pointer (&img->kept, g_free);
+  g_clear_pointer (&img->spilled, g_free);
+  img->n_slots = 0;
 }

@@ -44,9 +44,22 @@ typedef struct
   guint cached_a;             /* first slice in `work` */
   guint64 passes;             /* statistics passes made */
   guint64 slices_read;        /* slices read from the image file */
-  /* With smoothing, the prepared image as float32 after the statistics
-   * passes, so that iterations read it instead of smoothing again. */
+  /* The prepared image as float32 in a temporary file: with smoothing,
+   * all of it after the statistics passes (prepared_full); otherwise the
+   * slabs that sv__stream_image_keep put there. */
   SvSpill *prepared;
+  gboolean prepared_full;
+  const char *beside; /* where the temporary file goes (borrowed) */
+  /* The iterations' slabs (slot i: z_begin + i·max_depth), kept after
+   * their first pass so that none is prepared twice: in host memory while
+   * keep_budget bytes last, the others in `prepared`. */
+  float **kept;
+  guint8 *spilled;      /* slot i is in `prepared` */
+  guint n_slots;
+  guint64 keep_budget;  /* host bytes left for kept slabs; the caller sets it */
+  guint64 kept_bytes;   /* host bytes they hold */
+  guint64 spilled_bytes;
+  guint n_resident; /* slabs a backend took into its own memory instead */
 } SvStreamImage;
 
 /* Opens the image and makes the two statistics passes (min/max for the
@@ -68,6 +81,11 @@ void sv__stream_image_clear_buffers (SvStreamImage *img);
 /* The prepared values of slices [z0, z1) (z1 − z0 <= max_depth), channel
  * fastest; valid until the next call. */
 const float *sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error);
+
+/* Keeps slab [z0, z1), the one the last sv__stream_image_slab returned,
+ * for the next passes: in host memory if the budget allows, else in the
+ * temporary file. Does nothing for a slab already kept. */
+gboolean sv__stream_image_keep (SvStreamImage *img, guint z0, guint z1, GError **error);
 
 /* Halo slices for sigma_z: the kernel radius, (int)(4σ + 0.5). */
 guint sv__stream_halo (float sigma_z);

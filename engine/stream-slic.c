@@ -284,6 +284,49 @@ plan_workers (Run *run, GError **error)
   return TRUE;
 }
 
+/* Where a device's connectivity reads the labels and writes the result. */
+typedef struct
+{
+  SvSpill *spill;
+  SvTiffLabelWriter *writer;
+} LabelRoute;
+
+static gboolean
+spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+{
+  return sv__spill_read (((LabelRoute *)user_data)->spill, z0, z1, labels, error);
+}
+
+static gboolean
+writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GError **error)
+{
+  return sv_tiff_label_writer_append (((LabelRoute *)user_data)->writer, labels, z1 - z0, error);
+}
+
+/* Connectivity on the first backend's device when the label volume fits
+ * there (the in-memory run's, so the same labels as the host's window):
+ * the number of labels, −1 when it does not fit, −2 on error. */
+static gint64
+connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter *writer,
+                   SvStreamReport *report, GError **error)
+{
+  SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
+  const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
+  LabelRoute route = { run->spill, writer };
+  gint64 n_labels = 0;
+  int done;
+
+  if (steps == NULL || steps->connect_volume == NULL)
+    return -1;
+  done = steps->connect_volume (backend, run->nz, run->ny, run->nx, run->depth, min_size,
+                                max_size, run->params->start_label, spill_source, writer_sink,
+                                &route, &n_labels, error);
+  if (done < 0)
+    return -2;
+  report->connect_on_device = done == 1;
+  return done == 1 ? n_labels : -1;
+}
+
 /* Connectivity (or a copy) from the spill file into the label file. */
 static gboolean
 run_write_labels (Run *run, const char *output, const double spacing[3], const char *unit,
@@ -306,8 +349,12 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
 
       sv_connectivity_sizes (summary->n_in, run->clusters.k, params->min_size_factor,
                              params->max_size_factor, &min_size, &max_size);
+      n_labels = connect_on_device (run, min_size, max_size, writer, report, error);
+      if (n_labels < -1)
+        return FALSE;
       report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
-      n_labels = sv__stream_connectivity (
+      if (n_labels < 0)
+        n_labels = sv__stream_connectivity (
           run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
           params->start_label, writer, run->depth, options->cancellable, error);
       if (n_labels < 0)
@@ -328,30 +375,53 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
  * window. The window is
  * the largest z extent of a label plus 3, known only at the end; labels
  * span about two grid steps (at most four), which is what is set aside. */
-static guint
-choose_depth (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint64 limit)
+static void
+iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments,
+                 guint64 *per_slice, guint64 *fixed)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   const guint64 plane = (guint64)info->ny * info->nx;
   const guint shape[3] = { info->nz, info->ny, info->nx };
+  guint start[3], step[3];
+  guint64 window;
+
   /* The slice in the file's type and as float32, its assignment and its
    * labels. */
-  const guint64 per_slice
-      = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
-  guint start[3], step[3];
-  guint64 fixed, window, depth;
-
+  *per_slice = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
   sv_regular_grid (shape, (double)n_segments, start, step);
   window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
   /* maskSLIC seeding's map of covered voxels (the mask is the caller's). */
-  fixed = (mask ? plane * info->nz : 0) + window * plane * 8;
+  *fixed = (mask ? plane * info->nz : 0) + window * plane * 8;
   /* The label writer's strips and codecs and the steps' scratch. */
-  fixed += 6 << 20;
+  *fixed += 6 << 20;
+}
 
+static guint
+choose_depth (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint64 limit)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+  guint64 per_slice, fixed, depth;
+
+  iteration_bytes (reader, mask, n_segments, &per_slice, &fixed);
   if (limit == 0)
     limit = G_GUINT64_CONSTANT (1) << 30;
   depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
   return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+}
+
+/* Host bytes left under the limit for prepared slabs kept between
+ * iterations, beside what the iterations' slabs of `depth` slices hold. */
+static guint64
+keep_budget (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint depth,
+             guint64 limit)
+{
+  guint64 per_slice, fixed, used;
+
+  iteration_bytes (reader, mask, n_segments, &per_slice, &fixed);
+  if (limit == 0)
+    limit = G_GUINT64_CONSTANT (1) << 30;
+  used = fixed + (guint64)depth * per_slice;
+  return limit > used ? limit - used : 0;
 }
 
 /* Slices per slab of the statistics passes, which hold nothing else: the
@@ -459,6 +529,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv__stream_image_init (&run.image, reader, mask, params, scan_depth, run.depth,
                               options->n_threads, output, options->ranks, error))
     goto out;
+  run.image.keep_budget = keep_budget (reader, mask != NULL, params->n_segments, run.depth,
+                                       options->memory_limit);
   run.view.nz = run.nz;
   run.view.ny = run.ny;
   run.view.nx = run.nx;
@@ -523,6 +595,11 @@ out:
   report->n_slabs = run.depth > 0 ? (run.nz + run.depth - 1) / run.depth : 0;
   report->halo = run.image.halo;
   report->image_passes = run.nz > 0 ? run.image.slices_read / run.nz : 0;
+  report->kept_host_bytes = run.image.kept_bytes;
+  report->resident_slabs = run.image.n_resident;
+  report->kept_file_bytes = run.image.prepared_full
+                                ? (guint64)run.nz * run.plane * run.nc * sizeof (float)
+                                : run.image.spilled_bytes;
   sv__stream_image_clear (&run.image);
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);

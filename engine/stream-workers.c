@@ -48,18 +48,31 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
 {
   const SvSlabPlan *plan = pass->plan;
   const SvSlabSteps *steps = backend->klass->slab_steps;
-  const float *data;
+  const gboolean held = steps->holds_slab != NULL && steps->holds_slab (backend, z0, z1);
+  const float *data = NULL;
+  gboolean ok;
 
   if (g_cancellable_set_error_if_cancelled (plan->cancellable, error))
     return FALSE;
-  data = sv__stream_image_slab (plan->image, z0, z1, error);
-  if (data == NULL)
+  /* A slab the backend holds from an earlier pass is not prepared again. */
+  if (!held && (data = sv__stream_image_slab (plan->image, z0, z1, error)) == NULL)
     return FALSE;
   if (pass->kind == SV_SLAB_ASSIGN)
-    return steps->assign_sum (backend, z0, z1, data, pass->keep ? spill_sink : NULL, plan->spill,
-                              error);
-  return sv__spill_read (plan->spill, z0, z1, nearest, error)
+    ok = steps->assign_sum (backend, z0, z1, data, pass->keep ? spill_sink : NULL, plan->spill,
+                            error);
+  else
+    ok = sv__spill_read (plan->spill, z0, z1, nearest, error)
          && steps->raise_maxima (backend, z0, z1, data, nearest, error);
+  /* The image keeps the prepared slab for the next passes unless the
+   * backend has just taken it into its own memory. */
+  if (!ok || held)
+    return ok;
+  if (steps->holds_slab != NULL && steps->holds_slab (backend, z0, z1))
+    {
+      plan->image->n_resident++;
+      return TRUE;
+    }
+  return sv__stream_image_keep (plan->image, z0, z1, error);
 }
 
 static gboolean

@@ -136,6 +136,10 @@ sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc,
           ctx->n_device_backends = i + 1;
         }
     }
+  /* Slabs stay on the devices, and the connectivity runs there, within
+   * the same limit (0: what each has free). */
+  for (guint i = 0; i < ctx->n_device_backends; i++)
+    sv_cuda_backend_set_memory_limit (ctx->device_backends[i], ctx->device_memory_limit);
   /* Slices per slab that fit beside the clusters' buffers (centres, sums,
    * bins: well under 128 bytes a segment). */
   limit = device_limit (ctx);

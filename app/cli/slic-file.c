@@ -390,6 +390,8 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .mpi_ranks = ctx->ranks != NULL ? (guint)ctx->ranks->n_ranks : 0,
     .devices = file->streamed ? file->n_devices : 0,
     .peak_device_memory_bytes = file->device_peak_bytes,
+    .resident_slabs = file->resident_slabs,
+    .connectivity_on_device = file->connect_on_device,
     .threads = ctx->request->n_threads,
     .params = &file->params,
   };

@@ -87,6 +87,8 @@ struct _SvCliSlicFile
   guint connect_window;               /* slices the streamed connectivity held */
   guint n_devices;                    /* GPUs that ran the streamed slab steps; 0: the CPU */
   guint64 device_peak_bytes;          /* the most device memory they held */
+  guint resident_slabs;               /* slabs kept on them between iterations */
+  gboolean connect_on_device;         /* the streamed connectivity ran on a device */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels;                   /* from compute until write */
 

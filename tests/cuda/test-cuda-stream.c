@@ -122,7 +122,60 @@ assert_gpu_stream_identical (Fixture *f, const char *in, const char *params)
       g_assert_nonnull (strstr (text, strstr (ways[w], "0,0") != NULL ? "\"devices\":2"
                                                                        : "\"devices\":1"));
       g_assert_null (strstr (text, "\"peak_device_memory_bytes\":0"));
+      /* The connectivity runs on the device unless its limit is too small. */
+      if (strstr (params, "--no-enforce-connectivity") == NULL)
+        g_assert_nonnull (strstr (text, strstr (ways[w], "64K") != NULL
+                                            ? "\"connectivity_on_device\":false"
+                                            : "\"connectivity_on_device\":true"));
     }
+}
+
+/* The integer after "key": in a sidecar. */
+static gint64
+json_int (const char *json, const char *key)
+{
+  g_autofree char *quoted = g_strdup_printf ("\"%s\":", key);
+  const char *at = strstr (json, quoted);
+
+  g_assert_nonnull (at);
+  return g_ascii_strtoll (at + strlen (quoted), NULL, 10);
+}
+
+/* A device limit that keeps some slabs on the device and not the others:
+ * those go up every iteration beside the kept ones, and the labels are
+ * still the CPU's in-memory ones. The limit comes from a run that keeps
+ * them all (its peak, less room for two and a half slabs). */
+static void
+test_partial_resident (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
+  const gint64 slab = 4 * 19 * 21 * sizeof (float);
+  g_autofree char *in = NULL, *expected = NULL, *probe = NULL, *out = NULL;
+  g_autofree char *all = NULL, *json = NULL, *memory_json = NULL, *extra = NULL;
+  gint64 limit, resident;
+
+  if (!have_device ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  expected = path_in (f, "memory.tif");
+  probe = path_in (f, "probe.tif");
+  out = path_in (f, "streamed.tif");
+  memory_json = run_slic (f, in, expected, "--n-segments 40 --slic-zero --backend cpu");
+  all = run_slic (f, in, probe,
+                  "--n-segments 40 --slic-zero --backend cuda --slab-depth 4 "
+                  "--no-enforce-connectivity");
+  /* 23 slices: five slabs of 4 and one of 3. */
+  g_assert_cmpint (json_int (all, "resident_slabs"), ==, 6);
+  limit = json_int (all, "peak_device_memory_bytes") - 2 * slab - slab / 2;
+  extra = g_strdup_printf ("--n-segments 40 --slic-zero --backend cuda --slab-depth 4 "
+                           "--device-memory-limit %" G_GINT64_FORMAT,
+                           limit);
+  json = run_slic (f, in, out, extra);
+  resident = json_int (json, "resident_slabs");
+  g_assert_cmpint (resident, >, 0);
+  g_assert_cmpint (resident, <, 6);
+  g_assert_nonnull (strstr (json, "\"connectivity_on_device\":false"));
+  sv_test_assert_same_file (expected, out);
 }
 
 static const char *const param_sets[] = {
@@ -283,6 +336,7 @@ main (int argc, char **argv)
   ADD ("/cuda/stream/identical-to-cpu/float32", test_identical, GINT_TO_POINTER (SV_SAMPLE_F32));
   ADD ("/cuda/stream/identical-to-cpu/mask", test_mask, NULL);
   ADD ("/cuda/stream/identical-to-cpu/odd-shapes", test_odd_shapes, NULL);
+  ADD ("/cuda/stream/identical-to-cpu/partly-resident", test_partial_resident, NULL);
   ADD ("/cuda/stream/cancel-frees-device", test_cancel_frees_device, NULL);
 #undef ADD
   return g_test_run ();

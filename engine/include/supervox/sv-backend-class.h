@@ -34,6 +34,9 @@ typedef struct
  * [z0, z1) of nz*ny*nx. Returns FALSE with `error` set to stop the pass. */
 typedef gboolean (*SvSlabSink) (guint z0, guint z1, const gint32 *nearest, gpointer user_data,
                                 GError **error);
+/* Where slab steps read slices [z0, z1) of a label volume into `labels`. */
+typedef gboolean (*SvSlabSource) (guint z0, guint z1, gint32 *labels, gpointer user_data,
+                                  GError **error);
 
 /* The streamed run's stages (sv-stream.h): what one pass over the slabs
  * of an iteration does, on the backend's own memory. The run keeps the
@@ -75,6 +78,19 @@ typedef struct
   void (*release) (SvBackend *backend);
   /* Optional: the most device memory the steps held at once, in bytes. */
   guint64 (*peak_device_bytes) (SvBackend *backend);
+  /* Optional: TRUE when the backend still holds slab [z0, z1)'s prepared
+   * values (and mask) from an earlier pass, in its own memory; assign_sum
+   * and raise_maxima then get data == NULL for that slab. */
+  gboolean (*holds_slab) (SvBackend *backend, guint z0, guint z1);
+  /* Optional: sv_connectivity_enforce over the whole nz·ny·nx label volume
+   * in the backend's memory, when it fits there: the labels come from
+   * `source` and the result goes to `sink`, both `depth` slices at a time
+   * in z order. Returns 1 when done (*n_labels set), 0 when the volume
+   * does not fit (nothing was written; the caller runs its own), −1 with
+   * `error` set. The passes are over: a backend may free what they kept. */
+  int (*connect_volume) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                         gint64 min_size, gint64 max_size, int start_label, SvSlabSource source,
+                         SvSlabSink sink, gpointer user_data, gint64 *n_labels, GError **error);
 } SvSlabSteps;
 
 struct _SvBackendClass

@@ -4,7 +4,9 @@
  * it with --json), the window writes it on export. Keys in this order:
  * input, output, mask, shape, channels, channel, compression, sample_type,
  * spacing_unit, n_labels, n_clusters, iterations, backend, [mode,
- * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window]],
+ * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window],
+ * [devices, peak_device_memory_bytes, resident_slabs, connectivity_on_device],
+ * [mpi_ranks]],
  * threads,
  * seconds {load, prepare, iterate, connect, write, total}, params (the
  * scikit-image names of sv_slic_params_to_json), command, version, and
@@ -54,6 +56,8 @@ typedef struct
   guint mpi_ranks;           /* ranks the z range was split across; 0: no MPI (left out) */
   guint devices;             /* GPUs a streamed run spread its slabs over; 0: none (left out) */
   guint64 peak_device_memory_bytes; /* with devices: the most the slab steps held, all devices */
+  guint resident_slabs;             /* with devices: slabs kept on them between iterations */
+  gboolean connectivity_on_device;  /* with devices: the connectivity ran on one */
   int threads;
   double seconds[SV_SIDECAR_N_STAGES];
   const SvSlicParams *params;

@@ -91,6 +91,10 @@ typedef struct
   guint64 image_passes; /* passes over the image file */
   guint n_workers;      /* backends that ran the slab steps */
   guint64 device_peak_bytes; /* the most device memory the steps held, summed over devices */
+  guint64 kept_host_bytes;   /* prepared slabs kept in host memory between iterations */
+  guint64 kept_file_bytes;   /* prepared slabs kept in a temporary file instead */
+  guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
+  gboolean connect_on_device; /* connectivity ran on a backend's device */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as

@@ -1,0 +1,181 @@
+/* Supervox CUDA backend: what a streamed run keeps on the device.
+ *
+ * Slabs: the first pass that reads a slab's prepared values uploads them
+ * into buffers of their own while they fit under the steps' memory limit;
+ * the later passes read them there and upload nothing (the host is told,
+ * SvSlabSteps.holds_slab, and does not prepare them again). The rest go
+ * through the double buffers every pass.
+ *
+ * Connectivity: when the whole label volume and the connectivity scratch
+ * fit, the kept slabs go and the labels are gathered slab by slab into one
+ * device volume, where the in-memory run's connectivity
+ * (connectivity.cu) gives the same labels as the host's window over the
+ * slabs; they are written back slab by slab. */
+#define G_LOG_DOMAIN "sv-cuda"
+
+#include <limits.h>
+#include <string.h>
+
+#include "stream-steps-private.h"
+#include "supervox/sv-error.h"
+
+/* Left free on the device when the limit is what the device has free
+ * (the runtime, cub's scratch, other work). */
+#define RESIDENT_RESERVE ((guint64)512 << 20)
+
+const SvCudaResident *
+sv__cuda_resident_find (const SvCudaSlabs *s, guint z0, guint z1)
+{
+  for (guint i = 0; s->resident != NULL && i < s->resident->len; i++)
+    {
+      const SvCudaResident *r = &g_array_index (s->resident, SvCudaResident, i);
+      if (r->z0 == z0 && r->z1 == z1)
+        return r;
+    }
+  return NULL;
+}
+
+/* Whether `bytes` more fit under the steps' limit. */
+static gboolean
+fits (const SvCudaSlabs *s, guint64 bytes)
+{
+  size_t free_bytes = 0, total = 0;
+
+  if (s->limit > 0)
+    return s->bytes + bytes <= s->limit;
+  if (cudaMemGetInfo (&free_bytes, &total) != cudaSuccess)
+    return FALSE;
+  return bytes + RESIDENT_RESERVE <= free_bytes;
+}
+
+gboolean
+sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, const SvCudaResident **out,
+                       GError **error)
+{
+  const gsize n = (gsize)(z1 - z0) * s->plane;
+  const gboolean mask = s->ctx.mask != NULL;
+  SvCudaResident r = { z0, z1, NULL, NULL, 0 };
+
+  *out = NULL;
+  r.bytes = n * s->ctx.image->nc * sizeof (float) + (mask ? n : 0);
+  if (!fits (s, r.bytes))
+    return TRUE;
+  SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_image, n * s->ctx.image->nc * sizeof (float)));
+  if (mask)
+    SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_mask, n));
+  g_array_append_val (s->resident, r);
+  *out = &g_array_index (s->resident, SvCudaResident, s->resident->len - 1);
+  return TRUE;
+out:
+  /* A failed allocation only means the slab is not kept. */
+  if (r.d_image != NULL)
+    {
+      cudaFree (r.d_image);
+      s->bytes -= MAX (n * s->ctx.image->nc * sizeof (float), 1);
+    }
+  g_clear_error (error);
+  cudaGetLastError ();
+  return TRUE;
+}
+
+void
+sv__cuda_resident_clear (SvCudaSlabs *s)
+{
+  if (s->resident == NULL)
+    return;
+  /* Kernels of a pass may still read them. */
+  cudaStreamSynchronize (s->compute);
+  for (guint i = 0; i < s->resident->len; i++)
+    {
+      SvCudaResident *r = &g_array_index (s->resident, SvCudaResident, i);
+      cudaFree (r->d_image);
+      cudaFree (r->d_mask);
+      s->bytes -= r->bytes;
+    }
+  g_array_set_size (s->resident, 0);
+}
+
+gboolean
+sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1)
+{
+  SvCudaSlabs *s = sv__cuda_backend (backend)->slabs;
+
+  return s != NULL && sv__cuda_resident_find (s, z0, z1) != NULL;
+}
+
+int
+sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                              gint64 min_size, gint64 max_size, int start_label,
+                              SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                              gint64 *n_labels, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
+  SvCudaConnScratch scratch;
+  int32_t *d_labels = NULL, *h_slab = NULL;
+  long long count = 0;
+  bool handled = false;
+  guint64 need;
+  int done = -1;
+
+  memset (&scratch, 0, sizeof scratch);
+  if (s == NULL)
+    return -1;
+  /* The device rule covers volumes below 2³¹ − 3 voxels. */
+  if (n == 0 || n >= (gsize)INT_MAX - 2)
+    return 0;
+  sv__cuda_resident_clear (s);
+  need = sv__cuda_conn_scratch_bytes (n) + n * sizeof (int32_t);
+  if (!fits (s, need))
+    return 0;
+  depth = CLAMP (depth, 1, nz);
+  SV_CUDA_CHECK (cudaMallocHost (&h_slab, (gsize)depth * plane * sizeof (int32_t)));
+  SV_CUDA_CHECK (cudaMalloc (&d_labels, n * sizeof (int32_t)));
+  if (!sv__cuda_conn_scratch_alloc (&scratch, n, error))
+    goto out;
+  s->peak = MAX (s->peak, s->bytes + need);
+  for (guint z0 = 0; z0 < nz; z0 += depth)
+    {
+      const guint z1 = MIN (z0 + depth, nz);
+      if (!source (z0, z1, h_slab, user_data, error))
+        goto out;
+      SV_CUDA_CHECK (cudaMemcpy (d_labels + (gsize)z0 * plane, h_slab,
+                                 (gsize)(z1 - z0) * plane * sizeof (int32_t),
+                                 cudaMemcpyHostToDevice));
+    }
+  SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
+                                       start_label, &scratch, s->compute, &count, &handled));
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  if (!handled)
+    {
+      done = 0;
+      goto out;
+    }
+  for (guint z0 = 0; z0 < nz; z0 += depth)
+    {
+      const guint z1 = MIN (z0 + depth, nz);
+      SV_CUDA_CHECK (cudaMemcpy (h_slab, d_labels + (gsize)z0 * plane,
+                                 (gsize)(z1 - z0) * plane * sizeof (int32_t),
+                                 cudaMemcpyDeviceToHost));
+      if (!sink (z0, z1, h_slab, user_data, error))
+        goto out;
+    }
+  *n_labels = count;
+  done = 1;
+out:
+  cudaStreamSynchronize (s->compute);
+  sv__cuda_conn_scratch_free (&scratch);
+  cudaFree (d_labels);
+  cudaFreeHost (h_slab);
+  return done;
+}
+
+void
+sv_cuda_backend_set_memory_limit (SvBackend *backend, guint64 bytes)
+{
+  SvCudaBackend *self = sv__cuda_backend (backend);
+
+  self->memory_limit = bytes;
+  if (self->slabs != NULL)
+    self->slabs->limit = bytes;
+}
