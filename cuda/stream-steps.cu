@@ -15,6 +15,7 @@
 
 #include <cub/device/device_scan.cuh>
 #include <string.h>
+#include <thread>
 
 #include "stream-steps-private.h"
 #include "supervox/sv-error.h"
@@ -311,6 +312,28 @@ out:
   return -1;
 }
 
+/* Staging copies of at least this many bytes a thread run on several. */
+#define STAGING_SHARE ((size_t)8 << 20)
+#define STAGING_THREADS 8
+
+/* memcpy into a pinned buffer on several threads: one core's copy falls
+ * well short of the memory's bandwidth, and the device waits for it. */
+static void
+staging_copy (void *dst, const void *src, size_t bytes)
+{
+  const unsigned n = (unsigned)MIN ((size_t)STAGING_THREADS, MAX (bytes / STAGING_SHARE, 1));
+  std::thread threads[STAGING_THREADS];
+
+  for (unsigned t = 1; t < n; t++)
+    {
+      const size_t lo = bytes * t / n, hi = bytes * (t + 1) / n;
+      threads[t] = std::thread (memcpy, (char *)dst + lo, (const char *)src + lo, hi - lo);
+    }
+  memcpy (dst, src, bytes / n);
+  for (unsigned t = 1; t < n; t++)
+    threads[t].join ();
+}
+
 /* Where a slab's values and mask are read from on the device, and where
  * they are uploaded to (NULL: nothing to upload). */
 typedef struct
@@ -328,20 +351,21 @@ place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, SlabPl
             GError **error)
 {
   const SvCudaResident *r = sv__cuda_resident_find (s, z0, z1);
-  const gboolean fresh = r == NULL && data != NULL;
+  /* Held slabs upload nothing; the others upload their values once more. */
+  const gboolean upload = r == NULL;
 
-  if (fresh && !sv__cuda_resident_add (s, z0, z1, &r, error))
-    return FALSE;
-  if (r == NULL && data == NULL)
+  if (upload && data == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
                    "slab %u–%u is not on the device", z0, z1);
       return FALSE;
     }
+  if (upload && !sv__cuda_resident_add (s, z0, z1, &r, error))
+    return FALSE;
   p->image = r != NULL ? r->d_image : s->d_image[b];
   p->mask = r != NULL ? r->d_mask : s->d_mask[b];
-  p->image_dst = fresh ? (float *)p->image : NULL;
-  p->mask_dst = fresh && s->ctx.mask != NULL ? (uint8_t *)p->mask : NULL;
+  p->image_dst = upload ? (float *)p->image : NULL;
+  p->mask_dst = upload && s->ctx.mask != NULL ? (uint8_t *)p->mask : NULL;
   return TRUE;
 }
 
@@ -357,9 +381,9 @@ upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const
   const gint64 t0 = g_get_monotonic_time ();
 
   if (p->image_dst != NULL)
-    memcpy (s->h_image[b], data, n * nc * sizeof (float));
+    staging_copy (s->h_image[b], data, n * nc * sizeof (float));
   if (nearest != NULL)
-    memcpy (s->h_nearest[b], nearest, n * sizeof (int32_t));
+    staging_copy (s->h_nearest[b], nearest, n * sizeof (int32_t));
   if (p->mask_dst != NULL)
     memcpy (s->h_mask[b], s->ctx.mask + (gsize)z0 * s->plane, n);
   s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
@@ -555,7 +579,7 @@ slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, G
                                   cudaMemcpyDeviceToHost, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
-  memcpy (nearest, s->h_nearest[b], n * sizeof (int32_t));
+  staging_copy (nearest, s->h_nearest[b], n * sizeof (int32_t));
   return TRUE;
 out:
   return FALSE;

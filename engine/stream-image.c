@@ -104,6 +104,71 @@ typedef struct
   gint64 n_nan, n_inf, first_bad; /* first_bad: G_MAXINT64 when none */
 } RangeScan;
 
+/* One thread's share of a slab in the first statistics pass. */
+typedef struct
+{
+  const SvStreamImage *img;
+  gsize first, end; /* the slab's voxels, whole-volume indices */
+  int n_threads;
+  RangeScan *parts; /* one per thread */
+} RangeJob;
+
+static void
+range_job_share (gpointer data, int t)
+{
+  const RangeJob *job = data;
+  const SvStreamImage *img = job->img;
+  const guint nc = img->nc;
+  const gsize n = job->end - job->first;
+  const gsize lo = job->first + n * (gsize)t / (gsize)job->n_threads;
+  const gsize hi = job->first + n * (gsize)(t + 1) / (gsize)job->n_threads;
+  RangeScan *r = &job->parts[t];
+
+  *r = (RangeScan){ INFINITY, -INFINITY, FALSE, 0, 0, G_MAXINT64 };
+  for (gsize i = lo; i < hi; i++)
+    {
+      const float *px = img->work + (i - job->first) * nc;
+      gboolean nan = FALSE, inf = FALSE;
+
+      if (img->mask != NULL && img->mask[i] == 0)
+        continue;
+      for (guint c = 0; c < nc; c++)
+        {
+          const float v = px[c];
+          if (isnan (v))
+            nan = TRUE;
+          else if (isinf (v))
+            inf = TRUE;
+          else
+            {
+              r->min = MIN (r->min, v);
+              r->max = MAX (r->max, v);
+              r->any_in = TRUE;
+            }
+        }
+      if (nan || inf)
+        {
+          r->n_nan += nan;
+          r->n_inf += inf && !nan;
+          if (r->first_bad == G_MAXINT64)
+            r->first_bad = (gint64)i;
+        }
+    }
+}
+
+/* Folds `part` (later voxels) into `acc` as one pass in z order would:
+ * MIN and MAX keep the later of equal values. */
+static void
+range_fold (RangeScan *acc, const RangeScan *part)
+{
+  acc->min = MIN (acc->min, part->min);
+  acc->max = MAX (acc->max, part->max);
+  acc->any_in |= part->any_in;
+  acc->n_nan += part->n_nan;
+  acc->n_inf += part->n_inf;
+  acc->first_bad = MIN (acc->first_bad, part->first_bad);
+}
+
 /* The ranks' scans folded in z order with the operations of one pass:
  * MIN and MAX keep the later of equal values (which tells −0 from +0), so
  * the fold gives what one pass over all slices gives. */
@@ -118,76 +183,37 @@ combine_range_scans (const SvStreamRanks *ranks, RangeScan *scan)
   ranks->gather (ranks->self, scan, sizeof *scan, all);
   *scan = (RangeScan){ INFINITY, -INFINITY, FALSE, 0, 0, G_MAXINT64 };
   for (guint r = 0; r < ranks->n_ranks; r++)
-    {
-      scan->min = MIN (scan->min, all[r].min);
-      scan->max = MAX (scan->max, all[r].max);
-      scan->any_in |= all[r].any_in;
-      scan->n_nan += all[r].n_nan;
-      scan->n_inf += all[r].n_inf;
-      scan->first_bad = MIN (scan->first_bad, all[r].first_bad);
-    }
+    range_fold (scan, &all[r]);
 }
 
-/* The first statistics pass: prepare.c's scan_chunk over every slab. */
+/* The first statistics pass: prepare.c's scan_chunk over every slab, each
+ * slab by threads in shares folded in order. */
 static gboolean
 scan_range (SvStreamImage *img, GError **error)
 {
   const gsize plane = (gsize)img->ny * img->nx;
-  const guint nc = img->nc;
-  float min = INFINITY, max = -INFINITY;
-  gboolean any_in = FALSE, ok = TRUE;
-  gsize n_nan = 0, n_inf = 0, first_bad = G_MAXSIZE;
-  RangeScan scan;
+  const int n_threads = sv__resolve_threads (img->n_threads);
+  g_autofree RangeScan *parts = g_new (RangeScan, MAX (n_threads, 1));
+  RangeScan scan = { INFINITY, -INFINITY, FALSE, 0, 0, G_MAXINT64 };
+  gboolean ok = TRUE;
 
   for (guint z0 = img->z_begin; ok && z0 < img->z_end; z0 += img->max_depth)
     {
       guint z1 = MIN (z0 + img->max_depth, img->z_end);
-      gsize first = (gsize)z0 * plane, end = (gsize)z1 * plane;
+      RangeJob job = { img, (gsize)z0 * plane, (gsize)z1 * plane, 1, parts };
 
       if (!read_float (img, z0, z1, error))
         {
           ok = FALSE;
           break;
         }
-      for (gsize i = first; i < end; i++)
-        {
-          const float *px = img->work + (i - first) * nc;
-          gboolean nan = FALSE, inf = FALSE;
-
-          if (img->mask != NULL && img->mask[i] == 0)
-            continue;
-          for (guint c = 0; c < nc; c++)
-            {
-              const float v = px[c];
-              if (isnan (v))
-                nan = TRUE;
-              else if (isinf (v))
-                inf = TRUE;
-              else
-                {
-                  min = MIN (min, v);
-                  max = MAX (max, v);
-                  any_in = TRUE;
-                }
-            }
-          if (nan || inf)
-            {
-              n_nan += nan;
-              n_inf += inf && !nan;
-              if (first_bad == G_MAXSIZE)
-                first_bad = i;
-            }
-        }
+      job.n_threads = job.end - job.first >= SV_STREAM_PARALLEL_VALUES ? MAX (n_threads, 1) : 1;
+      sv__run_parallel (job.n_threads, range_job_share, &job);
+      for (int t = 0; t < job.n_threads; t++)
+        range_fold (&scan, &parts[t]);
     }
   if (!sv_stream_ranks_agree (img->ranks, ok, error))
     return FALSE;
-  memset (&scan, 0, sizeof scan);
-  scan.min = min;
-  scan.max = max;
-  scan.any_in = any_in;
-  scan.n_nan = (gint64)n_nan;
-  scan.n_inf = (gint64)n_inf;
-  scan.first_bad = first_bad == G_MAXSIZE ? G_MAXINT64 : (gint64)first_bad;
   combine_range_scans (img->ranks, &scan);
   img->passes++;
   if (scan.n_nan + scan.n_inf > 0)

@@ -144,6 +144,31 @@ gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, gu
                                 SvTiffLabelWriter *writer, guint out_depth,
                                 GCancellable *cancellable, GError **error);
 
+/* ---- the last assignment as labels (stream-tally.c) --------------------- */
+
+/* What the labels of a run's slabs add up to; zmin and zmax (k each, the
+ * first and last slice of each cluster's voxels; G_MAXUINT and 0 for none)
+ * are whole after sv__label_tally_finish. */
+typedef struct
+{
+  gsize k;
+  int n_threads;
+  guint *zmin, *zmax; /* n_threads × k while tallying */
+  gsize *n_in;        /* per thread */
+  gboolean *negative; /* per thread */
+} SvLabelTally;
+
+void sv__label_tally_init (SvLabelTally *tally, gsize k, int n_threads);
+/* Turns slab [z0, z1)'s assignment (cluster index or −1) into labels
+ * (index + start_label; start_label − 1 for −1), in place, and counts
+ * them; mask is the whole volume's (or NULL). */
+void sv__label_tally_slab (SvLabelTally *tally, guint z0, guint z1, gsize plane,
+                           const guint8 *mask, int start_label, gint32 *nearest);
+/* Merges the threads' counts: the mask-in voxels and whether a label is
+ * negative; zmin and zmax then hold the k extents. */
+void sv__label_tally_finish (SvLabelTally *tally, gsize *n_in, gboolean *negative);
+void sv__label_tally_clear (SvLabelTally *tally);
+
 /* ---- several processes (stream-ranks.c) --------------------------------- */
 
 /* Hands every rank's labels (its slices of the nz-slice spill file) to

@@ -139,19 +139,14 @@ combine_summaries (const SvStreamRanks *ranks, LabelSummary *sum, guint *zmin, g
 static gboolean
 run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error)
 {
-  const int start_label = run->params->start_label;
   const gsize k = run->clusters.k;
-  g_autofree guint *zmin = g_new (guint, MAX (k, 1));
-  g_autofree guint *zmax = g_new0 (guint, MAX (k, 1));
-
-  gboolean ok = TRUE;
-
   SvBackend *filler = run->plan.workers[0];
   const SvSlabSteps *steps = filler->klass->slab_steps;
+  SvLabelTally tally;
+  gboolean ok = TRUE;
 
   memset (sum, 0, sizeof *sum);
-  for (gsize i = 0; i < k; i++)
-    zmin[i] = G_MAXUINT;
+  sv__label_tally_init (&tally, k, run->options->n_threads);
   ok = !iterated || steps->begin_pass (filler, &run->ctx, &run->clusters, error);
   for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
     {
@@ -173,35 +168,27 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
           ok = FALSE;
           break;
         }
-      for (gsize i = 0; i < n; i++)
-        {
-          const gint32 c = run->nearest[i];
-          const guint z = z0 + (guint)(i / run->plane);
-
-          if (run->mask == NULL || run->mask[(gsize)z0 * run->plane + i])
-            sum->n_in++;
-          if (c >= 0)
-            {
-              zmin[c] = MIN (zmin[c], z);
-              zmax[c] = MAX (zmax[c], z);
-            }
-          run->nearest[i] = c < 0 ? start_label - 1 : c + start_label;
-          sum->negative |= run->nearest[i] < 0;
-        }
+      sv__label_tally_slab (&tally, z0, z1, run->plane, run->mask, run->params->start_label,
+                            run->nearest);
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
   if (ok && iterated)
     ok = steps->end_pass (filler, NULL, NULL, error);
+  sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
-    return FALSE;
+    {
+      sv__label_tally_clear (&tally);
+      return FALSE;
+    }
   if (run->ranks != NULL && run->ranks->n_ranks > 1)
-    combine_summaries (run->ranks, sum, zmin, zmax, k);
+    combine_summaries (run->ranks, sum, tally.zmin, tally.zmax, k);
   for (gsize i = 0; i < k; i++)
-    if (zmin[i] != G_MAXUINT)
+    if (tally.zmin[i] != G_MAXUINT)
       {
         sum->n_distinct++;
-        sum->max_extent = MAX (sum->max_extent, zmax[i] - zmin[i]);
+        sum->max_extent = MAX (sum->max_extent, tally.zmax[i] - tally.zmin[i]);
       }
+  sv__label_tally_clear (&tally);
   return TRUE;
 }
 
