@@ -88,8 +88,11 @@ scan_range (SvStreamImage *img, GError **error)
     {
       guint z1 = MIN (z0 + img->max_depth, img->z_end);
       gsize first = (gsize)z0 * plane, end = (gsize)z1 * plane;
+      const guint8 *mask = NULL;
 
-      if (!read_float (img, z0, z1, error))
+      if (!read_float (img, z0, z1, error)
+          || (sv__stream_mask_any (img->mask)
+              && (mask = sv__stream_mask_slab (img->mask, z0, z1, error)) == NULL))
         {
           ok = FALSE;
           break;
@@ -99,7 +102,7 @@ scan_range (SvStreamImage *img, GError **error)
           const float *px = img->work + (i - first) * nc;
           gboolean nan = FALSE, inf = FALSE;
 
-          if (img->mask != NULL && img->mask[i] == 0)
+          if (mask != NULL && mask[i] == 0)
             continue;
           for (guint c = 0; c < nc; c++)
             {
@@ -186,9 +189,12 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
         v = v / img->scale;
       img->work[i] = v;
     }
-  if (img->mask != NULL)
+  if (sv__stream_mask_any (img->mask))
     {
-      const guint8 *mask = img->mask + (gsize)a * plane;
+      const guint8 *mask = sv__stream_mask_slab (img->mask, a, b, error);
+      if (mask == NULL)
+        return NULL;
+      mask += (gsize)a * plane;
       for (gsize i = 0; i < n * nc; i++)
         if (!isfinite (img->work[i]) && mask[i / nc] == 0)
           img->work[i] = 0.0f;
@@ -219,16 +225,19 @@ scan_max_abs (SvStreamImage *img, GError **error)
     {
       guint z1 = MIN (z0 + img->max_depth, img->z_end);
       const float *data = sv__stream_image_slab (img, z0, z1, error);
+      const guint8 *mask = NULL;
 
       if (data == NULL
-          || (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error)))
+          || (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error))
+          || (sv__stream_mask_any (img->mask)
+              && (mask = sv__stream_mask_slab (img->mask, z0, z1, error)) == NULL))
         {
           ok = FALSE;
           break;
         }
       for (gsize i = 0; i < (gsize)(z1 - z0) * plane; i++)
         {
-          if (img->mask != NULL && img->mask[(gsize)z0 * plane + i] == 0)
+          if (mask != NULL && mask[(gsize)z0 * plane + i] == 0)
             continue;
           for (guint c = 0; c < nc; c++)
             max_abs = MAX (max_abs, fabsf (data[i * nc + c]));
@@ -293,7 +302,7 @@ scan_statistics (SvStreamImage *img, GError **error)
 }
 
 gboolean
-sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
+sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                        const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
                        const char *beside, const SvStreamRanks *ranks, GError **error)
 {

@@ -67,6 +67,9 @@ typedef struct
   gpointer user_data;
   GCancellable *cancellable;  /* may be NULL */
   const SvStreamRanks *ranks; /* NULL: one process; else only rank 0 writes `output` */
+  /* A mask file (one sample, the image's shape; nonzero = in) read slab by
+   * slab like the image, instead of a mask in memory; NULL: none. */
+  const char *mask_path;
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
@@ -85,7 +88,8 @@ typedef struct
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
  * sv_tiff_write_labels_full would, through a temporary name: on failure no
  * file is left). mask (may be NULL) is nz·ny·nx bytes, nonzero = in; it is
- * the caller's and is held in memory. stats and report may be NULL. Errors
+ * the caller's and is held in memory; options->mask_path reads one from a
+ * file slab by slab instead (not both). stats and report may be NULL. Errors
  * are those of the TIFF reader and writer, the parameters and the data
  * (NaN/inf), worded as the in-memory run words them. */
 gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
