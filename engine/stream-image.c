@@ -34,11 +34,27 @@ read_float (SvStreamImage *img, guint a, guint b, GError **error)
   gsize n = (gsize)(b - a) * img->ny * img->nx * img->nc;
 
   img->cached_z0 = img->cached_z1 = 0;
-  if (!sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
+  if (img->ahead != NULL ? !sv__read_ahead_read (img->ahead, a, b, &img->raw, error)
+                         : !sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
     return FALSE;
   sv_tiff_samples_to_float (info->sample_type, img->raw, n, img->work);
   img->slices_read += b - a;
   return TRUE;
+}
+
+/* Starts reading the slab that follows one ending at z1, with `halo`
+ * slices on each side: the next of this pass, or the first of the next
+ * pass when that comes from the file too. */
+static void
+read_ahead_next (SvStreamImage *img, guint z1, guint halo)
+{
+  guint n0, n1;
+
+  if (z1 >= img->z_end && img->prepared != NULL)
+    return;
+  n0 = z1 < img->z_end ? z1 : img->z_begin;
+  n1 = MIN (n0 + img->max_depth, img->z_end);
+  sv__read_ahead_start (img->ahead, n0 >= halo ? n0 - halo : 0, MIN (n1 + halo, img->nz));
 }
 
 /* What the first statistics pass learns about a run of slices. */
@@ -97,6 +113,10 @@ scan_range (SvStreamImage *img, GError **error)
           ok = FALSE;
           break;
         }
+      /* The second pass reads with the halo: this one reads ahead only
+       * within itself. */
+      if (z1 < img->z_end)
+        read_ahead_next (img, z1, 0);
       for (gsize i = first; i < end; i++)
         {
           const float *px = img->work + (i - first) * nc;
@@ -179,6 +199,7 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
     }
   if (!read_float (img, a, b, error))
     return NULL;
+  read_ahead_next (img, z1, img->halo);
   n = (gsize)(b - a) * plane;
 
   /* prepare.c's rewrite_chunk: numpy's image -= min; image /= max. */
@@ -264,6 +285,9 @@ alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError
   sv__stream_image_clear_buffers (img);
   img->max_depth = depth;
   img->raw = raw ? g_try_malloc (MAX (slices * slice_bytes, 1)) : NULL;
+  /* Without memory for a second buffer, each slab is read when needed. */
+  if (img->raw != NULL && img->read_ahead)
+    img->ahead = sv__read_ahead_new (img->reader, MAX (slices * slice_bytes, 1));
   img->work = g_try_malloc_n (MAX (slices * img->ny * img->nx * img->nc, 1), sizeof (float));
   if ((raw && img->raw == NULL) || img->work == NULL)
     {
@@ -278,6 +302,8 @@ alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError
 void
 sv__stream_image_clear_buffers (SvStreamImage *img)
 {
+  img->slabs_read_ahead += sv__read_ahead_hits (img->ahead);
+  g_clear_pointer (&img->ahead, sv__read_ahead_free);
   g_clear_pointer (&img->raw, g_free);
   g_clear_pointer (&img->work, g_free);
   img->cached_z0 = img->cached_z1 = 0;
@@ -304,7 +330,8 @@ scan_statistics (SvStreamImage *img, GError **error)
 gboolean
 sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                        const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
-                       const char *beside, const SvStreamRanks *ranks, GError **error)
+                       gboolean read_ahead, const char *beside, const SvStreamRanks *ranks,
+                       GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   gboolean ok = TRUE;
@@ -322,6 +349,7 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMas
   img->nx = info->nx;
   img->nc = info->nc;
   img->n_threads = n_threads;
+  img->read_ahead = read_ahead;
   scan_depth = CLAMP (scan_depth, 1, MAX (info->nz, 1));
   max_depth = CLAMP (max_depth, 1, MAX (info->nz, 1));
 

@@ -57,6 +57,28 @@ const guint8 *sv__stream_mask_slab (SvStreamMask *m, guint z0, guint z1, GError 
 gboolean sv__stream_mask_seeds (SvStreamMask *m, const guint shape[3], gint64 n_segments,
                                 guint depth, SvSeeds *seeds, GError **error);
 
+/* ---- reading the next slab ahead (stream-read-ahead.c) ------------------- */
+
+typedef struct _SvReadAhead SvReadAhead;
+
+/* A second buffer of `capacity` bytes for slabs of `reader`; NULL when
+ * there is no memory for it. */
+SvReadAhead *sv__read_ahead_new (SvTiffSlabReader *reader, gsize capacity);
+void sv__read_ahead_free (SvReadAhead *ra);
+
+/* Starts reading slices [z0, z1) on a thread (after the read under way);
+ * nothing when they do not fit or no thread can start. */
+void sv__read_ahead_start (SvReadAhead *ra, guint z0, guint z1);
+
+/* Slices [z0, z1) into *buffer (capacity bytes): when they are the ones
+ * read ahead, the buffers swap; otherwise they are read now. The reader is
+ * the caller's again when this returns. */
+gboolean sv__read_ahead_read (SvReadAhead *ra, guint z0, guint z1, guint8 **buffer,
+                              GError **error);
+
+/* Reads that the thread had done when they were asked for. */
+guint64 sv__read_ahead_hits (const SvReadAhead *ra);
+
 /* ---- the prepared image, slab by slab (stream-image.c) ------------------ */
 
 /* The image that sv_prepare would make, served a slab at a time: slices
@@ -80,6 +102,9 @@ typedef struct
   float max_abs;              /* as SvPrepared's */
   guint max_depth;            /* slices per slab, now */
   guint8 *raw;                /* (max_depth + 2 halo) slices in the file's type, or NULL */
+  gboolean read_ahead;        /* read the next slab while this one computes */
+  SvReadAhead *ahead;         /* with raw, when read_ahead */
+  guint64 slabs_read_ahead;   /* slabs the thread had read when they were asked for */
   float *work;                /* the same slices as float32 */
   guint cached_z0, cached_z1; /* the slab `work` holds prepared; empty: z0 == z1 */
   guint cached_a;             /* first slice in `work` */
@@ -100,8 +125,8 @@ typedef struct
  * them. Errors as sv_prepare's. */
 gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                                 const SvSlicParams *params, guint scan_depth, guint max_depth,
-                                int n_threads, const char *beside, const SvStreamRanks *ranks,
-                                GError **error);
+                                int n_threads, gboolean read_ahead, const char *beside,
+                                const SvStreamRanks *ranks, GError **error);
 void sv__stream_image_clear (SvStreamImage *img);
 /* Frees the slab buffers only. */
 void sv__stream_image_clear_buffers (SvStreamImage *img);

@@ -326,9 +326,9 @@ choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   const guint64 plane = (guint64)info->ny * info->nx;
   const guint shape[3] = { info->nz, info->ny, info->nx };
-  /* The slice in the file's type and as float32, its assignment and its
-   * labels. */
-  const guint64 per_slice = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4
+  /* The slice in the file's type twice (one being read ahead) and as
+   * float32, its assignment and its labels. */
+  const guint64 per_slice = 2 * sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4
                             + plane * 8 + (mask_file ? plane : 0);
   guint start[3], step[3];
   guint64 fixed, window, depth;
@@ -349,13 +349,14 @@ choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
 }
 
 /* Slices per slab of the statistics passes, which hold nothing else: the
- * slice in the file's type and as float32, and the halo. */
+ * slice in the file's type (twice, with the one read ahead) and as
+ * float32, and the halo. */
 static guint
 choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  const guint64 per_slice
-      = sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
+  const guint64 per_slice = 2 * sv_tiff_slab_reader_slice_bytes (reader)
+                            + (guint64)info->ny * info->nx * info->nc * 4;
   const guint64 fixed = 2 * halo * per_slice + (6 << 20);
   guint64 depth;
 
@@ -363,6 +364,14 @@ choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
     limit = G_GUINT64_CONSTANT (1) << 30;
   depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
   return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+}
+
+/* Reading ahead unless the options or SV_STREAM_READ_AHEAD=off (for
+ * measuring what it gains) say no. */
+static gboolean
+read_ahead_wanted (const SvStreamOptions *options)
+{
+  return !options->no_read_ahead && g_strcmp0 (g_getenv ("SV_STREAM_READ_AHEAD"), "off") != 0;
 }
 
 static void
@@ -455,7 +464,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     }
 
   if (!sv__stream_image_init (&run.image, reader, &run.mask, params, scan_depth, run.depth,
-                              options->n_threads, output, options->ranks, error))
+                              options->n_threads, read_ahead_wanted (options), output,
+                              options->ranks, error))
     goto out;
   run.view.nz = run.nz;
   run.view.ny = run.ny;
@@ -514,6 +524,7 @@ out:
   report->halo = run.image.halo;
   report->image_passes = run.nz > 0 ? run.image.slices_read / run.nz : 0;
   sv__stream_image_clear (&run.image);
+  report->slabs_read_ahead = run.image.slabs_read_ahead;
   sv__stream_mask_clear (&run.mask);
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);

@@ -256,8 +256,8 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
                                                from_file ? mask_path : NULL, nz, ny, nx, 2,
                                                &error));
           g_assert_no_error (error);
-          g_assert_true (sv__stream_image_init (&img, r, &m, &params, depth + 1, depth, 2, path,
-                                                NULL, &error));
+          g_assert_true (sv__stream_image_init (&img, r, &m, &params, depth + 1, depth, 2,
+                                                run % 2 == 0, path, NULL, &error));
           g_assert_no_error (error);
           g_assert_cmpfloat (img.max_abs, ==, whole->max_abs);
           for (guint z0 = 0; z0 < nz; z0 += depth)

@@ -70,6 +70,10 @@ typedef struct
   /* A mask file (one sample, the image's shape; nonzero = in) read slab by
    * slab like the image, instead of a mask in memory; NULL: none. */
   const char *mask_path;
+  /* Read each slab when it is needed instead of on a thread while the
+   * previous one computes (the environment's SV_STREAM_READ_AHEAD=off
+   * does the same); the labels are the same either way. */
+  gboolean no_read_ahead;
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
@@ -83,6 +87,7 @@ typedef struct
   guint halo;           /* slices read beyond a slab for smoothing */
   guint connect_window; /* slices the connectivity pass held at once */
   guint64 image_passes; /* passes over the image file */
+  guint64 slabs_read_ahead; /* slabs read on a thread while the one before computed */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
