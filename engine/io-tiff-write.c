@@ -190,8 +190,8 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, guint z0, guint z1, SvTiffMes
   pool = g_thread_pool_new (strip_encode_cb, &pl, n_threads, TRUE, &thread_error);
   if (thread_error != NULL)
     {
-      *problem = g_strdup_printf ("cannot start the compression threads: %s",
-                                  thread_error->message);
+      *problem
+          = g_strdup_printf ("cannot start the compression threads: %s", thread_error->message);
       g_thread_pool_free (pool, TRUE, TRUE);
       ok = FALSE;
       goto out;

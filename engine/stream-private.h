@@ -28,8 +28,8 @@ typedef struct
   char *name;               /* its display name */
   guint nz;
   gsize plane;
-  guint8 *bytes;  /* slices [z0, z1) of the file, capacity slices */
-  guint8 *raw;    /* one slice in the file's type, when wider than a byte */
+  guint8 *bytes; /* slices [z0, z1) of the file, capacity slices */
+  guint8 *raw;   /* one slice in the file's type, when wider than a byte */
   guint capacity, z0, z1;
   guint64 slices_read;
 } SvStreamMask;
@@ -73,8 +73,7 @@ void sv__read_ahead_start (SvReadAhead *ra, guint z0, guint z1);
 /* Slices [z0, z1) into *buffer (capacity bytes): when they are the ones
  * read ahead, the buffers swap; otherwise they are read now. The reader is
  * the caller's again when this returns. */
-gboolean sv__read_ahead_read (SvReadAhead *ra, guint z0, guint z1, guint8 **buffer,
-                              GError **error);
+gboolean sv__read_ahead_read (SvReadAhead *ra, guint z0, guint z1, guint8 **buffer, GError **error);
 
 /* Reads that the thread had done when they were asked for. */
 guint64 sv__read_ahead_hits (const SvReadAhead *ra);

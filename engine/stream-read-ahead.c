@@ -7,7 +7,6 @@
 
 #include "stream-private.h"
 
-
 struct _SvReadAhead
 {
   SvTiffSlabReader *reader; /* borrowed; used by one thread at a time */

@@ -355,8 +355,8 @@ static guint
 choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  const guint64 per_slice = 2 * sv_tiff_slab_reader_slice_bytes (reader)
-                            + (guint64)info->ny * info->nx * info->nc * 4;
+  const guint64 per_slice
+      = 2 * sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
   const guint64 fixed = 2 * halo * per_slice + (6 << 20);
   guint64 depth;
 

@@ -102,9 +102,9 @@ open_header (const char *input, const SvCliSlicContext *ctx)
 static gboolean
 needs_streaming (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, guint64 memory_limit)
 {
-  guint64 need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc,
-                                            ctx->mask_path != NULL)
-                 + sv_cli_peak_memory ();
+  guint64 need
+      = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask_path != NULL)
+        + sv_cli_peak_memory ();
 
   return ctx->slab_depth > 0 || ctx->ranks != NULL || ctx->mask_streamed
          || (memory_limit != 0 && need > memory_limit);

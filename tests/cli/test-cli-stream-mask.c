@@ -52,8 +52,8 @@ run_slic (Fixture *f, guint64 as_bytes, const char *in, const char *out, const c
           char **err)
 {
   g_autofree char *limit = g_strdup_printf ("--as=%" G_GUINT64_FORMAT, as_bytes);
-  g_autofree char *script = g_strdup_printf ("%s \"$@\" 2>&1; exit $?",
-                                             as_bytes > 0 ? "prlimit \"$0\" --" : "exec");
+  g_autofree char *script
+      = g_strdup_printf ("%s \"$@\" 2>&1; exit $?", as_bytes > 0 ? "prlimit \"$0\" --" : "exec");
   g_auto (GStrv) words = g_strsplit (extra, " ", -1);
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   SvTestRun r;
@@ -171,7 +171,8 @@ test_mask_under_address_limit (Fixture *f, gconstpointer data)
   g_test_message ("in-memory under the limit: %s", err);
   g_clear_pointer (&err, g_free);
   g_free (extra);
-  extra = g_strdup_printf ("--mask %s --n-segments 5000 --compactness 0.3 --max-num-iter 4 --memory-limit 12M", mask);
+  extra = g_strdup_printf (
+      "--mask %s --n-segments 5000 --compactness 0.3 --max-num-iter 4 --memory-limit 12M", mask);
   status = run_slic (f, limit, in, streamed, extra, &err);
   if (status != 0)
     g_test_message ("streamed under the limit: %s", err);

@@ -293,8 +293,8 @@ test_grid_mask_slabs (void)
         {
           SlabSource source = { mask, 23 * 19, NULL, depth };
 
-          g_assert_true (sv__seeds_mask_slabs (shape, mask_slab_cb, &source, depth, segs, &slabbed,
-                                               &error));
+          g_assert_true (
+              sv__seeds_mask_slabs (shape, mask_slab_cb, &source, depth, segs, &slabbed, &error));
           g_assert_no_error (error);
           g_assert_cmpuint (slabbed.n, ==, whole.n);
           g_assert_cmpmem (slabbed.zyx, slabbed.n * 3 * sizeof (float), whole.zyx,

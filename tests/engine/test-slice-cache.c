@@ -19,8 +19,8 @@ enum
 typedef struct
 {
   char *dir;
-  char *path;        /* uint16, NZ·NY·NX */
-  SvVolume *volume;  /* the file as the whole-volume reader loads it */
+  char *path;       /* uint16, NZ·NY·NX */
+  SvVolume *volume; /* the file as the whole-volume reader loads it */
 } Fixture;
 
 static void
@@ -58,7 +58,7 @@ test_values (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SvSliceCache) cache = sv_slice_cache_new (f->path, NULL, 1 << 20, &error);
-  g_autofree float *slice = g_new (float, NY * NX);
+  g_autofree float *slice = g_new (float, NY *NX);
   const SvTiffSlabInfo *info;
 
   (void)data;
@@ -84,8 +84,7 @@ test_bound (Fixture *f, gconstpointer data)
 {
   const guint64 slice_bytes = NY * NX * 2;
   g_autoptr (GError) error = NULL;
-  g_autoptr (SvSliceCache) cache
-      = sv_slice_cache_new (f->path, NULL, slice_bytes * 7 / 2, &error);
+  g_autoptr (SvSliceCache) cache = sv_slice_cache_new (f->path, NULL, slice_bytes * 7 / 2, &error);
   g_autoptr (SvSliceCache) tiny = sv_slice_cache_new (f->path, NULL, 10, &error);
   g_autofree guint16 *slice = g_new (guint16, NY * NX);
   guint64 hits, misses;

@@ -41,8 +41,8 @@ fixture_setup (Fixture *f, gconstpointer data)
   for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
     {
       const guint z = (guint)(i / (NY * NX)), y = (guint)(i / NX % NY), x = (guint)(i % NX);
-      v->data[i] = (float)((x / 6 + y / 5 + z / 4) % 3) * 0.3f
-                   + (float)sv_rng_uniform (&rng) * 0.1f;
+      v->data[i]
+          = (float)((x / 6 + y / 5 + z / 4) % 3) * 0.3f + (float)sv_rng_uniform (&rng) * 0.1f;
       m->data[i] = (x + 2 * z) % 11 != 0 && y > 2;
     }
   g_assert_true (sv_tiff_write_volume (f->image, v, SV_SAMPLE_U16, &error));

@@ -252,9 +252,8 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
           SvStreamMask m;
 
           g_assert_no_error (error);
-          g_assert_true (sv__stream_mask_open (&m, from_file ? NULL : mask,
-                                               from_file ? mask_path : NULL, nz, ny, nx, 2,
-                                               &error));
+          g_assert_true (sv__stream_mask_open (
+              &m, from_file ? NULL : mask, from_file ? mask_path : NULL, nz, ny, nx, 2, &error));
           g_assert_no_error (error);
           g_assert_true (sv__stream_image_init (&img, r, &m, &params, depth + 1, depth, 2,
                                                 run % 2 == 0, path, NULL, &error));
