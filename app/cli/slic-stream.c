@@ -13,6 +13,7 @@
 #include "cli-common.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-stream.h"
 #include "sv-config.h"
 
@@ -56,16 +57,7 @@ sv_cli_parse_size (const char *option, const char *text, guint64 *bytes, GError 
 guint64
 sv_cli_memory_available (void)
 {
-  g_autofree char *text = NULL;
-  const char *line;
-  guint64 kib;
-
-  if (!g_file_get_contents ("/proc/meminfo", &text, NULL, NULL))
-    return 0;
-  line = strstr (text, "MemAvailable:");
-  if (line == NULL || sscanf (line, "MemAvailable: %" G_GUINT64_FORMAT, &kib) != 1)
-    return 0;
-  return kib * 1024;
+  return sv_memory_available ();
 }
 
 guint64

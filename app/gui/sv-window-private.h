@@ -12,7 +12,8 @@
  *                        the ground truth, pinning and comparing results
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap
- *   sv-window-region.c   the region preview: the job on a box of the volume */
+ *   sv-window-region.c   the region preview: the job on a box of the volume
+ *   sv-window-memory.c   the memory in use, in the status bar */
 #pragma once
 
 #include "sv-window.h"
@@ -48,6 +49,8 @@ struct _SvWindow
   SvParamsPanel *params_panel;
   GtkProgressBar *progress_bar;
   GtkLabel *result_label, *hover_label, *path_label;
+  GtkLabel *memory_label; /* sv-window-memory.c */
+  guint memory_source;
   GMenu *recent_section;
   GtkRevealer *warning_revealer;
   GtkLabel *warning_label;
@@ -170,6 +173,12 @@ void sv_window_rebuild_recent_menu (SvWindow *self);
 void sv_window_class_add_open_actions (GtkWidgetClass *widget_class);
 /* Drops a load in progress (its volume is freed when the reader returns). */
 void sv_window_cancel_loading (SvWindow *self);
+
+/* sv-window-memory.c: the status bar's memory in use, refreshed each
+ * second between start and stop. */
+void sv_window_memory_start (SvWindow *self);
+void sv_window_memory_stop (SvWindow *self);
+void sv_window_update_memory_status (SvWindow *self);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);

@@ -1,0 +1,51 @@
+/* Supervox GUI: the memory in use, in the status bar: what the process
+ * holds resident, refreshed every second, so that a volume near the
+ * machine's limit can be watched while it loads and segments. */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+#include "supervox/sv-memory.h"
+
+void
+sv_window_update_memory_status (SvWindow *self)
+{
+  guint64 resident = sv_memory_resident ();
+  g_autofree char *size = NULL;
+  g_autofree char *text = NULL;
+
+  if (resident == 0)
+    {
+      gtk_label_set_text (self->memory_label, "");
+      return;
+    }
+  size = g_format_size_full (resident, G_FORMAT_SIZE_IEC_UNITS);
+  text = g_strdup_printf ("%s in memory", size);
+  gtk_label_set_text (self->memory_label, text);
+}
+
+static gboolean
+memory_tick_cb (gpointer data)
+{
+  sv_window_update_memory_status (data);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+sv_window_memory_start (SvWindow *self)
+{
+  sv_window_update_memory_status (self);
+  self->memory_source = g_timeout_add_seconds (1, memory_tick_cb, self);
+}
+
+void
+sv_window_memory_stop (SvWindow *self)
+{
+  g_clear_handle_id (&self->memory_source, g_source_remove);
+}
+
+const char *
+sv_window_get_memory_text (SvWindow *self)
+{
+  return gtk_label_get_text (self->memory_label);
+}
