@@ -179,6 +179,12 @@ void sv_window_cancel_loading (SvWindow *self);
 void sv_window_memory_start (SvWindow *self);
 void sv_window_memory_stop (SvWindow *self);
 void sv_window_update_memory_status (SvWindow *self);
+/* The window's memory budget: SV_MEMORY_LIMIT (the application's
+ * --memory-limit) or what the system has available; 0 when unknown. */
+guint64 sv_window_memory_budget (void);
+/* FALSE with an error when the TIFF at `path` would need more than the
+ * budget to segment in memory (read from its header; any thread). */
+gboolean sv_window_check_memory (const char *path, GError **error);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);
