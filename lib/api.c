@@ -1,6 +1,6 @@
 /* libsupervox: the public C API (supervox/supervox.h) over the engine's
  * backends: parameters, the host run, the last-error message. The device
- * run's glue lives in cuda/api-device.c. */
+ * run's glue lives in api-device.c. */
 #define G_LOG_DOMAIN "sv-api"
 
 #include "api-private.h"
@@ -246,23 +246,35 @@ info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backe
   info->backend = backend;
 }
 
-/* One run on one backend, the labels into the caller's buffer. */
+/* One run, the labels into the caller's buffer. With "auto", a GPU that
+ * fails (out of memory, a CUDA error) leaves the run to the CPU reference,
+ * which gives the same labels, as the CLI and the window do
+ * (sv_backend_run_with_fallback); "cuda" fails instead. */
 static gboolean
 run_host (const char *name, const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
           const SvRunControl *control, void *labels, SupervoxDtype label_dtype, SvRunStats *stats,
           gboolean *is_cuda, GError **error)
 {
   g_autoptr (SvBackend) backend = sv_backend_new (name, error);
+  g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
+  SvBackend *ran;
 
   if (backend == NULL)
     return FALSE;
-  *is_cuda = g_strcmp0 (sv_backend_get_name (backend), "cuda") == 0;
-  if (!sv_backend_set_volume (backend, volume, mask, error)
-      || !sv_backend_run (backend, params, control, stats, error))
+  if (g_strcmp0 (name, "auto") == 0)
+    {
+      if (!sv_backend_run_with_fallback (backend, volume, mask, params, control, stats, &cpu,
+                                         NULL, error))
+        return FALSE;
+    }
+  else if (!sv_backend_set_volume (backend, volume, mask, error)
+           || !sv_backend_run (backend, params, control, stats, error))
     return FALSE;
-  out = sv_backend_take_labels (backend, n, error);
+  ran = cpu != NULL ? cpu : backend;
+  *is_cuda = g_strcmp0 (sv_backend_get_name (ran), "cuda") == 0;
+  out = sv_backend_take_labels (ran, n, error);
   if (out == NULL)
     return FALSE;
   sv_api_labels_store (out, n, labels, label_dtype);
@@ -307,18 +319,6 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
 
   control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
   ok = run_host (name, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda, &error);
-  /* auto: a GPU that fails (out of memory, a CUDA error) leaves the run to
-   * the CPU reference, which gives the same labels. */
-  if (!ok && backend == SUPERVOX_BACKEND_AUTO && is_cuda
-      && (g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND)
-          || g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY))
-      && (bridge.cancellable == NULL || !g_cancellable_is_cancelled (bridge.cancellable)))
-    {
-      g_info ("CUDA backend failed, running on the CPU: %s", error->message);
-      g_clear_error (&error);
-      ok = run_host ("cpu", volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda,
-                     &error);
-    }
   g_clear_object (&bridge.cancellable);
   if (!ok)
     return fail (error);

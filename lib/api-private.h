@@ -1,4 +1,4 @@
-/* libsupervox internals shared by engine/api*.c and cuda/api-device.c: the
+/* libsupervox internals shared by lib/api.c, api-array.c and api-device.c: the
  * C API's arrays and parameters turned into the engine's types. */
 #pragma once
 
