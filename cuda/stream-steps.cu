@@ -366,11 +366,11 @@ out:
 /* The next slab buffer, free on the host: its kept assignment delivered
  * and its last upload done. Device reuse is ordered by events. */
 static int
-take_buffer (SvCudaSlabs *s, guint depth, GError **error)
+take_buffer (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
 {
   int b;
 
-  if (!ensure_slab_buffers (s, depth, s->ctx.mask != NULL, error))
+  if (!ensure_slab_buffers (s, depth, mask, error))
     return -1;
   b = s->next;
   s->next = (s->next + 1) % SLAB_BUFFERS;
@@ -385,8 +385,8 @@ out:
 /* Queues slab [z0, z1)'s values, mask and (when given) assignment into
  * buffer b's device memory, after the last kernels that read it. */
 static gboolean
-upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const gint32 *nearest,
-             SlabMarks *m, GError **error)
+upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
+             const gint32 *nearest, SlabMarks *m, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
   const guint nc = s->ctx.image->nc;
@@ -396,8 +396,8 @@ upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const
     memcpy (s->h_image[b], data, n * nc * sizeof (float));
   if (nearest != NULL)
     memcpy (s->h_nearest[b], nearest, n * sizeof (int32_t));
-  if (s->ctx.mask != NULL)
-    memcpy (s->h_mask[b], s->ctx.mask + (gsize)z0 * s->plane, n);
+  if (mask != NULL)
+    memcpy (s->h_mask[b], mask + (gsize)z0 * s->plane, n);
   s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->up, s->computed[b], 0));
   SV_CUDA_CHECK (cudaEventRecord (m->up0, s->up));
@@ -407,7 +407,7 @@ upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const
   if (nearest != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (s->d_nearest[b], s->h_nearest[b], n * sizeof (int32_t),
                                     cudaMemcpyHostToDevice, s->up));
-  if (s->ctx.mask != NULL)
+  if (mask != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (s->d_mask[b], s->h_mask[b], n, cudaMemcpyHostToDevice, s->up));
   SV_CUDA_CHECK (cudaEventRecord (m->up1, s->up));
   SV_CUDA_CHECK (cudaEventRecord (s->uploaded[b], s->up));
@@ -503,17 +503,17 @@ slab_iter (const SvCudaSlabs *s, guint z0, guint z1)
 }
 
 static gboolean
-slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSlabSink sink,
-                 gpointer sink_data, GError **error)
+slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
+                 SvSlabSink sink, gpointer sink_data, GError **error)
 {
   SvCudaSlabs *s = enter (backend, error);
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
+  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, data, NULL, m, error))
+  if (!upload_slab (s, b, z0, z1, data, mask, NULL, m, error))
     return FALSE;
   /* The assignment also sums each cluster's voxels into the pass's sums. */
   SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), s->d_image[b], s->d_mask[b], s->d_centres,
@@ -543,16 +543,16 @@ out:
 
 static gboolean
 slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
-                   const gint32 *nearest, GError **error)
+                   const guint8 *mask, const gint32 *nearest, GError **error)
 {
   SvCudaSlabs *s = enter (backend, error);
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
+  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, data, nearest, m, error))
+  if (!upload_slab (s, b, z0, z1, data, mask, nearest, m, error))
     return FALSE;
   SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), s->d_image[b], s->d_nearest[b],
                                         s->d_centres, s->d_max_dist, s->compute));
@@ -564,17 +564,18 @@ out:
 }
 
 static gboolean
-slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, GError **error)
+slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
+                      gint32 *nearest, GError **error)
 {
   SvCudaSlabs *s = enter (backend, error);
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->ctx.image->ny * s->ctx.image->nx : 0);
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
+  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, NULL, nearest, m, error))
+  if (!upload_slab (s, b, z0, z1, NULL, mask, nearest, m, error))
     return FALSE;
   if (s->clusters->k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (slab_iter (s, z0, z1), s->d_mask[b], s->d_centres,

@@ -48,6 +48,7 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
 {
   const SvSlabPlan *plan = pass->plan;
   const SvSlabSteps *steps = backend->klass->slab_steps;
+  const guint8 *mask = NULL;
   const float *data;
 
   if (g_cancellable_set_error_if_cancelled (plan->cancellable, error))
@@ -55,11 +56,15 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   data = sv__stream_image_slab (plan->image, z0, z1, error);
   if (data == NULL)
     return FALSE;
+  /* After the image: its halo may have read other slices of the mask. */
+  if (sv__stream_mask_any (plan->mask)
+      && (mask = sv__stream_mask_slab (plan->mask, z0, z1, error)) == NULL)
+    return FALSE;
   if (pass->kind == SV_SLAB_ASSIGN)
-    return steps->assign_sum (backend, z0, z1, data, pass->keep ? spill_sink : NULL, plan->spill,
-                              error);
+    return steps->assign_sum (backend, z0, z1, data, mask, pass->keep ? spill_sink : NULL,
+                              plan->spill, error);
   return sv__spill_read (plan->spill, z0, z1, nearest, error)
-         && steps->raise_maxima (backend, z0, z1, data, nearest, error);
+         && steps->raise_maxima (backend, z0, z1, data, mask, nearest, error);
 }
 
 static gboolean

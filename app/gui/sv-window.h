@@ -65,6 +65,8 @@ const char *sv_window_get_warning_text (SvWindow *window);
 /* The status bar's texts: the progress bar's and the result's. */
 const char *sv_window_get_progress_text (SvWindow *window);
 const char *sv_window_get_result_text (SvWindow *window);
+/* The status bar's memory in use ("312.4 MiB in memory"). */
+const char *sv_window_get_memory_text (SvWindow *window);
 /* The views' area (the three views in the orthogonal layout). */
 GtkWidget *sv_window_get_views_area (SvWindow *window);
 /* Teaching mode's legend and note while they are shown, else NULL. */
