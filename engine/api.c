@@ -246,27 +246,50 @@ info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backe
   info->backend = backend;
 }
 
+/* "cpu", "cuda" or "auto" as a backend: CUDA ones come from the pool of
+ * backends kept between runs. */
+static SvBackend *
+backend_for (const char *name, GError **error)
+{
+  GError *local = NULL;
+  SvBackend *backend = NULL;
+
+  if (strcmp (name, "cpu") == 0)
+    return sv_backend_new ("cpu", error);
+  backend = sv_api_cuda_backend_take (&local);
+  if (backend != NULL)
+    return backend;
+  if (strcmp (name, "cuda") == 0)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  g_info ("CUDA backend unavailable, using the CPU: %s", local->message);
+  g_error_free (local);
+  return sv_backend_new ("cpu", error);
+}
+
 /* One run on one backend, the labels into the caller's buffer. */
 static gboolean
 run_host (const char *name, const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
           const SvRunControl *control, void *labels, SupervoxDtype label_dtype, SvRunStats *stats,
           gboolean *is_cuda, GError **error)
 {
-  g_autoptr (SvBackend) backend = sv_backend_new (name, error);
+  SvBackend *backend = backend_for (name, error);
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
+  gboolean ok;
 
   if (backend == NULL)
     return FALSE;
-  *is_cuda = g_strcmp0 (sv_backend_get_name (backend), "cuda") == 0;
-  if (!sv_backend_set_volume (backend, volume, mask, error)
-      || !sv_backend_run (backend, params, control, stats, error))
-    return FALSE;
-  out = sv_backend_take_labels (backend, n, error);
-  if (out == NULL)
-    return FALSE;
-  sv_api_labels_store (out, n, labels, label_dtype);
-  return TRUE;
+  *is_cuda = !sv_backend_is_reference (backend);
+  ok = sv_backend_set_volume (backend, volume, mask, error)
+       && sv_backend_run (backend, params, control, stats, error)
+       && (out = sv_backend_take_labels (backend, n, error)) != NULL;
+  sv_api_backend_done (backend, ok);
+  if (ok)
+    sv_api_labels_store (out, n, labels, label_dtype);
+  return ok;
 }
 
 int
@@ -327,6 +350,25 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
 }
 
 #if !SV_HAVE_CUDA
+SvBackend *
+sv_api_cuda_backend_take (GError **error)
+{
+  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                       "this build has no CUDA backend");
+  return NULL;
+}
+
+void
+sv_api_backend_done (SvBackend *backend, gboolean ok)
+{
+  sv_backend_free (backend);
+}
+
+void
+supervox_cuda_release_cache (void)
+{
+}
+
 gboolean
 sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
                    const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,

@@ -58,7 +58,6 @@ def fake_device(monkeypatch):
 
     monkeypatch.setattr(_arrays, "device_empty", device_empty)
     monkeypatch.setattr(_arrays, "current_stream", lambda like, cai_stream: cai_stream or 0)
-    monkeypatch.setattr(_arrays, "use_device_in_thread", lambda like: None)
     monkeypatch.setattr(_lib.lib, "supervox_slic_device", slic_device)
     return calls
 
