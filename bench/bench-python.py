@@ -14,6 +14,9 @@ after a warm-up run:
     synchronised before the clock stops (the device gather, the run, the
     int64 labels written on the device).
   - "supervox_slic_device C call": the same device call without the layer.
+  - "…, a new backend per call": the CuPy row with the library's kept
+    backend released before each call (stream and device buffers made and
+    freed per call).
   - "skimage.segmentation.slic": once only when a run takes over 20 s.
 bench-cuda's "run" column is sv_backend_run alone on a resident volume;
 its "e2e" adds the host upload and the labels' download.
@@ -193,6 +196,14 @@ def main():
                 supervox.slic(d_image, channel_axis=None, **kwargs)
                 cp.cuda.get_current_stream().synchronize()
             rows.append(("supervox.slic, CuPy", median_of(args.repeat, run_cupy)))
+
+            def run_cupy_fresh():
+                # Without the kept backend: a new one (stream, device
+                # buffers) per call, as the library did before keeping one.
+                supervox.cuda_release_cache()
+                run_cupy()
+            rows.append(("supervox.slic, CuPy, a new backend per call",
+                         median_of(args.repeat, run_cupy_fresh)))
             rows.append(("supervox_slic_device C call",
                          median_of(args.repeat,
                                    lambda: c_device_call(cp, d_image, d_labels, params))))

@@ -53,25 +53,32 @@ def _raise_for(status, message):
 
 
 class _Job:
-    """One C call handed to the runner thread, and how it ended."""
+    """One C call handed to the runner thread, and how it ended. `guard`
+    settles who has it: the runner marks it taken before running it, and a
+    caller interrupted before that drops it, so that it never runs."""
 
-    __slots__ = ("run", "done", "result", "error")
+    __slots__ = ("run", "guard", "taken", "dropped", "done", "result", "error")
 
     def __init__(self, run):
         self.run = run
-        self.done = threading.Lock()
-        self.done.acquire()
+        self.guard = threading.Lock()
+        self.taken = self.dropped = False
+        self.done = threading.Event()
         self.result = self.error = None
 
 
 def _serve(jobs):
     while True:
         job = jobs.get()
+        with job.guard:
+            if job.dropped:
+                continue
+            job.taken = True
         try:
             job.result = job.run()
         except BaseException as exc:  # handed to the caller's thread
             job.error = exc
-        job.done.release()
+        job.done.set()
 
 
 _runner_lock = threading.Lock()
@@ -88,8 +95,8 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_runner)
 
 
-def _submit(run):
-    """Starts `run` on the long-lived runner thread (made on first use)."""
+def _submit(job):
+    """Queues `job` for the long-lived runner thread (made on first use)."""
     global _runner_jobs
     with _runner_lock:
         if _runner_jobs is None:
@@ -97,18 +104,40 @@ def _submit(run):
             threading.Thread(target=_serve, args=(jobs,), name="supervox-slic",
                              daemon=True).start()
             _runner_jobs = jobs
-        job = _Job(run)
         _runner_jobs.put(job)
-    return job
+
+
+def _run_interruptibly(run, cancel):
+    """`run` on the runner thread while this (main) thread waits in a lock
+    that a signal interrupts. On Ctrl-C, wherever it lands: a job not yet
+    taken never runs, a running one sees the cancel flag at its next
+    iteration boundary and is waited for; then KeyboardInterrupt goes on."""
+    job = _Job(run)
+    try:
+        _submit(job)
+        job.done.wait()
+    except KeyboardInterrupt as exc:
+        cancel.value = 1
+        with job.guard:
+            running = job.taken
+            job.dropped = True
+        while running:
+            try:
+                job.done.wait()
+                running = False
+            except KeyboardInterrupt:
+                pass
+        raise exc
+    if job.error is not None:
+        raise job.error
+    return job.result
 
 
 def _call(function, args):
     """Calls a C entry with the GIL released (ctypes releases it). From the
-    main thread the call runs on a long-lived runner thread while the main
-    thread waits in a lock that a signal interrupts: Ctrl-C raises the
-    cancel flag, the run stops at its next iteration boundary, and
-    KeyboardInterrupt propagates once it has returned (nothing is leaked).
-    Other threads, which Python never interrupts, call directly."""
+    main thread, the only one Python interrupts, it runs on the runner
+    thread so that Ctrl-C can cancel it (nothing is leaked); other threads
+    call directly."""
     cancel = ctypes.c_int32(0)
     control = _lib.SupervoxControl()
     control.cancel = ctypes.pointer(cancel)
@@ -119,23 +148,10 @@ def _call(function, args):
         # The message is per thread: read it on the thread that failed.
         return status, (_lib.last_error() if status != _lib.OK else "")
 
-    if threading.current_thread() is not threading.main_thread():
-        status, message = run()
+    if threading.current_thread() is threading.main_thread():
+        status, message = _run_interruptibly(run, cancel)
     else:
-        job = _submit(run)
-        interrupted = None
-        while True:
-            try:
-                job.done.acquire()
-                break
-            except KeyboardInterrupt as exc:
-                cancel.value = 1
-                interrupted = exc
-        if interrupted is not None:
-            raise interrupted
-        if job.error is not None:
-            raise job.error
-        status, message = job.result
+        status, message = run()
     if status != _lib.OK:
         _raise_for(status, message)
     return info
