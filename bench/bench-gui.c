@@ -3,7 +3,9 @@
  * second while the compactness slider is dragged (on the bundled sample and
  * on a bigger volume) and the time from release to the exact result, and
  * memory with a 512³ volume open and segmented. --backend picks where SLIC
- * runs (cpu by default). Run under Xvfb with software GL; see
+ * runs (cpu by default); with CUDA the slider → overlay time is also taken
+ * with the host copy every run used to make (SV_JOB_HOST_LABELS=always).
+ * Run under Xvfb with software GL; see
  * bench/README.md. */
 #define G_LOG_DOMAIN "bench-gui"
 
@@ -575,6 +577,55 @@ live_drag (Bench *b, const char *tag, const char *what, double seconds, GString 
   g_clear_pointer (&b->drawn_at, g_array_unref);
 }
 
+/* (c): `trials` slider changes, each timed until its result is drawn. */
+static void
+latency_trials (Bench *b, int trials, int size, const char *tag, const char *what, GString *json)
+{
+  g_autofree double *lat_result = g_new (double, MAX (trials, 1));
+  g_autofree double *lat_drawn = g_new (double, MAX (trials, 1));
+  g_autofree double *lat_job = g_new (double, MAX (trials, 1));
+  g_autofree char *key = NULL;
+  SvJobResult *r;
+  Stats s;
+
+  for (int i = 0; i < trials; i++)
+    {
+      SvParamsPanel *panel = sv_window_get_params_panel (b->window);
+      gint64 t0, t_result = 0;
+
+      run_for (0.3);
+      b->t_drawn = 0;
+      b->drawn_pending = FALSE;
+      t0 = now_us ();
+      sv_params_panel_set_compactness (panel, 0.2 + 0.1 * i);
+      b->target = sv_window_get_generation (b->window);
+      while (!b->t_drawn)
+        {
+          g_main_context_iteration (NULL, TRUE);
+          if (!t_result && result_current (b->window))
+            t_result = now_us ();
+        }
+      lat_result[i] = (t_result - t0) / 1000.0;
+      lat_drawn[i] = (b->t_drawn - t0) / 1000.0;
+      lat_job[i] = sv_window_get_result (b->window)->seconds_total * 1000.0;
+      b->target = 0;
+    }
+  r = sv_window_get_result (b->window);
+  printf ("\n(c%s) slider change → new overlay, %d trials, %s backend, %d³%s; the last result's "
+          "labels %s\n",
+          tag, trials, r->backend_name, size, what,
+          sv_job_result_has_host_labels (r) ? "in host memory" : "on the device only");
+  printf ("  %-46s %8s %8s %8s\n", "ms", "median", "p95", "max");
+  print_stats_row ("job on the worker (seconds_total)", s = stats_of (lat_job, trials));
+  json_stats (json, key = g_strdup_printf ("latency%s_job_ms", tag), s);
+  g_free (key);
+  print_stats_row ("change → result on the main thread", s = stats_of (lat_result, trials));
+  json_stats (json, key = g_strdup_printf ("latency%s_result_ms", tag), s);
+  g_free (key);
+  print_stats_row ("change → result drawn (after-paint)", s = stats_of (lat_drawn, trials));
+  json_stats (json, key = g_strdup_printf ("latency%s_drawn_ms", tag), s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -601,13 +652,9 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("- Supervox GUI benchmark");
   g_autoptr (GError) error = NULL;
   g_autoptr (GString) json = g_string_new ("{\"bench\": \"gui\", ");
-  g_autofree double *lat_result = NULL;
-  g_autofree double *lat_drawn = NULL;
-  g_autofree double *lat_job = NULL;
   Bench b = { 0 };
   GdkFrameClock *clock;
   guint probe, tick;
-  Stats s;
   guint64 gen_before;
   const char *renderer_name;
 
@@ -701,40 +748,16 @@ main (int argc, char **argv)
                        seconds, b.n_changes, sv_window_get_generation (b.window) - gen_before));
 
   /* ---- (c) slider change → new overlay on screen ---- */
-  lat_result = g_new (double, MAX (trials, 1));
-  lat_drawn = g_new (double, MAX (trials, 1));
-  lat_job = g_new (double, MAX (trials, 1));
-  for (int i = 0; i < trials; i++)
+  latency_trials (&b, trials, size, "", "", json);
+  /* (c_host) the same with the host copy every CUDA run made before the
+   * labels stayed on the device (the job's SV_JOB_HOST_LABELS=always). */
+  if (g_str_equal (sv_window_get_result (b.window)->backend_name, "cuda"))
     {
-      SvParamsPanel *panel = sv_window_get_params_panel (b.window);
-      gint64 t0, t_result = 0;
-
-      run_for (0.3);
-      b.t_drawn = 0;
-      b.drawn_pending = FALSE;
-      t0 = now_us ();
-      sv_params_panel_set_compactness (panel, 0.2 + 0.1 * i);
-      b.target = sv_window_get_generation (b.window);
-      while (!b.t_drawn)
-        {
-          g_main_context_iteration (NULL, TRUE);
-          if (!t_result && result_current (b.window))
-            t_result = now_us ();
-        }
-      lat_result[i] = (t_result - t0) / 1000.0;
-      lat_drawn[i] = (b.t_drawn - t0) / 1000.0;
-      lat_job[i] = sv_window_get_result (b.window)->seconds_total * 1000.0;
-      b.target = 0;
+      g_setenv ("SV_JOB_HOST_LABELS", "always", TRUE);
+      latency_trials (&b, trials, size, "_host", ", labels copied to the host after every run",
+                      json);
+      g_unsetenv ("SV_JOB_HOST_LABELS");
     }
-  printf ("\n(c) slider change → new overlay, %d trials, %s backend, %d³\n", trials,
-          sv_window_get_result (b.window)->backend_name, size);
-  printf ("  %-46s %8s %8s %8s\n", "ms", "median", "p95", "max");
-  print_stats_row ("job on the worker (seconds_total)", s = stats_of (lat_job, trials));
-  json_stats (json, "latency_job_ms", s);
-  print_stats_row ("change → result on the main thread", s = stats_of (lat_result, trials));
-  json_stats (json, "latency_result_ms", s);
-  print_stats_row ("change → result drawn (after-paint)", s = stats_of (lat_drawn, trials));
-  json_stats (json, "latency_drawn_ms", s);
 
   /* ---- (d) live drags: the bundled sample, then a bigger volume ---- */
   if (drag_seconds > 0)

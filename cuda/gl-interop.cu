@@ -20,24 +20,26 @@
 
 /* ---- the slice kernel ---- */
 
-/* One thread per texel (i, j) of the slice: i runs along the row (u), j down
- * the rows (v), as sv_labels_get_slice lays the slice out. */
+/* One thread per texel (i, j) of the output: i runs along the row, j down
+ * the rows. Texel (p, q) of the slice as sv_labels_get_slice lays it out is
+ * (i, j), or (j, i) when `transposed`. */
 __global__ static void
 slice_to_buffer_kernel (const gint32 *__restrict__ labels, int nz, int ny, int nx, int axis,
-                        int index, int width, int height, gint32 *__restrict__ out)
+                        int index, int transposed, int width, int height, gint32 *__restrict__ out)
 {
   int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   int j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  int p = transposed ? j : i, q = transposed ? i : j;
   size_t src;
 
   if (i >= width || j >= height)
     return;
   if (axis == SV_AXIS_XY)
-    src = ((size_t)index * ny + j) * nx + i;
+    src = ((size_t)index * ny + q) * nx + p;
   else if (axis == SV_AXIS_XZ)
-    src = ((size_t)j * ny + index) * nx + i;
+    src = ((size_t)q * ny + index) * nx + p;
   else
-    src = ((size_t)j * ny + i) * nx + index;
+    src = ((size_t)q * ny + p) * nx + index;
   out[(size_t)j * width + i] = labels[src];
 }
 
@@ -116,7 +118,9 @@ struct _SvCudaLabels
   cudaEvent_t ready;
 };
 
-#define POOL_SIZE 2
+/* The shown result, the one the quality worker measures and the next run's:
+ * a result that finds them all held keeps host labels. */
+#define POOL_SIZE 3
 
 struct _SvCudaLabelsPool
 {
@@ -261,6 +265,72 @@ out:
   return FALSE;
 }
 
+/* Copies `n` labels from `offset` after the labels' ready event, on the
+ * calling thread's own stream: a probe neither waits for a run that is
+ * going on the backend's stream nor races the publishing copy. */
+static gboolean
+labels_copy_to_host (SvCudaLabels *labels, gsize offset, gsize n, gint32 *out, GError **error)
+{
+  SV_CUDA_CHECK (cudaStreamWaitEvent (cudaStreamPerThread, labels->ready, 0));
+  SV_CUDA_CHECK (cudaMemcpyAsync (out, labels->data + offset, n * sizeof (gint32),
+                                  cudaMemcpyDeviceToHost, cudaStreamPerThread));
+  SV_CUDA_CHECK (cudaStreamSynchronize (cudaStreamPerThread));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+gboolean
+sv_cuda_labels_download (SvCudaLabels *labels, gint32 *out, GError **error)
+{
+  g_return_val_if_fail (labels != NULL && out != NULL, FALSE);
+  return labels_copy_to_host (
+      labels, 0, (gsize)labels->shape[0] * labels->shape[1] * labels->shape[2], out, error);
+}
+
+gboolean
+sv_cuda_labels_read (SvCudaLabels *labels, gsize index, gint32 *label, GError **error)
+{
+  g_return_val_if_fail (labels != NULL && label != NULL, FALSE);
+  if (index >= (gsize)labels->shape[0] * labels->shape[1] * labels->shape[2])
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "voxel %" G_GSIZE_FORMAT " is outside the labels", index);
+      return FALSE;
+    }
+  return labels_copy_to_host (labels, index, 1, label, error);
+}
+
+static gboolean
+reader_download (gpointer device_data, gint32 *labels, GError **error)
+{
+  return sv_cuda_labels_download ((SvCudaLabels *)device_data, labels, error);
+}
+
+static gboolean
+reader_read (gpointer device_data, gsize index, gint32 *label, GError **error)
+{
+  return sv_cuda_labels_read ((SvCudaLabels *)device_data, index, label, error);
+}
+
+static const SvDeviceLabelsReader labels_reader = { reader_download, reader_read };
+
+gboolean
+sv_cuda_labels_attach (SvCudaLabelsPool *pool, SvBackend *backend, SvJobResult *result,
+                       GError **error)
+{
+  SvCudaLabels *labels;
+
+  g_return_val_if_fail (result != NULL && result->device_data == NULL, FALSE);
+  labels = sv_cuda_labels_publish (pool, backend, error);
+  if (!labels)
+    return FALSE;
+  result->device_data = labels;
+  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+  result->device_labels = &labels_reader;
+  return TRUE;
+}
+
 /* ---- the registered pixel buffer ---- */
 
 struct _SvCudaGlBuffer
@@ -301,10 +371,10 @@ sv_cuda_gl_buffer_unregister (SvCudaGlBuffer *buffer)
   g_free (buffer);
 }
 
-gboolean
-sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_labels,
-                              const guint shape_zyx[3], SvAxis axis, guint index, gpointer stream,
-                              gpointer ready_event, GError **error)
+static gboolean
+copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_labels, const guint shape_zyx[3],
+            SvAxis axis, guint index, gboolean transposed, gpointer stream, gpointer ready_event,
+            GError **error)
 {
   cudaStream_t s = stream ? (cudaStream_t)stream : buffer->stream;
   gboolean mapped = FALSE, ok = FALSE;
@@ -318,6 +388,12 @@ sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_label
 
   if (!slice_geometry (shape_zyx, axis, index, &width, &height, error))
     return FALSE;
+  if (transposed)
+    {
+      guint t = width;
+      width = height;
+      height = t;
+    }
   if (ready_event)
     SV_CUDA_CHECK (cudaStreamWaitEvent (s, (cudaEvent_t)ready_event, 0));
   SV_CUDA_CHECK (cudaGraphicsMapResources (1, &buffer->resource, s));
@@ -334,7 +410,7 @@ sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_label
     dim3 grid ((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
     slice_to_buffer_kernel<<<grid, block, 0, s>>> (
         device_labels, (int)shape_zyx[0], (int)shape_zyx[1], (int)shape_zyx[2], (int)axis,
-        (int)index, (int)width, (int)height, (gint32 *)dst);
+        (int)index, transposed ? 1 : 0, (int)width, (int)height, (gint32 *)dst);
   }
   SV_CUDA_CHECK (cudaGetLastError ());
   ok = TRUE;
@@ -353,10 +429,28 @@ out:
 }
 
 gboolean
+sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *device_labels,
+                              const guint shape_zyx[3], SvAxis axis, guint index, gpointer stream,
+                              gpointer ready_event, GError **error)
+{
+  return copy_slice (buffer, device_labels, shape_zyx, axis, index, FALSE, stream, ready_event,
+                     error);
+}
+
+gboolean
 sv_cuda_gl_buffer_copy_labels_slice (SvCudaGlBuffer *buffer, SvCudaLabels *labels, SvAxis axis,
                                      guint index, GError **error)
 {
   g_return_val_if_fail (labels != NULL, FALSE);
-  return sv_cuda_gl_buffer_copy_slice (buffer, labels->data, labels->shape, axis, index, NULL,
-                                       labels->ready, error);
+  return copy_slice (buffer, labels->data, labels->shape, axis, index, FALSE, NULL, labels->ready,
+                     error);
+}
+
+gboolean
+sv_cuda_gl_buffer_copy_labels_slice_transposed (SvCudaGlBuffer *buffer, SvCudaLabels *labels,
+                                                SvAxis axis, guint index, GError **error)
+{
+  g_return_val_if_fail (labels != NULL, FALSE);
+  return copy_slice (buffer, labels->data, labels->shape, axis, index, TRUE, NULL, labels->ready,
+                     error);
 }

@@ -5,10 +5,12 @@
  * streams and events as gpointer. Two parts:
  *
  * - Published labels (SvCudaLabels): after a CUDA run the worker thread
- *   copies the backend's device labels into one of two device buffers owned
- *   by an SvCudaLabelsPool and hands it out with the result. A buffer is
- *   reference counted; the worker only ever writes a buffer nobody else holds,
- *   so a running job never races the renderer.
+ *   copies the backend's device labels into one of three device buffers owned
+ *   by an SvCudaLabelsPool and hands it out with the result, which then
+ *   holds its labels there (host copy on first use, single voxels read on
+ *   the device). A buffer is reference counted; the worker only ever writes
+ *   a buffer nobody else holds, so a running job never races the renderer
+ *   nor a result still held.
  * - A registered pixel buffer (SvCudaGlBuffer): on render, the main thread
  *   maps it, a kernel copies one XY/XZ/YZ slice of published labels into it
  *   (on the buffer's own stream, after the labels' ready event), and unmaps;
@@ -20,6 +22,7 @@
 #include <glib.h>
 
 #include "supervox/sv-backend.h"
+#include "supervox/sv-job.h"
 
 G_BEGIN_DECLS
 
@@ -34,18 +37,18 @@ gboolean sv_cuda_gl_usable (GError **error);
 typedef struct _SvCudaLabels SvCudaLabels;
 typedef struct _SvCudaLabelsPool SvCudaLabelsPool;
 
-/* A pool of two device label buffers. Thread-safe. */
+/* A pool of three device label buffers. Thread-safe. */
 SvCudaLabelsPool *sv_cuda_labels_pool_new (void);
 /* Drops the pool's own references; buffers still held elsewhere live until
  * their last sv_cuda_labels_unref. */
 void sv_cuda_labels_pool_free (SvCudaLabelsPool *pool);
 
 /* Copies the last run's device labels of a backend that has them
- * (sv_backend_get_device_labels) into a pool buffer that nobody holds, device to device on the backend's stream, and records the copy's
- * ready event. Does not wait for the copy. Returns a new reference, or NULL
- * with `error` set when CUDA fails, and NULL without an error when both
- * buffers are still held (the caller then keeps the host path for this
- * result). Called on the thread that runs the backend. */
+ * (sv_backend_get_device_labels) into a pool buffer that nobody holds, device to device on the
+ * backend's stream, and records the copy's ready event. Does not wait for the copy. Returns a new
+ * reference, or NULL with `error` set when CUDA fails, and NULL without an error when all buffers
+ * are still held (the caller then keeps the host path for this result). Called on the thread that
+ * runs the backend. */
 SvCudaLabels *sv_cuda_labels_publish (SvCudaLabelsPool *pool, SvBackend *backend,
                                       GError **error);
 
@@ -59,6 +62,21 @@ const gint32 *sv_cuda_labels_get_data (SvCudaLabels *labels, guint shape_zyx[3])
 gpointer sv_cuda_labels_get_ready_event (SvCudaLabels *labels);
 /* Waits on the host until the labels' copy is complete (benchmarks). */
 gboolean sv_cuda_labels_wait (SvCudaLabels *labels, GError **error);
+
+/* Copies all labels (shape_zyx, z-major) into host memory `out`, or the one
+ * label at z-major `index` into *label, after the labels' ready event. Any
+ * thread; waits only for that copy, not for work on the backend's stream. */
+gboolean sv_cuda_labels_download (SvCudaLabels *labels, gint32 *out, GError **error);
+gboolean sv_cuda_labels_read (SvCudaLabels *labels, gsize index, gint32 *label, GError **error);
+
+/* For a job's result hook: publishes the backend's device labels (as
+ * sv_cuda_labels_publish) and leaves them with `result` as its labels
+ * (device_data, device_labels), so the job makes no host copy; the host
+ * copy is made by sv_job_result_get_labels on first use. FALSE with
+ * `error` when CUDA fails, FALSE without when all pool buffers are still
+ * held: the result then gets host labels as before. */
+gboolean sv_cuda_labels_attach (SvCudaLabelsPool *pool, SvBackend *backend, SvJobResult *result,
+                                GError **error);
 
 /* ---- a GL pixel buffer registered with CUDA ---- */
 
@@ -87,6 +105,11 @@ gboolean sv_cuda_gl_buffer_copy_slice (SvCudaGlBuffer *buffer, const gint32 *dev
  * buffer's stream. */
 gboolean sv_cuda_gl_buffer_copy_labels_slice (SvCudaGlBuffer *buffer, SvCudaLabels *labels,
                                               SvAxis axis, guint index, GError **error);
+/* The same slice with its rows and columns swapped: YZ with z across, as
+ * the window shows it beside XY (ny rows of nz). */
+gboolean sv_cuda_gl_buffer_copy_labels_slice_transposed (SvCudaGlBuffer *buffer,
+                                                         SvCudaLabels *labels, SvAxis axis,
+                                                         guint index, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCudaLabelsPool, sv_cuda_labels_pool_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCudaLabels, sv_cuda_labels_unref)

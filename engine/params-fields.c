@@ -434,6 +434,47 @@ sv_parse_int64 (const char *option, const char *text, gint64 min, gint64 max, gi
   return TRUE;
 }
 
+gboolean
+sv_parse_double_list (const char *option, const char *text, double *values, guint max_values,
+                      guint *n_values, GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+  guint n;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects a number or a list like z,y,x, got an empty value", option);
+      return FALSE;
+    }
+  parts = g_strsplit (text, ",", -1);
+  n = g_strv_length (parts);
+  if (n > max_values)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s takes at most %u values, got %u ('%s')", option, max_values, n, text);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      char *end = NULL;
+      const char *part = g_strstrip (parts[i]);
+      double v;
+
+      errno = 0;
+      v = g_ascii_strtod (part, &end);
+      if (*part == '\0' || end == part || *end != '\0' || errno == ERANGE || !isfinite (v))
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                       "%s expects finite numbers separated by commas, got '%s'", option, text);
+          return FALSE;
+        }
+      values[i] = v;
+    }
+  *n_values = n;
+  return TRUE;
+}
+
 /* A parameter of two values (start_label) takes exactly their spelling. */
 static gboolean
 parse_choice (const SvParamField *f, const char *option, const char *text, gint64 *value,
@@ -495,4 +536,65 @@ sv_slic_param_parse (const SvParamField *f, const char *text, SvSlicParams *para
       break;
     }
   g_return_val_if_reached (FALSE);
+}
+
+/* The words a list parameter takes instead of numbers: the entries of its
+ * placeholder that are spelled in lower case ("Z,Y,X|file|file-relative"). */
+static GStrv
+field_words (const SvParamField *f)
+{
+  g_auto (GStrv) forms = g_strsplit (f->arg != NULL ? f->arg : "", "|", -1);
+  g_autoptr (GStrvBuilder) words = g_strv_builder_new ();
+
+  for (guint i = 0; forms[i] != NULL; i++)
+    if (g_ascii_islower (forms[i][0]))
+      g_strv_builder_add (words, forms[i]);
+  return g_strv_builder_end (words);
+}
+
+gboolean
+sv_slic_param_parse_list (const SvParamField *f, const char *text, double values[3],
+                          guint *n_values, int *word, GError **error)
+{
+  g_autofree char *option = g_strconcat ("--", f->option, NULL);
+  g_auto (GStrv) words = field_words (f);
+  /* A triple may leave out z (a 2D image); sigma may be one value. */
+  const guint least = f->type == SV_PARAM_TRIPLE ? 2 : 1;
+
+  g_return_val_if_fail (f->type == SV_PARAM_SIGMA || f->type == SV_PARAM_TRIPLE, FALSE);
+  *word = -1;
+  *n_values = 0;
+  for (guint i = 0; words[i] != NULL; i++)
+    if (g_strcmp0 (text, words[i]) == 0)
+      {
+        *word = (int)i;
+        return TRUE;
+      }
+  if (!sv_parse_double_list (option, text, values, 3, n_values, error))
+    return FALSE;
+  if (*n_values < least)
+    {
+      g_autoptr (GString) also = g_string_new (NULL);
+      guint n = g_strv_length (words);
+      for (guint i = 0; i < n; i++)
+        g_string_append_printf (also, "%s'%s'",
+                                i == 0       ? ", "
+                                : i + 1 == n ? " or "
+                                             : ", ",
+                                words[i]);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s expects z,y,x (or y,x for a 2D image)%s, got %s", option, also->str, text);
+      return FALSE;
+    }
+  for (guint i = 0; i < *n_values; i++)
+    if ((f->bound == SV_PARAM_BOUND_ABOVE && !(values[i] > f->min))
+        || (f->bound == SV_PARAM_BOUND_AT_LEAST && values[i] < f->min))
+      {
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "%s must be %s %g%s, got %s", option,
+                     f->bound == SV_PARAM_BOUND_ABOVE ? ">" : ">=", f->min,
+                     f->type == SV_PARAM_TRIPLE ? " on every axis" : "", text);
+        return FALSE;
+      }
+  return TRUE;
 }

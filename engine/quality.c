@@ -33,12 +33,18 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
                     const SvJobResult *reference, GError **error)
 {
   g_autoptr (SvQuality) q = g_atomic_rc_box_new0 (SvQuality);
-  const SvLabels *labels = result->labels;
-  gsize n = sv_labels_n_voxels (labels);
+  /* On the quality worker: a result whose labels stayed on the device is
+   * copied here, off the main thread. */
+  const SvLabels *labels = sv_job_result_get_labels (result, error);
+  const SvLabels *ref_labels = NULL;
   gint64 start = g_get_monotonic_time ();
+  gsize n;
   /* Masked-out voxels hold start_label − 1: 0 with the default start. */
   gboolean skip_background = result->params.start_label == 1 && result->stop_after_iteration < 0;
 
+  if (labels == NULL)
+    return NULL;
+  n = sv_labels_n_voxels (labels);
   /* The labels as they are: a region's are measured on the region's volume. */
   if (labels->nz != volume->nz || labels->ny != volume->ny || labels->nx != volume->nx
       || result->preview_factor > 1)
@@ -58,9 +64,11 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
   sv_label_table_size_histogram (q->table, skip_background, 0, SV_QUALITY_SIZE_BINS, q->size_edges,
                                  q->size_counts);
   q->reference_ari = NAN;
-  if (reference && reference->labels && sv_labels_n_voxels (reference->labels) == n)
+  if (reference)
+    ref_labels = sv_job_result_get_labels (reference, NULL);
+  if (ref_labels && sv_labels_n_voxels (ref_labels) == n)
     {
-      q->reference_ari = sv_adjusted_rand_index (reference->labels->data, labels->data, n);
+      q->reference_ari = sv_adjusted_rand_index (ref_labels->data, labels->data, n);
       q->reference_generation = reference->generation;
     }
   q->seconds = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;

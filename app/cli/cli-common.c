@@ -114,47 +114,6 @@ sv_cli_parse_int64 (const char *option, const char *text, gint64 min, gint64 max
 }
 
 gboolean
-sv_cli_parse_double_list (const char *option, const char *text, double *values, guint max_values,
-                          guint *n_values, GError **error)
-{
-  g_auto (GStrv) parts = NULL;
-  guint n;
-
-  if (text == NULL || *text == '\0')
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s expects a number or a list like z,y,x, got an empty value", option);
-      return FALSE;
-    }
-  parts = g_strsplit (text, ",", -1);
-  n = g_strv_length (parts);
-  if (n > max_values)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s takes at most %u values, got %u ('%s')", option, max_values, n, text);
-      return FALSE;
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      char *end = NULL;
-      const char *part = g_strstrip (parts[i]);
-      double v;
-
-      errno = 0;
-      v = g_ascii_strtod (part, &end);
-      if (*part == '\0' || end == part || *end != '\0' || errno == ERANGE || !isfinite (v))
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "%s expects finite numbers separated by commas, got '%s'", option, text);
-          return FALSE;
-        }
-      values[i] = v;
-    }
-  *n_values = n;
-  return TRUE;
-}
-
-gboolean
 sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError **error)
 {
   g_auto (GStrv) parts = NULL;

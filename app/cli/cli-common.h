@@ -41,11 +41,6 @@ gboolean sv_cli_parse_double (const char *option, const char *text, double *valu
 gboolean sv_cli_parse_int64 (const char *option, const char *text, gint64 min, gint64 max,
                              gint64 *value, GError **error);
 
-/* Parses a comma-separated list of 1..max_values finite numbers ("2,1,1").
- * Returns the count through n_values. */
-gboolean sv_cli_parse_double_list (const char *option, const char *text, double *values,
-                                   guint max_values, guint *n_values, GError **error);
-
 /* Parses a comma-separated list of exactly 3 positive integers ("64,128,128"). */
 gboolean sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError **error);
 

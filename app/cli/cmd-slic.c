@@ -55,49 +55,32 @@ slic_options_clear (SlicOptions *o)
   g_strfreev (o->inputs);
 }
 
-/* --sigma: one value or a list; front-end rules (y,x in 2D) apply later. */
+/* --sigma and --spacing, read by the engine's table; the front-end rules
+ * (y,x in 2D, the file's spacing) apply per input (slic-file.c). */
 static gboolean
-parse_sigma (const char *option, const char *text, SvCliSlicRequest *r, GError **error)
+parse_list (const SvParamField *f, const char *text, SvCliSlicRequest *r, GError **error)
 {
-  if (!sv_cli_parse_double_list (option, text, r->sigma, 3, &r->n_sigma, error))
-    return FALSE;
-  for (guint i = 0; i < r->n_sigma; i++)
-    if (r->sigma[i] < 0)
-      {
-        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                     "%s must be >= 0, got %s", option, text);
-        return FALSE;
-      }
-  return TRUE;
-}
+  double values[3];
+  guint n = 0;
+  int word = -1;
 
-/* --spacing: z,y,x or y,x, or the file's ('file', 'file-relative'). */
-static gboolean
-parse_spacing (const char *option, const char *text, SvCliSlicRequest *r, GError **error)
-{
-  if (g_strcmp0 (text, "file") == 0)
-    r->spacing_from_file = TRUE;
-  else if (g_strcmp0 (text, "file-relative") == 0)
-    r->spacing_from_file = r->spacing_relative = TRUE;
+  if (!sv_slic_param_parse_list (f, text, values, &n, &word, error))
+    return FALSE;
+  if (f->type == SV_PARAM_SIGMA)
+    {
+      memcpy (r->sigma, values, n * sizeof (double));
+      r->n_sigma = n;
+    }
+  else if (word >= 0)
+    {
+      /* One of the table's words: "file" or "file-relative". */
+      r->spacing_from_file = TRUE;
+      r->spacing_relative = g_strcmp0 (text, "file-relative") == 0;
+    }
   else
     {
-      if (!sv_cli_parse_double_list (option, text, r->spacing, 3, &r->n_spacing, error))
-        return FALSE;
-      if (r->n_spacing < 2)
-        {
-          g_set_error (
-              error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-              "%s expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got %s", option,
-              text);
-          return FALSE;
-        }
-      for (guint i = 0; i < r->n_spacing; i++)
-        if (!(r->spacing[i] > 0))
-          {
-            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                         "%s must be > 0 on every axis, got %s", option, text);
-            return FALSE;
-          }
+      memcpy (r->spacing, values, n * sizeof (double));
+      r->n_spacing = n;
     }
   return TRUE;
 }
@@ -124,10 +107,8 @@ parse_params (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
           ok = o->text[i] == NULL || sv_slic_param_parse (f, o->text[i], p, error);
           break;
         case SV_PARAM_SIGMA:
-          ok = o->text[i] == NULL || parse_sigma (option, o->text[i], r, error);
-          break;
         case SV_PARAM_TRIPLE:
-          ok = o->text[i] == NULL || parse_spacing (option, o->text[i], r, error);
+          ok = o->text[i] == NULL || parse_list (f, o->text[i], r, error);
           break;
         case SV_PARAM_BOOL:
           *(gboolean *)((char *)p + f->offset) = o->on[i];

@@ -96,8 +96,8 @@ sv_slice_view_fill_frame (SvSliceView *self, int scale, double x0, double y0, do
   if (self->result && self->hover_valid)
     {
       f.hover_valid = TRUE;
-      f.hover_label = sv_job_result_label_at (self->result, self->hover_zyx[0], self->hover_zyx[1],
-                                              self->hover_zyx[2]);
+      f.hover_label = sv_job_result_probe_label (self->result, self->hover_zyx[0],
+                                                 self->hover_zyx[1], self->hover_zyx[2]);
     }
   if (self->result && self->result->params.start_label == 1
       && self->result->stop_after_iteration < 0)

@@ -24,10 +24,8 @@ static gint cuda_interop_views;
 static gboolean
 result_on_device (SvSliceView *self)
 {
-  /* The device copy lays YZ out with y across (nz rows of ny); this view
-   * shows z across, so YZ takes the host path. */
   return self->cuda_gl && !self->interop_failed && self->result && self->result->device_data
-         && self->axis != SV_AXIS_YZ && !self->result->region;
+         && !self->result->region;
 }
 
 /* The largest slice of the volume, in bytes. */
@@ -64,8 +62,12 @@ upload_labels_from_device (SvSliceView *self, guint tw, guint th, GError **error
 
   if (!ensure_label_pbo (self, (gsize)tw * th * sizeof (gint32), error))
     return FALSE;
-  if (!sv_cuda_gl_buffer_copy_labels_slice (self->cuda_buffer, labels, self->axis,
-                                            sv_slice_view_get_slice (self), error))
+  /* YZ shows z across (sv_slice_view_axis_dims): the slice transposed. */
+  if (!(self->axis == SV_AXIS_YZ
+            ? sv_cuda_gl_buffer_copy_labels_slice_transposed (self->cuda_buffer, labels, self->axis,
+                                                              sv_slice_view_get_slice (self), error)
+            : sv_cuda_gl_buffer_copy_labels_slice (self->cuda_buffer, labels, self->axis,
+                                                   sv_slice_view_get_slice (self), error)))
     return FALSE;
   sv_renderer_set_labels_from_buffer (self->renderer, self->label_pbo, tw, th);
   return TRUE;

@@ -169,15 +169,24 @@ upload_labels (SvVolumeView *self)
 {
   const SvJobResult *r = self->result;
   const SvVolume *v = self->volume;
+  const SvLabels *host = NULL;
   guint f, tz, ty, tx;
   g_autofree gint32 *labels = NULL;
+  g_autoptr (GError) error = NULL;
   gsize i = 0;
 
   /* Only labels of the volume's own shape (not a region, not a preview). */
-  self->has_labels = r && !r->region && r->preview_factor == 1 && r->labels->nz == v->nz
-                     && r->labels->ny == v->ny && r->labels->nx == v->nx;
+  self->has_labels = r && !r->region && r->preview_factor == 1 && r->labels_shape[0] == v->nz
+                     && r->labels_shape[1] == v->ny && r->labels_shape[2] == v->nx;
   if (!self->has_labels)
     return;
+  host = sv_job_result_get_labels (r, &error);
+  if (host == NULL)
+    {
+      g_warning ("the 3D view shows no labels: %s", error->message);
+      self->has_labels = FALSE;
+      return;
+    }
   f = texture_step (v);
   tz = (v->nz + f - 1) / f;
   ty = (v->ny + f - 1) / f;
@@ -186,7 +195,7 @@ upload_labels (SvVolumeView *self)
   for (guint z = 0; z < v->nz; z += f)
     for (guint y = 0; y < v->ny; y += f)
       for (guint x = 0; x < v->nx; x += f, i++)
-        labels[i] = r->labels->data[((gsize)z * v->ny + y) * v->nx + x];
+        labels[i] = host->data[((gsize)z * v->ny + y) * v->nx + x];
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glBindTexture (GL_TEXTURE_3D, self->label_tex);
   glTexImage3D (GL_TEXTURE_3D, 0, GL_R32UI, tx, ty, tz, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, labels);

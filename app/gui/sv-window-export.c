@@ -138,14 +138,19 @@ sv_window_export_labels (SvWindow *self, const char *path, GError **error)
   g_autofree char *json_path = NULL;
   g_autofree char *json = NULL;
   SvJobResult *r = self->result;
+  const SvLabels *host;
   SvLabels labels;
   gint64 start;
 
   if (!sv_window_check_exportable (self, error))
     return FALSE;
+  /* A CUDA result's labels come to the host here, once. */
+  host = sv_job_result_get_labels (r, error);
+  if (host == NULL)
+    return FALSE;
   /* The labels overlay the image in Fiji and napari: they carry the file's
    * physical spacing and unit, whatever spacing the run used. */
-  labels = *r->labels;
+  labels = *host;
   memcpy (labels.spacing, self->volume->spacing, sizeof labels.spacing);
   labels.unit = self->volume->unit;
   start = g_get_monotonic_time ();

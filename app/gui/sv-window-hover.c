@@ -40,7 +40,7 @@ sv_window_update_hover_status (SvWindow *self)
   if (sv_window_shown_result (self))
     g_string_append_printf (
         s, "  ·  label %d",
-        sv_job_result_label_at (sv_window_shown_result (self), p[0], p[1], p[2]));
+        sv_job_result_probe_label (sv_window_shown_result (self), p[0], p[1], p[2]));
   text = g_string_free (s, FALSE);
   gtk_label_set_text (self->hover_label, text);
 }
@@ -63,7 +63,7 @@ sv_window_update_search_window (SvWindow *self)
         sv_slice_view_set_search_window (sv_window_view (self, i), FALSE, NULL, NULL);
       return;
     }
-  label = sv_job_result_label_at (r, self->hover_zyx[0], self->hover_zyx[1], self->hover_zyx[2]);
+  label = sv_job_result_probe_label (r, self->hover_zyx[0], self->hover_zyx[1], self->hover_zyx[2]);
   k = (gsize)(label - r->params.start_label);
   if (label < r->params.start_label || k >= r->n_centres || isnan (r->centres[k * 3]))
     {

@@ -412,28 +412,21 @@ static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, jo
 
 #if SV_HAVE_CUDA
 /* Worker thread, after a run: a result of a backend with device labels
- * also carries a snapshot of them on the device, in a buffer no shown result uses, when a view can
- * take them through CUDA–GL interop. */
+ * keeps them on the device, in a buffer no shown result uses, when a view
+ * can take them through CUDA–GL interop; the host copy is made only when
+ * something needs it (export, quality, the 3D view). */
 static void
 publish_cuda_labels (SvBackend *backend, SvJobResult *result, gpointer user_data)
 {
   SvCudaLabelsPool *pool = user_data;
   g_autoptr (GError) error = NULL;
-  SvCudaLabels *labels;
 
   if (sv_backend_get_device_labels (backend, NULL) == NULL
       || !sv_slice_view_cuda_interop_active ())
     return;
-  labels = sv_cuda_labels_publish (pool, backend, &error);
-  if (!labels)
-    {
-      /* Both buffers still shown, or no device memory: the host path draws this result. */
-      if (error)
-        g_debug ("labels stay on the host path: %s", error->message);
-      return;
-    }
-  result->device_data = labels;
-  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+  /* Both buffers still held, or no device memory: the host path draws this result. */
+  if (!sv_cuda_labels_attach (pool, backend, result, &error) && error)
+    g_debug ("labels stay on the host path: %s", error->message);
 }
 #endif
 
@@ -448,7 +441,9 @@ sv_window_start_job (SvWindow *self)
 #if SV_HAVE_CUDA
   if (!self->cuda_labels)
     self->cuda_labels = sv_cuda_labels_pool_new ();
-  sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
+  /* A region's labels are drawn from memory: they stay with the job. */
+  if (!self->region_volume)
+    sv_job_set_result_hook (self->job, publish_cuda_labels, self->cuda_labels);
 #endif
   sv_window_quality_start (self);
   sv_window_submit (self);

@@ -17,8 +17,8 @@ selected_label (SvWindow *self, gint32 *label)
 
   if (!self->selection_valid || !shown || !v || !sv_job_result_fits (shown, v->nz, v->ny, v->nx))
     return FALSE;
-  *label = sv_job_result_label_at (shown, self->selection_zyx[0], self->selection_zyx[1],
-                                   self->selection_zyx[2]);
+  *label = sv_job_result_probe_label (shown, self->selection_zyx[0], self->selection_zyx[1],
+                                      self->selection_zyx[2]);
   return TRUE;
 }
 

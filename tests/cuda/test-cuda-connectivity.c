@@ -10,18 +10,7 @@
 
 #include "supervox/sv-connectivity.h"
 #include "sv-cuda.h"
-
-static gboolean
-need_device (void)
-{
-  g_autoptr (GError) error = NULL;
-  if (!sv_cuda_device_available (&error))
-    {
-      g_test_skip (error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
+#include "sv-test-cuda.h"
 
 /* Blocks of (bz, by, bx) voxels with their own label, then a fraction of
  * voxels outside the first block flipped to a random nearby label (small
@@ -91,7 +80,7 @@ test_matches_cpu (gconstpointer data)
   gint64 min_size, max_size, n_cpu, n_gpu = -1;
   gboolean on_device = FALSE;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (guint32 seed = 1; seed <= 4; seed++)
     {
@@ -151,7 +140,7 @@ test_single_label (void)
   g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
   static const gint64 sizes[][2] = { { 10, 100 }, { 60, 100 }, { 1, 7 },  { 0, 1 },
                                      { 1, 1 },    { 0, 0 },    { 99, 100 }, { 5, 11337 } };
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (guint i = 0; i < nz * ny * nx; i++)
     in[i] = 3;
@@ -171,7 +160,7 @@ test_thin_labels (void)
 {
   const guint nz = 30, ny = 12, nx = 101;
   g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (int shape = 0; shape < 3; shape++)
     {
@@ -199,7 +188,7 @@ test_orphans (void)
 {
   const guint nz = 6, ny = 9, nx = 11;
   g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (guint i = 0; i < nz * ny * nx; i++)
     in[i] = 1 + (gint32)(i / 200);
@@ -226,7 +215,7 @@ static void
 test_random (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (int it = 0; it < 300; it++)
     {
@@ -267,7 +256,7 @@ test_speckle (void)
   g_autofree gint32 *in = g_new (gint32, n);
   static const double flips[] = { 0.9, 0.6, 0.3 };
   static const gint64 sizes[][2] = { { 200, 3000 }, { 40, 600 }, { 6, 60 }, { 2, 9 } };
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (int background = 0; background < 2; background++)
     for (gsize f = 0; f < G_N_ELEMENTS (flips); f++)
@@ -297,7 +286,7 @@ test_oversized_shapes (void)
   const gsize n = (gsize)nz * ny * nx;
   g_autofree gint32 *in = g_new (gint32, n);
   g_autoptr (GRand) rand = g_rand_new_with_seed (5);
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   for (int shape = 0; shape < 3; shape++)
     {

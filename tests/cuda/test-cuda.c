@@ -10,40 +10,7 @@
 #include "supervox/sv-backend.h"
 #include "supervox/sv-error.h"
 #include "sv-cuda.h"
-
-static gboolean
-need_device (void)
-{
-  g_autoptr (GError) error = NULL;
-  if (!sv_cuda_device_available (&error))
-    {
-      g_test_skip (error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* A deterministic test image: blocky regions of different means, a smooth
- * wave and noise, so that SLIC has real boundaries to find. */
-static SvVolume *
-make_volume (guint nz, guint ny, guint nx, guint nc, guint32 seed)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  SvVolume *v = sv_volume_new (nz, ny, nx, nc, &error);
-  g_assert_no_error (error);
-  for (guint z = 0; z < nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++)
-        for (guint c = 0; c < nc; c++)
-          {
-            guint block = (x / 7) * 7 + (y / 5) * 3 + (z / 4) * 5 + c;
-            double value = 0.2 * (block % 5) + 0.15 * sin (0.3 * x + 0.2 * y + 0.1 * z + c)
-                           + 0.05 * g_rand_double (rand);
-            v->data[(((gsize)z * ny + y) * nx + x) * nc + c] = (float)value;
-          }
-  return v;
-}
+#include "sv-test-cuda.h"
 
 /* An ellipsoid mask that leaves the corners out. */
 static guint8 *
@@ -223,10 +190,10 @@ test_bit_identical (gconstpointer data)
   SvSlicParams p;
   Result cpu, gpu;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   case_params (c, &p);
-  g_autoptr (SvVolume) v = make_volume (c->nz, c->ny, c->nx, c->nc, 17);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (c->nz, c->ny, c->nx, c->nc, 17);
   g_autofree guint8 *mask = c->mask ? make_mask (c->nz, c->ny, c->nx) : NULL;
   run_backend ("cpu", v, mask, &p, c->stop_after, &cpu);
   run_backend ("cuda", v, mask, &p, c->stop_after, &gpu);
@@ -269,14 +236,14 @@ test_iteration_hook (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SvBackend) backend = NULL;
-  g_autoptr (SvVolume) v = make_volume (20, 30, 40, 1, 23);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (20, 30, 40, 1, 23);
   HookSeen h = { (gsize)20 * 30 * 40, g_ptr_array_new_with_free_func (g_free),
                  g_ptr_array_new () };
   SvRunControl control = { 0 };
   SvRunStats stats;
   SvSlicParams p;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   sv_slic_params_init_defaults (&p);
   p.n_segments = 150;
@@ -318,12 +285,12 @@ test_deterministic (void)
   Result first, again;
   g_autoptr (GError) error = NULL;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   sv_slic_params_init_defaults (&p);
   p.n_segments = 400;
   p.compactness = 0.3;
-  g_autoptr (SvVolume) v = make_volume (40, 44, 48, 1, 5);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (40, 44, 48, 1, 5);
   g_autoptr (SvBackend) backend = sv_backend_new ("cuda", &error);
   g_assert_no_error (error);
   run_on (backend, v, NULL, &p, -1, &first);
@@ -348,14 +315,14 @@ test_prepare_reuse (void)
   SvRunControl control = { 0 };
   Result cpu;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   control.stop_after_iteration = -1;
   sv_slic_params_init_defaults (&p);
   p.n_segments = 200;
   p.sigma[0] = 1.0;
   p.compactness = 0.5;
-  g_autoptr (SvVolume) v = make_volume (20, 30, 40, 1, 9);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (20, 30, 40, 1, 9);
   g_autoptr (SvBackend) backend = sv_backend_new ("cuda", &error);
   g_assert_no_error (error);
   g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
@@ -387,11 +354,11 @@ test_device_labels (void)
   const guint nz = 9, ny = 13, nx = 17;
   guint shape[3] = { 0, 0, 0 };
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   sv_slic_params_init_defaults (&p);
   p.n_segments = 30;
-  g_autoptr (SvVolume) v = make_volume (nz, ny, nx, 1, 3);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (nz, ny, nx, 1, 3);
   g_autoptr (SvBackend) backend = sv_backend_new ("cuda", &error);
   g_autoptr (SvBackend) cpu = sv_backend_new ("cpu", &error);
   g_assert_no_error (error);
@@ -425,11 +392,11 @@ test_cancel_and_errors (void)
   SvRunControl control = { 0 };
   Result cpu, gpu;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   sv_slic_params_init_defaults (&p);
   p.n_segments = 100;
-  g_autoptr (SvVolume) v = make_volume (16, 20, 24, 1, 4);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (16, 20, 24, 1, 4);
   g_autoptr (SvBackend) backend = sv_backend_new ("cuda", &error);
   g_assert_no_error (error);
   g_assert_true (sv_backend_set_volume (backend, v, NULL, &error));
@@ -510,7 +477,7 @@ random_round (GRand *rand)
       p.enforce_connectivity = g_rand_int_range (rand, 0, 4) != 0;
       p.start_label = g_rand_int_range (rand, 0, 2);
       gboolean masked = g_rand_int_range (rand, 0, 4) == 0 && ny > 4 && nx > 4;
-      g_autoptr (SvVolume) v = make_volume (nz, ny, nx, nc, g_rand_int (rand));
+      g_autoptr (SvVolume) v = sv_test_blocky_volume (nz, ny, nx, nc, g_rand_int (rand));
       g_autofree guint8 *mask = masked ? make_mask (nz, ny, nx) : NULL;
       if (i % 2 == 0)
         run_on (reused, v, mask, &p, -1, &gpu);
@@ -529,7 +496,7 @@ test_memory_random_runs (void)
   g_autoptr (GError) error = NULL;
   gsize free_before = 0, free_after = 0;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   {
     g_autoptr (GRand) rand = g_rand_new_with_seed (2024);
@@ -553,11 +520,11 @@ test_out_of_memory (void)
   SvSlicParams p;
   Result cpu, gpu;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   sv_slic_params_init_defaults (&p);
   p.n_segments = 200;
-  g_autoptr (SvVolume) v = make_volume (32, 40, 48, 1, 8);
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (32, 40, 48, 1, 8);
   g_autoptr (SvBackend) backend = sv_backend_new ("cuda", &error);
   g_assert_no_error (error);
   g_setenv ("SV_CUDA_MEMORY_LIMIT_MIB", "16", TRUE);
@@ -587,7 +554,7 @@ test_large_transfers (void)
   g_autoptr (SvBackend) backend = NULL;
   SvSlicParams p;
 
-  if (!need_device ())
+  if (!sv_test_need_cuda ())
     return;
   backend = sv_backend_new ("cuda", &error);
   g_assert_no_error (error);
@@ -598,7 +565,7 @@ test_large_transfers (void)
   for (guint32 seed = 1; seed <= 2; seed++)
     {
       Result cpu, gpu;
-      g_autoptr (SvVolume) v = make_volume (70, 256, 1000, 1, seed);
+      g_autoptr (SvVolume) v = sv_test_blocky_volume (70, 256, 1000, 1, seed);
       run_on (backend, v, NULL, &p, -1, &gpu);
       run_backend ("cpu", v, NULL, &p, -1, &cpu);
       assert_same (v, &cpu, &gpu);

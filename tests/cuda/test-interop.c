@@ -19,6 +19,7 @@
 #include "supervox/sv-job.h"
 #include "sv-cuda-gl.h"
 #include "sv-cuda.h"
+#include "sv-test-cuda.h"
 
 #define NZ 14
 #define NY 33
@@ -113,21 +114,7 @@ need_gl (void)
 static SvVolume *
 make_volume (guint32 seed)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  SvVolume *v = sv_volume_new (NZ, NY, NX, 1, &error);
-
-  g_assert_no_error (error);
-  for (guint z = 0; z < NZ; z++)
-    for (guint y = 0; y < NY; y++)
-      for (guint x = 0; x < NX; x++)
-        {
-          guint block = (x / 7) * 7 + (y / 5) * 3 + (z / 4) * 5;
-          double value = 0.2 * (block % 5) + 0.15 * sin (0.3 * x + 0.2 * y + 0.1 * z)
-                         + 0.05 * g_rand_double (rand);
-          v->data[((gsize)z * NY + y) * NX + x] = (float)value;
-        }
-  return v;
+  return sv_test_blocky_volume (NZ, NY, NX, 1, seed);
 }
 
 static void
@@ -246,7 +233,7 @@ test_usable (void)
 
 /* The backend's own labels, straight into the pixel buffer: every slice of
  * every axis (a few of each), read back both from the buffer and through a
- * texture. */
+ * texture; and each slice transposed from the published labels. */
 static void
 test_slices_match_cpu (void)
 {
@@ -254,6 +241,8 @@ test_slices_match_cpu (void)
   g_autoptr (SvVolume) v = NULL;
   g_autoptr (SvBackend) cuda = NULL;
   g_autoptr (SvBackend) cpu = NULL;
+  g_autoptr (SvCudaLabelsPool) pool = NULL;
+  g_autoptr (SvCudaLabels) published = NULL;
   SvCudaGlBuffer *buffer;
   SvSlicParams p;
   const gint32 *d_labels;
@@ -272,6 +261,10 @@ test_slices_match_cpu (void)
   g_assert_cmpuint (shape[1], ==, NY);
   g_assert_cmpuint (shape[2], ==, NX);
 
+  pool = sv_cuda_labels_pool_new ();
+  published = sv_cuda_labels_publish (pool, cuda, &error);
+  g_assert_no_error (error);
+
   pbo = new_pixel_buffer ();
   buffer = sv_cuda_gl_buffer_register (pbo, &error);
   g_assert_no_error (error);
@@ -285,6 +278,7 @@ test_slices_match_cpu (void)
           g_autofree gint32 *want = g_new (gint32, (gsize)w * h);
           g_autofree gint32 *from_buffer = g_new0 (gint32, (gsize)w * h);
           g_autofree gint32 *from_texture = g_new0 (gint32, (gsize)w * h);
+          g_autofree gint32 *transposed = g_new (gint32, (gsize)w * h);
           g_autofree char *what = g_strdup_printf ("axis %d slice %u", (int)axis, index);
           gint64 distinct = 0;
 
@@ -302,6 +296,16 @@ test_slices_match_cpu (void)
           assert_slices_equal (from_buffer, want, w, h, what);
           texture_from_buffer (pbo, w, h, from_texture);
           assert_slices_equal (from_texture, want, w, h, what);
+          /* Transposed (YZ with z across, as the window shows it): rows
+           * and columns swapped, from the published labels. */
+          for (guint q = 0; q < h; q++)
+            for (guint i = 0; i < w; i++)
+              transposed[(gsize)i * h + q] = want[(gsize)q * w + i];
+          g_assert_true (sv_cuda_gl_buffer_copy_labels_slice_transposed (buffer, published, axis,
+                                                                         index, &error));
+          g_assert_no_error (error);
+          texture_from_buffer (pbo, h, w, from_texture);
+          assert_slices_equal (from_texture, transposed, h, w, what);
           /* A slice of one label would make the comparison weak. */
           for (guint i = 1; i < w * h; i++)
             distinct += want[i] != want[i - 1];
@@ -332,6 +336,7 @@ test_published_double_buffer (void)
   g_autoptr (SvCudaLabels) lb = NULL;
   g_autoptr (SvCudaLabels) lc = NULL;
   g_autoptr (SvCudaLabels) ld = NULL;
+  g_autoptr (SvCudaLabels) le = NULL;
   SvCudaGlBuffer *buffer;
   SvSlicParams pa, pb;
   SvRunStats stats;
@@ -357,10 +362,15 @@ test_published_double_buffer (void)
   g_assert_no_error (error);
   g_assert_nonnull (lb);
   g_assert_true (sv_cuda_labels_get_data (la, NULL) != sv_cuda_labels_get_data (lb, NULL));
-  /* Both held: nothing to write into, and that is not an error. */
   lc = sv_cuda_labels_publish (pool, cuda, &error);
   g_assert_no_error (error);
-  g_assert_null (lc);
+  g_assert_nonnull (lc);
+  g_assert_true (sv_cuda_labels_get_data (lc, NULL) != sv_cuda_labels_get_data (la, NULL));
+  g_assert_true (sv_cuda_labels_get_data (lc, NULL) != sv_cuda_labels_get_data (lb, NULL));
+  /* All three held: nothing to write into, and that is not an error. */
+  ld = sv_cuda_labels_publish (pool, cuda, &error);
+  g_assert_no_error (error);
+  g_assert_null (ld);
 
   pbo = new_pixel_buffer ();
   buffer = sv_cuda_gl_buffer_register (pbo, &error);
@@ -391,10 +401,10 @@ test_published_double_buffer (void)
   {
     const gint32 *old_a = sv_cuda_labels_get_data (la, NULL);
     g_clear_pointer (&la, sv_cuda_labels_unref);
-    ld = sv_cuda_labels_publish (pool, cuda, &error);
+    le = sv_cuda_labels_publish (pool, cuda, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (ld);
-    g_assert_true (sv_cuda_labels_get_data (ld, NULL) == old_a);
+    g_assert_nonnull (le);
+    g_assert_true (sv_cuda_labels_get_data (le, NULL) == old_a);
   }
 
   sv_cuda_gl_buffer_unregister (buffer);
@@ -416,15 +426,11 @@ publish_hook (SvBackend *backend, SvJobResult *result, gpointer user_data)
 {
   JobSeen *s = user_data;
   g_autoptr (GError) error = NULL;
-  SvCudaLabels *labels;
 
   g_assert_cmpstr (sv_backend_get_name (backend), ==, "cuda");
-  labels = sv_cuda_labels_publish (s->pool, backend, &error);
-  g_assert_no_error (error);
-  if (!labels)
-    return;
-  result->device_data = labels;
-  result->device_data_free = (GDestroyNotify)sv_cuda_labels_unref;
+  /* As the window does: the labels stay on the device with the result. */
+  if (!sv_cuda_labels_attach (s->pool, backend, result, &error))
+    g_assert_no_error (error);
 }
 
 static void
@@ -455,7 +461,7 @@ static void
 assert_shown_matches (SvCudaGlBuffer *buffer, GLuint pbo, SvJobResult *r)
 {
   g_autoptr (GError) error = NULL;
-  const SvLabels *l = r->labels;
+  const SvLabels *l = sv_job_result_get_labels (r, NULL);
   g_autofree gint32 *got = g_new0 (gint32, (gsize)l->ny * l->nx);
   g_autofree char *what = g_strdup_printf ("generation %" G_GUINT64_FORMAT, r->generation);
   guint z = (guint)(r->generation % l->nz);
@@ -525,7 +531,7 @@ test_job_publishes_snapshots (void)
   sv_job_free (job);
   g_assert_nonnull (s.shown->device_data);
   assert_shown_matches (buffer, pbo, s.shown);
-  /* Results that found both buffers held carry none and are drawn from
+  /* Results that found all buffers held carry none and are drawn from
    * the host; the others must be right (checked above). */
   g_test_message ("%u results delivered, %u with device labels", s.n_results, s.n_published);
   g_assert_cmpuint (s.n_published, >=, 1);

@@ -394,7 +394,8 @@ assert_step_result (const SvVolume *v, const SvSlicParams *params, int step,
   gsize k = 0;
 
   expected = teaching_labels (v, params, step, &centres, &k);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+  g_assert_cmpmem (sv_job_result_get_labels (result, NULL)->data,
+                   sv_volume_n_voxels (v) * sizeof (gint32), expected,
                    sv_volume_n_voxels (v) * sizeof (gint32));
   g_assert_cmpuint (result->n_centres, ==, k);
   g_assert_cmpmem (result->centres, k * 3 * sizeof (float), centres, k * 3 * sizeof (float));
@@ -488,7 +489,8 @@ test_live_iterations (void)
   result = g_ptr_array_index (s.results, 4);
   g_assert_true (sv_job_result_is_final (result));
   final = direct_labels (v, &request.params);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), final,
+  g_assert_cmpmem (sv_job_result_get_labels (result, NULL)->data,
+                   sv_volume_n_voxels (v) * sizeof (gint32), final,
                    sv_volume_n_voxels (v) * sizeof (gint32));
   g_assert_cmpuint (s.n_errors, ==, 0);
   sv_job_free (job);
@@ -518,12 +520,13 @@ test_results_on_main_context (void)
   g_assert_cmpuint (s.n_progress, >, 0);
   g_assert_cmpstr (result->backend_name, ==, "cpu");
   g_assert_null (result->fallback_message);
-  g_assert_cmpuint (result->labels->nz, ==, 8);
+  g_assert_cmpuint (sv_job_result_get_labels (result, NULL)->nz, ==, 8);
   g_assert_cmpuint (result->n_centres, ==, result->stats.n_clusters);
   g_assert_cmpuint (result->stats.iterations, ==, 10);
 
   expected = direct_labels (v, &request.params);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+  g_assert_cmpmem (sv_job_result_get_labels (result, NULL)->data,
+                   sv_volume_n_voxels (v) * sizeof (gint32), expected,
                    sv_volume_n_voxels (v) * sizeof (gint32));
 
   sv_job_free (job);
@@ -565,7 +568,7 @@ test_newest_wins (void)
   g_assert_cmpuint (gate_runs_cancelled, ==, 1);
   g_assert_cmpuint (s.results->len, ==, 1);
   g_assert_cmpuint (result->generation, ==, 3);
-  g_assert_cmpint (result->labels->data[0], ==, 3);
+  g_assert_cmpint (sv_job_result_get_labels (result, NULL)->data[0], ==, 3);
   g_assert_cmpuint (result->n_centres, ==, result->stats.n_clusters);
   g_assert_cmpfloat (result->centres[5], ==, 5.0f);
 
@@ -604,7 +607,7 @@ test_cancellation (void)
   request.generation = 2;
   request.params.compactness = 7;
   sv_job_submit (job, &request);
-  g_assert_cmpint (wait_for_generation (&s, 2)->labels->data[0], ==, 7);
+  g_assert_cmpint (sv_job_result_get_labels (wait_for_generation (&s, 2), NULL)->data[0], ==, 7);
 
   sv_job_free (job);
   seen_clear (&s);
@@ -674,7 +677,8 @@ test_rapid_submits (void)
   g_test_message ("200 submits gave %u delivered results", s.results->len);
 
   expected = direct_labels (v, &request.params);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+  g_assert_cmpmem (sv_job_result_get_labels (result, NULL)->data,
+                   sv_volume_n_voxels (v) * sizeof (gint32), expected,
                    sv_volume_n_voxels (v) * sizeof (gint32));
 
   sv_job_free (job);
@@ -703,7 +707,8 @@ test_cuda_failure_falls_back (void)
   g_assert_nonnull (result->fallback_message);
   g_assert_nonnull (strstr (result->fallback_message, "out of device memory"));
   expected = direct_labels (v, &request.params);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (v) * sizeof (gint32), expected,
+  g_assert_cmpmem (sv_job_result_get_labels (result, NULL)->data,
+                   sv_volume_n_voxels (v) * sizeof (gint32), expected,
                    sv_volume_n_voxels (v) * sizeof (gint32));
 
   /* Told once: the next run goes to the CPU without a new message. */
@@ -767,8 +772,10 @@ test_finishing_run_is_kept (gconstpointer data)
   g_assert_cmpuint (gate_runs_cancelled, ==, slow ? 1 : 0);
   g_assert_cmpuint (s.results->len, ==, slow ? 2 : 3);
   if (!slow)
-    g_assert_cmpint (((SvJobResult *)g_ptr_array_index (s.results, 1))->labels->data[0], ==, 2);
-  g_assert_cmpint (seen_last (&s)->labels->data[0], ==, 3);
+    g_assert_cmpint (
+        sv_job_result_get_labels (((SvJobResult *)g_ptr_array_index (s.results, 1)), NULL)->data[0],
+        ==, 2);
+  g_assert_cmpint (sv_job_result_get_labels (seen_last (&s), NULL)->data[0], ==, 3);
   g_assert_cmpfloat (sv_job_get_seconds_left (job), <, 0.0);
   sv_job_free (job);
   seen_clear (&s);
@@ -837,8 +844,8 @@ test_preview_matches_direct_run (void)
   result = wait_for_generation (&s, 1);
   g_assert_cmpuint (result->preview_factor, ==, 2);
   /* Coarse labels, looked up block by block. */
-  g_assert_cmpuint (result->labels->nz, ==, 4);
-  g_assert_cmpuint (result->labels->nx, ==, 20);
+  g_assert_cmpuint (sv_job_result_get_labels (result, NULL)->nz, ==, 4);
+  g_assert_cmpuint (sv_job_result_get_labels (result, NULL)->nx, ==, 20);
   g_assert_true (sv_job_result_fits (result, 8, 32, 40));
   g_assert_false (sv_job_result_fits (result, 8, 32, 42));
   g_assert_cmpfloat (result->params.compactness, ==, 0.3);
@@ -880,7 +887,8 @@ test_preview_matches_direct_run (void)
   expected = g_new (gint32, sv_volume_n_voxels (v));
   sv_preview_upsample_labels (direct, small_shape, 2, expected, shape);
   g_assert_cmpint (expected[(7 * 32 + 31) * 40 + 39], ==, direct[(3 * 16 + 15) * 20 + 19]);
-  g_assert_cmpmem (result->labels->data, sv_volume_n_voxels (small) * sizeof (gint32), direct,
+  g_assert_cmpmem (sv_job_result_get_labels (result, NULL)->data,
+                   sv_volume_n_voxels (small) * sizeof (gint32), direct,
                    sv_volume_n_voxels (small) * sizeof (gint32));
   for (guint z = 0; z < 8; z++)
     for (guint y = 0; y < 32; y++)

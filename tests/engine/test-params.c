@@ -570,6 +570,61 @@ test_parse (void)
   g_assert_cmpint (p.start_label, ==, 0);
 }
 
+/* The list rows (sigma, spacing) as supervox-cli spells them: values in
+ * the order given, the table's words, counts and bounds. */
+static void
+test_parse_list (void)
+{
+  static const struct
+  {
+    const char *name, *text;
+    guint n;             /* values read */
+    int word;            /* -1: numbers */
+    double first;        /* values[0] */
+    const char *message; /* NULL: accepted */
+  } cases[] = {
+    { "sigma", "1.5", 1, -1, 1.5, NULL },
+    { "sigma", "0,2,3", 3, -1, 0, NULL },
+    { "sigma", "2,1", 2, -1, 2, NULL },
+    { "sigma", "-1", 0, -1, 0, "--sigma must be >= 0, got -1" },
+    { "sigma", "file", 0, -1, 0, "--sigma expects finite numbers separated by commas, got 'file'" },
+    { "spacing", "4,1,1", 3, -1, 4, NULL },
+    { "spacing", "0.5,0.5", 2, -1, 0.5, NULL },
+    { "spacing", "file", 0, 0, 0, NULL },
+    { "spacing", "file-relative", 0, 1, 0, NULL },
+    { "spacing", "2", 0, -1, 0,
+      "--spacing expects z,y,x (or y,x for a 2D image), 'file' or 'file-relative', got 2" },
+    { "spacing", "1,0,1", 0, -1, 0, "--spacing must be > 0 on every axis, got 1,0,1" },
+    { "spacing", "1,1,1,1", 0, -1, 0, "--spacing takes at most 3 values, got 4 ('1,1,1,1')" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      double values[3] = { -7, -7, -7 };
+      guint n = 99;
+      int word = 99;
+      gboolean ok = sv_slic_param_parse_list (field_named (cases[i].name), cases[i].text, values,
+                                              &n, &word, &error);
+
+      if (cases[i].message == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpuint (n, ==, cases[i].n);
+          g_assert_cmpint (word, ==, cases[i].word);
+          if (n > 0)
+            g_assert_cmpfloat (values[0], ==, cases[i].first);
+        }
+      else
+        {
+          g_assert_false (ok);
+          g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+          g_assert_cmpstr (error->message, ==, cases[i].message);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -587,6 +642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/params/keyfile/old-and-bad", test_keyfile_old_and_bad);
   g_test_add_func ("/engine/params/fields-cover-params", test_fields_cover_params);
   g_test_add_func ("/engine/params/parse", test_parse);
+  g_test_add_func ("/engine/params/parse-list", test_parse_list);
 
   return g_test_run ();
 }

@@ -202,8 +202,8 @@ test_export_unit_sidecar_name (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   back = sv_tiff_read_labels (out, &error);
   g_assert_no_error (error);
-  g_assert_cmpmem (back->data, sizeof (gint32) * 6 * 20 * 24, r->labels->data,
-                   sizeof (gint32) * 6 * 20 * 24);
+  g_assert_cmpmem (back->data, sizeof (gint32) * 6 * 20 * 24,
+                   sv_job_result_get_labels (r, NULL)->data, sizeof (gint32) * 6 * 20 * 24);
   g_assert_cmpstr (back->unit, ==, "micron");
   g_assert_cmpfloat_with_epsilon (back->spacing[0], 2.0, 1e-9);
   g_assert_cmpfloat_with_epsilon (back->spacing[1], 0.5, 1e-6);

@@ -190,7 +190,7 @@ test_open_on_thread (Fixture *f, gconstpointer data)
   /* Loaded to the end, it is shown and segmented. */
   open_and_wait (f->window, file);
   g_assert_cmpuint (sv_window_get_volume (f->window)->nx, ==, 200);
-  g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 200);
+  g_assert_cmpuint (sv_job_result_get_labels (sv_window_get_result (f->window), NULL)->nx, ==, 200);
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -334,8 +334,9 @@ test_stop_keeps_labels (Fixture *f, gconstpointer data)
   g_assert_true (sv_window_load_sample (f->window, 48, 160, 160, &error));
   wait_until (window_settled, f->window, "the sample's labels");
   before = sv_job_result_ref (sv_window_get_result (f->window));
-  n = (gsize)before->labels->nz * before->labels->ny * before->labels->nx;
-  labels = g_memdup2 (before->labels->data, n * sizeof (gint32));
+  n = (gsize)sv_job_result_get_labels (before, NULL)->nz
+      * sv_job_result_get_labels (before, NULL)->ny * sv_job_result_get_labels (before, NULL)->nx;
+  labels = g_memdup2 (sv_job_result_get_labels (before, NULL)->data, n * sizeof (gint32));
 
   sv_params_panel_set_compactness (panel, 4.0);
   gen = sv_window_get_generation (f->window);
@@ -347,8 +348,8 @@ test_stop_keeps_labels (Fixture *f, gconstpointer data)
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_assert_true (sv_window_get_result (f->window) == before);
-  g_assert_cmpmem (sv_window_get_result (f->window)->labels->data, n * sizeof (gint32), labels,
-                   n * sizeof (gint32));
+  g_assert_cmpmem (sv_job_result_get_labels (sv_window_get_result (f->window), NULL)->data,
+                   n * sizeof (gint32), labels, n * sizeof (gint32));
   g_assert_cmpuint (sv_window_get_generation (f->window), ==, gen);
   g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "stopped");
   g_assert_false (sv_window_is_settled (f->window));

@@ -84,7 +84,7 @@ test_quality_equals_engine_metrics (Fixture *f, gconstpointer data)
 
   wait_until (quality_current, f->window, "the quality of the first result");
   r = sv_window_get_result (f->window);
-  g_assert_true (sv_metrics_compute (r->labels, NULL, v, 2, &m, &error));
+  g_assert_true (sv_metrics_compute (sv_job_result_get_labels (r, NULL), NULL, v, 2, &m, &error));
   g_assert_no_error (error);
   n = g_strdup_printf ("%" G_GSIZE_FORMAT, m.n_labels);
   ev = format3 (m.explained_variation);
@@ -134,7 +134,7 @@ test_quality_equals_engine_metrics (Fixture *f, gconstpointer data)
   wait_until (quality_with_truth, f->window, "the quality against the truth");
   g_assert_true (sv_window_has_ground_truth (f->window));
 
-  g_assert_true (sv_metrics_compute (r->labels, truth, v, 2, &m, &error));
+  g_assert_true (sv_metrics_compute (sv_job_result_get_labels (r, NULL), truth, v, 2, &m, &error));
   g_assert_no_error (error);
   br = format3 (m.boundary_recall);
   ue = format3 (m.undersegmentation);
@@ -207,7 +207,7 @@ test_pick_shows_id_and_count (Fixture *f, gconstpointer data)
   for (guint zz = 0; zz < NZ; zz++)
     for (guint yy = 0; yy < NY; yy++)
       for (guint xx = 0; xx < NX; xx++, i++)
-        if (r->labels->data[i] == label)
+        if (sv_job_result_get_labels (r, NULL)->data[i] == label)
           {
             guint p[3] = { zz, yy, xx };
             count++;
@@ -462,9 +462,9 @@ test_region_equals_cropped_run (Fixture *f, gconstpointer data)
   wait_for_current_result (f->window);
   r = sv_window_get_result (f->window);
   g_assert_true (r->region);
-  g_assert_cmpuint (r->labels->nz, ==, hi[0] - lo[0]);
-  g_assert_cmpuint (r->labels->ny, ==, hi[1] - lo[1]);
-  g_assert_cmpuint (r->labels->nx, ==, hi[2] - lo[2]);
+  g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->nz, ==, hi[0] - lo[0]);
+  g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->ny, ==, hi[1] - lo[1]);
+  g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->nx, ==, hi[2] - lo[2]);
 
   /* The region's share of the segments: supervoxels of the whole volume's size. */
   {
@@ -492,7 +492,8 @@ test_region_equals_cropped_run (Fixture *f, gconstpointer data)
   n = sv_volume_n_voxels (crop);
   expected = g_new (gint32, n);
   g_assert_true (sv_backend_get_labels (backend, expected, &error));
-  g_assert_cmpmem (r->labels->data, n * sizeof (gint32), expected, n * sizeof (gint32));
+  g_assert_cmpmem (sv_job_result_get_labels (r, NULL)->data, n * sizeof (gint32), expected,
+                   n * sizeof (gint32));
 
   /* Labels only inside the box; the command is still the whole volume's. */
   g_assert_cmpint (sv_job_result_label_at (r, 0, 0, 0), ==, r->params.start_label - 1);
@@ -533,7 +534,7 @@ test_region_equals_cropped_run (Fixture *f, gconstpointer data)
   wait_for_current_result (f->window);
   r = sv_window_get_result (f->window);
   g_assert_false (r->region);
-  g_assert_cmpuint (r->labels->nz, ==, v->nz);
+  g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->nz, ==, v->nz);
 }
 
 /* ---- 3D view ---- */
@@ -665,8 +666,8 @@ test_scale_bar_in_file_unit (Fixture *f, gconstpointer data)
     wait_until (quality_current, f->window, "the file's supervoxel statistics");
     r = sv_window_get_result (f->window);
     label = sv_job_result_label_at (r, NZ / 2, NY / 2, NX / 2);
-    for (gsize i = 0; i < sv_labels_n_voxels (r->labels); i++)
-      count += r->labels->data[i] == label;
+    for (gsize i = 0; i < sv_labels_n_voxels (sv_job_result_get_labels (r, NULL)); i++)
+      count += sv_job_result_get_labels (r, NULL)->data[i] == label;
     g_signal_emit_by_name (xy, "pick", (int)(NZ / 2), (int)(NY / 2), (int)(NX / 2));
     wait_until (pick_has_count, f->window, "the picked supervoxel's numbers");
     expected = g_strdup_printf ("%.4g µm³", count * 0.25);

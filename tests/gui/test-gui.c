@@ -27,7 +27,7 @@ test_sample_overlay (Fixture *f, gconstpointer data)
   guint slice = sv_slice_view_get_slice (view);
 
   g_assert_nonnull (r);
-  g_assert_cmpuint (r->labels->nz, ==, NZ);
+  g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->nz, ==, NZ);
   g_assert_cmpuint (r->stats.n_labels, >, 4);
   g_assert_cmpstr (sv_slice_view_get_label_path (view), ==, "drawn from memory");
 
@@ -61,12 +61,14 @@ test_sample_overlay (Fixture *f, gconstpointer data)
           }
         g_assert_cmpuint (p[0], ==, slice);
         if (sv_slice_view_pixel_to_voxel (view, x + 1.5, y + 0.5, q)
-            && r->labels->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
-                   != r->labels->data[(q[1] * NX) + q[2] + (gsize)slice * NY * NX])
+            && sv_job_result_get_labels (r, NULL)->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
+                   != sv_job_result_get_labels (r, NULL)
+                          ->data[(q[1] * NX) + q[2] + (gsize)slice * NY * NX])
           edge = TRUE;
         if (sv_slice_view_pixel_to_voxel (view, x + 0.5, y + 1.5, s)
-            && r->labels->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
-                   != r->labels->data[(s[1] * NX) + s[2] + (gsize)slice * NY * NX])
+            && sv_job_result_get_labels (r, NULL)->data[(p[1] * NX) + p[2] + (gsize)slice * NY * NX]
+                   != sv_job_result_get_labels (r, NULL)
+                          ->data[(s[1] * NX) + s[2] + (gsize)slice * NY * NX])
           edge = TRUE;
         n_diff += diff;
         n_edge += edge;
@@ -85,7 +87,9 @@ test_sample_overlay (Fixture *f, gconstpointer data)
 static gboolean
 labels_differ (const SvJobResult *a, const SvJobResult *b)
 {
-  return memcmp (a->labels->data, b->labels->data, sizeof (gint32) * NZ * NY * NX) != 0;
+  return memcmp (sv_job_result_get_labels (a, NULL)->data, sv_job_result_get_labels (b, NULL)->data,
+                 sizeof (gint32) * NZ * NY * NX)
+         != 0;
 }
 
 static void
@@ -151,8 +155,8 @@ test_rapid_changes (Fixture *f, gconstpointer data)
   expected = g_new (gint32, NZ * NY * NX);
   g_assert_true (sv_backend_get_labels (backend, expected, &error));
   g_assert_no_error (error);
-  g_assert_cmpmem (r->labels->data, sizeof (gint32) * NZ * NY * NX, expected,
-                   sizeof (gint32) * NZ * NY * NX);
+  g_assert_cmpmem (sv_job_result_get_labels (r, NULL)->data, sizeof (gint32) * NZ * NY * NX,
+                   expected, sizeof (gint32) * NZ * NY * NX);
 }
 
 static void
@@ -190,7 +194,7 @@ test_hover_status (Fixture *f, gconstpointer data)
 
   g_signal_emit_by_name (view, "hover", (int)z, (int)y, (int)x);
   expected = g_strdup_printf ("x %u  y %u  z %u  ·  I %.4g  ·  label %d", x, y, z, v->data[idx],
-                              r->labels->data[idx]);
+                              sv_job_result_get_labels (r, NULL)->data[idx]);
   g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, expected);
   g_signal_emit_by_name (view, "hover", -1, -1, -1);
   g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, "");
@@ -295,14 +299,16 @@ test_orthogonal_and_filled (Fixture *f, gconstpointer data)
           if (!sv_slice_view_pixel_to_voxel (xy, x + 0.5, y + 0.5, v))
             continue;
           g_assert_cmpuint (v[0], ==, slice);
-          label = r->labels->data[((gsize)slice * NY + v[1]) * NX + v[2]];
+          label = sv_job_result_get_labels (r, NULL)->data[((gsize)slice * NY + v[1]) * NX + v[2]];
           /* Away from boundaries (darkened) and the crosshair through the
            * picked voxel (20, 45). */
           for (int k = 0; k < 4 && interior; k++)
             {
               static const int dx[4] = { 1, -1, 0, 0 }, dy[4] = { 0, 0, 1, -1 };
               interior = sv_slice_view_pixel_to_voxel (xy, x + dx[k] + 0.5, y + dy[k] + 0.5, n)
-                         && r->labels->data[((gsize)slice * NY + n[1]) * NX + n[2]] == label;
+                         && sv_job_result_get_labels (r, NULL)
+                                    ->data[((gsize)slice * NY + n[1]) * NX + n[2]]
+                                == label;
             }
           if (!interior || ABS ((int)v[1] - 20) <= 1 || ABS ((int)v[2] - 45) <= 1)
             continue;
@@ -352,7 +358,8 @@ test_teach_mode (Fixture *f, gconstpointer data)
   g_assert_cmpuint (r->stats.iterations, ==, 2);
   /* Without connectivity, labels are cluster index + start_label. */
   for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
-    g_assert_cmpint (r->labels->data[i] - r->params.start_label, <, (gint64)r->n_centres);
+    g_assert_cmpint (sv_job_result_get_labels (r, NULL)->data[i] - r->params.start_label, <,
+                     (gint64)r->n_centres);
 
   g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", NZ / 2, NY / 2,
                          NX / 2);
@@ -382,8 +389,8 @@ test_export_and_presets (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   back = sv_tiff_read_labels (tif, &error);
   g_assert_no_error (error);
-  g_assert_cmpmem (back->data, sizeof (gint32) * NZ * NY * NX, r->labels->data,
-                   sizeof (gint32) * NZ * NY * NX);
+  g_assert_cmpmem (back->data, sizeof (gint32) * NZ * NY * NX,
+                   sv_job_result_get_labels (r, NULL)->data, sizeof (gint32) * NZ * NY * NX);
   g_assert_true (g_file_get_contents (json, &json_text, NULL, NULL));
   g_assert_nonnull (strstr (json_text, "\"n_segments\""));
   g_assert_nonnull (strstr (json_text, "\"backend\":\"cpu\""));
@@ -611,7 +618,7 @@ test_anisotropic_aspect (Fixture *f, gconstpointer data)
   g_assert_cmpuint (wx, >=, 4);
   g_assert_cmpfloat (fabs ((double)hy / wx - 2.0), <, 2.0 / wx + 0.01);
   g_assert_cmpfloat (fabs ((double)hz / wx2 - 8.0), <, 8.0 / wx2 + 0.01);
-  g_assert_cmpuint (sv_window_get_result (f->window)->labels->nx, ==, 32);
+  g_assert_cmpuint (sv_job_result_get_labels (sv_window_get_result (f->window), NULL)->nx, ==, 32);
   /* SLIC gets the spacing relative to the finest axis (x, 0.5). */
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[0], ==, 8.0);
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.spacing[2], ==, 1.0);
@@ -668,7 +675,7 @@ assert_command_reproduces_labels (SvWindow *w)
   g_assert_cmpuint (back->ny, ==, v->ny);
   g_assert_cmpuint (back->nx, ==, v->nx);
   for (gsize i = 0; i < n; i++)
-    n_diff += back->data[i] != r->labels->data[i];
+    n_diff += back->data[i] != sv_job_result_get_labels (r, NULL)->data[i];
   g_test_message ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " labels differ", n_diff, n);
   g_assert_cmpuint (n_diff, ==, 0);
 
@@ -804,7 +811,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
   }
   set_unusual_params (f->window, NULL);
   r = sv_window_get_result (f->window);
-  g_assert_cmpuint (r->labels->nx, ==, 44);
+  g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->nx, ==, 44);
   g_assert_cmpint (r->params.start_label, ==, 0);
   g_assert_cmpint (r->params.n_segments, ==, 37);
   assert_command_reproduces_labels (f->window);
@@ -842,7 +849,7 @@ test_command_reproduces_tiff (Fixture *f, gconstpointer data)
       wait_until (has_result, f->window, "the photo's labels");
       set_unusual_params (f->window, NULL);
       r = sv_window_get_result (f->window);
-      g_assert_cmpuint (r->labels->nx, ==, 57);
+      g_assert_cmpuint (sv_job_result_get_labels (r, NULL)->nx, ==, 57);
       g_assert_cmpint (r->params.n_segments, ==, 37);
       {
         g_autofree char *cmd = sv_window_build_command (f->window);
@@ -933,9 +940,10 @@ test_mask (Fixture *f, gconstpointer data)
   for (gsize i = 0; i < n; i++)
     {
       if (mask[i])
-        g_assert_cmpint (r->labels->data[i], >=, r->params.start_label);
+        g_assert_cmpint (sv_job_result_get_labels (r, NULL)->data[i], >=, r->params.start_label);
       else
-        g_assert_cmpint (r->labels->data[i], ==, r->params.start_label - 1);
+        g_assert_cmpint (sv_job_result_get_labels (r, NULL)->data[i], ==,
+                         r->params.start_label - 1);
       n_in += mask[i];
     }
   g_assert_cmpuint (n_in, >, n / 4);

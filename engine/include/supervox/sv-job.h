@@ -42,16 +42,30 @@ typedef struct
  * stop_after_iteration -1, preview_seconds 0. */
 void sv_job_request_init (SvJobRequest *request);
 
+/* Where a result's labels are when a result hook left them in device
+ * memory (device_data) instead of the host: a device backend's reader. Both
+ * may be called from any thread, also after the backend ran again. */
+typedef struct
+{
+  /* Copies all labels (labels_shape, z-major) into host memory `labels`. */
+  gboolean (*download) (gpointer device_data, gint32 *labels, GError **error);
+  /* The one label at z-major index `index`. */
+  gboolean (*read) (gpointer device_data, gsize index, gint32 *label, GError **error);
+} SvDeviceLabelsReader;
+
 /* One finished run. Immutable once delivered and reference counted, so the
  * renderer can keep showing it while the worker writes the next run into a
- * fresh buffer: nobody ever sees a half-written label volume. */
+ * fresh buffer: nobody ever sees a half-written label volume. The labels
+ * are read through sv_job_result_get_labels: a CUDA run in the window
+ * leaves them on the device, and the host copy is made on first use. */
 typedef struct
 {
   guint64 generation;
   SvSlicParams params;
   int stop_after_iteration;
-  SvLabels *labels; /* host copy, nz*ny*nx; a preview's are coarse (see sv_job_result_label_at) */
-  float *centres;   /* n_centres × 3: z, y, x (NaN for dead clusters) */
+  /* nz, ny, nx of the labels; a preview's are coarse (see sv_job_result_label_at) */
+  guint labels_shape[3];
+  float *centres; /* n_centres × 3: z, y, x (NaN for dead clusters) */
   gsize n_centres;
   SvRunStats stats;       /* of the run that made the labels (the preview's for a preview) */
   guint preview_factor;   /* 1: exact; f > 1: a preview computed f× coarser per axis */
@@ -67,6 +81,9 @@ typedef struct
    * for GL interop), freed with device_data_free; NULL when none. */
   gpointer device_data;
   GDestroyNotify device_data_free;
+  /* Set by the hook when device_data holds the labels: the job then makes
+   * no host copy, and sv_job_result_get_labels fetches one on first use. */
+  const SvDeviceLabelsReader *device_labels;
   /* A run on a box of the volume (the window's region preview, set by the
    * caller on delivery): the labels cover region_shape voxels from
    * region_offset (z, y, x); voxels outside read as start_label − 1, as
@@ -76,13 +93,23 @@ typedef struct
   guint region_shape[3];
 } SvJobResult;
 
-/* The label of voxel (z, y, x) of the volume. A preview's labels are of the
+/* The labels in host memory (labels_shape, the result's spacing). When they
+ * are still on the device, the first call copies them (blocking, on the
+ * calling thread; every thread then shares that one copy). NULL with
+ * `error` set when the copy fails. The result owns them. */
+const SvLabels *sv_job_result_get_labels (const SvJobResult *result, GError **error);
+
+/* TRUE once the labels are in host memory (no copy is made by asking). */
+gboolean sv_job_result_has_host_labels (const SvJobResult *result);
+
+/* The z-major index into the labels of voxel (z, y, x) of the volume, or
+ * FALSE for a voxel outside a region's box. A preview's labels are of the
  * downsampled shape, ceil(n / preview_factor) per axis (axes of one voxel
  * stay one), so a voxel takes the label of the block that holds it. */
-static inline gint32
-sv_job_result_label_at (const SvJobResult *result, guint z, guint y, guint x)
+static inline gboolean
+sv_job_result_label_index (const SvJobResult *result, guint z, guint y, guint x, gsize *index)
 {
-  const SvLabels *l = result->labels;
+  const guint *n = result->labels_shape;
   guint f = result->preview_factor > 1 ? result->preview_factor : 1;
 
   if (result->region)
@@ -90,20 +117,38 @@ sv_job_result_label_at (const SvJobResult *result, guint z, guint y, guint x)
       const guint *o = result->region_offset, *s = result->region_shape;
       if (z < o[0] || y < o[1] || x < o[2] || z - o[0] >= s[0] || y - o[1] >= s[1]
           || x - o[2] >= s[2])
-        return result->params.start_label - 1;
+        return FALSE;
       z -= o[0];
       y -= o[1];
       x -= o[2];
     }
-  return l->data[((gsize)(z / f) * l->ny + y / f) * l->nx + x / f];
+  *index = ((gsize)(z / f) * n[1] + y / f) * n[2] + x / f;
+  return TRUE;
 }
+
+/* The label of voxel (z, y, x) of the volume from the host labels (copied
+ * from the device on first use; start_label − 1 when that fails). */
+static inline gint32
+sv_job_result_label_at (const SvJobResult *result, guint z, guint y, guint x)
+{
+  const SvLabels *l = sv_job_result_get_labels (result, NULL);
+  gsize i;
+
+  if (l == NULL || !sv_job_result_label_index (result, z, y, x, &i))
+    return result->params.start_label - 1;
+  return l->data[i];
+}
+
+/* The same label read without a host copy of the volume: one voxel read
+ * from the device while the labels are there (the hover probe). */
+gint32 sv_job_result_probe_label (const SvJobResult *result, guint z, guint y, guint x);
 
 /* TRUE when the result's labels belong to a volume of nz × ny × nx (a
  * region's: to a volume that holds the region). */
 static inline gboolean
 sv_job_result_fits (const SvJobResult *result, guint nz, guint ny, guint nx)
 {
-  const SvLabels *l = result->labels;
+  const guint *l = result->labels_shape;
   guint f = result->preview_factor > 1 ? result->preview_factor : 1;
 
   if (result->region)
@@ -115,7 +160,7 @@ sv_job_result_fits (const SvJobResult *result, guint nz, guint ny, guint nx)
       ny = s[1];
       nx = s[2];
     }
-  return l->nz == (nz + f - 1) / f && l->ny == (ny + f - 1) / f && l->nx == (nx + f - 1) / f;
+  return l[0] == (nz + f - 1) / f && l[1] == (ny + f - 1) / f && l[2] == (nx + f - 1) / f;
 }
 
 /* TRUE for a request's finished exact labels: not a preview, not an
@@ -147,9 +192,13 @@ typedef struct
 } SvJobCallbacks;
 
 /* Called on the worker thread after a successful exact run (not for
- * previews), before the result is delivered, while `backend` still holds that run's state: it may
- * set result->device_data (the GUI publishes the CUDA labels for GL interop this way, so the engine
- * needs no CUDA headers). */
+ * previews), before the result is delivered and before the job copies the
+ * labels to the host, while `backend` still holds that run's state: it may
+ * set result->device_data (the GUI publishes the CUDA labels for GL interop
+ * this way, so the engine needs no CUDA headers), and with
+ * result->device_labels leave the labels there (no host copy until asked).
+ * SV_JOB_HOST_LABELS=always in the environment copies them at once anyway
+ * (to measure what leaving them saves). */
 typedef void (*SvJobResultHook) (SvBackend *backend, SvJobResult *result, gpointer user_data);
 
 /* Installs (or with NULL removes) the result hook; user_data must stay

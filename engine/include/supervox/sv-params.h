@@ -56,8 +56,12 @@ void sv_slic_params_apply_teaching (const SvSlicParams *params, int stop_after_i
 
 /* ---- the parameters described once (params-fields.c) ----
  * Every writer and reader of SvSlicParams walks this table: the JSON
- * object, the supervox-cli options of a command, the window's presets.
- * A new parameter is one row here (and its field in SvSlicParams). */
+ * object and the sidecar, the supervox-cli options of a command and their
+ * parsing (sv_slic_param_parse, sv_slic_param_parse_list), --help, the
+ * window's presets. A new parameter is one row here and its field in
+ * SvSlicParams; what the table cannot say stays apart: its check across
+ * fields in sv_slic_params_validate, its widget in the window's panel, and
+ * its field in the C API's fixed-layout SupervoxParams. */
 
 typedef enum
 {
@@ -111,11 +115,25 @@ const SvParamField *sv_slic_param_fields (guint *n_fields);
 gboolean sv_slic_param_parse (const SvParamField *field, const char *text, SvSlicParams *params,
                               GError **error);
 
+/* Reads a list parameter (SV_PARAM_SIGMA, SV_PARAM_TRIPLE) as supervox-cli
+ * spells it: one of the field's words (the lower-case forms of its `arg`,
+ * *word receives the index; spacing's "file", "file-relative"), or 1 to 3
+ * comma-separated values (a triple at least 2: y,x for a 2D image), each
+ * within the field's bound, into values[0 .. *n_values) in the order given
+ * (*word is -1). How fewer than three values fill z, y, x depends on the
+ * image and is the front end's rule. Errors as sv_slic_param_parse. */
+gboolean sv_slic_param_parse_list (const SvParamField *field, const char *text, double values[3],
+                                   guint *n_values, int *word, GError **error);
+
 /* A finite number, or a whole number within [min, max], read from text;
  * messages name `option` ("--threads expects a whole number, got 'x'"). */
 gboolean sv_parse_double (const char *option, const char *text, double *value, GError **error);
 gboolean sv_parse_int64 (const char *option, const char *text, gint64 min, gint64 max,
                          gint64 *value, GError **error);
+/* A comma-separated list of 1..max_values finite numbers ("2,1,1");
+ * *n_values receives the count. */
+gboolean sv_parse_double_list (const char *option, const char *text, double *values,
+                               guint max_values, guint *n_values, GError **error);
 
 /* One JSON object with every parameter (keys are scikit-image's names).
  * Free with g_free. */

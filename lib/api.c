@@ -1,6 +1,6 @@
 /* libsupervox: the public C API (supervox/supervox.h) over the engine's
  * backends: parameters, the host run, the last-error message. The device
- * run's glue lives in cuda/api-device.c. */
+ * run's glue lives in api-device.c. */
 #define G_LOG_DOMAIN "sv-api"
 
 #include "api-private.h"
@@ -269,24 +269,37 @@ backend_for (const char *name, GError **error)
   return sv_backend_new ("cpu", error);
 }
 
-/* One run on one backend, the labels into the caller's buffer. */
+/* One run, the labels into the caller's buffer. With "auto", a GPU that
+ * fails (out of memory, a CUDA error) leaves the run to the CPU reference,
+ * which gives the same labels, as the CLI and the window do
+ * (sv_backend_run_with_fallback); "cuda" fails instead. */
 static gboolean
 run_host (const char *name, const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
           const SvRunControl *control, void *labels, SupervoxDtype label_dtype, SvRunStats *stats,
           gboolean *is_cuda, GError **error)
 {
   SvBackend *backend = backend_for (name, error);
+  g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
+  SvBackend *ran;
   gboolean ok;
 
   if (backend == NULL)
     return FALSE;
-  *is_cuda = !sv_backend_is_reference (backend);
-  ok = sv_backend_set_volume (backend, volume, mask, error)
-       && sv_backend_run (backend, params, control, stats, error)
-       && (out = sv_backend_take_labels (backend, n, error)) != NULL;
-  sv_api_backend_done (backend, ok);
+  /* A kept backend may still name an earlier volume that lived at this
+   * address, which the fallback would take as loaded: load this one (a
+   * failure here is met again, and handled, by the fallback). */
+  ok = sv_backend_set_volume (backend, volume, mask, strcmp (name, "auto") == 0 ? NULL : error);
+  if (strcmp (name, "auto") == 0)
+    ok = sv_backend_run_with_fallback (backend, volume, mask, params, control, stats, &cpu, NULL,
+                                       error);
+  else
+    ok = ok && sv_backend_run (backend, params, control, stats, error);
+  ran = cpu != NULL ? cpu : backend;
+  ok = ok && (out = sv_backend_take_labels (ran, n, error)) != NULL;
+  *is_cuda = !sv_backend_is_reference (ran);
+  sv_api_backend_done (backend, ok && cpu == NULL);
   if (ok)
     sv_api_labels_store (out, n, labels, label_dtype);
   return ok;
@@ -330,18 +343,6 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
 
   control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
   ok = run_host (name, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda, &error);
-  /* auto: a GPU that fails (out of memory, a CUDA error) leaves the run to
-   * the CPU reference, which gives the same labels. */
-  if (!ok && backend == SUPERVOX_BACKEND_AUTO && is_cuda
-      && (g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND)
-          || g_error_matches (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY))
-      && (bridge.cancellable == NULL || !g_cancellable_is_cancelled (bridge.cancellable)))
-    {
-      g_info ("CUDA backend failed, running on the CPU: %s", error->message);
-      g_clear_error (&error);
-      ok = run_host ("cpu", volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda,
-                     &error);
-    }
   g_clear_object (&bridge.cancellable);
   if (!ok)
     return fail (error);

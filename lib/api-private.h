@@ -1,4 +1,4 @@
-/* libsupervox internals shared by engine/api*.c and cuda/api-device.c: the
+/* libsupervox internals shared by lib/api.c, api-array.c and api-device.c: the
  * C API's arrays and parameters turned into the engine's types. */
 #pragma once
 
@@ -39,7 +39,7 @@ gboolean sv_api_mask_check_shape (const SupervoxArray *mask, const SupervoxArray
 void sv_api_labels_store (const gint32 *src, gsize n, void *dst, SupervoxDtype label_dtype);
 
 /* A CUDA backend for the current device: the one kept idle from an earlier
- * run (cuda/api-backend-pool.c) or a new one. Fails with
+ * run (lib/api-backend-pool.c) or a new one. Fails with
  * SV_ENGINE_ERROR_BACKEND without a usable device (or a CUDA build). */
 SvBackend *sv_api_cuda_backend_take (GError **error);
 
@@ -48,7 +48,7 @@ SvBackend *sv_api_cuda_backend_take (GError **error);
  * already; everything else is freed. */
 void sv_api_backend_done (SvBackend *backend, gboolean ok);
 
-/* The run on device pointers (cuda/api-device.c; a build without CUDA
+/* The run on device pointers (lib/api-device.c; a build without CUDA
  * fails with SV_ENGINE_ERROR_BACKEND). */
 gboolean sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
                             const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,
