@@ -66,31 +66,34 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     }
 }
 
-char *
-sv_window_build_command (SvWindow *self)
+/* The labels on screen as a supervox-cli line, or as Python code (none
+ * before a volume is shown). */
+static char *
+build_text (SvWindow *self, gboolean python)
 {
-  GString *cmd = g_string_new (NULL);
+  GString *text = g_string_new (NULL);
   g_autofree char *synth = NULL, *output = NULL;
   SvSlicParams params;
   SvSlicCommand line;
 
   describe_labels (self, &line, &params, &synth, &output);
-  sv_slic_command_append (&line, cmd);
-  return g_string_free (cmd, FALSE);
+  if (!python)
+    sv_slic_command_append (&line, text);
+  else if (line.channels > 0)
+    sv_slic_python_append (&line, text);
+  return g_string_free (text, FALSE);
+}
+
+char *
+sv_window_build_command (SvWindow *self)
+{
+  return build_text (self, FALSE);
 }
 
 char *
 sv_window_build_python (SvWindow *self)
 {
-  GString *code = g_string_new (NULL);
-  g_autofree char *synth = NULL, *output = NULL;
-  SvSlicParams params;
-  SvSlicCommand line;
-
-  describe_labels (self, &line, &params, &synth, &output);
-  if (line.channels > 0)
-    sv_slic_python_append (&line, code);
-  return g_string_free (code, FALSE);
+  return build_text (self, TRUE);
 }
 
 static void
@@ -98,7 +101,7 @@ copy_command_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   SvWindow *self = SV_WINDOW (widget);
   gboolean python = g_str_equal (name, "win.copy-python");
-  g_autofree char *text = python ? sv_window_build_python (self) : sv_window_build_command (self);
+  g_autofree char *text = build_text (self, python);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
   /* A toast over the views: the timings in the status bar stay. */

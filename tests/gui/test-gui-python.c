@@ -33,6 +33,7 @@ assert_python_reproduces_labels (SvWindow *w)
   g_autoptr (GError) error = NULL;
   const char *argv[] = { "/usr/bin/python3", "labels.py", NULL };
   SvJobResult *r = sv_window_get_result (w);
+  const SvLabels *shown;
   gsize n, len = 0;
   SvTestRun run;
 
@@ -61,10 +62,12 @@ assert_python_reproduces_labels (SvWindow *w)
     g_error ("the Python code failed (%d):\n%s%s", run.status, run.out, run.err);
   sv_test_run_clear (&run);
 
-  n = (gsize)r->labels->nz * r->labels->ny * r->labels->nx;
+  shown = sv_job_result_get_labels (r, &error);
+  g_assert_no_error (error);
+  n = (gsize)shown->nz * shown->ny * shown->nx;
   g_assert_true (g_file_get_contents (raw, &bytes, &len, &error));
   g_assert_no_error (error);
-  g_assert_cmpmem (bytes, len, r->labels->data, n * sizeof (gint32));
+  g_assert_cmpmem (bytes, len, shown->data, n * sizeof (gint32));
   sv_test_remove_tree (dir);
 }
 

@@ -7,20 +7,14 @@ import numpy as np
 import pytest
 
 import supervox
-from common import smooth_volume
+from common import skip_without_cuda_device, smooth_volume
 
 cp = pytest.importorskip("cupy")
 
 
 @pytest.fixture(autouse=True)
 def device():
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except cp.cuda.runtime.CUDARuntimeError as exc:
-        pytest.skip("no CUDA device: %s" % exc)
-    if not supervox.cuda_available():
-        pytest.skip("libsupervox has no usable CUDA backend")
+    skip_without_cuda_device(cp)
 
 
 class DLPackOnly:
