@@ -43,8 +43,8 @@ sv_api_backend_done (SvBackend *backend, gboolean ok)
   if (backend == NULL)
     return;
   /* A failed run may leave a backend half set up: the next starts afresh. */
-  if (ok && !sv_backend_is_reference (backend) && sv_cuda_get_device (&device, NULL)
-      && device >= 0 && device < MAX_DEVICES)
+  if (ok && !sv_backend_is_reference (backend) && sv_cuda_get_device (&device, NULL) && device >= 0
+      && device < MAX_DEVICES)
     {
       g_mutex_lock (&pool_lock);
       if (idle[device] == NULL)

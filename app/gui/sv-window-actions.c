@@ -25,8 +25,7 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
                               "%" G_GUINT64_FORMAT,
                               self->sample.nz, self->sample.ny, self->sample.nx,
                               self->sample.n_cells, self->sample.nucleus_radius,
-                              self->sample.blur_sigma, self->sample.noise_sigma,
-                              self->sample.seed);
+                              self->sample.blur_sigma, self->sample.noise_sigma, self->sample.seed);
   *line = (SvSlicCommand){
     .input = self->volume_path ? self->volume_path : "sample.tif",
     .output = *output,
@@ -35,8 +34,8 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     .channel = -1,
     /* The backend that made the labels on screen: "auto" could pick another
      * one on the machine the line runs on, or after a fallback here. */
-    .backend = self->result ? self->result->backend_name
-                            : sv_params_panel_get_backend (self->params_panel),
+    .backend
+    = self->result ? self->result->backend_name : sv_params_panel_get_backend (self->params_panel),
     .before = *synth,
   };
   if (self->volume)

@@ -132,7 +132,8 @@ test_python (void)
   g_assert_true (g_str_has_prefix (code->str, "import numpy as np\nimport tifffile\n"));
   g_assert_null (strstr (code->str, "subprocess"));
   g_assert_nonnull (strstr (code->str, "image = read_zyxc('my \\'scan\\'.tif', (1, 20, 30, 3))\n"));
-  g_assert_nonnull (strstr (code->str, "mask = read_zyxc('m\\\\ask.tif', (1, 20, 30, 1))[..., 0] != 0\n"));
+  g_assert_nonnull (
+      strstr (code->str, "mask = read_zyxc('m\\\\ask.tif', (1, 20, 30, 1))[..., 0] != 0\n"));
   g_assert_nonnull (strstr (
       code->str, "labels = supervox.slic(image, n_segments=100, compactness=10, max_num_iter=10, "
                  "sigma=1.5, spacing=[1, 1, 1], convert2lab=True, enforce_connectivity=True, "

@@ -110,7 +110,8 @@ test_python_reproduces_sample (Fixture *f, gconstpointer data)
     g_autofree char *cmd = sv_window_build_command (f->window);
     /* The sample is made by the very line "Copy as command" starts with. */
     g_assert_true (g_str_has_prefix (cmd, "supervox-cli synth -o sample.tif "));
-    g_assert_nonnull (strstr (code, "subprocess.run(shlex.split('supervox-cli synth -o sample.tif"));
+    g_assert_nonnull (
+        strstr (code, "subprocess.run(shlex.split('supervox-cli synth -o sample.tif"));
     g_assert_nonnull (strstr (code, "start_label=0"));
     g_assert_nonnull (strstr (code, "slic_zero=True"));
     g_assert_nonnull (strstr (code, "convert2lab=False"));
