@@ -16,9 +16,15 @@
 #define SV_STAGE_CHUNK ((size_t)4 << 20)
 #define SV_STAGE_MIN_BYTES ((size_t)8 << 20)
 
+/* The slab steps' streams and buffers (stream-steps.cu). */
+typedef struct _SvCudaSlabs SvCudaSlabs;
+
 typedef struct
 {
   cudaStream_t stream;
+  int device; /* the device the backend was made on */
+  SvCudaSlabs *slabs; /* a streamed run's, or NULL */
+  SvCudaSlabTimes slab_times; /* the last streamed run's */
 
   /* The caller's volume and mask, borrowed (sv-backend.h): the host side reads
    * them for Lab (3 channels, converted on the host) and mask seeding. */
@@ -95,6 +101,18 @@ sv__cuda_backend (SvBackend *backend)
 {
   return (SvCudaBackend *)sv_backend_get_priv (backend);
 }
+
+/* ---- backend-cuda.cu ---- */
+
+/* The iteration constants of a run over a volume of nz × ny × nx × nc
+ * with k clusters, from the pipeline's context; every slice visited. */
+void sv__cuda_iter_init (SvCudaIter *it, const SvSlicContext *ctx, guint nz, guint ny, guint nx,
+                         guint nc, gsize k);
+
+/* ---- stream-steps.cu ---- */
+
+extern const SvSlabSteps sv__cuda_slab_steps;
+void sv__cuda_slabs_free (SvCudaSlabs *slabs);
 
 /* ---- backend-buffers.cu ---- */
 

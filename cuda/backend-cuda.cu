@@ -22,12 +22,17 @@ cuda_create (SvBackend *backend, GError **error)
 {
   SvCudaBackend *self = NULL;
   cudaStream_t stream = NULL;
+  int device = 0;
 
   if (!sv_cuda_device_available (error))
     return FALSE;
+  /* The slab steps may be called from a worker thread: they make this
+   * device current there. */
+  SV_CUDA_CHECK (cudaGetDevice (&device));
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   self = g_new0 (SvCudaBackend, 1);
   self->stream = stream;
+  self->device = device;
   sv_backend_set_priv (backend, self);
   return TRUE;
 out:
@@ -40,6 +45,8 @@ cuda_destroy (SvBackend *backend)
   SvCudaBackend *self = sv__cuda_backend (backend);
   if (self == NULL)
     return;
+  cudaSetDevice (self->device);
+  g_clear_pointer (&self->slabs, sv__cuda_slabs_free);
   cudaStreamSynchronize (self->stream);
   sv__cuda_free_k_buffers (self);
   sv__cuda_free_volume_buffers (self);
@@ -130,6 +137,35 @@ out:
   return FALSE;
 }
 
+void
+sv__cuda_iter_init (SvCudaIter *it, const SvSlicContext *ctx, guint nz, guint ny, guint nx,
+                    guint nc, gsize k)
+{
+  memset (it, 0, sizeof *it);
+  it->nz = (int)nz;
+  it->ny = (int)ny;
+  it->nx = (int)nx;
+  it->nc = (int)nc;
+  it->n = (long long)nz * ny * nx;
+  it->z_begin = 0;
+  it->z_end = it->nz;
+  it->ratio = ctx->ratio;
+  it->spatial_weight = ctx->spatial_weight;
+  it->sz = ctx->spacing[0];
+  it->sy = ctx->spacing[1];
+  it->sx = ctx->spacing[2];
+  for (int a = 0; a < 3; a++)
+    {
+      int dim = a == 0 ? it->nz : a == 1 ? it->ny : it->nx;
+      it->wstep[a] = MAX (ctx->window_step[a], 1);
+      it->ncell[a] = MAX ((dim + it->wstep[a] - 1) / it->wstep[a], 1);
+    }
+  it->slic_zero = ctx->slic_zero ? 1 : 0;
+  it->ignore_colour = 0;
+  it->colour_shift = ctx->colour_shift;
+  it->k = (int)k;
+}
+
 /* The iteration constants from the pipeline's context, and the centres
  * and alive flags of the seeds on the device. */
 static gboolean
@@ -140,27 +176,7 @@ cuda_start (SvBackend *backend, const SvSlicRun *run, GError **error)
   SvCudaIter &it = self->it;
   gsize k = run->clusters.k, cells = 0;
 
-  memset (&it, 0, sizeof it);
-  it.nz = (int)self->nz;
-  it.ny = (int)self->ny;
-  it.nx = (int)self->nx;
-  it.nc = (int)self->nc;
-  it.n = (long long)self->n;
-  it.ratio = ctx->ratio;
-  it.spatial_weight = ctx->spatial_weight;
-  it.sz = ctx->spacing[0];
-  it.sy = ctx->spacing[1];
-  it.sx = ctx->spacing[2];
-  for (int a = 0; a < 3; a++)
-    {
-      int dim = a == 0 ? it.nz : a == 1 ? it.ny : it.nx;
-      it.wstep[a] = MAX (ctx->window_step[a], 1);
-      it.ncell[a] = MAX ((dim + it.wstep[a] - 1) / it.wstep[a], 1);
-    }
-  it.slic_zero = ctx->slic_zero ? 1 : 0;
-  it.ignore_colour = 0;
-  it.colour_shift = ctx->colour_shift;
-  it.k = (int)k;
+  sv__cuda_iter_init (&it, ctx, self->nz, self->ny, self->nx, self->nc, k);
   cells = (gsize)it.ncell[0] * it.ncell[1] * it.ncell[2];
 
   if (!sv__cuda_ensure_k_buffers (self, k, self->nc, cells, error))
@@ -512,6 +528,7 @@ static const SvBackendClass cuda_class = {
   .take_labels = NULL,
   .device_labels = cuda_device_labels,
   .device_stream = cuda_device_stream,
+  .slab_steps = &sv__cuda_slab_steps,
   .clock = NULL,
 };
 

@@ -22,7 +22,20 @@ struct SvCudaIter
   int ignore_colour; /* maskSLIC's spatial-only pass */
   int colour_shift;  /* fixed-point shift of the colour sums */
   int k;             /* number of clusters */
+  /* The slices the assignment, update, SLIC-zero and fill kernels visit,
+   * [z_begin, z_end) of the nz above (the whole volume: 0, nz). Their
+   * image, mask and nearest arrays hold these slices only, from z_begin
+   * on; voxels keep their global coordinates, so a slab's sums and labels
+   * are those of the same voxels in the whole volume. */
+  int z_begin, z_end;
 };
+
+/* Voxels per z slice, and the first and end voxel index of the slab. */
+__host__ __device__ static inline long long
+sv_cuda_plane (const SvCudaIter &it)
+{
+  return (long long)it.ny * it.nx;
+}
 
 /* Centres are k × (3 + nc) floats: z, y, x, colour (scaled by ratio). Sums
  * are k × (4 + nc) 64-bit integers: count, Σz, Σy, Σx, Σ fixed-point colour. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cuda-check.h"
+#include "cuda-kernels.h"
 #include "supervox/sv-error.h"
 #include "sv-cuda.h"
 
@@ -153,4 +154,49 @@ out:
   cudaFree (src);
   cudaFree (dst);
   return ok;
+}
+
+int
+sv_cuda_device_count (void)
+{
+  int count = 0;
+
+  if (cudaGetDeviceCount (&count) != cudaSuccess)
+    return 0;
+  return count;
+}
+
+SvBackend *
+sv_cuda_backend_new_on_device (int device, GError **error)
+{
+  int count = sv_cuda_device_count ();
+
+  if (device < 0 || device >= count)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "no CUDA device %d: this machine has %d", device, count);
+      return NULL;
+    }
+  SV_CUDA_CHECK (cudaSetDevice (device));
+  return sv_backend_new ("cuda", error);
+out:
+  return NULL;
+}
+
+guint64
+sv_cuda_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask)
+{
+  const guint64 n = (guint64)nz * ny * nx;
+
+  /* The volume as given and prepared, the assignment and the labels, the
+   * mask, and the connectivity step's scratch. */
+  return n * (8 * (guint64)nc + 8 + (mask ? 1 : 0)) + sv_cuda_connectivity_bytes ((long long)n)
+         + SV_CUDA_HEADROOM;
+}
+
+guint64
+sv_cuda_stream_slice_bytes (guint ny, guint nx, guint nc, gboolean mask)
+{
+  /* Two slab buffers: values, assignment and mask. */
+  return 2 * (guint64)ny * nx * (4 * (guint64)nc + 4 + (mask ? 1 : 0));
 }

@@ -21,6 +21,31 @@ grid_for (long long n, int block)
   return (unsigned int)((n + block - 1) / block);
 }
 
+/* The slab's voxels: [first, end) in whole-volume indices. */
+__host__ __device__ static inline long long
+slab_first (const SvCudaIter &it)
+{
+  return (long long)it.z_begin * sv_cuda_plane (it);
+}
+
+__host__ __device__ static inline long long
+slab_voxels (const SvCudaIter &it)
+{
+  return (long long)(it.z_end - it.z_begin) * sv_cuda_plane (it);
+}
+
+/* Where element 0 of the whole volume would be for an array that holds the
+ * slab's slices (`per_voxel` elements each): the kernels index it with
+ * global voxel indices and touch only the slab's. NULL stays NULL. */
+template <typename T>
+static inline T *
+volume_base (T *slab, const SvCudaIter &it, int per_voxel)
+{
+  if (slab == NULL)
+    return NULL;
+  return (T *)((uintptr_t)slab - (uintptr_t)(slab_first (it) * per_voxel * (long long)sizeof (T)));
+}
+
 __device__ __forceinline__ int
 cell_index (const SvCudaIter &it, const float *c)
 {
@@ -360,8 +385,9 @@ __launch_bounds__ (TILE_THREADS)
   tile /= ntile_x;
   const int by = tile % ntile_y;
   const int bz = tile / ntile_y;
-  const int t0[3] = { bz * tz, by * ty, bx * tx };
-  const int t1[3] = { min (t0[0] + tz, it.nz), min (t0[1] + ty, it.ny), min (t0[2] + tx, it.nx) };
+  const int t0[3] = { it.z_begin + bz * tz, by * ty, bx * tx };
+  const int t1[3]
+      = { min (t0[0] + tz, it.z_end), min (t0[1] + ty, it.ny), min (t0[2] + tx, it.nx) };
 
   if (tid == 0)
     {
@@ -766,7 +792,7 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
       ty = TILE_3D_Y;
       tx = TILE_3D_X;
     }
-  int ntz = (it.nz + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
+  int ntz = (it.z_end - it.z_begin + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
   long long blocks = (long long)ntz * nty * ntx;
   assign_tiled_kernel<NC><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
       it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
@@ -779,8 +805,11 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
                 const int *cell_start, const int *cell_items, int32_t *nearest,
                 unsigned long long *sums, cudaStream_t stream)
 {
-  if (it.n == 0)
+  if (slab_voxels (it) == 0)
     return cudaSuccess;
+  image = volume_base (image, it, it.nc);
+  mask = volume_base (mask, it, 1);
+  nearest = volume_base (nearest, it, 1);
   if (it.k > 0)
     windows_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, centres, alive,
                                                                           windows);
@@ -830,9 +859,10 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
                    const int32_t *__restrict__ nearest, unsigned long long *__restrict__ sums)
 {
   /* Every lane of the warp takes part in the shuffles, also past the end. */
-  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long v_end = slab_first (it) + slab_voxels (it);
+  long long v = slab_first (it) + (long long)blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x & 31;
-  int k = v < it.n ? nearest[v] : -1;
+  int k = v < v_end ? nearest[v] : -1;
   int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
   int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
   bool head = lane == 0 || prev != k;
@@ -846,7 +876,7 @@ accumulate_kernel (SvCudaIter it, const float *__restrict__ image,
     {
       /* 32-bit division where the index fits: 64-bit division is a long
        * instruction sequence on the device. */
-      if (it.n <= 0xffffffffLL)
+      if (v_end <= 0xffffffffLL)
         {
           unsigned int u = (unsigned int)v, t = u / (unsigned int)it.nx;
           x = (int)(u - t * (unsigned int)it.nx);
@@ -880,10 +910,10 @@ cudaError_t
 sv_cuda_accumulate (const SvCudaIter &it, const float *image, const int32_t *nearest,
                     unsigned long long *sums, cudaStream_t stream)
 {
-  if (it.n == 0)
+  if (slab_voxels (it) == 0)
     return cudaSuccess;
-  accumulate_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, image, nearest,
-                                                                           sums);
+  accumulate_kernel<<<grid_for (slab_voxels (it), SV_BLOCK), SV_BLOCK, 0, stream>>> (
+      it, volume_base (image, it, it.nc), volume_base (nearest, it, 1), sums);
   return cudaGetLastError ();
 }
 
@@ -925,9 +955,10 @@ slic_zero_max_kernel (SvCudaIter it, const float *__restrict__ image,
                       const int32_t *__restrict__ nearest, const float *__restrict__ centres,
                       float *__restrict__ max_dist_colour)
 {
-  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= it.n)
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= slab_voxels (it))
     return;
+  long long v = slab_first (it) + i;
   int k = nearest[v];
   if (k < 0)
     return;
@@ -946,10 +977,10 @@ cudaError_t
 sv_cuda_slic_zero_max (const SvCudaIter &it, const float *image, const int32_t *nearest,
                        const float *centres, float *max_dist_colour, cudaStream_t stream)
 {
-  if (it.n == 0)
+  if (slab_voxels (it) == 0)
     return cudaSuccess;
-  slic_zero_max_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (
-      it, image, nearest, centres, max_dist_colour);
+  slic_zero_max_kernel<<<grid_for (slab_voxels (it), SV_BLOCK), SV_BLOCK, 0, stream>>> (
+      it, volume_base (image, it, it.nc), volume_base (nearest, it, 1), centres, max_dist_colour);
   return cudaGetLastError ();
 }
 
@@ -986,8 +1017,11 @@ fill_unassigned_kernel (SvCudaIter it, const uint8_t *__restrict__ mask,
                         const float *__restrict__ centres, const uint8_t *__restrict__ alive,
                         int32_t *__restrict__ nearest)
 {
-  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= it.n || nearest[v] >= 0 || (mask != NULL && mask[v] == 0))
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= slab_voxels (it))
+    return;
+  long long v = slab_first (it) + i;
+  if (nearest[v] >= 0 || (mask != NULL && mask[v] == 0))
     return;
   int x = (int)(v % it.nx);
   long long t = v / it.nx;
@@ -1015,9 +1049,9 @@ cudaError_t
 sv_cuda_fill_unassigned (const SvCudaIter &it, const uint8_t *mask, const float *centres,
                          const uint8_t *alive, int32_t *nearest, cudaStream_t stream)
 {
-  if (it.n == 0)
+  if (slab_voxels (it) == 0)
     return cudaSuccess;
-  fill_unassigned_kernel<<<grid_for (it.n, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, mask, centres,
-                                                                                alive, nearest);
+  fill_unassigned_kernel<<<grid_for (slab_voxels (it), SV_BLOCK), SV_BLOCK, 0, stream>>> (
+      it, volume_base (mask, it, 1), centres, alive, volume_base (nearest, it, 1));
   return cudaGetLastError ();
 }

@@ -28,6 +28,20 @@ const SvBackendClass *sv_backend_cuda_class (void);
  * (SV_ENGINE_ERROR_BACKEND "no CUDA device: …"). */
 gboolean sv_cuda_device_available (GError **error);
 
+/* CUDA devices on this machine (0 when none can be used). */
+int sv_cuda_device_count (void);
+
+/* A CUDA backend on device `device` (0 …), made current on the calling
+ * thread; its streamed-run steps make it current on theirs. Fails with
+ * SV_ENGINE_ERROR_BACKEND when there is no such device. */
+SvBackend *sv_cuda_backend_new_on_device (int device, GError **error);
+
+/* Device bytes the in-memory run of such a volume needs at its peak, and
+ * what one slice of a streamed run's slab holds on the device (its double
+ * buffers), for choosing between the two and sizing the slabs. */
+guint64 sv_cuda_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask);
+guint64 sv_cuda_stream_slice_bytes (guint ny, guint nx, guint nc, gboolean mask);
+
 /* Free and total memory of the current device, in bytes. */
 gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
 
@@ -78,6 +92,24 @@ typedef struct
   guint iterations;
   gboolean connectivity_on_host;
 } SvCudaStageTimes;
+
+/* Where a streamed run's slab steps spent their time on this backend's
+ * device, summed over the passes: the host copying slabs into pinned
+ * buffers, the uploads and the kernels (CUDA events), and the passes' wall
+ * time. Uploads and kernels run on different streams: when they overlap,
+ * overlap_ms says for how long. */
+typedef struct
+{
+  double staging_ms;
+  double upload_ms;
+  double kernel_ms;
+  double overlap_ms; /* uploads that ran while kernels did */
+  double pass_ms;
+  guint passes;
+} SvCudaSlabTimes;
+
+/* The last streamed run's times on this backend (zero before one). */
+void sv_cuda_backend_get_slab_times (SvBackend *backend, SvCudaSlabTimes *times);
 
 /* Turns per-stage event timing on or off; it synchronises after every
  * iteration, so leave it off outside benchmarks. */

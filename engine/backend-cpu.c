@@ -260,6 +260,7 @@ static const SvBackendClass cpu_class = {
   .finish = cpu_finish,
   .get_labels = cpu_get_labels,
   .take_labels = cpu_take_labels,
+  .slab_steps = &sv__slab_steps_cpu,
 };
 
 const SvBackendClass *

@@ -22,7 +22,13 @@ struct _SvBackend
   float *centres;
   gsize k;
   gboolean has_result;
+
+  /* The CPU slab steps' pass (stream-steps-cpu.c), or NULL. */
+  gpointer slab_pass;
 };
+
+/* The CPU backend's slab steps (stream-steps-cpu.c). */
+extern const SvSlabSteps sv__slab_steps_cpu;
 
 /* Records the volume and mask a backend has loaded (counts the mask). */
 void sv__backend_loaded (SvBackend *backend, const SvVolume *volume, const guint8 *mask);

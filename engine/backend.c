@@ -107,6 +107,8 @@ sv_backend_free (SvBackend *backend)
 {
   if (backend == NULL)
     return;
+  if (backend->klass->slab_steps != NULL)
+    backend->klass->slab_steps->release (backend);
   backend->klass->destroy (backend);
   g_free (backend->centres);
   g_free (backend);

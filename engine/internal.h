@@ -11,6 +11,15 @@
 
 G_BEGIN_DECLS
 
+/* What the in-memory run (slic-pipeline.c) and the streamed one
+ * (stream-slic.c) share: the seeds (maskSLIC's inside the mask, else the
+ * grid's), and the start of pass `pass` of n_passes (maskSLIC first moves
+ * the seeds by position only; every pass starts with fresh SLIC-zero
+ * maxima, as each of scikit-image's _slic_cython calls does). */
+gboolean sv__slic_seed (const guint shape[3], const guint8 *mask, gint64 n_segments,
+                        SvSeeds *seeds, GError **error);
+void sv__slic_pass_start (SvSlicContext *ctx, SvClusters *clusters, guint pass, guint n_passes);
+
 /* Gives every mask-in voxel whose nearest[] is −1 the live cluster with the
  * smallest spatial term (sv_arith_spatial; ties to the lowest index). */
 void sv__slic_fill_unassigned (const SvSlicContext *ctx, const SvClusters *clusters,

@@ -68,6 +68,13 @@ sv_sidecar_to_json (const SvSidecar *sc)
           sv_json_writer_key (w, "connectivity_window");
           sv_json_writer_int (w, sc->connectivity_window);
         }
+      if (sc->devices > 0)
+        {
+          sv_json_writer_key (w, "devices");
+          sv_json_writer_int (w, sc->devices);
+          sv_json_writer_key (w, "peak_device_memory_bytes");
+          sv_json_writer_int (w, (gint64)sc->peak_device_memory_bytes);
+        }
       if (sc->mpi_ranks > 0)
         {
           /* The z range was split across this many MPI ranks. */

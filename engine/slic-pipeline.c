@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend-private.h"
+#include "internal.h"
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
 
@@ -101,9 +102,7 @@ iterate (SvBackend *backend, SvSlicRun *run, const SvRunControl *control, GError
 
   for (run->pass = 0; run->pass < run->n_passes; run->pass++)
     {
-      run->ctx.ignore_colour = run->pass + 1 < run->n_passes;
-      for (gsize k = 0; k < run->clusters.k; k++)
-        run->clusters.max_dist_colour[k] = 1.0f;
+      sv__slic_pass_start (&run->ctx, &run->clusters, run->pass, run->n_passes);
       if (!klass->begin_pass (backend, run, error))
         return FALSE;
       for (int i = 0; i < n_iter; i++)
@@ -126,15 +125,21 @@ iterate (SvBackend *backend, SvSlicRun *run, const SvRunControl *control, GError
   return TRUE;
 }
 
-static gboolean
-seed (SvBackend *backend, const SvSlicParams *params, SvSeeds *seeds, GError **error)
+void
+sv__slic_pass_start (SvSlicContext *ctx, SvClusters *clusters, guint pass, guint n_passes)
 {
-  const SvVolume *v = backend->volume;
-  const guint shape[3] = { v->nz, v->ny, v->nx };
+  ctx->ignore_colour = pass + 1 < n_passes;
+  for (gsize k = 0; k < clusters->k; k++)
+    clusters->max_dist_colour[k] = 1.0f;
+}
 
-  if (backend->mask != NULL)
-    return sv_seeds_mask (shape, backend->mask, params->n_segments, seeds, error);
-  return sv_seeds_grid (shape, params->n_segments, seeds, error);
+gboolean
+sv__slic_seed (const guint shape[3], const guint8 *mask, gint64 n_segments, SvSeeds *seeds,
+               GError **error)
+{
+  if (mask != NULL)
+    return sv_seeds_mask (shape, mask, n_segments, seeds, error);
+  return sv_seeds_grid (shape, n_segments, seeds, error);
 }
 
 static gboolean
@@ -155,7 +160,9 @@ run_stages (SvBackend *backend, const SvSlicParams *params, const SvRunControl *
   if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
     return FALSE;
 
-  if (!seed (backend, params, seeds, error)
+  const guint shape[3] = { backend->volume->nz, backend->volume->ny, backend->volume->nx };
+
+  if (!sv__slic_seed (shape, backend->mask, params->n_segments, seeds, error)
       || !sv_clusters_init (&run->clusters, seeds, image->nc, error))
     return FALSE;
   run->seeds = seeds;

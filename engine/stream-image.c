@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "internal.h"
 #include "supervox/sv-error.h"
 
 guint
@@ -26,17 +27,71 @@ sv__stream_halo (float sigma_z)
   return (guint)MAX (radius, 0);
 }
 
+/* A slab's values, converted and rescaled by threads in shares: each
+ * value's arithmetic is the same whoever does it. */
+typedef struct
+{
+  SvStreamImage *img;
+  SvSampleType type;
+  gsize sample_bytes;
+  gsize n;             /* values */
+  const guint8 *mask;  /* the slab's, or NULL */
+  gboolean rescale;    /* FALSE: img_as_float only */
+  int n_threads;
+} SlabJob;
+
+/* Below this many values a slab is converted on one thread. */
+#define SV_STREAM_PARALLEL_VALUES 8192
+
+static void
+slab_job_share (gpointer data, int t)
+{
+  const SlabJob *job = data;
+  SvStreamImage *img = job->img;
+  const gsize lo = job->n * (gsize)t / (gsize)job->n_threads;
+  const gsize hi = job->n * (gsize)(t + 1) / (gsize)job->n_threads;
+
+  if (!job->rescale)
+    {
+      sv_tiff_samples_to_float (job->type, (const guint8 *)img->raw + lo * job->sample_bytes,
+                                hi - lo, img->work + lo);
+      return;
+    }
+  /* prepare.c's rewrite_chunk: numpy's image -= min; image /= max. */
+  for (gsize i = lo; i < hi; i++)
+    {
+      float v = img->work[i] - img->shift;
+      if (img->divide)
+        v = v / img->scale;
+      img->work[i] = v;
+    }
+  if (job->mask != NULL)
+    for (gsize i = lo; i < hi; i++)
+      if (!isfinite (img->work[i]) && job->mask[i / img->nc] == 0)
+        img->work[i] = 0.0f;
+}
+
+static void
+run_slab_job (SlabJob *job)
+{
+  job->n_threads = job->n >= SV_STREAM_PARALLEL_VALUES ? sv__resolve_threads (job->img->n_threads)
+                                                       : 1;
+  sv__run_parallel (job->n_threads, slab_job_share, job);
+}
+
 /* Reads slices [a, b) into img->work as float32 (img_as_float). */
 static gboolean
 read_float (SvStreamImage *img, guint a, guint b, GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (img->reader);
-  gsize n = (gsize)(b - a) * img->ny * img->nx * img->nc;
+  const gsize values = (gsize)img->ny * img->nx * img->nc;
+  SlabJob job = { img, info->sample_type, 0, (gsize)(b - a) * values, NULL, FALSE, 1 };
 
   img->cached_z0 = img->cached_z1 = 0;
   if (!sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
     return FALSE;
-  sv_tiff_samples_to_float (info->sample_type, img->raw, n, img->work);
+  job.sample_bytes = sv_tiff_slab_reader_slice_bytes (img->reader) / MAX (values, 1);
+  run_slab_job (&job);
   img->slices_read += b - a;
   return TRUE;
 }
@@ -177,22 +232,12 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
   if (!read_float (img, a, b, error))
     return NULL;
   n = (gsize)(b - a) * plane;
+  {
+    SlabJob job = { img, 0, 0, n * nc, NULL, TRUE, 1 };
 
-  /* prepare.c's rewrite_chunk: numpy's image -= min; image /= max. */
-  for (gsize i = 0; i < n * nc; i++)
-    {
-      float v = img->work[i] - img->shift;
-      if (img->divide)
-        v = v / img->scale;
-      img->work[i] = v;
-    }
-  if (img->mask != NULL)
-    {
-      const guint8 *mask = img->mask + (gsize)a * plane;
-      for (gsize i = 0; i < n * nc; i++)
-        if (!isfinite (img->work[i]) && mask[i / nc] == 0)
-          img->work[i] = 0.0f;
-    }
+    job.mask = img->mask != NULL ? img->mask + (gsize)a * plane : NULL;
+    run_slab_job (&job);
+  }
   if (img->lab)
     sv_rgb_to_lab (img->work, n);
   /* Slices beyond the halo's reach are not in the block, but no kept slice

@@ -84,34 +84,33 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvSpill, sv__spill_free)
 gboolean sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error);
 gboolean sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error);
 
-/* ---- slab steps (stream-steps-cpu.c) ------------------------------------- */
+/* ---- one pass over the slabs (stream-workers.c) ------------------------ */
 
-/* What an iteration does to one slab, behind a table so that the driver
- * (stream-slic.c) runs the same way on the CPU, on a device that holds the
- * slab, or on an MPI rank that owns some slabs. Each step takes the run's
- * context (whole-volume shape, global coordinates) and slab [z0, z1): its
- * prepared values `data` and its assignment `nearest` start at slice z0.
- * Sums are exact integers, so slabs and ranks may add theirs in any order.
- * Steps return FALSE with `error` set when the device fails. */
+typedef enum
+{
+  SV_SLAB_ASSIGN, /* assignment and sums (SvSlabSteps.assign_sum) */
+  SV_SLAB_MAXIMA, /* SLIC-zero maxima from the kept assignment */
+} SvSlabPassKind;
+
+/* What a pass needs besides the clusters: the slabs of this rank, where
+ * the image and the kept assignments are, and who runs the steps. */
 typedef struct
 {
-  const char *name;
-  /* Assigns the slab's voxels (nearest) and adds their sums (K × (4 + nc),
-   * as sv__slic_sums_add) to `sums`. */
-  gboolean (*assign_sum) (gpointer self, const SvSlicContext *ctx, const SvClusters *clusters,
-                          guint z0, guint z1, const float *data, gint32 *nearest, gint64 *sums,
-                          GError **error);
-  /* SLIC-zero: raises the clusters' maxima over the slab, with the new
-   * centres and the slab's assignment. */
-  gboolean (*raise_maxima) (gpointer self, const SvSlicContext *ctx, SvClusters *clusters, guint z0,
-                            guint z1, const float *data, const gint32 *nearest, GError **error);
-  /* Gives the slab's mask-in voxels that no window reached the nearest
-   * live centre (sv__slic_fill_unassigned). */
-  gboolean (*fill_unassigned) (gpointer self, const SvSlicContext *ctx, const SvClusters *clusters,
-                               guint z0, guint z1, gint32 *nearest, GError **error);
-} SvSlabSteps;
+  SvStreamImage *image;
+  SvSpill *spill; /* the kept assignments, nz slices */
+  SvBackend *const *workers;
+  guint n_workers;
+  guint z_begin, z_end, depth;
+  gsize plane;
+  GCancellable *cancellable;
+} SvSlabPlan;
 
-extern const SvSlabSteps sv__slab_steps_cpu;
+/* Runs the slab steps of one pass over every slab of `plan`: ASSIGN adds
+ * the pass's sums to `sums` and, with `keep`, writes the assignments to
+ * the spill file; MAXIMA reads them back and raises `maxima` (k). */
+gboolean sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep,
+                        const SvSlicContext *ctx, const SvClusters *clusters, gint64 *sums,
+                        float *maxima, GError **error);
 
 /* ---- connectivity across slabs (stream-connectivity.c) ------------------- */
 

@@ -22,6 +22,7 @@
 #include "supervox/sv-seeds.h"
 #include "internal.h"
 #include "supervox/sv-slic.h"
+#include "backend-private.h"
 #include "stream-private.h"
 
 void
@@ -51,8 +52,8 @@ typedef struct
   SvStreamImage image;
   SvPrepared view; /* the image's shape and max_abs, no data */
   SvSlicContext ctx;
-  const SvSlabSteps *steps;
-  gpointer steps_self;
+  SvSlabPlan plan;     /* the slabs and the backends that run their steps */
+  SvBackend *own_cpu; /* the CPU backend made when the caller gave none */
   const SvStreamRanks *ranks; /* NULL: one process */
   guint z_begin, z_end;       /* this rank's slices */
   SvClusters clusters;
@@ -74,16 +75,9 @@ run_iteration (Run *run, gboolean keep, GError **error)
   const gboolean several = run->ranks != NULL && run->ranks->n_ranks > 1;
   gboolean ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error);
 
-  for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
-    {
-      guint z1 = MIN (z0 + run->depth, run->z_end);
-      const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
-
-      ok = data != NULL
-           && run->steps->assign_sum (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
-                                      run->nearest, sums, error)
-           && (!(keep || slic_zero) || sv__spill_write (run->spill, z0, z1, run->nearest, error));
-    }
+  ok = ok
+       && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx,
+                         &run->clusters, sums, NULL, error);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   /* Ranks that summed other slabs add their sums here: exact integers, so
@@ -94,15 +88,8 @@ run_iteration (Run *run, gboolean keep, GError **error)
   if (!slic_zero)
     return TRUE;
 
-  for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
-    {
-      guint z1 = MIN (z0 + run->depth, run->z_end);
-      const float *data = sv__stream_image_slab (&run->image, z0, z1, error);
-
-      ok = data != NULL && sv__spill_read (run->spill, z0, z1, run->nearest, error)
-           && run->steps->raise_maxima (run->steps_self, &run->ctx, &run->clusters, z0, z1, data,
-                                        run->nearest, error);
-    }
+  ok = sv__slab_pass (&run->plan, SV_SLAB_MAXIMA, FALSE, &run->ctx, &run->clusters, NULL,
+                      run->clusters.max_dist_colour, error);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   /* The maxima start at 1 and only rise: the largest is the same whichever
@@ -159,9 +146,13 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
 
   gboolean ok = TRUE;
 
+  SvBackend *filler = run->plan.workers[0];
+  const SvSlabSteps *steps = filler->klass->slab_steps;
+
   memset (sum, 0, sizeof *sum);
   for (gsize i = 0; i < k; i++)
     zmin[i] = G_MAXUINT;
+  ok = !iterated || steps->begin_pass (filler, &run->ctx, &run->clusters, error);
   for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
     {
       guint z1 = MIN (z0 + run->depth, run->z_end);
@@ -177,8 +168,7 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
         for (gsize i = 0; i < n; i++)
           run->nearest[i] = -1;
       else if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
-               || !run->steps->fill_unassigned (run->steps_self, &run->ctx, &run->clusters, z0, z1,
-                                                run->nearest, error))
+               || !steps->fill_unassigned (filler, z0, z1, run->nearest, error))
         {
           ok = FALSE;
           break;
@@ -200,6 +190,8 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
         }
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
+  if (ok && iterated)
+    ok = steps->end_pass (filler, NULL, NULL, error);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   if (run->ranks != NULL && run->ranks->n_ranks > 1)
@@ -234,13 +226,11 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
   const guint shape[3] = { run->nz, run->ny, run->nx };
   const SvSlicParams *params = run->params;
 
-  if (run->mask != NULL ? !sv_seeds_mask (shape, run->mask, params->n_segments, seeds, error)
-                        : !sv_seeds_grid (shape, params->n_segments, seeds, error))
+  if (!sv__slic_seed (shape, run->mask, params->n_segments, seeds, error))
     return FALSE;
   if (!sv_clusters_init (&run->clusters, seeds, run->nc, error))
     return FALSE;
   sv_slic_context_init (&run->ctx, &run->view, run->mask, seeds, params, run->options->n_threads);
-  run->steps = &sv__slab_steps_cpu;
   *nearest = run->nearest = g_try_new (gint32, (gsize)run->depth * run->plane);
   *spill = run->spill
       = sv__spill_new (run->output, "labels", run->nz, run->plane * sizeof (gint32), error);
@@ -252,6 +242,45 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
                    "not enough memory for the labels of %u slices", run->depth);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* The backends that run the slab steps (the caller's, or a CPU one) and
+ * the slabs they share. */
+static gboolean
+plan_workers (Run *run, GError **error)
+{
+  const SvStreamOptions *options = run->options;
+  SvSlabPlan *plan = &run->plan;
+
+  if (options->n_backends > 0)
+    {
+      plan->workers = options->backends;
+      plan->n_workers = options->n_backends;
+    }
+  else
+    {
+      run->own_cpu = sv_backend_new ("cpu", error);
+      if (run->own_cpu == NULL)
+        return FALSE;
+      plan->workers = &run->own_cpu;
+      plan->n_workers = 1;
+    }
+  for (guint w = 0; w < plan->n_workers; w++)
+    if (plan->workers[w]->klass->slab_steps == NULL)
+      {
+        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                     "the %s backend cannot stream a volume", plan->workers[w]->klass->name);
+        plan->n_workers = 0;
+        return FALSE;
+      }
+  plan->image = &run->image;
+  plan->spill = run->spill;
+  plan->z_begin = run->z_begin;
+  plan->z_end = run->z_end;
+  plan->depth = run->depth;
+  plan->plane = run->plane;
+  plan->cancellable = options->cancellable;
   return TRUE;
 }
 
@@ -409,6 +438,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
                                         : choose_depth (reader, mask != NULL, params->n_segments,
                                                         options->memory_limit);
+    if (options->slab_depth == 0 && options->max_slab_depth > 0)
+      run.depth = MIN (run.depth, options->max_slab_depth);
     scan_depth = options->slab_depth > 0 ? run.depth
                                          : choose_scan_depth (reader, sv__stream_halo (sigma[0]),
                                                               options->memory_limit);
@@ -440,16 +471,14 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error),
                               error))
     goto out;
+  if (!plan_workers (&run, error))
+    goto out;
 
   n_passes = mask != NULL ? 2 : 1;
   n_total = n_passes * (guint)params->max_num_iter;
   for (guint pass = 0; pass < n_passes; pass++)
     {
-      /* maskSLIC first moves the seeds by position only; each pass starts
-       * with fresh SLIC-zero maxima, as in slic-pipeline.c. */
-      run.ctx.ignore_colour = pass + 1 < n_passes;
-      for (gsize k = 0; k < run.clusters.k; k++)
-        run.clusters.max_dist_colour[k] = 1.0f;
+      sv__slic_pass_start (&run.ctx, &run.clusters, pass, n_passes);
       for (int i = 0; i < params->max_num_iter; i++)
         {
           if (!run_iteration (&run, done + 1 == n_total, error))
@@ -480,6 +509,16 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     }
 
 out:
+  for (guint w = 0; w < run.plan.n_workers; w++)
+    {
+      const SvSlabSteps *steps = run.plan.workers[w]->klass->slab_steps;
+
+      if (steps->peak_device_bytes != NULL)
+        report->device_peak_bytes += steps->peak_device_bytes (run.plan.workers[w]);
+      steps->release (run.plan.workers[w]);
+    }
+  report->n_workers = run.plan.n_workers;
+  g_clear_pointer (&run.own_cpu, sv_backend_free);
   report->slab_depth = run.depth;
   report->n_slabs = run.depth > 0 ? (run.nz + run.depth - 1) / run.depth : 0;
   report->halo = run.image.halo;

@@ -1,14 +1,31 @@
-/* Supervox engine: the slab steps of a streamed run on the CPU. They are
- * the whole-volume steps (slic-assign.c, slic-update.c, slic-run.c) told
- * to visit one slab: the context keeps the volume's shape and global
- * coordinates, and the slab's buffers are addressed as if they were part
- * of the whole volume, so each voxel is computed exactly as in the
- * in-memory run. */
+/* Supervox engine: the slab steps of a streamed run on the CPU backend.
+ * They are the whole-volume steps (slic-assign.c, slic-update.c,
+ * slic-run.c) told to visit one slab: the context keeps the volume's shape
+ * and global coordinates, and the slab's buffers are addressed as if they
+ * were part of the whole volume, so each voxel is computed exactly as in
+ * the in-memory run. Nothing is queued: each slab is done when its call
+ * returns. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "stream-private.h"
-
+#include "backend-private.h"
 #include "internal.h"
+#include "supervox/sv-error.h"
+
+/* One pass: its context and clusters (borrowed) and its sums. */
+typedef struct
+{
+  SvSlicContext ctx;
+  const SvClusters *clusters;
+  SvClusters maxima; /* SLIC-zero: the clusters with the pass's own maxima */
+  gint64 *sums;      /* k × (4 + nc) */
+  gsize n_sums;
+} CpuPass;
+
+static CpuPass *
+cpu_pass (SvBackend *backend)
+{
+  return backend->slab_pass;
+}
 
 /* Where element 0 of the volume would be if `slab`, which holds slices
  * from z0 on, were part of it; only the slab's slices are touched. */
@@ -37,52 +54,113 @@ slab_context (const SvSlicContext *ctx, guint z0, guint z1, const float *data, S
 }
 
 static gint32 *
-nearest_base (const SvSlicContext *ctx, gint32 *nearest, guint z0)
+nearest_base (const SvSlicContext *ctx, const gint32 *nearest, guint z0)
 {
   return volume_base (nearest, z0, (gsize)ctx->image->ny * ctx->image->nx * sizeof (gint32));
 }
 
-static gboolean
-cpu_assign_sum (gpointer self, const SvSlicContext *ctx, const SvClusters *clusters, guint z0,
-                guint z1, const float *data, gint32 *nearest, gint64 *sums, GError **error)
+static void
+cpu_release (SvBackend *backend)
 {
-  SvPrepared view;
-  SvSlicContext slab;
-  gint32 *base = nearest_base (ctx, nearest, z0);
+  CpuPass *pass = cpu_pass (backend);
 
-  slab_context (ctx, z0, z1, data, &view, &slab);
-  sv_slic_assign (&slab, clusters, base);
-  sv__slic_sums_add (&slab, base, clusters, sums);
+  if (pass == NULL)
+    return;
+  g_free (pass->sums);
+  g_free (pass->maxima.max_dist_colour);
+  g_free (pass);
+  backend->slab_pass = NULL;
+}
+
+static gboolean
+cpu_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
+                GError **error)
+{
+  CpuPass *pass = cpu_pass (backend);
+  const gsize k = clusters->k;
+
+  if (pass == NULL)
+    pass = backend->slab_pass = g_new0 (CpuPass, 1);
+  pass->ctx = *ctx;
+  pass->clusters = clusters;
+  pass->n_sums = MAX (k, 1) * (4 + clusters->nc);
+  g_free (pass->sums);
+  pass->sums = g_new0 (gint64, pass->n_sums);
+  /* The maxima this pass raises start from the clusters'. */
+  g_free (pass->maxima.max_dist_colour);
+  pass->maxima = *clusters;
+  pass->maxima.max_dist_colour = g_memdup2 (clusters->max_dist_colour, MAX (k, 1) * sizeof (float));
   return TRUE;
 }
 
 static gboolean
-cpu_raise_maxima (gpointer self, const SvSlicContext *ctx, SvClusters *clusters, guint z0, guint z1,
-                  const float *data, const gint32 *nearest, GError **error)
+cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSlabSink sink,
+                gpointer sink_data, GError **error)
 {
+  CpuPass *pass = cpu_pass (backend);
+  const gsize n = (gsize)(z1 - z0) * pass->ctx.image->ny * pass->ctx.image->nx;
+  g_autofree gint32 *nearest = g_try_new (gint32, MAX (n, 1));
+  SvPrepared view;
+  SvSlicContext slab;
+  gint32 *base;
+
+  if (nearest == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the assignment of %u slices", z1 - z0);
+      return FALSE;
+    }
+  base = nearest_base (&pass->ctx, nearest, z0);
+  slab_context (&pass->ctx, z0, z1, data, &view, &slab);
+  sv_slic_assign (&slab, pass->clusters, base);
+  sv__slic_sums_add (&slab, base, pass->clusters, pass->sums);
+  return sink == NULL || sink (z0, z1, nearest, sink_data, error);
+}
+
+static gboolean
+cpu_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
+                  const gint32 *nearest, GError **error)
+{
+  CpuPass *pass = cpu_pass (backend);
   SvPrepared view;
   SvSlicContext slab;
 
-  slab_context (ctx, z0, z1, data, &view, &slab);
-  sv__slic_raise_colour_maxima (&slab, nearest_base (ctx, (gint32 *)nearest, z0), clusters);
+  slab_context (&pass->ctx, z0, z1, data, &view, &slab);
+  sv__slic_raise_colour_maxima (&slab, nearest_base (&pass->ctx, nearest, z0), &pass->maxima);
   return TRUE;
 }
 
 static gboolean
-cpu_fill_unassigned (gpointer self, const SvSlicContext *ctx, const SvClusters *clusters, guint z0,
-                     guint z1, gint32 *nearest, GError **error)
+cpu_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, GError **error)
 {
+  CpuPass *pass = cpu_pass (backend);
   SvPrepared view;
   SvSlicContext slab;
 
-  slab_context (ctx, z0, z1, NULL, &view, &slab);
-  sv__slic_fill_unassigned (&slab, clusters, nearest_base (ctx, nearest, z0));
+  slab_context (&pass->ctx, z0, z1, NULL, &view, &slab);
+  sv__slic_fill_unassigned (&slab, pass->clusters, nearest_base (&pass->ctx, nearest, z0));
+  return TRUE;
+}
+
+static gboolean
+cpu_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error)
+{
+  CpuPass *pass = cpu_pass (backend);
+
+  if (sums != NULL)
+    for (gsize i = 0; i < pass->n_sums; i++)
+      sums[i] += pass->sums[i];
+  if (max_dist_colour != NULL)
+    for (gsize k = 0; k < pass->clusters->k; k++)
+      max_dist_colour[k] = MAX (max_dist_colour[k], pass->maxima.max_dist_colour[k]);
   return TRUE;
 }
 
 const SvSlabSteps sv__slab_steps_cpu = {
-  .name = "cpu",
+  .begin_pass = cpu_begin_pass,
   .assign_sum = cpu_assign_sum,
   .raise_maxima = cpu_raise_maxima,
   .fill_unassigned = cpu_fill_unassigned,
+  .end_pass = cpu_end_pass,
+  .release = cpu_release,
 };

@@ -29,6 +29,8 @@ typedef struct
   char *channel;
   char *memory_limit;
   char *slab_depth;
+  char *devices;
+  char *device_memory_limit;
   gboolean json;
   /* The parameters' options, by row of sv_slic_param_fields: the text of
    * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
@@ -52,6 +54,8 @@ slic_options_clear (SlicOptions *o)
   g_free (o->channel);
   g_free (o->memory_limit);
   g_free (o->slab_depth);
+  g_free (o->devices);
+  g_free (o->device_memory_limit);
   g_strfreev (o->inputs);
 }
 
@@ -175,7 +179,7 @@ read_mask (const char *path, guint shape[3], GError **error)
   return g_steal_pointer (&mask);
 }
 
-/* --memory-limit and --slab-depth. */
+/* --memory-limit, --slab-depth, --devices and --device-memory-limit. */
 static gboolean
 parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
 {
@@ -190,6 +194,11 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
         return FALSE;
       ctx->slab_depth = (guint)v;
     }
+  if (o->device_memory_limit != NULL
+      && !sv_cli_parse_size ("--device-memory-limit", o->device_memory_limit,
+                             &ctx->device_memory_limit, error))
+    return FALSE;
+  ctx->devices = o->devices;
   return TRUE;
 }
 
@@ -278,6 +287,7 @@ run_slic (SlicOptions *o)
   else
     status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);
+  sv_cli_slic_context_close_devices (&ctx);
   return status;
 }
 
@@ -350,6 +360,12 @@ sv_cli_cmd_slic (int argc, char **argv)
       "SIZE" },
     { "slab-depth", 0, 0, G_OPTION_ARG_STRING, &o.slab_depth,
       "Stream in slabs of N slices whatever the memory (for tests)", "N" },
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &o.devices,
+      "With --backend cuda: stream the slabs over these GPUs, e.g. 0,1 or all (default: one; "
+      "under mpirun the local rank's)", "LIST" },
+    { "device-memory-limit", 0, 0, G_OPTION_ARG_STRING, &o.device_memory_limit,
+      "GPU memory a run may use per device, e.g. 2G (default: what the GPU has free); a volume "
+      "that needs more is streamed through the GPU in z-slabs", "SIZE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },

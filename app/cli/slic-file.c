@@ -388,6 +388,8 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .slab_depth = file->streamed ? file->slab_depth : 0,
     .connectivity_window = file->connect_window,
     .mpi_ranks = ctx->ranks != NULL ? (guint)ctx->ranks->n_ranks : 0,
+    .devices = file->streamed ? file->n_devices : 0,
+    .peak_device_memory_bytes = file->device_peak_bytes,
     .threads = ctx->request->n_threads,
     .params = &file->params,
   };

@@ -53,6 +53,12 @@ typedef struct
   guint64 memory_limit;       /* --memory-limit in bytes; 0: what the system has free */
   guint slab_depth;           /* --slab-depth: stream in slabs of this many slices; 0: decide */
   const SvStreamRanks *ranks; /* under mpirun: every file streams across the ranks */
+  const char *devices;        /* --devices: "0,1", "all"; NULL: one (the local rank's) */
+  guint64 device_memory_limit; /* --device-memory-limit per GPU; 0: what the GPU has free */
+  /* The CUDA backends of a streamed run, one per device, made on first use
+   * and kept for the batch (sv_cli_slic_context_close_devices). */
+  SvBackend **device_backends;
+  guint n_device_backends;
 
   SvBackend *backend;  /* one for the whole batch */
   gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
@@ -61,6 +67,8 @@ typedef struct
 /* Opens the backend `name` ("cpu", "cuda" or "auto") for ctx->backend. auto
  * without a usable GPU is the CPU; cuda without one is an error. */
 gboolean sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error);
+/* Frees the streamed run's device backends. */
+void sv_cli_slic_context_close_devices (SvCliSlicContext *ctx);
 
 /* One input. The steps fill it in turn; `error` holds the first failure,
  * already naming the file it is about. */
@@ -77,6 +85,8 @@ struct _SvCliSlicFile
   guint64 memory_limit;               /* the limit the choice was made with */
   guint slab_depth;                   /* slices per slab when streamed */
   guint connect_window;               /* slices the streamed connectivity held */
+  guint n_devices;                    /* GPUs that ran the streamed slab steps; 0: the CPU */
+  guint64 device_peak_bytes;          /* the most device memory they held */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels;                   /* from compute until write */
 

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "cli-common.h"
+#include "slic-devices.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-stream.h"
@@ -105,7 +106,8 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask != NULL)
          + sv_cli_peak_memory ();
   if (ctx->slab_depth == 0 && ctx->ranks == NULL
-      && (file->memory_limit == 0 || need <= file->memory_limit))
+      && (file->memory_limit == 0 || need <= file->memory_limit)
+      && !sv_cli_slic_device_wants_stream (ctx, info->nz, info->ny, info->nx, info->nc))
     return TRUE;
 
   file->streaming = TRUE;
@@ -169,9 +171,6 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
     }
   g_clear_pointer (&reader, sv_tiff_slab_reader_free);
 
-  if (g_strcmp0 (ctx->backend_name, "cuda") == 0 && !ctx->quiet)
-    sv_cli_note ("%s: streaming runs on the CPU backend", file->input);
-
   sv_stream_options_init_defaults (&options);
   options.channel = ctx->channel;
   options.n_threads = ctx->request->n_threads;
@@ -191,9 +190,47 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.cancellable = ctx->cancellable;
   options.ranks = ctx->ranks;
 
+  file->n_devices = 0;
+  file->device_peak_bytes = 0;
+  if (ok && sv_cli_slic_wants_gpu (ctx) && !ctx->gpu_broken)
+    {
+      ok = sv_cli_slic_open_devices (ctx, header.ny, header.nx, header.nc,
+                                     file->params.n_segments, &options.max_slab_depth, &local);
+      if (!ok && g_strcmp0 (ctx->backend_name, "auto") == 0)
+        {
+          /* auto without a usable GPU streams on the CPU. */
+          g_clear_error (&local);
+          ok = TRUE;
+        }
+      options.backends = ctx->device_backends;
+      options.n_backends = ctx->n_device_backends;
+    }
+  if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
+    {
+      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
+      return FALSE;
+    }
+
   memset (&file->stats, 0, sizeof file->stats);
   ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,
                            &file->stats, &report, &local);
+  /* A GPU that fails (not bad data, not a cancel) hands the run to the
+   * CPU, as the in-memory run does; MPI ranks must stay in step, so they
+   * report the failure instead. */
+  if (!ok && options.n_backends > 0 && ctx->ranks == NULL
+      && sv_backend_error_is_device_failure (local))
+    {
+      if (!ctx->quiet)
+        sv_cli_note ("%s: the GPU failed (%s); streaming on the CPU instead", file->input,
+                     local->message);
+      g_clear_error (&local);
+      ctx->gpu_broken = TRUE;
+      options.backends = NULL;
+      options.n_backends = 0;
+      options.max_slab_depth = 0;
+      ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,
+                               &file->stats, &report, &local);
+    }
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)
@@ -201,7 +238,9 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
-  file->backend = "cpu";
+  file->backend = options.n_backends > 0 ? "cuda" : "cpu";
+  file->n_devices = options.n_backends;
+  file->device_peak_bytes = report.device_peak_bytes;
   file->streamed = TRUE;
   file->slab_depth = report.slab_depth;
   file->connect_window = report.connect_window;

@@ -7,6 +7,7 @@
 #include "supervox/sv-io.h"
 #include "sv-test-files.h"
 #include "sv-test-run.h"
+#include "sv-test-volumes.h"
 #include "sv-test-python.h"
 #include "supervox/sv-volume.h"
 
@@ -86,31 +87,6 @@ read_text (const char *path)
   return text;
 }
 
-/* A volume with smooth structure, noise and steps, so that segments are
- * irregular and connectivity splits and merges. */
-static SvVolume *
-make_volume (guint nz, guint ny, guint nx, guint nc)
-{
-  g_autoptr (GError) error = NULL;
-  SvVolume *v = sv_volume_new (nz, ny, nx, nc, &error);
-  guint32 h = 12345;
-
-  g_assert_no_error (error);
-  for (guint z = 0; z < nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++)
-        for (guint c = 0; c < nc; c++)
-          {
-            float noise;
-            h = h * 1664525u + 1013904223u;
-            noise = (float)(h >> 8) / (float)(1u << 24);
-            v->data[(((gsize)z * ny + y) * nx + x) * nc + c]
-                = (float)(0.45 + 0.25 * sin (0.7 * x + 0.3 * z + c) * cos (0.5 * y)
-                          + 0.15 * ((x / 5 + y / 4 + z / 3) % 3) + 0.1 * noise);
-          }
-  return v;
-}
-
 static char *
 write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
 {
@@ -163,7 +139,7 @@ static void
 test_sample_type (Fixture *f, gconstpointer data)
 {
   SvSampleType as = GPOINTER_TO_INT (data);
-  g_autoptr (SvVolume) v = make_volume (23, 19, 21, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, as);
 
   for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
@@ -173,8 +149,8 @@ test_sample_type (Fixture *f, gconstpointer data)
 static void
 test_mask (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (17, 20, 18, 1);
-  g_autoptr (SvVolume) m = make_volume (17, 20, 18, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (17, 20, 18, 1);
+  g_autoptr (SvVolume) m = sv_test_textured_volume (17, 20, 18, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
   g_autofree char *mask = NULL;
   g_autofree char *params = NULL;
@@ -198,12 +174,12 @@ static void
 test_odd_shapes (Fixture *f, gconstpointer data)
 {
   /* Fewer slices than one slab. */
-  g_autoptr (SvVolume) thin = make_volume (3, 25, 22, 1);
+  g_autoptr (SvVolume) thin = sv_test_textured_volume (3, 25, 22, 1);
   g_autofree char *in_thin = write_volume (f, "thin.tif", thin, SV_SAMPLE_F32);
   /* 2D, grey and RGB (converted to Lab). */
-  g_autoptr (SvVolume) flat = make_volume (1, 40, 37, 1);
+  g_autoptr (SvVolume) flat = sv_test_textured_volume (1, 40, 37, 1);
   g_autofree char *in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
-  g_autoptr (SvVolume) rgb = make_volume (1, 33, 29, 3);
+  g_autoptr (SvVolume) rgb = sv_test_textured_volume (1, 33, 29, 3);
   g_autofree char *in_rgb = write_volume (f, "rgb.tif", rgb, SV_SAMPLE_U8);
 
   assert_stream_identical (f, in_thin, "--n-segments 20 --sigma 2");
@@ -249,7 +225,7 @@ test_other_layouts (Fixture *f, gconstpointer data)
 static void
 test_memory_limit (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (12, 30, 32, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (12, 30, 32, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
   g_autofree char *big = path_in (f, "big.tif");
   g_autofree char *small = path_in (f, "small.tif");
@@ -292,8 +268,8 @@ static void
 test_stays_under_limit (Fixture *f, gconstpointer data)
 {
   const gint64 limit = 24 << 20;
-  g_autoptr (SvVolume) tiny = make_volume (2, 8, 8, 1);
-  g_autoptr (SvVolume) v = make_volume (64, 160, 160, 1);
+  g_autoptr (SvVolume) tiny = sv_test_textured_volume (2, 8, 8, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (64, 160, 160, 1);
   g_autofree char *in_tiny = write_volume (f, "tiny.tif", tiny, SV_SAMPLE_F32);
   g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
   g_autofree char *memory = path_in (f, "memory.tif");
@@ -354,7 +330,7 @@ expect_failure (Fixture *f, const char *in, const char *needle, const char *extr
 static void
 test_truncated (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (10, 30, 32, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (10, 30, 32, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
   g_autofree char *contents = NULL;
   gsize len = 0;
@@ -370,7 +346,7 @@ test_truncated (Fixture *f, gconstpointer data)
 static void
 test_corrupt_page (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (10, 30, 32, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (10, 30, 32, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
   g_autofree char *contents = NULL;
   gsize len = 0;
@@ -386,7 +362,7 @@ test_corrupt_page (Fixture *f, gconstpointer data)
 static void
 test_bad_options (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (4, 10, 10, 1);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (4, 10, 10, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
 
   expect_failure (f, in, "--memory-limit must be a size", "--memory-limit 12Q");

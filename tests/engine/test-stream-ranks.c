@@ -288,23 +288,23 @@ one_process (const char *input, const char *output, const SvSlicParams *params, 
   g_assert_no_error (error);
 }
 
+#define CASE_NZ 7
+#define CASE_NY 18
+#define CASE_NX 20
+
+/* The parameter sets and the ball mask the identity tests run: plain,
+ * smoothing, SLIC-zero, splits and merges. */
 static void
-test_identical (Fixture *f, gconstpointer data)
+make_cases (SvSlicParams params[4], guint8 *ball)
 {
-  static const guint n_ranks[] = { 2, 3, 4, 9 };
-  const guint nz = 7, ny = 18, nx = 20;
-  g_autofree char *in = write_input (f, nz, ny, nx);
-  g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
-  g_autofree char *ranks = g_build_filename (f->dir, "ranks.tif", NULL);
-  g_autofree guint8 *ball = g_new (guint8, (gsize)nz * ny * nx);
-  SvSlicParams params[4];
+  const guint nz = CASE_NZ, ny = CASE_NY, nx = CASE_NX;
 
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)
       for (guint x = 0; x < nx; x++)
         ball[((gsize)z * ny + y) * nx + x]
             = (z - 3.0) * (z - 3.0) * 4 + (y - 9.0) * (y - 9.0) + (x - 10.0) * (x - 10.0) < 70;
-  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+  for (guint p = 0; p < 4; p++)
     sv_slic_params_init_defaults (&params[p]);
   params[0].n_segments = 30;
   params[1].n_segments = 40;
@@ -317,7 +317,19 @@ test_identical (Fixture *f, gconstpointer data)
   params[3].sigma[0] = 0.8;
   params[3].min_size_factor = 0.9;
   params[3].max_size_factor = 1.0;
+}
 
+static void
+test_identical (Fixture *f, gconstpointer data)
+{
+  static const guint n_ranks[] = { 2, 3, 4, 9 };
+  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
+  g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
+  g_autofree char *ranks = g_build_filename (f->dir, "ranks.tif", NULL);
+  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
+  SvSlicParams params[4];
+
+  make_cases (params, ball);
   for (guint p = 0; p < G_N_ELEMENTS (params); p++)
     for (int masked = 0; masked < 2; masked++)
       {
@@ -334,6 +346,55 @@ test_identical (Fixture *f, gconstpointer data)
             sv_test_assert_same_file (one, ranks);
           }
       }
+}
+
+/* Slabs spread over several backends, one worker thread each (what
+ * --devices does with GPUs), give the one-backend file: the workers' sums
+ * are added after each pass, whichever slabs each took. */
+static void
+test_workers (Fixture *f, gconstpointer data)
+{
+  static const guint n_workers[] = { 2, 3, 5 };
+  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
+  g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
+  g_autofree char *spread = g_build_filename (f->dir, "spread.tif", NULL);
+  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
+  SvBackend *backends[5];
+  SvSlicParams params[4];
+
+  make_cases (params, ball);
+  for (guint w = 0; w < G_N_ELEMENTS (backends); w++)
+    {
+      g_autoptr (GError) error = NULL;
+      backends[w] = sv_backend_new ("cpu", &error);
+      g_assert_no_error (error);
+    }
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    for (int masked = 0; masked < 2; masked++)
+      {
+        const guint8 *mask = masked ? ball : NULL;
+
+        one_process (in, one, &params[p], mask);
+        for (guint i = 0; i < G_N_ELEMENTS (n_workers); i++)
+          {
+            g_autoptr (GError) error = NULL;
+            SvStreamOptions options;
+            SvStreamReport report;
+
+            g_test_message ("params %u, mask %d, %u workers", p, masked, n_workers[i]);
+            sv_stream_options_init_defaults (&options);
+            options.slab_depth = 1;
+            options.backends = backends;
+            options.n_backends = n_workers[i];
+            g_assert_true (sv_stream_slic_run (in, spread, &params[p], mask, &options, NULL,
+                                               &report, &error));
+            g_assert_no_error (error);
+            g_assert_cmpuint (report.n_workers, ==, n_workers[i]);
+            sv_test_assert_same_file (one, spread);
+          }
+      }
+  for (guint w = 0; w < G_N_ELEMENTS (backends); w++)
+    sv_backend_free (backends[w]);
 }
 
 /* The last page's first strip no longer inflates: only the last rank
@@ -406,5 +467,7 @@ main (int argc, char **argv)
               test_identical, fixture_teardown);
   g_test_add ("/engine/stream/ranks/failing-rank-stops-all", Fixture, NULL, fixture_setup,
               test_failing_rank, fixture_teardown);
+  g_test_add ("/engine/stream/workers/identical-to-one-backend", Fixture, NULL, fixture_setup,
+              test_workers, fixture_teardown);
   return g_test_run ();
 }

@@ -30,6 +30,53 @@ typedef struct
   GCancellable *cancellable; /* the run's (may be NULL), for stages that wait */
 } SvSlicRun;
 
+/* Where slab steps hand back a slab's assignment: nearest holds slices
+ * [z0, z1) of nz*ny*nx. Returns FALSE with `error` set to stop the pass. */
+typedef gboolean (*SvSlabSink) (guint z0, guint z1, const gint32 *nearest, gpointer user_data,
+                                GError **error);
+
+/* The streamed run's stages (sv-stream.h): what one pass over the slabs
+ * of an iteration does, on the backend's own memory. The run keeps the
+ * whole-volume context (shape, global coordinates, the caller's host
+ * mask) and hands the steps one z-slab at a time, [z0, z1), with its
+ * prepared values (channel fastest, starting at slice z0). Sums are exact
+ * integers, so a backend may queue slabs and add them in any order; what
+ * it queued is complete when end_pass returns. One backend is used by one
+ * thread at a time; several backends (devices) may run passes over
+ * different slabs at once, each over its own share. */
+typedef struct
+{
+  /* A pass starts: the clusters as the pass reads them (centres, alive
+   * flags, SLIC-zero maxima; borrowed until end_pass) and the run's
+   * context (ctx->ignore_colour set for maskSLIC's first pass). */
+  gboolean (*begin_pass) (SvBackend *backend, const SvSlicContext *ctx,
+                          const SvClusters *clusters, GError **error);
+  /* Assigns the slab's voxels and adds them to the pass's sums; when sink
+   * is not NULL the slab's assignment goes to it, perhaps only by a later
+   * call or end_pass (a device queues the slab and returns). `data` is
+   * read before the call returns. */
+  gboolean (*assign_sum) (SvBackend *backend, guint z0, guint z1, const float *data,
+                          SvSlabSink sink, gpointer sink_data, GError **error);
+  /* SLIC-zero: raises the pass's maxima with the slab's values and its
+   * assignment, against the pass's centres (the updated ones). */
+  gboolean (*raise_maxima) (SvBackend *backend, guint z0, guint z1, const float *data,
+                            const gint32 *nearest, GError **error);
+  /* Gives the slab's mask-in voxels that no window reached the nearest
+   * live centre of the pass (sv__slic_fill_unassigned), in place. */
+  gboolean (*fill_unassigned) (SvBackend *backend, guint z0, guint z1, gint32 *nearest,
+                               GError **error);
+  /* Waits for what the pass queued (every sink called), then adds its sums
+   * (k × (4 + nc), as sv__slic_sums_add) to `sums` and raises
+   * `max_dist_colour` (k) to its maxima; either may be NULL. */
+  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour,
+                        GError **error);
+  /* Frees what the passes hold; called once at the end of the run, also
+   * after a failure or a cancel. */
+  void (*release) (SvBackend *backend);
+  /* Optional: the most device memory the steps held at once, in bytes. */
+  guint64 (*peak_device_bytes) (SvBackend *backend);
+} SvSlabSteps;
+
 struct _SvBackendClass
 {
   const char *name; /* "cpu", "cuda" */
@@ -97,6 +144,10 @@ struct _SvBackendClass
   const gint32 *(*device_labels) (SvBackend *backend, guint shape_zyx[3]);
   /* The stream the backend's work is queued on (a cudaStream_t). */
   gpointer (*device_stream) (SvBackend *backend);
+
+  /* Optional: the stages of a streamed run (sv-stream.h); a backend
+   * without them cannot stream. */
+  const SvSlabSteps *slab_steps;
 
   /* Optional: the backend's clock in microseconds (default
    * g_get_monotonic_time); test doubles simulate slow stages with it. */

@@ -52,6 +52,8 @@ typedef struct
   guint slab_depth;          /* streaming: slices per slab, else 0 (left out) */
   guint connectivity_window; /* streaming: slices the connectivity held */
   guint mpi_ranks;           /* ranks the z range was split across; 0: no MPI (left out) */
+  guint devices;             /* GPUs a streamed run spread its slabs over; 0: none (left out) */
+  guint64 peak_device_memory_bytes; /* with devices: the most the slab steps held, all devices */
   int threads;
   double seconds[SV_SIDECAR_N_STAGES];
   const SvSlicParams *params;

@@ -67,6 +67,15 @@ typedef struct
   gpointer user_data;
   GCancellable *cancellable;  /* may be NULL */
   const SvStreamRanks *ranks; /* NULL: one process; else only rank 0 writes `output` */
+  /* The backends that run the slab steps (SvSlabSteps), borrowed: slabs
+   * go to them in turn, one worker thread each when there are several
+   * (one per GPU), and their exact sums are added after each pass.
+   * NULL: one CPU backend made for the run. */
+  SvBackend *const *backends;
+  guint n_backends;
+  /* With slab_depth 0: at most this many slices per slab (0: no cap), for
+   * a device whose memory is smaller than the host's. */
+  guint max_slab_depth;
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
@@ -80,6 +89,8 @@ typedef struct
   guint halo;           /* slices read beyond a slab for smoothing */
   guint connect_window; /* slices the connectivity pass held at once */
   guint64 image_passes; /* passes over the image file */
+  guint n_workers;      /* backends that ran the slab steps */
+  guint64 device_peak_bytes; /* the most device memory the steps held, summed over devices */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as

@@ -1,0 +1,161 @@
+/* supervox-cli slic: the GPUs of a streamed run. With the CUDA backend a
+ * volume streams through the GPU when the in-memory run would not fit in
+ * its memory (what cudaMemGetInfo reports free, or --device-memory-limit),
+ * and --devices spreads the slabs over several GPUs. */
+#define G_LOG_DOMAIN "sv-cli"
+
+#include "slic-devices.h"
+
+#include "cli-common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervox/sv-error.h"
+#include "sv-config.h"
+
+#if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
+#include "cuda/sv-cuda.h"
+#define SV_CLI_CUDA 1
+#else
+#define SV_CLI_CUDA 0
+#endif
+
+gboolean
+sv_cli_slic_wants_gpu (const SvCliSlicContext *ctx)
+{
+#if SV_CLI_CUDA
+  if (g_strcmp0 (ctx->backend_name, "cuda") == 0)
+    return TRUE;
+  return g_strcmp0 (ctx->backend_name, "auto") == 0 && sv_cuda_device_count () > 0;
+#else
+  return FALSE;
+#endif
+}
+
+#if SV_CLI_CUDA
+/* The device numbers --devices names ("all": every one), or the local
+ * rank's under mpirun, or device 0. */
+static GArray *
+device_list (const SvCliSlicContext *ctx, GError **error)
+{
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (int));
+  const int count = sv_cuda_device_count ();
+
+  if (count == 0)
+    {
+      g_array_free (list, TRUE);
+      return sv_cuda_device_available (error), NULL;
+    }
+  if (ctx->devices != NULL && strcmp (ctx->devices, "all") == 0)
+    for (int d = 0; d < count; d++)
+      g_array_append_val (list, d);
+  else if (ctx->devices != NULL)
+    {
+      g_auto (GStrv) items = g_strsplit (ctx->devices, ",", -1);
+
+      for (guint i = 0; items[i] != NULL; i++)
+        {
+          char *end = NULL;
+          long d = strtol (items[i], &end, 10);
+
+          if (end == items[i] || *end != '\0' || d < 0 || d >= count)
+            {
+              g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "--devices must list GPUs from 0 to %d, or say all; got %s",
+                           count - 1, ctx->devices);
+              g_array_free (list, TRUE);
+              return NULL;
+            }
+          g_array_append_val (list, (int){ (int)d });
+        }
+    }
+  else
+    {
+      /* Under mpirun each rank drives the GPU of its local rank. */
+      const char *local = g_getenv ("OMPI_COMM_WORLD_LOCAL_RANK");
+      int d = ctx->ranks != NULL && local != NULL ? atoi (local) % count : 0;
+
+      g_array_append_val (list, d);
+    }
+  return list;
+}
+
+/* What a device lets a run use: --device-memory-limit, or what it has free. */
+static guint64
+device_limit (const SvCliSlicContext *ctx)
+{
+  gsize free_bytes = 0;
+
+  if (ctx->device_memory_limit > 0)
+    return ctx->device_memory_limit;
+  if (!sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
+    return 0;
+  return free_bytes;
+}
+#endif
+
+gboolean
+sv_cli_slic_device_wants_stream (const SvCliSlicContext *ctx, guint nz, guint ny, guint nx,
+                                 guint nc)
+{
+#if SV_CLI_CUDA
+  if (!sv_cli_slic_wants_gpu (ctx))
+    return FALSE;
+  if (ctx->devices != NULL)
+    return TRUE;
+  return sv_cuda_in_memory_bytes (nz, ny, nx, nc, ctx->mask != NULL) > device_limit (ctx);
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc,
+                          gint64 n_segments, guint *max_depth, GError **error)
+{
+#if SV_CLI_CUDA
+  g_autoptr (GArray) list = NULL;
+  guint64 limit, fixed, slice;
+
+  if (ctx->device_backends == NULL)
+    {
+      list = device_list (ctx, error);
+      if (list == NULL)
+        return FALSE;
+      ctx->device_backends = g_new0 (SvBackend *, list->len);
+      for (guint i = 0; i < list->len; i++)
+        {
+          ctx->device_backends[i]
+              = sv_cuda_backend_new_on_device (g_array_index (list, int, i), error);
+          if (ctx->device_backends[i] == NULL)
+            {
+              sv_cli_slic_context_close_devices (ctx);
+              return FALSE;
+            }
+          ctx->n_device_backends = i + 1;
+        }
+    }
+  /* Slices per slab that fit beside the clusters' buffers (centres, sums,
+   * bins: well under 128 bytes a segment). */
+  limit = device_limit (ctx);
+  fixed = 128 * (guint64)MAX (n_segments, 1) + (1 << 20);
+  slice = sv_cuda_stream_slice_bytes (ny, nx, nc, ctx->mask != NULL);
+  *max_depth = limit > fixed ? (guint)MIN ((limit - fixed) / MAX (slice, 1), G_MAXINT32) : 1;
+  *max_depth = MAX (*max_depth, 1);
+  return TRUE;
+#else
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+               "no CUDA device: this build of %s has no CUDA backend", SV_CLI_PROGRAM);
+  return FALSE;
+#endif
+}
+
+void
+sv_cli_slic_context_close_devices (SvCliSlicContext *ctx)
+{
+  for (guint i = 0; i < ctx->n_device_backends; i++)
+    sv_backend_free (ctx->device_backends[i]);
+  g_clear_pointer (&ctx->device_backends, g_free);
+  ctx->n_device_backends = 0;
+}

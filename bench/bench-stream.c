@@ -1,0 +1,260 @@
+/* Benchmark (not a test) of the streamed run on the GPU against the
+ * in-memory one, both end to end, file in and file out: the in-memory run
+ * reads the whole TIFF, runs on the CUDA backend and writes the labels;
+ * the streamed run reads slabs, runs the CUDA slab steps and writes the
+ * labels slab by slab. Prints a table with the stage times, the slab
+ * steps' staging, upload and kernel times and the copy/compute overlap
+ * achieved, checks that both label files hold the same bytes, and with
+ * --json writes the numbers.
+ *
+ *   bench-stream IN.tif --n-segments N [--slab-depth D] [--devices 0,0]
+ *                [--reps R] [--no-in-memory] [--json out.json]
+ *
+ * Overlap: the share of the upload time during which the device also ran
+ * the assignment kernels (CUDA events on both streams). */
+#define G_LOG_DOMAIN "sv-bench"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "supervox/sv-backend.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-stream.h"
+#include "sv-cuda.h"
+
+typedef struct
+{
+  double load, prepare, iterate, connect, write, total;
+} Times;
+
+static double
+seconds_since (gint64 t0)
+{
+  return (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+}
+
+static gboolean
+run_in_memory (const char *in, const char *out, const SvSlicParams *params, Times *t,
+               GError **error)
+{
+  gint64 t0 = g_get_monotonic_time (), t1;
+  g_autoptr (SvVolume) volume = NULL;
+  g_autoptr (SvLabels) labels = NULL;
+  SvBackend *backend = NULL;
+  SvRunStats stats;
+  gboolean ok = FALSE;
+
+  volume = sv_tiff_read_volume (in, error);
+  if (volume == NULL)
+    return FALSE;
+  t->load = seconds_since (t0);
+  backend = sv_backend_new ("cuda", error);
+  if (backend == NULL || !sv_backend_set_volume (backend, volume, NULL, error)
+      || !sv_backend_run (backend, params, NULL, &stats, error))
+    goto out;
+  labels = sv_labels_new (volume->nz, volume->ny, volume->nx, error);
+  if (labels == NULL || !sv_backend_get_labels (backend, labels->data, error))
+    goto out;
+  memcpy (labels->spacing, volume->spacing, sizeof labels->spacing);
+  t1 = g_get_monotonic_time ();
+  if (!sv_tiff_write_labels (out, labels, error))
+    goto out;
+  t->write = seconds_since (t1);
+  t->prepare = stats.seconds_prepare;
+  t->iterate = stats.seconds_iterate;
+  t->connect = stats.seconds_connect;
+  t->total = seconds_since (t0);
+  ok = TRUE;
+out:
+  sv_backend_free (backend);
+  return ok;
+}
+
+static gboolean
+run_streamed (const char *in, const char *out, const SvSlicParams *params, guint depth,
+              SvBackend **backends, guint n_backends, Times *t, SvStreamReport *report,
+              SvCudaSlabTimes *slab, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  SvStreamOptions options;
+  SvRunStats stats;
+
+  sv_stream_options_init_defaults (&options);
+  options.n_threads = 0;
+  options.write_options.n_threads = 0;
+  options.slab_depth = depth;
+  /* Host memory is plenty here: slabs bounded by the device. */
+  options.memory_limit = G_GUINT64_CONSTANT (16) << 30;
+  options.backends = backends;
+  options.n_backends = n_backends;
+  if (!sv_stream_slic_run (in, out, params, NULL, &options, &stats, report, error))
+    return FALSE;
+  t->load = 0;
+  t->prepare = stats.seconds_prepare;
+  t->iterate = stats.seconds_iterate;
+  t->connect = stats.seconds_connect;
+  t->total = seconds_since (t0);
+  t->write = 0;
+  memset (slab, 0, sizeof *slab);
+  for (guint i = 0; i < n_backends; i++)
+    {
+      SvCudaSlabTimes one;
+      sv_cuda_backend_get_slab_times (backends[i], &one);
+      slab->staging_ms += one.staging_ms;
+      slab->upload_ms += one.upload_ms;
+      slab->kernel_ms += one.kernel_ms;
+      slab->overlap_ms += one.overlap_ms;
+      slab->pass_ms = MAX (slab->pass_ms, one.pass_ms);
+      slab->passes = MAX (slab->passes, one.passes);
+    }
+  return TRUE;
+}
+
+static gboolean
+same_bytes (const char *a, const char *b)
+{
+  g_autofree char *x = NULL, *y = NULL;
+  gsize nx = 0, ny = 0;
+
+  return g_file_get_contents (a, &x, &nx, NULL) && g_file_get_contents (b, &y, &ny, NULL)
+         && nx == ny && memcmp (x, y, nx) == 0;
+}
+
+/* The run with the smallest total of `reps`. */
+static void
+keep_best (Times *best, const Times *t, int rep)
+{
+  if (rep == 0 || t->total < best->total)
+    *best = *t;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *devices = NULL, *json_path = NULL;
+  gint64 n_segments = 0;
+  gint depth = 0, reps = 1;
+  gboolean no_in_memory = FALSE;
+  GOptionEntry entries[] = {
+    { "n-segments", 0, 0, G_OPTION_ARG_INT64, &n_segments, "Segments", "N" },
+    { "slab-depth", 0, 0, G_OPTION_ARG_INT, &depth, "Slices per slab (0: from 1 GiB)", "D" },
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &devices, "GPUs, e.g. 0 or 0,0", "LIST" },
+    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Runs of each; the fastest counts", "R" },
+    { "no-in-memory", 0, 0, G_OPTION_ARG_NONE, &no_in_memory, "Only the streamed run", NULL },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write the numbers here", "FILE" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("IN.tif");
+  g_auto (GStrv) device_list = NULL;
+  g_autofree SvBackend **backends = NULL;
+  g_autofree char *dir = NULL, *out_memory = NULL, *out_stream = NULL;
+  guint n_backends;
+  SvSlicParams params;
+  Times memory = { 0 }, streamed = { 0 };
+  SvStreamReport report = { 0 };
+  SvCudaSlabTimes slab = { 0 };
+  double overlap = 0.0, ratio = 0.0;
+  gboolean identical = FALSE;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 2)
+    {
+      fprintf (stderr, "bench-stream: %s\n", error != NULL ? error->message : "one input TIFF");
+      return 1;
+    }
+  sv_backend_register (sv_backend_cuda_class ());
+  sv_slic_params_init_defaults (&params);
+  if (n_segments > 0)
+    params.n_segments = n_segments;
+
+  device_list = g_strsplit (devices != NULL ? devices : "0", ",", -1);
+  n_backends = g_strv_length (device_list);
+  backends = g_new0 (SvBackend *, n_backends);
+  for (guint i = 0; i < n_backends; i++)
+    if ((backends[i] = sv_cuda_backend_new_on_device (atoi (device_list[i]), &error)) == NULL)
+      {
+        fprintf (stderr, "bench-stream: %s\n", error->message);
+        return 1;
+      }
+
+  dir = g_path_get_dirname (argv[1]);
+  out_memory = g_build_filename (dir, "bench-memory-labels.tif", NULL);
+  out_stream = g_build_filename (dir, "bench-stream-labels.tif", NULL);
+  for (int r = 0; r < MAX (reps, 1); r++)
+    {
+      Times t = { 0 };
+
+      if (!no_in_memory)
+        {
+          if (!run_in_memory (argv[1], out_memory, &params, &t, &error))
+            {
+              fprintf (stderr, "bench-stream: in memory: %s\n", error->message);
+              return 1;
+            }
+          keep_best (&memory, &t, r);
+        }
+      if (!run_streamed (argv[1], out_stream, &params, (guint)depth, backends, n_backends, &t,
+                         &report, &slab, &error))
+        {
+          fprintf (stderr, "bench-stream: streamed: %s\n", error->message);
+          return 1;
+        }
+      keep_best (&streamed, &t, r);
+    }
+  if (!no_in_memory)
+    {
+      identical = same_bytes (out_memory, out_stream);
+      ratio = streamed.total / memory.total;
+    }
+  if (slab.upload_ms > 0)
+    overlap = slab.overlap_ms / slab.upload_ms;
+
+  printf ("%-10s %8s %8s %8s %8s %8s %8s\n", "run", "load", "prepare", "iterate", "connect",
+          "write", "total");
+  if (!no_in_memory)
+    printf ("%-10s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", "in-memory", memory.load,
+            memory.prepare, memory.iterate, memory.connect, memory.write, memory.total);
+  printf ("%-10s %8s %8.2f %8.2f %8.2f %8s %8.2f\n", "streamed", "-", streamed.prepare,
+          streamed.iterate, streamed.connect, "-", streamed.total);
+  printf ("slabs: %u of %u slices on %u device(s); %u passes: staging %.0f ms, upload %.0f ms, "
+          "kernels %.0f ms, pass wall %.0f ms; uploads overlapped by kernels %.0f %%; "
+          "device peak %.1f MiB\n",
+          report.n_slabs, report.slab_depth, n_backends, slab.passes, slab.staging_ms,
+          slab.upload_ms, slab.kernel_ms, slab.pass_ms, 100.0 * overlap,
+          report.device_peak_bytes / 1048576.0);
+  if (!no_in_memory)
+    printf ("streamed / in-memory: %.2f×; labels identical: %s\n", ratio,
+            identical ? "yes" : "NO");
+
+  if (json_path != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (
+          "{\"input\":\"%s\",\"n_segments\":%" G_GINT64_FORMAT ",\"devices\":%u,"
+          "\"in_memory\":{\"load\":%.3f,\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,"
+          "\"write\":%.3f,\"total\":%.3f},"
+          "\"streamed\":{\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,\"total\":%.3f,"
+          "\"slab_depth\":%u,\"n_slabs\":%u,\"passes\":%u,\"staging_ms\":%.1f,"
+          "\"upload_ms\":%.1f,\"kernel_ms\":%.1f,\"pass_ms\":%.1f,\"overlap\":%.3f,"
+          "\"device_peak_bytes\":%" G_GUINT64_FORMAT "},"
+          "\"ratio\":%.3f,\"identical\":%s}\n",
+          argv[1], params.n_segments, n_backends, memory.load, memory.prepare, memory.iterate,
+          memory.connect, memory.write, memory.total, streamed.prepare, streamed.iterate,
+          streamed.connect, streamed.total, report.slab_depth, report.n_slabs, slab.passes,
+          slab.staging_ms, slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap,
+          report.device_peak_bytes, ratio, identical ? "true" : "false");
+      if (!g_file_set_contents (json_path, text, -1, &error))
+        {
+          fprintf (stderr, "bench-stream: %s\n", error->message);
+          return 1;
+        }
+    }
+  for (guint i = 0; i < n_backends; i++)
+    sv_backend_free (backends[i]);
+  g_unlink (out_memory);
+  g_unlink (out_stream);
+  return no_in_memory || identical ? 0 : 2;
+}

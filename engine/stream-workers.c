@@ -1,0 +1,179 @@
+/* Supervox engine: one pass of a streamed iteration over the slabs, shared
+ * by the backends that run the slab steps. With one backend the slabs go
+ * through it in z order on the caller's thread; with several (one per
+ * GPU) each gets a worker thread and every n-th slab. Reading the image
+ * file (one reader, one cache) and handing a slab to a backend happen
+ * under one lock; a device backend copies the slab to its own memory and
+ * returns, so the devices compute while the next slab is read. Each worker
+ * sums into its own integers; they are added after the pass, so the
+ * centres do not depend on which device took which slab. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <string.h>
+
+#include "backend-private.h"
+#include "stream-private.h"
+#include "supervox/sv-error.h"
+
+typedef struct
+{
+  const SvSlabPlan *plan;
+  SvSlabPassKind kind;
+  gboolean keep;
+  const SvSlicContext *ctx;
+  const SvClusters *clusters;
+  gint64 *sums;   /* shared, may be NULL */
+  float *maxima;  /* shared, may be NULL */
+  gsize n_sums;
+  GMutex lock;
+  gboolean failed; /* a worker failed: the others stop at their next slab */
+  GError *error;   /* the first worker's error */
+} Pass;
+
+typedef struct
+{
+  Pass *pass;
+  guint w;
+} Worker;
+
+static gboolean
+spill_sink (guint z0, guint z1, const gint32 *nearest, gpointer user_data, GError **error)
+{
+  return sv__spill_write (user_data, z0, z1, nearest, error);
+}
+
+/* Hands one slab to the worker's backend; called under the lock. */
+static gboolean
+feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, GError **error)
+{
+  const SvSlabPlan *plan = pass->plan;
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+  const float *data;
+
+  if (g_cancellable_set_error_if_cancelled (plan->cancellable, error))
+    return FALSE;
+  data = sv__stream_image_slab (plan->image, z0, z1, error);
+  if (data == NULL)
+    return FALSE;
+  if (pass->kind == SV_SLAB_ASSIGN)
+    return steps->assign_sum (backend, z0, z1, data, pass->keep ? spill_sink : NULL, plan->spill,
+                              error);
+  return sv__spill_read (plan->spill, z0, z1, nearest, error)
+         && steps->raise_maxima (backend, z0, z1, data, nearest, error);
+}
+
+static gboolean
+worker_run (Pass *pass, guint w, GError **error)
+{
+  const SvSlabPlan *plan = pass->plan;
+  SvBackend *backend = plan->workers[w];
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+  const gsize k = pass->clusters->k;
+  g_autofree gint64 *sums = pass->sums != NULL ? g_new0 (gint64, pass->n_sums) : NULL;
+  g_autofree float *maxima
+      = pass->maxima != NULL ? g_memdup2 (pass->maxima, MAX (k, 1) * sizeof (float)) : NULL;
+  g_autofree gint32 *nearest = NULL;
+  gboolean ok;
+  guint slab = 0;
+
+  if (pass->kind == SV_SLAB_MAXIMA)
+    {
+      nearest = g_try_new (gint32, (gsize)plan->depth * plan->plane);
+      if (nearest == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough memory for the labels of %u slices", plan->depth);
+          return FALSE;
+        }
+    }
+  g_mutex_lock (&pass->lock);
+  ok = !pass->failed && steps->begin_pass (backend, pass->ctx, pass->clusters, error);
+  g_mutex_unlock (&pass->lock);
+  for (guint z0 = plan->z_begin; ok && z0 < plan->z_end; z0 += plan->depth, slab++)
+    {
+      if (slab % plan->n_workers != w)
+        continue;
+      g_mutex_lock (&pass->lock);
+      ok = !pass->failed
+           && feed_slab (pass, backend, z0, MIN (z0 + plan->depth, plan->z_end), nearest, error);
+      g_mutex_unlock (&pass->lock);
+    }
+  /* Waiting for the device happens outside the lock: the other workers
+   * keep feeding theirs. */
+  ok = ok && steps->end_pass (backend, sums, maxima, error);
+  if (!ok)
+    return FALSE;
+  g_mutex_lock (&pass->lock);
+  if (sums != NULL)
+    for (gsize i = 0; i < pass->n_sums; i++)
+      pass->sums[i] += sums[i];
+  if (maxima != NULL)
+    for (gsize i = 0; i < k; i++)
+      pass->maxima[i] = MAX (pass->maxima[i], maxima[i]);
+  g_mutex_unlock (&pass->lock);
+  return TRUE;
+}
+
+static gpointer
+worker_thread (gpointer data)
+{
+  Worker *worker = data;
+  Pass *pass = worker->pass;
+  GError *local = NULL;
+
+  if (!worker_run (pass, worker->w, &local))
+    {
+      g_mutex_lock (&pass->lock);
+      pass->failed = TRUE;
+      if (pass->error == NULL && local != NULL)
+        pass->error = g_steal_pointer (&local);
+      g_mutex_unlock (&pass->lock);
+      g_clear_error (&local);
+    }
+  return NULL;
+}
+
+gboolean
+sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep,
+               const SvSlicContext *ctx, const SvClusters *clusters, gint64 *sums, float *maxima,
+               GError **error)
+{
+  Pass pass = { 0 };
+  gboolean ok;
+
+  pass.plan = plan;
+  pass.kind = kind;
+  pass.keep = keep;
+  pass.ctx = ctx;
+  pass.clusters = clusters;
+  pass.sums = sums;
+  pass.maxima = maxima;
+  pass.n_sums = MAX (clusters->k, 1) * (4 + clusters->nc);
+  g_mutex_init (&pass.lock);
+  if (plan->n_workers == 1)
+    ok = worker_run (&pass, 0, error);
+  else
+    {
+      g_autofree GThread **threads = g_new (GThread *, plan->n_workers);
+      g_autofree Worker *workers = g_new (Worker, plan->n_workers);
+
+      for (guint w = 0; w < plan->n_workers; w++)
+        {
+          workers[w] = (Worker){ &pass, w };
+          threads[w] = g_thread_new ("sv-slab-worker", worker_thread, &workers[w]);
+        }
+      for (guint w = 0; w < plan->n_workers; w++)
+        g_thread_join (threads[w]);
+      ok = !pass.failed;
+      if (!ok)
+        {
+          if (pass.error != NULL)
+            g_propagate_error (error, g_steal_pointer (&pass.error));
+          else
+            g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                                 "a slab worker failed");
+        }
+    }
+  g_mutex_clear (&pass.lock);
+  return ok;
+}

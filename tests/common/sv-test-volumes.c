@@ -1,0 +1,27 @@
+/* Supervox tests: volumes made for tests. */
+#include "sv-test-volumes.h"
+
+#include <math.h>
+
+SvVolume *
+sv_test_textured_volume (guint nz, guint ny, guint nx, guint nc)
+{
+  g_autoptr (GError) error = NULL;
+  SvVolume *v = sv_volume_new (nz, ny, nx, nc, &error);
+  guint32 h = 12345;
+
+  g_assert_no_error (error);
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        for (guint c = 0; c < nc; c++)
+          {
+            float noise;
+            h = h * 1664525u + 1013904223u;
+            noise = (float)(h >> 8) / (float)(1u << 24);
+            v->data[(((gsize)z * ny + y) * nx + x) * nc + c]
+                = (float)(0.45 + 0.25 * sin (0.7 * x + 0.3 * z + c) * cos (0.5 * y)
+                          + 0.15 * ((x / 5 + y / 4 + z / 3) % 3) + 0.1 * noise);
+          }
+  return v;
+}

@@ -1,0 +1,289 @@
+/* Supervox tests: supervox-cli slic streamed through the GPU (slab steps on
+ * the CUDA backend, a device memory limit far below the volume, several
+ * workers) writes the same label file, byte for byte, as the CPU
+ * backend's in-memory run; a cancelled streamed run leaves no device
+ * memory behind. Skips without a CUDA device. */
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "sv-cuda.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-stream.h"
+#include "sv-test-files.h"
+#include "sv-test-run.h"
+#include "sv-test-volumes.h"
+
+static char *cli_path;
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+static gboolean
+have_device (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (sv_cuda_device_available (&error))
+    return TRUE;
+  g_test_skip (error->message);
+  return FALSE;
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  f->dir = sv_test_make_dir ("sv-test-cuda-stream");
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  sv_test_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static char *
+path_in (Fixture *f, const char *name)
+{
+  return g_build_filename (f->dir, name, NULL);
+}
+
+static char *
+write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = path_in (f, name);
+
+  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* Runs `slic IN -o OUT` with the space-separated `extra` arguments and
+ * asserts success; returns the sidecar's text. */
+static char *
+run_slic (Fixture *f, const char *in, const char *out, const char *extra)
+{
+  g_autofree char *command = g_strdup_printf ("slic %s -o %s %s", in, out, extra);
+  g_auto (GStrv) words = g_strsplit (command, " ", -1);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *sidecar = NULL;
+  g_autofree char *stem = g_strndup (out, strlen (out) - 4);
+  char *text = NULL;
+  SvTestRun r;
+
+  g_ptr_array_add (argv, cli_path);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (words[i][0] != '\0')
+      g_ptr_array_add (argv, words[i]);
+  g_ptr_array_add (argv, NULL);
+  r = sv_test_run_argv (f->dir, NULL, (const char *const *)argv->pdata);
+  if (r.status != 0)
+    g_test_message ("slic %s: %s", extra, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  sv_test_run_clear (&r);
+  sidecar = g_strconcat (stem, ".json", NULL);
+  g_assert_true (g_file_get_contents (sidecar, &text, NULL, NULL));
+  return text;
+}
+
+/* The CPU's in-memory labels, then the GPU's streamed ones under a device
+ * limit that allows one slice per slab, in slabs of 2 and 7 slices, and
+ * over two workers on device 0: every file the same. */
+static void
+assert_gpu_stream_identical (Fixture *f, const char *in, const char *params)
+{
+  static const char *const ways[] = {
+    "--device-memory-limit 64K",
+    "--slab-depth 2",
+    "--slab-depth 7",
+    "--devices 0,0 --slab-depth 3",
+  };
+  g_autofree char *expected = path_in (f, "memory.tif");
+  g_autofree char *extra = g_strdup_printf ("%s --backend cpu", params);
+  g_autofree char *json = run_slic (f, in, expected, extra);
+
+  g_assert_nonnull (strstr (json, "\"mode\":\"in-memory\""));
+  for (guint w = 0; w < G_N_ELEMENTS (ways); w++)
+    {
+      g_autofree char *out = path_in (f, "streamed.tif");
+      g_autofree char *gpu = g_strdup_printf ("%s --backend cuda %s", params, ways[w]);
+      g_autofree char *text = NULL;
+
+      g_test_message ("%s", gpu);
+      text = run_slic (f, in, out, gpu);
+      sv_test_assert_same_file (expected, out);
+      g_assert_nonnull (strstr (text, "\"mode\":\"streaming\""));
+      g_assert_nonnull (strstr (text, "\"backend\":\"cuda\""));
+      g_assert_nonnull (strstr (text, strstr (ways[w], "0,0") != NULL ? "\"devices\":2"
+                                                                       : "\"devices\":1"));
+      g_assert_null (strstr (text, "\"peak_device_memory_bytes\":0"));
+    }
+}
+
+static const char *const param_sets[] = {
+  "--n-segments 40",
+  "--n-segments 40 --no-enforce-connectivity",
+  "--n-segments 60 --sigma 1.3 --compactness 0.2",
+  "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0",
+  /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across slabs. */
+  "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0",
+};
+
+static void
+test_identical (Fixture *f, gconstpointer data)
+{
+  SvSampleType as = GPOINTER_TO_INT (data);
+  /* 23 slices: odd, and more than one grid step per slab only at depth 7. */
+  g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
+  g_autofree char *in = NULL;
+
+  if (!have_device ())
+    return;
+  in = write_volume (f, "in.tif", v, as);
+  for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
+    assert_gpu_stream_identical (f, in, param_sets[p]);
+}
+
+static void
+test_mask (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (17, 20, 18, 1);
+  g_autoptr (SvVolume) m = sv_test_textured_volume (17, 20, 18, 1);
+  g_autofree char *in = NULL, *mask = NULL, *params = NULL;
+
+  if (!have_device ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  /* A ball, whose slices grow and shrink across slabs. */
+  for (guint z = 0; z < 17; z++)
+    for (guint y = 0; y < 20; y++)
+      for (guint x = 0; x < 18; x++)
+        m->data[((gsize)z * 20 + y) * 18 + x]
+            = (z - 8.0) * (z - 8.0) + (y - 10.0) * (y - 9.0) + (x - 9.0) * (x - 9.0) < 70 ? 1 : 0;
+  mask = write_volume (f, "mask.tif", m, SV_SAMPLE_U8);
+  params = g_strdup_printf ("--mask %s --n-segments 20 --start-label 0", mask);
+  assert_gpu_stream_identical (f, in, params);
+  g_free (params);
+  params = g_strdup_printf ("--mask %s --n-segments 20 --sigma 0.8 --slic-zero --compactness 0.05",
+                            mask);
+  assert_gpu_stream_identical (f, in, params);
+}
+
+static void
+test_odd_shapes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) thin = sv_test_textured_volume (3, 25, 22, 1);
+  g_autoptr (SvVolume) flat = sv_test_textured_volume (1, 40, 37, 1);
+  g_autoptr (SvVolume) rgb = sv_test_textured_volume (1, 33, 29, 3);
+  g_autoptr (SvVolume) wide = sv_test_textured_volume (9, 70, 90, 1);
+  g_autofree char *in_thin = NULL, *in_flat = NULL, *in_rgb = NULL, *in_wide = NULL;
+
+  if (!have_device ())
+    return;
+  in_thin = write_volume (f, "thin.tif", thin, SV_SAMPLE_F32);
+  in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
+  in_rgb = write_volume (f, "rgb.tif", rgb, SV_SAMPLE_U8);
+  in_wide = write_volume (f, "wide.tif", wide, SV_SAMPLE_U8);
+  assert_gpu_stream_identical (f, in_thin, "--n-segments 20 --sigma 2");
+  assert_gpu_stream_identical (f, in_flat, "--n-segments 30 --sigma 1");
+  assert_gpu_stream_identical (f, in_rgb, "--n-segments 30");
+  /* Many clusters per slab: the tiled assignment's candidate lists. */
+  assert_gpu_stream_identical (f, in_wide, "--n-segments 900 --sigma 0.5");
+}
+
+typedef struct
+{
+  GCancellable *cancellable;
+  guint after;
+} CancelAt;
+
+static void
+cancel_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
+{
+  CancelAt *at = user_data;
+
+  if (stage == SV_STAGE_ITERATE && iteration == at->after)
+    g_cancellable_cancel (at->cancellable);
+}
+
+static gsize
+device_free (void)
+{
+  g_autoptr (GError) error = NULL;
+  gsize free_bytes = 0;
+
+  g_assert_true (sv_cuda_mem_get_info (&free_bytes, NULL, &error));
+  g_assert_no_error (error);
+  return free_bytes;
+}
+
+/* A streamed run cancelled between iterations ends with G_IO_ERROR_CANCELLED,
+ * no label file, and the device memory it had (slab buffers, pinned
+ * buffers, clusters) given back. */
+static void
+test_cancel_frees_device (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (40, 64, 64, 1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *in = NULL, *out = NULL;
+  SvBackend *backend;
+  SvStreamOptions options;
+  SvSlicParams params;
+  CancelAt at = { cancellable, 2 };
+  gsize before, during;
+
+  if (!have_device ())
+    return;
+  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  out = path_in (f, "out.tif");
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 200;
+  params.slic_zero = TRUE;
+  backend = sv_cuda_backend_new_on_device (0, &error);
+  g_assert_no_error (error);
+  sv_stream_options_init_defaults (&options);
+  options.slab_depth = 3;
+  options.backends = &backend;
+  options.n_backends = 1;
+
+  /* A whole run first, so that the runtime's lazy loading is behind us. */
+  g_assert_true (sv_stream_slic_run (in, out, &params, NULL, &options, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_unlink (out), ==, 0);
+
+  before = device_free ();
+  options.progress = cancel_cb;
+  options.user_data = &at;
+  options.cancellable = cancellable;
+  g_assert_false (sv_stream_slic_run (in, out, &params, NULL, &options, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  during = device_free ();
+  g_assert_cmpuint (during, ==, before);
+  sv_backend_free (backend);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  sv_backend_register (sv_backend_cuda_class ());
+  cli_path = g_strdup (g_getenv ("SV_CLI") != NULL ? g_getenv ("SV_CLI") : SV_CLI_PATH);
+
+#define ADD(path, func, data)                                                                      \
+  g_test_add ((path), Fixture, (data), fixture_setup, (func), fixture_teardown)
+  ADD ("/cuda/stream/identical-to-cpu/uint8", test_identical, GINT_TO_POINTER (SV_SAMPLE_U8));
+  ADD ("/cuda/stream/identical-to-cpu/float32", test_identical, GINT_TO_POINTER (SV_SAMPLE_F32));
+  ADD ("/cuda/stream/identical-to-cpu/mask", test_mask, NULL);
+  ADD ("/cuda/stream/identical-to-cpu/odd-shapes", test_odd_shapes, NULL);
+  ADD ("/cuda/stream/cancel-frees-device", test_cancel_frees_device, NULL);
+#undef ADD
+  return g_test_run ();
+}
