@@ -167,6 +167,7 @@ sv_application_startup (GApplication *app)
     { "win.export-labels", { "<Control>e", NULL } },
     { "win.screenshot", { "<Control><Shift>s", NULL } },
     { "win.copy-command", { "<Control><Shift>c", NULL } },
+    { "win.copy-python", { "<Control><Shift>y", NULL } },
     { "win.save-preset", { "<Control>s", NULL } },
     { "win.load-preset", { "<Control>l", NULL } },
     { "win.zoom-fit", { "<Control>0", NULL } },

@@ -7,7 +7,7 @@
  *   sv-window-open.c     opening files on a worker thread, masks, recent
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
- *   sv-window-actions.c  view and teaching actions, "Copy as command"
+ *   sv-window-actions.c  view and teaching actions, "Copy as command" and "Copy as Python"
  *   sv-window-quality.c  the quality of each result (a worker thread),
  *                        the ground truth, pinning and comparing results
  *   sv-window-pick.c     the picked supervoxel and Escape

@@ -73,6 +73,9 @@ GtkWidget *sv_window_get_views_area (SvWindow *window);
 char *sv_window_get_teaching_legend (SvWindow *window);
 /* The supervox-cli line that reproduces the labels on screen. */
 char *sv_window_build_command (SvWindow *window);
+/* Python code (the supervox package, tifffile) that reproduces the labels
+ * on screen in `labels`; "" before a volume is shown. */
+char *sv_window_build_python (SvWindow *window);
 
 /* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) with
  * the volume's spacing and unit, and a JSON sidecar beside it
