@@ -45,6 +45,43 @@ out:
   return FALSE;
 }
 
+gboolean
+sv_cuda_get_device (int *device, GError **error)
+{
+  SV_CUDA_CHECK (cudaGetDevice (device));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+gboolean
+sv_cuda_set_device (int device, GError **error)
+{
+  SV_CUDA_CHECK (cudaSetDevice (device));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+gboolean
+sv_cuda_pointer_device (const void *pointer, const char *what, int *device, GError **error)
+{
+  cudaPointerAttributes attr;
+
+  SV_CUDA_CHECK (cudaPointerGetAttributes (&attr, pointer));
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    {
+      /* Host memory here would be read by the kernels as device addresses. */
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s is not in GPU memory (a host pointer given to the device entry)", what);
+      return FALSE;
+    }
+  *device = attr.device;
+  return TRUE;
+out:
+  return FALSE;
+}
+
 /* Fails with SV_ENGINE_ERROR_NO_MEMORY, in MiB, when `bytes` more would not
  * fit next to what is in use. */
 gboolean

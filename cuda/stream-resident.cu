@@ -49,11 +49,10 @@ fits (const SvCudaSlabs *s, guint64 bytes)
 }
 
 gboolean
-sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, const SvCudaResident **out,
-                       GError **error)
+sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask,
+                       const SvCudaResident **out, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
-  const gboolean mask = s->ctx.mask != NULL;
   SvCudaResident r = { z0, z1, NULL, NULL, 0 };
 
   *out = NULL;

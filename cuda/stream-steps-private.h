@@ -105,8 +105,8 @@ sv__slab_malloc (SvCudaSlabs *s, T **p, size_t bytes)
 const SvCudaResident *sv__cuda_resident_find (const SvCudaSlabs *s, guint z0, guint z1);
 /* Keeps slab [z0, z1) on the device when it fits under the limit: *out is
  * its entry (to upload into), or NULL when there is no room. */
-gboolean sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, const SvCudaResident **out,
-                                GError **error);
+gboolean sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask,
+                                const SvCudaResident **out, GError **error);
 void sv__cuda_resident_clear (SvCudaSlabs *s);
 gboolean sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1);
 int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,

@@ -296,11 +296,11 @@ out:
 /* The next slab buffer, free on the host: its kept assignment delivered
  * and its last upload done. Device reuse is ordered by events. */
 static int
-take_buffer (SvCudaSlabs *s, guint depth, GError **error)
+take_buffer (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
 {
   int b;
 
-  if (!ensure_slab_buffers (s, depth, s->ctx.mask != NULL, error))
+  if (!ensure_slab_buffers (s, depth, mask, error))
     return -1;
   b = s->next;
   s->next = (s->next + 1) % SLAB_BUFFERS;
@@ -347,8 +347,8 @@ typedef struct
 /* A slab the device holds is read in place; one that it can keep goes up
  * into its resident buffers (once), the others into buffer b. */
 static gboolean
-place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, SlabPlace *p,
-            GError **error)
+place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
+            SlabPlace *p, GError **error)
 {
   const SvCudaResident *r = sv__cuda_resident_find (s, z0, z1);
   /* Held slabs upload nothing; the others upload their values once more. */
@@ -360,12 +360,12 @@ place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, SlabPl
                    "slab %u–%u is not on the device", z0, z1);
       return FALSE;
     }
-  if (upload && !sv__cuda_resident_add (s, z0, z1, &r, error))
+  if (upload && !sv__cuda_resident_add (s, z0, z1, mask != NULL, &r, error))
     return FALSE;
   p->image = r != NULL ? r->d_image : s->d_image[b];
-  p->mask = r != NULL ? r->d_mask : s->d_mask[b];
+  p->mask = mask == NULL ? NULL : r != NULL ? r->d_mask : s->d_mask[b];
   p->image_dst = upload ? (float *)p->image : NULL;
-  p->mask_dst = upload && s->ctx.mask != NULL ? (uint8_t *)p->mask : NULL;
+  p->mask_dst = upload && mask != NULL ? (uint8_t *)p->mask : NULL;
   return TRUE;
 }
 
@@ -373,8 +373,8 @@ place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, SlabPl
  * given, its assignment into buffer b's device memory, after the last
  * kernels that read that buffer. */
 static gboolean
-upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const gint32 *nearest,
-             const SlabPlace *p, SlabMarks *m, GError **error)
+upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
+             const gint32 *nearest, const SlabPlace *p, SlabMarks *m, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
   const guint nc = s->ctx.image->nc;
@@ -385,7 +385,7 @@ upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const
   if (nearest != NULL)
     staging_copy (s->h_nearest[b], nearest, n * sizeof (int32_t));
   if (p->mask_dst != NULL)
-    memcpy (s->h_mask[b], s->ctx.mask + (gsize)z0 * s->plane, n);
+    memcpy (s->h_mask[b], mask + (gsize)z0 * s->plane, n);
   s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->up, s->computed[b], 0));
   SV_CUDA_CHECK (cudaEventRecord (m->up0, s->up));
@@ -491,19 +491,19 @@ slab_iter (const SvCudaSlabs *s, guint z0, guint z1)
 }
 
 static gboolean
-slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSlabSink sink,
-                 gpointer sink_data, GError **error)
+slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
+                 SvSlabSink sink, gpointer sink_data, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   SlabPlace p;
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0
-      || !place_slab (s, b, z0, z1, data, &p, error))
+  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0
+      || !place_slab (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, data, NULL, &p, m, error))
+  if (!upload_slab (s, b, z0, z1, data, mask, NULL, &p, m, error))
     return FALSE;
   /* The assignment also sums each cluster's voxels into the pass's sums. */
   SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), p.image, p.mask, s->d_centres,
@@ -533,18 +533,18 @@ out:
 
 static gboolean
 slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
-                   const gint32 *nearest, GError **error)
+                   const guint8 *mask, const gint32 *nearest, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   SlabPlace p;
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0
-      || !place_slab (s, b, z0, z1, data, &p, error))
+  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0
+      || !place_slab (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, data, nearest, &p, m, error))
+  if (!upload_slab (s, b, z0, z1, data, mask, nearest, &p, m, error))
     return FALSE;
   SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), p.image, s->d_nearest[b],
                                         s->d_centres, s->d_max_dist, s->compute));
@@ -556,7 +556,8 @@ out:
 }
 
 static gboolean
-slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, GError **error)
+slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
+                      gint32 *nearest, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->ctx.image->ny * s->ctx.image->nx : 0);
@@ -564,12 +565,12 @@ slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, G
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, error)) < 0)
+  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
     return FALSE;
   /* The fill reads the mask from the device's buffer b. */
-  p.mask_dst = s->ctx.mask != NULL ? s->d_mask[b] : NULL;
+  p.mask_dst = mask != NULL ? s->d_mask[b] : NULL;
   m = next_marks (s);
-  if (!upload_slab (s, b, z0, z1, NULL, nearest, &p, m, error))
+  if (!upload_slab (s, b, z0, z1, NULL, mask, nearest, &p, m, error))
     return FALSE;
   if (s->clusters->k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (slab_iter (s, z0, z1), s->d_mask[b], s->d_centres,

@@ -52,6 +52,16 @@ void sv_cuda_backend_set_memory_limit (SvBackend *backend, guint64 bytes);
 /* Free and total memory of the current device, in bytes. */
 gboolean sv_cuda_mem_get_info (gsize *free_bytes, gsize *total_bytes, GError **error);
 
+/* The calling thread's current CUDA device, and making another current. */
+gboolean sv_cuda_get_device (int *device, GError **error);
+gboolean sv_cuda_set_device (int device, GError **error);
+
+/* The device whose memory holds `pointer` (device or managed memory);
+ * SV_ENGINE_ERROR_INVALID_PARAM "<what> is not in GPU memory" for host
+ * memory. */
+gboolean sv_cuda_pointer_device (const void *pointer, const char *what, int *device,
+                                 GError **error);
+
 /* Loads a volume that the caller holds in device memory (the C API's
  * device entry; image z, y, x, c and mask z, y, x, 1 of any dtype and byte
  * strides, see supervox/supervox.h), in place of sv_backend_set_volume. The

@@ -9,6 +9,7 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-slic-arith.h"
+#include "internal.h"
 
 void
 sv_regular_grid (const guint shape_zyx[3], double n_points, guint start[3], guint step[3])
@@ -146,35 +147,43 @@ sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GErr
   return TRUE;
 }
 
-/* Marks the search window of a seed at (z, y, x) as covered. */
+/* Marks the part in slices [z0, z1) of the search window of a seed at
+ * (z, y, x) as covered; `covered` holds those slices. */
 static void
-cover_window (const guint shape[3], const int window_step[3], const float *zyx, guint8 *covered)
+cover_window (const guint shape[3], const int window_step[3], const float *zyx, guint z0, guint z1,
+              guint8 *covered)
 {
   int lo[3], hi[3];
 
   for (int a = 0; a < 3; a++)
     sv_arith_window (zyx[a], window_step[a], (int)shape[a], &lo[a], &hi[a]);
-  for (int z = lo[0]; z < hi[0]; z++)
+  for (int z = MAX (lo[0], (int)z0); z < MIN (hi[0], (int)z1); z++)
     for (int y = lo[1]; y < hi[1]; y++)
-      memset (covered + ((gsize)z * shape[1] + (gsize)y) * shape[2] + lo[2], 1,
+      memset (covered + ((gsize)(z - (int)z0) * shape[1] + (gsize)y) * shape[2] + lo[2], 1,
               (gsize)(hi[2] - lo[2]));
 }
 
-/* Marks every voxel inside some seed's search window, in O(voxels + seeds):
- * +1/-1 at the corners of each window box in a difference array, then
- * prefix sums along x, y and z give each voxel its number of windows. */
+/* Marks every voxel of slices [z0, z1) inside some seed's search window,
+ * in O(voxels + seeds): +1/-1 at the corners of each window box (cut to
+ * the slices) in a difference array `count` of (z1 − z0 + 1)·(ny + 1)·
+ * (nx + 1), then prefix sums along x, y and z give each voxel its number
+ * of windows. */
 static void
 cover_all (const guint shape[3], const int window_step[3], const float *zyx, gsize n_seeds,
-           guint8 *covered)
+           guint z0, guint z1, gint32 *count, guint8 *covered)
 {
-  const gsize dz = shape[0] + 1, dy = shape[1] + 1, dx = shape[2] + 1;
-  g_autofree gint32 *count = g_new0 (gint32, dz * dy * dx);
+  const gsize dz = z1 - z0 + 1, dy = shape[1] + 1, dx = shape[2] + 1;
 
+  memset (count, 0, dz * dy * dx * sizeof *count);
   for (gsize k = 0; k < n_seeds; k++)
     {
       int lo[3], hi[3];
       for (int a = 0; a < 3; a++)
         sv_arith_window (zyx[3 * k + a], window_step[a], (int)shape[a], &lo[a], &hi[a]);
+      lo[0] = MAX (lo[0], (int)z0) - (int)z0;
+      hi[0] = MIN (hi[0], (int)z1) - (int)z0;
+      if (lo[0] >= hi[0])
+        continue;
       for (int corner = 0; corner < 8; corner++)
         {
           const gsize z = (gsize)(corner & 4 ? hi[0] : lo[0]);
@@ -197,7 +206,7 @@ cover_all (const guint shape[3], const int window_step[3], const float *zyx, gsi
     for (gsize y = 0; y < dy; y++)
       for (gsize x = 0; x < dx; x++)
         count[(z * dy + y) * dx + x] += count[((z - 1) * dy + y) * dx + x];
-  for (gsize z = 0; z < shape[0]; z++)
+  for (gsize z = 0; z + 1 < dz; z++)
     for (gsize y = 0; y < shape[1]; y++)
       for (gsize x = 0; x < shape[2]; x++)
         covered[(z * shape[1] + y) * shape[2] + x] = count[(z * dy + y) * dx + x] > 0;
@@ -214,39 +223,83 @@ compare_zyx (gconstpointer a, gconstpointer b)
   return 0;
 }
 
+static const guint8 *
+whole_mask_slab (gpointer user_data, guint z0, guint z1, GError **error)
+{
+  (void)z0;
+  (void)z1;
+  (void)error;
+  return user_data;
+}
+
 gboolean
 sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, SvSeeds *seeds,
                GError **error)
 {
-  const gsize nz = shape_zyx[0], ny = shape_zyx[1], nx = shape_zyx[2];
-  const gsize n_voxels = nz * ny * nx;
+  return sv__seeds_mask_slabs (shape_zyx, whole_mask_slab, (gpointer)mask, MAX (shape_zyx[0], 1),
+                               n_segments, seeds, error);
+}
+
+/* The mask's voxel count and bounding box [lo, hi], in one pass. */
+static gboolean
+mask_extent (const guint shape[3], SvMaskSlabFunc slab, gpointer user_data, guint depth,
+             gsize *n_in, guint lo[3], guint hi[3], GError **error)
+{
+  const gsize ny = shape[1], nx = shape[2];
+
+  *n_in = 0;
+  for (int a = 0; a < 3; a++)
+    {
+      lo[a] = G_MAXUINT;
+      hi[a] = 0;
+    }
+  for (guint z0 = 0; z0 < shape[0]; z0 += depth)
+    {
+      const guint z1 = MIN (z0 + depth, shape[0]);
+      const guint8 *mask = slab (user_data, z0, z1, error);
+
+      if (mask == NULL)
+        return FALSE;
+      for (gsize z = z0; z < z1; z++)
+        for (gsize y = 0; y < ny; y++)
+          for (gsize x = 0; x < nx; x++)
+            if (mask[(z * ny + y) * nx + x])
+              {
+                const guint p[3] = { (guint)z, (guint)y, (guint)x };
+                (*n_in)++;
+                for (int a = 0; a < 3; a++)
+                  {
+                    lo[a] = MIN (lo[a], p[a]);
+                    hi[a] = MAX (hi[a], p[a]);
+                  }
+              }
+    }
+  return TRUE;
+}
+
+gboolean
+sv__seeds_mask_slabs (const guint shape_zyx[3], SvMaskSlabFunc slab, gpointer user_data,
+                      guint depth, gint64 n_segments, SvSeeds *seeds, GError **error)
+{
+  const gsize ny = shape_zyx[1], nx = shape_zyx[2];
   guint start[3], step[3];
   gsize n_in = 0;
   g_autoptr (GArray) zyx = NULL;
   g_autofree guint8 *covered = NULL;
+  g_autofree gint32 *count = NULL;
+  guint lo[3], hi[3], box[3];
   int wstep[3];
 
   memset (seeds, 0, sizeof *seeds);
+  depth = MAX (depth, 1);
   if (n_segments < 1)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                    "n_segments must be >= 1, got %" G_GINT64_FORMAT, n_segments);
       return FALSE;
     }
-  guint lo[3] = { G_MAXUINT, G_MAXUINT, G_MAXUINT }, hi[3] = { 0, 0, 0 }, box[3];
-  for (gsize z = 0; z < nz; z++)
-    for (gsize y = 0; y < ny; y++)
-      for (gsize x = 0; x < nx; x++)
-        if (mask[(z * ny + y) * nx + x])
-          {
-            const guint p[3] = { (guint)z, (guint)y, (guint)x };
-            n_in++;
-            for (int a = 0; a < 3; a++)
-              {
-                lo[a] = MIN (lo[a], p[a]);
-                hi[a] = MAX (hi[a], p[a]);
-              }
-          }
+  if (!mask_extent (shape_zyx, slab, user_data, depth, &n_in, lo, hi, error))
+    return FALSE;
   if (n_in == 0)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
@@ -262,38 +315,57 @@ sv_seeds_mask (const guint shape_zyx[3], const guint8 *mask, gint64 n_segments, 
   sv_regular_grid (box, (double)n_segments * ((double)box[0] * box[1] * box[2]) / (double)n_in,
                    start, step);
   zyx = g_array_new (FALSE, FALSE, sizeof (float) * 3);
-  for (gsize z = lo[0] + start[0]; z <= hi[0]; z += step[0])
-    for (gsize y = lo[1] + start[1]; y <= hi[1]; y += step[1])
-      for (gsize x = lo[2] + start[2]; x <= hi[2]; x += step[2])
-        if (mask[(z * ny + y) * nx + x])
-          {
-            float p[3] = { (float)z, (float)y, (float)x };
-            g_array_append_val (zyx, p);
-          }
+  for (gsize z = lo[0] + start[0]; z <= hi[0];)
+    {
+      const guint z1 = MIN ((guint)z + depth, shape_zyx[0]);
+      const guint8 *mask = slab (user_data, (guint)z, z1, error);
+
+      if (mask == NULL)
+        return FALSE;
+      for (; z < z1 && z <= hi[0]; z += step[0])
+        for (gsize y = lo[1] + start[1]; y <= hi[1]; y += step[1])
+          for (gsize x = lo[2] + start[2]; x <= hi[2]; x += step[2])
+            if (mask[(z * ny + y) * nx + x])
+              {
+                float p[3] = { (float)z, (float)y, (float)x };
+                g_array_append_val (zyx, p);
+              }
+    }
 
   /* Add a seed at every mask-in voxel no seed window reaches. Adding seeds
    * shrinks the windows (they follow regular_grid(shape, K)), so repeat
-   * until a pass adds nothing. */
-  covered = g_malloc (n_voxels);
+   * until a pass adds nothing. A slab is covered by the windows of every
+   * seed so far, those added in earlier slabs of this pass included, which
+   * is what one map of the whole volume holds when the scan reaches it. */
+  covered = g_malloc ((gsize)depth * ny * nx);
+  count = g_new (gint32, ((gsize)depth + 1) * (ny + 1) * (nx + 1));
   for (;;)
     {
       gsize added = 0;
 
       window_steps (shape_zyx, zyx->len, wstep);
-      cover_all (shape_zyx, wstep, (const float *)zyx->data, zyx->len, covered);
-      for (gsize z = 0; z < nz; z++)
-        for (gsize y = 0; y < ny; y++)
-          for (gsize x = 0; x < nx; x++)
-            {
-              gsize v = (z * ny + y) * nx + x;
-              if (mask[v] && !covered[v])
+      for (guint z0 = 0; z0 < shape_zyx[0]; z0 += depth)
+        {
+          const guint z1 = MIN (z0 + depth, shape_zyx[0]);
+          const guint8 *mask = slab (user_data, z0, z1, error);
+
+          if (mask == NULL)
+            return FALSE;
+          cover_all (shape_zyx, wstep, (const float *)zyx->data, zyx->len, z0, z1, count, covered);
+          for (gsize z = z0; z < z1; z++)
+            for (gsize y = 0; y < ny; y++)
+              for (gsize x = 0; x < nx; x++)
                 {
-                  float p[3] = { (float)z, (float)y, (float)x };
-                  g_array_append_val (zyx, p);
-                  cover_window (shape_zyx, wstep, p, covered);
-                  added++;
+                  gsize v = (z * ny + y) * nx + x;
+                  if (mask[v] && !covered[v - (gsize)z0 * ny * nx])
+                    {
+                      float p[3] = { (float)z, (float)y, (float)x };
+                      g_array_append_val (zyx, p);
+                      cover_window (shape_zyx, wstep, p, z0, z1, covered);
+                      added++;
+                    }
                 }
-            }
+        }
       if (added == 0)
         break;
     }

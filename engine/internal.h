@@ -7,6 +7,7 @@
 
 #include "supervox/sv-params.h"
 #include "supervox/sv-prepare.h"
+#include "supervox/sv-seeds.h"
 #include "supervox/sv-slic.h"
 
 G_BEGIN_DECLS
@@ -65,5 +66,17 @@ typedef void (*SvWorkFunc) (gpointer data, int thread);
 /* Runs func(data, t) for t in [0, n_threads), on n_threads threads (the
  * caller's thread is one of them). */
 void sv__run_parallel (int n_threads, SvWorkFunc func, gpointer data);
+
+/* ---- maskSLIC seeding over a mask served in slabs (grid.c) ---------------- */
+
+/* Slices [z0, z1) of a mask: returns p such that p[(z·ny + y)·nx + x] is
+ * the voxel's byte (nonzero = in) for z in [z0, z1), valid until the next
+ * call; NULL with `error` set when the mask cannot be read. */
+typedef const guint8 *(*SvMaskSlabFunc) (gpointer user_data, guint z0, guint z1, GError **error);
+
+/* sv_seeds_mask with the mask read `depth` slices at a time (a few passes
+ * over it) and the coverage map held for one slab: the same seeds. */
+gboolean sv__seeds_mask_slabs (const guint shape_zyx[3], SvMaskSlabFunc slab, gpointer user_data,
+                               guint depth, gint64 n_segments, SvSeeds *seeds, GError **error);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io-tiff-private.h"
+#include "supervox/sv-io-slab.h"
 
 /* ------------------------------------------------------------------------ */
 /* Volumes */
@@ -276,45 +277,12 @@ sv_tiff_read_labels (const char *path, GError **error)
   return g_steal_pointer (&labels);
 }
 
-#define SV_MASK_NONZERO(ctype)                                                                     \
-  do                                                                                               \
-    {                                                                                              \
-      const ctype *src = samples;                                                                  \
-      for (gsize i = 0; i < n; i++)                                                                \
-        out[i] = src[i] != 0;                                                                      \
-    }                                                                                              \
-  while (0)
-
 static gboolean
 mask_page_cb (SvTiffReader *r, const SvTiffPage *page, const void *samples, gsize n,
               gpointer user_data, GError **error)
 {
-  guint8 *out = (guint8 *)user_data + (gsize)page->z * n;
-
-  switch (r->type)
-    {
-    case SV_SAMPLE_U8:
-    case SV_SAMPLE_I8:
-      SV_MASK_NONZERO (guint8);
-      break;
-    case SV_SAMPLE_U16:
-    case SV_SAMPLE_I16:
-      SV_MASK_NONZERO (guint16);
-      break;
-    case SV_SAMPLE_U32:
-    case SV_SAMPLE_I32:
-      SV_MASK_NONZERO (guint32);
-      break;
-    case SV_SAMPLE_F32:
-      /* -0.0 is zero, NaN is not. */
-      SV_MASK_NONZERO (float);
-      break;
-    case SV_SAMPLE_F64:
-      SV_MASK_NONZERO (double);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
+  (void)error;
+  sv_tiff_samples_to_mask (r->type, samples, n, (guint8 *)user_data + (gsize)page->z * n);
   return TRUE;
 }
 

@@ -156,3 +156,41 @@ sv_tiff_samples_to_float (SvSampleType type, const void *samples, gsize n, float
 {
   sv__tiff_convert_to_float (type, samples, n, 1, out, 1);
 }
+
+#define SV_MASK_NONZERO(ctype)                                                                     \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *src = samples;                                                                  \
+      for (gsize i = 0; i < n; i++)                                                                \
+        out[i] = src[i] != 0;                                                                      \
+    }                                                                                              \
+  while (0)
+
+void
+sv_tiff_samples_to_mask (SvSampleType type, const void *samples, gsize n, guint8 *out)
+{
+  switch (type)
+    {
+    case SV_SAMPLE_U8:
+    case SV_SAMPLE_I8:
+      SV_MASK_NONZERO (guint8);
+      break;
+    case SV_SAMPLE_U16:
+    case SV_SAMPLE_I16:
+      SV_MASK_NONZERO (guint16);
+      break;
+    case SV_SAMPLE_U32:
+    case SV_SAMPLE_I32:
+      SV_MASK_NONZERO (guint32);
+      break;
+    case SV_SAMPLE_F32:
+      /* -0.0 is zero, NaN is not. */
+      SV_MASK_NONZERO (float);
+      break;
+    case SV_SAMPLE_F64:
+      SV_MASK_NONZERO (double);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}

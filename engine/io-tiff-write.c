@@ -152,6 +152,7 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, guint z0, guint z1, SvTiffMes
   gsize strip_bytes;
   guint n_slots, total, pushed = 0;
   gboolean ok = TRUE;
+  g_autoptr (GError) thread_error = NULL;
 
   pl.row_bytes = (gsize)job->nx * job->nc * (job->bps / 8);
   pl.rows_per_strip = pl.row_bytes * job->ny <= SV_PAGE_STRIP_MAX_BYTES
@@ -183,9 +184,20 @@ write_pages (TIFF *tif, const SvTiffWriteJob *job, guint z0, guint z1, SvTiffMes
       *problem = g_strdup ("not enough memory for the strip buffers");
       goto out;
     }
+  /* Threads started now: a pool that starts them on demand queues a strip
+   * even when its thread cannot start (no address space left), and the
+   * wait below would never end. */
+  pool = g_thread_pool_new (strip_encode_cb, &pl, n_threads, TRUE, &thread_error);
+  if (thread_error != NULL)
+    {
+      *problem
+          = g_strdup_printf ("cannot start the compression threads: %s", thread_error->message);
+      g_thread_pool_free (pool, TRUE, TRUE);
+      ok = FALSE;
+      goto out;
+    }
   g_mutex_init (&pl.lock);
   g_cond_init (&pl.cond);
-  pool = g_thread_pool_new (strip_encode_cb, &pl, n_threads, FALSE, NULL);
 
   for (guint s = 0; s < total && ok; s++)
     {

@@ -205,6 +205,58 @@ sv_slic_params_append_cli (const SvSlicParams *params, GString *command)
       append_option (command, params, &fields[i]);
 }
 
+static void
+append_python_value (GString *call, const SvSlicParams *p, const SvParamField *f, guint nz,
+                     guint nc)
+{
+  SvConvert2Lab lab;
+
+  switch (f->type)
+    {
+    case SV_PARAM_BOOL:
+      g_string_append (call, *CMEMBER (p, f, gboolean) ? "True" : "False");
+      return;
+    case SV_PARAM_CONVERT2LAB:
+      lab = *CMEMBER (p, f, SvConvert2Lab);
+      if (lab == SV_CONVERT2LAB_AUTO && (nz == 0 || nc == 0))
+        g_string_append (call, "None");
+      else if (lab == SV_CONVERT2LAB_AUTO)
+        /* supervox.slic's None follows scikit-image (any 3-channel image);
+         * the engine's auto converts 2D images only. */
+        g_string_append (call, nz == 1 && nc == 3 ? "True" : "False");
+      else
+        g_string_append (call, lab == SV_CONVERT2LAB_YES ? "True" : "False");
+      return;
+    case SV_PARAM_SIGMA:
+      if (p->sigma_per_axis)
+        append_triple (call, p->sigma, "[", ", ", "]");
+      else
+        append_number (call, p->sigma[0]);
+      return;
+    case SV_PARAM_TRIPLE:
+      append_triple (call, CMEMBER (p, f, double), "[", ", ", "]");
+      return;
+    case SV_PARAM_INT64:
+    case SV_PARAM_INT:
+    case SV_PARAM_DOUBLE:
+      append_json_value (call, p, f);
+      return;
+    }
+}
+
+void
+sv_slic_params_append_python (const SvSlicParams *params, guint nz, guint nc, GString *call)
+{
+  g_return_if_fail (params != NULL && call != NULL);
+
+  /* The table's names are scikit-image's, which supervox.slic takes. */
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      g_string_append_printf (call, ", %s=", fields[i].name);
+      append_python_value (call, params, &fields[i], nz, nc);
+    }
+}
+
 static const char *const convert2lab_words[] = { "auto", "yes", "no" };
 
 void

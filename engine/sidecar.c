@@ -126,6 +126,8 @@ sv_slic_command_append (const SvSlicCommand *c, GString *line)
   g_autofree char *input = sv_shell_word (c->input);
   g_autofree char *output = sv_shell_word (c->output);
 
+  if (c->before != NULL)
+    g_string_append_printf (line, "%s && ", c->before);
   g_string_append_printf (line, "supervox-cli slic %s -o %s", input, output);
   if (c->mask != NULL)
     {
@@ -139,4 +141,84 @@ sv_slic_command_append (const SvSlicCommand *c, GString *line)
     g_string_append_printf (line, " --compression %s", c->compression);
   if (c->backend != NULL)
     g_string_append_printf (line, " --backend %s", c->backend);
+}
+
+/* A Python str literal of a UTF-8 string. */
+static void
+append_python_string (GString *code, const char *text)
+{
+  g_string_append_c (code, '\'');
+  for (const char *c = text; *c; c++)
+    {
+      if (*c == '\\' || *c == '\'')
+        g_string_append_printf (code, "\\%c", *c);
+      else if ((guchar)*c < 0x20 || *c == 0x7f)
+        g_string_append_printf (code, "\\x%02x", (guchar)*c);
+      else
+        g_string_append_c (code, *c);
+    }
+  g_string_append_c (code, '\'');
+}
+
+/* read_zyxc (path, shape): tifffile's series with its sample and channel
+ * axes moved last, as the engine's reader orders a volume's values. */
+static const char python_reader[]
+    = "def read_zyxc(path, shape):\n"
+      "    \"\"\"A TIFF's voxels as z, y, x, channel, as Supervox reads them.\"\"\"\n"
+      "    with tifffile.TiffFile(path) as tif:\n"
+      "        series = tif.series[0]\n"
+      "        image, axes = series.asarray(), series.axes\n"
+      "    for axis in \"SC\":\n"
+      "        if axis in axes:\n"
+      "            image = np.moveaxis(image, axes.index(axis), -1)\n"
+      "            axes = axes.replace(axis, \"\") + axis\n"
+      "    return image.reshape(shape)\n";
+
+static void
+append_read (GString *code, const char *path, const SvSlicCommand *c, guint channels)
+{
+  g_string_append (code, "read_zyxc(");
+  append_python_string (code, path);
+  g_string_append_printf (code, ", (%u, %u, %u, %u))", c->shape[0], c->shape[1], c->shape[2],
+                          channels);
+}
+
+void
+sv_slic_python_append (const SvSlicCommand *c, GString *code)
+{
+  gboolean all_channels = c->channel < 0 && c->channels > 1;
+
+  g_return_if_fail (c != NULL && c->params != NULL && code != NULL);
+  g_return_if_fail (c->shape[0] > 0 && c->channels > 0);
+
+  g_string_append (code, "import numpy as np\nimport tifffile\n\nimport supervox\n");
+  if (c->before != NULL)
+    {
+      g_string_append (code, "import shlex\nimport subprocess\n\nsubprocess.run(shlex.split(");
+      append_python_string (code, c->before);
+      g_string_append (code, "), check=True)\n");
+    }
+  g_string_append_printf (code, "\n\n%s\n\nimage = ", python_reader);
+  append_read (code, c->input, c, c->channels);
+  if (!all_channels)
+    g_string_append_printf (code, "[..., %d]", MAX (c->channel, 0));
+  g_string_append_c (code, '\n');
+  if (c->mask != NULL)
+    {
+      /* Any one-sample TIFF, nonzero inside. */
+      g_string_append (code, "mask = ");
+      append_read (code, c->mask, c, 1);
+      g_string_append (code, "[..., 0] != 0\n");
+    }
+  g_string_append (code, "labels = supervox.slic(image");
+  sv_slic_params_append_python (c->params, c->shape[0], all_channels ? c->channels : 1, code);
+  if (c->mask != NULL)
+    g_string_append (code, ", mask=mask");
+  g_string_append_printf (code, ", channel_axis=%s", all_channels ? "-1" : "None");
+  if (c->backend != NULL)
+    {
+      g_string_append (code, ", backend=");
+      append_python_string (code, c->backend);
+    }
+  g_string_append (code, ")\n");
 }

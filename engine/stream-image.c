@@ -88,12 +88,30 @@ read_float (SvStreamImage *img, guint a, guint b, GError **error)
   SlabJob job = { img, info->sample_type, 0, (gsize)(b - a) * values, NULL, FALSE, 1 };
 
   img->cached_z0 = img->cached_z1 = 0;
-  if (!sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
+  if (img->ahead != NULL ? !sv__read_ahead_read (img->ahead, a, b, &img->raw, error)
+                         : !sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
     return FALSE;
   job.sample_bytes = sv_tiff_slab_reader_slice_bytes (img->reader) / MAX (values, 1);
   run_slab_job (&job);
   img->slices_read += b - a;
   return TRUE;
+}
+
+/* Starts reading the slab that follows one ending at z1, with `halo`
+ * slices on each side: the next of this pass, or the first of the next
+ * pass when that comes from the file too (the statistics passes). */
+static void
+read_ahead_next (SvStreamImage *img, guint z1, guint halo)
+{
+  guint n0, n1;
+
+  /* After the first iteration every slab is kept (in memory, on a device
+   * or in a file): none comes from the image file again. */
+  if (z1 >= img->z_end && (img->prepared != NULL || img->kept != NULL))
+    return;
+  n0 = z1 < img->z_end ? z1 : img->z_begin;
+  n1 = MIN (n0 + img->max_depth, img->z_end);
+  sv__read_ahead_start (img->ahead, n0 >= halo ? n0 - halo : 0, MIN (n1 + halo, img->nz));
 }
 
 /* What the first statistics pass learns about a run of slices. */
@@ -108,7 +126,8 @@ typedef struct
 typedef struct
 {
   const SvStreamImage *img;
-  gsize first, end; /* the slab's voxels, whole-volume indices */
+  gsize first, end;    /* the slab's voxels, whole-volume indices */
+  const guint8 *mask;  /* addressed as the whole mask, or NULL */
   int n_threads;
   RangeScan *parts; /* one per thread */
 } RangeJob;
@@ -130,7 +149,7 @@ range_job_share (gpointer data, int t)
       const float *px = img->work + (i - job->first) * nc;
       gboolean nan = FALSE, inf = FALSE;
 
-      if (img->mask != NULL && img->mask[i] == 0)
+      if (job->mask != NULL && job->mask[i] == 0)
         continue;
       for (guint c = 0; c < nc; c++)
         {
@@ -200,13 +219,21 @@ scan_range (SvStreamImage *img, GError **error)
   for (guint z0 = img->z_begin; ok && z0 < img->z_end; z0 += img->max_depth)
     {
       guint z1 = MIN (z0 + img->max_depth, img->z_end);
-      RangeJob job = { img, (gsize)z0 * plane, (gsize)z1 * plane, 1, parts };
+      RangeJob job = { img, (gsize)z0 * plane, (gsize)z1 * plane, NULL, 1, parts };
+      const guint8 *mask = NULL;
 
-      if (!read_float (img, z0, z1, error))
+      if (!read_float (img, z0, z1, error)
+          || (sv__stream_mask_any (img->mask)
+              && (mask = sv__stream_mask_slab (img->mask, z0, z1, error)) == NULL))
         {
           ok = FALSE;
           break;
         }
+      /* The second pass reads with the halo: this one reads ahead only
+       * within itself. */
+      if (z1 < img->z_end)
+        read_ahead_next (img, z1, 0);
+      job.mask = mask;
       job.n_threads = job.end - job.first >= SV_STREAM_PARALLEL_VALUES ? MAX (n_threads, 1) : 1;
       sv__run_parallel (job.n_threads, range_job_share, &job);
       for (int t = 0; t < job.n_threads; t++)
@@ -305,11 +332,19 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
     }
   if (!read_float (img, a, b, error))
     return NULL;
+  read_ahead_next (img, z1, img->halo);
   n = (gsize)(b - a) * plane;
   {
     SlabJob job = { img, 0, 0, n * nc, NULL, TRUE, 1 };
 
-    job.mask = img->mask != NULL ? img->mask + (gsize)a * plane : NULL;
+    if (sv__stream_mask_any (img->mask))
+      {
+        const guint8 *mask = sv__stream_mask_slab (img->mask, a, b, error);
+
+        if (mask == NULL)
+          return NULL;
+        job.mask = mask + (gsize)a * plane;
+      }
     run_slab_job (&job);
   }
   if (img->lab)
@@ -338,16 +373,19 @@ scan_max_abs (SvStreamImage *img, GError **error)
     {
       guint z1 = MIN (z0 + img->max_depth, img->z_end);
       const float *data = sv__stream_image_slab (img, z0, z1, error);
+      const guint8 *mask = NULL;
 
       if (data == NULL
-          || (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error)))
+          || (img->prepared != NULL && !sv__spill_write (img->prepared, z0, z1, data, error))
+          || (sv__stream_mask_any (img->mask)
+              && (mask = sv__stream_mask_slab (img->mask, z0, z1, error)) == NULL))
         {
           ok = FALSE;
           break;
         }
       for (gsize i = 0; i < (gsize)(z1 - z0) * plane; i++)
         {
-          if (img->mask != NULL && img->mask[(gsize)z0 * plane + i] == 0)
+          if (mask != NULL && mask[(gsize)z0 * plane + i] == 0)
             continue;
           for (guint c = 0; c < nc; c++)
             max_abs = MAX (max_abs, fabsf (data[i * nc + c]));
@@ -374,6 +412,9 @@ alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError
   sv__stream_image_clear_buffers (img);
   img->max_depth = depth;
   img->raw = raw ? g_try_malloc (MAX (slices * slice_bytes, 1)) : NULL;
+  /* Without memory for a second buffer, each slab is read when needed. */
+  if (img->raw != NULL && img->read_ahead)
+    img->ahead = sv__read_ahead_new (img->reader, MAX (slices * slice_bytes, 1));
   img->work = g_try_malloc_n (MAX (slices * img->ny * img->nx * img->nc, 1), sizeof (float));
   if ((raw && img->raw == NULL) || img->work == NULL)
     {
@@ -388,6 +429,8 @@ alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError
 void
 sv__stream_image_clear_buffers (SvStreamImage *img)
 {
+  img->slabs_read_ahead += sv__read_ahead_hits (img->ahead);
+  g_clear_pointer (&img->ahead, sv__read_ahead_free);
   g_clear_pointer (&img->raw, g_free);
   g_clear_pointer (&img->work, g_free);
   img->cached_z0 = img->cached_z1 = 0;
@@ -412,9 +455,10 @@ scan_statistics (SvStreamImage *img, GError **error)
 }
 
 gboolean
-sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
+sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                        const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
-                       const char *beside, const SvStreamRanks *ranks, GError **error)
+                       gboolean read_ahead, const char *beside, const SvStreamRanks *ranks,
+                       GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   gboolean ok = TRUE;
@@ -432,6 +476,7 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint
   img->nx = info->nx;
   img->nc = info->nc;
   img->n_threads = n_threads;
+  img->read_ahead = read_ahead;
   scan_depth = CLAMP (scan_depth, 1, MAX (info->nz, 1));
   max_depth = CLAMP (max_depth, 1, MAX (info->nz, 1));
 

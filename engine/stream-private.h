@@ -8,6 +8,7 @@
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-params.h"
 #include "supervox/sv-prepare.h"
+#include "supervox/sv-seeds.h"
 #include "supervox/sv-slic.h"
 #include "supervox/sv-stream.h"
 
@@ -15,6 +16,67 @@ G_BEGIN_DECLS
 
 /* A volume in a temporary file (stream-spill.c, below). */
 typedef struct _SvSpill SvSpill;
+
+/* ---- the mask, slab by slab (stream-mask.c) ------------------------------ */
+
+/* A streamed run's mask: the caller's bytes (whole), or a mask file read a
+ * slab at a time and converted as sv_tiff_read_mask converts it. */
+typedef struct
+{
+  const guint8 *whole;      /* borrowed; or NULL */
+  SvTiffSlabReader *reader; /* the mask file; or NULL */
+  char *name;               /* its display name */
+  guint nz;
+  gsize plane;
+  guint8 *bytes; /* slices [z0, z1) of the file, capacity slices */
+  guint8 *raw;   /* one slice in the file's type, when wider than a byte */
+  guint capacity, z0, z1;
+  guint64 slices_read;
+} SvStreamMask;
+
+/* Serves `whole` (may be NULL: no mask) or, with a path, the mask file,
+ * which must be one sample of nz·ny·nx. Errors name the mask file. */
+gboolean sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path, guint nz,
+                               guint ny, guint nx, int n_threads, GError **error);
+void sv__stream_mask_clear (SvStreamMask *m);
+
+/* TRUE when there is a mask. */
+static inline gboolean
+sv__stream_mask_any (const SvStreamMask *m)
+{
+  return m != NULL && (m->whole != NULL || m->reader != NULL);
+}
+
+/* The mask over slices [z0, z1), addressed as the whole mask (p[z·ny·nx +
+ * …] for z in the range); valid until a call for slices it does not hold.
+ * NULL without a mask, or with `error` set when the file fails. */
+const guint8 *sv__stream_mask_slab (SvStreamMask *m, guint z0, guint z1, GError **error);
+
+/* maskSLIC's seeds (sv_seeds_mask) with a mask file read `depth` slices at
+ * a time. */
+gboolean sv__stream_mask_seeds (SvStreamMask *m, const guint shape[3], gint64 n_segments,
+                                guint depth, SvSeeds *seeds, GError **error);
+
+/* ---- reading the next slab ahead (stream-read-ahead.c) ------------------- */
+
+typedef struct _SvReadAhead SvReadAhead;
+
+/* A second buffer of `capacity` bytes for slabs of `reader`; NULL when
+ * there is no memory for it. */
+SvReadAhead *sv__read_ahead_new (SvTiffSlabReader *reader, gsize capacity);
+void sv__read_ahead_free (SvReadAhead *ra);
+
+/* Starts reading slices [z0, z1) on a thread (after the read under way);
+ * nothing when they do not fit or no thread can start. */
+void sv__read_ahead_start (SvReadAhead *ra, guint z0, guint z1);
+
+/* Slices [z0, z1) into *buffer (capacity bytes): when they are the ones
+ * read ahead, the buffers swap; otherwise they are read now. The reader is
+ * the caller's again when this returns. */
+gboolean sv__read_ahead_read (SvReadAhead *ra, guint z0, guint z1, guint8 **buffer, GError **error);
+
+/* Reads that the thread had done when they were asked for. */
+guint64 sv__read_ahead_hits (const SvReadAhead *ra);
 
 /* ---- the prepared image, slab by slab (stream-image.c) ------------------ */
 
@@ -28,7 +90,7 @@ typedef struct
   SvTiffSlabReader *reader;   /* borrowed */
   const SvStreamRanks *ranks; /* borrowed; NULL: one process */
   guint z_begin, z_end;       /* the slices this rank prepares */
-  const guint8 *mask;         /* borrowed; NULL or nz·ny·nx bytes */
+  SvStreamMask *mask;         /* borrowed; NULL: no mask */
   guint nz, ny, nx, nc;
   gboolean lab;
   float sigma[3];
@@ -39,6 +101,9 @@ typedef struct
   float max_abs;              /* as SvPrepared's */
   guint max_depth;            /* slices per slab, now */
   guint8 *raw;                /* (max_depth + 2 halo) slices in the file's type, or NULL */
+  gboolean read_ahead;        /* read the next slab while this one computes */
+  SvReadAhead *ahead;         /* with raw, when read_ahead */
+  guint64 slabs_read_ahead;   /* slabs the thread had read when they were asked for */
   float *work;                /* the same slices as float32 */
   guint cached_z0, cached_z1; /* the slab `work` holds prepared; empty: z0 == z1 */
   guint cached_a;             /* first slice in `work` */
@@ -70,10 +135,10 @@ typedef struct
  * halo. With ranks, each rank passes over its own z range and the
  * statistics are combined as one pass over the whole volume would make
  * them. Errors as sv_prepare's. */
-gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, const guint8 *mask,
+gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                                 const SvSlicParams *params, guint scan_depth, guint max_depth,
-                                int n_threads, const char *beside, const SvStreamRanks *ranks,
-                                GError **error);
+                                int n_threads, gboolean read_ahead, const char *beside,
+                                const SvStreamRanks *ranks, GError **error);
 void sv__stream_image_clear (SvStreamImage *img);
 /* Frees the slab buffers only. */
 void sv__stream_image_clear_buffers (SvStreamImage *img);
@@ -115,7 +180,8 @@ typedef enum
 typedef struct
 {
   SvStreamImage *image;
-  SvSpill *spill; /* the kept assignments, nz slices */
+  SvStreamMask *mask; /* the run's mask, served a slab at a time */
+  SvSpill *spill;     /* the kept assignments, nz slices */
   SvBackend *const *workers;
   guint n_workers;
   guint z_begin, z_end, depth;

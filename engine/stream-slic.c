@@ -48,7 +48,7 @@ typedef struct
 {
   const SvSlicParams *params;
   const SvStreamOptions *options;
-  const guint8 *mask;
+  SvStreamMask mask;
   SvStreamImage image;
   SvPrepared view; /* the image's shape and max_abs, no data */
   SvSlicContext ctx;
@@ -63,6 +63,17 @@ typedef struct
   gint32 *nearest; /* depth slices */
   SvSpill *spill;
 } Run;
+
+/* Points the context's mask at slab [z0, z1) (a mask file is read a slab
+ * at a time). */
+static gboolean
+run_mask_slab (Run *run, guint z0, guint z1, GError **error)
+{
+  if (!sv__stream_mask_any (&run->mask))
+    return TRUE;
+  run->ctx.mask = sv__stream_mask_slab (&run->mask, z0, z1, error);
+  return run->ctx.mask != NULL;
+}
 
 /* One iteration: assignment and sums slab by slab, the centres from the
  * sums, then SLIC-zero's maxima with the new centres. */
@@ -159,16 +170,21 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
           break;
         }
 
-      if (!iterated)
-        for (gsize i = 0; i < n; i++)
-          run->nearest[i] = -1;
-      else if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
-               || !steps->fill_unassigned (filler, z0, z1, run->nearest, error))
+      if (!run_mask_slab (run, z0, z1, error))
         {
           ok = FALSE;
           break;
         }
-      sv__label_tally_slab (&tally, z0, z1, run->plane, run->mask, run->params->start_label,
+      if (!iterated)
+        for (gsize i = 0; i < n; i++)
+          run->nearest[i] = -1;
+      else if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
+               || !steps->fill_unassigned (filler, z0, z1, run->ctx.mask, run->nearest, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      sv__label_tally_slab (&tally, z0, z1, run->plane, run->ctx.mask, run->params->start_label,
                             run->nearest);
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
@@ -213,11 +229,15 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
   const guint shape[3] = { run->nz, run->ny, run->nx };
   const SvSlicParams *params = run->params;
 
-  if (!sv__slic_seed (shape, run->mask, params->n_segments, seeds, error))
+  if (sv__stream_mask_any (&run->mask)
+          ? !sv__stream_mask_seeds (&run->mask, shape, params->n_segments, run->depth, seeds, error)
+          : !sv_seeds_grid (shape, params->n_segments, seeds, error))
     return FALSE;
   if (!sv_clusters_init (&run->clusters, seeds, run->nc, error))
     return FALSE;
-  sv_slic_context_init (&run->ctx, &run->view, run->mask, seeds, params, run->options->n_threads);
+  /* The mask is pointed at each slab before its steps (run_mask_slab). */
+  sv_slic_context_init (&run->ctx, &run->view, run->mask.whole, seeds, params,
+                        run->options->n_threads);
   *nearest = run->nearest = g_try_new (gint32, (gsize)run->depth * run->plane);
   *spill = run->spill
       = sv__spill_new (run->output, "labels", run->nz, run->plane * sizeof (gint32), error);
@@ -262,6 +282,7 @@ plan_workers (Run *run, GError **error)
         return FALSE;
       }
   plan->image = &run->image;
+  plan->mask = &run->mask;
   plan->spill = run->spill;
   plan->z_begin = run->z_begin;
   plan->z_end = run->z_end;
@@ -363,8 +384,8 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
  * the largest z extent of a label plus 3, known only at the end; labels
  * span about two grid steps (at most four), which is what is set aside. */
 static void
-iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments,
-                 guint64 *per_slice, guint64 *fixed)
+iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
+                 gint64 n_segments, guint64 *per_slice, guint64 *fixed)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   const guint64 plane = (guint64)info->ny * info->nx;
@@ -372,24 +393,28 @@ iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segment
   guint start[3], step[3];
   guint64 window;
 
-  /* The slice in the file's type and as float32, its assignment and its
-   * labels. */
-  *per_slice = sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8;
+  /* The slice in the file's type twice (one being read ahead) and as
+   * float32, its assignment and its labels. */
+  *per_slice = 2 * sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8
+               + (mask_file ? plane : 0);
   sv_regular_grid (shape, (double)n_segments, start, step);
   window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
-  /* maskSLIC seeding's map of covered voxels (the mask is the caller's). */
-  *fixed = (mask ? plane * info->nz : 0) + window * plane * 8;
+  /* maskSLIC seeding's map of covered voxels (the mask is the caller's);
+   * with a mask file, seeding holds a slab of it, its map and its counts,
+   * less than the slab's image. */
+  *fixed = (mask && !mask_file ? plane * info->nz : 0) + window * plane * 8;
   /* The label writer's strips and codecs and the steps' scratch. */
   *fixed += 6 << 20;
 }
 
 static guint
-choose_depth (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint64 limit)
+choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file, gint64 n_segments,
+              guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   guint64 per_slice, fixed, depth;
 
-  iteration_bytes (reader, mask, n_segments, &per_slice, &fixed);
+  iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
   if (limit == 0)
     limit = G_GUINT64_CONSTANT (1) << 30;
   depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
@@ -399,12 +424,12 @@ choose_depth (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, 
 /* Host bytes left under the limit for prepared slabs kept between
  * iterations, beside what the iterations' slabs of `depth` slices hold. */
 static guint64
-keep_budget (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, guint depth,
-             guint64 limit)
+keep_budget (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file, gint64 n_segments,
+             guint depth, guint64 limit)
 {
   guint64 per_slice, fixed, used;
 
-  iteration_bytes (reader, mask, n_segments, &per_slice, &fixed);
+  iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
   if (limit == 0)
     limit = G_GUINT64_CONSTANT (1) << 30;
   used = fixed + (guint64)depth * per_slice;
@@ -412,13 +437,14 @@ keep_budget (const SvTiffSlabReader *reader, gboolean mask, gint64 n_segments, g
 }
 
 /* Slices per slab of the statistics passes, which hold nothing else: the
- * slice in the file's type and as float32, and the halo. */
+ * slice in the file's type (twice, with the one read ahead) and as
+ * float32, and the halo. */
 static guint
 choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
   const guint64 per_slice
-      = sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
+      = 2 * sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
   const guint64 fixed = 2 * halo * per_slice + (6 << 20);
   guint64 depth;
 
@@ -426,6 +452,14 @@ choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
     limit = G_GUINT64_CONSTANT (1) << 30;
   depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
   return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+}
+
+/* Reading ahead unless the options or SV_STREAM_READ_AHEAD=off (for
+ * measuring what it gains) say no. */
+static gboolean
+read_ahead_wanted (const SvStreamOptions *options)
+{
+  return !options->no_read_ahead && g_strcmp0 (g_getenv ("SV_STREAM_READ_AHEAD"), "off") != 0;
 }
 
 static void
@@ -456,6 +490,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
 
   g_return_val_if_fail (input != NULL && output != NULL && params != NULL, FALSE);
   g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (mask == NULL || options->mask_path == NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (stats == NULL)
@@ -478,7 +513,6 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   run.params = params;
   run.options = options;
   run.output = output;
-  run.mask = mask;
   run.nz = info->nz;
   run.ny = info->ny;
   run.nx = info->nx;
@@ -488,12 +522,18 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   run.z_end = run.nz;
   if (run.ranks != NULL && run.ranks->n_ranks > 1)
     sv_stream_rank_range (run.nz, run.ranks->rank, run.ranks->n_ranks, &run.z_begin, &run.z_end);
+  if (!sv_stream_ranks_agree (run.ranks,
+                              sv__stream_mask_open (&run.mask, mask, options->mask_path, run.nz,
+                                                    run.ny, run.nx, options->n_threads, error),
+                              error))
+    goto out;
   {
     float sigma[3];
     sv_slic_params_effective_sigma (params, sigma);
     /* The iterations read the smoothed image back without a halo. */
     run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
-                                        : choose_depth (reader, mask != NULL, params->n_segments,
+                                        : choose_depth (reader, sv__stream_mask_any (&run.mask),
+                                                        run.mask.reader != NULL, params->n_segments,
                                                         options->memory_limit);
     if (options->slab_depth == 0 && options->max_slab_depth > 0)
       run.depth = MIN (run.depth, options->max_slab_depth);
@@ -513,11 +553,13 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
       scan_depth = (guint)-depths[1];
     }
 
-  if (!sv__stream_image_init (&run.image, reader, mask, params, scan_depth, run.depth,
-                              options->n_threads, output, options->ranks, error))
+  if (!sv__stream_image_init (&run.image, reader, &run.mask, params, scan_depth, run.depth,
+                              options->n_threads, read_ahead_wanted (options), output,
+                              options->ranks, error))
     goto out;
-  run.image.keep_budget = keep_budget (reader, mask != NULL, params->n_segments, run.depth,
-                                       options->memory_limit);
+  run.image.keep_budget
+      = keep_budget (reader, sv__stream_mask_any (&run.mask), run.mask.reader != NULL,
+                     params->n_segments, run.depth, options->memory_limit);
   run.view.nz = run.nz;
   run.view.ny = run.ny;
   run.view.nx = run.nx;
@@ -533,7 +575,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!plan_workers (&run, error))
     goto out;
 
-  n_passes = mask != NULL ? 2 : 1;
+  n_passes = sv__stream_mask_any (&run.mask) ? 2 : 1;
   n_total = n_passes * (guint)params->max_num_iter;
   for (guint pass = 0; pass < n_passes; pass++)
     {
@@ -588,6 +630,8 @@ out:
                                 ? (guint64)run.nz * run.plane * run.nc * sizeof (float)
                                 : run.image.spilled_bytes;
   sv__stream_image_clear (&run.image);
+  report->slabs_read_ahead = run.image.slabs_read_ahead;
+  sv__stream_mask_clear (&run.mask);
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);
   return ok;

@@ -38,8 +38,8 @@ volume_base (gconstpointer slab, guint z0, gsize slice_bytes)
 /* The context for slab [z0, z1) with prepared values `data` (NULL: steps
  * that read no image); `view` holds the image's shape. */
 static void
-slab_context (const SvSlicContext *ctx, guint z0, guint z1, const float *data, SvPrepared *view,
-              SvSlicContext *slab)
+slab_context (const SvSlicContext *ctx, guint z0, guint z1, const float *data,
+              const guint8 *mask, SvPrepared *view, SvSlicContext *slab)
 {
   const SvPrepared *im = ctx->image;
 
@@ -51,6 +51,7 @@ slab_context (const SvSlicContext *ctx, guint z0, guint z1, const float *data, S
   slab->image = view;
   slab->z_begin = z0;
   slab->z_end = z1;
+  slab->mask = mask;
 }
 
 static gint32 *
@@ -94,8 +95,8 @@ cpu_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *
 }
 
 static gboolean
-cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSlabSink sink,
-                gpointer sink_data, GError **error)
+cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
+                SvSlabSink sink, gpointer sink_data, GError **error)
 {
   CpuPass *pass = cpu_pass (backend);
   const gsize n = (gsize)(z1 - z0) * pass->ctx.image->ny * pass->ctx.image->nx;
@@ -111,7 +112,7 @@ cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSla
       return FALSE;
     }
   base = nearest_base (&pass->ctx, nearest, z0);
-  slab_context (&pass->ctx, z0, z1, data, &view, &slab);
+  slab_context (&pass->ctx, z0, z1, data, mask, &view, &slab);
   sv_slic_assign (&slab, pass->clusters, base);
   sv__slic_sums_add (&slab, base, pass->clusters, pass->sums);
   return sink == NULL || sink (z0, z1, nearest, sink_data, error);
@@ -119,25 +120,26 @@ cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, SvSla
 
 static gboolean
 cpu_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
-                  const gint32 *nearest, GError **error)
+                  const guint8 *mask, const gint32 *nearest, GError **error)
 {
   CpuPass *pass = cpu_pass (backend);
   SvPrepared view;
   SvSlicContext slab;
 
-  slab_context (&pass->ctx, z0, z1, data, &view, &slab);
+  slab_context (&pass->ctx, z0, z1, data, mask, &view, &slab);
   sv__slic_raise_colour_maxima (&slab, nearest_base (&pass->ctx, nearest, z0), &pass->maxima);
   return TRUE;
 }
 
 static gboolean
-cpu_fill_unassigned (SvBackend *backend, guint z0, guint z1, gint32 *nearest, GError **error)
+cpu_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask, gint32 *nearest,
+                     GError **error)
 {
   CpuPass *pass = cpu_pass (backend);
   SvPrepared view;
   SvSlicContext slab;
 
-  slab_context (&pass->ctx, z0, z1, NULL, &view, &slab);
+  slab_context (&pass->ctx, z0, z1, NULL, mask, &view, &slab);
   sv__slic_fill_unassigned (&slab, pass->clusters, nearest_base (&pass->ctx, nearest, z0));
   return TRUE;
 }

@@ -49,6 +49,7 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   const SvSlabPlan *plan = pass->plan;
   const SvSlabSteps *steps = backend->klass->slab_steps;
   const gboolean held = steps->holds_slab != NULL && steps->holds_slab (backend, z0, z1);
+  const guint8 *mask = NULL;
   const float *data = NULL;
   gboolean ok;
 
@@ -57,12 +58,16 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   /* A slab the backend holds from an earlier pass is not prepared again. */
   if (!held && (data = sv__stream_image_slab (plan->image, z0, z1, error)) == NULL)
     return FALSE;
+  /* After the image: its halo may have read other slices of the mask. */
+  if (sv__stream_mask_any (plan->mask)
+      && (mask = sv__stream_mask_slab (plan->mask, z0, z1, error)) == NULL)
+    return FALSE;
   if (pass->kind == SV_SLAB_ASSIGN)
-    ok = steps->assign_sum (backend, z0, z1, data, pass->keep ? spill_sink : NULL, plan->spill,
-                            error);
+    ok = steps->assign_sum (backend, z0, z1, data, mask, pass->keep ? spill_sink : NULL,
+                            plan->spill, error);
   else
     ok = sv__spill_read (plan->spill, z0, z1, nearest, error)
-         && steps->raise_maxima (backend, z0, z1, data, nearest, error);
+         && steps->raise_maxima (backend, z0, z1, data, mask, nearest, error);
   /* The image keeps the prepared slab for the next passes unless the
    * backend has just taken it into its own memory. */
   if (!ok || held)

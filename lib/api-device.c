@@ -12,12 +12,28 @@ sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
                    void *cuda_stream, const SvRunControl *control, SvRunStats *stats,
                    GError **error)
 {
-  g_autoptr (SvBackend) backend = sv_backend_new ("cuda", error);
+  SvBackend *backend = NULL;
+  int previous = -1, device = -1;
+  gboolean ok;
 
-  if (backend == NULL)
+  if (!sv_cuda_device_available (error) || !sv_cuda_get_device (&previous, error))
     return FALSE;
-  return sv_cuda_backend_set_volume_device (backend, image, mask, cuda_stream, error)
-         && sv_backend_run (backend, params, control, stats, error)
-         && sv_cuda_backend_store_labels_device (backend, labels, label_dtype == SUPERVOX_INT64,
-                                                 cuda_stream, error);
+  device = previous;
+  /* The run goes where the volume is, whichever device the calling thread
+   * has current (a CuPy array on device 1 from a thread that never chose
+   * one), and the thread's device is left as it was. */
+  if (image->data != NULL && !sv_cuda_pointer_device (image->data, "image", &device, error))
+    return FALSE;
+  if (device != previous && !sv_cuda_set_device (device, error))
+    return FALSE;
+  backend = sv_api_cuda_backend_take (error);
+  ok = backend != NULL
+       && sv_cuda_backend_set_volume_device (backend, image, mask, cuda_stream, error)
+       && sv_backend_run (backend, params, control, stats, error)
+       && sv_cuda_backend_store_labels_device (backend, labels, label_dtype == SUPERVOX_INT64,
+                                               cuda_stream, error);
+  sv_api_backend_done (backend, ok);
+  if (device != previous)
+    sv_cuda_set_device (previous, NULL);
+  return ok;
 }

@@ -38,7 +38,17 @@ gboolean sv_api_mask_check_shape (const SupervoxArray *mask, const SupervoxArray
 /* Copies n int32 labels to dst as label_dtype (INT32 or INT64). */
 void sv_api_labels_store (const gint32 *src, gsize n, void *dst, SupervoxDtype label_dtype);
 
-/* The run on device pointers (cuda/api-device.c; a build without CUDA
+/* A CUDA backend for the current device: the one kept idle from an earlier
+ * run (lib/api-backend-pool.c) or a new one. Fails with
+ * SV_ENGINE_ERROR_BACKEND without a usable device (or a CUDA build). */
+SvBackend *sv_api_cuda_backend_take (GError **error);
+
+/* The end of a run on `backend` (may be NULL): a CUDA backend whose run
+ * succeeded is kept for the next run on its device unless one is kept
+ * already; everything else is freed. */
+void sv_api_backend_done (SvBackend *backend, gboolean ok);
+
+/* The run on device pointers (lib/api-device.c; a build without CUDA
  * fails with SV_ENGINE_ERROR_BACKEND). */
 gboolean sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
                             const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,

@@ -246,6 +246,29 @@ info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backe
   info->backend = backend;
 }
 
+/* "cpu", "cuda" or "auto" as a backend: CUDA ones come from the pool of
+ * backends kept between runs. */
+static SvBackend *
+backend_for (const char *name, GError **error)
+{
+  GError *local = NULL;
+  SvBackend *backend = NULL;
+
+  if (strcmp (name, "cpu") == 0)
+    return sv_backend_new ("cpu", error);
+  backend = sv_api_cuda_backend_take (&local);
+  if (backend != NULL)
+    return backend;
+  if (strcmp (name, "cuda") == 0)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  g_info ("CUDA backend unavailable, using the CPU: %s", local->message);
+  g_error_free (local);
+  return sv_backend_new ("cpu", error);
+}
+
 /* One run, the labels into the caller's buffer. With "auto", a GPU that
  * fails (out of memory, a CUDA error) leaves the run to the CPU reference,
  * which gives the same labels, as the CLI and the window do
@@ -255,30 +278,31 @@ run_host (const char *name, const SvVolume *volume, const guint8 *mask, const Sv
           const SvRunControl *control, void *labels, SupervoxDtype label_dtype, SvRunStats *stats,
           gboolean *is_cuda, GError **error)
 {
-  g_autoptr (SvBackend) backend = sv_backend_new (name, error);
+  SvBackend *backend = backend_for (name, error);
   g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
   SvBackend *ran;
+  gboolean ok;
 
   if (backend == NULL)
     return FALSE;
-  if (g_strcmp0 (name, "auto") == 0)
-    {
-      if (!sv_backend_run_with_fallback (backend, volume, mask, params, control, stats, &cpu,
-                                         NULL, error))
-        return FALSE;
-    }
-  else if (!sv_backend_set_volume (backend, volume, mask, error)
-           || !sv_backend_run (backend, params, control, stats, error))
-    return FALSE;
+  /* A kept backend may still name an earlier volume that lived at this
+   * address, which the fallback would take as loaded: load this one (a
+   * failure here is met again, and handled, by the fallback). */
+  ok = sv_backend_set_volume (backend, volume, mask, strcmp (name, "auto") == 0 ? NULL : error);
+  if (strcmp (name, "auto") == 0)
+    ok = sv_backend_run_with_fallback (backend, volume, mask, params, control, stats, &cpu, NULL,
+                                       error);
+  else
+    ok = ok && sv_backend_run (backend, params, control, stats, error);
   ran = cpu != NULL ? cpu : backend;
-  *is_cuda = g_strcmp0 (sv_backend_get_name (ran), "cuda") == 0;
-  out = sv_backend_take_labels (ran, n, error);
-  if (out == NULL)
-    return FALSE;
-  sv_api_labels_store (out, n, labels, label_dtype);
-  return TRUE;
+  ok = ok && (out = sv_backend_take_labels (ran, n, error)) != NULL;
+  *is_cuda = !sv_backend_is_reference (ran);
+  sv_api_backend_done (backend, ok && cpu == NULL);
+  if (ok)
+    sv_api_labels_store (out, n, labels, label_dtype);
+  return ok;
 }
 
 int
@@ -327,6 +351,25 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
 }
 
 #if !SV_HAVE_CUDA
+SvBackend *
+sv_api_cuda_backend_take (GError **error)
+{
+  g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                       "this build has no CUDA backend");
+  return NULL;
+}
+
+void
+sv_api_backend_done (SvBackend *backend, gboolean ok)
+{
+  sv_backend_free (backend);
+}
+
+void
+supervox_cuda_release_cache (void)
+{
+}
+
 gboolean
 sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
                    const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,

@@ -101,7 +101,7 @@ sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error)
 static gboolean
 check_mask_shape (const SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
 {
-  if (ctx->mask != NULL
+  if (ctx->mask_path != NULL
       && (ctx->mask_shape[0] != file->shape[0] || ctx->mask_shape[1] != file->shape[1]
           || ctx->mask_shape[2] != file->shape[2]))
     {

@@ -40,8 +40,9 @@ typedef struct
   const SvCliSlicRequest *request;
   const char *backend_name; /* "cpu", "cuda" or "auto", as asked */
   const char *mask_path;    /* NULL without --mask */
-  const guint8 *mask;       /* mask_shape[0..2] = z, y, x */
+  const guint8 *mask;       /* mask_shape[0..2] = z, y, x; NULL when mask_streamed */
   guint mask_shape[3];
+  gboolean mask_streamed;           /* every input streams: the mask is read slab by slab */
   int channel;                      /* --channel, or −1 for every channel */
   SvTiffWriteOptions write_options; /* --compression */
   const char *compression;          /* the same as a string, for the sidecar */

@@ -14,6 +14,7 @@
 #include "slic-devices.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-stream.h"
 #include "sv-config.h"
 
@@ -24,49 +25,13 @@
 gboolean
 sv_cli_parse_size (const char *option, const char *text, guint64 *bytes, GError **error)
 {
-  static const char units[] = "KMGT";
-  char *end = NULL;
-  double value, scale = 1.0;
-
-  errno = 0;
-  value = g_ascii_strtod (text, &end);
-  if (end != text && *end != '\0')
-    {
-      const char *u = strchr (units, g_ascii_toupper (*end));
-      if (u != NULL)
-        {
-          scale = ldexp (1.0, 10 * (int)(u - units + 1));
-          end++;
-          if (*end == 'i')
-            end++;
-        }
-      if (*end == 'B' || *end == 'b')
-        end++;
-    }
-  if (end == text || *end != '\0' || errno != 0 || !(value > 0) || !isfinite (value)
-      || value * scale >= 0x1p63)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s must be a size such as 512M or 2G, got %s", option, text);
-      return FALSE;
-    }
-  *bytes = (guint64)(value * scale);
-  return TRUE;
+  return sv_parse_size (option, text, bytes, error);
 }
 
 guint64
 sv_cli_memory_available (void)
 {
-  g_autofree char *text = NULL;
-  const char *line;
-  guint64 kib;
-
-  if (!g_file_get_contents ("/proc/meminfo", &text, NULL, NULL))
-    return 0;
-  line = strstr (text, "MemAvailable:");
-  if (line == NULL || sscanf (line, "MemAvailable: %" G_GUINT64_FORMAT, &kib) != 1)
-    return 0;
-  return kib * 1024;
+  return sv_memory_available ();
 }
 
 guint64
@@ -80,34 +45,60 @@ sv_cli_peak_memory (void)
   return (guint64)usage.ru_maxrss * 1024;
 }
 
+/* The header of `input` as a slab reader, or NULL for a photo or a file
+ * that the in-memory reader will report on. */
+static SvTiffSlabReader *
+open_header (const char *input, const SvCliSlicContext *ctx)
+{
+  g_autoptr (GError) local = NULL;
+  SvTiffReadOptions options;
+
+#if SV_HAVE_PIXBUF
+  if (sv_image_is_photo (input))
+    return NULL;
+#endif
+  sv_tiff_read_options_init_defaults (&options);
+  options.channel = ctx->channel;
+  return sv_tiff_slab_reader_open (input, &options, &local);
+}
+
+/* --slab-depth, mpirun and a mask read slab by slab stream; otherwise the
+ * in-memory run when it fits in memory_limit (0: no limit) beside what the
+ * process holds already. */
+static gboolean
+needs_streaming (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, guint64 memory_limit)
+{
+  guint64 need
+      = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask_path != NULL)
+        + sv_cli_peak_memory ();
+
+  return ctx->slab_depth > 0 || ctx->ranks != NULL || ctx->mask_streamed
+         || (memory_limit != 0 && need > memory_limit)
+         || sv_cli_slic_device_wants_stream (ctx, info->nz, info->ny, info->nx, info->nc);
+}
+
+gboolean
+sv_cli_slic_would_stream (const char *input, const SvCliSlicContext *ctx)
+{
+  g_autoptr (SvTiffSlabReader) reader = open_header (input, ctx);
+  guint64 limit = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
+
+  return reader != NULL && needs_streaming (sv_tiff_slab_reader_info (reader), ctx, limit);
+}
+
 gboolean
 sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
-  g_autoptr (GError) local = NULL;
-  SvTiffReadOptions options;
   const SvTiffSlabInfo *info;
-  guint64 need;
 
   file->streaming = FALSE;
   file->memory_limit = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
-#if SV_HAVE_PIXBUF
-  if (sv_image_is_photo (file->input))
-    return TRUE;
-#endif
-  sv_tiff_read_options_init_defaults (&options);
-  options.channel = ctx->channel;
-  reader = sv_tiff_slab_reader_open (file->input, &options, &local);
-  /* The in-memory reader reports what is wrong with the file. */
+  reader = open_header (file->input, ctx);
   if (reader == NULL)
     return TRUE;
   info = sv_tiff_slab_reader_info (reader);
-  /* Beside what the process holds already. */
-  need = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask != NULL)
-         + sv_cli_peak_memory ();
-  if (ctx->slab_depth == 0 && ctx->ranks == NULL
-      && (file->memory_limit == 0 || need <= file->memory_limit)
-      && !sv_cli_slic_device_wants_stream (ctx, info->nz, info->ny, info->nx, info->nc))
+  if (!needs_streaming (info, ctx, file->memory_limit))
     return TRUE;
 
   file->streaming = TRUE;
@@ -212,6 +203,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
     }
 
   memset (&file->stats, 0, sizeof file->stats);
+  options.mask_path = ctx->mask_streamed ? ctx->mask_path : NULL;
   ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,
                            &file->stats, &report, &local);
   /* A GPU that fails (not bad data, not a cancel) hands the run to the

@@ -26,6 +26,11 @@ guint64 sv_cli_peak_memory (void);
  * loaded. Photos always load. */
 gboolean sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error);
 
+/* Whether `input` would stream (as sv_cli_slic_file_plan decides), before
+ * the mask is read: with a mask and every input streaming, the mask is
+ * read slab by slab and never whole. */
+gboolean sv_cli_slic_would_stream (const char *input, const SvCliSlicContext *ctx);
+
 /* The compute step of a streamed file: runs SLIC from file->input straight
  * into file->output (nothing is left there on failure). */
 gboolean sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error);

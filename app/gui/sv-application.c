@@ -4,6 +4,7 @@
 #include "sv-application.h"
 
 #include "supervox/sv-backend.h"
+#include "supervox/sv-memory.h"
 #include "sv-config.h"
 #include "sv-window.h"
 
@@ -89,6 +90,7 @@ static int
 sv_application_handle_local_options (GApplication *app, GVariantDict *options)
 {
   SvApplication *self = SV_APPLICATION (app);
+  const char *limit = NULL;
 
   if (g_variant_dict_contains (options, "version"))
     {
@@ -97,6 +99,19 @@ sv_application_handle_local_options (GApplication *app, GVariantDict *options)
     }
   if (g_variant_dict_contains (options, "verbose"))
     self->verbose = TRUE;
+  if (g_variant_dict_lookup (options, "memory-limit", "&s", &limit))
+    {
+      g_autoptr (GError) error = NULL;
+      guint64 bytes;
+
+      if (!sv_parse_size ("--memory-limit", limit, &bytes, &error))
+        {
+          g_printerr ("supervox: %s\n", error->message);
+          return 1;
+        }
+      /* The windows read it from there, as the tests set it. */
+      g_setenv ("SV_MEMORY_LIMIT", limit, TRUE);
+    }
   return -1;
 }
 
@@ -152,6 +167,7 @@ sv_application_startup (GApplication *app)
     { "win.export-labels", { "<Control>e", NULL } },
     { "win.screenshot", { "<Control><Shift>s", NULL } },
     { "win.copy-command", { "<Control><Shift>c", NULL } },
+    { "win.copy-python", { "<Control><Shift>y", NULL } },
     { "win.save-preset", { "<Control>s", NULL } },
     { "win.load-preset", { "<Control>l", NULL } },
     { "win.zoom-fit", { "<Control>0", NULL } },
@@ -192,6 +208,10 @@ sv_application_init (SvApplication *self)
       = { { "verbose", 'v', 0, G_OPTION_ARG_NONE, NULL,
             "Print timings and how labels reach the GPU", NULL },
           { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+          { "memory-limit", 0, 0, G_OPTION_ARG_STRING, NULL,
+            "Refuse volumes whose segmentation needs more memory (default: what the system "
+            "has available)",
+            "SIZE" },
           { NULL } };
 
   g_application_add_main_option_entries (G_APPLICATION (self), entries);

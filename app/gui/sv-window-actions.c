@@ -1,4 +1,5 @@
-/* Supervox GUI: the main window's view and teaching actions and "Copy as command". */
+/* Supervox GUI: the main window's view and teaching actions, "Copy as
+ * command" and "Copy as Python". */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -7,31 +8,50 @@
 
 #include "supervox/sv-sidecar.h"
 
-char *
-sv_window_build_command (SvWindow *self)
+/* What reproduces the labels on screen, for both "Copy as" forms: the
+ * input, mask, parameters and backend of the run, and for the sample the
+ * supervox-cli line that makes it again, byte for byte. Free the strings it
+ * points to with g_free (synth, output). */
+static void
+describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char **synth,
+                 char **output)
 {
-  GString *cmd = g_string_new (NULL);
-  g_autofree char *out_name = sv_window_default_export_name (self);
-  SvSlicParams params;
-  SvSlicCommand line = {
+  /* The name Export Labels offers, in the folder the line runs in. */
+  *output = sv_window_default_export_name (self);
+  *synth = NULL;
+  if (!self->volume_path)
+    *synth = g_strdup_printf ("supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
+                              "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed "
+                              "%" G_GUINT64_FORMAT,
+                              self->sample.nz, self->sample.ny, self->sample.nx,
+                              self->sample.n_cells, self->sample.nucleus_radius,
+                              self->sample.blur_sigma, self->sample.noise_sigma, self->sample.seed);
+  *line = (SvSlicCommand){
     .input = self->volume_path ? self->volume_path : "sample.tif",
-    /* The name Export Labels offers, in the folder the line runs in. */
-    .output = out_name,
+    .output = *output,
     .mask = self->mask_path,
-    .params = &params,
+    .params = params,
     .channel = -1,
     /* The backend that made the labels on screen: "auto" could pick another
      * one on the machine the line runs on, or after a fallback here. */
-    .backend = self->result ? self->result->backend_name
-                            : sv_params_panel_get_backend (self->params_panel),
+    .backend
+    = self->result ? self->result->backend_name : sv_params_panel_get_backend (self->params_panel),
+    .before = *synth,
   };
+  if (self->volume)
+    {
+      line->shape[0] = self->volume->nz;
+      line->shape[1] = self->volume->ny;
+      line->shape[2] = self->volume->nx;
+      line->channels = self->volume->nc;
+    }
 
   if (self->result && !self->result->region)
     {
       /* A teaching step is the same as a full run with the teaching
        * rule's parameters. */
       sv_slic_params_apply_teaching (&self->result->params, self->result->stop_after_iteration,
-                                     &params);
+                                     params);
     }
   else
     {
@@ -41,34 +61,54 @@ sv_window_build_command (SvWindow *self)
 
       sv_params_panel_get_params (self->params_panel, &panel);
       sv_slic_params_apply_teaching (&panel, self->result ? self->result->stop_after_iteration : -1,
-                                     &params);
+                                     params);
     }
-  if (!self->volume_path)
-    {
-      /* The sample is made again, byte for byte, by the CLI. */
-      g_string_printf (cmd,
-                       "supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
-                       "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed %" G_GUINT64_FORMAT
-                       " && ",
-                       self->sample.nz, self->sample.ny, self->sample.nx, self->sample.n_cells,
-                       self->sample.nucleus_radius, self->sample.blur_sigma,
-                       self->sample.noise_sigma, self->sample.seed);
-    }
-  sv_slic_command_append (&line, cmd);
-  return g_string_free (cmd, FALSE);
+}
+
+/* The labels on screen as a supervox-cli line, or as Python code (none
+ * before a volume is shown). */
+static char *
+build_text (SvWindow *self, gboolean python)
+{
+  GString *text = g_string_new (NULL);
+  g_autofree char *synth = NULL, *output = NULL;
+  SvSlicParams params;
+  SvSlicCommand line;
+
+  describe_labels (self, &line, &params, &synth, &output);
+  if (!python)
+    sv_slic_command_append (&line, text);
+  else if (line.channels > 0)
+    sv_slic_python_append (&line, text);
+  return g_string_free (text, FALSE);
+}
+
+char *
+sv_window_build_command (SvWindow *self)
+{
+  return build_text (self, FALSE);
+}
+
+char *
+sv_window_build_python (SvWindow *self)
+{
+  return build_text (self, TRUE);
 }
 
 static void
 copy_command_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   SvWindow *self = SV_WINDOW (widget);
-  g_autofree char *cmd = sv_window_build_command (self);
+  gboolean python = g_str_equal (name, "win.copy-python");
+  g_autofree char *text = build_text (self, python);
 
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), cmd);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
   /* A toast over the views: the timings in the status bar stay. */
-  sv_window_show_toast (self, "command copied: paste it into a terminal to make the same labels");
+  sv_window_show_toast (self, python ? "Python copied: run it to make the same labels"
+                                     : "command copied: paste it into a terminal to make the "
+                                       "same labels");
   if (sv_window_verbose (self))
-    g_message ("%s", cmd);
+    g_message ("%s", text);
 }
 
 static void
@@ -179,6 +219,7 @@ void
 sv_window_class_add_view_actions (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.copy-command", NULL, copy_command_action);
+  gtk_widget_class_install_action (widget_class, "win.copy-python", NULL, copy_command_action);
   gtk_widget_class_install_action (widget_class, "win.slice-next", NULL, slice_action);
   gtk_widget_class_install_action (widget_class, "win.slice-prev", NULL, slice_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);

@@ -139,7 +139,8 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   g_atomic_int_set (&load->percent, -1);
   if (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
       || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8"))
-    volume = sv_tiff_read_volume (load->path, &error);
+    volume = sv_window_check_memory (load->path, &error) ? sv_tiff_read_volume (load->path, &error)
+                                                         : NULL;
   else
     volume = sv_image_read_pixbuf (load->path, &error);
   if (volume && !check_finite (volume, &error))

@@ -7,12 +7,13 @@
  *   sv-window-open.c     opening files on a worker thread, masks, recent
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
- *   sv-window-actions.c  view and teaching actions, "Copy as command"
+ *   sv-window-actions.c  view and teaching actions, "Copy as command" and "Copy as Python"
  *   sv-window-quality.c  the quality of each result (a worker thread),
  *                        the ground truth, pinning and comparing results
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap
- *   sv-window-region.c   the region preview: the job on a box of the volume */
+ *   sv-window-region.c   the region preview: the job on a box of the volume
+ *   sv-window-memory.c   the memory in use, in the status bar */
 #pragma once
 
 #include "sv-window.h"
@@ -48,6 +49,8 @@ struct _SvWindow
   SvParamsPanel *params_panel;
   GtkProgressBar *progress_bar;
   GtkLabel *result_label, *hover_label, *path_label;
+  GtkLabel *memory_label; /* sv-window-memory.c */
+  guint memory_source;
   GMenu *recent_section;
   GtkRevealer *warning_revealer;
   GtkLabel *warning_label;
@@ -170,6 +173,18 @@ void sv_window_rebuild_recent_menu (SvWindow *self);
 void sv_window_class_add_open_actions (GtkWidgetClass *widget_class);
 /* Drops a load in progress (its volume is freed when the reader returns). */
 void sv_window_cancel_loading (SvWindow *self);
+
+/* sv-window-memory.c: the status bar's memory in use, refreshed each
+ * second between start and stop. */
+void sv_window_memory_start (SvWindow *self);
+void sv_window_memory_stop (SvWindow *self);
+void sv_window_update_memory_status (SvWindow *self);
+/* The window's memory budget: SV_MEMORY_LIMIT (the application's
+ * --memory-limit) or what the system has available; 0 when unknown. */
+guint64 sv_window_memory_budget (void);
+/* FALSE with an error when the TIFF at `path` would need more than the
+ * budget to segment in memory (read from its header; any thread). */
+gboolean sv_window_check_memory (const char *path, GError **error);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);

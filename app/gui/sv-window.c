@@ -389,6 +389,7 @@ sv_window_dispose (GObject *object)
 
   g_clear_handle_id (&self->play_source, g_source_remove);
   g_clear_handle_id (&self->toast_source, g_source_remove);
+  sv_window_memory_stop (self);
   /* The worker borrows the volume and calls back into the window. */
   sv_window_stop_job (self);
   sv_window_cancel_loading (self);
@@ -495,6 +496,7 @@ sv_window_class_init (SvWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, result_label);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, hover_label);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, path_label);
+  gtk_widget_class_bind_template_child (widget_class, SvWindow, memory_label);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, recent_section);
   gtk_widget_class_bind_template_callback (widget_class, params_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, display_changed_cb);
@@ -559,6 +561,7 @@ sv_window_init (SvWindow *self)
   sv_window_pick_init (self);
   sv_window_contrast_init (self);
   sv_window_region_init (self);
+  sv_window_memory_start (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   for (guint i = 0; i < 3; i++)
     {

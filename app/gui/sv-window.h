@@ -65,12 +65,17 @@ const char *sv_window_get_warning_text (SvWindow *window);
 /* The status bar's texts: the progress bar's and the result's. */
 const char *sv_window_get_progress_text (SvWindow *window);
 const char *sv_window_get_result_text (SvWindow *window);
+/* The status bar's memory in use ("312.4 MiB in memory"). */
+const char *sv_window_get_memory_text (SvWindow *window);
 /* The views' area (the three views in the orthogonal layout). */
 GtkWidget *sv_window_get_views_area (SvWindow *window);
 /* Teaching mode's legend and note while they are shown, else NULL. */
 char *sv_window_get_teaching_legend (SvWindow *window);
 /* The supervox-cli line that reproduces the labels on screen. */
 char *sv_window_build_command (SvWindow *window);
+/* Python code (the supervox package, tifffile) that reproduces the labels
+ * on screen in `labels`; "" before a volume is shown. */
+char *sv_window_build_python (SvWindow *window);
 
 /* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) with
  * the volume's spacing and unit, and a JSON sidecar beside it

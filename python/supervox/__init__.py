@@ -4,7 +4,9 @@ CPU and on CUDA GPUs.
     >>> import numpy as np, supervox
     >>> labels = supervox.slic(volume, n_segments=5000, compactness=0.1, channel_axis=None)
 
-NumPy in, NumPy out; CuPy in, CuPy out (computed from the device buffer).
+NumPy in, NumPy out; CuPy in, CuPy out (computed from the device buffer);
+PyTorch CUDA tensors in, tensors out; Numba device arrays in, Numba out;
+other CUDA arrays (DLPack producers) in, CuPy out.
 The package is also a scikit-image dispatch backend (supervox.skimage_backend).
 """
 
@@ -19,5 +21,12 @@ def cuda_available():
     return bool(_lib.lib.supervox_cuda_available())
 
 
-__all__ = ["slic", "set_num_threads", "get_num_threads", "cuda_available", "SupervoxError",
-           "__version__"]
+def cuda_release_cache():
+    """Frees the GPU memory the library keeps between CUDA runs: the buffers
+    of the last volume shape on each device (about 40 bytes per voxel),
+    kept so that the next run of that shape allocates nothing."""
+    _lib.lib.supervox_cuda_release_cache()
+
+
+__all__ = ["slic", "set_num_threads", "get_num_threads", "cuda_available",
+           "cuda_release_cache", "SupervoxError", "__version__"]

@@ -1,16 +1,35 @@
 """Array bookkeeping: NumPy arrays and arrays in device memory
-(__cuda_array_interface__) described to the C API as pointer, dtype, shape
-and byte strides, without copies."""
+(__cuda_array_interface__, or a CUDA DLPack capsule) described to the C API
+as pointer, dtype, shape and byte strides, without copies."""
 
 import ctypes
 
 import numpy as np
 
-from . import _lib
+from . import _dlpack, _lib
 
 
 def is_device_array(obj):
-    return hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, np.ndarray)
+    """In GPU memory: a __cuda_array_interface__, or a DLPack producer
+    that says its tensor is on a CUDA device."""
+    if isinstance(obj, np.ndarray):
+        return False
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    return _dlpack.is_producer(obj) and _dlpack.device_of(obj)[0] in _dlpack.DEVICE_TYPES
+
+
+def host_array(obj):
+    """A host array of obj: NumPy's view of it, through DLPack for a
+    producer that offers nothing else."""
+    if (not isinstance(obj, np.ndarray) and _dlpack.is_producer(obj)
+            and not hasattr(obj, "__array__") and not hasattr(obj, "__array_interface__")):
+        device_type, _ = _dlpack.device_of(obj)
+        if device_type not in (_dlpack.CPU, _dlpack.CUDA_HOST):
+            raise TypeError("a DLPack tensor on device type %d: slic takes host (CPU) and "
+                            "CUDA arrays" % device_type)
+        return np.from_dlpack(obj)
+    return np.asarray(obj)
 
 
 class View:
@@ -57,7 +76,18 @@ def host_view(array):
 
 
 def device_view(obj):
-    """An object with __cuda_array_interface__ as a View of its device memory."""
+    """An array in GPU memory as a View: its __cuda_array_interface__, else
+    the tensor of its DLPack capsule, exported for the stream the run will
+    use (the capsule is kept with the view until the run is done)."""
+    if not hasattr(obj, "__cuda_array_interface__"):
+        stream = current_stream(obj, None)
+        capsule = _dlpack.export(obj, stream)
+        ptr, dtype, shape, strides, device_type, _ = _dlpack.describe(capsule)
+        if device_type not in _dlpack.DEVICE_TYPES:
+            raise TypeError("__dlpack__ gave a tensor on device type %d, not CUDA memory"
+                            % device_type)
+        return View(ptr, shape, strides, dtype, device=True, stream=stream,
+                    owner=(obj, capsule))
     cai = obj.__cuda_array_interface__
     if cai.get("mask") is not None:
         raise ValueError("device arrays with a __cuda_array_interface__ mask are not supported")
@@ -83,14 +113,25 @@ def _kind(obj):
 
 
 def device_id(obj):
-    device = getattr(obj, "device", None)
+    """The CUDA device of a device array; None: the current one."""
     if _kind(obj) == "torch":
-        return device.index
-    return getattr(device, "id", None)
+        return obj.device.index
+    if _dlpack.is_producer(obj):
+        return _dlpack.device_of(obj)[1]
+    return getattr(getattr(obj, "device", None), "id", None)
+
+
+def cupy_module(purpose):
+    try:
+        import cupy
+    except ImportError:
+        raise TypeError("%s needs CuPy, which is not installed" % purpose) from None
+    return cupy
 
 
 def device_empty(like, shape, dtype):
-    """A C-contiguous device array on like's device, of like's kind."""
+    """A C-contiguous device array on like's device, of like's kind (CuPy
+    for producers other than CuPy, PyTorch and Numba)."""
     kind = _kind(like)
     if kind == "torch":
         import torch
@@ -98,7 +139,7 @@ def device_empty(like, shape, dtype):
     if kind == "numba":
         from numba import cuda
         return cuda.device_array(shape, dtype=dtype)
-    import cupy
+    cupy = cupy_module("the labels of a %s (returned as a CuPy array)" % type(like).__name__)
     dev = device_id(like)
     if dev is None:
         return cupy.empty(shape, dtype=dtype)
@@ -125,23 +166,6 @@ def current_stream(like, cai_stream):
         with cupy.cuda.Device(dev):
             return cupy.cuda.get_current_stream().ptr
     return cai_stream or 0
-
-
-def use_device_in_thread(like):
-    """Makes like's device current in the calling thread (the CUDA runtime's
-    current device is per thread)."""
-    dev = device_id(like)
-    if dev is None:
-        return
-    if _kind(like) == "torch":
-        import torch
-        torch.cuda.set_device(dev)
-        return
-    try:
-        import cupy
-    except ImportError:
-        return
-    cupy.cuda.runtime.setDevice(dev)
 
 
 def address(array):

@@ -11,6 +11,8 @@ import glob
 import os
 
 API_VERSION_MAJOR = 0
+# The oldest minor version with every function bound below.
+API_VERSION_MINOR = 2
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -138,9 +140,14 @@ lib.supervox_slic_device.argtypes = [
     ctypes.POINTER(SupervoxParams), ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
     ctypes.POINTER(SupervoxControl), ctypes.POINTER(SupervoxRunInfo)]
 
-if lib.supervox_api_version() // 1000 != API_VERSION_MAJOR:
-    raise ImportError("libsupervox API version %d does not match this package (major %d)"
-                      % (lib.supervox_api_version(), API_VERSION_MAJOR))
+if (lib.supervox_api_version() // 1000 != API_VERSION_MAJOR
+        or lib.supervox_api_version() % 1000 < API_VERSION_MINOR):
+    raise ImportError("libsupervox API version %d does not match this package (%d.%d or a later "
+                      "minor)" % (lib.supervox_api_version(), API_VERSION_MAJOR,
+                                  API_VERSION_MINOR))
+
+lib.supervox_cuda_release_cache.restype = None
+lib.supervox_cuda_release_cache.argtypes = []
 
 
 def version():

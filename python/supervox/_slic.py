@@ -4,6 +4,7 @@ computation runs in the C library with the GIL released."""
 
 import ctypes
 import os
+import queue
 import threading
 import warnings
 from collections.abc import Iterable
@@ -51,43 +52,108 @@ def _raise_for(status, message):
     raise SupervoxError(message)
 
 
-def _call(function, args, in_thread=None):
-    """Runs a C entry on a worker thread so that Ctrl-C in the caller raises
-    the cancel flag; the run stops at the next iteration boundary and
-    KeyboardInterrupt propagates once it has returned (nothing is leaked)."""
+class _Job:
+    """One C call handed to the runner thread, and how it ended. `guard`
+    settles who has it: the runner marks it taken before running it, and a
+    caller interrupted before that drops it, so that it never runs."""
+
+    __slots__ = ("run", "guard", "taken", "dropped", "done", "result", "error")
+
+    def __init__(self, run):
+        self.run = run
+        self.guard = threading.Lock()
+        self.taken = self.dropped = False
+        self.done = threading.Event()
+        self.result = self.error = None
+
+
+def _serve(jobs):
+    while True:
+        job = jobs.get()
+        with job.guard:
+            if job.dropped:
+                continue
+            job.taken = True
+        try:
+            job.result = job.run()
+        except BaseException as exc:  # handed to the caller's thread
+            job.error = exc
+        job.done.set()
+
+
+_runner_lock = threading.Lock()
+_runner_jobs = None
+
+
+def _forget_runner():
+    # A forked child has no runner thread: it starts its own.
+    global _runner_jobs
+    _runner_jobs = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_runner)
+
+
+def _submit(job):
+    """Queues `job` for the long-lived runner thread (made on first use)."""
+    global _runner_jobs
+    with _runner_lock:
+        if _runner_jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(jobs,), name="supervox-slic",
+                             daemon=True).start()
+            _runner_jobs = jobs
+        _runner_jobs.put(job)
+
+
+def _run_interruptibly(run, cancel):
+    """`run` on the runner thread while this (main) thread waits in a lock
+    that a signal interrupts. On Ctrl-C, wherever it lands: a job not yet
+    taken never runs, a running one sees the cancel flag at its next
+    iteration boundary and is waited for; then KeyboardInterrupt goes on."""
+    job = _Job(run)
+    try:
+        _submit(job)
+        job.done.wait()
+    except KeyboardInterrupt as exc:
+        cancel.value = 1
+        with job.guard:
+            running = job.taken
+            job.dropped = True
+        while running:
+            try:
+                job.done.wait()
+                running = False
+            except KeyboardInterrupt:
+                pass
+        raise exc
+    if job.error is not None:
+        raise job.error
+    return job.result
+
+
+def _call(function, args):
+    """Calls a C entry with the GIL released (ctypes releases it). From the
+    main thread, the only one Python interrupts, it runs on the runner
+    thread so that Ctrl-C can cancel it (nothing is leaked); other threads
+    call directly."""
     cancel = ctypes.c_int32(0)
     control = _lib.SupervoxControl()
     control.cancel = ctypes.pointer(cancel)
     info = _lib.SupervoxRunInfo()
-    result = {}
 
-    def work():
-        try:
-            if in_thread is not None:
-                in_thread()
-            status = function(*args, ctypes.byref(control), ctypes.byref(info))
-            result["status"] = status
-            # The message is per thread: read it on the thread that failed.
-            result["message"] = _lib.last_error() if status != _lib.OK else ""
-        except BaseException as exc:  # handed to the caller's thread
-            result["exception"] = exc
+    def run():
+        status = function(*args, ctypes.byref(control), ctypes.byref(info))
+        # The message is per thread: read it on the thread that failed.
+        return status, (_lib.last_error() if status != _lib.OK else "")
 
-    worker = threading.Thread(target=work, name="supervox-slic", daemon=True)
-    worker.start()
-    interrupted = None
-    while True:
-        try:
-            worker.join()
-            break
-        except KeyboardInterrupt as exc:
-            cancel.value = 1
-            interrupted = exc
-    if interrupted is not None:
-        raise interrupted
-    if "exception" in result:
-        raise result["exception"]
-    if result["status"] != _lib.OK:
-        _raise_for(result["status"], result["message"])
+    if threading.current_thread() is threading.main_thread():
+        status, message = _run_interruptibly(run, cancel)
+    else:
+        status, message = run()
+    if status != _lib.OK:
+        _raise_for(status, message)
     return info
 
 
@@ -159,13 +225,16 @@ def _mask_view(mask, image_on_device, zyx):
         view = _arrays.device_view(mask)
         if view.dtype.name not in ("bool", "uint8", "int8"):
             # Any other dtype is compared with zero on the device first.
+            if not hasattr(mask, "__cuda_array_interface__"):
+                mask = _arrays.cupy_module("a DLPack mask of dtype %s" % view.dtype) \
+                    .from_dlpack(mask)
             mask = mask != 0
             view = _arrays.device_view(mask)
     else:
         if image_on_device:
             raise TypeError("image is in device memory but mask is in host memory; "
                             "pass both on the same side")
-        mask = np.ascontiguousarray(mask, dtype=bool)
+        mask = np.ascontiguousarray(_arrays.host_array(mask), dtype=bool)
         view = _arrays.host_view(mask)
     shape = view.shape
     strides = view.strides
@@ -200,7 +269,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
                              "copy it to the host first or use backend='auto'")
         view = _arrays.device_view(image)
     else:
-        image = np.asarray(image)
+        image = _arrays.host_array(image)
         view = _arrays.host_view(image)
     ndim = view.ndim
 
@@ -274,8 +343,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
         stream = _arrays.current_stream(image, view.stream)
         _call(_lib.lib.supervox_slic_device,
               (ctypes.byref(image_c), mask_p, ctypes.byref(params), _arrays.address(labels),
-               _lib.DTYPES["int64"], ctypes.c_void_p(stream)),
-              in_thread=lambda: _arrays.use_device_in_thread(image))
+               _lib.DTYPES["int64"], ctypes.c_void_p(stream)))
         return labels.reshape(out_shape)
     labels = np.empty(zyx, dtype=np.intp)
     _call(_lib.lib.supervox_slic,

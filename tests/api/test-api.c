@@ -296,6 +296,44 @@ test_device_without_cuda (void)
                                   NULL, NULL), ==, SUPERVOX_ERROR_BACKEND);
 }
 
+/* With a device: CUDA runs one after another reuse the kept backend and
+ * give the CPU's labels, also after the cache is released; the device entry
+ * refuses host memory with a message instead of reading it as device
+ * memory. */
+static void
+test_cuda_kept_backend (void)
+{
+  float image[NY][NX];
+  gint64 cpu[NY * NX], gpu[NY * NX];
+  SupervoxArray a = array_2d (image, SUPERVOX_FLOAT32, 0, NX * 4, 4);
+  SupervoxParams p = two_segments ();
+  SupervoxRunInfo info;
+
+  supervox_cuda_release_cache ();
+  if (!supervox_cuda_available ())
+    {
+      g_test_skip ("no CUDA device");
+      return;
+    }
+  two_regions (image);
+  g_assert_cmpint (supervox_slic (&a, NULL, &p, SUPERVOX_BACKEND_CPU, cpu, SUPERVOX_INT64, NULL,
+                                  NULL), ==, SUPERVOX_OK);
+  for (int round = 0; round < 3; round++)
+    {
+      if (round == 2)
+        supervox_cuda_release_cache ();
+      memset (gpu, 0, sizeof gpu);
+      g_assert_cmpint (supervox_slic (&a, NULL, &p, SUPERVOX_BACKEND_CUDA, gpu, SUPERVOX_INT64,
+                                      NULL, &info), ==, SUPERVOX_OK);
+      g_assert_cmpint (info.backend, ==, SUPERVOX_BACKEND_CUDA);
+      g_assert_cmpmem (gpu, sizeof gpu, cpu, sizeof cpu);
+    }
+  g_assert_cmpint (supervox_slic_device (&a, NULL, &p, gpu, SUPERVOX_INT64, NULL, NULL, NULL), ==,
+                   SUPERVOX_ERROR_INVALID_PARAM);
+  g_assert_nonnull (strstr (supervox_last_error (), "image is not in GPU memory"));
+  supervox_cuda_release_cache ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -310,5 +348,6 @@ main (int argc, char **argv)
   g_test_add_func ("/api/host/progress-and-cancel", test_progress_and_cancel);
   g_test_add_func ("/api/last-error/per-thread", test_last_error_per_thread);
   g_test_add_func ("/api/device/without-cuda", test_device_without_cuda);
+  g_test_add_func ("/api/cuda/kept-backend-same-labels", test_cuda_kept_backend);
   return g_test_run ();
 }

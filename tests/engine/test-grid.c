@@ -7,6 +7,7 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-seeds.h"
+#include "internal.h"
 
 static void
 check_grid (guint z, guint y, guint x, double n, const guint start_expect[3],
@@ -240,6 +241,74 @@ test_grid_mask_covers (void)
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA);
 }
 
+/* A mask that shows only the slab asked for, copied into a buffer of that
+ * many slices (a read outside it is out of bounds, which the sanitizer
+ * build catches). */
+typedef struct
+{
+  const guint8 *mask;
+  gsize plane;
+  guint8 *slab;
+  guint depth;
+} SlabSource;
+
+static const guint8 *
+mask_slab_cb (gpointer user_data, guint z0, guint z1, GError **error)
+{
+  SlabSource *source = user_data;
+
+  (void)error;
+  g_assert_cmpuint (z1 - z0, <=, source->depth);
+  g_free (source->slab);
+  source->slab = g_memdup2 (source->mask + z0 * source->plane, (z1 - z0) * source->plane);
+  return source->slab - z0 * source->plane;
+}
+
+/* maskSLIC seeding with the mask served a few slices at a time (a mask
+ * file streamed) gives the seeds of the whole mask, seeds added in one
+ * slab covering the next included. */
+static void
+test_grid_mask_slabs (void)
+{
+  const guint shape[3] = { 11, 23, 19 };
+  const gsize n = 11 * 23 * 19;
+  g_autofree guint8 *mask = g_new0 (guint8, n);
+  GRand *rand = g_rand_new_with_seed (11);
+
+  for (gsize v = 0; v < n; v++)
+    {
+      gsize z = v / (23 * 19), y = (v / 19) % 23, x = v % 19;
+      mask[v] = ((z - 3) * (z - 3) + (y - 8) * (y - 8) + (x - 6) * (x - 6) < 20)
+                || (x > 14 && z % 4 == 1) || g_rand_int_range (rand, 0, 60) == 0;
+    }
+  g_rand_free (rand);
+
+  for (gint64 segs = 2; segs <= 2000; segs *= 5)
+    {
+      SvSeeds whole, slabbed;
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (sv_seeds_mask (shape, mask, segs, &whole, &error));
+      for (guint depth = 1; depth <= 4; depth++)
+        {
+          SlabSource source = { mask, 23 * 19, NULL, depth };
+
+          g_assert_true (
+              sv__seeds_mask_slabs (shape, mask_slab_cb, &source, depth, segs, &slabbed, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (slabbed.n, ==, whole.n);
+          g_assert_cmpmem (slabbed.zyx, slabbed.n * 3 * sizeof (float), whole.zyx,
+                           whole.n * 3 * sizeof (float));
+          g_assert_cmpfloat (slabbed.step, ==, whole.step);
+          g_assert_cmpmem (slabbed.window_step, sizeof slabbed.window_step, whole.window_step,
+                           sizeof whole.window_step);
+          g_free (source.slab);
+          sv_seeds_clear (&slabbed);
+        }
+      sv_seeds_clear (&whole);
+    }
+}
+
 /* The teaching view's search window: ±2 grid steps of regular_grid(shape,
  * K) around the centre, the upper end + 1, truncated and clipped. A
  * 40³ volume with K = 64 has steps of 10. */
@@ -269,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/grid/seeds", test_grid_seeds);
   g_test_add_func ("/engine/grid/window-step-from-k", test_grid_window_step_from_k);
   g_test_add_func ("/engine/grid/mask-covers", test_grid_mask_covers);
+  g_test_add_func ("/engine/grid/mask-slabs", test_grid_mask_slabs);
   g_test_add_func ("/engine/grid/search-window", test_search_window);
   return g_test_run ();
 }

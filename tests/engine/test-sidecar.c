@@ -106,11 +106,61 @@ test_command (void)
   g_assert_cmpstr (line->str, ==, want);
 }
 
+/* The Python form of the same description: every parameter by its
+ * scikit-image name, "auto" Lab resolved as the engine resolves it, the
+ * channel taken, names as Python literals. (The GUI suite runs it.) */
+static void
+test_python (void)
+{
+  SvSlicParams p;
+  g_autoptr (GString) code = g_string_new (NULL);
+  SvSlicCommand c = {
+    .input = "my 'scan'.tif",
+    .output = "labels.tif",
+    .mask = "m\\ask.tif",
+    .params = &p,
+    .channel = -1,
+    .backend = "cuda",
+    .shape = { 1, 20, 30 },
+    .channels = 3,
+  };
+
+  sv_slic_params_init_defaults (&p);
+  p.sigma[0] = 1.5;
+  sv_slic_python_append (&c, code);
+  g_test_message ("%s", code->str);
+  g_assert_true (g_str_has_prefix (code->str, "import numpy as np\nimport tifffile\n"));
+  g_assert_null (strstr (code->str, "subprocess"));
+  g_assert_nonnull (strstr (code->str, "image = read_zyxc('my \\'scan\\'.tif', (1, 20, 30, 3))\n"));
+  g_assert_nonnull (
+      strstr (code->str, "mask = read_zyxc('m\\\\ask.tif', (1, 20, 30, 1))[..., 0] != 0\n"));
+  g_assert_nonnull (strstr (
+      code->str, "labels = supervox.slic(image, n_segments=100, compactness=10, max_num_iter=10, "
+                 "sigma=1.5, spacing=[1, 1, 1], convert2lab=True, enforce_connectivity=True, "
+                 "min_size_factor=0.5, max_size_factor=3, slic_zero=False, start_label=1, "
+                 "mask=mask, channel_axis=-1, backend='cuda')\n"));
+
+  /* One channel of three, or a volume: no Lab; a line to run first. */
+  g_string_truncate (code, 0);
+  c.channel = 1;
+  c.shape[0] = 5;
+  c.mask = NULL;
+  c.backend = NULL;
+  c.before = "supervox-cli synth -o sample.tif";
+  sv_slic_python_append (&c, code);
+  g_assert_nonnull (strstr (code->str, "subprocess.run(shlex.split('supervox-cli synth -o "
+                                       "sample.tif'), check=True)\n"));
+  g_assert_nonnull (strstr (code->str, "(5, 20, 30, 3))[..., 1]\n"));
+  g_assert_nonnull (strstr (code->str, "convert2lab=False"));
+  g_assert_nonnull (strstr (code->str, "start_label=1, channel_axis=None)\n"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/sidecar/exact", test_sidecar_exact);
   g_test_add_func ("/engine/sidecar/command", test_command);
+  g_test_add_func ("/engine/sidecar/python", test_python);
   return g_test_run ();
 }

@@ -209,6 +209,7 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
       g_autoptr (SvPrepared) whole = NULL;
       g_autofree guint8 *mask = NULL;
       g_autofree char *path = g_build_filename (f->dir, "image.tif", NULL);
+      g_autofree char *mask_path = g_build_filename (f->dir, "mask.tif", NULL);
       SvSlicParams params;
       SvRng rng;
 
@@ -233,14 +234,29 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
       whole = sv_prepare (read_back, mask, &params, 2, &error);
       g_assert_no_error (error);
 
-      for (guint depth = 1; depth <= 5; depth += 4)
+      /* The mask as bytes in memory, and as a 16-bit file read in slabs. */
+      if (mask != NULL)
         {
+          g_autoptr (SvVolume) m = sv_volume_new (nz, ny, nx, 1, &error);
+          for (gsize i = 0; i < plane * nz; i++)
+            m->data[i] = mask[i] ? 7.0f : 0.0f;
+          g_assert_true (sv_tiff_write_volume (mask_path, m, SV_SAMPLE_U16, &error));
+          g_assert_no_error (error);
+        }
+      for (guint run = 0; run < (mask != NULL ? 4u : 2u); run++)
+        {
+          const guint depth = run % 2 == 0 ? 1 : 5;
+          const gboolean from_file = run >= 2;
           g_autoptr (SvTiffSlabReader) r = sv_tiff_slab_reader_open (path, NULL, &error);
           SvStreamImage img;
+          SvStreamMask m;
 
           g_assert_no_error (error);
-          g_assert_true (sv__stream_image_init (&img, r, mask, &params, depth + 1, depth, 2, path,
-                                                NULL, &error));
+          g_assert_true (sv__stream_mask_open (
+              &m, from_file ? NULL : mask, from_file ? mask_path : NULL, nz, ny, nx, 2, &error));
+          g_assert_no_error (error);
+          g_assert_true (sv__stream_image_init (&img, r, &m, &params, depth + 1, depth, 2,
+                                                run % 2 == 0, path, NULL, &error));
           g_assert_no_error (error);
           g_assert_cmpfloat (img.max_abs, ==, whole->max_abs);
           /* Room in host memory for two slabs: the others are kept in the
@@ -269,6 +285,7 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
           if ((nz + depth - 1) / depth > 2 && !img.prepared_full)
             g_assert_cmpuint (img.spilled_bytes, >, 0);
           sv__stream_image_clear (&img);
+          sv__stream_mask_clear (&m);
         }
     }
 }

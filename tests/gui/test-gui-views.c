@@ -9,6 +9,7 @@
 
 #include "gui-test-util.h"
 #include "sv-application.h"
+#include "supervox/sv-memory.h"
 
 static gboolean
 views_share_scale (gpointer window)
@@ -191,12 +192,64 @@ test_about_shows_icon (Fixture *f, gconstpointer data)
   gtk_window_destroy (about);
 }
 
+/* The memory the status bar shows, in bytes ("312.4 MiB in memory"). */
+static double
+shown_memory (SvWindow *w)
+{
+  const char *text = sv_window_get_memory_text (w);
+  char *end = NULL;
+  double value = g_ascii_strtod (text, &end);
+
+  if (end == text || !g_str_has_suffix (text, " in memory"))
+    return -1.0;
+  /* g_format_size puts a no-break space before the unit. */
+  if (g_str_has_prefix (end, "\u00a0"))
+    end += strlen ("\u00a0");
+  else if (*end == ' ')
+    end++;
+  if (g_str_has_prefix (end, "KiB"))
+    return value * 1024.0;
+  if (g_str_has_prefix (end, "MiB"))
+    return value * 1024.0 * 1024.0;
+  if (g_str_has_prefix (end, "GiB"))
+    return value * 1024.0 * 1024.0 * 1024.0;
+  return -1.0;
+}
+
+/* Within a quarter of what this process holds now (the test runs in the
+ * window's process; the label follows it each second). */
+static gboolean
+memory_matches (gpointer data)
+{
+  double shown = shown_memory (data), resident = (double)sv_memory_resident ();
+
+  return shown > 0.8 * resident && shown < 1.25 * resident;
+}
+
+static void
+test_status_memory (Fixture *f, gconstpointer data)
+{
+  g_autofree guint8 *held = NULL;
+  double before;
+
+  (void)data;
+  wait_until (memory_matches, f->window, "the memory in use");
+  before = shown_memory (f->window);
+  /* 256 MiB more, touched so that it is resident: the label follows. */
+  held = g_malloc (256 << 20);
+  memset (held, 1, 256 << 20);
+  wait_until (memory_matches, f->window, "the memory in use after 256 MiB more");
+  g_assert_cmpfloat (shown_memory (f->window), >, before + (200 << 20));
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add ("/gui/orthogonal/rows-and-columns-line-up-as-in-fiji", Fixture, NULL, fixture_setup,
               test_orthogonal_like_fiji, fixture_teardown);
+  g_test_add ("/gui/status/memory-in-use", Fixture, NULL, fixture_setup, test_status_memory,
+              fixture_teardown);
   g_test_add ("/gui/status/words-and-a-transient-toast", Fixture, NULL, fixture_setup,
               test_status_words_and_toast, fixture_teardown);
   g_test_add ("/gui/teach/legend-note-and-visible-centres", Fixture, NULL, fixture_setup,

@@ -5,24 +5,14 @@ import numpy as np
 import pytest
 
 import supervox
-from common import smooth_volume
+from common import skip_without_cuda_device, smooth_volume
 
 cp = pytest.importorskip("cupy")
 
 
-def _device_or_skip():
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except cp.cuda.runtime.CUDARuntimeError as exc:
-        pytest.skip("no CUDA device: %s" % exc)
-    if not supervox.cuda_available():
-        pytest.skip("libsupervox has no usable CUDA backend")
-
-
 @pytest.fixture(autouse=True)
 def device():
-    _device_or_skip()
+    skip_without_cuda_device(cp)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -159,6 +149,28 @@ def test_cupy_memory_is_stable_over_many_calls():
     cp.cuda.Device().synchronize()
     pool.free_all_blocks()
     free_after = cp.cuda.runtime.memGetInfo()[0]
-    # The backend frees everything per call; the pool's own blocks are
-    # returned above, so free memory is back where it was (to 1 MiB).
+    # The library's kept backend (made by the first call) is reused by
+    # every later one; the pool's own blocks are returned above, so free
+    # memory is back where it was (to 1 MiB).
     assert free_before - free_after < (1 << 20)
+
+
+def test_release_cache_gives_the_kept_memory_back():
+    """A run keeps its backend's device buffers for the next run of the
+    shape (about 40 bytes per voxel); cuda_release_cache frees them."""
+    image = cp.asarray(smooth_volume((32, 64, 64), 11))
+    pool = cp.get_default_memory_pool()
+    supervox.cuda_release_cache()
+    cp.cuda.Device().synchronize()
+    free_start = cp.cuda.runtime.memGetInfo()[0]
+    first = supervox.slic(image, n_segments=60, channel_axis=None)
+    again = supervox.slic(image, n_segments=60, channel_axis=None)
+    assert bool((first == again).all())
+    del first, again
+    cp.cuda.Device().synchronize()
+    pool.free_all_blocks()
+    kept = free_start - cp.cuda.runtime.memGetInfo()[0]
+    supervox.cuda_release_cache()
+    released = free_start - cp.cuda.runtime.memGetInfo()[0]
+    assert kept >= 32 * 64 * 64 * 16
+    assert released < (1 << 20)

@@ -58,7 +58,6 @@ def fake_device(monkeypatch):
 
     monkeypatch.setattr(_arrays, "device_empty", device_empty)
     monkeypatch.setattr(_arrays, "current_stream", lambda like, cai_stream: cai_stream or 0)
-    monkeypatch.setattr(_arrays, "use_device_in_thread", lambda like: None)
     monkeypatch.setattr(_lib.lib, "supervox_slic_device", slic_device)
     return calls
 
@@ -112,3 +111,49 @@ def test_device_validation_happens_before_the_call(fake_device):
     with pytest.raises(ValueError, match="backend='cpu'"):
         supervox.slic(img, channel_axis=None, backend="cpu")
     assert fake_device == []
+
+
+class FakeDLPackOnly:
+    """A NumPy array's DLPack capsule (host memory standing in for device
+    memory) behind a producer that says it is on CUDA device 0."""
+
+    def __init__(self, array):
+        self.array = array
+        self.streams = []
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def test_dlpack_capsule_descriptor(fake_device, monkeypatch):
+    from supervox import _dlpack
+    # The capsule really says CPU: let it pass for CUDA here.
+    monkeypatch.setattr(_dlpack, "DEVICE_TYPES", _dlpack.DEVICE_TYPES | {_dlpack.CPU})
+    base = np.zeros((6, 10, 12), np.float32)
+    view = base.transpose(2, 0, 1)[1:, :, ::2]
+    producer = FakeDLPackOnly(view)
+    labels = supervox.slic(producer, n_segments=5, channel_axis=None)
+    call = fake_device[-1]
+    assert call["shape"] == (11, 6, 5, 1)
+    assert call["strides"] == (4, 480, 96, 0)
+    assert call["dtype"] == _lib.DTYPES["float32"]
+    assert call["data"] == view.ctypes.data
+    # The legacy default stream (0 here) is DLPack's 1.
+    assert producer.streams == [1]
+    assert not call["stream"]
+    assert labels.array.shape == (11, 6, 5)
+
+
+def test_dlpack_capsule_dtypes():
+    from supervox import _dlpack
+    # (NumPy exports no bool before 1.25.)
+    for dtype in ("uint8", "int16", "uint32", "int64", "float16", "float64"):
+        array = np.zeros((3, 8), dtype)[:, ::2]
+        ptr, got, shape, strides, device_type, device_id = _dlpack.describe(array.__dlpack__())
+        assert got == np.dtype(dtype) and shape == (3, 4), dtype
+        assert strides == array.strides and ptr == array.ctypes.data, dtype
+        assert (device_type, device_id) == (_dlpack.CPU, 0)

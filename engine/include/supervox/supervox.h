@@ -10,6 +10,11 @@
  * Thread safety: any number of threads may run at once; each run uses its
  * own backend instance. The last-error message is per thread.
  *
+ * GPU memory: after a CUDA run the library keeps that run's backend (its
+ * stream and device buffers, about 40 bytes per voxel) for the next run on
+ * the same device, which then allocates nothing when the shape repeats;
+ * supervox_cuda_release_cache gives that memory back.
+ *
  * ABI: the soname changes with SUPERVOX_API_VERSION_MAJOR. Within one major
  * version, functions and enum values are only added, and the structs only
  * grow at their end: always fill a struct with its _init function first. */
@@ -24,7 +29,7 @@ extern "C" {
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 1
+#define SUPERVOX_API_VERSION_MINOR 2
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -159,19 +164,27 @@ SUPERVOX_EXPORT int supervox_slic (const SupervoxArray *image, const SupervoxArr
                                    void *labels, SupervoxDtype label_dtype,
                                    const SupervoxControl *control, SupervoxRunInfo *info);
 
-/* The same on device memory of the current CUDA device: image, mask (may be
- * NULL) and labels (contiguous, label_dtype) are device pointers. The run
- * is ordered after the work queued on `cuda_stream` (a cudaStream_t; NULL
- * is the legacy default stream) and the labels are written before the work
- * queued on it afterwards. The volume is converted on the device and never
- * copied to the host. Two exceptions, both small: the mask is copied to the
- * host for seeding (maskSLIC's k-means runs there), and an image converted
- * to Lab takes the CUDA backend's host Lab path. Fails with
- * SUPERVOX_ERROR_BACKEND when the build or the machine has no CUDA. */
+/* The same on device memory: image, mask (may be NULL) and labels
+ * (contiguous, label_dtype) are device pointers. The run is ordered after
+ * the work queued on `cuda_stream` (a cudaStream_t; NULL is the legacy
+ * default stream) and the labels are written before the work queued on it
+ * afterwards. It runs on the device that holds `image`, whichever device is
+ * current (SUPERVOX_ERROR_INVALID_PARAM when `image` is host memory); the
+ * calling thread's current device is left as it was. The volume is
+ * converted on the device and never copied to the host. Two exceptions,
+ * both small: the mask is copied to the host for seeding (maskSLIC's
+ * k-means runs there), and an image converted to Lab takes the CUDA
+ * backend's host Lab path. Fails with SUPERVOX_ERROR_BACKEND when the build
+ * or the machine has no CUDA. */
 SUPERVOX_EXPORT int supervox_slic_device (const SupervoxArray *image, const SupervoxArray *mask,
                                           const SupervoxParams *params, void *labels,
                                           SupervoxDtype label_dtype, void *cuda_stream,
                                           const SupervoxControl *control, SupervoxRunInfo *info);
+
+/* Frees the GPU memory kept between CUDA runs (see the top of this file),
+ * on every device. Runs in progress keep theirs until they end. Does
+ * nothing in a build without CUDA. */
+SUPERVOX_EXPORT void supervox_cuda_release_cache (void);
 
 /* The message of this thread's last failure ("" when none); valid until
  * this thread's next supervox call. */

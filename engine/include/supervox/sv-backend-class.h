@@ -56,18 +56,22 @@ typedef struct
                           const SvClusters *clusters, GError **error);
   /* Assigns the slab's voxels and adds them to the pass's sums; when sink
    * is not NULL the slab's assignment goes to it, perhaps only by a later
-   * call or end_pass (a device queues the slab and returns). `data` is
-   * read before the call returns. */
+   * call or end_pass (a device queues the slab and returns). `data` and
+   * `mask` are read before the call returns. `mask` is the slab's mask
+   * addressed as the whole volume's (mask[z·ny·nx + y·nx + x] for z in
+   * [z0, z1)), NULL without one; the steps read the mask only from here,
+   * since a mask file is served a slab at a time. */
   gboolean (*assign_sum) (SvBackend *backend, guint z0, guint z1, const float *data,
-                          SvSlabSink sink, gpointer sink_data, GError **error);
+                          const guint8 *mask, SvSlabSink sink, gpointer sink_data,
+                          GError **error);
   /* SLIC-zero: raises the pass's maxima with the slab's values and its
    * assignment, against the pass's centres (the updated ones). */
   gboolean (*raise_maxima) (SvBackend *backend, guint z0, guint z1, const float *data,
-                            const gint32 *nearest, GError **error);
+                            const guint8 *mask, const gint32 *nearest, GError **error);
   /* Gives the slab's mask-in voxels that no window reached the nearest
    * live centre of the pass (sv__slic_fill_unassigned), in place. */
-  gboolean (*fill_unassigned) (SvBackend *backend, guint z0, guint z1, gint32 *nearest,
-                               GError **error);
+  gboolean (*fill_unassigned) (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
+                               gint32 *nearest, GError **error);
   /* Waits for what the pass queued (every sink called), then adds its sums
    * (k × (4 + nc), as sv__slic_sums_add) to `sums` and raises
    * `max_dist_colour` (k) to its maxima; either may be NULL. */

@@ -48,6 +48,11 @@ gboolean sv_tiff_slab_reader_read (SvTiffSlabReader *reader, guint z0, guint z1,
  * converts them. */
 void sv_tiff_samples_to_float (SvSampleType type, const void *samples, gsize n, float *out);
 
+/* A mask's bytes from n samples of `type`, as sv_tiff_read_mask makes
+ * them: 1 where the sample is nonzero (−0.0 is zero, NaN is not). `out`
+ * may be `samples` when the type has one byte. */
+void sv_tiff_samples_to_mask (SvSampleType type, const void *samples, gsize n, guint8 *out);
+
 typedef struct _SvTiffLabelWriter SvTiffLabelWriter;
 
 /* Starts a label file of nz·ny·nx labels under a temporary name beside

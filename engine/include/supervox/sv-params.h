@@ -143,6 +143,13 @@ char *sv_slic_params_to_json (const SvSlicParams *params);
  * bit (every parameter spelled out) to `command`. */
 void sv_slic_params_append_cli (const SvSlicParams *params, GString *command);
 
+/* Appends the same parameters as keyword arguments of supervox.slic
+ * (Python; ", n_segments=100, compactness=10, …"), each one spelled out.
+ * convert2lab "auto" is resolved as the engine resolves it for a volume of
+ * nz slices and nc channels (Lab for nz 1 and nc 3) and written as True or
+ * False; nz or nc 0 writes None. */
+void sv_slic_params_append_python (const SvSlicParams *params, guint nz, guint nc, GString *call);
+
 /* Writes every parameter into `group` of a key file under its JSON name. */
 void sv_slic_params_to_keyfile (const SvSlicParams *params, GKeyFile *keyfile,
                                 const char *group);

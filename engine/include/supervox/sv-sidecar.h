@@ -75,13 +75,28 @@ typedef struct
   int channel;             /* < 0: all channels (no option) */
   const char *compression; /* NULL: no option */
   const char *backend;     /* NULL: no option */
+  /* A supervox-cli line that makes the input first (the window's sample);
+   * NULL: none. */
+  const char *before;
+  /* The input's z, y, x size and channels, for the Python code (its reader
+   * checks the file against them); 0: unknown. */
+  guint shape[3];
+  guint channels;
 } SvSlicCommand;
 
-/* Appends "supervox-cli slic IN -o OUT [--mask M] <every parameter>
- * [--channel N] [--compression C] [--backend B]" to line, file names
- * quoted for a POSIX shell where they need it. Both front ends write their
- * "command" with it. */
+/* Appends "[BEFORE && ]supervox-cli slic IN -o OUT [--mask M] <every
+ * parameter> [--channel N] [--compression C] [--backend B]" to line, file
+ * names quoted for a POSIX shell where they need it. Both front ends write
+ * their "command" with it. */
 void sv_slic_command_append (const SvSlicCommand *command, GString *line);
+
+/* Appends Python code that computes the same labels with the supervox
+ * package, bit for bit: the input (and mask) read with tifffile as z, y, x,
+ * channel, as the TIFF reader reads them, then labels = supervox.slic (…)
+ * with every parameter spelled out and the backend named. Needs
+ * command->shape and ->channels; output and compression are not used (the
+ * labels stay in the variable `labels`). */
+void sv_slic_python_append (const SvSlicCommand *command, GString *code);
 
 /* A file name as one word of a POSIX shell: as it is when it holds only
  * safe characters, else quoted. Free with g_free. */

@@ -76,6 +76,13 @@ typedef struct
   /* With slab_depth 0: at most this many slices per slab (0: no cap), for
    * a device whose memory is smaller than the host's. */
   guint max_slab_depth;
+  /* A mask file (one sample, the image's shape; nonzero = in) read slab by
+   * slab like the image, instead of a mask in memory; NULL: none. */
+  const char *mask_path;
+  /* Read each slab when it is needed instead of on a thread while the
+   * previous one computes (the environment's SV_STREAM_READ_AHEAD=off
+   * does the same); the labels are the same either way. */
+  gboolean no_read_ahead;
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
@@ -95,12 +102,14 @@ typedef struct
   guint64 kept_file_bytes;   /* prepared slabs kept in a temporary file instead */
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
+  guint64 slabs_read_ahead; /* slabs read on a thread while the one before computed */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
  * sv_tiff_write_labels_full would, through a temporary name: on failure no
  * file is left). mask (may be NULL) is nz·ny·nx bytes, nonzero = in; it is
- * the caller's and is held in memory. stats and report may be NULL. Errors
+ * the caller's and is held in memory; options->mask_path reads one from a
+ * file slab by slab instead (not both). stats and report may be NULL. Errors
  * are those of the TIFF reader and writer, the parameters and the data
  * (NaN/inf), worded as the in-memory run words them. */
 gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
