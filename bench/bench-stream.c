@@ -224,8 +224,8 @@ main (int argc, char **argv)
   printf ("%-10s %8s %8s %8s %8s %8s %8s\n", "run", "load", "prepare", "iterate", "connect",
           "write", "total");
   if (!no_in_memory)
-    printf ("%-10s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", "in-memory", memory.load,
-            memory.prepare, memory.iterate, memory.connect, memory.write, memory.total);
+    printf ("%-10s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", "in-memory", memory.load, memory.prepare,
+            memory.iterate, memory.connect, memory.write, memory.total);
   printf ("%-10s %8s %8.2f %8.2f %8.2f %8s %8.2f\n", "streamed", "-", streamed.prepare,
           streamed.iterate, streamed.connect, "-", streamed.total);
   printf ("slabs: %u of %u slices on %u device(s); %u passes: staging %.0f ms, upload %.0f ms, "
@@ -239,8 +239,7 @@ main (int argc, char **argv)
           report.resident_slabs, report.kept_host_bytes / 1048576.0,
           report.kept_file_bytes / 1048576.0, report.connect_on_device ? "device" : "host");
   if (!no_in_memory)
-    printf ("streamed / in-memory: %.2f×; labels identical: %s\n", ratio,
-            identical ? "yes" : "NO");
+    printf ("streamed / in-memory: %.2f×; labels identical: %s\n", ratio, identical ? "yes" : "NO");
 
   if (json_path != NULL)
     {
@@ -259,9 +258,9 @@ main (int argc, char **argv)
           memory.connect, memory.write, memory.total, streamed.prepare, streamed.iterate,
           streamed.connect, streamed.total, report.slab_depth, report.n_slabs, slab.passes,
           slab.staging_ms, slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap,
-          report.device_peak_bytes, device_limit_mib, report.resident_slabs,
-          report.kept_host_bytes, report.kept_file_bytes,
-          report.connect_on_device ? "true" : "false", ratio, identical ? "true" : "false");
+          report.device_peak_bytes, device_limit_mib, report.resident_slabs, report.kept_host_bytes,
+          report.kept_file_bytes, report.connect_on_device ? "true" : "false", ratio,
+          identical ? "true" : "false");
       if (!g_file_set_contents (json_path, text, -1, &error))
         {
           fprintf (stderr, "bench-stream: %s\n", error->message);

@@ -70,7 +70,7 @@ struct _SvCudaSlabs
   SlabMarks marks[SLAB_MARKS];
   guint n_marks;
   gint64 pass_start_us;
-  cudaEvent_t pass_ref; /* the pass's start on the device's clock */
+  cudaEvent_t pass_ref;      /* the pass's start on the device's clock */
   GArray *uploads, *kernels; /* the pass's intervals, ms after pass_ref */
   SvCudaSlabTimes times;
 };
@@ -98,6 +98,20 @@ sv__slab_malloc (SvCudaSlabs *s, T **p, size_t bytes)
     }
   return err;
 }
+
+/* An upload or kernel interval, ms after the pass's start. */
+typedef struct
+{
+  float from, to;
+} Interval;
+
+/* ---- stream-marks.cu ---- */
+
+/* The marks for the next slab, in slab order (the oldest, reused, are
+ * read first). */
+SlabMarks *sv__slab_marks_next (SvCudaSlabs *s);
+/* At the end of a pass: the marks not yet read, and the pass's overlap. */
+void sv__slab_marks_read_pass (SvCudaSlabs *s);
 
 /* ---- stream-resident.cu ---- */
 

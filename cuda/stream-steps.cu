@@ -20,81 +20,6 @@
 #include "stream-steps-private.h"
 #include "supervox/sv-error.h"
 
-typedef struct
-{
-  float from, to;
-} Interval;
-
-/* How long uploads ran while kernels did: each stream's intervals are in
- * time order and do not overlap one another. */
-static double
-overlap_ms (GArray *uploads, GArray *kernels)
-{
-  double both = 0.0;
-  guint k = 0;
-
-  for (guint u = 0; u < uploads->len; u++)
-    {
-      const Interval *up = &g_array_index (uploads, Interval, u);
-
-      while (k < kernels->len && g_array_index (kernels, Interval, k).to <= up->from)
-        k++;
-      for (guint j = k; j < kernels->len; j++)
-        {
-          const Interval *kn = &g_array_index (kernels, Interval, j);
-          if (kn->from >= up->to)
-            break;
-          both += MIN (up->to, kn->to) - MAX (up->from, kn->from);
-        }
-    }
-  return both;
-}
-
-/* Adds a slab's upload and kernel times and intervals; its marks are
- * then free. */
-static void
-read_marks (SvCudaSlabs *s, SlabMarks *m)
-{
-  Interval up, k;
-
-  if (!m->used)
-    return;
-  m->used = FALSE;
-  if (cudaEventSynchronize (m->k1) != cudaSuccess
-      || cudaEventElapsedTime (&up.from, s->pass_ref, m->up0) != cudaSuccess
-      || cudaEventElapsedTime (&up.to, s->pass_ref, m->up1) != cudaSuccess
-      || cudaEventElapsedTime (&k.from, s->pass_ref, m->k0) != cudaSuccess
-      || cudaEventElapsedTime (&k.to, s->pass_ref, m->k1) != cudaSuccess)
-    return;
-  s->times.upload_ms += up.to - up.from;
-  s->times.kernel_ms += k.to - k.from;
-  g_array_append_val (s->uploads, up);
-  g_array_append_val (s->kernels, k);
-}
-
-/* The marks for the next slab, in slab order. */
-static SlabMarks *
-next_marks (SvCudaSlabs *s)
-{
-  SlabMarks *m = &s->marks[s->n_marks++ % SLAB_MARKS];
-
-  read_marks (s, m);
-  m->used = TRUE;
-  return m;
-}
-
-/* At the end of a pass: the marks not yet read, in slab order, and the
- * pass's overlap. */
-static void
-read_pass_marks (SvCudaSlabs *s)
-{
-  for (guint i = 0; i < SLAB_MARKS; i++)
-    read_marks (s, &s->marks[(s->n_marks + i) % SLAB_MARKS]);
-  s->times.overlap_ms += overlap_ms (s->uploads, s->kernels);
-  g_array_set_size (s->uploads, 0);
-  g_array_set_size (s->kernels, 0);
-}
-
 static void
 free_k_buffers (SvCudaSlabs *s)
 {
@@ -255,8 +180,8 @@ ensure_slab_buffers (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
     g_return_val_if_fail (!s->pending[b], FALSE);
   for (int b = 0; b < SLAB_BUFFERS; b++)
     if (s->d_image[b] != NULL)
-      s->bytes -= (guint64)s->depth * s->plane * (nc * sizeof (float) + sizeof (int32_t)
-                                                  + (s->d_mask[b] != NULL ? 1 : 0));
+      s->bytes -= (guint64)s->depth * s->plane
+                  * (nc * sizeof (float) + sizeof (int32_t) + (s->d_mask[b] != NULL ? 1 : 0));
   free_slab_buffers (s);
   s->plane = plane;
   for (int b = 0; b < SLAB_BUFFERS; b++)
@@ -458,8 +383,8 @@ slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters 
       SV_CUDA_CHECK (cudaMemcpyAsync (s->d_centres, clusters->centres,
                                       k * (3 + im->nc) * sizeof (float), cudaMemcpyHostToDevice,
                                       s->compute));
-      SV_CUDA_CHECK (cudaMemcpyAsync (s->d_alive, clusters->alive, k, cudaMemcpyHostToDevice,
-                                      s->compute));
+      SV_CUDA_CHECK (
+          cudaMemcpyAsync (s->d_alive, clusters->alive, k, cudaMemcpyHostToDevice, s->compute));
       SV_CUDA_CHECK (cudaMemcpyAsync (s->d_max_dist, clusters->max_dist_colour, k * sizeof (float),
                                       cudaMemcpyHostToDevice, s->compute));
     }
@@ -469,11 +394,10 @@ slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters 
   SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (s->d_scan_tmp, tmp, s->d_cell_count,
                                                 s->d_cell_start, (int)(cells + 1), s->compute));
   SV_CUDA_CHECK (cudaMemsetAsync (s->d_cell_fill, 0, (cells + 1) * sizeof (int), s->compute));
-  SV_CUDA_CHECK (sv_cuda_bin_fill (s->it, s->d_centres, s->d_alive, s->d_cell_start,
-                                   s->d_cell_fill, s->d_cell_items, s->compute));
-  SV_CUDA_CHECK (cudaMemsetAsync (s->d_sums, 0,
-                                  MAX (k, 1) * (4 + im->nc) * sizeof (unsigned long long),
-                                  s->compute));
+  SV_CUDA_CHECK (sv_cuda_bin_fill (s->it, s->d_centres, s->d_alive, s->d_cell_start, s->d_cell_fill,
+                                   s->d_cell_items, s->compute));
+  SV_CUDA_CHECK (cudaMemsetAsync (
+      s->d_sums, 0, MAX (k, 1) * (4 + im->nc) * sizeof (unsigned long long), s->compute));
   return TRUE;
 out:
   return FALSE;
@@ -502,7 +426,7 @@ slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, cons
   if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0
       || !place_slab (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
-  m = next_marks (s);
+  m = sv__slab_marks_next (s);
   if (!upload_slab (s, b, z0, z1, data, mask, NULL, &p, m, error))
     return FALSE;
   /* The assignment also sums each cluster's voxels into the pass's sums. */
@@ -532,8 +456,8 @@ out:
 }
 
 static gboolean
-slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
-                   const guint8 *mask, const gint32 *nearest, GError **error)
+slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
+                   const gint32 *nearest, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   SlabPlace p;
@@ -543,7 +467,7 @@ slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
   if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0
       || !place_slab (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
-  m = next_marks (s);
+  m = sv__slab_marks_next (s);
   if (!upload_slab (s, b, z0, z1, data, mask, nearest, &p, m, error))
     return FALSE;
   SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), p.image, s->d_nearest[b],
@@ -556,8 +480,8 @@ out:
 }
 
 static gboolean
-slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
-                      gint32 *nearest, GError **error)
+slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask, gint32 *nearest,
+                      GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->ctx.image->ny * s->ctx.image->nx : 0);
@@ -569,7 +493,7 @@ slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask
     return FALSE;
   /* The fill reads the mask from the device's buffer b. */
   p.mask_dst = mask != NULL ? s->d_mask[b] : NULL;
-  m = next_marks (s);
+  m = sv__slab_marks_next (s);
   if (!upload_slab (s, b, z0, z1, NULL, mask, nearest, &p, m, error))
     return FALSE;
   if (s->clusters->k > 0)
@@ -617,12 +541,12 @@ slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError 
   if (max_dist_colour != NULL && k > 0)
     {
       host_max = g_new (float, k);
-      SV_CUDA_CHECK (cudaMemcpy (host_max, s->d_max_dist, k * sizeof (float),
-                                 cudaMemcpyDeviceToHost));
+      SV_CUDA_CHECK (
+          cudaMemcpy (host_max, s->d_max_dist, k * sizeof (float), cudaMemcpyDeviceToHost));
       for (gsize i = 0; i < k; i++)
         max_dist_colour[i] = MAX (max_dist_colour[i], host_max[i]);
     }
-  read_pass_marks (s);
+  sv__slab_marks_read_pass (s);
   s->times.passes++;
   s->times.pass_ms += (double)(g_get_monotonic_time () - s->pass_start_us) / 1000.0;
   ok = TRUE;

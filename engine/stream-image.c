@@ -34,9 +34,9 @@ typedef struct
   SvStreamImage *img;
   SvSampleType type;
   gsize sample_bytes;
-  gsize n;             /* values */
-  const guint8 *mask;  /* the slab's, or NULL */
-  gboolean rescale;    /* FALSE: img_as_float only */
+  gsize n;            /* values */
+  const guint8 *mask; /* the slab's, or NULL */
+  gboolean rescale;   /* FALSE: img_as_float only */
   int n_threads;
 } SlabJob;
 
@@ -74,8 +74,8 @@ slab_job_share (gpointer data, int t)
 static void
 run_slab_job (SlabJob *job)
 {
-  job->n_threads = job->n >= SV_STREAM_PARALLEL_VALUES ? sv__resolve_threads (job->img->n_threads)
-                                                       : 1;
+  job->n_threads
+      = job->n >= SV_STREAM_PARALLEL_VALUES ? sv__resolve_threads (job->img->n_threads) : 1;
   sv__run_parallel (job->n_threads, slab_job_share, job);
 }
 
@@ -126,8 +126,8 @@ typedef struct
 typedef struct
 {
   const SvStreamImage *img;
-  gsize first, end;    /* the slab's voxels, whole-volume indices */
-  const guint8 *mask;  /* addressed as the whole mask, or NULL */
+  gsize first, end;   /* the slab's voxels, whole-volume indices */
+  const guint8 *mask; /* addressed as the whole mask, or NULL */
   int n_threads;
   RangeScan *parts; /* one per thread */
 } RangeJob;

@@ -210,6 +210,20 @@ gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, gu
                                 SvTiffLabelWriter *writer, guint out_depth,
                                 GCancellable *cancellable, GError **error);
 
+/* ---- slab sizes from the memory limit (stream-sizing.c) ----------------- */
+
+/* Slices per slab of the iterations under `limit` bytes (0: 1 GiB); mask:
+ * there is one, mask_file: read from a file a slab at a time. */
+guint sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
+                               gint64 n_segments, guint64 limit);
+/* Host bytes left under `limit` for kept prepared slabs beside the
+ * iterations' slabs of `depth` slices. */
+guint64 sv__stream_keep_budget (const SvTiffSlabReader *reader, gboolean mask,
+                                gboolean mask_file, gint64 n_segments, guint depth,
+                                guint64 limit);
+/* Slices per slab of the statistics passes, with `halo` on each side. */
+guint sv__stream_choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit);
+
 /* ---- the last assignment as labels (stream-tally.c) --------------------- */
 
 /* What the labels of a run's slabs add up to; zmin and zmax (k each, the

@@ -52,8 +52,8 @@ typedef struct
   SvStreamImage image;
   SvPrepared view; /* the image's shape and max_abs, no data */
   SvSlicContext ctx;
-  SvSlabPlan plan;     /* the slabs and the backends that run their steps */
-  SvBackend *own_cpu; /* the CPU backend made when the caller gave none */
+  SvSlabPlan plan;            /* the slabs and the backends that run their steps */
+  SvBackend *own_cpu;         /* the CPU backend made when the caller gave none */
   const SvStreamRanks *ranks; /* NULL: one process */
   guint z_begin, z_end;       /* this rank's slices */
   SvClusters clusters;
@@ -87,8 +87,8 @@ run_iteration (Run *run, gboolean keep, GError **error)
   gboolean ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error);
 
   ok = ok
-       && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx,
-                         &run->clusters, sums, NULL, error);
+       && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx, &run->clusters,
+                         sums, NULL, error);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   /* Ranks that summed other slabs add their sums here: exact integers, so
@@ -326,9 +326,9 @@ connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter
 
   if (steps == NULL || steps->connect_volume == NULL)
     return -1;
-  done = steps->connect_volume (backend, run->nz, run->ny, run->nx, run->depth, min_size,
-                                max_size, run->params->start_label, spill_source, writer_sink,
-                                &route, &n_labels, error);
+  done = steps->connect_volume (backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size,
+                                run->params->start_label, spill_source, writer_sink, &route,
+                                &n_labels, error);
   if (done < 0)
     return -2;
   report->connect_on_device = done == 1;
@@ -363,8 +363,8 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
       report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
       if (n_labels < 0)
         n_labels = sv__stream_connectivity (
-          run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
-          params->start_label, writer, run->depth, options->cancellable, error);
+            run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
+            params->start_label, writer, run->depth, options->cancellable, error);
       if (n_labels < 0)
         return FALSE;
       stats->n_labels = (gsize)n_labels;
@@ -376,82 +376,6 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
       stats->n_labels = (gsize)summary->n_distinct;
     }
   return sv_tiff_label_writer_finish (writer, error);
-}
-
-/* Slices per slab of the iterations that fit in `limit` bytes beside what
- * does not depend on the slab: seeding's coverage map and the connectivity
- * window. The window is
- * the largest z extent of a label plus 3, known only at the end; labels
- * span about two grid steps (at most four), which is what is set aside. */
-static void
-iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
-                 gint64 n_segments, guint64 *per_slice, guint64 *fixed)
-{
-  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  const guint64 plane = (guint64)info->ny * info->nx;
-  const guint shape[3] = { info->nz, info->ny, info->nx };
-  guint start[3], step[3];
-  guint64 window;
-
-  /* The slice in the file's type twice (one being read ahead) and as
-   * float32, its assignment and its labels. */
-  *per_slice = 2 * sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8
-               + (mask_file ? plane : 0);
-  sv_regular_grid (shape, (double)n_segments, start, step);
-  window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
-  /* maskSLIC seeding's map of covered voxels (the mask is the caller's);
-   * with a mask file, seeding holds a slab of it, its map and its counts,
-   * less than the slab's image. */
-  *fixed = (mask && !mask_file ? plane * info->nz : 0) + window * plane * 8;
-  /* The label writer's strips and codecs and the steps' scratch. */
-  *fixed += 6 << 20;
-}
-
-static guint
-choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file, gint64 n_segments,
-              guint64 limit)
-{
-  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  guint64 per_slice, fixed, depth;
-
-  iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
-  if (limit == 0)
-    limit = G_GUINT64_CONSTANT (1) << 30;
-  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
-  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
-}
-
-/* Host bytes left under the limit for prepared slabs kept between
- * iterations, beside what the iterations' slabs of `depth` slices hold. */
-static guint64
-keep_budget (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file, gint64 n_segments,
-             guint depth, guint64 limit)
-{
-  guint64 per_slice, fixed, used;
-
-  iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
-  if (limit == 0)
-    limit = G_GUINT64_CONSTANT (1) << 30;
-  used = fixed + (guint64)depth * per_slice;
-  return limit > used ? limit - used : 0;
-}
-
-/* Slices per slab of the statistics passes, which hold nothing else: the
- * slice in the file's type (twice, with the one read ahead) and as
- * float32, and the halo. */
-static guint
-choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit)
-{
-  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  const guint64 per_slice
-      = 2 * sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
-  const guint64 fixed = 2 * halo * per_slice + (6 << 20);
-  guint64 depth;
-
-  if (limit == 0)
-    limit = G_GUINT64_CONSTANT (1) << 30;
-  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
-  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
 }
 
 /* Reading ahead unless the options or SV_STREAM_READ_AHEAD=off (for
@@ -531,15 +455,17 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     float sigma[3];
     sv_slic_params_effective_sigma (params, sigma);
     /* The iterations read the smoothed image back without a halo. */
-    run.depth = options->slab_depth > 0 ? MIN (options->slab_depth, run.nz)
-                                        : choose_depth (reader, sv__stream_mask_any (&run.mask),
-                                                        run.mask.reader != NULL, params->n_segments,
-                                                        options->memory_limit);
+    run.depth = options->slab_depth > 0
+                    ? MIN (options->slab_depth, run.nz)
+                    : sv__stream_choose_depth (reader, sv__stream_mask_any (&run.mask),
+                                               run.mask.reader != NULL, params->n_segments,
+                                               options->memory_limit);
     if (options->slab_depth == 0 && options->max_slab_depth > 0)
       run.depth = MIN (run.depth, options->max_slab_depth);
-    scan_depth = options->slab_depth > 0 ? run.depth
-                                         : choose_scan_depth (reader, sv__stream_halo (sigma[0]),
-                                                              options->memory_limit);
+    scan_depth = options->slab_depth > 0
+                     ? run.depth
+                     : sv__stream_choose_scan_depth (reader, sv__stream_halo (sigma[0]),
+                                                     options->memory_limit);
   }
 
   /* Ranks size their slabs from their own free memory; they take the
@@ -558,8 +484,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                               options->ranks, error))
     goto out;
   run.image.keep_budget
-      = keep_budget (reader, sv__stream_mask_any (&run.mask), run.mask.reader != NULL,
-                     params->n_segments, run.depth, options->memory_limit);
+      = sv__stream_keep_budget (reader, sv__stream_mask_any (&run.mask), run.mask.reader != NULL,
+                                params->n_segments, run.depth, options->memory_limit);
   run.view.nz = run.nz;
   run.view.ny = run.ny;
   run.view.nx = run.nx;

@@ -22,8 +22,8 @@ typedef struct
   gboolean keep;
   const SvSlicContext *ctx;
   const SvClusters *clusters;
-  gint64 *sums;   /* shared, may be NULL */
-  float *maxima;  /* shared, may be NULL */
+  gint64 *sums;  /* shared, may be NULL */
+  float *maxima; /* shared, may be NULL */
   gsize n_sums;
   GMutex lock;
   gboolean failed; /* a worker failed: the others stop at their next slab */
@@ -152,9 +152,8 @@ worker_thread (gpointer data)
 }
 
 gboolean
-sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep,
-               const SvSlicContext *ctx, const SvClusters *clusters, gint64 *sums, float *maxima,
-               GError **error)
+sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep, const SvSlicContext *ctx,
+               const SvClusters *clusters, gint64 *sums, float *maxima, GError **error)
 {
   Pass pass = { 0 };
   gboolean ok;

@@ -62,8 +62,8 @@ device_list (const SvCliSlicContext *ctx, GError **error)
           if (end == items[i] || *end != '\0' || d < 0 || d >= count)
             {
               g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "--devices must list GPUs from 0 to %d, or say all; got %s",
-                           count - 1, ctx->devices);
+                           "--devices must list GPUs from 0 to %d, or say all; got %s", count - 1,
+                           ctx->devices);
               g_array_free (list, TRUE);
               return NULL;
             }
@@ -111,8 +111,8 @@ sv_cli_slic_device_wants_stream (const SvCliSlicContext *ctx, guint nz, guint ny
 }
 
 gboolean
-sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc,
-                          gint64 n_segments, guint *max_depth, GError **error)
+sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc, gint64 n_segments,
+                          guint *max_depth, GError **error)
 {
 #if SV_CLI_CUDA
   g_autoptr (GArray) list = NULL;

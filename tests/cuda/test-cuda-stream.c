@@ -119,13 +119,12 @@ assert_gpu_stream_identical (Fixture *f, const char *in, const char *params)
       sv_test_assert_same_file (expected, out);
       g_assert_nonnull (strstr (text, "\"mode\":\"streaming\""));
       g_assert_nonnull (strstr (text, "\"backend\":\"cuda\""));
-      g_assert_nonnull (strstr (text, strstr (ways[w], "0,0") != NULL ? "\"devices\":2"
-                                                                       : "\"devices\":1"));
+      g_assert_nonnull (
+          strstr (text, strstr (ways[w], "0,0") != NULL ? "\"devices\":2" : "\"devices\":1"));
       g_assert_null (strstr (text, "\"peak_device_memory_bytes\":0"));
       /* Without a device limit the connectivity runs on the device (under
        * 64K it does only for the smallest volumes). */
-      if (strstr (params, "--no-enforce-connectivity") == NULL
-          && strstr (ways[w], "64K") == NULL)
+      if (strstr (params, "--no-enforce-connectivity") == NULL && strstr (ways[w], "64K") == NULL)
         g_assert_nonnull (strstr (text, "\"connectivity_on_device\":true"));
     }
 }
