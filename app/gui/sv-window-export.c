@@ -94,6 +94,8 @@ sv_window_check_exportable (SvWindow *self, GError **error)
 {
   SvJobResult *r = self->result;
 
+  if (self->ooc)
+    return sv_window_ooc_check_exportable (self, error);
   /* The newest run failed: the labels on screen (if any) are not what the
    * panel asks for, and the user needs the reason, not a file chooser. */
   if (self->run_error)
@@ -142,6 +144,8 @@ sv_window_export_labels (SvWindow *self, const char *path, GError **error)
   SvLabels labels;
   gint64 start;
 
+  if (self->ooc)
+    return sv_window_ooc_export (self, path, error);
   if (!sv_window_check_exportable (self, error))
     return FALSE;
   /* A CUDA result's labels come to the host here, once. */

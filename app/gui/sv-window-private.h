@@ -13,7 +13,9 @@
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap
  *   sv-window-region.c   the region preview: the job on a box of the volume
- *   sv-window-memory.c   the memory in use, in the status bar */
+ *   sv-window-memory.c   the memory in use, in the status bar
+ *   sv-window-ooc*.c     a volume larger than memory: slices and labels
+ *                        read from files, streamed runs */
 #pragma once
 
 #include "sv-window.h"
@@ -23,6 +25,7 @@
 #include "sv-pick-panel.h"
 #include "sv-quality-panel.h"
 #include "sv-volume-view.h"
+#include "sv-window-ooc.h"
 
 #include "sv-config.h"
 #include "supervox/sv-synth.h"
@@ -63,6 +66,7 @@ struct _SvWindow
   SvVolume *volume;
   char *volume_name;
   char *volume_path; /* NULL for the sample */
+  SvWindowOoc *ooc;  /* a volume larger than memory (volume is then NULL), or NULL */
   guint8 *mask;      /* NULL, or nz*ny*nx bytes (1 inside) for the volume; the job borrows it */
   char *mask_path;
   SvSynthParams sample; /* how the sample was made, for "Copy as command" */
@@ -182,9 +186,6 @@ void sv_window_update_memory_status (SvWindow *self);
 /* The window's memory budget: SV_MEMORY_LIMIT (the application's
  * --memory-limit) or what the system has available; 0 when unknown. */
 guint64 sv_window_memory_budget (void);
-/* FALSE with an error when the TIFF at `path` would need more than the
- * budget to segment in memory (read from its header; any thread). */
-gboolean sv_window_check_memory (const char *path, GError **error);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);

@@ -147,6 +147,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
 
   /* The job borrows the volume: stop it before the volume goes. */
   sv_window_stop_job (self);
+  sv_window_ooc_close (self);
   sv_window_quality_forget (self);
   sv_window_region_forget (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
@@ -392,6 +393,7 @@ sv_window_dispose (GObject *object)
   sv_window_memory_stop (self);
   /* The worker borrows the volume and calls back into the window. */
   sv_window_stop_job (self);
+  sv_window_ooc_close (self);
   sv_window_cancel_loading (self);
   sv_window_quality_stop (self);
   g_clear_pointer (&self->quality, sv_quality_unref);
