@@ -16,10 +16,6 @@
 #include "supervox/sv-sidecar.h"
 
 #define TICK_MS 100
-/* The label cache's share of the budget (sv-window-ooc.c's image cache
- * has the same), and the run's: the half left. */
-#define CACHE_SHARE 4
-#define RUN_SHARE 2
 
 struct _SvOocRun
 {
@@ -109,8 +105,7 @@ show_progress (SvWindow *self)
         text = g_strdup ("Streaming SLIC: preparing");
     }
   else if (ooc->stopped)
-    text = g_strdup (ooc->labels ? "Stopped: the labels shown are of an earlier run"
-                                 : "Stopped");
+    text = g_strdup (ooc->labels ? "Stopped: the labels shown are of an earlier run" : "Stopped");
   else if (ooc->error)
     text = g_strdup_printf ("Failed: %s", ooc->error);
   else if (ooc->labels)
@@ -145,7 +140,8 @@ show_labels (SvWindow *self, SvOocRun *run)
 {
   SvWindowOoc *ooc = self->ooc;
   g_autoptr (GError) error = NULL;
-  SvSliceCache *labels = sv_slice_cache_new (run->output, NULL, ooc->budget / CACHE_SHARE, &error);
+  SvSliceCache *labels
+      = sv_slice_cache_new (run->output, NULL, ooc->budget / SV_OOC_CACHE_SHARE, &error);
   g_autofree char *words = NULL;
 
   if (labels == NULL)
@@ -231,10 +227,10 @@ start_run (SvWindow *self)
   run->window = g_object_ref (self);
   run->generation = ooc->generation;
   run->input = g_strdup (ooc->path);
-  run->output = g_strdup_printf ("%s/labels-%" G_GUINT64_FORMAT ".tif", ooc->scratch_dir,
-                                 ++ooc->n_runs);
+  run->output
+      = g_strdup_printf ("%s/labels-%" G_GUINT64_FORMAT ".tif", ooc->scratch_dir, ++ooc->n_runs);
   sv_params_panel_get_params (self->params_panel, &run->params);
-  run->memory_limit = MAX (ooc->budget / RUN_SHARE, 1);
+  run->memory_limit = MAX (ooc->budget / SV_OOC_RUN_SHARE, 1);
   run->cancellable = g_cancellable_new ();
   ooc->running = run;
   task = g_task_new (self, run->cancellable, run_done_cb, NULL);

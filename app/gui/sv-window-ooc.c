@@ -12,16 +12,13 @@
 
 #include "supervox/sv-io-slab.h"
 
-/* Shares of the budget: the image cache and the label cache a quarter
- * each, the streamed run the half left (sv-window-ooc-run.c). */
-#define CACHE_SHARE 4
 /* The contrast histogram's sample, as float32, and its bins. */
 #define SAMPLE_BYTES (64u << 20)
 #define CONTRAST_BINS 4096
 
 /* Actions that need the whole volume in memory. */
 static const char *const off_actions[]
-    = { "win.open-mask", "win.teach-step", "win.teach-back",      "win.teach-play",
+    = { "win.open-mask",  "win.teach-step", "win.teach-back",  "win.teach-play",
         "win.open-truth", "win.pin",        "win.flip-pinned", "win.run-whole-volume" };
 
 gboolean
@@ -46,7 +43,7 @@ sv_window_ooc_new (const char *path, guint64 budget, GError **error)
   SvWindowOoc *ooc;
   gint64 start = g_get_monotonic_time ();
 
-  image = sv_slice_cache_new (path, NULL, budget / CACHE_SHARE, error);
+  image = sv_slice_cache_new (path, NULL, budget / SV_OOC_CACHE_SHARE, error);
   if (image == NULL)
     return NULL;
   info = sv_slice_cache_info (image);

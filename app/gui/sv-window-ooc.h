@@ -22,6 +22,11 @@ typedef struct _SvWindow SvWindow;
 typedef struct _SvWindowOoc SvWindowOoc;
 typedef struct _SvOocRun SvOocRun;
 
+/* The image cache and the label cache may each hold this fraction of the
+ * budget; the streamed run has the half left. */
+#define SV_OOC_CACHE_SHARE 4
+#define SV_OOC_RUN_SHARE 2
+
 /* Why a view or tool is off out of core, for tooltips and errors. */
 #define SV_OOC_OFF_REASON                                                                          \
   "Off for a volume larger than memory: only the XY view reads slices from the file"
@@ -45,13 +50,13 @@ struct _SvWindowOoc
   SvStreamReport labels_report;
 
   /* Runs (sv-window-ooc-run.c). */
-  SvOocRun *running;   /* NULL when idle */
-  gboolean pending;    /* a newer request waits until the running one stops */
-  guint64 generation;  /* of the newest request */
-  guint64 n_runs;      /* names the label files */
-  gboolean stopped;    /* Stop since the newest request */
-  char *error;         /* why the newest run failed, or NULL */
-  guint tick_source;   /* refreshes the progress bar */
+  SvOocRun *running;  /* NULL when idle */
+  gboolean pending;   /* a newer request waits until the running one stops */
+  guint64 generation; /* of the newest request */
+  guint64 n_runs;     /* names the label files */
+  gboolean stopped;   /* Stop since the newest request */
+  char *error;        /* why the newest run failed, or NULL */
+  guint tick_source;  /* refreshes the progress bar */
 };
 
 /* Any thread: opens `path` for viewing out of core with the window's

@@ -45,9 +45,9 @@ typedef struct
 {
   GFile *file;
   char *path;
-  gint percent;   /* atomic: 0..100 while reading, -1 while decoding */
+  gint percent;     /* atomic: 0..100 while reading, -1 while decoding */
   SvWindowOoc *ooc; /* set instead of a volume when it opens out of core */
-  double seconds; /* reading and decoding, set by the reader */
+  double seconds;   /* reading and decoding, set by the reader */
 } Load;
 
 static void
@@ -132,7 +132,7 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   g_autofree char *lower = g_ascii_strdown (load->path, -1);
   gint64 start = g_get_monotonic_time ();
   gboolean tiff = g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
-                 || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8");
+                  || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8");
   guint64 budget = sv_window_memory_budget ();
   SvVolume *volume;
 

@@ -112,6 +112,13 @@ test_slices_from_file (Fixture *f, gconstpointer data)
         n_checked++;
       }
   g_assert_cmpuint (n_checked, >, 20);
+  /* Hover reads the voxel from the file in its own values. */
+  {
+    g_autofree char *expected = g_strdup_printf ("x 9  y 7  z 3  ·  I %u", grey_at (3, 7, 9) * 257);
+    g_signal_emit_by_name (xy, "hover", 3, 7, 9);
+    g_test_message ("hover: %s", sv_window_get_hover_text (f->window));
+    g_assert_cmpstr (sv_window_get_hover_text (f->window), ==, expected);
+  }
 
   /* Every slice once: the cache keeps to its share of the budget. */
   for (guint z = 0; z < OZ; z++)
@@ -228,6 +235,13 @@ test_streamed_labels (Fixture *f, gconstpointer data)
   g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
   g_assert_nonnull (strstr (json, "\"mode\":\"streaming\""));
   g_assert_nonnull (strstr (json, "\"shape\":[40,64,64]"));
+  {
+    /* Hover reads the label from the label file. */
+    g_autofree char *label
+        = g_strdup_printf ("label %d", expected->data[(gsize)(2 * OY + 3) * OX + 4]);
+    g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "hover", 2, 3, 4);
+    g_assert_true (g_str_has_suffix (sv_window_get_hover_text (f->window), label));
+  }
   save_window_png (f->window, "gui-out-of-core.png");
 
   /* A budget above the need: the same file opens in memory, with the same
