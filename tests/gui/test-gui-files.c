@@ -260,9 +260,6 @@ test_nan_file_refused (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
-/* A volume whose in-memory segmentation needs more than the window's
- * memory limit (SV_MEMORY_LIMIT, as --memory-limit sets it) is refused
- * from its header, before it is read, and the volume shown stays. */
 static void
 test_single_voxel_is_grey (Fixture *f, gconstpointer data)
 {
