@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
-#include "supervox/sv-sidecar.h"
 
 #define TICK_MS 100
 
@@ -336,11 +335,6 @@ sv_window_ooc_export (SvWindow *self, const char *path, GError **error)
   SvWindowOoc *ooc = self->ooc;
   g_autoptr (GFile) from = NULL;
   g_autoptr (GFile) to = NULL;
-  g_autofree char *command = NULL;
-  g_autofree char *json = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *json_path = NULL;
-  const SvVolume *v = ooc->shape;
   gint64 start;
   double write;
 
@@ -353,40 +347,18 @@ sv_window_ooc_export (SvWindow *self, const char *path, GError **error)
   if (!g_file_copy (from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error))
     return FALSE;
   write = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;
-  command = sv_window_build_command (self);
   {
-    const SvRunStats *s = &ooc->labels_stats;
+    const SvRunStats *st = &ooc->labels_stats;
     SvSidecar sidecar = {
-      .input = ooc->path,
-      .output = path,
-      .shape = { v->nz, v->ny, v->nx },
-      .channels = v->nc,
-      .channel = -1,
-      .compression = "deflate:6",
-      .sample_type = v->source_type,
-      .spacing_unit = v->unit,
-      .n_labels = s->n_labels,
-      .n_clusters = s->n_clusters,
-      .iterations = s->iterations,
       .backend = "cpu",
       .mode = "streaming",
       .memory_limit_bytes = ooc->budget,
       .slab_depth = ooc->labels_report.slab_depth,
       .connectivity_window = ooc->labels_report.connect_window,
-      .threads = (int)g_get_num_processors (),
-      .seconds = { ooc->open_seconds, s->seconds_prepare, s->seconds_iterate, s->seconds_connect,
-                   write, s->seconds_prepare + s->seconds_iterate + s->seconds_connect + write },
+      .seconds = { ooc->open_seconds, st->seconds_prepare, st->seconds_iterate, st->seconds_connect,
+                   write, st->seconds_prepare + st->seconds_iterate + st->seconds_connect + write },
       .params = &ooc->labels_params,
-      .command = command,
-      .program = "supervox",
     };
-    json = sv_sidecar_to_json (&sidecar);
+    return sv_window_write_sidecar (self, ooc->shape, st, path, &sidecar, error);
   }
-  text = g_strconcat (json, "\n", NULL);
-  json_path = sv_window_sidecar_path (path);
-  if (!g_file_set_contents (json_path, text, -1, error))
-    return FALSE;
-  g_free (self->export_path);
-  self->export_path = g_strdup (path);
-  return TRUE;
 }

@@ -21,6 +21,7 @@
 #include "sv-window.h"
 
 #include "supervox/sv-quality.h"
+#include "supervox/sv-sidecar.h"
 #include "sv-contrast-panel.h"
 #include "sv-pick-panel.h"
 #include "sv-quality-panel.h"
@@ -165,6 +166,11 @@ void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
 void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-export.c */
+/* Fills what every export's sidecar shares (the volume `v`'s description,
+ * the run's counts, the command) into `sidecar`, writes it beside the
+ * labels at `path` and remembers the path as the last export. */
+gboolean sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *stats,
+                                  const char *path, SvSidecar *sidecar, GError **error);
 /* FALSE with a GError saying why the labels on screen cannot be exported:
  * the newest run failed, none yet, or a preview. */
 gboolean sv_window_check_exportable (SvWindow *self, GError **error);
