@@ -148,6 +148,8 @@ gboolean
 sv_window_is_settled (SvWindow *self)
 {
   g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  if (self->ooc)
+    return sv_window_ooc_check_exportable (self, NULL);
   return self->result && self->result->generation == self->generation
          && sv_job_result_is_final (self->result) && !self->settle_source;
 }

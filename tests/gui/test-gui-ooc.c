@@ -216,6 +216,7 @@ test_streamed_labels (Fixture *f, gconstpointer data)
   params.compactness = 0.2;
   sv_params_panel_set_params (panel, &params);
   wait_until (labels_shown, f->window, "the streamed labels");
+  g_assert_true (sv_window_is_settled (f->window));
   scratch = g_strdup (sv_window_get_scratch_dir (f->window));
   g_assert_nonnull (strstr (sv_window_get_progress_text (f->window), "Done"));
 
