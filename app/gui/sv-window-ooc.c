@@ -16,10 +16,11 @@
 #define SAMPLE_BYTES (64u << 20)
 #define CONTRAST_BINS 4096
 
-/* Actions that need the whole volume in memory. */
+/* Actions that need the whole volume in memory (Run on Whole Volume is
+ * off already: there is no region). */
 static const char *const off_actions[]
-    = { "win.open-mask",  "win.teach-step", "win.teach-back",  "win.teach-play",
-        "win.open-truth", "win.pin",        "win.flip-pinned", "win.run-whole-volume" };
+    = { "win.open-mask",  "win.teach-step", "win.teach-back", "win.teach-play",
+        "win.open-truth", "win.pin",        "win.flip-pinned" };
 
 gboolean
 sv_window_ooc_wanted (const char *path, guint64 budget)

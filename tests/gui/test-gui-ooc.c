@@ -74,6 +74,14 @@ test_slices_from_file (Fixture *f, gconstpointer data)
   g_unsetenv ("SV_MEMORY_LIMIT");
   g_assert_null (sv_window_get_volume (f->window));
   g_assert_nonnull (strstr (sv_window_get_memory_text (f->window), "out of core"));
+  /* XZ says why it is off. */
+  {
+    GtkWidget *xz = GTK_WIDGET (sv_window_get_slice_view (f->window, SV_AXIS_XZ));
+    const char *tip = gtk_widget_get_tooltip_text (xz);
+    g_assert_false (gtk_widget_get_sensitive (xz));
+    g_assert_nonnull (tip);
+    g_assert_nonnull (strstr (tip, "only the XY view reads slices from the file"));
+  }
 
   /* Stop while the streamed run goes: no label file is left behind. */
   sv_window_stop (f->window);
@@ -251,6 +259,8 @@ test_streamed_labels (Fixture *f, gconstpointer data)
   open_and_wait (f->window, file);
   g_unsetenv ("SV_MEMORY_LIMIT");
   g_assert_false (sv_window_is_out_of_core (f->window));
+  g_assert_true (
+      gtk_widget_get_sensitive (GTK_WIDGET (sv_window_get_slice_view (f->window, SV_AXIS_XZ))));
   g_assert_false (g_file_test (scratch, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (sv_window_get_volume (f->window)->nz, ==, OZ);
   wait_for_current_result (f->window);
