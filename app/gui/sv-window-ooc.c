@@ -152,16 +152,7 @@ sv_window_ooc_show (SvWindow *self, SvWindowOoc *ooc, const char *name)
   g_autofree char *title = NULL;
   SvHistogram *h;
 
-  /* What the in-memory volume held goes, as sv_window_set_volume does. */
-  sv_window_stop_job (self);
-  sv_window_quality_forget (self);
-  sv_window_region_forget (self);
-  sv_window_ooc_close (self);
-  g_clear_pointer (&self->result, sv_job_result_unref);
-  g_clear_pointer (&self->run_error, g_free);
-  g_clear_pointer (&self->export_path, g_free);
-  g_clear_pointer (&self->mask, g_free);
-  g_clear_pointer (&self->mask_path, g_free);
+  sv_window_forget_volume (self);
   for (guint i = 1; i < 3; i++)
     sv_slice_view_set_volume (sv_window_view (self, i), NULL);
   sv_volume_view_set_volume (self->volume_view, NULL);

@@ -136,6 +136,9 @@ struct _SvWindow
 };
 
 /* sv-window.c */
+/* Before another volume: the job, the out-of-core state, the results, the
+ * region, the quality's state and the mask go. */
+void sv_window_forget_volume (SvWindow *self);
 SvSliceView *sv_window_view (SvWindow *self, guint i); /* 0 XY, 1 XZ, 2 YZ */
 gboolean sv_window_verbose (SvWindow *self);
 void sv_window_update_hover_status (SvWindow *self);
