@@ -209,8 +209,8 @@ sv_application_init (SvApplication *self)
             "Print timings and how labels reach the GPU", NULL },
           { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
           { "memory-limit", 0, 0, G_OPTION_ARG_STRING, NULL,
-            "Refuse volumes whose segmentation needs more memory (default: what the system "
-            "has available)",
+            "Open volumes whose segmentation needs more memory out of core, slices read "
+            "from the file (default: what the system has available)",
             "SIZE" },
           { NULL } };
 

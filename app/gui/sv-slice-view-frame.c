@@ -18,6 +18,12 @@ sv_slice_view_extract_image (SvSliceView *self, guint tw, guint th)
 
   sv_slice_view_axis_dims (self->axis, &u, &v, &w);
   self->image_buf = g_renew (float, self->image_buf, (gsize)tw *th *nc);
+  if (self->image_source)
+    {
+      /* Only XY views take a source: the slice is the texture as it is. */
+      self->image_source (s, self->image_buf, self->source_data);
+      return;
+    }
   zyx[w] = s;
   for (guint j = 0; j < th; j++)
     for (guint i = 0; i < tw; i++)
@@ -49,6 +55,13 @@ sv_slice_view_extract_labels (SvSliceView *self, guint tw, guint th)
         self->label_buf[(gsize)j * tw + i]
             = sv_job_result_label_at (self->result, zyx[0], zyx[1], zyx[2]);
       }
+}
+
+gboolean
+sv_slice_view_source_labels (SvSliceView *self, guint tw, guint th)
+{
+  self->label_buf = g_renew (gint32, self->label_buf, (gsize)tw * th);
+  return self->label_source (sv_slice_view_get_slice (self), self->label_buf, self->source_data);
 }
 
 /* Centres within half a grid step of this slice, as texel coordinates. */

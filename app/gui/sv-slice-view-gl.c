@@ -209,6 +209,13 @@ sv_slice_view_gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView 
                                  self->volume->nc == 3 ? 3 : 1);
           self->image_dirty = FALSE;
         }
+      if (self->labels_dirty && self->label_source)
+        {
+          gboolean has = sv_slice_view_source_labels (self, tw, th);
+          sv_renderer_set_labels (self->renderer, has ? self->label_buf : NULL, has ? tw : 0,
+                                  has ? th : 0);
+          self->labels_dirty = FALSE;
+        }
       if (self->labels_dirty)
         {
           if (self->result

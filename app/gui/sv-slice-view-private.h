@@ -34,6 +34,9 @@ struct _SvSliceView
   SvAxis axis;
   const SvVolume *volume;
   SvJobResult *result;
+  SvSliceImageFunc image_source; /* sv_slice_view_set_source; NULL: the volume's data */
+  SvSliceLabelsFunc label_source;
+  gpointer source_data;
   SvDisplay display;
   SvRenderer *renderer;
   char *gl_error;
@@ -89,6 +92,8 @@ gboolean sv_slice_view_slice_rect (SvSliceView *self, double *x0, double *y0, do
 /* The slice's intensities and labels into image_buf and label_buf. */
 void sv_slice_view_extract_image (SvSliceView *self, guint tw, guint th);
 void sv_slice_view_extract_labels (SvSliceView *self, guint tw, guint th);
+/* With a label source: its labels into label_buf; FALSE when it has none. */
+gboolean sv_slice_view_source_labels (SvSliceView *self, guint tw, guint th);
 /* The centres near this slice as texel coordinates (n × 2, g_free). */
 float *sv_slice_view_collect_points (SvSliceView *self, gsize *n);
 /* Everything of the frame but the textures, at `scale` device pixels per

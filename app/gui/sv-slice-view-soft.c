@@ -32,10 +32,13 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
         }
       if (self->labels_dirty)
         {
-          self->soft_has_labels = self->result
-                                  && sv_job_result_fits (self->result, self->volume->nz,
-                                                         self->volume->ny, self->volume->nx);
-          if (self->soft_has_labels)
+          if (self->label_source)
+            self->soft_has_labels = sv_slice_view_source_labels (self, tw, th);
+          else
+            self->soft_has_labels = self->result
+                                    && sv_job_result_fits (self->result, self->volume->nz,
+                                                           self->volume->ny, self->volume->nx);
+          if (self->soft_has_labels && !self->label_source)
             sv_slice_view_extract_labels (self, tw, th);
           self->labels_dirty = FALSE;
         }

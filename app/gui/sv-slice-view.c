@@ -292,6 +292,27 @@ sv_slice_view_set_volume (SvSliceView *self, const SvVolume *volume)
 }
 
 void
+sv_slice_view_set_source (SvSliceView *self, SvSliceImageFunc image, SvSliceLabelsFunc labels,
+                          gpointer data)
+{
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  g_return_if_fail (image == NULL || self->axis == SV_AXIS_XY);
+  self->image_source = image;
+  self->label_source = labels;
+  self->source_data = data;
+  self->image_dirty = self->labels_dirty = self->points_dirty = TRUE;
+  sv_slice_view_queue_frame (self);
+}
+
+void
+sv_slice_view_source_changed (SvSliceView *self)
+{
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  self->labels_dirty = TRUE;
+  sv_slice_view_queue_frame (self);
+}
+
+void
 sv_slice_view_set_result (SvSliceView *self, SvJobResult *result)
 {
   g_return_if_fail (SV_IS_SLICE_VIEW (self));

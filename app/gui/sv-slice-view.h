@@ -27,6 +27,18 @@ void sv_slice_view_set_volume (SvSliceView *view, const SvVolume *volume);
 /* The labels shown (a reference is taken); NULL shows none. */
 void sv_slice_view_set_result (SvSliceView *view, SvJobResult *result);
 SvJobResult *sv_slice_view_get_result (SvSliceView *view);
+/* Slices from elsewhere than the volume's data and a result: an XY view of
+ * a volume larger than memory. `image` fills slice z as ny·nx values
+ * (3 per voxel for an RGB volume, else the first channel), `labels` fills
+ * ny·nx labels or returns FALSE when there are none. The volume given to
+ * sv_slice_view_set_volume then only carries the shape (its data is NULL).
+ * NULL functions: the volume's data and the result, as before. */
+typedef void (*SvSliceImageFunc) (guint z, float *out, gpointer data);
+typedef gboolean (*SvSliceLabelsFunc) (guint z, gint32 *out, gpointer data);
+void sv_slice_view_set_source (SvSliceView *view, SvSliceImageFunc image, SvSliceLabelsFunc labels,
+                               gpointer data);
+/* The source's labels changed: the slice is read again. */
+void sv_slice_view_source_changed (SvSliceView *view);
 /* Copied. */
 void sv_slice_view_set_display (SvSliceView *view, const SvDisplay *display);
 

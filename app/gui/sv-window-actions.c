@@ -138,7 +138,7 @@ static void
 auto_contrast_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   SvWindow *self = SV_WINDOW (widget);
-  if (self->volume)
+  if (self->volume || self->ooc)
     sv_window_auto_contrast (self);
 }
 

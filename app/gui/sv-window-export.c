@@ -49,44 +49,38 @@ sv_window_sidecar_path (const char *labels_path)
   return g_strconcat (labels_path, ".json", NULL);
 }
 
-/* The sidecar: the schema supervox-cli slic writes (supervox/sv-sidecar.h);
- * "program" says which wrote it. */
-static char *
-sidecar_json (SvWindow *self, SvJobResult *r, const char *path, double seconds_write)
+gboolean
+sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *stats,
+                         const char *path, SvSidecar *sidecar, GError **error)
 {
-  const SvVolume *v = self->volume;
   g_autofree char *command = sv_window_build_command (self);
   g_autofree char *json = NULL;
-  SvSidecar sidecar = {
-    .input = self->volume_path ? self->volume_path : "sample.tif",
-    .output = path,
-    .mask = self->mask_path,
-    .shape = { v->nz, v->ny, v->nx },
-    .channels = v->nc,
-    .channel = -1,
-    .compression = "deflate:6",
-    .sample_type = v->source_type,
-    .spacing_unit = v->unit,
-    .n_labels = r->stats.n_labels,
-    .n_clusters = r->stats.n_clusters,
-    .iterations = r->stats.iterations,
-    .backend = r->backend_name,
-    .threads = (int)g_get_num_processors (),
-    .seconds = {
-      self->load_seconds,
-      r->stats.seconds_prepare,
-      r->stats.seconds_iterate,
-      r->stats.seconds_connect,
-      seconds_write,
-      r->seconds_total + seconds_write,
-    },
-    .params = &r->params,
-    .command = command,
-    .program = "supervox",
-  };
+  g_autofree char *text = NULL;
+  g_autofree char *json_path = sv_window_sidecar_path (path);
 
-  json = sv_sidecar_to_json (&sidecar);
-  return g_strconcat (json, "\n", NULL);
+  sidecar->input = self->volume_path ? self->volume_path : "sample.tif";
+  sidecar->output = path;
+  sidecar->shape[0] = v->nz;
+  sidecar->shape[1] = v->ny;
+  sidecar->shape[2] = v->nx;
+  sidecar->channels = v->nc;
+  sidecar->channel = -1;
+  sidecar->compression = "deflate:6";
+  sidecar->sample_type = v->source_type;
+  sidecar->spacing_unit = v->unit;
+  sidecar->n_labels = stats->n_labels;
+  sidecar->n_clusters = stats->n_clusters;
+  sidecar->iterations = stats->iterations;
+  sidecar->threads = (int)g_get_num_processors ();
+  sidecar->command = command;
+  sidecar->program = "supervox";
+  json = sv_sidecar_to_json (sidecar);
+  text = g_strconcat (json, "\n", NULL);
+  if (!g_file_set_contents (json_path, text, -1, error))
+    return FALSE;
+  g_free (self->export_path);
+  self->export_path = g_strdup (path);
+  return TRUE;
 }
 
 gboolean
@@ -94,6 +88,8 @@ sv_window_check_exportable (SvWindow *self, GError **error)
 {
   SvJobResult *r = self->result;
 
+  if (self->ooc)
+    return sv_window_ooc_check_exportable (self, error);
   /* The newest run failed: the labels on screen (if any) are not what the
    * panel asks for, and the user needs the reason, not a file chooser. */
   if (self->run_error)
@@ -135,13 +131,14 @@ sv_window_check_exportable (SvWindow *self, GError **error)
 gboolean
 sv_window_export_labels (SvWindow *self, const char *path, GError **error)
 {
-  g_autofree char *json_path = NULL;
-  g_autofree char *json = NULL;
   SvJobResult *r = self->result;
   const SvLabels *host;
   SvLabels labels;
   gint64 start;
+  double write;
 
+  if (self->ooc)
+    return sv_window_ooc_export (self, path, error);
   if (!sv_window_check_exportable (self, error))
     return FALSE;
   /* A CUDA result's labels come to the host here, once. */
@@ -156,13 +153,17 @@ sv_window_export_labels (SvWindow *self, const char *path, GError **error)
   start = g_get_monotonic_time ();
   if (!sv_tiff_write_labels (path, &labels, error))
     return FALSE;
-  json = sidecar_json (self, r, path, (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC);
-  json_path = sv_window_sidecar_path (path);
-  if (!g_file_set_contents (json_path, json, -1, error))
-    return FALSE;
-  g_free (self->export_path);
-  self->export_path = g_strdup (path);
-  return TRUE;
+  write = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  {
+    SvSidecar sidecar = {
+      .mask = self->mask_path,
+      .backend = r->backend_name,
+      .seconds = { self->load_seconds, r->stats.seconds_prepare, r->stats.seconds_iterate,
+                   r->stats.seconds_connect, write, r->seconds_total + write },
+      .params = &r->params,
+    };
+    return sv_window_write_sidecar (self, self->volume, &r->stats, path, &sidecar, error);
+  }
 }
 
 static gboolean

@@ -20,6 +20,11 @@ sv_window_update_hover_status (SvWindow *self)
   gsize idx;
   GString *s;
 
+  if (self->ooc)
+    {
+      sv_window_ooc_update_hover (self);
+      return;
+    }
   if (!self->hover_valid || !v)
     {
       gtk_label_set_text (self->hover_label, "");

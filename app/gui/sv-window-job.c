@@ -72,6 +72,11 @@ sv_window_submit (SvWindow *self)
 {
   SvJobRequest request;
 
+  if (self->ooc)
+    {
+      sv_window_ooc_submit (self);
+      return;
+    }
   if (!self->job)
     return;
   g_clear_handle_id (&self->settle_source, g_source_remove);
@@ -102,6 +107,12 @@ sv_window_params_changed (SvWindow *self)
   double exact;
 
   self->last_change_us = now;
+  if (self->ooc)
+    {
+      /* No previews out of core: each change is a streamed run. */
+      sv_window_ooc_submit (self);
+      return;
+    }
   if (!self->job)
     return;
   fill_request (self, &request);
@@ -137,6 +148,8 @@ gboolean
 sv_window_is_settled (SvWindow *self)
 {
   g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  if (self->ooc)
+    return sv_window_ooc_check_exportable (self, NULL);
   return self->result && self->result->generation == self->generation
          && sv_job_result_is_final (self->result) && !self->settle_source;
 }
@@ -147,7 +160,8 @@ sv_window_is_busy (SvWindow *self)
   g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
   /* Until the newest request's result (or error) is here, not merely
    * until the worker is idle: its delivery may still be queued. */
-  return self->loading || (self->job && !self->stopped && self->done_generation < self->generation);
+  return self->loading || sv_window_ooc_busy (self)
+         || (self->job && !self->stopped && self->done_generation < self->generation);
 }
 
 void
@@ -159,6 +173,8 @@ sv_window_stop (SvWindow *self)
   sv_window_cancel_loading (self);
   if (self->job)
     sv_job_cancel (self->job);
+  if (self->ooc)
+    sv_window_ooc_stop (self);
   self->stopped = TRUE;
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   update_progress (self);

@@ -45,8 +45,9 @@ typedef struct
 {
   GFile *file;
   char *path;
-  gint percent;   /* atomic: 0..100 while reading, -1 while decoding */
-  double seconds; /* reading and decoding, set by the reader */
+  gint percent;     /* atomic: 0..100 while reading, -1 while decoding */
+  SvWindowOoc *ooc; /* set instead of a volume when it opens out of core */
+  double seconds;   /* reading and decoding, set by the reader */
 } Load;
 
 static void
@@ -55,6 +56,7 @@ load_free (gpointer data)
   Load *load = data;
 
   g_object_unref (load->file);
+  sv_window_ooc_free (load->ooc);
   g_free (load->path);
   g_free (load);
 }
@@ -129,18 +131,29 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   g_autoptr (GError) error = NULL;
   g_autofree char *lower = g_ascii_strdown (load->path, -1);
   gint64 start = g_get_monotonic_time ();
+  gboolean tiff = g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
+                  || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8");
+  guint64 budget = sv_window_memory_budget ();
   SvVolume *volume;
 
+  /* Larger than the budget: its slices are read when they are shown. */
+  if (tiff && sv_window_ooc_wanted (load->path, budget))
+    {
+      load->ooc = sv_window_ooc_new (load->path, budget, &error);
+      if (load->ooc == NULL)
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
   if (!read_ahead (load, cancellable, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
   g_atomic_int_set (&load->percent, -1);
-  if (g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
-      || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8"))
-    volume = sv_window_check_memory (load->path, &error) ? sv_tiff_read_volume (load->path, &error)
-                                                         : NULL;
+  if (tiff)
+    volume = sv_tiff_read_volume (load->path, &error);
   else
     volume = sv_image_read_pixbuf (load->path, &error);
   if (volume && !check_finite (volume, &error))
@@ -220,6 +233,17 @@ load_done_cb (GObject *source, GAsyncResult *res, gpointer data)
   self->loading = FALSE;
   g_clear_object (&self->load_cancellable);
   volume = g_task_propagate_pointer (task, &error);
+  if (!volume && load->ooc)
+    {
+      g_autofree char *base = g_file_get_basename (load->file);
+      g_autofree char *uri = g_file_get_uri (load->file);
+      g_free (self->volume_path);
+      self->volume_path = g_strdup (load->path);
+      sv_window_ooc_show (self, g_steal_pointer (&load->ooc), base);
+      gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+      sv_window_rebuild_recent_menu (self);
+      return;
+    }
   if (!volume)
     {
       g_autofree char *base = g_file_get_basename (load->file);

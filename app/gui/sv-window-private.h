@@ -13,16 +13,20 @@
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap
  *   sv-window-region.c   the region preview: the job on a box of the volume
- *   sv-window-memory.c   the memory in use, in the status bar */
+ *   sv-window-memory.c   the memory in use, in the status bar
+ *   sv-window-ooc*.c     a volume larger than memory: slices and labels
+ *                        read from files, streamed runs */
 #pragma once
 
 #include "sv-window.h"
 
 #include "supervox/sv-quality.h"
+#include "supervox/sv-sidecar.h"
 #include "sv-contrast-panel.h"
 #include "sv-pick-panel.h"
 #include "sv-quality-panel.h"
 #include "sv-volume-view.h"
+#include "sv-window-ooc.h"
 
 #include "sv-config.h"
 #include "supervox/sv-synth.h"
@@ -63,6 +67,7 @@ struct _SvWindow
   SvVolume *volume;
   char *volume_name;
   char *volume_path; /* NULL for the sample */
+  SvWindowOoc *ooc;  /* a volume larger than memory (volume is then NULL), or NULL */
   guint8 *mask;      /* NULL, or nz*ny*nx bytes (1 inside) for the volume; the job borrows it */
   char *mask_path;
   SvSynthParams sample; /* how the sample was made, for "Copy as command" */
@@ -131,6 +136,9 @@ struct _SvWindow
 };
 
 /* sv-window.c */
+/* Before another volume: the job, the out-of-core state, the results, the
+ * region, the quality's state and the mask go. */
+void sv_window_forget_volume (SvWindow *self);
 SvSliceView *sv_window_view (SvWindow *self, guint i); /* 0 XY, 1 XZ, 2 YZ */
 gboolean sv_window_verbose (SvWindow *self);
 void sv_window_update_hover_status (SvWindow *self);
@@ -161,6 +169,11 @@ void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
 void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-export.c */
+/* Fills what every export's sidecar shares (the volume `v`'s description,
+ * the run's counts, the command) into `sidecar`, writes it beside the
+ * labels at `path` and remembers the path as the last export. */
+gboolean sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *stats,
+                                  const char *path, SvSidecar *sidecar, GError **error);
 /* FALSE with a GError saying why the labels on screen cannot be exported:
  * the newest run failed, none yet, or a preview. */
 gboolean sv_window_check_exportable (SvWindow *self, GError **error);
@@ -182,9 +195,6 @@ void sv_window_update_memory_status (SvWindow *self);
 /* The window's memory budget: SV_MEMORY_LIMIT (the application's
  * --memory-limit) or what the system has available; 0 when unknown. */
 guint64 sv_window_memory_budget (void);
-/* FALSE with an error when the TIFF at `path` would need more than the
- * budget to segment in memory (read from its header; any thread). */
-gboolean sv_window_check_memory (const char *path, GError **error);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);

@@ -110,6 +110,13 @@ sv_window_set_region (SvWindow *self, const guint lo[3], const guint hi[3], GErr
   g_autofree char *text = NULL;
 
   g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  if (self->ooc)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "the region preview needs the volume in memory; this one is larger "
+                           "than the memory budget and open out of core");
+      return FALSE;
+    }
   if (!v)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,

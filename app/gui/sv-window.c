@@ -137,16 +137,11 @@ sv_window_intensity_scale (const SvVolume *volume)
 }
 
 void
-sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
+sv_window_forget_volume (SvWindow *self)
 {
-  float vmin = G_MAXFLOAT, vmax = -G_MAXFLOAT;
-  g_autofree char *title = NULL;
-
-  g_return_if_fail (SV_IS_WINDOW (self));
-  g_return_if_fail (volume != NULL);
-
   /* The job borrows the volume: stop it before the volume goes. */
   sv_window_stop_job (self);
+  sv_window_ooc_close (self);
   sv_window_quality_forget (self);
   sv_window_region_forget (self);
   g_clear_pointer (&self->result, sv_job_result_unref);
@@ -156,6 +151,18 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   /* A mask belongs to the volume it was opened for. */
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->mask_path, g_free);
+}
+
+void
+sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
+{
+  float vmin = G_MAXFLOAT, vmax = -G_MAXFLOAT;
+  g_autofree char *title = NULL;
+
+  g_return_if_fail (SV_IS_WINDOW (self));
+  g_return_if_fail (volume != NULL);
+
+  sv_window_forget_volume (self);
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_volume (sv_window_view (self, i), volume);
   sv_volume_view_set_volume (self->volume_view, volume);
@@ -392,6 +399,7 @@ sv_window_dispose (GObject *object)
   sv_window_memory_stop (self);
   /* The worker borrows the volume and calls back into the window. */
   sv_window_stop_job (self);
+  sv_window_ooc_close (self);
   sv_window_cancel_loading (self);
   sv_window_quality_stop (self);
   g_clear_pointer (&self->quality, sv_quality_unref);

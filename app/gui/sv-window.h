@@ -67,6 +67,17 @@ const char *sv_window_get_progress_text (SvWindow *window);
 const char *sv_window_get_result_text (SvWindow *window);
 /* The status bar's memory in use ("312.4 MiB in memory"). */
 const char *sv_window_get_memory_text (SvWindow *window);
+/* Out of core (sv-window-ooc.c): a TIFF whose in-memory run needs more
+ * than the memory budget (SV_MEMORY_LIMIT, --memory-limit) opens with its
+ * slices and labels read from files. */
+gboolean sv_window_is_out_of_core (SvWindow *window);
+/* The folder of the streamed runs' label files (NULL before the first). */
+const char *sv_window_get_scratch_dir (SvWindow *window);
+/* Labels of slice z (ny·nx) as the view shows them; FALSE (error unset)
+ * while none are shown. */
+gboolean sv_window_read_label_slice (SvWindow *window, guint z, gint32 *out, GError **error);
+/* The image slice cache's bytes held and its bound. */
+void sv_window_get_cache_bytes (SvWindow *window, guint64 *bytes, guint64 *budget);
 /* The views' area (the three views in the orthogonal layout). */
 GtkWidget *sv_window_get_views_area (SvWindow *window);
 /* Teaching mode's legend and note while they are shown, else NULL. */

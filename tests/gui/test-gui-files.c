@@ -260,49 +260,6 @@ test_nan_file_refused (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
-/* A volume whose in-memory segmentation needs more than the window's
- * memory limit (SV_MEMORY_LIMIT, as --memory-limit sets it) is refused
- * from its header, before it is read, and the volume shown stays. */
-static void
-test_over_memory_limit_refused (Fixture *f, gconstpointer data)
-{
-  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "big.tif", NULL);
-  g_autoptr (GFile) file = g_file_new_for_path (path);
-  g_autoptr (SvVolume) v = sv_volume_new (16, 32, 32, 1, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *secondary = NULL;
-  const SvVolume *before = sv_window_get_volume (f->window);
-  GtkWindow *dialog;
-
-  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
-    v->data[i] = (float)(i % 11) / 10.0f;
-  g_assert_true (sv_tiff_write_volume_full (path, v, SV_SAMPLE_U8, NULL, &error));
-  g_assert_no_error (error);
-  /* 16·32·32 voxels need 256 KiB as float32 with their labels. */
-  g_setenv ("SV_MEMORY_LIMIT", "200K", TRUE);
-  open_and_wait (f->window, file);
-  g_unsetenv ("SV_MEMORY_LIMIT");
-
-  dialog = sv_window_get_error_dialog (f->window);
-  g_assert_nonnull (dialog);
-  g_object_get (dialog, "secondary-text", &secondary, NULL);
-  g_test_message ("%s", secondary);
-  g_assert_nonnull (strstr (secondary, "big.tif needs 256"));
-  g_assert_nonnull (strstr (secondary, "memory limit of 200"));
-  g_assert_nonnull (strstr (secondary, "supervox-cli slic"));
-  g_assert_true (sv_window_get_volume (f->window) == before);
-  gtk_window_destroy (dialog);
-
-  /* Within the limit it opens. */
-  g_setenv ("SV_MEMORY_LIMIT", "300K", TRUE);
-  open_and_wait (f->window, file);
-  g_unsetenv ("SV_MEMORY_LIMIT");
-  g_assert_null (sv_window_get_error_dialog (f->window));
-  g_assert_cmpuint (sv_window_get_volume (f->window)->nz, ==, 16);
-  sv_test_remove_tree (dir);
-}
-
 static void
 test_single_voxel_is_grey (Fixture *f, gconstpointer data)
 {
@@ -340,8 +297,6 @@ main (int argc, char **argv)
               test_screenshot_orthogonal, fixture_teardown);
   g_test_add ("/gui/load/nan-refused-keeps-volume", Fixture, NULL, fixture_setup,
               test_nan_file_refused, fixture_teardown);
-  g_test_add ("/gui/load/over-memory-limit-refused-keeps-volume", Fixture, NULL, fixture_setup,
-              test_over_memory_limit_refused, fixture_teardown);
   g_test_add ("/gui/view/single-voxel-is-grey", Fixture, NULL, fixture_setup,
               test_single_voxel_is_grey, fixture_teardown);
   return g_test_run ();
