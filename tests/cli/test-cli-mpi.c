@@ -12,6 +12,7 @@
 #include "sv-config.h"
 #include "sv-test-files.h"
 #include "sv-test-run.h"
+#include "sv-test-volumes.h"
 #include "supervox/sv-volume.h"
 
 static char *cli_path;
@@ -104,29 +105,6 @@ path_in (Fixture *f, const char *name)
   return g_build_filename (f->dir, name, NULL);
 }
 
-/* Smooth structure, noise and steps, so that segments are irregular and
- * connectivity splits and merges across rank boundaries. */
-static SvVolume *
-make_volume (guint nz, guint ny, guint nx)
-{
-  g_autoptr (GError) error = NULL;
-  SvVolume *v = sv_volume_new (nz, ny, nx, 1, &error);
-  guint32 h = 777;
-
-  g_assert_no_error (error);
-  for (guint z = 0; z < nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++)
-        {
-          h = h * 1664525u + 1013904223u;
-          v->data[((gsize)z * ny + y) * nx + x]
-              = (float)(0.45 + 0.25 * sin (0.7 * x + 0.3 * z) * cos (0.5 * y)
-                        + 0.15 * ((x / 5 + y / 4 + z / 3) % 3)
-                        + 0.1 * ((h >> 8) / (double)(1u << 24)));
-        }
-  return v;
-}
-
 static char *
 write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
 {
@@ -180,7 +158,7 @@ static void
 test_sample_type (Fixture *f, gconstpointer data)
 {
   /* 13 slices: a multiple of neither 2 nor 3 ranks. */
-  g_autoptr (SvVolume) v = make_volume (13, 19, 21);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (13, 19, 21, 1);
   g_autofree char *in = NULL;
 
   if (skip_without_mpi ())
@@ -193,8 +171,8 @@ test_sample_type (Fixture *f, gconstpointer data)
 static void
 test_mask (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (11, 20, 18);
-  g_autoptr (SvVolume) m = make_volume (11, 20, 18);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (11, 20, 18, 1);
+  g_autoptr (SvVolume) m = sv_test_textured_volume (11, 20, 18, 1);
   g_autofree char *in = NULL;
   g_autofree char *mask = NULL;
   g_autofree char *params = NULL;
@@ -217,8 +195,8 @@ test_mask (Fixture *f, gconstpointer data)
 static void
 test_fewer_slices_than_ranks (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (2, 30, 28);
-  g_autoptr (SvVolume) flat = make_volume (1, 30, 28);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (2, 30, 28, 1);
+  g_autoptr (SvVolume) flat = sv_test_textured_volume (1, 30, 28, 1);
   g_autofree char *in = NULL;
   g_autofree char *in_flat = NULL;
 
@@ -258,7 +236,7 @@ break_last_page (const char *path)
 static void
 test_failing_rank (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (10, 30, 32);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (10, 30, 32, 1);
   g_autofree char *in = NULL;
   g_autoptr (GDir) dir = NULL;
   g_auto (GStrv) lines = NULL;
@@ -304,7 +282,7 @@ test_rank_stops_early (Fixture *f, gconstpointer data)
     { "--mask", "missing-mask.tif" },
     { "--n-segments", "-3" },
   };
-  g_autoptr (SvVolume) v = make_volume (6, 12, 14);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (6, 12, 14, 1);
   g_autofree char *in = NULL;
 
   if (skip_without_mpi ())
@@ -366,7 +344,7 @@ test_rank_stops_early (Fixture *f, gconstpointer data)
 static void
 test_non_finite (Fixture *f, gconstpointer data)
 {
-  g_autoptr (SvVolume) v = make_volume (9, 12, 14);
+  g_autoptr (SvVolume) v = sv_test_textured_volume (9, 12, 14, 1);
   g_autofree char *in = NULL;
   g_autofree char *expected = NULL;
   g_autofree char *out = path_in (f, "ranks.tif");

@@ -126,14 +126,6 @@ assert_stream_identical (Fixture *f, const char *in, const char *params)
     }
 }
 
-static const char *const param_sets[] = {
-  "--n-segments 40",
-  "--n-segments 40 --no-enforce-connectivity",
-  "--n-segments 60 --sigma 1.3 --compactness 0.2",
-  "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0",
-  /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across slabs. */
-  "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0",
-};
 
 static void
 test_sample_type (Fixture *f, gconstpointer data)
@@ -142,8 +134,8 @@ test_sample_type (Fixture *f, gconstpointer data)
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
   g_autofree char *in = write_volume (f, "in.tif", v, as);
 
-  for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
-    assert_stream_identical (f, in, param_sets[p]);
+  for (guint p = 0; sv_test_stream_param_sets[p] != NULL; p++)
+    assert_stream_identical (f, in, sv_test_stream_param_sets[p]);
 }
 
 static void

@@ -25,3 +25,13 @@ sv_test_textured_volume (guint nz, guint ny, guint nx, guint nc)
           }
   return v;
 }
+
+const char *const sv_test_stream_param_sets[] = {
+  "--n-segments 40",
+  "--n-segments 40 --no-enforce-connectivity",
+  "--n-segments 60 --sigma 1.3 --compactness 0.2",
+  "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0",
+  /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across slabs. */
+  "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0",
+  NULL,
+};

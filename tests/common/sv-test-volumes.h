@@ -9,4 +9,9 @@ G_BEGIN_DECLS
  * segments are irregular and connectivity splits and merges. */
 SvVolume *sv_test_textured_volume (guint nz, guint ny, guint nx, guint nc);
 
+/* supervox-cli slic options that a streamed run must reproduce byte for
+ * byte on such a volume (plain, no connectivity, smoothing with a halo,
+ * SLIC-zero from label 0, splits and merges across slabs); NULL-ended. */
+extern const char *const sv_test_stream_param_sets[];
+
 G_END_DECLS

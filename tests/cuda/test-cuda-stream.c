@@ -177,14 +177,6 @@ test_partial_resident (Fixture *f, gconstpointer data)
   sv_test_assert_same_file (expected, out);
 }
 
-static const char *const param_sets[] = {
-  "--n-segments 40",
-  "--n-segments 40 --no-enforce-connectivity",
-  "--n-segments 60 --sigma 1.3 --compactness 0.2",
-  "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0",
-  /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across slabs. */
-  "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0",
-};
 
 static void
 test_identical (Fixture *f, gconstpointer data)
@@ -197,8 +189,8 @@ test_identical (Fixture *f, gconstpointer data)
   if (!have_device ())
     return;
   in = write_volume (f, "in.tif", v, as);
-  for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
-    assert_gpu_stream_identical (f, in, param_sets[p]);
+  for (guint p = 0; sv_test_stream_param_sets[p] != NULL; p++)
+    assert_gpu_stream_identical (f, in, sv_test_stream_param_sets[p]);
 }
 
 static void
