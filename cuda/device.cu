@@ -178,6 +178,9 @@ sv_cuda_backend_new_on_device (int device, GError **error)
       return NULL;
     }
   SV_CUDA_CHECK (cudaSetDevice (device));
+  /* A backend asked for by device number is CUDA's, whether or not the
+   * front end registered the class for choosing by name (idempotent). */
+  sv_backend_register (sv_backend_cuda_class ());
   return sv_backend_new ("cuda", error);
 out:
   return NULL;
@@ -199,4 +202,16 @@ sv_cuda_stream_slice_bytes (guint ny, guint nx, guint nc, gboolean mask)
 {
   /* Two slab buffers: values, assignment and mask. */
   return 2 * (guint64)ny * nx * (4 * (guint64)nc + 4 + (mask ? 1 : 0));
+}
+
+guint
+sv_cuda_stream_max_depth (guint64 limit, guint ny, guint nx, guint nc, gint64 n_segments,
+                          gboolean mask)
+{
+  /* Centres, sums and bins: well under 128 bytes a segment. */
+  const guint64 fixed = 128 * (guint64)MAX (n_segments, 1) + (1 << 20);
+  const guint64 slice = MAX (sv_cuda_stream_slice_bytes (ny, nx, nc, mask), 1);
+  guint64 depth = limit > fixed ? (limit - fixed) / slice : 1;
+
+  return (guint)CLAMP (depth, 1, G_MAXINT32);
 }

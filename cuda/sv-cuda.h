@@ -41,6 +41,11 @@ SvBackend *sv_cuda_backend_new_on_device (int device, GError **error);
  * buffers), for choosing between the two and sizing the slabs. */
 guint64 sv_cuda_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask);
 guint64 sv_cuda_stream_slice_bytes (guint ny, guint nx, guint nc, gboolean mask);
+/* The most slices a streamed run's slab may hold on a device that lets it
+ * use `limit` bytes (the clusters' buffers for n_segments counted first);
+ * at least 1. */
+guint sv_cuda_stream_max_depth (guint64 limit, guint ny, guint nx, guint nc, gint64 n_segments,
+                                gboolean mask);
 
 /* The device memory a streamed run's slab steps on this backend may hold
  * (0, the default: what the device has free). Under it, slabs stay on the

@@ -116,7 +116,6 @@ sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc, g
 {
 #if SV_CLI_CUDA
   g_autoptr (GArray) list = NULL;
-  guint64 limit, fixed, slice;
 
   if (ctx->device_backends == NULL)
     {
@@ -140,13 +139,8 @@ sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc, g
    * the same limit (0: what each has free). */
   for (guint i = 0; i < ctx->n_device_backends; i++)
     sv_cuda_backend_set_memory_limit (ctx->device_backends[i], ctx->device_memory_limit);
-  /* Slices per slab that fit beside the clusters' buffers (centres, sums,
-   * bins: well under 128 bytes a segment). */
-  limit = device_limit (ctx);
-  fixed = 128 * (guint64)MAX (n_segments, 1) + (1 << 20);
-  slice = sv_cuda_stream_slice_bytes (ny, nx, nc, ctx->mask != NULL);
-  *max_depth = limit > fixed ? (guint)MIN ((limit - fixed) / MAX (slice, 1), G_MAXINT32) : 1;
-  *max_depth = MAX (*max_depth, 1);
+  *max_depth = sv_cuda_stream_max_depth (device_limit (ctx), ny, nx, nc, n_segments,
+                                         ctx->mask != NULL);
   return TRUE;
 #else
   g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,

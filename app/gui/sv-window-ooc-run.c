@@ -13,6 +13,10 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "sv-config.h"
+#if SV_HAVE_CUDA
+#include "sv-cuda.h"
+#endif
 
 #define TICK_MS 100
 
@@ -22,6 +26,9 @@ struct _SvOocRun
   guint64 generation;
   char *input, *output;
   SvSlicParams params;
+  char *backend;       /* the panel's choice: auto, cpu or cuda */
+  guint ny, nx, nc;
+  const char *ran_on;  /* the backend whose slab steps ran: "cpu" or "cuda" */
   guint64 memory_limit;
   GCancellable *cancellable;
   gint stage, iteration, n_iterations; /* atomic: the progress */
@@ -38,6 +45,7 @@ run_free (SvOocRun *run)
   g_object_unref (run->window);
   g_free (run->input);
   g_free (run->output);
+  g_free (run->backend);
   g_object_unref (run->cancellable);
   g_free (run);
 }
@@ -52,13 +60,46 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer data)
   g_atomic_int_set (&run->n_iterations, (gint)n_iterations);
 }
 
+/* With CUDA chosen (or auto with a GPU there), the slabs stream through
+ * device 0 as `supervox-cli slic --backend cuda` streams them; NULL: the
+ * CPU runs them. */
+static SvBackend *
+open_gpu (const SvOocRun *run, SvStreamOptions *options)
+{
+#if SV_HAVE_CUDA
+  g_autoptr (GError) error = NULL;
+  gsize free_bytes = 0;
+  SvBackend *gpu;
+
+  if (g_strcmp0 (run->backend, "cpu") == 0 || sv_cuda_device_count () == 0)
+    return NULL;
+  gpu = sv_cuda_backend_new_on_device (0, &error);
+  if (gpu == NULL)
+    {
+      g_message ("streaming on the CPU: %s", error->message);
+      return NULL;
+    }
+  if (sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
+    options->max_slab_depth
+        = sv_cuda_stream_max_depth (free_bytes, run->ny, run->nx, run->nc, run->params.n_segments,
+                                    FALSE);
+  return gpu;
+#else
+  (void)run;
+  (void)options;
+  return NULL;
+#endif
+}
+
 static void
 run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   SvOocRun *run = data;
   g_autoptr (GError) error = NULL;
   SvStreamOptions options;
+  SvBackend *gpu;
   gint64 start = g_get_monotonic_time ();
+  gboolean ok;
 
   sv_stream_options_init_defaults (&options);
   options.n_threads = 0;
@@ -66,8 +107,29 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   options.progress = progress_cb;
   options.user_data = run;
   options.cancellable = cancellable;
-  if (!sv_stream_slic_run (run->input, run->output, &run->params, NULL, &options, &run->stats,
-                           &run->report, &error))
+  gpu = open_gpu (run, &options);
+  options.backends = gpu != NULL ? &gpu : NULL;
+  options.n_backends = gpu != NULL ? 1 : 0;
+  run->ran_on = gpu != NULL ? "cuda" : "cpu";
+  ok = sv_stream_slic_run (run->input, run->output, &run->params, NULL, &options, &run->stats,
+                           &run->report, &error);
+  /* A GPU that fails (not bad data, not a cancel) hands the run to the
+   * CPU, as the in-memory job does. */
+  if (!ok && gpu != NULL && sv_backend_error_is_device_failure (error))
+    {
+      g_message ("the GPU failed (%s); streaming on the CPU instead", error->message);
+      g_clear_error (&error);
+      options.backends = NULL;
+      options.n_backends = 0;
+      options.max_slab_depth = 0;
+      run->ran_on = "cpu";
+      ok = sv_stream_slic_run (run->input, run->output, &run->params, NULL, &options, &run->stats,
+                               &run->report, &error);
+    }
+  g_clear_pointer (&gpu, sv_backend_free);
+  g_debug ("streamed run on the %s backend: %s, %u slabs of %u slices", run->ran_on,
+           ok ? "done" : error->message, run->report.n_slabs, run->report.slab_depth);
+  if (!ok)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -109,8 +171,10 @@ show_progress (SvWindow *self)
     text = g_strdup_printf ("Failed: %s", ooc->error);
   else if (ooc->labels)
     {
-      text = g_strdup_printf ("Done: %" G_GSIZE_FORMAT " supervoxels, streamed in %u slabs",
-                              ooc->labels_stats.n_labels, ooc->labels_report.n_slabs);
+      text = g_strdup_printf ("Done: %" G_GSIZE_FORMAT " supervoxels, streamed in %u slabs%s",
+                              ooc->labels_stats.n_labels, ooc->labels_report.n_slabs,
+                              g_strcmp0 (ooc->labels_backend, "cuda") == 0 ? " through the GPU"
+                                                                           : "");
       fraction = 1.0;
     }
   gtk_progress_bar_set_fraction (self->progress_bar, fraction);
@@ -160,6 +224,7 @@ show_labels (SvWindow *self, SvOocRun *run)
   ooc->labels_params = run->params;
   ooc->labels_stats = run->stats;
   ooc->labels_report = run->report;
+  ooc->labels_backend = run->ran_on;
   words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
                            run->stats.n_labels, run->seconds);
   gtk_label_set_text (self->result_label, words);
@@ -229,6 +294,10 @@ start_run (SvWindow *self)
   run->output
       = g_strdup_printf ("%s/labels-%" G_GUINT64_FORMAT ".tif", ooc->scratch_dir, ++ooc->n_runs);
   sv_params_panel_get_params (self->params_panel, &run->params);
+  run->backend = g_strdup (sv_params_panel_get_backend (self->params_panel));
+  run->ny = ooc->shape->ny;
+  run->nx = ooc->shape->nx;
+  run->nc = ooc->shape->nc;
   run->memory_limit = MAX (ooc->budget / SV_OOC_RUN_SHARE, 1);
   run->cancellable = g_cancellable_new ();
   ooc->running = run;
@@ -350,7 +419,7 @@ sv_window_ooc_export (SvWindow *self, const char *path, GError **error)
   {
     const SvRunStats *st = &ooc->labels_stats;
     SvSidecar sidecar = {
-      .backend = "cpu",
+      .backend = ooc->labels_backend,
       .mode = "streaming",
       .memory_limit_bytes = ooc->budget,
       .slab_depth = ooc->labels_report.slab_depth,
