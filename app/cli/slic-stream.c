@@ -130,6 +130,7 @@ gboolean
 sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
 {
   g_autoptr (GError) local = NULL;
+  g_autoptr (GError) device_error = NULL;
   g_autoptr (SvTiffSlabReader) reader = NULL;
   SvTiffReadOptions read_options;
   SvStreamOptions options;
@@ -204,24 +205,18 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
 
   memset (&file->stats, 0, sizeof file->stats);
   options.mask_path = ctx->mask_streamed ? ctx->mask_path : NULL;
-  ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,
-                           &file->stats, &report, &local);
   /* A GPU that fails (not bad data, not a cancel) hands the run to the
    * CPU, as the in-memory run does; MPI ranks must stay in step, so they
    * report the failure instead. */
-  if (!ok && options.n_backends > 0 && ctx->ranks == NULL
-      && sv_backend_error_is_device_failure (local))
+  ok = sv_stream_slic_run_with_fallback (file->input, file->output, &file->params, ctx->mask,
+                                         &options, &file->stats, &report, &device_error, &local);
+  if (device_error != NULL)
     {
       if (!ctx->quiet)
         sv_cli_note ("%s: the GPU failed (%s); streaming on the CPU instead", file->input,
-                     local->message);
-      g_clear_error (&local);
+                     device_error->message);
       ctx->gpu_broken = TRUE;
-      options.backends = NULL;
       options.n_backends = 0;
-      options.max_slab_depth = 0;
-      ok = sv_stream_slic_run (file->input, file->output, &file->params, ctx->mask, &options,
-                               &file->stats, &report, &local);
     }
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);

@@ -96,6 +96,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
 {
   SvOocRun *run = data;
   g_autoptr (GError) error = NULL;
+  g_autoptr (GError) device_error = NULL;
   SvStreamOptions options;
   SvBackend *gpu;
   gint64 start = g_get_monotonic_time ();
@@ -111,20 +112,14 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   options.backends = gpu != NULL ? &gpu : NULL;
   options.n_backends = gpu != NULL ? 1 : 0;
   run->ran_on = gpu != NULL ? "cuda" : "cpu";
-  ok = sv_stream_slic_run (run->input, run->output, &run->params, NULL, &options, &run->stats,
-                           &run->report, &error);
   /* A GPU that fails (not bad data, not a cancel) hands the run to the
    * CPU, as the in-memory job does. */
-  if (!ok && gpu != NULL && sv_backend_error_is_device_failure (error))
+  ok = sv_stream_slic_run_with_fallback (run->input, run->output, &run->params, NULL, &options,
+                                         &run->stats, &run->report, &device_error, &error);
+  if (device_error != NULL)
     {
-      g_message ("the GPU failed (%s); streaming on the CPU instead", error->message);
-      g_clear_error (&error);
-      options.backends = NULL;
-      options.n_backends = 0;
-      options.max_slab_depth = 0;
+      g_message ("the GPU failed (%s); streamed on the CPU instead", device_error->message);
       run->ran_on = "cpu";
-      ok = sv_stream_slic_run (run->input, run->output, &run->params, NULL, &options, &run->stats,
-                               &run->report, &error);
     }
   g_clear_pointer (&gpu, sv_backend_free);
   g_debug ("streamed run on the %s backend: %s, %u slabs of %u slices", run->ran_on,

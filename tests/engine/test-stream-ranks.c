@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <tiffio.h>
 
+#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-params.h"
@@ -397,6 +399,93 @@ test_workers (Fixture *f, gconstpointer data)
     sv_backend_free (backends[w]);
 }
 
+/* A device whose slab steps fail with the error a test chooses. */
+static int failing_code;
+
+static gboolean
+failing_create (SvBackend *backend, GError **error)
+{
+  return TRUE;
+}
+
+static void
+failing_destroy (SvBackend *backend)
+{
+}
+
+static gboolean
+failing_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
+                    GError **error)
+{
+  g_set_error_literal (error, SV_ENGINE_ERROR, failing_code, "device says no");
+  return FALSE;
+}
+
+static void
+failing_release (SvBackend *backend)
+{
+}
+
+static const SvSlabSteps failing_steps = {
+  .begin_pass = failing_begin_pass,
+  .release = failing_release,
+};
+
+static const SvBackendClass failing_device_class = {
+  .name = "failing-device",
+  .create = failing_create,
+  .destroy = failing_destroy,
+  .slab_steps = &failing_steps,
+};
+
+/* A device failure hands the streamed run to the CPU (the same file as a
+ * CPU run, and the device's error for the caller's note); bad data, which
+ * the CPU would refuse too, is not run again and leaves no file. */
+static void
+test_device_failure_falls_back (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
+  g_autofree char *cpu = g_build_filename (f->dir, "cpu.tif", NULL);
+  g_autofree char *out = g_build_filename (f->dir, "out.tif", NULL);
+  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvBackend) device = NULL;
+  SvSlicParams params[4];
+  SvStreamOptions options;
+
+  make_cases (params, ball);
+  one_process (in, cpu, &params[1], NULL);
+  sv_backend_register (&failing_device_class);
+  device = sv_backend_new ("failing-device", &error);
+  g_assert_no_error (error);
+  sv_stream_options_init_defaults (&options);
+  options.slab_depth = 2;
+  options.backends = &device;
+  options.n_backends = 1;
+
+  {
+    g_autoptr (GError) device_error = NULL;
+
+    failing_code = SV_ENGINE_ERROR_BACKEND;
+    g_assert_true (sv_stream_slic_run_with_fallback (in, out, &params[1], NULL, &options, NULL,
+                                                     NULL, &device_error, &error));
+    g_assert_no_error (error);
+    g_assert_error (device_error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
+    sv_test_assert_same_file (cpu, out);
+    g_assert_cmpint (g_remove (out), ==, 0);
+  }
+  {
+    g_autoptr (GError) device_error = NULL;
+
+    failing_code = SV_ENGINE_ERROR_INVALID_DATA;
+    g_assert_false (sv_stream_slic_run_with_fallback (in, out, &params[1], NULL, &options, NULL,
+                                                      NULL, &device_error, &error));
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA);
+    g_assert_null (device_error);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+}
+
 /* The last page's first strip no longer inflates: only the last rank
  * reads it, and every rank stops with its error; no file is left. */
 static void
@@ -469,5 +558,7 @@ main (int argc, char **argv)
               test_failing_rank, fixture_teardown);
   g_test_add ("/engine/stream/workers/identical-to-one-backend", Fixture, NULL, fixture_setup,
               test_workers, fixture_teardown);
+  g_test_add ("/engine/stream/workers/device-failure-falls-back-to-cpu", Fixture, NULL,
+              fixture_setup, test_device_failure_falls_back, fixture_teardown);
   return g_test_run ();
 }
