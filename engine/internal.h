@@ -55,6 +55,30 @@ sv__colour_fixed (float v, double scale)
   return (gint64)x;
 }
 
+/* The rescale statistics of one voxel's nc values, as the in-memory and
+ * the streamed preparation scan them: finite values widen [*min, *max]
+ * and set *any_in; *nan and *inf say whether the voxel holds such values. */
+static inline void
+sv__scan_voxel (const float *px, guint nc, float *min, float *max, gboolean *any_in,
+                gboolean *nan, gboolean *inf)
+{
+  *nan = *inf = FALSE;
+  for (guint c = 0; c < nc; c++)
+    {
+      const float v = px[c];
+      if (isnan (v))
+        *nan = TRUE;
+      else if (isinf (v))
+        *inf = TRUE;
+      else
+        {
+          *min = MIN (*min, v);
+          *max = MAX (*max, v);
+          *any_in = TRUE;
+        }
+    }
+}
+
 /* ---- threads (parallel.c) ----------------------------------------------- */
 
 /* The number of worker threads for n_threads (<= 0: all processors). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "internal.h"
 
 void
 sv_prepared_free (SvPrepared *prepared)
@@ -49,22 +50,9 @@ scan_chunk (gpointer user_data)
     {
       if (ch->mask != NULL && ch->mask[i] == 0)
         continue;
-      const float *px = ch->data + i * ch->nc;
-      gboolean nan = FALSE, inf = FALSE;
-      for (guint c = 0; c < ch->nc; c++)
-        {
-          const float v = px[c];
-          if (isnan (v))
-            nan = TRUE;
-          else if (isinf (v))
-            inf = TRUE;
-          else
-            {
-              ch->min = MIN (ch->min, v);
-              ch->max = MAX (ch->max, v);
-              ch->any_in = TRUE;
-            }
-        }
+      gboolean nan, inf;
+
+      sv__scan_voxel (ch->data + i * ch->nc, ch->nc, &ch->min, &ch->max, &ch->any_in, &nan, &inf);
       if (nan || inf)
         {
           ch->n_nan += nan;

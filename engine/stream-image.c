@@ -118,7 +118,7 @@ read_ahead_next (SvStreamImage *img, guint z1, guint halo)
 typedef struct
 {
   float min, max;
-  gint32 any_in;
+  gboolean any_in;
   gint64 n_nan, n_inf, first_bad; /* first_bad: G_MAXINT64 when none */
 } RangeScan;
 
@@ -151,20 +151,7 @@ range_job_share (gpointer data, int t)
 
       if (job->mask != NULL && job->mask[i] == 0)
         continue;
-      for (guint c = 0; c < nc; c++)
-        {
-          const float v = px[c];
-          if (isnan (v))
-            nan = TRUE;
-          else if (isinf (v))
-            inf = TRUE;
-          else
-            {
-              r->min = MIN (r->min, v);
-              r->max = MAX (r->max, v);
-              r->any_in = TRUE;
-            }
-        }
+      sv__scan_voxel (px, nc, &r->min, &r->max, &r->any_in, &nan, &inf);
       if (nan || inf)
         {
           r->n_nan += nan;
