@@ -105,17 +105,6 @@ path_in (Fixture *f, const char *name)
   return g_build_filename (f->dir, name, NULL);
 }
 
-static char *
-write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = path_in (f, name);
-
-  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
-  g_assert_no_error (error);
-  return path;
-}
-
 /* One process in memory, then 2 and 3 ranks: the same bytes, and the
  * sidecar says how many ranks ran. */
 static void
@@ -163,7 +152,7 @@ test_sample_type (Fixture *f, gconstpointer data)
 
   if (skip_without_mpi ())
     return;
-  in = write_volume (f, "in.tif", v, GPOINTER_TO_INT (data));
+  in = sv_test_write_volume (f->dir, "in.tif", v, GPOINTER_TO_INT (data));
   for (guint p = 0; p < G_N_ELEMENTS (param_sets); p++)
     assert_ranks_identical (f, in, param_sets[p]);
 }
@@ -179,14 +168,14 @@ test_mask (Fixture *f, gconstpointer data)
 
   if (skip_without_mpi ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   /* A ball, whose slices grow and shrink across ranks. */
   for (guint z = 0; z < 11; z++)
     for (guint y = 0; y < 20; y++)
       for (guint x = 0; x < 18; x++)
         m->data[((gsize)z * 20 + y) * 18 + x]
             = (z - 5.0) * (z - 5.0) + (y - 10.0) * (y - 9.0) + (x - 9.0) * (x - 9.0) < 50 ? 1 : 0;
-  mask = write_volume (f, "mask.tif", m, SV_SAMPLE_U8);
+  mask = sv_test_write_volume (f->dir, "mask.tif", m, SV_SAMPLE_U8);
   params = g_strdup_printf ("--mask %s --n-segments 20 --sigma 0.8 --slic-zero --compactness 0.05",
                             mask);
   assert_ranks_identical (f, in, params);
@@ -202,8 +191,8 @@ test_fewer_slices_than_ranks (Fixture *f, gconstpointer data)
 
   if (skip_without_mpi ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
-  in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_F32);
+  in_flat = sv_test_write_volume (f->dir, "flat.tif", flat, SV_SAMPLE_U8);
   assert_ranks_identical (f, in, "--n-segments 20 --sigma 1");
   assert_ranks_identical (f, in_flat, "--n-segments 20");
 }
@@ -246,7 +235,7 @@ test_failing_rank (Fixture *f, gconstpointer data)
 
   if (skip_without_mpi ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   break_last_page (in);
   /* No smoothing: no halo, so ranks 0 and 1 never read the last page. */
   r = run_slic (f, 3, in, "out.tif", "--n-segments 30");
@@ -287,7 +276,7 @@ test_rank_stops_early (Fixture *f, gconstpointer data)
 
   if (skip_without_mpi ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
   for (guint i = 0; i < G_N_ELEMENTS (variants) + 1; i++)
     {
       g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "OMPI_ALLOW_RUN_AS_ROOT", "1", TRUE);
@@ -355,7 +344,7 @@ test_non_finite (Fixture *f, gconstpointer data)
   v->data[(gsize)7 * 12 * 14 + 5] = NAN;
   v->data[(gsize)8 * 12 * 14 + 3] = INFINITY;
   v->data[(gsize)1 * 12 * 14 + 30] = NAN;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_F32);
   one = run_slic (f, 0, in, "one.tif", "--n-segments 10 --slab-depth 2");
   ranks = run_slic (f, 3, in, out, "--n-segments 10");
   g_test_message ("one: %s\nranks: %s", one.err, ranks.err);

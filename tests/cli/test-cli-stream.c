@@ -87,17 +87,6 @@ read_text (const char *path)
   return text;
 }
 
-static char *
-write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = path_in (f, name);
-
-  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
-  g_assert_no_error (error);
-  return path;
-}
-
 /* The in-memory run and streamed runs with slabs of 1, 2 and 7 slices
  * write the same bytes. */
 static void
@@ -132,7 +121,7 @@ test_sample_type (Fixture *f, gconstpointer data)
 {
   SvSampleType as = GPOINTER_TO_INT (data);
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
-  g_autofree char *in = write_volume (f, "in.tif", v, as);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, as);
 
   for (guint p = 0; sv_test_stream_param_sets[p] != NULL; p++)
     assert_stream_identical (f, in, sv_test_stream_param_sets[p]);
@@ -143,7 +132,7 @@ test_mask (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (17, 20, 18, 1);
   g_autoptr (SvVolume) m = sv_test_textured_volume (17, 20, 18, 1);
-  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   g_autofree char *mask = NULL;
   g_autofree char *params = NULL;
 
@@ -153,7 +142,7 @@ test_mask (Fixture *f, gconstpointer data)
       for (guint x = 0; x < 18; x++)
         m->data[((gsize)z * 20 + y) * 18 + x]
             = (z - 8.0) * (z - 8.0) + (y - 10.0) * (y - 9.0) + (x - 9.0) * (x - 9.0) < 70 ? 1 : 0;
-  mask = write_volume (f, "mask.tif", m, SV_SAMPLE_U8);
+  mask = sv_test_write_volume (f->dir, "mask.tif", m, SV_SAMPLE_U8);
   params = g_strdup_printf ("--mask %s --n-segments 20 --start-label 0", mask);
   assert_stream_identical (f, in, params);
   g_free (params);
@@ -167,12 +156,12 @@ test_odd_shapes (Fixture *f, gconstpointer data)
 {
   /* Fewer slices than one slab. */
   g_autoptr (SvVolume) thin = sv_test_textured_volume (3, 25, 22, 1);
-  g_autofree char *in_thin = write_volume (f, "thin.tif", thin, SV_SAMPLE_F32);
+  g_autofree char *in_thin = sv_test_write_volume (f->dir, "thin.tif", thin, SV_SAMPLE_F32);
   /* 2D, grey and RGB (converted to Lab). */
   g_autoptr (SvVolume) flat = sv_test_textured_volume (1, 40, 37, 1);
-  g_autofree char *in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
+  g_autofree char *in_flat = sv_test_write_volume (f->dir, "flat.tif", flat, SV_SAMPLE_U8);
   g_autoptr (SvVolume) rgb = sv_test_textured_volume (1, 33, 29, 3);
-  g_autofree char *in_rgb = write_volume (f, "rgb.tif", rgb, SV_SAMPLE_U8);
+  g_autofree char *in_rgb = sv_test_write_volume (f->dir, "rgb.tif", rgb, SV_SAMPLE_U8);
 
   assert_stream_identical (f, in_thin, "--n-segments 20 --sigma 2");
   assert_stream_identical (f, in_flat, "--n-segments 30 --sigma 1");
@@ -218,7 +207,7 @@ static void
 test_memory_limit (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (12, 30, 32, 1);
-  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
   g_autofree char *big = path_in (f, "big.tif");
   g_autofree char *small = path_in (f, "small.tif");
   g_autofree char *big_json = NULL;
@@ -262,8 +251,8 @@ test_stays_under_limit (Fixture *f, gconstpointer data)
   const gint64 limit = 24 << 20;
   g_autoptr (SvVolume) tiny = sv_test_textured_volume (2, 8, 8, 1);
   g_autoptr (SvVolume) v = sv_test_textured_volume (64, 160, 160, 1);
-  g_autofree char *in_tiny = write_volume (f, "tiny.tif", tiny, SV_SAMPLE_F32);
-  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_F32);
+  g_autofree char *in_tiny = sv_test_write_volume (f->dir, "tiny.tif", tiny, SV_SAMPLE_F32);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_F32);
   g_autofree char *memory = path_in (f, "memory.tif");
   g_autofree char *streamed = path_in (f, "streamed.tif");
   gint64 base;
@@ -323,7 +312,7 @@ static void
 test_truncated (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (10, 30, 32, 1);
-  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   g_autofree char *contents = NULL;
   gsize len = 0;
 
@@ -339,7 +328,7 @@ static void
 test_corrupt_page (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (10, 30, 32, 1);
-  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   g_autofree char *contents = NULL;
   gsize len = 0;
 
@@ -355,7 +344,7 @@ static void
 test_bad_options (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (4, 10, 10, 1);
-  g_autofree char *in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
 
   expect_failure (f, in, "--memory-limit must be a size", "--memory-limit 12Q");
   expect_failure (f, in, "--memory-limit must be a size", "--memory-limit -5M");

@@ -26,6 +26,17 @@ sv_test_textured_volume (guint nz, guint ny, guint nx, guint nc)
   return v;
 }
 
+char *
+sv_test_write_volume (const char *dir, const char *name, const SvVolume *v, SvSampleType as)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
 const char *const sv_test_stream_param_sets[] = {
   "--n-segments 40",
   "--n-segments 40 --no-enforce-connectivity",

@@ -52,17 +52,6 @@ path_in (Fixture *f, const char *name)
   return g_build_filename (f->dir, name, NULL);
 }
 
-static char *
-write_volume (Fixture *f, const char *name, const SvVolume *v, SvSampleType as)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = path_in (f, name);
-
-  g_assert_true (sv_tiff_write_volume (path, v, as, &error));
-  g_assert_no_error (error);
-  return path;
-}
-
 /* Runs `slic IN -o OUT` with the space-separated `extra` arguments and
  * asserts success; returns the sidecar's text. */
 static char *
@@ -155,7 +144,7 @@ test_partial_resident (Fixture *f, gconstpointer data)
 
   if (!have_device ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
   expected = path_in (f, "memory.tif");
   probe = path_in (f, "probe.tif");
   out = path_in (f, "streamed.tif");
@@ -188,7 +177,7 @@ test_identical (Fixture *f, gconstpointer data)
 
   if (!have_device ())
     return;
-  in = write_volume (f, "in.tif", v, as);
+  in = sv_test_write_volume (f->dir, "in.tif", v, as);
   for (guint p = 0; sv_test_stream_param_sets[p] != NULL; p++)
     assert_gpu_stream_identical (f, in, sv_test_stream_param_sets[p]);
 }
@@ -202,14 +191,14 @@ test_mask (Fixture *f, gconstpointer data)
 
   if (!have_device ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_U16);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   /* A ball, whose slices grow and shrink across slabs. */
   for (guint z = 0; z < 17; z++)
     for (guint y = 0; y < 20; y++)
       for (guint x = 0; x < 18; x++)
         m->data[((gsize)z * 20 + y) * 18 + x]
             = (z - 8.0) * (z - 8.0) + (y - 10.0) * (y - 9.0) + (x - 9.0) * (x - 9.0) < 70 ? 1 : 0;
-  mask = write_volume (f, "mask.tif", m, SV_SAMPLE_U8);
+  mask = sv_test_write_volume (f->dir, "mask.tif", m, SV_SAMPLE_U8);
   params = g_strdup_printf ("--mask %s --n-segments 20 --start-label 0", mask);
   assert_gpu_stream_identical (f, in, params);
   g_free (params);
@@ -229,10 +218,10 @@ test_odd_shapes (Fixture *f, gconstpointer data)
 
   if (!have_device ())
     return;
-  in_thin = write_volume (f, "thin.tif", thin, SV_SAMPLE_F32);
-  in_flat = write_volume (f, "flat.tif", flat, SV_SAMPLE_U8);
-  in_rgb = write_volume (f, "rgb.tif", rgb, SV_SAMPLE_U8);
-  in_wide = write_volume (f, "wide.tif", wide, SV_SAMPLE_U8);
+  in_thin = sv_test_write_volume (f->dir, "thin.tif", thin, SV_SAMPLE_F32);
+  in_flat = sv_test_write_volume (f->dir, "flat.tif", flat, SV_SAMPLE_U8);
+  in_rgb = sv_test_write_volume (f->dir, "rgb.tif", rgb, SV_SAMPLE_U8);
+  in_wide = sv_test_write_volume (f->dir, "wide.tif", wide, SV_SAMPLE_U8);
   assert_gpu_stream_identical (f, in_thin, "--n-segments 20 --sigma 2");
   assert_gpu_stream_identical (f, in_flat, "--n-segments 30 --sigma 1");
   assert_gpu_stream_identical (f, in_rgb, "--n-segments 30");
@@ -284,7 +273,7 @@ test_cancel_frees_device (Fixture *f, gconstpointer data)
 
   if (!have_device ())
     return;
-  in = write_volume (f, "in.tif", v, SV_SAMPLE_U8);
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
   out = path_in (f, "out.tif");
   sv_slic_params_init_defaults (&params);
   params.n_segments = 200;
