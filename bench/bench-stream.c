@@ -235,9 +235,13 @@ main (int argc, char **argv)
           slab.upload_ms, slab.kernel_ms, slab.pass_ms, 100.0 * overlap,
           report.device_peak_bytes / 1048576.0);
   printf ("prepared slabs: %u kept on the device, %.0f MiB in host memory, %.0f MiB in a file; "
-          "connectivity on the %s\n",
+          "last assignment on the %s; connectivity on the %s\n",
           report.resident_slabs, report.kept_host_bytes / 1048576.0,
-          report.kept_file_bytes / 1048576.0, report.connect_on_device ? "device" : "host");
+          report.kept_file_bytes / 1048576.0, report.labels_on_device ? "device" : "host",
+          report.connect_on_device ? "device" : "host");
+  printf ("of iterate: first pass (prepares every slab) %.3f s, labels from the last "
+          "assignment %.3f s\n",
+          report.seconds_first_pass, report.seconds_labels);
   if (!no_in_memory)
     printf ("streamed / in-memory: %.2f×; labels identical: %s\n", ratio, identical ? "yes" : "NO");
 
@@ -252,14 +256,17 @@ main (int argc, char **argv)
           "\"upload_ms\":%.1f,\"kernel_ms\":%.1f,\"pass_ms\":%.1f,\"overlap\":%.3f,"
           "\"device_peak_bytes\":%" G_GUINT64_FORMAT ",\"device_limit_mib\":%d,"
           "\"resident_slabs\":%u,\"kept_host_bytes\":%" G_GUINT64_FORMAT ","
-          "\"kept_file_bytes\":%" G_GUINT64_FORMAT ",\"connect_on_device\":%s},"
+          "\"kept_file_bytes\":%" G_GUINT64_FORMAT ",\"connect_on_device\":%s,"
+          "\"labels_on_device\":%s,\"first_pass\":%.3f,\"labels\":%.3f},"
           "\"ratio\":%.3f,\"identical\":%s}\n",
           argv[1], params.n_segments, n_backends, memory.load, memory.prepare, memory.iterate,
           memory.connect, memory.write, memory.total, streamed.prepare, streamed.iterate,
           streamed.connect, streamed.total, report.slab_depth, report.n_slabs, slab.passes,
           slab.staging_ms, slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap,
           report.device_peak_bytes, device_limit_mib, report.resident_slabs, report.kept_host_bytes,
-          report.kept_file_bytes, report.connect_on_device ? "true" : "false", ratio,
+          report.kept_file_bytes, report.connect_on_device ? "true" : "false",
+          report.labels_on_device ? "true" : "false", report.seconds_first_pass,
+          report.seconds_labels, ratio,
           identical ? "true" : "false");
       if (!g_file_set_contents (json_path, text, -1, &error))
         {

@@ -35,9 +35,8 @@ sv__cuda_resident_find (const SvCudaSlabs *s, guint z0, guint z1)
   return NULL;
 }
 
-/* Whether `bytes` more fit under the steps' limit. */
-static gboolean
-fits (const SvCudaSlabs *s, guint64 bytes)
+gboolean
+sv__cuda_slabs_fit (const SvCudaSlabs *s, guint64 bytes)
 {
   size_t free_bytes = 0, total = 0;
 
@@ -57,7 +56,7 @@ sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask,
 
   *out = NULL;
   r.bytes = n * s->ctx.image->nc * sizeof (float) + (mask ? n : 0);
-  if (!fits (s, r.bytes))
+  if (!sv__cuda_slabs_fit (s, r.bytes))
     return TRUE;
   SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_image, n * s->ctx.image->nc * sizeof (float)));
   if (mask)
@@ -111,7 +110,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
   SvCudaConnScratch scratch;
-  int32_t *d_labels = NULL, *h_slab = NULL;
+  int32_t *d_labels = NULL, *d_own = NULL;
+  g_autofree gint32 *host = NULL;
   long long count = 0;
   bool handled = false;
   guint64 need;
@@ -123,24 +123,40 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   /* The device rule covers volumes below 2³¹ − 3 voxels. */
   if (n == 0 || n >= (gsize)INT_MAX - 2)
     return 0;
+  /* The kept slabs make room for the connectivity; labels kept on the
+   * device are where it starts. */
   sv__cuda_resident_clear (s);
-  need = sv__cuda_conn_scratch_bytes (n) + n * sizeof (int32_t);
-  if (!fits (s, need))
+  g_return_val_if_fail (source != NULL || s->d_kept != NULL, -1);
+  need = sv__cuda_conn_scratch_bytes (n) + (source != NULL ? n * sizeof (int32_t) : 0);
+  if (!sv__cuda_slabs_fit (s, need))
     return 0;
   depth = CLAMP (depth, 1, nz);
-  SV_CUDA_CHECK (cudaMallocHost (&h_slab, (gsize)depth * plane * sizeof (int32_t)));
-  SV_CUDA_CHECK (cudaMalloc (&d_labels, n * sizeof (int32_t)));
+  /* Slabs go through host memory of the run's slab size, copied through
+   * the backend's pinned lanes. */
+  host = (gint32 *)g_try_malloc ((gsize)depth * plane * sizeof (int32_t));
+  if (host == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the labels of %u slices", depth);
+      return -1;
+    }
+  if (source != NULL)
+    {
+      SV_CUDA_CHECK (cudaMalloc (&d_own, n * sizeof (int32_t)));
+      d_labels = d_own;
+    }
+  else
+    d_labels = s->d_kept;
   if (!sv__cuda_conn_scratch_alloc (&scratch, n, error))
     goto out;
   s->peak = MAX (s->peak, s->bytes + need);
-  for (guint z0 = 0; z0 < nz; z0 += depth)
+  for (guint z0 = 0; source != NULL && z0 < nz; z0 += depth)
     {
       const guint z1 = MIN (z0 + depth, nz);
-      if (!source (z0, z1, h_slab, user_data, error))
+      if (!source (z0, z1, host, user_data, error))
         goto out;
-      SV_CUDA_CHECK (cudaMemcpy (d_labels + (gsize)z0 * plane, h_slab,
-                                 (gsize)(z1 - z0) * plane * sizeof (int32_t),
-                                 cudaMemcpyHostToDevice));
+      SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, d_labels + (gsize)z0 * plane, host,
+                                           (gsize)(z1 - z0) * plane * sizeof (int32_t), TRUE));
     }
   SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
                                        start_label, &scratch, s->compute, &count, &handled));
@@ -153,10 +169,9 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   for (guint z0 = 0; z0 < nz; z0 += depth)
     {
       const guint z1 = MIN (z0 + depth, nz);
-      SV_CUDA_CHECK (cudaMemcpy (h_slab, d_labels + (gsize)z0 * plane,
-                                 (gsize)(z1 - z0) * plane * sizeof (int32_t),
-                                 cudaMemcpyDeviceToHost));
-      if (!sink (z0, z1, h_slab, user_data, error))
+      SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, host, d_labels + (gsize)z0 * plane,
+                                           (gsize)(z1 - z0) * plane * sizeof (int32_t), FALSE));
+      if (!sink (z0, z1, host, user_data, error))
         goto out;
     }
   *n_labels = count;
@@ -164,8 +179,7 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
 out:
   cudaStreamSynchronize (s->compute);
   sv__cuda_conn_scratch_free (&scratch);
-  cudaFree (d_labels);
-  cudaFreeHost (h_slab);
+  cudaFree (d_own);
   return done;
 }
 

@@ -21,6 +21,7 @@ typedef struct
 struct _SvCudaSlabs
 {
   int device;
+  SvCudaBackend *owner; /* its staged copies (sv__cuda_staged_copy) */
   cudaStream_t compute, up, down;
 
   /* A pass: the run's context and the clusters it reads (borrowed). */
@@ -58,6 +59,16 @@ struct _SvCudaSlabs
   guint pz0[SLAB_BUFFERS], pz1[SLAB_BUFFERS];
   SvSlabSink sink[SLAB_BUFFERS];
   gpointer sink_data[SLAB_BUFFERS];
+
+  /* The whole volume's assignment, then labels, kept on the device
+   * (stream-kept.cu), with the label pass's tally; NULL when not kept. */
+  int32_t *d_kept;
+  unsigned *d_zmin, *d_zmax;   /* tally_k each */
+  unsigned long long *d_counts; /* mask-in voxels, a negative label */
+  guint kept_nz;
+  gsize kept_plane, tally_k;
+  guint64 kept_bytes;
+  gboolean tally_started;
 
   /* Slabs kept on the device from their first pass (stream-resident.cu). */
   GArray *resident; /* SvCudaResident */
@@ -99,6 +110,17 @@ sv__slab_malloc (SvCudaSlabs *s, T **p, size_t bytes)
   return err;
 }
 
+/* Where a slab's values and mask are read from on the device, and where
+ * they are uploaded to (NULL: nothing to upload). */
+typedef struct
+{
+  const float *image;
+  const uint8_t *mask;
+  float *image_dst;
+  uint8_t *mask_dst;
+  gboolean resident; /* the destinations are a slab kept on the device */
+} SlabPlace;
+
 /* An upload or kernel interval, ms after the pass's start. */
 typedef struct
 {
@@ -128,7 +150,34 @@ int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint 
                                   SvSlabSource source, SvSlabSink sink, gpointer user_data,
                                   gint64 *n_labels, GError **error);
 
+/* Whether `bytes` more fit under the steps' limit (or in what the device
+ * has free, less a reserve). */
+gboolean sv__cuda_slabs_fit (const SvCudaSlabs *s, guint64 bytes);
+
+/* ---- stream-kept.cu ---- */
+
+void sv__cuda_kept_clear (SvCudaSlabs *s);
+gboolean sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize k,
+                                        GError **error);
+gboolean sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1,
+                                        const guint8 *mask, int start_label, GError **error);
+gboolean sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,
+                                   gboolean *negative, GError **error);
+gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
+                                  GError **error);
+
 /* ---- stream-steps.cu ---- */
 
 /* The backend's slab steps' state, made on first use on its device. */
 SvCudaSlabs *sv__cuda_slabs_enter (SvBackend *backend, GError **error);
+/* The next slab buffer (for `depth` slices, with a mask buffer when
+ * `mask`), free on the host; −1 with `error` set. */
+int sv__slab_take_buffer (SvCudaSlabs *s, guint depth, gboolean mask, GError **error);
+/* Queues slab [z0, z1)'s values and mask (to p's destinations) and, when
+ * given, its assignment into buffer b's device memory, after the last
+ * kernels that read that buffer; the compute stream waits for them. */
+gboolean sv__slab_upload (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data,
+                          const guint8 *mask, const gint32 *nearest, const SlabPlace *p,
+                          SlabMarks *m, GError **error);
+/* memcpy to or from pinned memory, on several threads for large copies. */
+void sv__staging_copy (void *dst, const void *src, size_t bytes);

@@ -70,6 +70,7 @@ sv__cuda_slabs_free (SvCudaSlabs *s)
   cudaStreamSynchronize (s->down);
   free_k_buffers (s);
   free_slab_buffers (s);
+  sv__cuda_kept_clear (s);
   sv__cuda_resident_clear (s);
   if (s->resident != NULL)
     g_array_free (s->resident, TRUE);
@@ -190,18 +191,29 @@ ensure_slab_buffers (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
 
       SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_image[b], n * nc * sizeof (float)));
       SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_nearest[b], n * sizeof (int32_t)));
-      SV_CUDA_CHECK (cudaMallocHost (&s->h_image[b], n * nc * sizeof (float)));
-      SV_CUDA_CHECK (cudaMallocHost (&s->h_nearest[b], n * sizeof (int32_t)));
       if (mask)
-        {
-          SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_mask[b], n));
-          SV_CUDA_CHECK (cudaMallocHost (&s->h_mask[b], n));
-        }
+        SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_mask[b], n));
     }
   s->depth = depth;
   return TRUE;
 out:
   free_slab_buffers (s);
+  return FALSE;
+}
+
+/* Buffer b's pinned host memory (for values, assignments or masks of
+ * `per_voxel` bytes a voxel), made when first needed: a run whose slabs
+ * and assignment stay on the device needs none, and pinning hundreds of
+ * MiB costs a good part of a second. */
+static gboolean
+ensure_host (SvCudaSlabs *s, void *p, gsize per_voxel, GError **error)
+{
+  void **at = (void **)p;
+
+  if (*at == NULL)
+    SV_CUDA_CHECK (cudaMallocHost (at, MAX ((gsize)s->depth * s->plane * per_voxel, 1)));
+  return TRUE;
+out:
   return FALSE;
 }
 
@@ -220,8 +232,8 @@ out:
 
 /* The next slab buffer, free on the host: its kept assignment delivered
  * and its last upload done. Device reuse is ordered by events. */
-static int
-take_buffer (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
+int
+sv__slab_take_buffer (SvCudaSlabs *s, guint depth, gboolean mask, GError **error)
 {
   int b;
 
@@ -243,8 +255,8 @@ out:
 
 /* memcpy into a pinned buffer on several threads: one core's copy falls
  * well short of the memory's bandwidth, and the device waits for it. */
-static void
-staging_copy (void *dst, const void *src, size_t bytes)
+void
+sv__staging_copy (void *dst, const void *src, size_t bytes)
 {
   const unsigned n = (unsigned)MIN ((size_t)STAGING_THREADS, MAX (bytes / STAGING_SHARE, 1));
   std::thread threads[STAGING_THREADS];
@@ -258,16 +270,6 @@ staging_copy (void *dst, const void *src, size_t bytes)
   for (unsigned t = 1; t < n; t++)
     threads[t].join ();
 }
-
-/* Where a slab's values and mask are read from on the device, and where
- * they are uploaded to (NULL: nothing to upload). */
-typedef struct
-{
-  const float *image;
-  const uint8_t *mask;
-  float *image_dst;
-  uint8_t *mask_dst;
-} SlabPlace;
 
 /* A slab the device holds is read in place; one that it can keep goes up
  * into its resident buffers (once), the others into buffer b. */
@@ -291,36 +293,53 @@ place_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const 
   p->mask = mask == NULL ? NULL : r != NULL ? r->d_mask : s->d_mask[b];
   p->image_dst = upload ? (float *)p->image : NULL;
   p->mask_dst = upload && mask != NULL ? (uint8_t *)p->mask : NULL;
+  p->resident = r != NULL;
   return TRUE;
 }
 
-/* Queues slab [z0, z1)'s values and mask (to p's destinations) and, when
- * given, its assignment into buffer b's device memory, after the last
- * kernels that read that buffer. */
-static gboolean
-upload_slab (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
+gboolean
+sv__slab_upload (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
              const gint32 *nearest, const SlabPlace *p, SlabMarks *m, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
   const guint nc = s->ctx.image->nc;
   const gint64 t0 = g_get_monotonic_time ();
+  /* A slab that stays on the device goes up once, now, through the
+   * backend's pinned lanes; the others through buffer b, queued. */
+  const gboolean staged = p->resident;
 
-  if (p->image_dst != NULL)
-    staging_copy (s->h_image[b], data, n * nc * sizeof (float));
+  if (staged && p->image_dst != NULL)
+    SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, p->image_dst, data, n * nc * sizeof (float), TRUE));
+  if (staged && p->mask_dst != NULL)
+    SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, p->mask_dst, mask + (gsize)z0 * s->plane, n, TRUE));
+  if (!staged && p->image_dst != NULL)
+    {
+      if (!ensure_host (s, &s->h_image[b], nc * sizeof (float), error))
+        return FALSE;
+      sv__staging_copy (s->h_image[b], data, n * nc * sizeof (float));
+    }
   if (nearest != NULL)
-    staging_copy (s->h_nearest[b], nearest, n * sizeof (int32_t));
-  if (p->mask_dst != NULL)
-    memcpy (s->h_mask[b], mask + (gsize)z0 * s->plane, n);
+    {
+      if (!ensure_host (s, &s->h_nearest[b], sizeof (int32_t), error))
+        return FALSE;
+      sv__staging_copy (s->h_nearest[b], nearest, n * sizeof (int32_t));
+    }
+  if (!staged && p->mask_dst != NULL)
+    {
+      if (!ensure_host (s, &s->h_mask[b], 1, error))
+        return FALSE;
+      memcpy (s->h_mask[b], mask + (gsize)z0 * s->plane, n);
+    }
   s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
   SV_CUDA_CHECK (cudaStreamWaitEvent (s->up, s->computed[b], 0));
   SV_CUDA_CHECK (cudaEventRecord (m->up0, s->up));
-  if (p->image_dst != NULL)
+  if (!staged && p->image_dst != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (p->image_dst, s->h_image[b], n * nc * sizeof (float),
                                     cudaMemcpyHostToDevice, s->up));
   if (nearest != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (s->d_nearest[b], s->h_nearest[b], n * sizeof (int32_t),
                                     cudaMemcpyHostToDevice, s->up));
-  if (p->mask_dst != NULL)
+  if (!staged && p->mask_dst != NULL)
     SV_CUDA_CHECK (cudaMemcpyAsync (p->mask_dst, s->h_mask[b], n, cudaMemcpyHostToDevice, s->up));
   SV_CUDA_CHECK (cudaEventRecord (m->up1, s->up));
   SV_CUDA_CHECK (cudaEventRecord (s->uploaded[b], s->up));
@@ -338,7 +357,10 @@ sv__cuda_slabs_enter (SvBackend *backend, GError **error)
 
   SV_CUDA_CHECK (cudaSetDevice (self->device));
   if (self->slabs == NULL && (self->slabs = slabs_new (self->device, error)) != NULL)
-    self->slabs->limit = self->memory_limit;
+    {
+      self->slabs->limit = self->memory_limit;
+      self->slabs->owner = self;
+    }
   return self->slabs;
 out:
   return NULL;
@@ -414,6 +436,14 @@ slab_iter (const SvCudaSlabs *s, guint z0, guint z1)
   return it;
 }
 
+/* Where slab z0's assignment is on the device: in the kept volume when
+ * there is one, else in the slab buffer. */
+static int32_t *
+kept_slab (const SvCudaSlabs *s, guint z0, int32_t *buffer)
+{
+  return s->d_kept != NULL ? s->d_kept + (gsize)z0 * s->kept_plane : buffer;
+}
+
 static gboolean
 slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
                  SvSlabSink sink, gpointer sink_data, GError **error)
@@ -423,20 +453,25 @@ slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, cons
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0
+  if (s == NULL || (b = sv__slab_take_buffer (s, z1 - z0, mask != NULL, error)) < 0
       || !place_slab (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
   m = sv__slab_marks_next (s);
-  if (!upload_slab (s, b, z0, z1, data, mask, NULL, &p, m, error))
+  if (!sv__slab_upload (s, b, z0, z1, data, mask, NULL, &p, m, error))
     return FALSE;
-  /* The assignment also sums each cluster's voxels into the pass's sums. */
+  g_return_val_if_fail (sink == NULL || s->d_kept == NULL, FALSE);
+  /* The assignment also sums each cluster's voxels into the pass's sums;
+   * it goes into the kept volume when there is one (and no sink). */
   SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), p.image, p.mask, s->d_centres,
                                  s->d_max_dist, s->d_alive, s->d_windows, s->d_cell_start,
-                                 s->d_cell_items, s->d_nearest[b], s->d_sums, s->compute));
+                                 s->d_cell_items, kept_slab (s, z0, s->d_nearest[b]), s->d_sums,
+                                 s->compute));
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   if (sink != NULL)
     {
+      if (!ensure_host (s, &s->h_nearest[b], sizeof (int32_t), error))
+        return FALSE;
       SV_CUDA_CHECK (cudaStreamWaitEvent (s->down, s->computed[b], 0));
       SV_CUDA_CHECK (cudaMemcpyAsync (s->h_nearest[b], s->d_nearest[b],
                                       (s->plane * (z1 - z0)) * sizeof (int32_t),
@@ -464,14 +499,17 @@ slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data, co
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0
+  if (s == NULL || (b = sv__slab_take_buffer (s, z1 - z0, mask != NULL, error)) < 0
       || !place_slab (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
+  /* No nearest: the assignment is kept on the device. */
+  g_return_val_if_fail (nearest != NULL || s->d_kept != NULL, FALSE);
   m = sv__slab_marks_next (s);
-  if (!upload_slab (s, b, z0, z1, data, mask, nearest, &p, m, error))
+  if (!sv__slab_upload (s, b, z0, z1, data, mask, nearest, &p, m, error))
     return FALSE;
-  SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), p.image, s->d_nearest[b],
-                                        s->d_centres, s->d_max_dist, s->compute));
+  SV_CUDA_CHECK (sv_cuda_slic_zero_max (slab_iter (s, z0, z1), p.image,
+                                        kept_slab (s, z0, s->d_nearest[b]), s->d_centres,
+                                        s->d_max_dist, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   return TRUE;
@@ -485,26 +523,28 @@ slab_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->ctx.image->ny * s->ctx.image->nx : 0);
-  SlabPlace p = { NULL, NULL, NULL, NULL };
+  SlabPlace p = { NULL, NULL, NULL, NULL, FALSE };
   SlabMarks *m;
   int b;
 
-  if (s == NULL || (b = take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
+  if (s == NULL || (b = sv__slab_take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
     return FALSE;
   /* The fill reads the mask from the device's buffer b. */
   p.mask_dst = mask != NULL ? s->d_mask[b] : NULL;
   m = sv__slab_marks_next (s);
-  if (!upload_slab (s, b, z0, z1, NULL, mask, nearest, &p, m, error))
+  if (!sv__slab_upload (s, b, z0, z1, NULL, mask, nearest, &p, m, error))
     return FALSE;
   if (s->clusters->k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (slab_iter (s, z0, z1), s->d_mask[b], s->d_centres,
                                             s->d_alive, s->d_nearest[b], s->compute));
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
+  if (!ensure_host (s, &s->h_nearest[b], sizeof (int32_t), error))
+    return FALSE;
   SV_CUDA_CHECK (cudaMemcpyAsync (s->h_nearest[b], s->d_nearest[b], n * sizeof (int32_t),
                                   cudaMemcpyDeviceToHost, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
-  staging_copy (nearest, s->h_nearest[b], n * sizeof (int32_t));
+  sv__staging_copy (nearest, s->h_nearest[b], n * sizeof (int32_t));
   return TRUE;
 out:
   return FALSE;
@@ -595,4 +635,8 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .peak_device_bytes = slab_peak_device_bytes,
   .holds_slab = sv__cuda_slab_holds,
   .connect_volume = sv__cuda_slab_connect_volume,
+  .keep_assignment = sv__cuda_slab_keep_assignment,
+  .label_kept_slab = sv__cuda_slab_label_kept_slab,
+  .kept_tally = sv__cuda_slab_kept_tally,
+  .read_kept = sv__cuda_slab_read_kept,
 };

@@ -187,6 +187,9 @@ typedef struct
   guint z_begin, z_end, depth;
   gsize plane;
   GCancellable *cancellable;
+  /* The one worker keeps the whole assignment in its own memory
+   * (SvSlabSteps.keep_assignment): no spill file for it. */
+  gboolean assignment_kept;
 } SvSlabPlan;
 
 /* Runs the slab steps of one pass over every slab of `plan`: ASSIGN adds
@@ -247,6 +250,9 @@ void sv__label_tally_slab (SvLabelTally *tally, guint z0, guint z1, gsize plane,
 /* Merges the threads' counts: the mask-in voxels and whether a label is
  * negative; zmin and zmax then hold the k extents. */
 void sv__label_tally_finish (SvLabelTally *tally, gsize *n_in, gboolean *negative);
+/* Takes what a backend tallied over the labels it keeps
+ * (SvSlabSteps.kept_tally), as if one thread had tallied every slab. */
+gboolean sv__label_tally_from_backend (SvLabelTally *tally, SvBackend *backend, GError **error);
 void sv__label_tally_clear (SvLabelTally *tally);
 
 /* ---- several processes (stream-ranks.c) --------------------------------- */

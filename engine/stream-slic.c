@@ -62,6 +62,7 @@ typedef struct
   const char *output;
   gint32 *nearest; /* depth slices */
   SvSpill *spill;
+  guint passes_done; /* assignment passes over the slabs */
 } Run;
 
 /* Points the context's mask at slab [z0, z1) (a mask file is read a slab
@@ -75,6 +76,32 @@ run_mask_slab (Run *run, guint z0, guint z1, GError **error)
   return run->ctx.mask != NULL;
 }
 
+/* Before a pass whose assignment is needed again: one backend that can
+ * keep the whole assignment in its own memory is asked to (one process,
+ * one worker: the labels of several would have to be gathered first).
+ * SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the spill file, for measuring. */
+static gboolean
+try_keep_assignment (Run *run, GError **error)
+{
+  SvSlabPlan *plan = &run->plan;
+  SvBackend *backend = plan->workers[0];
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+  GError *local = NULL;
+
+  if (plan->assignment_kept || plan->n_workers != 1 || steps->keep_assignment == NULL
+      || (run->ranks != NULL && run->ranks->n_ranks > 1)
+      || g_strcmp0 (g_getenv ("SV_STREAM_KEEP_ASSIGNMENT"), "off") == 0)
+    return TRUE;
+  plan->assignment_kept
+      = steps->keep_assignment (backend, run->nz, run->plane, run->clusters.k, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* One iteration: assignment and sums slab by slab, the centres from the
  * sums, then SLIC-zero's maxima with the new centres. */
 static gboolean
@@ -86,6 +113,11 @@ run_iteration (Run *run, gboolean keep, GError **error)
   const gboolean several = run->ranks != NULL && run->ranks->n_ranks > 1;
   gboolean ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error);
 
+  /* From the second pass on: the first one decided which slabs the
+   * device keeps, and they come first. */
+  if (ok && (keep || slic_zero) && run->passes_done > 0)
+    ok = try_keep_assignment (run, error);
+
   ok = ok
        && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx, &run->clusters,
                          sums, NULL, error);
@@ -96,6 +128,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
   if (several)
     run->ranks->sum_int64 (run->ranks->self, sums, MAX (run->clusters.k, 1) * ns);
   sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
+  run->passes_done++;
   if (!slic_zero)
     return TRUE;
 
@@ -159,7 +192,19 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
   memset (sum, 0, sizeof *sum);
   sv__label_tally_init (&tally, k, run->options->n_threads);
   ok = !iterated || steps->begin_pass (filler, &run->ctx, &run->clusters, error);
-  for (guint z0 = run->z_begin; ok && z0 < run->z_end; z0 += run->depth)
+  /* Labels kept on the device are made and tallied there. */
+  for (guint z0 = run->z_begin; ok && run->plan.assignment_kept && z0 < run->z_end;
+       z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->z_end);
+
+      ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error)
+           && run_mask_slab (run, z0, z1, error)
+           && steps->label_kept_slab (filler, z0, z1, run->ctx.mask, run->params->start_label,
+                                      error);
+    }
+  for (guint z0 = run->z_begin; ok && !run->plan.assignment_kept && z0 < run->z_end;
+       z0 += run->depth)
     {
       guint z1 = MIN (z0 + run->depth, run->z_end);
       gsize n = (gsize)(z1 - z0) * run->plane;
@@ -190,6 +235,8 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
     }
   if (ok && iterated)
     ok = steps->end_pass (filler, NULL, NULL, error);
+  if (ok && run->plan.assignment_kept)
+    ok = sv__label_tally_from_backend (&tally, filler, error);
   sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     {
@@ -208,15 +255,30 @@ run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error
   return TRUE;
 }
 
-/* Copies the labels from the spill file to the writer, slab by slab. */
+/* Slices [z0, z1) of the labels: from the backend that keeps them, or
+ * from the spill file. */
+static gboolean
+run_read_labels (Run *run, guint z0, guint z1, gint32 *labels, GError **error)
+{
+  SvBackend *keeper = run->plan.workers[0];
+
+  if (run->plan.assignment_kept)
+    return keeper->klass->slab_steps->read_kept (keeper, z0, z1, labels, error);
+  return sv__spill_read (run->spill, z0, z1, labels, error);
+}
+
+/* Copies the labels to the writer, or (writer NULL) from the backend that
+ * keeps them into the spill file, slab by slab. */
 static gboolean
 run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
 {
   for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
     {
       guint z1 = MIN (z0 + run->depth, run->nz);
-      if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
-          || !sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error))
+      if (!run_read_labels (run, z0, z1, run->nearest, error)
+          || !(writer != NULL
+                   ? sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error)
+                   : sv__spill_write (run->spill, z0, z1, run->nearest, error)))
         return FALSE;
     }
   return TRUE;
@@ -327,8 +389,9 @@ connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter
   if (steps == NULL || steps->connect_volume == NULL)
     return -1;
   done = steps->connect_volume (backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size,
-                                run->params->start_label, spill_source, writer_sink, &route,
-                                &n_labels, error);
+                                run->params->start_label,
+                                run->plan.assignment_kept ? NULL : spill_source, writer_sink,
+                                &route, &n_labels, error);
   if (done < 0)
     return -2;
   report->connect_on_device = done == 1;
@@ -361,6 +424,9 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
       if (n_labels < -1)
         return FALSE;
       report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
+      /* The host's window reads the spill file. */
+      if (n_labels < 0 && run->plan.assignment_kept && !run_copy_labels (run, NULL, error))
+        return FALSE;
       if (n_labels < 0)
         n_labels = sv__stream_connectivity (
             run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
@@ -508,14 +574,21 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
       sv__slic_pass_start (&run.ctx, &run.clusters, pass, n_passes);
       for (int i = 0; i < params->max_num_iter; i++)
         {
+          const gint64 t_pass = g_get_monotonic_time ();
+
           if (!run_iteration (&run, done + 1 == n_total, error))
             goto out;
+          if (done == 0)
+            report->seconds_first_pass = (double)(g_get_monotonic_time () - t_pass) / G_USEC_PER_SEC;
           done++;
           report_progress (options, SV_STAGE_ITERATE, done, n_total);
         }
     }
-  if (!run_final_labels (&run, params->max_num_iter > 0, &summary, error)
-      || !sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth, error))
+  t2 = g_get_monotonic_time ();
+  if (!run_final_labels (&run, params->max_num_iter > 0, &summary, error))
+    goto out;
+  report->seconds_labels = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
+  if (!sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth, error))
     goto out;
   t2 = g_get_monotonic_time ();
   stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC;
@@ -552,6 +625,7 @@ out:
   report->image_passes = run.nz > 0 ? run.image.slices_read / run.nz : 0;
   report->kept_host_bytes = run.image.kept_bytes;
   report->resident_slabs = run.image.n_resident;
+  report->labels_on_device = run.plan.assignment_kept;
   report->kept_file_bytes = run.image.prepared_full
                                 ? (guint64)run.nz * run.plane * run.nc * sizeof (float)
                                 : run.image.spilled_bytes;

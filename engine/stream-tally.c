@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "backend-private.h"
 #include "internal.h"
 
 /* Below this many voxels a slab is tallied on one thread. */
@@ -98,6 +99,20 @@ sv__label_tally_finish (SvLabelTally *t, gsize *n_in, gboolean *negative)
         t->zmin[c] = MIN (t->zmin[c], t->zmin[(gsize)s * t->k + c]);
         t->zmax[c] = MAX (t->zmax[c], t->zmax[(gsize)s * t->k + c]);
       }
+}
+
+gboolean
+sv__label_tally_from_backend (SvLabelTally *t, SvBackend *backend, GError **error)
+{
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+  guint64 n_in = 0;
+  gboolean negative = FALSE;
+
+  if (!steps->kept_tally (backend, t->zmin, t->zmax, &n_in, &negative, error))
+    return FALSE;
+  t->n_in[0] += (gsize)n_in;
+  t->negative[0] |= negative;
+  return TRUE;
 }
 
 void

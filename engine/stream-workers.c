@@ -62,9 +62,13 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   if (sv__stream_mask_any (plan->mask)
       && (mask = sv__stream_mask_slab (plan->mask, z0, z1, error)) == NULL)
     return FALSE;
+  /* A backend that keeps the assignment needs no sink and no source. */
   if (pass->kind == SV_SLAB_ASSIGN)
-    ok = steps->assign_sum (backend, z0, z1, data, mask, pass->keep ? spill_sink : NULL,
-                            plan->spill, error);
+    ok = steps->assign_sum (backend, z0, z1, data, mask,
+                            pass->keep && !plan->assignment_kept ? spill_sink : NULL, plan->spill,
+                            error);
+  else if (plan->assignment_kept)
+    ok = steps->raise_maxima (backend, z0, z1, data, mask, NULL, error);
   else
     ok = sv__spill_read (plan->spill, z0, z1, nearest, error)
          && steps->raise_maxima (backend, z0, z1, data, mask, nearest, error);

@@ -90,6 +90,7 @@ struct _SvCliSlicFile
   guint64 device_peak_bytes;          /* the most device memory they held */
   guint resident_slabs;               /* slabs kept on them between iterations */
   gboolean connect_on_device;         /* the streamed connectivity ran on a device */
+  gboolean labels_on_device;          /* the last assignment stayed on the device */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels;                   /* from compute until write */
 

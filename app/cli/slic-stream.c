@@ -230,6 +230,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   file->device_peak_bytes = report.device_peak_bytes;
   file->resident_slabs = report.resident_slabs;
   file->connect_on_device = report.connect_on_device;
+  file->labels_on_device = report.labels_on_device;
   file->streamed = TRUE;
   file->slab_depth = report.slab_depth;
   file->connect_window = report.connect_window;

@@ -115,6 +115,12 @@ assert_gpu_stream_identical (Fixture *f, const char *in, const char *params)
        * 64K it does only for the smallest volumes). */
       if (strstr (params, "--no-enforce-connectivity") == NULL && strstr (ways[w], "64K") == NULL)
         g_assert_nonnull (strstr (text, "\"connectivity_on_device\":true"));
+      /* One device with room keeps the last assignment for the labels;
+       * two workers hand theirs to the host. */
+      if (strstr (ways[w], "0,0") != NULL)
+        g_assert_nonnull (strstr (text, "\"labels_on_device\":false"));
+      else if (strstr (ways[w], "64K") == NULL)
+        g_assert_nonnull (strstr (text, "\"labels_on_device\":true"));
     }
 }
 
@@ -132,14 +138,19 @@ json_int (const char *json, const char *key)
 /* A device limit that keeps some slabs on the device and not the others:
  * those go up every iteration beside the kept ones, and the labels are
  * still the CPU's in-memory ones. The limit comes from a run that keeps
- * them all (its peak, less room for two and a half slabs). */
+ * them all and the last assignment (its peak, less the assignment and
+ * room for two and a half slabs). Then a limit with room for every slab
+ * and the assignment but not the connectivity: the labels made on the
+ * device come to the host for its connectivity. */
 static void
 test_partial_resident (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
   const gint64 slab = 4 * 19 * 21 * sizeof (float);
+  const gint64 assignment = 23 * 19 * 21 * sizeof (gint32);
   g_autofree char *in = NULL, *expected = NULL, *probe = NULL, *out = NULL;
   g_autofree char *all = NULL, *json = NULL, *memory_json = NULL, *extra = NULL;
+  g_autofree char *kept_json = NULL, *kept_extra = NULL;
   gint64 limit, resident;
 
   if (!have_device ())
@@ -154,7 +165,8 @@ test_partial_resident (Fixture *f, gconstpointer data)
                   "--no-enforce-connectivity");
   /* 23 slices: five slabs of 4 and one of 3. */
   g_assert_cmpint (json_int (all, "resident_slabs"), ==, 6);
-  limit = json_int (all, "peak_device_memory_bytes") - 2 * slab - slab / 2;
+  g_assert_nonnull (strstr (all, "\"labels_on_device\":true"));
+  limit = json_int (all, "peak_device_memory_bytes") - assignment - 2 * slab - slab / 2;
   extra = g_strdup_printf ("--n-segments 40 --slic-zero --backend cuda --slab-depth 4 "
                            "--device-memory-limit %" G_GINT64_FORMAT,
                            limit);
@@ -163,6 +175,16 @@ test_partial_resident (Fixture *f, gconstpointer data)
   g_assert_cmpint (resident, >, 0);
   g_assert_cmpint (resident, <, 6);
   g_assert_nonnull (strstr (json, "\"connectivity_on_device\":false"));
+  g_assert_nonnull (strstr (json, "\"labels_on_device\":false"));
+  sv_test_assert_same_file (expected, out);
+
+  kept_extra = g_strdup_printf ("--n-segments 40 --slic-zero --backend cuda --slab-depth 4 "
+                                "--device-memory-limit %" G_GINT64_FORMAT,
+                                json_int (all, "peak_device_memory_bytes") + 1024);
+  kept_json = run_slic (f, in, out, kept_extra);
+  g_assert_cmpint (json_int (kept_json, "resident_slabs"), ==, 6);
+  g_assert_nonnull (strstr (kept_json, "\"labels_on_device\":true"));
+  g_assert_nonnull (strstr (kept_json, "\"connectivity_on_device\":false"));
   sv_test_assert_same_file (expected, out);
 }
 

@@ -95,6 +95,33 @@ typedef struct
   int (*connect_volume) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                          gint64 min_size, gint64 max_size, int start_label, SvSlabSource source,
                          SvSlabSink sink, gpointer user_data, gint64 *n_labels, GError **error);
+
+  /* ---- the assignment kept in the backend's memory (all optional) ----
+   * A device that holds the whole volume's assignment saves taking every
+   * slab of it to the host and back for SLIC-zero's maxima, the fill, the
+   * label tally and the connectivity. */
+
+  /* Keeps the assignment of all nz slices of `plane` voxels, for k
+   * clusters, in the backend's memory from the next pass on; FALSE
+   * without an error when it does not fit. From then
+   * on assign_sum gets no sink and writes it there, raise_maxima gets
+   * nearest == NULL and reads it there, and connect_volume gets source ==
+   * NULL and starts from it. */
+  gboolean (*keep_assignment) (SvBackend *backend, guint nz, gsize plane, gsize k,
+                               GError **error);
+  /* In a pass (begin_pass: the final centres), with the assignment kept:
+   * fill_unassigned on slab [z0, z1) of it, then its labels in place
+   * (index + start_label, start_label − 1 for unassigned), tallied for
+   * kept_tally. */
+  gboolean (*label_kept_slab) (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
+                               int start_label, GError **error);
+  /* After the pass of label_kept_slab: the mask-in voxels, whether a label
+   * is negative, and each cluster's first and last slice (k each, lowered
+   * and raised in place: G_MAXUINT and 0 leave a cluster with no voxel). */
+  gboolean (*kept_tally) (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,
+                          gboolean *negative, GError **error);
+  /* Slices [z0, z1) of the kept labels into `labels` (an SvSlabSource). */
+  gboolean (*read_kept) (SvBackend *backend, guint z0, guint z1, gint32 *labels, GError **error);
 } SvSlabSteps;
 
 struct _SvBackendClass

@@ -5,7 +5,8 @@
  * input, output, mask, shape, channels, channel, compression, sample_type,
  * spacing_unit, n_labels, n_clusters, iterations, backend, [mode,
  * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window],
- * [devices, peak_device_memory_bytes, resident_slabs, connectivity_on_device],
+ * [devices, peak_device_memory_bytes, resident_slabs, connectivity_on_device,
+ * labels_on_device],
  * [mpi_ranks]],
  * threads,
  * seconds {load, prepare, iterate, connect, write, total}, params (the
@@ -58,6 +59,7 @@ typedef struct
   guint64 peak_device_memory_bytes; /* with devices: the most the slab steps held, all devices */
   guint resident_slabs;             /* with devices: slabs kept on them between iterations */
   gboolean connectivity_on_device;  /* with devices: the connectivity ran on one */
+  gboolean labels_on_device;        /* with devices: the last assignment stayed on one */
   int threads;
   double seconds[SV_SIDECAR_N_STAGES];
   const SvSlicParams *params;

@@ -102,6 +102,9 @@ typedef struct
   guint64 kept_file_bytes;   /* prepared slabs kept in a temporary file instead */
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
+  gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */
+  double seconds_first_pass;  /* of seconds_iterate: the first pass (it prepares every slab) */
+  double seconds_labels;      /* of seconds_iterate: the last assignment made labels */
   guint64 slabs_read_ahead; /* slabs read on a thread while the one before computed */
 } SvStreamReport;
 
