@@ -42,6 +42,8 @@ typedef struct
 
 /* Below this many values a slab is converted on one thread. */
 #define SV_STREAM_PARALLEL_VALUES 8192
+/* Threads of the first pass's integer scan, at most. */
+#define SV_SCAN_THREADS_MAX 64
 
 static void
 slab_job_share (gpointer data, int t)
@@ -79,21 +81,39 @@ run_slab_job (SlabJob *job)
   sv__run_parallel (job->n_threads, slab_job_share, job);
 }
 
+/* Reads slices [a, b) into img->raw in the file's type. */
+static gboolean
+read_raw (SvStreamImage *img, guint a, guint b, GError **error)
+{
+  img->cached_z0 = img->cached_z1 = 0;
+  if (img->ahead != NULL ? !sv__read_ahead_read (img->ahead, a, b, &img->raw, error)
+                         : !sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
+    return FALSE;
+  img->slices_read += b - a;
+  return TRUE;
+}
+
+/* Bytes per sample of the file. */
+static gsize
+sample_bytes (const SvStreamImage *img)
+{
+  const gsize values = (gsize)img->ny * img->nx * img->nc;
+
+  return sv_tiff_slab_reader_slice_bytes (img->reader) / MAX (values, 1);
+}
+
 /* Reads slices [a, b) into img->work as float32 (img_as_float). */
 static gboolean
 read_float (SvStreamImage *img, guint a, guint b, GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (img->reader);
   const gsize values = (gsize)img->ny * img->nx * img->nc;
-  SlabJob job = { img, info->sample_type, 0, (gsize)(b - a) * values, NULL, FALSE, 1 };
+  SlabJob job = { img, info->sample_type, sample_bytes (img), (gsize)(b - a) * values, NULL,
+                  FALSE, 1 };
 
-  img->cached_z0 = img->cached_z1 = 0;
-  if (img->ahead != NULL ? !sv__read_ahead_read (img->ahead, a, b, &img->raw, error)
-                         : !sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
+  if (!read_raw (img, a, b, error))
     return FALSE;
-  job.sample_bytes = sv_tiff_slab_reader_slice_bytes (img->reader) / MAX (values, 1);
   run_slab_job (&job);
-  img->slices_read += b - a;
   return TRUE;
 }
 
@@ -162,6 +182,99 @@ range_job_share (gpointer data, int t)
     }
 }
 
+/* Integer samples are never NaN or infinite, and img_as_float does not
+ * decrease with them (v · (1 / max) in double, clamped at −1 for signed
+ * types), so the extremes of the converted values are the converted
+ * extremes of the samples: the first pass scans the file's samples as
+ * they are instead of converting and testing every value. */
+static void range_fold (RangeScan *acc, const RangeScan *part);
+
+static gboolean
+integer_samples (SvSampleType type)
+{
+  return type != SV_SAMPLE_F32 && type != SV_SAMPLE_F64;
+}
+
+/* One thread's share of a slab's samples: the voxels [lo, hi) of the
+ * slab (mask addressed as the slab's), each of nc samples; *lo_out and
+ * *hi_out receive the extremes (as the samples' bytes), *any whether a
+ * voxel was in. */
+typedef struct
+{
+  SvSampleType type;
+  const guint8 *raw;
+  const guint8 *mask; /* the slab's, or NULL */
+  gsize n;            /* voxels */
+  guint nc;
+  int n_threads;
+  guint8 (*lo)[8], (*hi)[8]; /* one per thread */
+  gboolean *any;             /* one per thread */
+} RawRangeJob;
+
+#define SV_RAW_RANGE(ctype, type_min, type_max)                                                      do                                                                                                   {                                                                                                    const ctype *s = (const ctype *)job->raw;                                                          ctype lo = type_max, hi = type_min;                                                                if (job->mask == NULL)                                                                               {                                                                                                    for (gsize i = a * nc; i < b * nc; i++)                                                              {                                                                                                    lo = s[i] < lo ? s[i] : lo;                                                                        hi = s[i] > hi ? s[i] : hi;                                                                      }                                                                                                any = b > a;                                                                                     }                                                                                                else                                                                                                 for (gsize v = a; v < b; v++)                                                                        if (job->mask[v] != 0)                                                                               for (guint c = 0; c < nc; c++)                                                                       {                                                                                                    const ctype x = s[v * nc + c];                                                                     lo = x < lo ? x : lo;                                                                              hi = x > hi ? x : hi;                                                                              any = TRUE;                                                                                      }                                                                                          memcpy (job->lo[t], &lo, sizeof lo);                                                               memcpy (job->hi[t], &hi, sizeof hi);                                                             }                                                                                                while (0)
+
+static void
+raw_range_share (gpointer data, int t)
+{
+  const RawRangeJob *job = data;
+  const gsize a = job->n * (gsize)t / (gsize)job->n_threads;
+  const gsize b = job->n * (gsize)(t + 1) / (gsize)job->n_threads;
+  const guint nc = job->nc;
+  gboolean any = FALSE;
+
+  switch (job->type)
+    {
+    case SV_SAMPLE_U8:
+      SV_RAW_RANGE (guint8, 0, G_MAXUINT8);
+      break;
+    case SV_SAMPLE_U16:
+      SV_RAW_RANGE (guint16, 0, G_MAXUINT16);
+      break;
+    case SV_SAMPLE_U32:
+      SV_RAW_RANGE (guint32, 0, G_MAXUINT32);
+      break;
+    case SV_SAMPLE_I8:
+      SV_RAW_RANGE (gint8, G_MININT8, G_MAXINT8);
+      break;
+    case SV_SAMPLE_I16:
+      SV_RAW_RANGE (gint16, G_MININT16, G_MAXINT16);
+      break;
+    case SV_SAMPLE_I32:
+      SV_RAW_RANGE (gint32, G_MININT32, G_MAXINT32);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  job->any[t] = any;
+}
+
+/* The first pass's scan of an integer slab, as the float scan would find
+ * it: the samples' extremes, converted. */
+static void
+scan_raw_slab (const SvStreamImage *img, SvSampleType type, gsize n, const guint8 *mask,
+               int n_threads, RangeScan *scan)
+{
+  guint8 lo[SV_SCAN_THREADS_MAX][8], hi[SV_SCAN_THREADS_MAX][8];
+  gboolean any[SV_SCAN_THREADS_MAX];
+  RawRangeJob job = { type, img->raw, mask, n, img->nc, 1, lo, hi, any };
+
+  job.n_threads = n * img->nc >= SV_STREAM_PARALLEL_VALUES
+                      ? CLAMP (n_threads, 1, SV_SCAN_THREADS_MAX)
+                      : 1;
+  sv__run_parallel (job.n_threads, raw_range_share, &job);
+  for (int t = 0; t < job.n_threads; t++)
+    {
+      RangeScan part = { INFINITY, -INFINITY, FALSE, 0, 0, G_MAXINT64 };
+
+      if (!any[t])
+        continue;
+      sv_tiff_samples_to_float (type, lo[t], 1, &part.min);
+      sv_tiff_samples_to_float (type, hi[t], 1, &part.max);
+      part.any_in = TRUE;
+      range_fold (scan, &part);
+    }
+}
+
 /* Folds `part` (later voxels) into `acc` as one pass in z order would:
  * MIN and MAX keep the later of equal values. */
 static void
@@ -199,6 +312,8 @@ scan_range (SvStreamImage *img, GError **error)
 {
   const gsize plane = (gsize)img->ny * img->nx;
   const int n_threads = sv__resolve_threads (img->n_threads);
+  const SvSampleType type = sv_tiff_slab_reader_info (img->reader)->sample_type;
+  const gboolean integer = integer_samples (type) && sample_bytes (img) <= 8;
   g_autofree RangeScan *parts = g_new (RangeScan, MAX (n_threads, 1));
   RangeScan scan = { INFINITY, -INFINITY, FALSE, 0, 0, G_MAXINT64 };
   gboolean ok = TRUE;
@@ -209,7 +324,7 @@ scan_range (SvStreamImage *img, GError **error)
       RangeJob job = { img, (gsize)z0 * plane, (gsize)z1 * plane, NULL, 1, parts };
       const guint8 *mask = NULL;
 
-      if (!read_float (img, z0, z1, error)
+      if (!(integer ? read_raw (img, z0, z1, error) : read_float (img, z0, z1, error))
           || (sv__stream_mask_any (img->mask)
               && (mask = sv__stream_mask_slab (img->mask, z0, z1, error)) == NULL))
         {
@@ -220,6 +335,12 @@ scan_range (SvStreamImage *img, GError **error)
        * within itself. */
       if (z1 < img->z_end)
         read_ahead_next (img, z1, 0);
+      if (integer)
+        {
+          scan_raw_slab (img, type, job.end - job.first,
+                         mask != NULL ? mask + job.first : NULL, n_threads, &scan);
+          continue;
+        }
       job.mask = mask;
       job.n_threads = job.end - job.first >= SV_STREAM_PARALLEL_VALUES ? MAX (n_threads, 1) : 1;
       sv__run_parallel (job.n_threads, range_job_share, &job);

@@ -4,6 +4,7 @@
  * windowed connectivity (same labels as sv_connectivity_enforce). */
 #include <math.h>
 #include <string.h>
+#include <tiffio.h>
 
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
@@ -181,9 +182,82 @@ test_reader_slabs (Fixture *f, gconstpointer data)
       }
 }
 
+/* v (values in [0, 1]) as a TIFF of `as`: one page a slice, samples
+ * from the type's least value (at 0) to its greatest (at 1). The engine's
+ * writer knows U8, U16 and F32; the other integer types are written here
+ * with libtiff. */
+static void
+write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
+{
+  static const struct
+  {
+    SvSampleType as;
+    guint16 bps, format;
+    double lo, hi;
+  } types[] = {
+    { SV_SAMPLE_I8, 8, SAMPLEFORMAT_INT, G_MININT8, G_MAXINT8 },
+    { SV_SAMPLE_I16, 16, SAMPLEFORMAT_INT, G_MININT16, G_MAXINT16 },
+    { SV_SAMPLE_I32, 32, SAMPLEFORMAT_INT, G_MININT32, G_MAXINT32 },
+    { SV_SAMPLE_U32, 32, SAMPLEFORMAT_UINT, 0, G_MAXUINT32 },
+  };
+  const gsize values = (gsize)v->ny * v->nx * v->nc;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint8 *page = NULL;
+  TIFF *tif;
+  guint t = 0;
+
+  if (as == SV_SAMPLE_U8 || as == SV_SAMPLE_U16 || as == SV_SAMPLE_F32)
+    {
+      g_assert_true (sv_tiff_write_volume (path, v, as, &error));
+      g_assert_no_error (error);
+      return;
+    }
+  while (types[t].as != as)
+    t++;
+  page = g_malloc (values * types[t].bps / 8);
+  tif = TIFFOpen (path, "w");
+  g_assert_nonnull (tif);
+  for (guint z = 0; z < v->nz; z++)
+    {
+      for (gsize i = 0; i < values; i++)
+        {
+          const double x = floor (types[t].lo + v->data[z * values + i] * (types[t].hi - types[t].lo));
+
+          switch (as)
+            {
+            case SV_SAMPLE_I8:
+              ((gint8 *)page)[i] = (gint8)x;
+              break;
+            case SV_SAMPLE_I16:
+              ((gint16 *)page)[i] = (gint16)x;
+              break;
+            case SV_SAMPLE_I32:
+              ((gint32 *)page)[i] = (gint32)x;
+              break;
+            default:
+              ((guint32 *)page)[i] = (guint32)x;
+            }
+        }
+      TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, v->nx);
+      TIFFSetField (tif, TIFFTAG_IMAGELENGTH, v->ny);
+      TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, (guint16)v->nc);
+      TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, types[t].bps);
+      TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, types[t].format);
+      TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, v->nc == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, v->ny);
+      TIFFSetField (tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
+      g_assert_cmpint (TIFFWriteEncodedStrip (tif, 0, page, values * types[t].bps / 8), >=, 0);
+      g_assert_true (TIFFWriteDirectory (tif));
+    }
+  TIFFClose (tif);
+}
+
 /* The streamed prepare gives sv_prepare's values, slab by slab, and its
  * max |value|: without smoothing (where the second pass is skipped), with a
- * halo, with Lab and with a mask that leaves NaN outside. */
+ * halo, with Lab and with a mask that leaves NaN outside a float image and
+ * the type's least value outside an integer one (whose first pass scans
+ * the samples as they are), for every integer type. */
 static void
 test_image_matches_prepare (Fixture *f, gconstpointer data)
 {
@@ -197,6 +271,9 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
     { 13, 1, SV_SAMPLE_U8, 0.0, FALSE },  { 13, 1, SV_SAMPLE_F32, 0.0, TRUE },
     { 13, 1, SV_SAMPLE_U16, 1.5, FALSE }, { 9, 1, SV_SAMPLE_F32, 0.6, TRUE },
     { 1, 3, SV_SAMPLE_U8, 0.0, FALSE },   { 1, 3, SV_SAMPLE_U8, 1.0, FALSE },
+    { 13, 1, SV_SAMPLE_U16, 0.0, TRUE },  { 7, 3, SV_SAMPLE_U8, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_I8, 0.0, FALSE },  { 13, 1, SV_SAMPLE_I16, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_I32, 0.0, TRUE },  { 11, 1, SV_SAMPLE_U32, 0.0, TRUE },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
@@ -222,11 +299,11 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
           mask = g_new (guint8, plane * nz);
           for (gsize i = 0; i < plane * nz; i++)
             mask[i] = i % 5 != 0;
-          /* Outside the mask a NaN, which the rescale zeroes. */
-          v->data[5] = NAN;
+          /* Outside the mask a NaN, which the rescale zeroes, or the
+           * least value: neither may count. */
+          v->data[5] = cases[c].as == SV_SAMPLE_F32 ? NAN : 0.0f;
         }
-      g_assert_true (sv_tiff_write_volume (path, v, cases[c].as, &error));
-      g_assert_no_error (error);
+      write_volume_as (path, v, cases[c].as);
       read_back = sv_tiff_read_volume (path, &error);
       g_assert_no_error (error);
       sv_slic_params_init_defaults (&params);
