@@ -142,9 +142,12 @@ main (int argc, char **argv)
   g_autofree char *devices = NULL, *json_path = NULL;
   gint64 n_segments = 0;
   gint depth = 0, reps = 1, device_limit_mib = 0;
-  gboolean no_in_memory = FALSE;
+  double compactness = 0.0;
+  gboolean no_in_memory = FALSE, slic_zero = FALSE, keep_labels = FALSE;
   GOptionEntry entries[] = {
     { "n-segments", 0, 0, G_OPTION_ARG_INT64, &n_segments, "Segments", "N" },
+    { "compactness", 0, 0, G_OPTION_ARG_DOUBLE, &compactness, "Compactness (default 10)", "C" },
+    { "slic-zero", 0, 0, G_OPTION_ARG_NONE, &slic_zero, "SLIC-zero", NULL },
     { "slab-depth", 0, 0, G_OPTION_ARG_INT, &depth, "Slices per slab (0: from 1 GiB)", "D" },
     { "devices", 0, 0, G_OPTION_ARG_STRING, &devices, "GPUs, e.g. 0 or 0,0", "LIST" },
     { "device-limit", 0, 0, G_OPTION_ARG_INT, &device_limit_mib,
@@ -152,6 +155,8 @@ main (int argc, char **argv)
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Runs of each; the fastest counts", "R" },
     { "no-in-memory", 0, 0, G_OPTION_ARG_NONE, &no_in_memory, "Only the streamed run", NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write the numbers here", "FILE" },
+    { "keep-labels", 0, 0, G_OPTION_ARG_NONE, &keep_labels,
+      "Leave the streamed labels in bench-stream-labels.tif beside the input", NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("IN.tif");
@@ -176,6 +181,9 @@ main (int argc, char **argv)
   sv_slic_params_init_defaults (&params);
   if (n_segments > 0)
     params.n_segments = n_segments;
+  if (compactness > 0)
+    params.compactness = compactness;
+  params.slic_zero = slic_zero;
 
   device_list = g_strsplit (devices != NULL ? devices : "0", ",", -1);
   n_backends = g_strv_length (device_list);
@@ -248,7 +256,8 @@ main (int argc, char **argv)
   if (json_path != NULL)
     {
       g_autofree char *text = g_strdup_printf (
-          "{\"input\":\"%s\",\"n_segments\":%" G_GINT64_FORMAT ",\"devices\":%u,"
+          "{\"input\":\"%s\",\"n_segments\":%" G_GINT64_FORMAT ",\"compactness\":%g,"
+          "\"slic_zero\":%s,\"devices\":%u,"
           "\"in_memory\":{\"load\":%.3f,\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,"
           "\"write\":%.3f,\"total\":%.3f},"
           "\"streamed\":{\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,\"total\":%.3f,"
@@ -259,7 +268,8 @@ main (int argc, char **argv)
           "\"kept_file_bytes\":%" G_GUINT64_FORMAT ",\"connect_on_device\":%s,"
           "\"labels_on_device\":%s,\"first_pass\":%.3f,\"labels\":%.3f},"
           "\"ratio\":%.3f,\"identical\":%s}\n",
-          argv[1], params.n_segments, n_backends, memory.load, memory.prepare, memory.iterate,
+          argv[1], params.n_segments, params.compactness, params.slic_zero ? "true" : "false",
+          n_backends, memory.load, memory.prepare, memory.iterate,
           memory.connect, memory.write, memory.total, streamed.prepare, streamed.iterate,
           streamed.connect, streamed.total, report.slab_depth, report.n_slabs, slab.passes,
           slab.staging_ms, slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap,
@@ -277,6 +287,7 @@ main (int argc, char **argv)
   for (guint i = 0; i < n_backends; i++)
     sv_backend_free (backends[i]);
   g_unlink (out_memory);
-  g_unlink (out_stream);
+  if (!keep_labels)
+    g_unlink (out_stream);
   return no_in_memory || identical ? 0 : 2;
 }
