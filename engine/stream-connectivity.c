@@ -21,9 +21,11 @@
 
 #include "supervox/sv-error.h"
 
+/* A voxel of a search: its coordinates, and its slice's place in the ring
+ * (z % window) so that neighbours are found without a division. */
 typedef struct
 {
-  guint32 z, y, x;
+  guint32 z, y, x, zr;
 } Voxel;
 
 typedef struct
@@ -139,10 +141,13 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
       /* The ring holds slice z − 1 (when there is one) and those after. */
       ok = load_until (&r, (guint)MIN ((guint64)(z > 0 ? z - 1 : 0) + r.window, (guint64)nz),
                        error);
+      const guint32 zr = z % r.window;
+      const gsize slice = (gsize)zr * r.plane;
+
       for (guint32 y = 0; y < ny && ok; y++)
         for (guint32 x = 0; x < nx && ok; x++)
           {
-            const gsize v = ring_index (&r, z, y, x);
+            const gsize v = slice + (gsize)y * nx + x;
             const gint32 label = r.in[v];
             gint32 adjacent = current;
             gint64 size = 1, visited = 0;
@@ -150,18 +155,22 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
             if (r.out[v] != r.unset)
               continue;
             r.out[v] = current;
-            queue[0] = (Voxel){ z, y, x };
+            queue[0] = (Voxel){ z, y, x, zr };
             while (visited < size && size < max_size)
               {
                 const Voxel q = queue[visited];
-#define SV_VISIT(inside, nz_, ny_, nx_)                                                            \
+                const gsize at = (gsize)q.zr * r.plane + (gsize)q.y * nx + q.x;
+                /* The ring's next and previous slices. */
+                const guint32 up = q.zr + 1 == r.window ? 0 : q.zr + 1;
+                const guint32 down = q.zr == 0 ? r.window - 1 : q.zr - 1;
+#define SV_VISIT(inside, n_, nz_, ny_, nx_, nzr_)                                                  \
   if (inside)                                                                                      \
     {                                                                                              \
-      const gsize n = ring_index (&r, (nz_), (ny_), (nx_));                                        \
+      const gsize n = (n_);                                                                        \
       if (r.in[n] == label && r.out[n] == r.unset)                                                 \
         {                                                                                          \
           r.out[n] = current;                                                                      \
-          queue[size] = (Voxel){ (nz_), (ny_), (nx_) };                                            \
+          queue[size] = (Voxel){ (nz_), (ny_), (nx_), (nzr_) };                                    \
           size++;                                                                                  \
           if (size >= max_size)                                                                    \
             goto neighbours_done;                                                                  \
@@ -179,12 +188,14 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
                     ok = FALSE;
                     break;
                   }
-                SV_VISIT (q.x + 1 < nx, q.z, q.y, q.x + 1)
-                SV_VISIT (q.x > 0, q.z, q.y, q.x - 1)
-                SV_VISIT (q.y + 1 < ny, q.z, q.y + 1, q.x)
-                SV_VISIT (q.y > 0, q.z, q.y - 1, q.x)
-                SV_VISIT (q.z + 1 < nz, q.z + 1, q.y, q.x)
-                SV_VISIT (q.z > 0, q.z - 1, q.y, q.x)
+                SV_VISIT (q.x + 1 < nx, at + 1, q.z, q.y, q.x + 1, q.zr)
+                SV_VISIT (q.x > 0, at - 1, q.z, q.y, q.x - 1, q.zr)
+                SV_VISIT (q.y + 1 < ny, at + nx, q.z, q.y + 1, q.x, q.zr)
+                SV_VISIT (q.y > 0, at - nx, q.z, q.y - 1, q.x, q.zr)
+                SV_VISIT (q.z + 1 < nz, at - (gsize)q.zr * r.plane + (gsize)up * r.plane, q.z + 1,
+                          q.y, q.x, up)
+                SV_VISIT (q.z > 0, at - (gsize)q.zr * r.plane + (gsize)down * r.plane, q.z - 1,
+                          q.y, q.x, down)
 #undef SV_VISIT
               neighbours_done:
                 visited++;
@@ -195,7 +206,8 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
             if (size < min_size)
               {
                 for (gint64 i = 0; i < size; i++)
-                  r.out[ring_index (&r, queue[i].z, queue[i].y, queue[i].x)] = adjacent;
+                  r.out[(gsize)queue[i].zr * r.plane + (gsize)queue[i].y * nx + queue[i].x]
+                      = adjacent;
                 if (adjacent == current)
                   current_in_use = TRUE;
               }
