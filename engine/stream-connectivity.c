@@ -30,7 +30,8 @@ typedef struct
 
 typedef struct
 {
-  SvSpill *spill;
+  SvSlabSource source; /* the input labels, a slice at a time */
+  gpointer source_data;
   SvTiffLabelWriter *writer;
   guint nz, ny, nx, window;
   gsize plane;
@@ -40,7 +41,100 @@ typedef struct
   guint emitted;    /* slices [0, emitted) have gone to the writer */
   gint32 *slab;     /* out_depth slices waiting for the writer */
   guint out_depth, slab_fill;
+  /* The writer on a thread of its own, so that the search goes on while a
+   * finished slab is compressed and written: slabs go to it through
+   * `to_write` and come back empty through `empty`. NULL: appends happen
+   * here. */
+  GThread *thread;
+  GAsyncQueue *to_write, *empty;
+  gint32 *spare;     /* the second slab buffer */
+  GError *write_error; /* the thread's first error, under `lock` */
+  GMutex lock;
 } Ring;
+
+/* A slab for the writer thread: `slices` of `labels`; none ends it. */
+typedef struct
+{
+  gint32 *labels;
+  guint slices;
+} WriteJob;
+
+static gpointer
+writer_thread (gpointer data)
+{
+  Ring *r = data;
+
+  for (;;)
+    {
+      WriteJob *job = g_async_queue_pop (r->to_write);
+      GError *local = NULL;
+      gboolean failed;
+
+      if (job->labels == NULL)
+        {
+          g_free (job);
+          return NULL;
+        }
+      g_mutex_lock (&r->lock);
+      failed = r->write_error != NULL;
+      g_mutex_unlock (&r->lock);
+      /* After a failure the slabs only come back. */
+      if (!failed && !sv_tiff_label_writer_append (r->writer, job->labels, job->slices, &local))
+        {
+          g_mutex_lock (&r->lock);
+          r->write_error = local;
+          g_mutex_unlock (&r->lock);
+        }
+      g_async_queue_push (r->empty, job->labels);
+      g_free (job);
+    }
+}
+
+/* Starts the writer thread with a second slab buffer; without memory or a
+ * thread the ring writes on its own thread. */
+static void
+writer_start (Ring *r)
+{
+  g_mutex_init (&r->lock);
+  r->spare = g_try_new (gint32, (gsize)r->out_depth * r->plane);
+  if (r->spare == NULL)
+    return;
+  r->to_write = g_async_queue_new ();
+  r->empty = g_async_queue_new ();
+  g_async_queue_push (r->empty, r->spare);
+  r->thread = g_thread_try_new ("sv-label-writer", writer_thread, r, NULL);
+  if (r->thread == NULL)
+    {
+      g_clear_pointer (&r->to_write, g_async_queue_unref);
+      g_clear_pointer (&r->empty, g_async_queue_unref);
+    }
+}
+
+/* Waits for the writer thread's last slab; FALSE with its error when it
+ * failed (or `ok` was already FALSE). */
+static gboolean
+writer_finish (Ring *r, gboolean ok, GError **error)
+{
+  if (r->thread != NULL)
+    {
+      g_async_queue_push (r->to_write, g_new0 (WriteJob, 1));
+      g_thread_join (r->thread);
+      r->thread = NULL;
+      if (r->write_error != NULL)
+        {
+          if (ok)
+            g_propagate_error (error, g_steal_pointer (&r->write_error));
+          g_clear_error (&r->write_error);
+          ok = FALSE;
+        }
+      /* Both buffers are back: one in the ring, one in `empty`. */
+      g_clear_pointer (&r->to_write, g_async_queue_unref);
+      g_clear_pointer (&r->empty, g_async_queue_unref);
+    }
+  g_clear_pointer (&r->spare, g_free);
+  g_mutex_clear (&r->lock);
+  return ok;
+}
 
 static inline gsize
 ring_index (const Ring *r, guint32 z, guint32 y, guint32 x)
@@ -53,6 +147,23 @@ flush_slab (Ring *r, GError **error)
 {
   if (r->slab_fill == 0)
     return TRUE;
+  if (r->thread != NULL)
+    {
+      WriteJob *job = g_new (WriteJob, 1);
+      gboolean failed;
+
+      *job = (WriteJob){ r->slab, r->slab_fill };
+      g_async_queue_push (r->to_write, job);
+      /* The other buffer, once the thread has written it. */
+      r->slab = g_async_queue_pop (r->empty);
+      r->slab_fill = 0;
+      g_mutex_lock (&r->lock);
+      failed = r->write_error != NULL;
+      if (failed)
+        g_propagate_error (error, g_steal_pointer (&r->write_error));
+      g_mutex_unlock (&r->lock);
+      return !failed;
+    }
   if (!sv_tiff_label_writer_append (r->writer, r->slab, r->slab_fill, error))
     return FALSE;
   r->slab_fill = 0;
@@ -83,7 +194,7 @@ load_until (Ring *r, guint end, GError **error)
       gsize base = ring_index (r, r->loaded, 0, 0);
       if (r->loaded >= r->window && !emit_until (r, r->loaded - r->window + 1, error))
         return FALSE;
-      if (!sv__spill_read (r->spill, r->loaded, r->loaded + 1, r->in + base, error))
+      if (!r->source (r->loaded, r->loaded + 1, r->in + base, r->source_data, error))
         return FALSE;
       for (gsize i = 0; i < r->plane; i++)
         r->out[base + i] = r->in[base + i] == r->mask_label ? r->mask_label : r->unset;
@@ -92,7 +203,7 @@ load_until (Ring *r, guint end, GError **error)
 }
 
 gint64
-sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint window,
+sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny, guint nx, guint window,
                          gint64 min_size, gint64 max_size, int start_label,
                          SvTiffLabelWriter *writer, guint out_depth, GCancellable *cancellable,
                          GError **error)
@@ -109,7 +220,8 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
   gsize queue_len;
   gboolean ok = TRUE;
 
-  r.spill = spill;
+  r.source = source;
+  r.source_data = source_data;
   r.writer = writer;
   r.nz = nz;
   r.ny = ny;
@@ -134,10 +246,14 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
       return -1;
     }
 
+  writer_start (&r);
   for (guint32 z = 0; z < nz && ok; z++)
     {
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return -1;
+        {
+          ok = FALSE;
+          break;
+        }
       /* The ring holds slice z − 1 (when there is one) and those after. */
       ok = load_until (&r, (guint)MIN ((guint64)(z > 0 ? z - 1 : 0) + r.window, (guint64)nz),
                        error);
@@ -219,7 +335,7 @@ sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint win
           }
     }
   ok = ok && emit_until (&r, nz, error) && flush_slab (&r, error);
-  if (!ok)
+  if (!writer_finish (&r, ok, error))
     return -1;
   return (gint64)current - start_label + (current_in_use ? 1 : 0);
 }

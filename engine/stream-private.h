@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <gio/gio.h>
 
+#include "supervox/sv-backend-class.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-params.h"
 #include "supervox/sv-prepare.h"
@@ -166,6 +167,8 @@ void sv__spill_free (SvSpill *spill);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvSpill, sv__spill_free)
 gboolean sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error);
 gboolean sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error);
+/* sv__spill_read as an SvSlabSource (user_data: the spill). */
+gboolean sv__spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error);
 
 /* ---- one pass over the slabs (stream-workers.c) ------------------------ */
 
@@ -201,14 +204,14 @@ gboolean sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean ke
 
 /* ---- connectivity across slabs (stream-connectivity.c) ------------------- */
 
-/* sv_connectivity_enforce over the labels in `spill` (nz slices of ny·nx
- * int32),
+/* sv_connectivity_enforce over the labels that `source` reads a slice at a
+ * time (nz slices of ny·nx int32; sv__spill_source reads a spill file),
  * written to `writer`, holding `window` slices at once: window must be at
  * least the largest z extent of one input label plus 3 (a search that
  * starts in slice z stays inside its label's extent and looks one slice
  * further on each side). Checks `cancellable` (may be NULL) at each slice.
  * Returns the number of labels, or −1 with `error` set. */
-gint64 sv__stream_connectivity (SvSpill *spill, guint nz, guint ny, guint nx, guint window,
+gint64 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny, guint nx, guint window,
                                 gint64 min_size, gint64 max_size, int start_label,
                                 SvTiffLabelWriter *writer, guint out_depth,
                                 GCancellable *cancellable, GError **error);

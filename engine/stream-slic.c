@@ -267,8 +267,14 @@ run_read_labels (Run *run, guint z0, guint z1, gint32 *labels, GError **error)
   return sv__spill_read (run->spill, z0, z1, labels, error);
 }
 
-/* Copies the labels to the writer, or (writer NULL) from the backend that
- * keeps them into the spill file, slab by slab. */
+/* run_read_labels as an SvSlabSource (user_data: the run). */
+static gboolean
+labels_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+{
+  return run_read_labels (user_data, z0, z1, labels, error);
+}
+
+/* Copies the labels to the writer, slab by slab. */
 static gboolean
 run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
 {
@@ -276,9 +282,7 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
     {
       guint z1 = MIN (z0 + run->depth, run->nz);
       if (!run_read_labels (run, z0, z1, run->nearest, error)
-          || !(writer != NULL
-                   ? sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error)
-                   : sv__spill_write (run->spill, z0, z1, run->nearest, error)))
+          || !sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error))
         return FALSE;
     }
   return TRUE;
@@ -424,13 +428,12 @@ run_write_labels (Run *run, const char *output, const double spacing[3], const c
       if (n_labels < -1)
         return FALSE;
       report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
-      /* The host's window reads the spill file. */
-      if (n_labels < 0 && run->plan.assignment_kept && !run_copy_labels (run, NULL, error))
-        return FALSE;
+      /* The host's window reads the labels a slice at a time from where
+       * they are: the device that kept them, or the spill file. */
       if (n_labels < 0)
         n_labels = sv__stream_connectivity (
-            run->spill, run->nz, run->ny, run->nx, report->connect_window, min_size, max_size,
-            params->start_label, writer, run->depth, options->cancellable, error);
+            labels_source, run, run->nz, run->ny, run->nx, report->connect_window, min_size,
+            max_size, params->start_label, writer, run->depth, options->cancellable, error);
       if (n_labels < 0)
         return FALSE;
       stats->n_labels = (gsize)n_labels;

@@ -96,3 +96,9 @@ sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **er
   return transfer (spill, FALSE, (guint64)z0 * spill->slice_bytes, slices,
                    (gsize)(z1 - z0) * spill->slice_bytes, error);
 }
+
+gboolean
+sv__spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+{
+  return sv__spill_read (user_data, z0, z1, labels, error);
+}

@@ -439,8 +439,9 @@ test_connectivity_window (Fixture *f, gconstpointer data)
               g_assert_true (sv__spill_write (spill, 0, nz, in, &error));
               w = sv_tiff_label_writer_new (out, nz, ny, nx, FALSE, spacing, NULL, NULL, &error);
               g_assert_no_error (error);
-              n_labels = sv__stream_connectivity (spill, nz, ny, nx, extent + 3, sizes[c][0],
-                                                  sizes[c][1], 1, w, depth, NULL, &error);
+              n_labels = sv__stream_connectivity (sv__spill_source, spill, nz, ny, nx, extent + 3,
+                                                  sizes[c][0], sizes[c][1], 1, w, depth, NULL,
+                                                  &error);
               g_assert_no_error (error);
               g_assert_cmpint (n_labels, ==, n_expected);
               g_assert_true (sv_tiff_label_writer_finish (w, &error));
@@ -450,6 +451,73 @@ test_connectivity_window (Fixture *f, gconstpointer data)
               g_clear_pointer (&got, sv_labels_free);
             }
         }
+}
+
+/* The labels of make_slic_labels, a slice at a time, failing at slice
+ * `fail_at`. */
+typedef struct
+{
+  const gint32 *labels;
+  gsize plane;
+  guint fail_at;
+} FailingSource;
+
+static gboolean
+failing_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+{
+  const FailingSource *s = user_data;
+
+  if (z1 > s->fail_at)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "slice %u cannot be read", z0);
+      return FALSE;
+    }
+  memcpy (labels, s->labels + (gsize)z0 * s->plane, (gsize)(z1 - z0) * s->plane * sizeof (gint32));
+  return TRUE;
+}
+
+/* A source that fails, or a writer that refuses a slab (an unsigned file
+ * gets the background label −1), ends the window's pass with that error,
+ * whichever thread the writer runs on, and nothing hangs. */
+static void
+test_connectivity_errors (Fixture *f, gconstpointer data)
+{
+  const guint nz = 30, ny = 9, nx = 11;
+  g_autofree gint32 *in = make_slic_labels (nz, ny, nx, FALSE, 7);
+  g_autofree gint32 *from_0 = make_slic_labels (nz, ny, nx, TRUE, 7);
+
+  /* Labels from 0 with background −1: start label 0. */
+  for (gsize v = 0; v < (gsize)nz * ny * nx; v++)
+    from_0[v]--;
+  g_autofree char *out = g_build_filename (f->dir, "cc.tif", NULL);
+  double spacing[3] = { 1, 1, 1 };
+
+  for (guint depth = 1; depth <= 4; depth += 3)
+    {
+      FailingSource source = { in, (gsize)ny * nx, 17 };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SvTiffLabelWriter) w
+          = sv_tiff_label_writer_new (out, nz, ny, nx, FALSE, spacing, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (sv__stream_connectivity (failing_source, &source, nz, ny, nx, nz, 3, 60, 1,
+                                                w, depth, NULL, &error),
+                       ==, -1);
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO);
+    }
+  for (guint depth = 1; depth <= 4; depth += 3)
+    {
+      FailingSource source = { from_0, (gsize)ny * nx, G_MAXUINT };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SvTiffLabelWriter) w
+          = sv_tiff_label_writer_new (out, nz, ny, nx, FALSE, spacing, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (sv__stream_connectivity (failing_source, &source, nz, ny, nx, nz, 3, 60, 0,
+                                                w, depth, NULL, &error),
+                       ==, -1);
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+    }
 }
 
 int
@@ -462,6 +530,7 @@ main (int argc, char **argv)
   ADD ("/engine/stream/reader/slabs-match-volume", test_reader_slabs);
   ADD ("/engine/stream/image/slabs-match-prepare", test_image_matches_prepare);
   ADD ("/engine/stream/connectivity/window-matches-whole", test_connectivity_window);
+  ADD ("/engine/stream/connectivity/errors-end-the-pass", test_connectivity_errors);
 #undef ADD
   return g_test_run ();
 }
