@@ -166,6 +166,11 @@ gboolean sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax,
 gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
                                   GError **error);
 
+/* ---- stream-samples.cu ---- */
+
+int sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
+                                const SvSlabSamples *how, const guint8 *mask, GError **error);
+
 /* ---- stream-steps.cu ---- */
 
 /* The backend's slab steps' state, made on first use on its device. */

@@ -86,9 +86,12 @@ static gboolean
 read_raw (SvStreamImage *img, guint a, guint b, GError **error)
 {
   img->cached_z0 = img->cached_z1 = 0;
+  img->raw_z0 = img->raw_z1 = 0;
   if (img->ahead != NULL ? !sv__read_ahead_read (img->ahead, a, b, &img->raw, error)
                          : !sv_tiff_slab_reader_read (img->reader, a, b, img->raw, error))
     return FALSE;
+  img->raw_z0 = a;
+  img->raw_z1 = b;
   img->slices_read += b - a;
   return TRUE;
 }
@@ -111,8 +114,10 @@ read_float (SvStreamImage *img, guint a, guint b, GError **error)
   SlabJob job = { img, info->sample_type, sample_bytes (img), (gsize)(b - a) * values, NULL,
                   FALSE, 1 };
 
-  if (!read_raw (img, a, b, error))
+  /* Samples just handed out (sv__stream_image_samples) are not read twice. */
+  if (!(img->raw_z0 == a && img->raw_z1 == b && a < b) && !read_raw (img, a, b, error))
     return FALSE;
+  img->cached_z0 = img->cached_z1 = 0;
   run_slab_job (&job);
   return TRUE;
 }
@@ -438,9 +443,15 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
       img->cached_z1 = z1;
       return img->work;
     }
-  if (!read_float (img, a, b, error))
-    return NULL;
-  read_ahead_next (img, z1, img->halo);
+  {
+    /* Samples already read started the next read themselves. */
+    const gboolean had_samples = img->raw_z0 == a && img->raw_z1 == b && a < b;
+
+    if (!read_float (img, a, b, error))
+      return NULL;
+    if (!had_samples)
+      read_ahead_next (img, z1, img->halo);
+  }
   n = (gsize)(b - a) * plane;
   {
     SlabJob job = { img, 0, 0, n * nc, NULL, TRUE, 1 };
@@ -466,6 +477,32 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
   img->cached_z0 = z0;
   img->cached_z1 = z1;
   return img->work + (gsize)(z0 - a) * plane * nc;
+}
+
+gboolean
+sv__stream_image_samples_how (const SvStreamImage *img, SvSlabSamples *how)
+{
+  const SvSampleType type = sv_tiff_slab_reader_info (img->reader)->sample_type;
+
+  if (img->lab || img->prepared != NULL || img->halo != 0 || img->raw == NULL
+      || !integer_samples (type) || sample_bytes (img) > 4)
+    return FALSE;
+  *how = (SvSlabSamples){ type, img->nc, img->shift, img->scale, img->divide };
+  return TRUE;
+}
+
+const void *
+sv__stream_image_samples (SvStreamImage *img, guint z0, guint z1, GError **error)
+{
+  g_return_val_if_fail (img->halo == 0 && z0 < z1 && z1 - z0 <= img->max_depth, NULL);
+
+  if (!(img->raw_z0 == z0 && img->raw_z1 == z1))
+    {
+      if (!read_raw (img, z0, z1, error))
+        return NULL;
+      read_ahead_next (img, z1, 0);
+    }
+  return img->raw;
 }
 
 /* The second statistics pass: sv_prepare's max |value| over mask-in voxels. */
@@ -542,6 +579,7 @@ sv__stream_image_clear_buffers (SvStreamImage *img)
   g_clear_pointer (&img->raw, g_free);
   g_clear_pointer (&img->work, g_free);
   img->cached_z0 = img->cached_z1 = 0;
+  img->raw_z0 = img->raw_z1 = 0;
 }
 
 /* The statistics passes, in slabs of img->max_depth slices. */

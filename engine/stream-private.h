@@ -126,6 +126,7 @@ typedef struct
   guint64 kept_bytes;   /* host bytes they hold */
   guint64 spilled_bytes;
   guint n_resident; /* slabs a backend took into its own memory instead */
+  guint raw_z0, raw_z1; /* the slices `raw` holds; empty: raw_z0 == raw_z1 */
 } SvStreamImage;
 
 /* Opens the image and makes the two statistics passes (min/max for the
@@ -147,6 +148,16 @@ void sv__stream_image_clear_buffers (SvStreamImage *img);
 /* The prepared values of slices [z0, z1) (z1 − z0 <= max_depth), channel
  * fastest; valid until the next call. */
 const float *sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error);
+
+/* How the iterations' slabs are made from the file's samples, when that
+ * is all there is to it (integer samples, no Lab, no smoothing): a backend
+ * may then take the samples and prepare them itself
+ * (SvSlabSteps.take_samples). FALSE otherwise. */
+gboolean sv__stream_image_samples_how (const SvStreamImage *img, SvSlabSamples *how);
+/* Slices [z0, z1) as the file holds them; valid until the next call.
+ * sv__stream_image_slab for the same slab then converts them without
+ * reading them again. */
+const void *sv__stream_image_samples (SvStreamImage *img, guint z0, guint z1, GError **error);
 
 /* Keeps slab [z0, z1), the one the last sv__stream_image_slab returned,
  * for the next passes: in host memory if the budget allows, else in the

@@ -48,13 +48,36 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
 {
   const SvSlabPlan *plan = pass->plan;
   const SvSlabSteps *steps = backend->klass->slab_steps;
-  const gboolean held = steps->holds_slab != NULL && steps->holds_slab (backend, z0, z1);
+  gboolean held = steps->holds_slab != NULL && steps->holds_slab (backend, z0, z1);
   const guint8 *mask = NULL;
   const float *data = NULL;
   gboolean ok;
 
   if (g_cancellable_set_error_if_cancelled (plan->cancellable, error))
     return FALSE;
+  /* A backend that prepares the file's samples itself gets them as read
+   * (a quarter of the bytes of uint8, and no conversion here). */
+  if (!held && pass->kind == SV_SLAB_ASSIGN && steps->take_samples != NULL)
+    {
+      SvSlabSamples how;
+      const void *raw;
+      int taken;
+
+      if (sv__stream_image_samples_how (plan->image, &how))
+        {
+          if ((raw = sv__stream_image_samples (plan->image, z0, z1, error)) == NULL
+              || (sv__stream_mask_any (plan->mask)
+                  && (mask = sv__stream_mask_slab (plan->mask, z0, z1, error)) == NULL))
+            return FALSE;
+          if ((taken = steps->take_samples (backend, z0, z1, raw, &how, mask, error)) < 0)
+            return FALSE;
+          if (taken == 1)
+            {
+              held = TRUE;
+              plan->image->n_resident++;
+            }
+        }
+    }
   /* A slab the backend holds from an earlier pass is not prepared again. */
   if (!held && (data = sv__stream_image_slab (plan->image, z0, z1, error)) == NULL)
     return FALSE;
@@ -73,7 +96,7 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
     ok = sv__spill_read (plan->spill, z0, z1, nearest, error)
          && steps->raise_maxima (backend, z0, z1, data, mask, nearest, error);
   /* The image keeps the prepared slab for the next passes unless the
-   * backend has just taken it into its own memory. */
+   * backend has (just) taken it into its own memory. */
   if (!ok || held)
     return ok;
   if (steps->holds_slab != NULL && steps->holds_slab (backend, z0, z1))

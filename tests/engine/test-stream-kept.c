@@ -1,15 +1,18 @@
 /* Supervox engine tests: a streamed run whose slab steps keep the last
- * assignment in their own memory (SvSlabSteps.keep_assignment), as the
+ * assignment in their own memory (SvSlabSteps.keep_assignment) and
+ * prepare slabs from the file's samples themselves (take_samples), as the
  * CUDA backend does on its device. The device here is host memory behind
- * the CPU's slab steps, so that the run's other path (SLIC-zero's maxima,
+ * the CPU's slab steps, so that the run's other paths (SLIC-zero's maxima,
  * the fill, the tally and the connectivity reading the kept assignment,
- * or taking it back to the host when the connectivity does not fit) runs
- * in CI; the labels must be the CPU's streamed ones byte for byte. */
+ * or taking it back to the host when the connectivity does not fit; slabs
+ * held from their samples, or prepared by the host when there is no room)
+ * run in CI; the labels must be the CPU's streamed ones byte for byte. */
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-io-slab.h"
 #include "supervox/sv-stream.h"
 #include "backend-private.h"
 #include "sv-test-files.h"
@@ -18,7 +21,9 @@
 /* What the pretend device holds, and how much room it says it has. */
 static struct
 {
-  gboolean room_for_labels, room_for_connectivity;
+  gboolean room_for_slabs, room_for_labels, room_for_connectivity;
+  GHashTable *slabs; /* z0 → the slab's prepared values, from its samples */
+  guint samples_taken;
   gint32 *kept; /* nz·plane, or NULL */
   guint nz;
   gsize plane, k;
@@ -41,6 +46,45 @@ keeping_destroy (SvBackend *backend)
 {
 }
 
+static int
+keeping_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
+                      const SvSlabSamples *how, const guint8 *mask, GError **error)
+{
+  const gsize n = (gsize)(z1 - z0) * device.plane * how->nc;
+  float *values;
+
+  if (!device.room_for_slabs)
+    return 0;
+  values = g_new (float, MAX (n, 1));
+  sv_tiff_samples_to_float (how->type, raw, n, values);
+  for (gsize i = 0; i < n; i++)
+    {
+      float v = values[i] - how->shift;
+      if (how->divide)
+        v = v / how->scale;
+      values[i] = v;
+    }
+  g_hash_table_insert (device.slabs, GUINT_TO_POINTER (z0), values);
+  device.samples_taken++;
+  return 1;
+}
+
+static gboolean
+keeping_holds_slab (SvBackend *backend, guint z0, guint z1)
+{
+  return g_hash_table_contains (device.slabs, GUINT_TO_POINTER (z0));
+}
+
+/* The slab's values: the caller's, or those it holds. */
+static const float *
+slab_values (guint z0, const float *data)
+{
+  if (data != NULL)
+    return data;
+  g_assert_true (g_hash_table_contains (device.slabs, GUINT_TO_POINTER (z0)));
+  return g_hash_table_lookup (device.slabs, GUINT_TO_POINTER (z0));
+}
+
 static gboolean
 keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error)
 {
@@ -49,7 +93,7 @@ keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error
   g_assert_null (device.kept);
   device.kept = g_new (gint32, (gsize)nz * plane);
   device.nz = nz;
-  device.plane = plane;
+  g_assert_cmpuint (device.plane, ==, plane);
   device.k = k;
   device.zmin = g_new (guint, MAX (k, 1));
   device.zmax = g_new (guint, MAX (k, 1));
@@ -68,6 +112,7 @@ static gboolean
 keeping_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
                     SvSlabSink sink, gpointer sink_data, GError **error)
 {
+  data = slab_values (z0, data);
   if (device.kept == NULL)
     return cpu->assign_sum (backend, z0, z1, data, mask, sink, sink_data, error);
   /* A kept assignment is never handed to the host. */
@@ -82,7 +127,7 @@ keeping_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
   g_assert_true ((nearest == NULL) == (device.kept != NULL));
   if (nearest == NULL)
     nearest = device.kept + (gsize)z0 * device.plane;
-  return cpu->raise_maxima (backend, z0, z1, data, mask, nearest, error);
+  return cpu->raise_maxima (backend, z0, z1, slab_values (z0, data), mask, nearest, error);
 }
 
 static gboolean
@@ -168,6 +213,7 @@ static void
 keeping_release (SvBackend *backend)
 {
   cpu->release (backend);
+  g_hash_table_remove_all (device.slabs);
   g_clear_pointer (&device.kept, g_free);
   g_clear_pointer (&device.zmin, g_free);
   g_clear_pointer (&device.zmax, g_free);
@@ -185,6 +231,8 @@ static const SvSlabSteps keeping_steps = {
   .label_kept_slab = keeping_label_kept_slab,
   .kept_tally = keeping_kept_tally,
   .read_kept = keeping_read_kept,
+  .holds_slab = keeping_holds_slab,
+  .take_samples = keeping_take_samples,
 };
 
 static SvSlabSteps steps;
@@ -238,10 +286,12 @@ test_kept_assignment (Fixture *f, gconstpointer data)
 {
   static const struct
   {
-    gboolean labels, connectivity;
-  } rooms[] = { { TRUE, TRUE }, { TRUE, FALSE }, { FALSE, FALSE } };
+    gboolean slabs, labels, connectivity;
+  } rooms[] = {
+    { TRUE, TRUE, TRUE }, { FALSE, TRUE, TRUE }, { TRUE, TRUE, FALSE }, { FALSE, FALSE, FALSE },
+  };
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
-  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *in = NULL;
   g_autofree char *cpu_out = g_build_filename (f->dir, "cpu.tif", NULL);
   g_autofree char *out = g_build_filename (f->dir, "kept.tif", NULL);
   g_autofree guint8 *ball = g_new (guint8, (gsize)23 * 19 * 21);
@@ -249,6 +299,10 @@ test_kept_assignment (Fixture *f, gconstpointer data)
   g_autoptr (SvBackend) keeper = NULL;
   SvSlicParams params[5];
 
+  /* Away from 0 and 1, so that the rescale's shift and scale both count. */
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = 0.25f + 0.5f * v->data[i];
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   for (guint z = 0; z < 23; z++)
     for (guint y = 0; y < 19; y++)
       for (guint x = 0; x < 21; x++)
@@ -273,8 +327,11 @@ test_kept_assignment (Fixture *f, gconstpointer data)
         {
           SvStreamReport report;
 
-          g_test_message ("params %u, room for labels %d, for connectivity %d", p,
-                          rooms[r].labels, rooms[r].connectivity);
+          g_test_message ("params %u, room for slabs %d, labels %d, connectivity %d", p,
+                          rooms[r].slabs, rooms[r].labels, rooms[r].connectivity);
+          device.room_for_slabs = rooms[r].slabs;
+          device.plane = 19 * 21;
+          device.samples_taken = 0;
           device.room_for_labels = rooms[r].labels;
           device.room_for_connectivity = rooms[r].connectivity;
           device.label_slabs = device.connected = 0;
@@ -290,6 +347,9 @@ test_kept_assignment (Fixture *f, gconstpointer data)
                            rooms[r].labels && rooms[r].connectivity
                                && params[p].enforce_connectivity);
           g_assert_cmpuint (device.connected, ==, report.connect_on_device ? 1 : 0);
+          /* Six slabs, each taken once from its samples when there is room. */
+          g_assert_cmpuint (device.samples_taken, ==, rooms[r].slabs ? 6 : 0);
+          g_assert_cmpuint (report.resident_slabs, ==, rooms[r].slabs ? 6 : 0);
           g_assert_null (device.kept);
           g_assert_cmpint (g_remove (out), ==, 0);
         }
@@ -300,6 +360,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  device.slabs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   steps = keeping_steps;
   steps.begin_pass = cpu->begin_pass;
   steps.fill_unassigned = cpu->fill_unassigned;

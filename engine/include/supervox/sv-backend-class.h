@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "sv-backend.h"
+#include "sv-volume.h"
 #include "sv-seeds.h"
 #include "sv-prepare.h"
 #include "sv-slic.h"
@@ -37,6 +38,18 @@ typedef gboolean (*SvSlabSink) (guint z0, guint z1, const gint32 *nearest, gpoin
 /* Where slab steps read slices [z0, z1) of a label volume into `labels`. */
 typedef gboolean (*SvSlabSource) (guint z0, guint z1, gint32 *labels, gpointer user_data,
                                   GError **error);
+
+/* How a slab's samples, as the file holds them, become prepared values
+ * when no Lab conversion or smoothing applies: img_as_float (v · (1 /
+ * max) in double, clamped at −1 for signed types, then float32), then
+ * (v − shift), divided by scale when `divide`, in float32. */
+typedef struct
+{
+  SvSampleType type; /* an integer type */
+  guint nc;
+  float shift, scale;
+  gboolean divide;
+} SvSlabSamples;
 
 /* The streamed run's stages (sv-stream.h): what one pass over the slabs
  * of an iteration does, on the backend's own memory. The run keeps the
@@ -122,6 +135,14 @@ typedef struct
                           gboolean *negative, GError **error);
   /* Slices [z0, z1) of the kept labels into `labels` (an SvSlabSource). */
   gboolean (*read_kept) (SvBackend *backend, guint z0, guint z1, gint32 *labels, GError **error);
+
+  /* Optional: takes slab [z0, z1) as the file's samples (`raw`, channel
+   * fastest) and prepares it in its own memory as `how` says, to hold it
+   * from now on (holds_slab; with its mask, addressed as assign_sum's).
+   * Returns 1 when it holds the slab, 0 when there is no room (nothing
+   * kept: the run prepares the slab itself), −1 with `error` set. */
+  int (*take_samples) (SvBackend *backend, guint z0, guint z1, const void *raw,
+                       const SvSlabSamples *how, const guint8 *mask, GError **error);
 } SvSlabSteps;
 
 struct _SvBackendClass
