@@ -72,32 +72,30 @@ launch (SvSampleType type, const void *raw, long long n, double inv_max, int is_
 
   if (n == 0)
     return cudaSuccess;
+#define SV_LAUNCH(ctype)                                                                           \
+  samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const ctype *)raw, n, inv_max, is_signed,    \
+                                                      shift, scale, divide, out)
   switch (type)
     {
     case SV_SAMPLE_U8:
-      samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const uint8_t *)raw, n, inv_max,
-                                                          is_signed, shift, scale, divide, out);
+      SV_LAUNCH (uint8_t);
       break;
     case SV_SAMPLE_I8:
-      samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const int8_t *)raw, n, inv_max,
-                                                          is_signed, shift, scale, divide, out);
+      SV_LAUNCH (int8_t);
       break;
     case SV_SAMPLE_U16:
-      samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const uint16_t *)raw, n, inv_max,
-                                                          is_signed, shift, scale, divide, out);
+      SV_LAUNCH (uint16_t);
       break;
     case SV_SAMPLE_I16:
-      samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const int16_t *)raw, n, inv_max,
-                                                          is_signed, shift, scale, divide, out);
+      SV_LAUNCH (int16_t);
       break;
     case SV_SAMPLE_U32:
-      samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const uint32_t *)raw, n, inv_max,
-                                                          is_signed, shift, scale, divide, out);
+      SV_LAUNCH (uint32_t);
       break;
     default:
-      samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const int32_t *)raw, n, inv_max,
-                                                          is_signed, shift, scale, divide, out);
+      SV_LAUNCH (int32_t);
     }
+#undef SV_LAUNCH
   return cudaGetLastError ();
 }
 
