@@ -171,10 +171,24 @@ gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32
 int sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
                                 const SvSlabSamples *how, const guint8 *mask, GError **error);
 
-/* ---- stream-steps.cu ---- */
+/* ---- stream-buffers.cu ---- */
 
 /* The backend's slab steps' state, made on first use on its device. */
 SvCudaSlabs *sv__cuda_slabs_enter (SvBackend *backend, GError **error);
+/* The pass's cluster buffers for k clusters of nc channels and `cells`
+ * centre bins (kept when large enough). */
+gboolean sv__slab_ensure_k_buffers (SvCudaSlabs *s, gsize k, guint nc, gsize cells,
+                                    GError **error);
+/* Buffer b's pinned host memory at *p (h_image, h_nearest or h_mask, of
+ * `per_voxel` bytes a voxel), made when first needed. */
+gboolean sv__slab_ensure_host (SvCudaSlabs *s, void *p, gsize per_voxel, GError **error);
+/* Hands buffer b's kept assignment to its sink once it is on the host. */
+gboolean sv__slab_deliver (SvCudaSlabs *s, int b, GError **error);
+/* Where slab [z0, z1)'s values and mask are read (a slab kept on the
+ * device in place; one it can keep goes up into its own buffers, once;
+ * the others into buffer b). */
+gboolean sv__slab_place (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data,
+                         const guint8 *mask, SlabPlace *p, GError **error);
 /* The next slab buffer (for `depth` slices, with a mask buffer when
  * `mask`), free on the host; −1 with `error` set. */
 int sv__slab_take_buffer (SvCudaSlabs *s, guint depth, gboolean mask, GError **error);

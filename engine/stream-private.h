@@ -167,6 +167,27 @@ gboolean sv__stream_image_keep (SvStreamImage *img, guint z0, guint z1, GError *
 /* Halo slices for sigma_z: the kernel radius, (int)(4σ + 0.5). */
 guint sv__stream_halo (float sigma_z);
 
+/* Below this many values a slab is converted or scanned on one thread. */
+#define SV_STREAM_PARALLEL_VALUES 8192
+
+/* What stream-image.c shares with stream-statistics.c. */
+/* Reads slices [a, b) into img->raw in the file's type. */
+gboolean sv__stream_image_read_raw (SvStreamImage *img, guint a, guint b, GError **error);
+/* Slices [a, b) into img->work as float32 (img_as_float); samples just
+ * handed out (sv__stream_image_samples) are not read again. */
+gboolean sv__stream_image_read_float (SvStreamImage *img, guint a, guint b, GError **error);
+/* Bytes per sample of the file. */
+gsize sv__stream_image_sample_bytes (const SvStreamImage *img);
+/* Starts reading the slab after one ending at z1 (with `halo` slices each
+ * side) on the read-ahead thread. */
+void sv__stream_image_read_ahead_next (SvStreamImage *img, guint z1, guint halo);
+/* The statistics passes (stream-statistics.c): img->shift, scale, divide
+ * and max_abs, in slabs of img->max_depth slices. */
+gboolean sv__stream_image_scan_statistics (SvStreamImage *img, GError **error);
+/* Integer samples: never NaN or infinite, and img_as_float does not
+ * decrease with them. */
+gboolean sv__integer_samples (SvSampleType type);
+
 /* ---- volumes spilled to disk (stream-spill.c) ---------------------------- */
 
 /* nz raw slices of slice_bytes in a temporary file beside the output,

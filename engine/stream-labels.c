@@ -1,0 +1,239 @@
+/* Supervox engine: the end of a streamed run (stream-slic.c): the last
+ * assignment made labels (the fill of unreached voxels, indices to
+ * labels, the tally of what they add up to), on the device that kept the
+ * assignment or slab by slab through the spill file; then the connectivity
+ * (on the device when the label volume fits there, else over a ring of
+ * slices on the host) or a plain copy into the label file. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <string.h>
+
+#include "supervox/sv-connectivity.h"
+#include "supervox/sv-error.h"
+#include "backend-private.h"
+#include "stream-run-private.h"
+
+/* The ranks' label summaries (each over its own slices) as one over the
+ * whole volume; zmin and zmax hold k extents. */
+static void
+combine_summaries (const SvStreamRanks *ranks, LabelSummary *sum, guint *zmin, guint *zmax, gsize k)
+{
+  g_autofree gint64 *extents = g_new (gint64, 2 * MAX (k, 1) + 2);
+
+  /* Minima as maxima of the negated values. */
+  for (gsize i = 0; i < k; i++)
+    {
+      extents[2 * i] = -(gint64)zmin[i];
+      extents[2 * i + 1] = zmax[i];
+    }
+  extents[2 * k] = sum->negative;
+  ranks->max_int64 (ranks->self, extents, 2 * k + 1);
+  for (gsize i = 0; i < k; i++)
+    {
+      zmin[i] = (guint)-extents[2 * i];
+      zmax[i] = (guint)extents[2 * i + 1];
+    }
+  sum->negative = extents[2 * k] != 0;
+  extents[0] = (gint64)sum->n_in;
+  ranks->sum_int64 (ranks->self, extents, 1);
+  sum->n_in = (gsize)extents[0];
+}
+
+/* The last assignment becomes labels: unreached voxels take the nearest
+ * live centre, indices become labels; written back to the spill file. */
+gboolean
+sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error)
+{
+  const gsize k = run->clusters.k;
+  SvBackend *filler = run->plan.workers[0];
+  const SvSlabSteps *steps = filler->klass->slab_steps;
+  SvLabelTally tally;
+  gboolean ok = TRUE;
+
+  memset (sum, 0, sizeof *sum);
+  sv__label_tally_init (&tally, k, run->options->n_threads);
+  ok = !iterated || steps->begin_pass (filler, &run->ctx, &run->clusters, error);
+  /* Labels kept on the device are made and tallied there. */
+  for (guint z0 = run->z_begin; ok && run->plan.assignment_kept && z0 < run->z_end;
+       z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->z_end);
+
+      ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error)
+           && sv__stream_run_mask_slab (run, z0, z1, error)
+           && steps->label_kept_slab (filler, z0, z1, run->ctx.mask, run->params->start_label,
+                                      error);
+    }
+  for (guint z0 = run->z_begin; ok && !run->plan.assignment_kept && z0 < run->z_end;
+       z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->z_end);
+      gsize n = (gsize)(z1 - z0) * run->plane;
+
+      if (g_cancellable_set_error_if_cancelled (run->options->cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+
+      if (!sv__stream_run_mask_slab (run, z0, z1, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      if (!iterated)
+        for (gsize i = 0; i < n; i++)
+          run->nearest[i] = -1;
+      else if (!sv__spill_read (run->spill, z0, z1, run->nearest, error)
+               || !steps->fill_unassigned (filler, z0, z1, run->ctx.mask, run->nearest, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      sv__label_tally_slab (&tally, z0, z1, run->plane, run->ctx.mask, run->params->start_label,
+                            run->nearest);
+      ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
+    }
+  if (ok && iterated)
+    ok = steps->end_pass (filler, NULL, NULL, error);
+  if (ok && run->plan.assignment_kept)
+    ok = sv__label_tally_from_backend (&tally, filler, error);
+  sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);
+  if (!sv_stream_ranks_agree (run->ranks, ok, error))
+    {
+      sv__label_tally_clear (&tally);
+      return FALSE;
+    }
+  if (run->ranks != NULL && run->ranks->n_ranks > 1)
+    combine_summaries (run->ranks, sum, tally.zmin, tally.zmax, k);
+  for (gsize i = 0; i < k; i++)
+    if (tally.zmin[i] != G_MAXUINT)
+      {
+        sum->n_distinct++;
+        sum->max_extent = MAX (sum->max_extent, tally.zmax[i] - tally.zmin[i]);
+      }
+  sv__label_tally_clear (&tally);
+  return TRUE;
+}
+
+/* Slices [z0, z1) of the labels: from the backend that keeps them, or
+ * from the spill file. */
+static gboolean
+run_read_labels (Run *run, guint z0, guint z1, gint32 *labels, GError **error)
+{
+  SvBackend *keeper = run->plan.workers[0];
+
+  if (run->plan.assignment_kept)
+    return keeper->klass->slab_steps->read_kept (keeper, z0, z1, labels, error);
+  return sv__spill_read (run->spill, z0, z1, labels, error);
+}
+
+/* run_read_labels as an SvSlabSource (user_data: the run). */
+static gboolean
+labels_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+{
+  return run_read_labels (user_data, z0, z1, labels, error);
+}
+
+/* Copies the labels to the writer, slab by slab. */
+static gboolean
+run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
+{
+  for (guint z0 = 0; z0 < run->nz; z0 += run->depth)
+    {
+      guint z1 = MIN (z0 + run->depth, run->nz);
+      if (!run_read_labels (run, z0, z1, run->nearest, error)
+          || !sv_tiff_label_writer_append (writer, run->nearest, z1 - z0, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Where a device's connectivity reads the labels and writes the result. */
+typedef struct
+{
+  SvSpill *spill;
+  SvTiffLabelWriter *writer;
+} LabelRoute;
+
+static gboolean
+spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+{
+  return sv__spill_read (((LabelRoute *)user_data)->spill, z0, z1, labels, error);
+}
+
+static gboolean
+writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GError **error)
+{
+  return sv_tiff_label_writer_append (((LabelRoute *)user_data)->writer, labels, z1 - z0, error);
+}
+
+/* Connectivity on the first backend's device when the label volume fits
+ * there (the in-memory run's, so the same labels as the host's window):
+ * the number of labels, −1 when it does not fit, −2 on error. */
+static gint64
+connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter *writer,
+                   SvStreamReport *report, GError **error)
+{
+  SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
+  const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
+  LabelRoute route = { run->spill, writer };
+  gint64 n_labels = 0;
+  int done;
+
+  if (steps == NULL || steps->connect_volume == NULL)
+    return -1;
+  done = steps->connect_volume (backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size,
+                                run->params->start_label,
+                                run->plan.assignment_kept ? NULL : spill_source, writer_sink,
+                                &route, &n_labels, error);
+  if (done < 0)
+    return -2;
+  report->connect_on_device = done == 1;
+  return done == 1 ? n_labels : -1;
+}
+
+/* Connectivity (or a copy) from the spill file into the label file. */
+gboolean
+sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3], const char *unit,
+                  const LabelSummary *summary, SvRunStats *stats, SvStreamReport *report,
+                  GError **error)
+{
+  const SvStreamOptions *options = run->options;
+  const SvSlicParams *params = run->params;
+  g_autoptr (SvTiffLabelWriter) writer = NULL;
+
+  writer = sv_tiff_label_writer_new (
+      output, run->nz, run->ny, run->nx, summary->negative,
+      options->label_spacing != NULL ? options->label_spacing : spacing,
+      options->label_spacing != NULL ? options->label_unit : unit, &options->write_options, error);
+  if (writer == NULL)
+    return FALSE;
+  if (params->enforce_connectivity)
+    {
+      gint64 min_size, max_size, n_labels;
+
+      sv_connectivity_sizes (summary->n_in, run->clusters.k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      n_labels = connect_on_device (run, min_size, max_size, writer, report, error);
+      if (n_labels < -1)
+        return FALSE;
+      report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
+      /* The host's window reads the labels a slice at a time from where
+       * they are: the device that kept them, or the spill file. */
+      if (n_labels < 0)
+        n_labels = sv__stream_connectivity (
+            labels_source, run, run->nz, run->ny, run->nx, report->connect_window, min_size,
+            max_size, params->start_label, writer, run->depth, options->cancellable, error);
+      if (n_labels < 0)
+        return FALSE;
+      stats->n_labels = (gsize)n_labels;
+    }
+  else
+    {
+      if (!run_copy_labels (run, writer, error))
+        return FALSE;
+      stats->n_labels = (gsize)summary->n_distinct;
+    }
+  return sv_tiff_label_writer_finish (writer, error);
+}

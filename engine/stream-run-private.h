@@ -1,0 +1,58 @@
+/* Supervox engine: a streamed run's state, shared by stream-slic.c (the
+ * passes) and stream-labels.c (the last assignment made labels, and the
+ * label file). Not public API. */
+#pragma once
+
+#include "stream-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const SvSlicParams *params;
+  const SvStreamOptions *options;
+  SvStreamMask mask;
+  SvStreamImage image;
+  SvPrepared view; /* the image's shape and max_abs, no data */
+  SvSlicContext ctx;
+  SvSlabPlan plan;            /* the slabs and the backends that run their steps */
+  SvBackend *own_cpu;         /* the CPU backend made when the caller gave none */
+  const SvStreamRanks *ranks; /* NULL: one process */
+  guint z_begin, z_end;       /* this rank's slices */
+  SvClusters clusters;
+  guint nz, ny, nx, nc, depth;
+  gsize plane;
+  const char *output;
+  gint32 *nearest; /* depth slices */
+  SvSpill *spill;
+  guint passes_done; /* assignment passes over the slabs */
+} Run;
+
+/* What the final pass learns about the labels. */
+typedef struct
+{
+  gboolean negative; /* some label < 0: the file is int32 */
+  gsize n_in;        /* mask-in voxels */
+  gint64 n_distinct; /* distinct labels, background excluded */
+  guint max_extent;  /* largest z extent of one label, in slices, minus one */
+} LabelSummary;
+
+/* Points the context's mask at slab [z0, z1) (a mask file is read a slab
+ * at a time). */
+gboolean sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error);
+
+/* ---- stream-labels.c ---- */
+
+/* The last assignment becomes labels: unreached voxels take the nearest
+ * live centre, indices become labels (on the device that kept the
+ * assignment, or through the spill file); *sum says what they add up to,
+ * over every rank. */
+gboolean sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum,
+                                      GError **error);
+/* Connectivity (or a copy) of the labels into the label file at `output`;
+ * stats->n_labels and the report's connectivity fields are set. */
+gboolean sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3],
+                                      const char *unit, const LabelSummary *summary,
+                                      SvRunStats *stats, SvStreamReport *report, GError **error);
+
+G_END_DECLS
