@@ -252,6 +252,16 @@ sv__stream_image_samples_how (const SvStreamImage *img, SvSlabSamples *how)
   return TRUE;
 }
 
+gboolean
+sv__stream_image_has_slab (const SvStreamImage *img, guint z0, guint z1)
+{
+  const int slot = slab_slot (img, z0, z1);
+
+  return (img->cached_z0 == z0 && img->cached_z1 == z1 && z0 < z1)
+         || (slot >= 0 && (img->kept[slot] != NULL || img->spilled[slot]))
+         || (img->prepared != NULL && img->prepared_full);
+}
+
 const void *
 sv__stream_image_samples (SvStreamImage *img, guint z0, guint z1, GError **error)
 {

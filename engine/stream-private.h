@@ -154,6 +154,9 @@ const float *sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GErr
  * may then take the samples and prepare them itself
  * (SvSlabSteps.take_samples). FALSE otherwise. */
 gboolean sv__stream_image_samples_how (const SvStreamImage *img, SvSlabSamples *how);
+/* TRUE when slab [z0, z1) is kept (in host memory or a temporary file)
+ * or cached, so that sv__stream_image_slab would not read the file. */
+gboolean sv__stream_image_has_slab (const SvStreamImage *img, guint z0, guint z1);
 /* Slices [z0, z1) as the file holds them; valid until the next call.
  * sv__stream_image_slab for the same slab then converts them without
  * reading them again. */

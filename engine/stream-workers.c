@@ -56,8 +56,11 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   if (g_cancellable_set_error_if_cancelled (plan->cancellable, error))
     return FALSE;
   /* A backend that prepares the file's samples itself gets them as read
-   * (a quarter of the bytes of uint8, and no conversion here). */
-  if (!held && pass->kind == SV_SLAB_ASSIGN && steps->take_samples != NULL)
+   * (a quarter of the bytes of uint8, and no conversion here), when the
+   * slab would come from the file anyway: one the host keeps is not read
+   * again. */
+  if (!held && pass->kind == SV_SLAB_ASSIGN && steps->take_samples != NULL
+      && !sv__stream_image_has_slab (plan->image, z0, z1))
     {
       SvSlabSamples how;
       const void *raw;
