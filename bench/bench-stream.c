@@ -269,15 +269,13 @@ main (int argc, char **argv)
           "\"labels_on_device\":%s,\"first_pass\":%.3f,\"labels\":%.3f},"
           "\"ratio\":%.3f,\"identical\":%s}\n",
           argv[1], params.n_segments, params.compactness, params.slic_zero ? "true" : "false",
-          n_backends, memory.load, memory.prepare, memory.iterate,
-          memory.connect, memory.write, memory.total, streamed.prepare, streamed.iterate,
-          streamed.connect, streamed.total, report.slab_depth, report.n_slabs, slab.passes,
-          slab.staging_ms, slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap,
-          report.device_peak_bytes, device_limit_mib, report.resident_slabs, report.kept_host_bytes,
-          report.kept_file_bytes, report.connect_on_device ? "true" : "false",
-          report.labels_on_device ? "true" : "false", report.seconds_first_pass,
-          report.seconds_labels, ratio,
-          identical ? "true" : "false");
+          n_backends, memory.load, memory.prepare, memory.iterate, memory.connect, memory.write,
+          memory.total, streamed.prepare, streamed.iterate, streamed.connect, streamed.total,
+          report.slab_depth, report.n_slabs, slab.passes, slab.staging_ms, slab.upload_ms,
+          slab.kernel_ms, slab.pass_ms, overlap, report.device_peak_bytes, device_limit_mib,
+          report.resident_slabs, report.kept_host_bytes, report.kept_file_bytes,
+          report.connect_on_device ? "true" : "false", report.labels_on_device ? "true" : "false",
+          report.seconds_first_pass, report.seconds_labels, ratio, identical ? "true" : "false");
       if (!g_file_set_contents (json_path, text, -1, &error))
         {
           fprintf (stderr, "bench-stream: %s\n", error->message);

@@ -267,7 +267,7 @@ sv__staging_copy (void *dst, const void *src, size_t bytes)
  * into its resident buffers (once), the others into buffer b. */
 gboolean
 sv__slab_place (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
-            SlabPlace *p, GError **error)
+                SlabPlace *p, GError **error)
 {
   const SvCudaResident *r = sv__cuda_resident_find (s, z0, z1);
   /* Held slabs upload nothing; the others upload their values once more. */
@@ -291,7 +291,7 @@ sv__slab_place (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, co
 
 gboolean
 sv__slab_upload (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, const guint8 *mask,
-             const gint32 *nearest, const SlabPlace *p, SlabMarks *m, GError **error)
+                 const gint32 *nearest, const SlabPlace *p, SlabMarks *m, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
   const guint nc = s->ctx.image->nc;
@@ -301,9 +301,11 @@ sv__slab_upload (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, c
   const gboolean staged = p->resident;
 
   if (staged && p->image_dst != NULL)
-    SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, p->image_dst, data, n * nc * sizeof (float), TRUE));
+    SV_CUDA_CHECK (
+        sv__cuda_staged_copy (s->owner, p->image_dst, data, n * nc * sizeof (float), TRUE));
   if (staged && p->mask_dst != NULL)
-    SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, p->mask_dst, mask + (gsize)z0 * s->plane, n, TRUE));
+    SV_CUDA_CHECK (
+        sv__cuda_staged_copy (s->owner, p->mask_dst, mask + (gsize)z0 * s->plane, n, TRUE));
   if (!staged && p->image_dst != NULL)
     {
       if (!sv__slab_ensure_host (s, &s->h_image[b], nc * sizeof (float), error))

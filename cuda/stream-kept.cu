@@ -143,14 +143,14 @@ sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const gui
   it.z_begin = (int)z0;
   it.z_end = (int)z1;
   if (s->clusters->k > 0)
-    SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, p.mask, s->d_centres, s->d_alive,
-                                            s->d_kept + first, s->compute));
+    SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, p.mask, s->d_centres, s->d_alive, s->d_kept + first,
+                                            s->compute));
   if (n > 0)
     {
       kept_label_kernel<<<(unsigned)((n + KEPT_BLOCK - 1) / KEPT_BLOCK), KEPT_BLOCK, 0,
-                          s->compute>>> (first, n, (long long)s->kept_plane, p.mask,
-                                         s->d_kept + first, start_label, s->d_zmin, s->d_zmax,
-                                         s->d_counts);
+                          s->compute> > > (first, n, (long long)s->kept_plane, p.mask,
+                                           s->d_kept + first, start_label, s->d_zmin, s->d_zmax,
+                                           s->d_counts);
       SV_CUDA_CHECK (cudaGetLastError ());
     }
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));

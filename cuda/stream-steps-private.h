@@ -63,7 +63,7 @@ struct _SvCudaSlabs
   /* The whole volume's assignment, then labels, kept on the device
    * (stream-kept.cu), with the label pass's tally; NULL when not kept. */
   int32_t *d_kept;
-  unsigned *d_zmin, *d_zmax;   /* tally_k each */
+  unsigned *d_zmin, *d_zmax;    /* tally_k each */
   unsigned long long *d_counts; /* mask-in voxels, a negative label */
   guint kept_nz;
   gsize kept_plane, tally_k;
@@ -159,8 +159,8 @@ gboolean sv__cuda_slabs_fit (const SvCudaSlabs *s, guint64 bytes);
 void sv__cuda_kept_clear (SvCudaSlabs *s);
 gboolean sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize k,
                                         GError **error);
-gboolean sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1,
-                                        const guint8 *mask, int start_label, GError **error);
+gboolean sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
+                                        int start_label, GError **error);
 gboolean sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,
                                    gboolean *negative, GError **error);
 gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
@@ -177,8 +177,7 @@ int sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const vo
 SvCudaSlabs *sv__cuda_slabs_enter (SvBackend *backend, GError **error);
 /* The pass's cluster buffers for k clusters of nc channels and `cells`
  * centre bins (kept when large enough). */
-gboolean sv__slab_ensure_k_buffers (SvCudaSlabs *s, gsize k, guint nc, gsize cells,
-                                    GError **error);
+gboolean sv__slab_ensure_k_buffers (SvCudaSlabs *s, gsize k, guint nc, gsize cells, GError **error);
 /* Buffer b's pinned host memory at *p (h_image, h_nearest or h_mask, of
  * `per_voxel` bytes a voxel), made when first needed. */
 gboolean sv__slab_ensure_host (SvCudaSlabs *s, void *p, gsize per_voxel, GError **error);

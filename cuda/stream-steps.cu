@@ -19,7 +19,6 @@
 #include "stream-steps-private.h"
 #include "supervox/sv-error.h"
 
-
 static gboolean
 slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
                  GError **error)
@@ -116,10 +115,9 @@ slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, cons
   g_return_val_if_fail (sink == NULL || s->d_kept == NULL, FALSE);
   /* The assignment also sums each cluster's voxels into the pass's sums;
    * it goes into the kept volume when there is one (and no sink). */
-  SV_CUDA_CHECK (sv_cuda_assign (slab_iter (s, z0, z1), p.image, p.mask, s->d_centres,
-                                 s->d_max_dist, s->d_alive, s->d_windows, s->d_cell_start,
-                                 s->d_cell_items, kept_slab (s, z0, s->d_nearest[b]), s->d_sums,
-                                 s->compute));
+  SV_CUDA_CHECK (sv_cuda_assign (
+      slab_iter (s, z0, z1), p.image, p.mask, s->d_centres, s->d_max_dist, s->d_alive, s->d_windows,
+      s->d_cell_start, s->d_cell_items, kept_slab (s, z0, s->d_nearest[b]), s->d_sums, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (m->k1, s->compute));
   SV_CUDA_CHECK (cudaEventRecord (s->computed[b], s->compute));
   if (sink != NULL)

@@ -47,7 +47,7 @@ typedef struct
    * here. */
   GThread *thread;
   GAsyncQueue *to_write, *empty;
-  gint32 *spare;     /* the second slab buffer */
+  gint32 *spare;       /* the second slab buffer */
   GError *write_error; /* the thread's first error, under `lock` */
   GMutex lock;
 } Ring;
@@ -203,8 +203,8 @@ load_until (Ring *r, guint end, GError **error)
 }
 
 gint64
-sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny, guint nx, guint window,
-                         gint64 min_size, gint64 max_size, int start_label,
+sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny, guint nx,
+                         guint window, gint64 min_size, gint64 max_size, int start_label,
                          SvTiffLabelWriter *writer, guint out_depth, GCancellable *cancellable,
                          GError **error)
 {
@@ -310,8 +310,8 @@ sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, gu
                 SV_VISIT (q.y > 0, at - nx, q.z, q.y - 1, q.x, q.zr)
                 SV_VISIT (q.z + 1 < nz, at - (gsize)q.zr * r.plane + (gsize)up * r.plane, q.z + 1,
                           q.y, q.x, up)
-                SV_VISIT (q.z > 0, at - (gsize)q.zr * r.plane + (gsize)down * r.plane, q.z - 1,
-                          q.y, q.x, down)
+                SV_VISIT (q.z > 0, at - (gsize)q.zr * r.plane + (gsize)down * r.plane, q.z - 1, q.y,
+                          q.x, down)
 #undef SV_VISIT
               neighbours_done:
                 visited++;

@@ -40,7 +40,6 @@ typedef struct
   int n_threads;
 } SlabJob;
 
-
 static void
 slab_job_share (gpointer data, int t)
 {
@@ -107,11 +106,17 @@ sv__stream_image_read_float (SvStreamImage *img, guint a, guint b, GError **erro
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (img->reader);
   const gsize values = (gsize)img->ny * img->nx * img->nc;
-  SlabJob job = { img, info->sample_type, sv__stream_image_sample_bytes (img), (gsize)(b - a) * values, NULL,
-                  FALSE, 1 };
+  SlabJob job = { img,
+                  info->sample_type,
+                  sv__stream_image_sample_bytes (img),
+                  (gsize)(b - a) * values,
+                  NULL,
+                  FALSE,
+                  1 };
 
   /* Samples just handed out (sv__stream_image_samples) are not read twice. */
-  if (!(img->raw_z0 == a && img->raw_z1 == b && a < b) && !sv__stream_image_read_raw (img, a, b, error))
+  if (!(img->raw_z0 == a && img->raw_z1 == b && a < b)
+      && !sv__stream_image_read_raw (img, a, b, error))
     return FALSE;
   img->cached_z0 = img->cached_z1 = 0;
   run_slab_job (&job);
@@ -276,7 +281,6 @@ sv__stream_image_samples (SvStreamImage *img, guint z0, guint z1, GError **error
   return img->raw;
 }
 
-
 /* (Re)allocates the buffers for slabs of `depth` slices read with
  * `halo` slices on each side; `raw` only when slabs come from the file. */
 static gboolean
@@ -312,7 +316,6 @@ sv__stream_image_clear_buffers (SvStreamImage *img)
   img->cached_z0 = img->cached_z1 = 0;
   img->raw_z0 = img->raw_z1 = 0;
 }
-
 
 gboolean
 sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,

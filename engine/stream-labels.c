@@ -40,7 +40,8 @@ combine_summaries (const SvStreamRanks *ranks, LabelSummary *sum, guint *zmin, g
 }
 
 /* The last assignment becomes labels: unreached voxels take the nearest
- * live centre, indices become labels; written back to the spill file. */
+ * live centre, indices become labels, on the device that keeps them or
+ * written back to the spill file. */
 gboolean
 sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error)
 {
@@ -152,14 +153,14 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
 /* Where a device's connectivity reads the labels and writes the result. */
 typedef struct
 {
-  SvSpill *spill;
+  Run *run;
   SvTiffLabelWriter *writer;
 } LabelRoute;
 
 static gboolean
-spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
+route_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
 {
-  return sv__spill_read (((LabelRoute *)user_data)->spill, z0, z1, labels, error);
+  return run_read_labels (((LabelRoute *)user_data)->run, z0, z1, labels, error);
 }
 
 static gboolean
@@ -177,27 +178,26 @@ connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter
 {
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
-  LabelRoute route = { run->spill, writer };
+  LabelRoute route = { run, writer };
   gint64 n_labels = 0;
   int done;
 
   if (steps == NULL || steps->connect_volume == NULL)
     return -1;
-  done = steps->connect_volume (backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size,
-                                run->params->start_label,
-                                run->plan.assignment_kept ? NULL : spill_source, writer_sink,
-                                &route, &n_labels, error);
+  done = steps->connect_volume (
+      backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size, run->params->start_label,
+      run->plan.assignment_kept ? NULL : route_source, writer_sink, &route, &n_labels, error);
   if (done < 0)
     return -2;
   report->connect_on_device = done == 1;
   return done == 1 ? n_labels : -1;
 }
 
-/* Connectivity (or a copy) from the spill file into the label file. */
+/* Connectivity (or a copy) of the labels into the label file. */
 gboolean
-sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3], const char *unit,
-                  const LabelSummary *summary, SvRunStats *stats, SvStreamReport *report,
-                  GError **error)
+sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3],
+                             const char *unit, const LabelSummary *summary, SvRunStats *stats,
+                             SvStreamReport *report, GError **error)
 {
   const SvStreamOptions *options = run->options;
   const SvSlicParams *params = run->params;

@@ -120,12 +120,12 @@ typedef struct
    * their first pass so that none is prepared twice: in host memory while
    * keep_budget bytes last, the others in `prepared`. */
   float **kept;
-  guint8 *spilled;      /* slot i is in `prepared` */
+  guint8 *spilled; /* slot i is in `prepared` */
   guint n_slots;
-  guint64 keep_budget;  /* host bytes left for kept slabs; the caller sets it */
-  guint64 kept_bytes;   /* host bytes they hold */
+  guint64 keep_budget; /* host bytes left for kept slabs; the caller sets it */
+  guint64 kept_bytes;  /* host bytes they hold */
   guint64 spilled_bytes;
-  guint n_resident; /* slabs a backend took into its own memory instead */
+  guint n_resident;     /* slabs a backend took into its own memory instead */
   guint raw_z0, raw_z1; /* the slices `raw` holds; empty: raw_z0 == raw_z1 */
 } SvStreamImage;
 
@@ -246,9 +246,9 @@ gboolean sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean ke
  * starts in slice z stays inside its label's extent and looks one slice
  * further on each side). Checks `cancellable` (may be NULL) at each slice.
  * Returns the number of labels, or −1 with `error` set. */
-gint64 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny, guint nx, guint window,
-                                gint64 min_size, gint64 max_size, int start_label,
-                                SvTiffLabelWriter *writer, guint out_depth,
+gint64 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny,
+                                guint nx, guint window, gint64 min_size, gint64 max_size,
+                                int start_label, SvTiffLabelWriter *writer, guint out_depth,
                                 GCancellable *cancellable, GError **error);
 
 /* ---- slab sizes from the memory limit (stream-sizing.c) ----------------- */
@@ -259,9 +259,8 @@ guint sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gb
                                gint64 n_segments, guint64 limit);
 /* Host bytes left under `limit` for kept prepared slabs beside the
  * iterations' slabs of `depth` slices. */
-guint64 sv__stream_keep_budget (const SvTiffSlabReader *reader, gboolean mask,
-                                gboolean mask_file, gint64 n_segments, guint depth,
-                                guint64 limit);
+guint64 sv__stream_keep_budget (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
+                                gint64 n_segments, guint depth, guint64 limit);
 /* Slices per slab of the statistics passes, with `halo` on each side. */
 guint sv__stream_choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit);
 
@@ -283,8 +282,8 @@ void sv__label_tally_init (SvLabelTally *tally, gsize k, int n_threads);
 /* Turns slab [z0, z1)'s assignment (cluster index or −1) into labels
  * (index + start_label; start_label − 1 for −1), in place, and counts
  * them; mask is the whole volume's (or NULL). */
-void sv__label_tally_slab (SvLabelTally *tally, guint z0, guint z1, gsize plane,
-                           const guint8 *mask, int start_label, gint32 *nearest);
+void sv__label_tally_slab (SvLabelTally *tally, guint z0, guint z1, gsize plane, const guint8 *mask,
+                           int start_label, gint32 *nearest);
 /* Merges the threads' counts: the mask-in voxels and whether a label is
  * negative; zmin and zmax then hold the k extents. */
 void sv__label_tally_finish (SvLabelTally *tally, gsize *n_in, gboolean *negative);

@@ -123,7 +123,6 @@ run_iteration (Run *run, gboolean keep, GError **error)
   return TRUE;
 }
 
-
 /* Seeds, clusters, the slab's assignment and the labels' spill file. */
 static gboolean
 start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GError **error)
@@ -193,7 +192,6 @@ plan_workers (Run *run, GError **error)
   plan->cancellable = options->cancellable;
   return TRUE;
 }
-
 
 /* Reading ahead unless the options or SV_STREAM_READ_AHEAD=off (for
  * measuring what it gains) say no. */
@@ -330,7 +328,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
           if (!run_iteration (&run, done + 1 == n_total, error))
             goto out;
           if (done == 0)
-            report->seconds_first_pass = (double)(g_get_monotonic_time () - t_pass) / G_USEC_PER_SEC;
+            report->seconds_first_pass
+                = (double)(g_get_monotonic_time () - t_pass) / G_USEC_PER_SEC;
           done++;
           report_progress (options, SV_STAGE_ITERATE, done, n_total);
         }
@@ -351,7 +350,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (run.ranks != NULL && run.ranks->rank > 0)
     ok = TRUE;
   else
-    ok = sv__stream_run_write_labels (&run, output, info->spacing, info->unit, &summary, stats, report, error);
+    ok = sv__stream_run_write_labels (&run, output, info->spacing, info->unit, &summary, stats,
+                                      report, error);
   ok = sv_stream_ranks_agree (run.ranks, ok, error);
   if (ok)
     {
@@ -389,10 +389,10 @@ out:
 }
 
 gboolean
-sv_stream_slic_run_with_fallback (const char *input, const char *output,
-                                  const SvSlicParams *params, const guint8 *mask,
-                                  const SvStreamOptions *options, SvRunStats *stats,
-                                  SvStreamReport *report, GError **device_error, GError **error)
+sv_stream_slic_run_with_fallback (const char *input, const char *output, const SvSlicParams *params,
+                                  const guint8 *mask, const SvStreamOptions *options,
+                                  SvRunStats *stats, SvStreamReport *report, GError **device_error,
+                                  GError **error)
 {
   GError *local = NULL;
   SvStreamOptions on_cpu;

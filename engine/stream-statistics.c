@@ -95,7 +95,34 @@ typedef struct
   gboolean *any;             /* one per thread */
 } RawRangeJob;
 
-#define SV_RAW_RANGE(ctype, type_min, type_max)                                                      do                                                                                                   {                                                                                                    const ctype *s = (const ctype *)job->raw;                                                          ctype lo = type_max, hi = type_min;                                                                if (job->mask == NULL)                                                                               {                                                                                                    for (gsize i = a * nc; i < b * nc; i++)                                                              {                                                                                                    lo = s[i] < lo ? s[i] : lo;                                                                        hi = s[i] > hi ? s[i] : hi;                                                                      }                                                                                                any = b > a;                                                                                     }                                                                                                else                                                                                                 for (gsize v = a; v < b; v++)                                                                        if (job->mask[v] != 0)                                                                               for (guint c = 0; c < nc; c++)                                                                       {                                                                                                    const ctype x = s[v * nc + c];                                                                     lo = x < lo ? x : lo;                                                                              hi = x > hi ? x : hi;                                                                              any = TRUE;                                                                                      }                                                                                          memcpy (job->lo[t], &lo, sizeof lo);                                                               memcpy (job->hi[t], &hi, sizeof hi);                                                             }                                                                                                while (0)
+#define SV_RAW_RANGE(ctype, type_min, type_max)                                                    \
+  do                                                                                               \
+    {                                                                                              \
+      const ctype *s = (const ctype *)job->raw;                                                    \
+      ctype lo = type_max, hi = type_min;                                                          \
+      if (job->mask == NULL)                                                                       \
+        {                                                                                          \
+          for (gsize i = a * nc; i < b * nc; i++)                                                  \
+            {                                                                                      \
+              lo = s[i] < lo ? s[i] : lo;                                                          \
+              hi = s[i] > hi ? s[i] : hi;                                                          \
+            }                                                                                      \
+          any = b > a;                                                                             \
+        }                                                                                          \
+      else                                                                                         \
+        for (gsize v = a; v < b; v++)                                                              \
+          if (job->mask[v] != 0)                                                                   \
+            for (guint c = 0; c < nc; c++)                                                         \
+              {                                                                                    \
+                const ctype x = s[v * nc + c];                                                     \
+                lo = x < lo ? x : lo;                                                              \
+                hi = x > hi ? x : hi;                                                              \
+                any = TRUE;                                                                        \
+              }                                                                                    \
+      memcpy (job->lo[t], &lo, sizeof lo);                                                         \
+      memcpy (job->hi[t], &hi, sizeof hi);                                                         \
+    }                                                                                              \
+  while (0)
 
 static void
 raw_range_share (gpointer data, int t)
@@ -142,9 +169,8 @@ scan_raw_slab (const SvStreamImage *img, SvSampleType type, gsize n, const guint
   gboolean any[SV_SCAN_THREADS_MAX];
   RawRangeJob job = { type, img->raw, mask, n, img->nc, 1, lo, hi, any };
 
-  job.n_threads = n * img->nc >= SV_STREAM_PARALLEL_VALUES
-                      ? CLAMP (n_threads, 1, SV_SCAN_THREADS_MAX)
-                      : 1;
+  job.n_threads
+      = n * img->nc >= SV_STREAM_PARALLEL_VALUES ? CLAMP (n_threads, 1, SV_SCAN_THREADS_MAX) : 1;
   sv__run_parallel (job.n_threads, raw_range_share, &job);
   for (int t = 0; t < job.n_threads; t++)
     {
@@ -208,7 +234,8 @@ scan_range (SvStreamImage *img, GError **error)
       RangeJob job = { img, (gsize)z0 * plane, (gsize)z1 * plane, NULL, 1, parts };
       const guint8 *mask = NULL;
 
-      if (!(integer ? sv__stream_image_read_raw (img, z0, z1, error) : sv__stream_image_read_float (img, z0, z1, error))
+      if (!(integer ? sv__stream_image_read_raw (img, z0, z1, error)
+                    : sv__stream_image_read_float (img, z0, z1, error))
           || (sv__stream_mask_any (img->mask)
               && (mask = sv__stream_mask_slab (img->mask, z0, z1, error)) == NULL))
         {
@@ -221,8 +248,8 @@ scan_range (SvStreamImage *img, GError **error)
         sv__stream_image_read_ahead_next (img, z1, 0);
       if (integer)
         {
-          scan_raw_slab (img, type, job.end - job.first,
-                         mask != NULL ? mask + job.first : NULL, n_threads, &scan);
+          scan_raw_slab (img, type, job.end - job.first, mask != NULL ? mask + job.first : NULL,
+                         n_threads, &scan);
           continue;
         }
       job.mask = mask;

@@ -304,8 +304,8 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
       g_autoptr (GError) device_error = NULL;
 
       memset (&file->stats, 0, sizeof file->stats);
-      ok = sv_backend_run_with_fallback (backend, file->volume, ctx->mask, &file->params,
-                                         &control, &file->stats, &cpu, &device_error, &local);
+      ok = sv_backend_run_with_fallback (backend, file->volume, ctx->mask, &file->params, &control,
+                                         &file->stats, &cpu, &device_error, &local);
       if (ok && cpu != NULL)
         {
           gboolean broken

@@ -51,10 +51,10 @@ typedef struct
   SvCliSlicProgressFunc progress;
   gpointer progress_data;
 
-  guint64 memory_limit;       /* --memory-limit in bytes; 0: what the system has free */
-  guint slab_depth;           /* --slab-depth: stream in slabs of this many slices; 0: decide */
-  const SvStreamRanks *ranks; /* under mpirun: every file streams across the ranks */
-  const char *devices;        /* --devices: "0,1", "all"; NULL: one (the local rank's) */
+  guint64 memory_limit;        /* --memory-limit in bytes; 0: what the system has free */
+  guint slab_depth;            /* --slab-depth: stream in slabs of this many slices; 0: decide */
+  const SvStreamRanks *ranks;  /* under mpirun: every file streams across the ranks */
+  const char *devices;         /* --devices: "0,1", "all"; NULL: one (the local rank's) */
   guint64 device_memory_limit; /* --device-memory-limit per GPU; 0: what the GPU has free */
   /* The CUDA backends of a streamed run, one per device, made on first use
    * and kept for the batch (sv_cli_slic_context_close_devices). */

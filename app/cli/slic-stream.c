@@ -186,8 +186,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   file->device_peak_bytes = 0;
   if (ok && sv_cli_slic_wants_gpu (ctx) && !ctx->gpu_broken)
     {
-      ok = sv_cli_slic_open_devices (ctx, header.ny, header.nx, header.nc,
-                                     file->params.n_segments, &options.max_slab_depth, &local);
+      ok = sv_cli_slic_open_devices (ctx, header.ny, header.nx, header.nc, file->params.n_segments,
+                                     &options.max_slab_depth, &local);
       if (!ok && g_strcmp0 (ctx->backend_name, "auto") == 0)
         {
           /* auto without a usable GPU streams on the CPU. */

@@ -188,7 +188,6 @@ test_partial_resident (Fixture *f, gconstpointer data)
   sv_test_assert_same_file (expected, out);
 }
 
-
 static void
 test_identical (Fixture *f, gconstpointer data)
 {

@@ -121,8 +121,8 @@ keeping_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, c
 }
 
 static gboolean
-keeping_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
-                      const guint8 *mask, const gint32 *nearest, GError **error)
+keeping_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
+                      const gint32 *nearest, GError **error)
 {
   g_assert_true ((nearest == NULL) == (device.kept != NULL));
   if (nearest == NULL)
@@ -167,8 +167,8 @@ keeping_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *m
 }
 
 static gboolean
-keeping_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,
-                    gboolean *negative, GError **error)
+keeping_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in, gboolean *negative,
+                    GError **error)
 {
   for (gsize c = 0; c < device.k; c++)
     {
@@ -200,8 +200,8 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
   if (source != NULL || !device.room_for_connectivity)
     return 0;
   out = g_new (gint32, (gsize)nz * ny * nx);
-  *n_labels = sv_connectivity_enforce (device.kept, nz, ny, nx, min_size, max_size, start_label,
-                                       out);
+  *n_labels
+      = sv_connectivity_enforce (device.kept, nz, ny, nx, min_size, max_size, start_label, out);
   device.connected++;
   for (guint z0 = 0; z0 < nz; z0 += depth)
     if (!sink (z0, MIN (z0 + depth, nz), out + (gsize)z0 * ny * nx, user_data, error))
@@ -288,7 +288,10 @@ test_kept_assignment (Fixture *f, gconstpointer data)
   {
     gboolean slabs, labels, connectivity;
   } rooms[] = {
-    { TRUE, TRUE, TRUE }, { FALSE, TRUE, TRUE }, { TRUE, TRUE, FALSE }, { FALSE, FALSE, FALSE },
+    { TRUE, TRUE, TRUE },
+    { FALSE, TRUE, TRUE },
+    { TRUE, TRUE, FALSE },
+    { FALSE, FALSE, FALSE },
   };
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
   g_autofree char *in = NULL;

@@ -221,7 +221,8 @@ write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
     {
       for (gsize i = 0; i < values; i++)
         {
-          const double x = floor (types[t].lo + v->data[z * values + i] * (types[t].hi - types[t].lo));
+          const double x
+              = floor (types[t].lo + v->data[z * values + i] * (types[t].hi - types[t].lo));
 
           switch (as)
             {
@@ -244,7 +245,8 @@ write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
       TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, types[t].bps);
       TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, types[t].format);
       TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, v->nc == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+      TIFFSetField (tif, TIFFTAG_PHOTOMETRIC,
+                    v->nc == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
       TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, v->ny);
       TIFFSetField (tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
       g_assert_cmpint (TIFFWriteEncodedStrip (tif, 0, page, values * types[t].bps / 8), >=, 0);
@@ -439,9 +441,9 @@ test_connectivity_window (Fixture *f, gconstpointer data)
               g_assert_true (sv__spill_write (spill, 0, nz, in, &error));
               w = sv_tiff_label_writer_new (out, nz, ny, nx, FALSE, spacing, NULL, NULL, &error);
               g_assert_no_error (error);
-              n_labels = sv__stream_connectivity (sv__spill_source, spill, nz, ny, nx, extent + 3,
-                                                  sizes[c][0], sizes[c][1], 1, w, depth, NULL,
-                                                  &error);
+              n_labels
+                  = sv__stream_connectivity (sv__spill_source, spill, nz, ny, nx, extent + 3,
+                                             sizes[c][0], sizes[c][1], 1, w, depth, NULL, &error);
               g_assert_no_error (error);
               g_assert_cmpint (n_labels, ==, n_expected);
               g_assert_true (sv_tiff_label_writer_finish (w, &error));

@@ -65,8 +65,8 @@ typedef struct
   /* A pass starts: the clusters as the pass reads them (centres, alive
    * flags, SLIC-zero maxima; borrowed until end_pass) and the run's
    * context (ctx->ignore_colour set for maskSLIC's first pass). */
-  gboolean (*begin_pass) (SvBackend *backend, const SvSlicContext *ctx,
-                          const SvClusters *clusters, GError **error);
+  gboolean (*begin_pass) (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
+                          GError **error);
   /* Assigns the slab's voxels and adds them to the pass's sums; when sink
    * is not NULL the slab's assignment goes to it, perhaps only by a later
    * call or end_pass (a device queues the slab and returns). `data` and
@@ -75,8 +75,7 @@ typedef struct
    * [z0, z1)), NULL without one; the steps read the mask only from here,
    * since a mask file is served a slab at a time. */
   gboolean (*assign_sum) (SvBackend *backend, guint z0, guint z1, const float *data,
-                          const guint8 *mask, SvSlabSink sink, gpointer sink_data,
-                          GError **error);
+                          const guint8 *mask, SvSlabSink sink, gpointer sink_data, GError **error);
   /* SLIC-zero: raises the pass's maxima with the slab's values and its
    * assignment, against the pass's centres (the updated ones). */
   gboolean (*raise_maxima) (SvBackend *backend, guint z0, guint z1, const float *data,
@@ -88,8 +87,7 @@ typedef struct
   /* Waits for what the pass queued (every sink called), then adds its sums
    * (k × (4 + nc), as sv__slic_sums_add) to `sums` and raises
    * `max_dist_colour` (k) to its maxima; either may be NULL. */
-  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour,
-                        GError **error);
+  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error);
   /* Frees what the passes hold; called once at the end of the run, also
    * after a failure or a cancel. */
   void (*release) (SvBackend *backend);
@@ -120,8 +118,7 @@ typedef struct
    * on assign_sum gets no sink and writes it there, raise_maxima gets
    * nearest == NULL and reads it there, and connect_volume gets source ==
    * NULL and starts from it. */
-  gboolean (*keep_assignment) (SvBackend *backend, guint nz, gsize plane, gsize k,
-                               GError **error);
+  gboolean (*keep_assignment) (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error);
   /* In a pass (begin_pass: the final centres), with the assignment kept:
    * fill_unassigned on slab [z0, z1) of it, then its labels in place
    * (index + start_label, start_label − 1 for unassigned), tallied for

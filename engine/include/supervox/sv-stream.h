@@ -91,21 +91,21 @@ void sv_stream_options_init_defaults (SvStreamOptions *options);
 /* What a streamed run did, besides SvRunStats. */
 typedef struct
 {
-  guint slab_depth;     /* slices per slab */
-  guint n_slabs;        /* slabs per pass */
-  guint halo;           /* slices read beyond a slab for smoothing */
-  guint connect_window; /* slices the connectivity pass held at once */
-  guint64 image_passes; /* passes over the image file */
-  guint n_workers;      /* backends that ran the slab steps */
-  guint64 device_peak_bytes; /* the most device memory the steps held, summed over devices */
-  guint64 kept_host_bytes;   /* prepared slabs kept in host memory between iterations */
-  guint64 kept_file_bytes;   /* prepared slabs kept in a temporary file instead */
+  guint slab_depth;           /* slices per slab */
+  guint n_slabs;              /* slabs per pass */
+  guint halo;                 /* slices read beyond a slab for smoothing */
+  guint connect_window;       /* slices the connectivity pass held at once */
+  guint64 image_passes;       /* passes over the image file */
+  guint n_workers;            /* backends that ran the slab steps */
+  guint64 device_peak_bytes;  /* the most device memory the steps held, summed over devices */
+  guint64 kept_host_bytes;    /* prepared slabs kept in host memory between iterations */
+  guint64 kept_file_bytes;    /* prepared slabs kept in a temporary file instead */
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
   gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */
   double seconds_first_pass;  /* of seconds_iterate: the first pass (it prepares every slab) */
   double seconds_labels;      /* of seconds_iterate: the last assignment made labels */
-  guint64 slabs_read_ahead; /* slabs read on a thread while the one before computed */
+  guint64 slabs_read_ahead;   /* slabs read on a thread while the one before computed */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
