@@ -148,7 +148,7 @@ sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const gui
   if (n > 0)
     {
       kept_label_kernel<<<(unsigned)((n + KEPT_BLOCK - 1) / KEPT_BLOCK), KEPT_BLOCK, 0,
-                          s->compute> > > (first, n, (long long)s->kept_plane, p.mask,
+                          s->compute>>> (first, n, (long long)s->kept_plane, p.mask,
                                            s->d_kept + first, start_label, s->d_zmin, s->d_zmax,
                                            s->d_counts);
       SV_CUDA_CHECK (cudaGetLastError ());

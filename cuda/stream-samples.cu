@@ -73,8 +73,8 @@ launch (SvSampleType type, const void *raw, long long n, double inv_max, int is_
   if (n == 0)
     return cudaSuccess;
 #define SV_LAUNCH(ctype)                                                                           \
-  samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream> > > ((const ctype *)raw, n, inv_max, is_signed, \
-                                                        shift, scale, divide, out)
+  samples_kernel<<<grid, SAMPLES_BLOCK, 0, stream>>> ((const ctype *)raw, n, inv_max, is_signed,    \
+                                                      shift, scale, divide, out)
   switch (type)
     {
     case SV_SAMPLE_U8:
