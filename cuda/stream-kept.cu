@@ -79,6 +79,11 @@ sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize 
 
   if (s == NULL)
     return FALSE;
+  if (nz == 0)
+    {
+      sv__cuda_kept_clear (s);
+      return TRUE;
+    }
   if (s->d_kept != NULL)
     return s->kept_nz == nz && s->kept_plane == plane && s->tally_k >= MAX (k, 1);
   k = MAX (k, 1);

@@ -46,24 +46,30 @@ gboolean
 sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GError **error)
 {
   const gsize k = run->clusters.k;
-  SvBackend *filler = run->plan.workers[0];
+  const SvSlabPlan *plan = &run->plan;
+  /* Kept labels are made by the worker that keeps each slab; the host's
+   * fill goes through the first. */
+  const guint n_fillers = plan->assignment_kept ? plan->n_workers : 1;
+  SvBackend *filler = plan->workers[0];
   const SvSlabSteps *steps = filler->klass->slab_steps;
   SvLabelTally tally;
   gboolean ok = TRUE;
 
   memset (sum, 0, sizeof *sum);
   sv__label_tally_init (&tally, k, run->options->n_threads);
-  ok = !iterated || steps->begin_pass (filler, &run->ctx, &run->clusters, error);
+  for (guint w = 0; ok && iterated && w < n_fillers; w++)
+    ok = plan->workers[w]->klass->slab_steps->begin_pass (plan->workers[w], &run->ctx,
+                                                         &run->clusters, error);
   /* Labels kept on the device are made and tallied there. */
-  for (guint z0 = run->z_begin; ok && run->plan.assignment_kept && z0 < run->z_end;
-       z0 += run->depth)
+  for (guint z0 = run->z_begin; ok && plan->assignment_kept && z0 < run->z_end; z0 += run->depth)
     {
       guint z1 = MIN (z0 + run->depth, run->z_end);
+      SvBackend *owner = sv__slab_plan_owner (plan, z0);
 
       ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error)
            && sv__stream_run_mask_slab (run, z0, z1, error)
-           && steps->label_kept_slab (filler, z0, z1, run->ctx.mask, run->params->start_label,
-                                      error);
+           && owner->klass->slab_steps->label_kept_slab (owner, z0, z1, run->ctx.mask,
+                                                         run->params->start_label, error);
     }
   for (guint z0 = run->z_begin; ok && !run->plan.assignment_kept && z0 < run->z_end;
        z0 += run->depth)
@@ -95,10 +101,10 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
                             run->nearest);
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
-  if (ok && iterated)
-    ok = steps->end_pass (filler, NULL, NULL, error);
-  if (ok && run->plan.assignment_kept)
-    ok = sv__label_tally_from_backend (&tally, filler, error);
+  for (guint w = 0; ok && iterated && w < n_fillers; w++)
+    ok = plan->workers[w]->klass->slab_steps->end_pass (plan->workers[w], NULL, NULL, error);
+  for (guint w = 0; ok && plan->assignment_kept && w < plan->n_workers; w++)
+    ok = sv__label_tally_from_backend (&tally, plan->workers[w], error);
   sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     {
@@ -122,7 +128,7 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
 static gboolean
 run_read_labels (Run *run, guint z0, guint z1, gint32 *labels, GError **error)
 {
-  SvBackend *keeper = run->plan.workers[0];
+  SvBackend *keeper = sv__slab_plan_owner (&run->plan, z0);
 
   if (run->plan.assignment_kept)
     return keeper->klass->slab_steps->read_kept (keeper, z0, z1, labels, error);
@@ -186,7 +192,8 @@ connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter
     return -1;
   done = steps->connect_volume (
       backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size, run->params->start_label,
-      run->plan.assignment_kept ? NULL : route_source, writer_sink, &route, &n_labels, error);
+      run->plan.assignment_kept && run->plan.n_workers == 1 ? NULL : route_source, writer_sink,
+      &route, &n_labels, error);
   if (done < 0)
     return -2;
   report->connect_on_device = done == 1;

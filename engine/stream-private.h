@@ -225,10 +225,17 @@ typedef struct
   guint z_begin, z_end, depth;
   gsize plane;
   GCancellable *cancellable;
-  /* The one worker keeps the whole assignment in its own memory
-   * (SvSlabSteps.keep_assignment): no spill file for it. */
+  /* Every worker keeps the assignment of the slabs it takes in its own
+   * memory (SvSlabSteps.keep_assignment): no spill file for it. */
   gboolean assignment_kept;
 } SvSlabPlan;
+
+/* The worker that takes slab z0 (the workers take every n-th slab). */
+static inline SvBackend *
+sv__slab_plan_owner (const SvSlabPlan *plan, guint z0)
+{
+  return plan->workers[((z0 - plan->z_begin) / plan->depth) % plan->n_workers];
+}
 
 /* Runs the slab steps of one pass over every slab of `plan`: ASSIGN adds
  * the pass's sums to `sums` and, with `keep`, writes the assignments to

@@ -25,7 +25,8 @@ typedef struct
   const char *output;
   gint32 *nearest; /* depth slices */
   SvSpill *spill;
-  guint passes_done; /* assignment passes over the slabs */
+  guint passes_done;     /* assignment passes over the slabs */
+  gboolean keep_asked;   /* the workers were asked to keep the assignment */
 } Run;
 
 /* What the final pass learns about the labels. */

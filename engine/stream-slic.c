@@ -56,24 +56,33 @@ sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error)
   return run->ctx.mask != NULL;
 }
 
-/* Before a pass whose assignment is needed again: one backend that can
- * keep the whole assignment in its own memory is asked to (one process,
- * one worker: the labels of several would have to be gathered first).
+/* Before a pass whose assignment is needed again: the workers are asked,
+ * once, to keep the assignment of their slabs in their own memory, all or
+ * none (one process: ranks would have to gather their labels first).
  * SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the spill file, for measuring. */
 static gboolean
 try_keep_assignment (Run *run, GError **error)
 {
   SvSlabPlan *plan = &run->plan;
-  SvBackend *backend = plan->workers[0];
-  const SvSlabSteps *steps = backend->klass->slab_steps;
   GError *local = NULL;
+  guint kept = 0;
 
-  if (plan->assignment_kept || plan->n_workers != 1 || steps->keep_assignment == NULL
-      || (run->ranks != NULL && run->ranks->n_ranks > 1)
+  if (run->keep_asked || (run->ranks != NULL && run->ranks->n_ranks > 1)
       || g_strcmp0 (g_getenv ("SV_STREAM_KEEP_ASSIGNMENT"), "off") == 0)
     return TRUE;
-  plan->assignment_kept
-      = steps->keep_assignment (backend, run->nz, run->plane, run->clusters.k, &local);
+  for (guint w = 0; w < plan->n_workers; w++)
+    if (plan->workers[w]->klass->slab_steps->keep_assignment == NULL)
+      return TRUE;
+  /* The slabs' places were settled by the first pass: room does not grow. */
+  run->keep_asked = TRUE;
+  while (kept < plan->n_workers
+         && plan->workers[kept]->klass->slab_steps->keep_assignment (
+             plan->workers[kept], run->nz, run->plane, run->clusters.k, &local))
+    kept++;
+  plan->assignment_kept = kept == plan->n_workers;
+  /* One that could not: the others give theirs back. */
+  for (guint w = 0; !plan->assignment_kept && w < kept; w++)
+    plan->workers[w]->klass->slab_steps->keep_assignment (plan->workers[w], 0, 0, 0, NULL);
   if (local != NULL)
     {
       g_propagate_error (error, local);

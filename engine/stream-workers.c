@@ -139,6 +139,7 @@ worker_run (Pass *pass, guint w, GError **error)
   g_mutex_unlock (&pass->lock);
   for (guint z0 = plan->z_begin; ok && z0 < plan->z_end; z0 += plan->depth, slab++)
     {
+      /* Every n-th slab, as sv__slab_plan_owner says. */
       if (slab % plan->n_workers != w)
         continue;
       g_mutex_lock (&pass->lock);

@@ -18,32 +18,63 @@
 #include "sv-test-files.h"
 #include "sv-test-volumes.h"
 
-/* What the pretend device holds, and how much room it says it has. */
+/* How much room the pretend devices say they have, and what they did. */
 static struct
 {
   gboolean room_for_slabs, room_for_labels, room_for_connectivity;
-  GHashTable *slabs; /* z0 → the slab's prepared values, from its samples */
-  guint samples_taken;
-  gint32 *kept; /* nz·plane, or NULL */
-  guint nz;
-  gsize plane, k;
-  guint *zmin, *zmax;
-  guint64 n_in;
-  gboolean negative;
-  guint label_slabs, connected;
+  gboolean only_first_keeps; /* the second device has no room for labels */
+  gsize plane;
+  guint samples_taken, label_slabs, connected, given_back;
 } device;
 
+/* What one pretend device holds (the backend's private state). */
+typedef struct
+{
+  guint index;       /* in the order made */
+  GHashTable *slabs; /* z0 → the slab's prepared values, from its samples */
+  gint32 *kept;      /* nz·plane, or NULL */
+  gsize k;
+  guint *zmin, *zmax;
+  guint64 n_in;
+  gboolean negative, tallying;
+} Keeper;
+
 static const SvSlabSteps *const cpu = &sv__slab_steps_cpu;
+static guint n_made;
+
+static Keeper *
+keeper_of (SvBackend *backend)
+{
+  return sv_backend_get_priv (backend);
+}
 
 static gboolean
 keeping_create (SvBackend *backend, GError **error)
 {
+  Keeper *kp = g_new0 (Keeper, 1);
+
+  kp->index = n_made++;
+  kp->slabs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  sv_backend_set_priv (backend, kp);
   return TRUE;
+}
+
+static void
+keeper_drop (Keeper *kp)
+{
+  g_clear_pointer (&kp->kept, g_free);
+  g_clear_pointer (&kp->zmin, g_free);
+  g_clear_pointer (&kp->zmax, g_free);
 }
 
 static void
 keeping_destroy (SvBackend *backend)
 {
+  Keeper *kp = keeper_of (backend);
+
+  keeper_drop (kp);
+  g_hash_table_unref (kp->slabs);
+  g_free (kp);
 }
 
 static int
@@ -64,7 +95,7 @@ keeping_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
         v = v / how->scale;
       values[i] = v;
     }
-  g_hash_table_insert (device.slabs, GUINT_TO_POINTER (z0), values);
+  g_hash_table_insert (keeper_of (backend)->slabs, GUINT_TO_POINTER (z0), values);
   device.samples_taken++;
   return 1;
 }
@@ -72,38 +103,48 @@ keeping_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
 static gboolean
 keeping_holds_slab (SvBackend *backend, guint z0, guint z1)
 {
-  return g_hash_table_contains (device.slabs, GUINT_TO_POINTER (z0));
+  return g_hash_table_contains (keeper_of (backend)->slabs, GUINT_TO_POINTER (z0));
 }
 
-/* The slab's values: the caller's, or those it holds. */
+/* The slab's values: the caller's, or those the device holds. */
 static const float *
-slab_values (guint z0, const float *data)
+slab_values (SvBackend *backend, guint z0, const float *data)
 {
+  GHashTable *slabs = keeper_of (backend)->slabs;
+
   if (data != NULL)
     return data;
-  g_assert_true (g_hash_table_contains (device.slabs, GUINT_TO_POINTER (z0)));
-  return g_hash_table_lookup (device.slabs, GUINT_TO_POINTER (z0));
+  g_assert_true (g_hash_table_contains (slabs, GUINT_TO_POINTER (z0)));
+  return g_hash_table_lookup (slabs, GUINT_TO_POINTER (z0));
 }
 
 static gboolean
 keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error)
 {
-  if (!device.room_for_labels)
+  Keeper *kp = keeper_of (backend);
+
+  if (nz == 0)
+    {
+      g_assert_nonnull (kp->kept);
+      keeper_drop (kp);
+      device.given_back++;
+      return TRUE;
+    }
+  if (!device.room_for_labels || (device.only_first_keeps && kp->index % 2 == 1))
     return FALSE;
-  g_assert_null (device.kept);
-  device.kept = g_new (gint32, (gsize)nz * plane);
-  device.nz = nz;
+  g_assert_null (kp->kept);
+  kp->kept = g_new (gint32, (gsize)nz * plane);
   g_assert_cmpuint (device.plane, ==, plane);
-  device.k = k;
-  device.zmin = g_new (guint, MAX (k, 1));
-  device.zmax = g_new (guint, MAX (k, 1));
+  kp->k = k;
+  kp->zmin = g_new (guint, MAX (k, 1));
+  kp->zmax = g_new (guint, MAX (k, 1));
   return TRUE;
 }
 
 static gboolean
 copy_to_kept (guint z0, guint z1, const gint32 *nearest, gpointer user_data, GError **error)
 {
-  memcpy (device.kept + (gsize)z0 * device.plane, nearest,
+  memcpy (((Keeper *)user_data)->kept + (gsize)z0 * device.plane, nearest,
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   return TRUE;
 }
@@ -112,40 +153,49 @@ static gboolean
 keeping_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
                     SvSlabSink sink, gpointer sink_data, GError **error)
 {
-  data = slab_values (z0, data);
-  if (device.kept == NULL)
+  Keeper *kp = keeper_of (backend);
+
+  data = slab_values (backend, z0, data);
+  if (kp->kept == NULL)
     return cpu->assign_sum (backend, z0, z1, data, mask, sink, sink_data, error);
   /* A kept assignment is never handed to the host. */
   g_assert_null (sink);
-  return cpu->assign_sum (backend, z0, z1, data, mask, copy_to_kept, NULL, error);
+  return cpu->assign_sum (backend, z0, z1, data, mask, copy_to_kept, kp, error);
 }
 
 static gboolean
 keeping_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data, const guint8 *mask,
                       const gint32 *nearest, GError **error)
 {
-  g_assert_true ((nearest == NULL) == (device.kept != NULL));
+  Keeper *kp = keeper_of (backend);
+
+  g_assert_true ((nearest == NULL) == (kp->kept != NULL));
   if (nearest == NULL)
-    nearest = device.kept + (gsize)z0 * device.plane;
-  return cpu->raise_maxima (backend, z0, z1, slab_values (z0, data), mask, nearest, error);
+    nearest = kp->kept + (gsize)z0 * device.plane;
+  return cpu->raise_maxima (backend, z0, z1, slab_values (backend, z0, data), mask, nearest,
+                            error);
 }
 
 static gboolean
 keeping_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
                          int start_label, GError **error)
 {
-  gint32 *slab = device.kept + (gsize)z0 * device.plane;
+  Keeper *kp = keeper_of (backend);
+  gint32 *slab;
 
-  g_assert_nonnull (device.kept);
-  if (device.label_slabs++ == 0)
+  g_assert_nonnull (kp->kept);
+  slab = kp->kept + (gsize)z0 * device.plane;
+  device.label_slabs++;
+  if (!kp->tallying)
     {
-      for (gsize c = 0; c < device.k; c++)
+      for (gsize c = 0; c < kp->k; c++)
         {
-          device.zmin[c] = G_MAXUINT;
-          device.zmax[c] = 0;
+          kp->zmin[c] = G_MAXUINT;
+          kp->zmax[c] = 0;
         }
-      device.n_in = 0;
-      device.negative = FALSE;
+      kp->n_in = 0;
+      kp->negative = FALSE;
+      kp->tallying = TRUE;
     }
   if (!cpu->fill_unassigned (backend, z0, z1, mask, slab, error))
     return FALSE;
@@ -154,14 +204,14 @@ keeping_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *m
       const gint32 c = slab[i];
       const guint z = z0 + (guint)(i / device.plane);
 
-      device.n_in += mask == NULL || mask[(gsize)z0 * device.plane + i] != 0;
+      kp->n_in += mask == NULL || mask[(gsize)z0 * device.plane + i] != 0;
       if (c >= 0)
         {
-          device.zmin[c] = MIN (device.zmin[c], z);
-          device.zmax[c] = MAX (device.zmax[c], z);
+          kp->zmin[c] = MIN (kp->zmin[c], z);
+          kp->zmax[c] = MAX (kp->zmax[c], z);
         }
       slab[i] = c + start_label;
-      device.negative |= slab[i] < 0;
+      kp->negative |= slab[i] < 0;
     }
   return TRUE;
 }
@@ -170,20 +220,24 @@ static gboolean
 keeping_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in, gboolean *negative,
                     GError **error)
 {
-  for (gsize c = 0; c < device.k; c++)
+  Keeper *kp = keeper_of (backend);
+
+  /* A device that kept no slab of the volume tallied nothing. */
+  for (gsize c = 0; kp->tallying && c < kp->k; c++)
     {
-      zmin[c] = MIN (zmin[c], device.zmin[c]);
-      zmax[c] = MAX (zmax[c], device.zmax[c]);
+      zmin[c] = MIN (zmin[c], kp->zmin[c]);
+      zmax[c] = MAX (zmax[c], kp->zmax[c]);
     }
-  *n_in = device.n_in;
-  *negative = device.negative;
+  *n_in = kp->tallying ? kp->n_in : 0;
+  *negative = kp->tallying && kp->negative;
+  kp->tallying = FALSE;
   return TRUE;
 }
 
 static gboolean
 keeping_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels, GError **error)
 {
-  memcpy (labels, device.kept + (gsize)z0 * device.plane,
+  memcpy (labels, keeper_of (backend)->kept + (gsize)z0 * device.plane,
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   return TRUE;
 }
@@ -193,15 +247,15 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
                         gint64 min_size, gint64 max_size, int start_label, SvSlabSource source,
                         SvSlabSink sink, gpointer user_data, gint64 *n_labels, GError **error)
 {
+  Keeper *kp = keeper_of (backend);
   g_autofree gint32 *out = NULL;
 
   /* Only labels it keeps, and only with room. */
-  g_assert_true ((source == NULL) == (device.kept != NULL));
+  g_assert_true (source != NULL || kp->kept != NULL);
   if (source != NULL || !device.room_for_connectivity)
     return 0;
   out = g_new (gint32, (gsize)nz * ny * nx);
-  *n_labels
-      = sv_connectivity_enforce (device.kept, nz, ny, nx, min_size, max_size, start_label, out);
+  *n_labels = sv_connectivity_enforce (kp->kept, nz, ny, nx, min_size, max_size, start_label, out);
   device.connected++;
   for (guint z0 = 0; z0 < nz; z0 += depth)
     if (!sink (z0, MIN (z0 + depth, nz), out + (gsize)z0 * ny * nx, user_data, error))
@@ -212,11 +266,12 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
 static void
 keeping_release (SvBackend *backend)
 {
+  Keeper *kp = keeper_of (backend);
+
   cpu->release (backend);
-  g_hash_table_remove_all (device.slabs);
-  g_clear_pointer (&device.kept, g_free);
-  g_clear_pointer (&device.zmin, g_free);
-  g_clear_pointer (&device.zmax, g_free);
+  g_hash_table_remove_all (kp->slabs);
+  keeper_drop (kp);
+  kp->tallying = FALSE;
 }
 
 static const SvSlabSteps keeping_steps = {
@@ -286,12 +341,10 @@ test_kept_assignment (Fixture *f, gconstpointer data)
 {
   static const struct
   {
-    gboolean slabs, labels, connectivity;
+    gboolean slabs, labels, connectivity, only_first;
   } rooms[] = {
-    { TRUE, TRUE, TRUE },
-    { FALSE, TRUE, TRUE },
-    { TRUE, TRUE, FALSE },
-    { FALSE, FALSE, FALSE },
+    { TRUE, TRUE, TRUE, FALSE },   { FALSE, TRUE, TRUE, FALSE }, { TRUE, TRUE, FALSE, FALSE },
+    { FALSE, FALSE, FALSE, FALSE }, { TRUE, TRUE, TRUE, TRUE },
   };
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
   g_autofree char *in = NULL;
@@ -299,7 +352,7 @@ test_kept_assignment (Fixture *f, gconstpointer data)
   g_autofree char *out = g_build_filename (f->dir, "kept.tif", NULL);
   g_autofree guint8 *ball = g_new (guint8, (gsize)23 * 19 * 21);
   g_autoptr (GError) error = NULL;
-  g_autoptr (SvBackend) keeper = NULL;
+  SvBackend *keepers[2];
   SvSlicParams params[5];
 
   /* Away from 0 and 1, so that the rescale's shift and scale both count. */
@@ -313,8 +366,11 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             = (z - 11.0) * (z - 11.0) + (y - 9.0) * (y - 9.0) + (x - 10.0) * (x - 10.0) < 90;
   make_params (params);
   sv_backend_register (&keeping_class);
-  keeper = sv_backend_new ("keeping-device", &error);
-  g_assert_no_error (error);
+  for (guint w = 0; w < 2; w++)
+    {
+      keepers[w] = sv_backend_new ("keeping-device", &error);
+      g_assert_no_error (error);
+    }
 
   for (guint p = 0; p < G_N_ELEMENTS (params); p++)
     {
@@ -326,47 +382,60 @@ test_kept_assignment (Fixture *f, gconstpointer data)
       g_assert_true (
           sv_stream_slic_run (in, cpu_out, &params[p], mask, &options, NULL, NULL, &error));
       g_assert_no_error (error);
-      for (guint r = 0; r < G_N_ELEMENTS (rooms); r++)
-        {
-          SvStreamReport report;
+      for (guint n_workers = 1; n_workers <= 2; n_workers++)
+        for (guint r = 0; r < G_N_ELEMENTS (rooms); r++)
+          {
+            /* Kept only when every device has room for its share. */
+            const gboolean kept = rooms[r].labels && (!rooms[r].only_first || n_workers == 1);
+            SvStreamReport report;
 
-          g_test_message ("params %u, room for slabs %d, labels %d, connectivity %d", p,
-                          rooms[r].slabs, rooms[r].labels, rooms[r].connectivity);
-          device.room_for_slabs = rooms[r].slabs;
-          device.plane = 19 * 21;
-          device.samples_taken = 0;
-          device.room_for_labels = rooms[r].labels;
-          device.room_for_connectivity = rooms[r].connectivity;
-          device.label_slabs = device.connected = 0;
-          options.backends = &keeper;
-          options.n_backends = 1;
-          g_assert_true (
-              sv_stream_slic_run (in, out, &params[p], mask, &options, NULL, &report, &error));
-          g_assert_no_error (error);
-          sv_test_assert_same_file (cpu_out, out);
-          g_assert_cmpint (report.labels_on_device, ==, rooms[r].labels);
-          g_assert_cmpuint (device.label_slabs, ==, rooms[r].labels ? 6 : 0);
-          g_assert_cmpint (report.connect_on_device, ==,
-                           rooms[r].labels && rooms[r].connectivity
-                               && params[p].enforce_connectivity);
-          g_assert_cmpuint (device.connected, ==, report.connect_on_device ? 1 : 0);
-          /* Six slabs, each taken once from its samples when there is room. */
-          g_assert_cmpuint (device.samples_taken, ==, rooms[r].slabs ? 6 : 0);
-          g_assert_cmpuint (report.resident_slabs, ==, rooms[r].slabs ? 6 : 0);
-          /* The statistics pass and the first pass read the file; every
-           * slab is kept after that, on the device or by the host. */
-          g_assert_cmpuint (report.image_passes, ==, 2);
-          g_assert_null (device.kept);
-          g_assert_cmpint (g_remove (out), ==, 0);
-        }
+            g_test_message ("params %u, %u devices, room for slabs %d, labels %d (only the "
+                            "first %d), connectivity %d",
+                            p, n_workers, rooms[r].slabs, rooms[r].labels, rooms[r].only_first,
+                            rooms[r].connectivity);
+            device.room_for_slabs = rooms[r].slabs;
+            device.room_for_labels = rooms[r].labels;
+            device.room_for_connectivity = rooms[r].connectivity;
+            device.only_first_keeps = rooms[r].only_first;
+            device.plane = 19 * 21;
+            device.samples_taken = device.label_slabs = device.connected = device.given_back = 0;
+            options.backends = keepers;
+            options.n_backends = n_workers;
+            g_assert_true (
+                sv_stream_slic_run (in, out, &params[p], mask, &options, NULL, &report, &error));
+            g_assert_no_error (error);
+            sv_test_assert_same_file (cpu_out, out);
+            g_assert_cmpint (report.labels_on_device, ==, kept);
+            g_assert_cmpuint (device.label_slabs, ==, kept ? 6 : 0);
+            /* The first device's share is given back when the second has
+             * no room. */
+            g_assert_cmpuint (device.given_back, ==, rooms[r].labels && !kept ? 1 : 0);
+            /* Only one device holds every slab's labels for its own
+             * connectivity. */
+            g_assert_cmpint (report.connect_on_device, ==,
+                             kept && n_workers == 1 && rooms[r].connectivity
+                                 && params[p].enforce_connectivity);
+            g_assert_cmpuint (device.connected, ==, report.connect_on_device ? 1 : 0);
+            /* Six slabs, each taken once from its samples when there is
+             * room. */
+            g_assert_cmpuint (device.samples_taken, ==, rooms[r].slabs ? 6 : 0);
+            g_assert_cmpuint (report.resident_slabs, ==, rooms[r].slabs ? 6 : 0);
+            /* The statistics pass and the first pass read the file; every
+             * slab is kept after that, on the devices or by the host. */
+            g_assert_cmpuint (report.image_passes, ==, 2);
+            for (guint w = 0; w < 2; w++)
+              g_assert_null (keeper_of (keepers[w])->kept);
+            g_assert_cmpint (g_remove (out), ==, 0);
+          }
     }
+  for (guint w = 0; w < 2; w++)
+    sv_backend_free (keepers[w]);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  device.slabs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   steps = keeping_steps;
   steps.begin_pass = cpu->begin_pass;
   steps.fill_unassigned = cpu->fill_unassigned;

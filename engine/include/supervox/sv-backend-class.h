@@ -114,10 +114,13 @@ typedef struct
 
   /* Keeps the assignment of all nz slices of `plane` voxels, for k
    * clusters, in the backend's memory from the next pass on; FALSE
-   * without an error when it does not fit. From then
-   * on assign_sum gets no sink and writes it there, raise_maxima gets
+   * without an error when it does not fit; nz == 0 gives a kept assignment
+   * back (another device could not keep its share). From then on
+   * assign_sum gets no sink and writes it there, raise_maxima gets
    * nearest == NULL and reads it there, and connect_volume gets source ==
-   * NULL and starts from it. */
+   * NULL and starts from it when this backend is the only worker (with
+   * several, each keeps the slabs it takes, and the connectivity reads
+   * them through its source). */
   gboolean (*keep_assignment) (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error);
   /* In a pass (begin_pass: the final centres), with the assignment kept:
    * fill_unassigned on slab [z0, z1) of it, then its labels in place
