@@ -177,7 +177,12 @@ sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 
 
   if (s == NULL)
     return FALSE;
-  g_return_val_if_fail (s->d_kept != NULL && s->tally_started, FALSE);
+  g_return_val_if_fail (s->d_kept != NULL, FALSE);
+  /* A device that took no slab of the volume tallied nothing. */
+  *n_in = 0;
+  *negative = FALSE;
+  if (!s->tally_started)
+    return TRUE;
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
   SV_CUDA_CHECK (cudaMemcpy (counts, s->d_counts, sizeof counts, cudaMemcpyDeviceToHost));
   if (k > 0)

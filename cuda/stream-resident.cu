@@ -155,6 +155,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
       const guint z1 = MIN (z0 + depth, nz);
       if (!source (z0, z1, host, user_data, error))
         goto out;
+      /* The source may have read another device's labels. */
+      SV_CUDA_CHECK (cudaSetDevice (s->device));
       SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, d_labels + (gsize)z0 * plane, host,
                                            (gsize)(z1 - z0) * plane * sizeof (int32_t), TRUE));
     }

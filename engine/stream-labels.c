@@ -59,7 +59,7 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
   sv__label_tally_init (&tally, k, run->options->n_threads);
   for (guint w = 0; ok && iterated && w < n_fillers; w++)
     ok = plan->workers[w]->klass->slab_steps->begin_pass (plan->workers[w], &run->ctx,
-                                                         &run->clusters, error);
+                                                          &run->clusters, error);
   /* Labels kept on the device are made and tallied there. */
   for (guint z0 = run->z_begin; ok && plan->assignment_kept && z0 < run->z_end; z0 += run->depth)
     {

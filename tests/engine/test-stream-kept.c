@@ -172,8 +172,7 @@ keeping_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
   g_assert_true ((nearest == NULL) == (kp->kept != NULL));
   if (nearest == NULL)
     nearest = kp->kept + (gsize)z0 * device.plane;
-  return cpu->raise_maxima (backend, z0, z1, slab_values (backend, z0, data), mask, nearest,
-                            error);
+  return cpu->raise_maxima (backend, z0, z1, slab_values (backend, z0, data), mask, nearest, error);
 }
 
 static gboolean
@@ -343,7 +342,7 @@ test_kept_assignment (Fixture *f, gconstpointer data)
   {
     gboolean slabs, labels, connectivity, only_first;
   } rooms[] = {
-    { TRUE, TRUE, TRUE, FALSE },   { FALSE, TRUE, TRUE, FALSE }, { TRUE, TRUE, FALSE, FALSE },
+    { TRUE, TRUE, TRUE, FALSE },    { FALSE, TRUE, TRUE, FALSE }, { TRUE, TRUE, FALSE, FALSE },
     { FALSE, FALSE, FALSE, FALSE }, { TRUE, TRUE, TRUE, TRUE },
   };
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
@@ -428,6 +427,28 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             g_assert_cmpint (g_remove (out), ==, 0);
           }
     }
+  /* One slab for two devices: the second keeps an assignment it never
+   * writes, and tallies nothing. */
+  {
+    SvStreamOptions options;
+    SvStreamReport report;
+
+    sv_stream_options_init_defaults (&options);
+    options.slab_depth = 23;
+    g_assert_true (
+        sv_stream_slic_run (in, cpu_out, &params[1], NULL, &options, NULL, NULL, &error));
+    g_assert_no_error (error);
+    device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+    device.only_first_keeps = FALSE;
+    device.label_slabs = 0;
+    options.backends = keepers;
+    options.n_backends = 2;
+    g_assert_true (sv_stream_slic_run (in, out, &params[1], NULL, &options, NULL, &report, &error));
+    g_assert_no_error (error);
+    sv_test_assert_same_file (cpu_out, out);
+    g_assert_true (report.labels_on_device);
+    g_assert_cmpuint (device.label_slabs, ==, 1);
+  }
   for (guint w = 0; w < 2; w++)
     sv_backend_free (keepers[w]);
 }
