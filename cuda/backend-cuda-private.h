@@ -123,6 +123,25 @@ size_t sv__cuda_conn_scratch_bytes (gsize n);
 gboolean sv__cuda_conn_scratch_alloc (SvCudaConnScratch *s, gsize n, GError **error);
 void sv__cuda_conn_scratch_free (SvCudaConnScratch *s);
 
+/* ---- connectivity-window.cu ---- */
+
+/* Slices [z0, z1) of input labels into device memory `d` (a load), or of
+ * final labels out of it (a store), on the connectivity's stream. */
+typedef gboolean (*SvCcSlices) (guint z0, guint z1, int32_t *d, gpointer user_data,
+                                GError **error);
+/* Device bytes of a window of `depth` core slices. */
+guint64 sv__cuda_cc_window_bytes (guint nz, gsize plane, guint extent, guint depth);
+/* The deepest core whose window fits `budget` bytes and int indices; 0
+ * when not even one slice does. */
+guint sv__cuda_cc_window_depth (guint nz, gsize plane, guint extent, guint64 budget);
+/* The connectivity rule window by window (see there): inputs are loaded
+ * once each in z order, final labels stored in z order. `extent` bounds
+ * the z extent of every input label, minus one. */
+gboolean sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
+                                        gint64 min_size, gint64 max_size, int start_label,
+                                        SvCcSlices load, SvCcSlices store, gpointer user_data,
+                                        cudaStream_t stream, gint64 *n_labels, GError **error);
+
 /* ---- backend-buffers.cu ---- */
 
 void sv__cuda_free_k_buffers (SvCudaBackend *self);

@@ -62,23 +62,83 @@ cc_is_large (const int *rank, int r)
   return rank[r + 1] != rank[r];
 }
 
-/* Final label, relative to start_label, of the piece starting at r: follow
- * neighbour links (≤ −2: −(neighbour + 2)) to a large piece (1: its rank)
- * or to a settled piece (≥ 2: the label + 2). Links are read volatile
- * because other threads settle them concurrently; either value leads to
- * the same label. */
+/* In a window of a larger volume (connectivity-window.cu), a voxel whose
+ * final label an earlier window settled has parent −2 − (label −
+ * start_label): it belongs to a piece that starts before every piece of
+ * the window. Background is −1; a piece's voxels hold its start (≥ 0). */
+__device__ __forceinline__ bool
+cc_is_known (int p)
+{
+  return p <= -2;
+}
+
 __device__ __forceinline__ int
-cc_piece_label (const int *parent, const int *link, const int *rank, int r)
+cc_known_label (int p)
+{
+  return -2 - p;
+}
+
+/* Whether a neighbour whose parent is p belongs to a piece that starts
+ * before the piece starting at root (and so is labelled when root's BFS
+ * runs). */
+__device__ __forceinline__ bool
+cc_is_earlier (int p, int root)
+{
+  return cc_is_known (p) || (p >= 0 && p < root);
+}
+
+/* Final label, relative to start_label, of the piece starting at r: follow
+ * neighbour links (≤ −2: −(neighbour + 2)) to a large piece (1: base plus
+ * its rank), to a settled piece (≥ 2: the label + 2) or to a voxel an
+ * earlier window settled. `base` counts the large pieces of earlier
+ * windows (0 for a whole volume). Links are read volatile because other
+ * threads settle them concurrently; either value leads to the same label. */
+__device__ __forceinline__ int
+cc_piece_label (const int *parent, const int *link, const int *rank, int base, int r)
 {
   const volatile int *lv = link;
   int l = lv[r];
   while (l <= -2)
     {
       r = parent[-l - 2];
+      if (cc_is_known (r))
+        return cc_known_label (r);
       l = lv[r];
     }
-  return l == 1 ? rank[r] : l - 2;
+  return l == 1 ? base + rank[r] : l - 2;
 }
+
+/* Marks a voxel of a window whose final label is not known yet (memset
+ * byte 0x80: below every label). */
+#define SV_CC_UNKNOWN ((int32_t)0x80808080)
+
+/* A window of a larger volume (connectivity-window.cu). `known` holds the
+ * final labels that earlier windows settled (SV_CC_UNKNOWN elsewhere; the
+ * window's input labels are background there) and receives the labels of
+ * the window's pieces; pieces that start at voxel core_end or later are
+ * left for the next window. */
+typedef struct
+{
+  int32_t *known;
+  int core_end;
+  int base;            /* large pieces of earlier windows */
+  bool counter_in_use; /* a settled voxel carries the counter's label base */
+} SvCcWindow;
+
+/* The connectivity rule on nz·ny·nx labels (in place when window is
+ * NULL), for min_size ≤ max(max_size, 1): *n_large receives the number of
+ * large pieces, *in_use whether a small piece after the last of them keeps
+ * the counter's label. */
+cudaError_t sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size,
+                             long long max_size, int start_label, const SvCcWindow *window,
+                             SvCudaConnScratch *s, cudaStream_t stream, int *n_large,
+                             bool *in_use);
+
+/* min_size > max(max_size, 1): every piece is small, the first keeps the
+ * counter and no later one sees another label, so every voxel but
+ * background takes start_label (in place); *any: some voxel did. */
+cudaError_t sv__cuda_cc_uniform (int32_t *labels, long long n, int start_label,
+                                 SvCudaConnScratch *s, cudaStream_t stream, bool *any);
 
 /* Grows s->scan_tmp (cub scratch) to at least `bytes`. */
 cudaError_t sv__cuda_cc_grow_scratch (SvCudaConnScratch *s, size_t bytes);
@@ -91,6 +151,10 @@ cudaError_t sv__cuda_cc_split_oversized (const int32_t *labels, int nz, int ny, 
                                          cudaStream_t stream);
 
 /* Gives every small piece its link (see connectivity.cu) and settles it:
- * link[r] ≥ 2 for every small piece start r afterwards. rank is s->size. */
-cudaError_t sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
+ * link[r] ≥ 2 for every small piece start r afterwards. rank is s->size;
+ * `base` as for cc_piece_label; `counter_in_use`: a voxel an earlier
+ * window settled carries the counter's label base (so a piece next to it
+ * can be orphan-rooted without an orphan). */
+cudaError_t sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, int base,
+                                    bool counter_in_use, SvCudaConnScratch *s,
                                     cudaStream_t stream);

@@ -67,7 +67,7 @@ cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
                   q[tail++] = m;
                 }
             }
-          else if (pm >= 0 && pm < root)
+          else if (cc_is_earlier (pm, root))
             last = m;
         }
     }
@@ -77,10 +77,13 @@ cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
 }
 
 /* Whether earlier piece q can give its label to piece r (of rank seg):
- * anything but an orphan-rooted small piece of the same segment. */
+ * anything but an orphan-rooted small piece of the same segment. A voxel
+ * an earlier window settled gives its label unless it is the counter's. */
 __device__ __forceinline__ bool
-cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg)
+cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg, int base)
 {
+  if (cc_is_known (q))
+    return cc_known_label (q) != base + seg;
   return cc_is_large (rank, q) || rank[q] != seg || (flag[q] & FLAG_REACHED);
 }
 
@@ -92,7 +95,7 @@ cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg)
 /* Whether voxel v, of unreached small piece r, has an earlier neighbour
  * whose piece gives a label; if so marks r reached. */
 __device__ __forceinline__ bool
-cc_try_reach (int v, int r, int nz, int ny, int nx, const int *parent, const int *rank,
+cc_try_reach (int v, int r, int nz, int ny, int nx, const int *parent, const int *rank, int base,
               volatile uint8_t *f)
 {
   int nb[6];
@@ -104,7 +107,7 @@ cc_try_reach (int v, int r, int nz, int ny, int nx, const int *parent, const int
       if (!ok[j])
         continue;
       const int q = parent[nb[j]];
-      if (q >= 0 && q < r && cc_gives_label (rank, f, q, seg))
+      if (cc_is_earlier (q, r) && cc_gives_label (rank, f, q, seg, base))
         {
           f[r] = FLAG_REACHED;
           return true;
@@ -120,14 +123,14 @@ cc_try_reach (int v, int r, int nz, int ny, int nx, const int *parent, const int
  * changed anything. */
 __global__ void
 cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ parent,
-                 const int *__restrict__ rank, uint8_t *flag, int *counters)
+                 const int *__restrict__ rank, int base, uint8_t *flag, int *counters)
 {
   volatile uint8_t *f = flag;
-  const long long base = (long long)blockIdx.x * blockDim.x * REACH_PER_THREAD + threadIdx.x;
+  const long long first = (long long)blockIdx.x * blockDim.x * REACH_PER_THREAD + threadIdx.x;
   unsigned int pending = 0;
   for (int k = 0; k < REACH_PER_THREAD; k++)
     {
-      const long long v = base + (long long)k * blockDim.x;
+      const long long v = first + (long long)k * blockDim.x;
       if (v >= n)
         break;
       const int r = parent[v];
@@ -142,9 +145,9 @@ cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ parent,
         {
           if (!(pending & (1u << k)))
             continue;
-          const int v = (int)(base + (long long)k * blockDim.x);
+          const int v = (int)(first + (long long)k * blockDim.x);
           const int r = parent[v];
-          if ((f[r] & FLAG_REACHED) || cc_try_reach (v, r, nz, ny, nx, parent, rank, f))
+          if ((f[r] & FLAG_REACHED) || cc_try_reach (v, r, nz, ny, nx, parent, rank, base, f))
             {
               pending &= ~(1u << k);
               hit = true;
@@ -164,7 +167,7 @@ cc_reach_kernel (int n, int nz, int ny, int nx, const int *__restrict__ parent,
 __global__ void
 cc_classify_small_kernel (const int *__restrict__ parent, int *__restrict__ link,
                           const int *__restrict__ rank, const uint8_t *__restrict__ flag,
-                          const int *__restrict__ small_roots, int total_large,
+                          const int *__restrict__ small_roots, int total_large, int base,
                           int *__restrict__ replay, int *counters)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -174,13 +177,13 @@ cc_classify_small_kernel (const int *__restrict__ parent, int *__restrict__ link
   const int seg = rank[r];
   if (!(flag[r] & FLAG_REACHED))
     {
-      link[r] = seg + 2;
+      link[r] = base + seg + 2;
       if (seg == total_large)
         counters[COUNTER_IN_USE] = 1;
       return;
     }
   const int q = parent[-link[r] - 2];
-  if (!cc_gives_label (rank, flag, q, seg))
+  if (!cc_gives_label (rank, flag, q, seg, base))
     replay[atomicAdd (&counters[COUNTER_LISTED], 1)] = i;
 }
 
@@ -189,8 +192,9 @@ cc_classify_small_kernel (const int *__restrict__ parent, int *__restrict__ link
 __global__ void
 cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ replay,
                   const int *__restrict__ parent, int *__restrict__ link,
-                  const int *__restrict__ rank, uint8_t *flag, const int *__restrict__ small_roots,
-                  const int *__restrict__ small_offsets, int *__restrict__ queue)
+                  const int *__restrict__ rank, int base, uint8_t *flag,
+                  const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
+                  int *__restrict__ queue)
 {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n_replay)
@@ -224,7 +228,7 @@ cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ 
                   q[tail++] = m;
                 }
             }
-          else if (pm >= 0 && pm < root && cc_gives_label (rank, flag, pm, seg))
+          else if (cc_is_earlier (pm, root) && cc_gives_label (rank, flag, pm, seg, base))
             last = m;
         }
     }
@@ -234,14 +238,14 @@ cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ 
 /* Follows every small piece's links to its label and settles it, so that
  * the per-voxel pass does one lookup. */
 __global__ void
-cc_settle_kernel (const int *__restrict__ parent, int *link, const int *__restrict__ rank,
+cc_settle_kernel (const int *__restrict__ parent, int *link, const int *__restrict__ rank, int base,
                   const int *__restrict__ small_roots, const int *counters)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= counters[COUNTER_N_SMALL])
     return;
   const int r = small_roots[i];
-  const int l = cc_piece_label (parent, link, rank, r);
+  const int l = cc_piece_label (parent, link, rank, base, r);
   ((volatile int *)link)[r] = l + 2;
 }
 
@@ -258,8 +262,8 @@ cc_settle_kernel (const int *__restrict__ parent, int *link, const int *__restri
 static cudaError_t
 read_counter (const int *counters, int which, int *value, cudaStream_t stream)
 {
-  cudaError_t err = cudaMemcpyAsync (value, counters + which, sizeof (int),
-                                     cudaMemcpyDeviceToHost, stream);
+  cudaError_t err
+      = cudaMemcpyAsync (value, counters + which, sizeof (int), cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (stream);
   return err;
@@ -268,7 +272,7 @@ read_counter (const int *counters, int which, int *value, cudaStream_t stream)
 /* Flags every small piece that is not orphan-rooted, then links the
  * reached pieces whose first-replay neighbour is orphan-rooted anew. */
 static cudaError_t
-resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
+resolve_orphans (int nz, int ny, int nx, int n_small, int base, SvCudaConnScratch *s,
                  cudaStream_t stream)
 {
   cudaError_t err;
@@ -282,8 +286,8 @@ resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
       TRY (cudaMemsetAsync (s->counters + COUNTER_CHANGED, 0, sizeof (int), stream));
       cc_reach_kernel<<<(unsigned int)((nn + SV_CC_BLOCK * REACH_PER_THREAD - 1)
                                        / (SV_CC_BLOCK * REACH_PER_THREAD)),
-                        SV_CC_BLOCK, 0, stream>>> (nn, nz, ny, nx, s->parent, s->size, s->visited,
-                                                   s->counters);
+                        SV_CC_BLOCK, 0, stream>>> (nn, nz, ny, nx, s->parent, s->size, base,
+                                                     s->visited, s->counters);
       TRY (cudaGetLastError ());
       TRY (read_counter (s->counters, COUNTER_CHANGED, &changed, stream));
       rounds++;
@@ -291,20 +295,20 @@ resolve_orphans (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
   while (changed);
 
   TRY (cudaMallocAsync (&list, (size_t)n_small * sizeof (int), stream));
-  TRY (cudaMemcpyAsync (&total_large, s->size + nn, sizeof (int), cudaMemcpyDeviceToHost,
-                        stream));
+  TRY (cudaMemcpyAsync (&total_large, s->size + nn, sizeof (int), cudaMemcpyDeviceToHost, stream));
   TRY (cudaStreamSynchronize (stream));
   TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
   cc_classify_small_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (
-      s->parent, s->link, s->size, s->visited, s->small_roots, total_large, list, s->counters);
+      s->parent, s->link, s->size, s->visited, s->small_roots, total_large, base, list,
+      s->counters);
   TRY (cudaGetLastError ());
   TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
-  g_debug ("connectivity: %d small pieces, orphan-rooted ones found in %d rounds, %d replayed", n_small,
-           rounds, n_list);
+  g_debug ("connectivity: %d small pieces, orphan-rooted ones found in %d rounds, %d replayed",
+           n_small, rounds, n_list);
   if (n_list > 0)
     {
       cc_replay_kernel<<<(n_list + 63) / 64, 64, 0, stream>>> (
-          n_list, nz, ny, nx, list, s->parent, s->link, s->size, s->visited, s->small_roots,
+          n_list, nz, ny, nx, list, s->parent, s->link, s->size, base, s->visited, s->small_roots,
           s->small_offsets, s->queue);
       TRY (cudaGetLastError ());
     }
@@ -314,8 +318,8 @@ out:
 }
 
 cudaError_t
-sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, SvCudaConnScratch *s,
-                        cudaStream_t stream)
+sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, int base, bool counter_in_use,
+                        SvCudaConnScratch *s, cudaStream_t stream)
 {
   cudaError_t err;
   int orphan = 0;
@@ -327,11 +331,12 @@ sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, SvCudaConnScratch *
   TRY (cudaGetLastError ());
   TRY (read_counter (s->counters, COUNTER_ORPHAN, &orphan, stream));
   /* Without an orphan no piece is orphan-rooted (the first one would be an
-   * orphan) and the first replay's links are exact. */
-  if (orphan)
-    TRY (resolve_orphans (nz, ny, nx, n_small, s, stream));
-  cc_settle_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (s->parent, s->link, s->size,
-                                                                       s->small_roots, s->counters);
+   * orphan, or next to an earlier window's voxel of the counter's label)
+   * and the first replay's links are exact. */
+  if (orphan || counter_in_use)
+    TRY (resolve_orphans (nz, ny, nx, n_small, base, s, stream));
+  cc_settle_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (
+      s->parent, s->link, s->size, base, s->small_roots, s->counters);
   TRY (cudaGetLastError ());
 out:
   return err;

@@ -185,7 +185,7 @@ cc_classify_kernel (int n, const int *__restrict__ parent, const int *__restrict
 
 __global__ void
 cc_final_kernel (int n, const int *__restrict__ parent, const int *__restrict__ link,
-                 const int *__restrict__ rank, int start_label, int32_t *__restrict__ out)
+                 const int *__restrict__ rank, int base, int start_label, int32_t *__restrict__ out)
 {
   int v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= n)
@@ -193,15 +193,37 @@ cc_final_kernel (int n, const int *__restrict__ parent, const int *__restrict__ 
   int r = parent[v];
   if (r < 0)
     return;
-  out[v] = start_label + cc_piece_label (parent, link, rank, r);
+  out[v] = start_label + cc_piece_label (parent, link, rank, base, r);
+}
+
+/* In a window: voxels an earlier window settled take their encoded label
+ * (cc_is_known), pieces that start at core_end or later drop out (they are
+ * the next window's, maybe cut by its top). */
+__global__ void
+cc_window_mark_kernel (int n, const int32_t *__restrict__ known, int background, int start_label,
+                       int core_end, int *__restrict__ parent)
+{
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n)
+    return;
+  int p = parent[v];
+  if (p >= 0)
+    {
+      if (p >= core_end)
+        parent[v] = -1;
+      return;
+    }
+  int k = known[v];
+  if (k != SV_CC_UNKNOWN && k != background)
+    parent[v] = -2 - (k - start_label);
 }
 
 /* min_size > max(max_size, 1): every piece is small, the first keeps the
  * counter and no later one ever sees a label other than it. */
 __global__ void
-cc_uniform_kernel (int n, int32_t *labels, int background, int start_label, int *counters)
+cc_uniform_kernel (long long n, int32_t *labels, int background, int start_label, int *counters)
 {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= n || labels[v] == background)
     return;
   labels[v] = start_label;
@@ -239,22 +261,6 @@ grow_tmp (SvCudaConnScratch *s, const int *in, int *out, int n, cudaStream_t str
   return sv__cuda_cc_grow_scratch (s, tmp);
 }
 
-cudaError_t
-sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
-                      long long max_size, int start_label, SvCudaConnScratch *s,
-                      cudaStream_t stream, long long *n_labels, bool *handled)
-{
-  cudaError_t err;
-  long long n = (long long)nz * ny * nx;
-  int h_counters[N_COUNTERS];
-  int total = 0;
-  int background = start_label - 1;
-
-  *handled = false;
-  if (n == 0 || n >= INT_MAX - 2)
-    return cudaSuccess;
-  int nn = (int)n;
-
 #define TRY(x)                                                                                     \
   do                                                                                               \
     {                                                                                              \
@@ -264,28 +270,35 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
     }                                                                                              \
   while (0)
 
-  TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
-  if (min_size > max_size && min_size > 1)
-    {
-      cc_uniform_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, labels, background,
-                                                                 start_label, s->counters);
-      TRY (cudaGetLastError ());
-      TRY (cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost,
-                            stream));
-      TRY (cudaStreamSynchronize (stream));
-      *n_labels = h_counters[COUNTER_ANY];
-      *handled = true;
-      return cudaSuccess;
-    }
+cudaError_t
+sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, long long max_size,
+                 int start_label, const SvCcWindow *window, SvCudaConnScratch *s,
+                 cudaStream_t stream, int *n_large, bool *in_use)
+{
+  cudaError_t err;
+  const long long n = (long long)nz * ny * nx;
+  const int nn = (int)n;
+  const int background = start_label - 1;
+  const int base = window != NULL ? window->base : 0;
+  int32_t *out = window != NULL ? window->known : labels;
+  int h_counters[N_COUNTERS];
 
+  TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
   TRY (cudaMemsetAsync (s->size, 0, (size_t)(n + 1) * sizeof (int), stream));
-  cc_init_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, nx, labels, background, s->parent);
+  cc_init_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, nx, labels, background,
+                                                                s->parent);
   TRY (cudaGetLastError ());
   cc_union_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nz, ny, nx, labels, background,
-                                                            s->parent);
+                                                                 s->parent);
   TRY (cudaGetLastError ());
   cc_compress_size_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, s->parent, s->size);
   TRY (cudaGetLastError ());
+  if (window != NULL)
+    {
+      cc_window_mark_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (
+          nn, window->known, background, start_label, window->core_end, s->parent);
+      TRY (cudaGetLastError ());
+    }
   cc_classify_kernel<<<sv_cc_grid (n + 1), SV_CC_BLOCK, 0, stream>>> (
       nn, s->parent, s->size, min_size, max_size, s->link, s->small_roots, s->small_offsets,
       s->counters);
@@ -298,8 +311,18 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
       g_debug ("connectivity: %d oversized components", h_counters[COUNTER_OVERSIZED]);
       /* Cut the oversized components into their sequential pieces, then
        * classify the pieces again (no piece is oversized any more). */
-      TRY (sv__cuda_cc_split_oversized (labels, nz, ny, nx, max_size, h_counters[COUNTER_OVERSIZED], s,
-                            stream));
+      TRY (sv__cuda_cc_split_oversized (labels, nz, ny, nx, max_size, h_counters[COUNTER_OVERSIZED],
+                                        s, stream));
+      /* A cut component of the window's core may go on past it: its
+       * pieces that start at core_end or later are the next window's,
+       * which cuts what is left of it the same way (a BFS only walks the
+       * voxels no earlier piece took). */
+      if (window != NULL)
+        {
+          cc_window_mark_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (
+              nn, window->known, background, start_label, window->core_end, s->parent);
+          TRY (cudaGetLastError ());
+        }
       TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
       cc_classify_kernel<<<sv_cc_grid (n + 1), SV_CC_BLOCK, 0, stream>>> (
           nn, s->parent, s->size, min_size, LLONG_MAX, s->link, s->small_roots, s->small_offsets,
@@ -316,20 +339,66 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
   TRY (cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, s->link, s->size, nn + 1, stream));
 
   if (h_counters[COUNTER_N_SMALL] > 0)
-    TRY (sv__cuda_cc_link_small (nz, ny, nx, h_counters[COUNTER_N_SMALL], s, stream));
+    TRY (sv__cuda_cc_link_small (nz, ny, nx, h_counters[COUNTER_N_SMALL], base,
+                                 window != NULL && window->counter_in_use, s, stream));
 
   cc_final_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, s->parent, s->link, s->size,
-                                                            start_label, labels);
+                                                                 base, start_label, out);
   TRY (cudaGetLastError ());
-  TRY (cudaMemcpyAsync (&total, s->size + n, sizeof (int), cudaMemcpyDeviceToHost, stream));
+  TRY (cudaMemcpyAsync (n_large, s->size + n, sizeof (int), cudaMemcpyDeviceToHost, stream));
   TRY (
       cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost, stream));
   TRY (cudaStreamSynchronize (stream));
-#undef TRY
-  *n_labels = (long long)total + (h_counters[COUNTER_IN_USE] ? 1 : 0);
+  *in_use = h_counters[COUNTER_IN_USE] != 0;
+  return cudaSuccess;
+}
+
+cudaError_t
+sv__cuda_cc_uniform (int32_t *labels, long long n, int start_label, SvCudaConnScratch *s,
+                     cudaStream_t stream, bool *any)
+{
+  cudaError_t err;
+  int h_any = 0;
+
+  TRY (cudaMemsetAsync (s->counters + COUNTER_ANY, 0, sizeof (int), stream));
+  cc_uniform_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (n, labels, start_label - 1,
+                                                                   start_label, s->counters);
+  TRY (cudaGetLastError ());
+  TRY (cudaMemcpyAsync (&h_any, s->counters + COUNTER_ANY, sizeof (int), cudaMemcpyDeviceToHost,
+                        stream));
+  TRY (cudaStreamSynchronize (stream));
+  *any = h_any != 0;
+  return cudaSuccess;
+}
+
+cudaError_t
+sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
+                      long long max_size, int start_label, SvCudaConnScratch *s,
+                      cudaStream_t stream, long long *n_labels, bool *handled)
+{
+  cudaError_t err;
+  long long n = (long long)nz * ny * nx;
+  int total = 0;
+  bool in_use = false;
+
+  *handled = false;
+  if (n == 0 || n >= INT_MAX - 2)
+    return cudaSuccess;
+  if (min_size > max_size && min_size > 1)
+    {
+      bool any = false;
+      TRY (sv__cuda_cc_uniform (labels, n, start_label, s, stream, &any));
+      *n_labels = any ? 1 : 0;
+      *handled = true;
+      return cudaSuccess;
+    }
+  TRY (sv__cuda_cc_run (labels, nz, ny, nx, min_size, max_size, start_label, NULL, s, stream,
+                        &total, &in_use));
+  *n_labels = (long long)total + (in_use ? 1 : 0);
   *handled = true;
   return cudaSuccess;
 }
+#undef TRY
 
 size_t
 sv__cuda_conn_scratch_bytes (gsize n)

@@ -6,11 +6,13 @@
  * SvSlabSteps.holds_slab, and does not prepare them again). The rest go
  * through the double buffers every pass.
  *
- * Connectivity: when the whole label volume and the connectivity scratch
- * fit, the kept slabs go and the labels are gathered slab by slab into one
- * device volume, where the in-memory run's connectivity
- * (connectivity.cu) gives the same labels as the host's window over the
- * slabs; they are written back slab by slab. */
+ * Connectivity: the kept slabs go to make room. When the whole label
+ * volume and the connectivity scratch fit, the labels are gathered slab by
+ * slab into one device volume (or start from the kept assignment), where
+ * the in-memory run's connectivity (connectivity.cu) gives the same labels
+ * as the host's window over the slabs; past 2³¹ voxels or the room, the
+ * same rule runs window by window (connectivity-window.cu). Either way
+ * the result goes back slab by slab. */
 #define G_LOG_DOMAIN "sv-cuda"
 
 #include <limits.h>
@@ -101,65 +103,107 @@ sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1)
   return s != NULL && sv__cuda_resident_find (s, z0, z1) != NULL;
 }
 
-int
-sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
-                              gint64 min_size, gint64 max_size, int start_label,
-                              SvSlabSource source, SvSlabSink sink, gpointer user_data,
-                              gint64 *n_labels, GError **error)
+/* Where the connectivity's input comes from and its output goes: the
+ * kept labels or the run's source, the run's sink, through host memory of
+ * the run's slab size copied through the backend's pinned lanes. */
+typedef struct
 {
-  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
-  const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
+  SvCudaSlabs *s;
+  SvSlabSource source;
+  SvSlabSink sink;
+  gpointer user_data;
+  gint32 *host;
+  guint depth;
+  gsize plane;
+} LabelRoute;
+
+static gboolean
+route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
+{
+  LabelRoute *r = (LabelRoute *)user_data;
+  const gsize plane = r->plane;
+
+  if (r->source == NULL)
+    {
+      SV_CUDA_CHECK (cudaMemcpyAsync (d, r->s->d_kept + (gsize)z0 * plane,
+                                      (gsize)(z1 - z0) * plane * sizeof (int32_t),
+                                      cudaMemcpyDeviceToDevice, r->s->compute));
+      return TRUE;
+    }
+  for (guint c0 = z0; c0 < z1; c0 += r->depth)
+    {
+      const guint c1 = MIN (c0 + r->depth, z1);
+      if (!r->source (c0, c1, r->host, r->user_data, error))
+        return FALSE;
+      /* The source may have read another device's labels. */
+      SV_CUDA_CHECK (cudaSetDevice (r->s->device));
+      SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, d + (gsize)(c0 - z0) * plane, r->host,
+                                           (gsize)(c1 - c0) * plane * sizeof (int32_t), TRUE));
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+static gboolean
+route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
+{
+  LabelRoute *r = (LabelRoute *)user_data;
+  const gsize plane = r->plane;
+
+  for (guint c0 = z0; c0 < z1; c0 += r->depth)
+    {
+      const guint c1 = MIN (c0 + r->depth, z1);
+      SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, r->host, d + (gsize)(c0 - z0) * plane,
+                                           (gsize)(c1 - c0) * plane * sizeof (int32_t), FALSE));
+      if (!r->sink (c0, c1, r->host, r->user_data, error))
+        return FALSE;
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* Device bytes the connectivity may take: under the steps' limit, or what
+ * the device has free. */
+static guint64
+connect_room (const SvCudaSlabs *s)
+{
+  size_t free_bytes = 0, total = 0;
+
+  if (s->limit > 0)
+    return s->limit > s->bytes ? s->limit - s->bytes : 0;
+  if (cudaMemGetInfo (&free_bytes, &total) != cudaSuccess || free_bytes < RESIDENT_RESERVE)
+    return 0;
+  return free_bytes - RESIDENT_RESERVE;
+}
+
+/* The whole label volume and its scratch at once (below 2³¹ − 3 voxels):
+ * 1 when done, 0 when the device path does not apply, −1 on error. */
+static int
+connect_whole (LabelRoute *route, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
+               int start_label, gint64 *n_labels, GError **error)
+{
+  SvCudaSlabs *s = route->s;
+  const gsize plane = route->plane, n = (gsize)nz * plane;
   SvCudaConnScratch scratch;
   int32_t *d_labels = NULL, *d_own = NULL;
-  g_autofree gint32 *host = NULL;
   long long count = 0;
   bool handled = false;
-  guint64 need;
   int done = -1;
 
   memset (&scratch, 0, sizeof scratch);
-  if (s == NULL)
-    return -1;
-  /* The device rule covers volumes below 2³¹ − 3 voxels. */
-  if (n == 0 || n >= (gsize)INT_MAX - 2)
-    return 0;
-  /* The kept slabs make room for the connectivity; labels kept on the
-   * device are where it starts. */
-  sv__cuda_resident_clear (s);
-  g_return_val_if_fail (source != NULL || s->d_kept != NULL, -1);
-  need = sv__cuda_conn_scratch_bytes (n) + (source != NULL ? n * sizeof (int32_t) : 0);
-  if (!sv__cuda_slabs_fit (s, need))
-    return 0;
-  depth = CLAMP (depth, 1, nz);
-  /* Slabs go through host memory of the run's slab size, copied through
-   * the backend's pinned lanes. */
-  host = (gint32 *)g_try_malloc ((gsize)depth * plane * sizeof (int32_t));
-  if (host == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %u slices", depth);
-      return -1;
-    }
-  if (source != NULL)
+  if (route->source != NULL)
     {
       SV_CUDA_CHECK (cudaMalloc (&d_own, n * sizeof (int32_t)));
       d_labels = d_own;
+      if (!route_load (0, nz, d_labels, route, error))
+        goto out;
     }
   else
     d_labels = s->d_kept;
   if (!sv__cuda_conn_scratch_alloc (&scratch, n, error))
     goto out;
-  s->peak = MAX (s->peak, s->bytes + need);
-  for (guint z0 = 0; source != NULL && z0 < nz; z0 += depth)
-    {
-      const guint z1 = MIN (z0 + depth, nz);
-      if (!source (z0, z1, host, user_data, error))
-        goto out;
-      /* The source may have read another device's labels. */
-      SV_CUDA_CHECK (cudaSetDevice (s->device));
-      SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, d_labels + (gsize)z0 * plane, host,
-                                           (gsize)(z1 - z0) * plane * sizeof (int32_t), TRUE));
-    }
   SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
                                        start_label, &scratch, s->compute, &count, &handled));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
@@ -168,14 +212,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
       done = 0;
       goto out;
     }
-  for (guint z0 = 0; z0 < nz; z0 += depth)
-    {
-      const guint z1 = MIN (z0 + depth, nz);
-      SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, host, d_labels + (gsize)z0 * plane,
-                                           (gsize)(z1 - z0) * plane * sizeof (int32_t), FALSE));
-      if (!sink (z0, z1, host, user_data, error))
-        goto out;
-    }
+  if (!route_store (0, nz, d_labels, route, error))
+    goto out;
   *n_labels = count;
   done = 1;
 out:
@@ -183,6 +221,71 @@ out:
   sv__cuda_conn_scratch_free (&scratch);
   cudaFree (d_own);
   return done;
+}
+
+int
+sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                              guint extent, gint64 min_size, gint64 max_size, int start_label,
+                              SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                              gint64 *n_labels, guint *held, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
+  const char *forced = g_getenv ("SV_CUDA_CONNECT_WINDOW");
+  g_autofree gint32 *host = NULL;
+  LabelRoute route;
+  guint64 room, whole;
+  guint core = 0;
+
+  if (s == NULL)
+    return -1;
+  if (n == 0)
+    return 0;
+  /* The kept slabs make room for the connectivity; labels kept on the
+   * device are where it starts. */
+  sv__cuda_resident_clear (s);
+  g_return_val_if_fail (source != NULL || s->d_kept != NULL, -1);
+  room = connect_room (s);
+  whole = sv__cuda_conn_scratch_bytes (n) + (source != NULL ? n * sizeof (int32_t) : 0);
+  /* Past 2³¹ voxels or the device's room, windows of z slices (the deepest
+   * that fit); SV_CUDA_CONNECT_WINDOW=SLICES asks for windows of that core
+   * depth (tests and measurements). */
+  if (forced != NULL && *forced != '\0')
+    core = (guint)MAX (g_ascii_strtoull (forced, NULL, 10), 1);
+  else if (n >= (gsize)INT_MAX - 2 || whole > room)
+    {
+      if (extent == G_MAXUINT)
+        return 0;
+      core = sv__cuda_cc_window_depth (nz, plane, extent, room);
+      if (core == 0)
+        return 0;
+    }
+  depth = CLAMP (depth, 1, nz);
+  host = (gint32 *)g_try_malloc ((gsize)depth * plane * sizeof (int32_t));
+  if (host == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the labels of %u slices", depth);
+      return -1;
+    }
+  route = (LabelRoute){ s, source, sink, user_data, host, depth, plane };
+  if (core == 0)
+    {
+      *held = nz;
+      s->peak = MAX (s->peak, s->bytes + whole);
+      return connect_whole (&route, nz, ny, nx, min_size, max_size, start_label, n_labels, error);
+    }
+  core = MIN (core, nz);
+  if (extent == G_MAXUINT || (guint64)MIN ((guint64)core + extent + 1, nz) * plane >= INT_MAX - 2)
+    return 0;
+  s->peak = MAX (s->peak, s->bytes + sv__cuda_cc_window_bytes (nz, plane, extent, core));
+  *held = (guint)MIN ((guint64)core + extent + 1, nz);
+  g_debug ("connectivity: windows of %u slices (label extent %u)", core, extent);
+  return sv__cuda_connectivity_windows (nz, ny, nx, extent, core, min_size, max_size, start_label,
+                                        route_load, route_store, &route, s->compute, n_labels,
+                                        error)
+             ? 1
+             : -1;
 }
 
 void

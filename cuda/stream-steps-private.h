@@ -146,9 +146,9 @@ gboolean sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mas
 void sv__cuda_resident_clear (SvCudaSlabs *s);
 gboolean sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1);
 int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
-                                  gint64 min_size, gint64 max_size, int start_label,
+                                  guint extent, gint64 min_size, gint64 max_size, int start_label,
                                   SvSlabSource source, SvSlabSink sink, gpointer user_data,
-                                  gint64 *n_labels, GError **error);
+                                  gint64 *n_labels, guint *held, GError **error);
 
 /* Whether `bytes` more fit under the steps' limit (or in what the device
  * has free, less a reserve). */

@@ -140,4 +140,12 @@ gboolean sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, gui
                                        gint32 *out, gint64 *n_labels, gboolean *on_device,
                                        GError **error);
 
+/* The same rule window by window, as the streamed run uses it past 2³¹
+ * voxels: cores of `depth` slices, `extent` at least the z extent of every
+ * label minus one (tests). */
+gboolean sv_cuda_connectivity_enforce_windows (const gint32 *in, guint nz, guint ny, guint nx,
+                                               gint64 min_size, gint64 max_size, int start_label,
+                                               guint extent, guint depth, gint32 *out,
+                                               gint64 *n_labels, GError **error);
+
 G_END_DECLS

@@ -128,11 +128,18 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
 static gboolean
 run_read_labels (Run *run, guint z0, guint z1, gint32 *labels, GError **error)
 {
-  SvBackend *keeper = sv__slab_plan_owner (&run->plan, z0);
-
-  if (run->plan.assignment_kept)
-    return keeper->klass->slab_steps->read_kept (keeper, z0, z1, labels, error);
-  return sv__spill_read (run->spill, z0, z1, labels, error);
+  if (!run->plan.assignment_kept)
+    return sv__spill_read (run->spill, z0, z1, labels, error);
+  /* Each slab from the device that kept it: a range may cross owners. */
+  for (guint c0 = z0, c1; c0 < z1; c0 = c1)
+    {
+      SvBackend *keeper = sv__slab_plan_owner (&run->plan, c0);
+      c1 = MIN (z1, (c0 / run->depth + 1) * run->depth);
+      if (!keeper->klass->slab_steps->read_kept (
+              keeper, c0, c1, labels + (gsize)(c0 - z0) * run->ny * run->nx, error))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* run_read_labels as an SvSlabSource (user_data: the run). */
@@ -179,24 +186,28 @@ writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GErro
  * there (the in-memory run's, so the same labels as the host's window):
  * the number of labels, −1 when it does not fit, −2 on error. */
 static gint64
-connect_on_device (Run *run, gint64 min_size, gint64 max_size, SvTiffLabelWriter *writer,
-                   SvStreamReport *report, GError **error)
+connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
+                   SvTiffLabelWriter *writer, SvStreamReport *report, GError **error)
 {
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
   LabelRoute route = { run, writer };
   gint64 n_labels = 0;
+  guint held = run->nz;
   int done;
 
   if (steps == NULL || steps->connect_volume == NULL)
     return -1;
   done = steps->connect_volume (
-      backend, run->nz, run->ny, run->nx, run->depth, min_size, max_size, run->params->start_label,
+      backend, run->nz, run->ny, run->nx, run->depth, extent, min_size, max_size,
+      run->params->start_label,
       run->plan.assignment_kept && run->plan.n_workers == 1 ? NULL : route_source, writer_sink,
-      &route, &n_labels, error);
+      &route, &n_labels, &held, error);
   if (done < 0)
     return -2;
   report->connect_on_device = done == 1;
+  if (done == 1)
+    report->connect_window = held;
   return done == 1 ? n_labels : -1;
 }
 
@@ -222,16 +233,19 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
 
       sv_connectivity_sizes (summary->n_in, run->clusters.k, params->min_size_factor,
                              params->max_size_factor, &min_size, &max_size);
-      n_labels = connect_on_device (run, min_size, max_size, writer, report, error);
+      n_labels
+          = connect_on_device (run, summary->max_extent, min_size, max_size, writer, report, error);
       if (n_labels < -1)
         return FALSE;
-      report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
       /* The host's window reads the labels a slice at a time from where
        * they are: the device that kept them, or the spill file. */
       if (n_labels < 0)
-        n_labels = sv__stream_connectivity (
-            labels_source, run, run->nz, run->ny, run->nx, report->connect_window, min_size,
-            max_size, params->start_label, writer, run->depth, options->cancellable, error);
+        {
+          report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
+          n_labels = sv__stream_connectivity (
+              labels_source, run, run->nz, run->ny, run->nx, report->connect_window, min_size,
+              max_size, params->start_label, writer, run->depth, options->cancellable, error);
+        }
       if (n_labels < 0)
         return FALSE;
       stats->n_labels = (gsize)n_labels;

@@ -2,7 +2,8 @@
  * CPU's sequential sv_connectivity_enforce on label volumes with many small
  * fragments, background, split components (one label everywhere, long thin
  * labels), orphans (small pieces with no labelled neighbour), min_size >
- * max_size and random small volumes, always on the device path. Skips
+ * max_size and random small volumes, always on the device path, over the
+ * whole volume and window by window (as past 2³¹ voxels). Skips
  * without a CUDA device. */
 #define G_LOG_DOMAIN "sv-test-cuda"
 
@@ -41,6 +42,57 @@ make_labels (guint nz, guint ny, guint nx, guint bz, guint by, guint bx, double 
             }
         }
   return l;
+}
+
+/* The largest z extent of one label, minus one (background out). */
+static guint
+label_extent (const gint32 *in, guint nz, guint ny, guint nx, int start_label)
+{
+  g_autoptr (GHashTable) first = g_hash_table_new (NULL, NULL);
+  const gsize plane = (gsize)ny * nx;
+  guint extent = 0;
+
+  for (gsize i = 0; i < nz * plane; i++)
+    {
+      guint z = (guint)(i / plane);
+      gpointer key = GINT_TO_POINTER (in[i]);
+      gpointer z0;
+      if (in[i] == start_label - 1)
+        continue;
+      if (!g_hash_table_lookup_extended (first, key, NULL, &z0))
+        g_hash_table_insert (first, key, GUINT_TO_POINTER (z));
+      else
+        extent = MAX (extent, z - GPOINTER_TO_UINT (z0));
+    }
+  return extent;
+}
+
+/* The windowed rule (the streamed run's past 2³¹ voxels) with cores of 1,
+ * 2 and 3 slices and of half the volume gives `cpu` and its count. */
+static void
+check_windows (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
+               int start_label, const gint32 *cpu, gint64 n_cpu)
+{
+  const gsize n = (gsize)nz * ny * nx;
+  const guint extent = label_extent (in, nz, ny, nx, start_label);
+  const guint depths[] = { 1, 2, 3, nz / 2 + 1 };
+  g_autofree gint32 *gpu = g_new (gint32, n);
+
+  for (gsize d = 0; d < G_N_ELEMENTS (depths); d++)
+    {
+      g_autoptr (GError) error = NULL;
+      gint64 n_gpu = -1;
+      memset (gpu, 0x55, n * sizeof (gint32));
+      g_assert_true (sv_cuda_connectivity_enforce_windows (
+          in, nz, ny, nx, min_size, max_size, start_label, extent, depths[d], gpu, &n_gpu, &error));
+      g_assert_no_error (error);
+      for (gsize i = 0; i < n; i++)
+        if (cpu[i] != gpu[i])
+          g_error ("%ux%ux%u min %" G_GINT64_FORMAT " max %" G_GINT64_FORMAT
+                   ", windows of %u (extent %u): voxel %" G_GSIZE_FORMAT ": cpu %d, cuda %d",
+                   nz, ny, nx, min_size, max_size, depths[d], extent, i, cpu[i], gpu[i]);
+      g_assert_cmpint (n_cpu, ==, n_gpu);
+    }
 }
 
 typedef struct
@@ -103,11 +155,12 @@ test_matches_cpu (gconstpointer data)
         if (cpu[i] != gpu[i])
           g_error ("voxel %" G_GSIZE_FORMAT ": cpu %d, cuda %d", i, cpu[i], gpu[i]);
       g_assert_cmpint (n_cpu, ==, n_gpu);
+      check_windows (in, c->nz, c->ny, c->nx, min_size, max_size, c->start_label, cpu, n_cpu);
     }
 }
 
 /* Runs both paths on `in` and asserts equal labels and counts, on the
- * device. */
+ * device, in one piece and window by window. */
 static void
 check_equal (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
              int start_label)
@@ -119,8 +172,8 @@ check_equal (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gi
   gint64 n_gpu = -1;
   gboolean on_device = FALSE;
   gint64 n_cpu = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, cpu);
-  g_assert_true (sv_cuda_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label,
-                                               gpu, &n_gpu, &on_device, &error));
+  g_assert_true (sv_cuda_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, gpu,
+                                               &n_gpu, &on_device, &error));
   g_assert_no_error (error);
   g_assert_true (on_device);
   for (gsize i = 0; i < n; i++)
@@ -129,6 +182,7 @@ check_equal (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gi
                ": cpu %d, cuda %d",
                nz, ny, nx, min_size, max_size, i, cpu[i], gpu[i]);
   g_assert_cmpint (n_cpu, ==, n_gpu);
+  check_windows (in, nz, ny, nx, min_size, max_size, start_label, cpu, n_cpu);
 }
 
 /* One label everywhere: a single component cut into many max_size pieces;
@@ -138,7 +192,7 @@ test_single_label (void)
 {
   const guint nz = 17, ny = 23, nx = 29;
   g_autofree gint32 *in = g_new (gint32, nz * ny * nx);
-  static const gint64 sizes[][2] = { { 10, 100 }, { 60, 100 }, { 1, 7 },  { 0, 1 },
+  static const gint64 sizes[][2] = { { 10, 100 }, { 60, 100 }, { 1, 7 },    { 0, 1 },
                                      { 1, 1 },    { 0, 0 },    { 99, 100 }, { 5, 11337 } };
   if (!sv_test_need_cuda ())
     return;
@@ -168,7 +222,7 @@ test_thin_labels (void)
         for (guint y = 0; y < ny; y++)
           for (guint x = 0; x < nx; x++)
             {
-              gint32 l = shape == 0 ? (gint32)(z * ny + y) % 5
+              gint32 l = shape == 0   ? (gint32)(z * ny + y) % 5
                          : shape == 1 ? (gint32)(y * nx + x) % 3
                                       : (gint32)((x / 2 + y + z) % 4);
               in[(z * ny + y) * nx + x] = l + 1;

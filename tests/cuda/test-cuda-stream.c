@@ -186,6 +186,58 @@ test_partial_resident (Fixture *f, gconstpointer data)
   sv_test_assert_same_file (expected, out);
 }
 
+/* The connectivity window by window on the device: a limit with room
+ * for a window of slices but not for the whole volume's rule (the
+ * assignment, 256 KiB, and 1.2 MB: the whole rule takes about 1.7 MB, a
+ * window of one core slice about 30 KB a slice of the label extent), and
+ * windows of 1, 2 and 5 core slices asked for; the file is the CPU's in
+ * memory, and the sidecar says how many slices the device held at once. */
+static void
+test_connectivity_windows (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (64, 32, 32, 1);
+  const char *params[] = { "--n-segments 400", "--n-segments 150 --slic-zero --compactness 0.05",
+                           "--n-segments 60 --min-size-factor 0.05 --max-size-factor 0.3" };
+  g_autofree char *in = NULL, *expected = NULL, *out = NULL;
+
+  if (!have_device ())
+    return;
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  expected = path_in (f, "memory.tif");
+  out = path_in (f, "streamed.tif");
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    {
+      g_autofree char *cpu = g_strdup_printf ("%s --backend cpu", params[p]);
+      g_autofree char *limited = g_strdup_printf (
+          "%s --backend cuda --slab-depth 8 --device-memory-limit %d", params[p], 262144 + 1200000);
+      g_autofree char *memory_json = run_slic (f, in, expected, cpu);
+      g_autofree char *json = NULL;
+
+      g_test_message ("%s", limited);
+      json = run_slic (f, in, out, limited);
+      sv_test_assert_same_file (expected, out);
+      g_assert_nonnull (strstr (json, "\"connectivity_on_device\":true"));
+      g_assert_cmpint (json_int (json, "connectivity_window"), <, 64);
+      gint64 held[3];
+      for (guint w = 0; w < 3; w++)
+        {
+          const char *depth = (const char *[]){ "1", "2", "5" }[w];
+          g_autofree char *forced = g_strdup_printf ("%s --backend cuda --slab-depth 8", params[p]);
+          g_autofree char *forced_json = NULL;
+
+          g_setenv ("SV_CUDA_CONNECT_WINDOW", depth, TRUE);
+          forced_json = run_slic (f, in, out, forced);
+          g_unsetenv ("SV_CUDA_CONNECT_WINDOW");
+          sv_test_assert_same_file (expected, out);
+          g_assert_nonnull (strstr (forced_json, "\"connectivity_on_device\":true"));
+          held[w] = json_int (forced_json, "connectivity_window");
+        }
+      /* A window holds its core, the label extent and one slice below. */
+      g_assert_cmpint (held[1], ==, MIN (held[0] + 1, 64));
+      g_assert_cmpint (held[2], ==, MIN (held[0] + 4, 64));
+    }
+}
+
 static void
 test_identical (Fixture *f, gconstpointer data)
 {
@@ -336,6 +388,7 @@ main (int argc, char **argv)
   ADD ("/cuda/stream/identical-to-cpu/mask", test_mask, NULL);
   ADD ("/cuda/stream/identical-to-cpu/odd-shapes", test_odd_shapes, NULL);
   ADD ("/cuda/stream/identical-to-cpu/partly-resident", test_partial_resident, NULL);
+  ADD ("/cuda/stream/identical-to-cpu/connectivity-windows", test_connectivity_windows, NULL);
   ADD ("/cuda/stream/cancel-frees-device", test_cancel_frees_device, NULL);
 #undef ADD
   return g_test_run ();

@@ -33,6 +33,7 @@ typedef struct
   guint index;       /* in the order made */
   GHashTable *slabs; /* z0 → the slab's prepared values, from its samples */
   gint32 *kept;      /* nz·plane, or NULL */
+  guint8 *labelled;  /* nz: the slices it made labels of */
   gsize k;
   guint *zmin, *zmax;
   guint64 n_in;
@@ -63,6 +64,7 @@ static void
 keeper_drop (Keeper *kp)
 {
   g_clear_pointer (&kp->kept, g_free);
+  g_clear_pointer (&kp->labelled, g_free);
   g_clear_pointer (&kp->zmin, g_free);
   g_clear_pointer (&kp->zmax, g_free);
 }
@@ -134,6 +136,7 @@ keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error
     return FALSE;
   g_assert_null (kp->kept);
   kp->kept = g_new (gint32, (gsize)nz * plane);
+  kp->labelled = g_new0 (guint8, nz);
   g_assert_cmpuint (device.plane, ==, plane);
   kp->k = k;
   kp->zmin = g_new (guint, MAX (k, 1));
@@ -184,6 +187,7 @@ keeping_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *m
 
   g_assert_nonnull (kp->kept);
   slab = kp->kept + (gsize)z0 * device.plane;
+  memset (kp->labelled + z0, 1, z1 - z0);
   device.label_slabs++;
   if (!kp->tallying)
     {
@@ -236,25 +240,66 @@ keeping_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,
 static gboolean
 keeping_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels, GError **error)
 {
+  /* Only slices whose labels this device made. */
+  for (guint z = z0; z < z1; z++)
+    g_assert_true (keeper_of (backend)->labelled[z]);
   memcpy (labels, keeper_of (backend)->kept + (gsize)z0 * device.plane,
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   return TRUE;
 }
 
+/* The largest z extent of one label, minus one (background out). */
+static guint
+label_extent (const gint32 *labels, guint nz, gsize plane, int start_label)
+{
+  g_autoptr (GHashTable) first = g_hash_table_new (NULL, NULL);
+  guint extent = 0;
+
+  for (gsize i = 0; i < nz * plane; i++)
+    {
+      gpointer z0;
+      if (labels[i] == start_label - 1)
+        continue;
+      if (!g_hash_table_lookup_extended (first, GINT_TO_POINTER (labels[i]), NULL, &z0))
+        g_hash_table_insert (first, GINT_TO_POINTER (labels[i]), GUINT_TO_POINTER (i / plane));
+      else
+        extent = MAX (extent, (guint)(i / plane) - GPOINTER_TO_UINT (z0));
+    }
+  return extent;
+}
+
 static int
-keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth, guint extent,
                         gint64 min_size, gint64 max_size, int start_label, SvSlabSource source,
-                        SvSlabSink sink, gpointer user_data, gint64 *n_labels, GError **error)
+                        SvSlabSink sink, gpointer user_data, gint64 *n_labels, guint *held,
+                        GError **error)
 {
   Keeper *kp = keeper_of (backend);
-  g_autofree gint32 *out = NULL;
+  const gsize plane = (gsize)ny * nx;
+  g_autofree gint32 *in = NULL, *out = NULL;
 
-  /* Only labels it keeps, and only with room. */
+  /* Its own labels when it kept them all, else through the source. */
   g_assert_true (source != NULL || kp->kept != NULL);
-  if (source != NULL || !device.room_for_connectivity)
+  if (!device.room_for_connectivity)
     return 0;
-  out = g_new (gint32, (gsize)nz * ny * nx);
-  *n_labels = sv_connectivity_enforce (kp->kept, nz, ny, nx, min_size, max_size, start_label, out);
+  if (source == NULL)
+    in = g_memdup2 (kp->kept, nz * plane * sizeof (gint32));
+  else
+    {
+      /* Ranges that cross slabs, and so devices when there are several. */
+      in = g_new (gint32, nz * plane);
+      for (guint z0 = 0, z1; z0 < nz; z0 = z1)
+        {
+          z1 = MIN (z0 + (z0 == 0 ? 1 : depth), nz);
+          if (!source (z0, z1, in + z0 * plane, user_data, error))
+            return -1;
+        }
+    }
+  /* The extent a device's windows rely on: exactly the labels' own. */
+  g_assert_cmpuint (extent, ==, label_extent (in, nz, plane, start_label));
+  out = g_new (gint32, nz * plane);
+  *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, out);
+  *held = nz;
   device.connected++;
   for (guint z0 = 0; z0 < nz; z0 += depth)
     if (!sink (z0, MIN (z0 + depth, nz), out + (gsize)z0 * ny * nx, user_data, error))
@@ -409,11 +454,11 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             /* The first device's share is given back when the second has
              * no room. */
             g_assert_cmpuint (device.given_back, ==, rooms[r].labels && !kept ? 1 : 0);
-            /* Only one device holds every slab's labels for its own
-             * connectivity. */
+            /* With room the first device runs the connectivity, on its
+             * own labels or on what the source reads from the others or
+             * the spill file. */
             g_assert_cmpint (report.connect_on_device, ==,
-                             kept && n_workers == 1 && rooms[r].connectivity
-                                 && params[p].enforce_connectivity);
+                             rooms[r].connectivity && params[p].enforce_connectivity);
             g_assert_cmpuint (device.connected, ==, report.connect_on_device ? 1 : 0);
             /* Six slabs, each taken once from its samples when there is
              * room. */

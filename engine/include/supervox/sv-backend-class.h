@@ -98,14 +98,18 @@ typedef struct
    * and raise_maxima then get data == NULL for that slab. */
   gboolean (*holds_slab) (SvBackend *backend, guint z0, guint z1);
   /* Optional: sv_connectivity_enforce over the whole nz·ny·nx label volume
-   * in the backend's memory, when it fits there: the labels come from
-   * `source` and the result goes to `sink`, both `depth` slices at a time
-   * in z order. Returns 1 when done (*n_labels set), 0 when the volume
-   * does not fit (nothing was written; the caller runs its own), −1 with
-   * `error` set. The passes are over: a backend may free what they kept. */
+   * in the backend's memory, at once or window by window: the labels come
+   * from `source` and the result goes to `sink`, at most `depth` slices at
+   * a time in z order. `extent` is the largest z extent of one label,
+   * minus one (G_MAXUINT: not known), which bounds a window. Returns 1
+   * when done (*n_labels set, *held: the most slices it held at once), 0
+   * when it does not fit (nothing was written; the caller runs its own),
+   * −1 with `error` set. The passes are over: a backend may free what
+   * they kept. */
   int (*connect_volume) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
-                         gint64 min_size, gint64 max_size, int start_label, SvSlabSource source,
-                         SvSlabSink sink, gpointer user_data, gint64 *n_labels, GError **error);
+                         guint extent, gint64 min_size, gint64 max_size, int start_label,
+                         SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                         gint64 *n_labels, guint *held, GError **error);
 
   /* ---- the assignment kept in the backend's memory (all optional) ----
    * A device that holds the whole volume's assignment saves taking every
