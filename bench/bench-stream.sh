@@ -14,9 +14,10 @@
 # segmented by scikit-image (python3's) with the same parameters, timed,
 # and compared with the streamed labels.
 #
-# The volumes are made with numpy and tifffile (smooth structure, steps and
-# noise, uint8, one page per slice) in OUTDIR and removed after; 1024³
-# takes 1 GiB on disk and its two label files 4 GiB each.
+# The volumes are made by bench/make-volume.py (numpy and tifffile: smooth
+# structure, steps and noise, uint8, one page per slice, on every core) in
+# OUTDIR and removed after; 1024³ takes 1 GiB on disk and its two label
+# files 4 GiB each.
 set -euo pipefail
 bin=$1
 out=$2
@@ -25,22 +26,7 @@ mkdir -p "$out"
 for n in $sizes; do
   for noise in ${NOISE:-0.05}; do
     vol="$out/vol-$n.tif"
-    python3 - "$vol" "$n" "$noise" <<'PY'
-import sys
-import numpy as np
-import tifffile
-path, n, noise = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-s = np.sin(np.arange(n) * 0.11).astype(np.float32)
-yy = s[(np.arange(n) * 7) % n][:, None]
-xx = s[(np.arange(n) * 3) % n][None, :]
-rng = np.random.default_rng(1)
-def pages():
-    for z in range(n):
-        cell = ((z // 37 + np.arange(n)[:, None] // 41 + np.arange(n)[None, :] // 43) % 3)
-        v = 0.5 + 0.3 * s[z] * yy * xx + 0.15 * cell + noise * rng.random((n, n), dtype=np.float32)
-        yield (np.clip(v, 0, 1.05) * 255 / 1.05).astype(np.uint8)
-tifffile.imwrite(path, pages(), shape=(n, n, n), dtype=np.uint8, bigtiff=True)
-PY
+    python3 "$(dirname "$0")/make-volume.py" "$vol" "$n" "$noise"
     segments=$(( n * n * n / 1000 ))
     depth=$(( n / 8 ))
     for c in ${COMPACTNESS:-10}; do

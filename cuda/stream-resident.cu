@@ -20,6 +20,7 @@
 
 #include "stream-steps-private.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-sink-thread.h"
 
 /* Left free on the device when the limit is what the device has free
  * (the runtime, cub's scratch, other work). */
@@ -105,7 +106,9 @@ sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1)
 
 /* Where the connectivity's input comes from and its output goes: the
  * kept labels or the run's source, the run's sink, through host memory of
- * the run's slab size copied through the backend's pinned lanes. */
+ * the run's slab size copied through the backend's pinned lanes. The sink
+ * runs on a thread of its own when it can (the label file's compression
+ * and writing go on while the device works on the next window). */
 typedef struct
 {
   SvCudaSlabs *s;
@@ -115,6 +118,7 @@ typedef struct
   gint32 *host;
   guint depth;
   gsize plane;
+  SvSinkThread *sink_thread;
 } LabelRoute;
 
 static gboolean
@@ -154,9 +158,14 @@ route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
   for (guint c0 = z0; c0 < z1; c0 += r->depth)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
-      SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, r->host, d + (gsize)(c0 - z0) * plane,
+      gint32 *host = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error) : r->host;
+      if (host == NULL)
+        return FALSE;
+      SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, host, d + (gsize)(c0 - z0) * plane,
                                            (gsize)(c1 - c0) * plane * sizeof (int32_t), FALSE));
-      if (!r->sink (c0, c1, r->host, r->user_data, error))
+      if (r->sink_thread != NULL)
+        sv_sink_thread_push (r->sink_thread, c0, c1, host);
+      else if (!r->sink (c0, c1, host, r->user_data, error))
         return FALSE;
     }
   return TRUE;
@@ -236,6 +245,7 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   LabelRoute route;
   guint64 room, whole;
   guint core = 0;
+  int done;
 
   if (s == NULL)
     return -1;
@@ -260,32 +270,51 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
       if (core == 0)
         return 0;
     }
-  depth = CLAMP (depth, 1, nz);
-  host = (gint32 *)g_try_malloc ((gsize)depth * plane * sizeof (int32_t));
-  if (host == NULL)
+  if (core > 0)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %u slices", depth);
-      return -1;
+      core = MIN (core, nz);
+      if (extent == G_MAXUINT
+          || (guint64)MIN ((guint64)core + extent + 1, nz) * plane >= (guint64)INT_MAX - 2)
+        return 0;
     }
-  route = (LabelRoute){ s, source, sink, user_data, host, depth, plane };
+  depth = CLAMP (depth, 1, nz);
+  route = (LabelRoute){ s, source, sink, user_data, NULL, depth, plane, NULL };
+  route.sink_thread = sv_sink_thread_new (sink, user_data, (gsize)depth * plane, 2);
+  /* Host memory for the source's slabs, and for the sink's without a
+   * thread. */
+  if (source != NULL || route.sink_thread == NULL)
+    {
+      route.host = host = (gint32 *)g_try_malloc ((gsize)depth * plane * sizeof (int32_t));
+      if (host == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough memory for the labels of %u slices", depth);
+          if (route.sink_thread != NULL)
+            sv_sink_thread_finish (route.sink_thread, FALSE, NULL);
+          return -1;
+        }
+    }
   if (core == 0)
     {
       *held = nz;
       s->peak = MAX (s->peak, s->bytes + whole);
-      return connect_whole (&route, nz, ny, nx, min_size, max_size, start_label, n_labels, error);
+      done = connect_whole (&route, nz, ny, nx, min_size, max_size, start_label, n_labels, error);
     }
-  core = MIN (core, nz);
-  if (extent == G_MAXUINT || (guint64)MIN ((guint64)core + extent + 1, nz) * plane >= INT_MAX - 2)
-    return 0;
-  s->peak = MAX (s->peak, s->bytes + sv__cuda_cc_window_bytes (nz, plane, extent, core));
-  *held = (guint)MIN ((guint64)core + extent + 1, nz);
-  g_debug ("connectivity: windows of %u slices (label extent %u)", core, extent);
-  return sv__cuda_connectivity_windows (nz, ny, nx, extent, core, min_size, max_size, start_label,
-                                        route_load, route_store, &route, s->compute, n_labels,
-                                        error)
-             ? 1
-             : -1;
+  else
+    {
+      *held = (guint)MIN ((guint64)core + extent + 1, nz);
+      s->peak = MAX (s->peak, s->bytes + sv__cuda_cc_window_bytes (nz, plane, extent, core));
+      g_debug ("connectivity: windows of %u slices (label extent %u)", core, extent);
+      done = sv__cuda_connectivity_windows (nz, ny, nx, extent, core, min_size, max_size,
+                                            start_label, route_load, route_store, &route,
+                                            s->compute, n_labels, error)
+                 ? 1
+                 : -1;
+    }
+  /* The last slabs reach the sink before the caller goes on. */
+  if (route.sink_thread != NULL && !sv_sink_thread_finish (route.sink_thread, done >= 0, error))
+    done = -1;
+  return done;
 }
 
 void

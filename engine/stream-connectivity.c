@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-sink-thread.h"
 
 /* A voxel of a search: its coordinates, and its slice's place in the ring
  * (z % window) so that neighbours are found without a division. */
@@ -40,74 +41,36 @@ typedef struct
   guint loaded;     /* slices [0, loaded) have been read */
   guint emitted;    /* slices [0, emitted) have gone to the writer */
   gint32 *slab;     /* out_depth slices waiting for the writer */
-  guint out_depth, slab_fill;
+  guint out_depth, slab_fill, slab_z0;
   /* The writer on a thread of its own, so that the search goes on while a
-   * finished slab is compressed and written: slabs go to it through
-   * `to_write` and come back empty through `empty`. NULL: appends happen
-   * here. */
-  GThread *thread;
-  GAsyncQueue *to_write, *empty;
-  gint32 *spare;       /* the second slab buffer */
-  GError *write_error; /* the thread's first error, under `lock` */
-  GMutex lock;
+   * finished slab is compressed and written (NULL: appends happen here,
+   * from own_slab). */
+  SvSinkThread *sink;
+  gint32 *own_slab;
 } Ring;
 
-/* A slab for the writer thread: `slices` of `labels`; none ends it. */
-typedef struct
+static gboolean
+append_slab (guint z0, guint z1, const gint32 *labels, gpointer user_data, GError **error)
 {
-  gint32 *labels;
-  guint slices;
-} WriteJob;
-
-static gpointer
-writer_thread (gpointer data)
-{
-  Ring *r = data;
-
-  for (;;)
-    {
-      WriteJob *job = g_async_queue_pop (r->to_write);
-      GError *local = NULL;
-      gboolean failed;
-
-      if (job->labels == NULL)
-        {
-          g_free (job);
-          return NULL;
-        }
-      g_mutex_lock (&r->lock);
-      failed = r->write_error != NULL;
-      g_mutex_unlock (&r->lock);
-      /* After a failure the slabs only come back. */
-      if (!failed && !sv_tiff_label_writer_append (r->writer, job->labels, job->slices, &local))
-        {
-          g_mutex_lock (&r->lock);
-          r->write_error = local;
-          g_mutex_unlock (&r->lock);
-        }
-      g_async_queue_push (r->empty, job->labels);
-      g_free (job);
-    }
+  return sv_tiff_label_writer_append (user_data, labels, z1 - z0, error);
 }
 
-/* Starts the writer thread with a second slab buffer; without memory or a
- * thread the ring writes on its own thread. */
-static void
-writer_start (Ring *r)
+/* Starts the writer thread with two slab buffers; without memory or a
+ * thread the ring writes on its own thread, from a buffer of its own. */
+static gboolean
+writer_start (Ring *r, GError **error)
 {
-  g_mutex_init (&r->lock);
-  r->spare = g_try_new (gint32, (gsize)r->out_depth * r->plane);
-  if (r->spare == NULL)
-    return;
-  r->to_write = g_async_queue_new ();
-  r->empty = g_async_queue_new ();
-  g_async_queue_push (r->empty, r->spare);
-  r->thread = g_thread_try_new ("sv-label-writer", writer_thread, r, NULL);
-  if (r->thread == NULL)
-    {
-      g_clear_pointer (&r->to_write, g_async_queue_unref);
-      g_clear_pointer (&r->empty, g_async_queue_unref);
-    }
+  const gsize values = (gsize)r->out_depth * r->plane;
+
+  r->sink = sv_sink_thread_new (append_slab, r->writer, values, 2);
+  if (r->sink != NULL)
+    r->slab = sv_sink_thread_take (r->sink, error);
+  else
+    r->slab = r->own_slab = g_try_new (gint32, values);
+  if (r->slab == NULL && r->sink == NULL)
+    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                 "not enough memory for %u slices of labels", r->out_depth);
+  return r->slab != NULL;
 }
 
 /* Waits for the writer thread's last slab; FALSE with its error when it
@@ -115,24 +78,10 @@ writer_start (Ring *r)
 static gboolean
 writer_finish (Ring *r, gboolean ok, GError **error)
 {
-  if (r->thread != NULL)
-    {
-      g_async_queue_push (r->to_write, g_new0 (WriteJob, 1));
-      g_thread_join (r->thread);
-      r->thread = NULL;
-      if (r->write_error != NULL)
-        {
-          if (ok)
-            g_propagate_error (error, g_steal_pointer (&r->write_error));
-          g_clear_error (&r->write_error);
-          ok = FALSE;
-        }
-      /* Both buffers are back: one in the ring, one in `empty`. */
-      g_clear_pointer (&r->to_write, g_async_queue_unref);
-      g_clear_pointer (&r->empty, g_async_queue_unref);
-    }
-  g_clear_pointer (&r->spare, g_free);
-  g_mutex_clear (&r->lock);
+  if (r->sink != NULL)
+    ok = sv_sink_thread_finish (r->sink, ok, error);
+  r->sink = NULL;
+  g_clear_pointer (&r->own_slab, g_free);
   return ok;
 }
 
@@ -147,27 +96,17 @@ flush_slab (Ring *r, GError **error)
 {
   if (r->slab_fill == 0)
     return TRUE;
-  if (r->thread != NULL)
+  if (r->sink != NULL)
     {
-      WriteJob *job = g_new (WriteJob, 1);
-      gboolean failed;
-
-      *job = (WriteJob){ r->slab, r->slab_fill };
-      g_async_queue_push (r->to_write, job);
+      sv_sink_thread_push (r->sink, r->slab_z0, r->slab_z0 + r->slab_fill, r->slab);
       /* The other buffer, once the thread has written it. */
-      r->slab = g_async_queue_pop (r->empty);
-      r->slab_fill = 0;
-      g_mutex_lock (&r->lock);
-      failed = r->write_error != NULL;
-      if (failed)
-        g_propagate_error (error, g_steal_pointer (&r->write_error));
-      g_mutex_unlock (&r->lock);
-      return !failed;
+      r->slab = sv_sink_thread_take (r->sink, error);
     }
-  if (!sv_tiff_label_writer_append (r->writer, r->slab, r->slab_fill, error))
+  else if (!sv_tiff_label_writer_append (r->writer, r->slab, r->slab_fill, error))
     return FALSE;
+  r->slab_z0 += r->slab_fill;
   r->slab_fill = 0;
-  return TRUE;
+  return r->slab != NULL;
 }
 
 /* Sends slices up to `end` (exclusive) to the writer. */
@@ -216,7 +155,6 @@ sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, gu
   g_autofree Voxel *queue = NULL;
   g_autofree gint32 *in = NULL;
   g_autofree gint32 *out = NULL;
-  g_autofree gint32 *slab = NULL;
   gsize queue_len;
   gboolean ok = TRUE;
 
@@ -233,20 +171,23 @@ sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, gu
   r.out_depth = CLAMP (out_depth, 1, nz);
   in = r.in = g_try_new (gint32, (gsize)r.window * r.plane);
   out = r.out = g_try_new (gint32, (gsize)r.window * r.plane);
-  slab = r.slab = g_try_new (gint32, (gsize)r.out_depth * r.plane);
   /* scikit-image's queue holds max_size voxels; a piece never leaves the
    * window. */
   queue_len = (gsize)MAX (max_size, 1);
   queue_len = MIN (queue_len, (gsize)r.window * r.plane);
   queue = g_try_new (Voxel, queue_len);
-  if (in == NULL || out == NULL || slab == NULL || queue == NULL)
+  if (in == NULL || out == NULL || queue == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                    "not enough memory for %u slices of labels", r.window);
       return -1;
     }
 
-  writer_start (&r);
+  if (!writer_start (&r, error))
+    {
+      writer_finish (&r, FALSE, NULL);
+      return -1;
+    }
   for (guint32 z = 0; z < nz && ok; z++)
     {
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
