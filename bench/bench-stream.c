@@ -8,14 +8,18 @@
  * --json writes the numbers.
  *
  *   bench-stream IN.tif --n-segments N [--slab-depth D] [--devices 0,0]
- *                [--device-limit MIB] [--reps R] [--no-in-memory] [--json out.json]
+ *                [--device-limit MIB] [--compression CODEC[:LEVEL]] [--reps R]
+ *                [--no-in-memory] [--json out.json]
  *
  * --device-limit caps the device memory of the streamed run's steps
  * (default: what the device has free): slabs kept on the device between
  * iterations and the connectivity on the device both fit under it.
  *
  * Overlap: the share of the upload time during which the device also ran
- * the assignment kernels (CUDA events on both streams). */
+ * the assignment kernels (CUDA events on both streams). --compression
+ * writes both label files with another codec than the default deflate:6
+ * (the label file's compression is most of the connectivity stage past a
+ * few GiB of labels). */
 #define G_LOG_DOMAIN "sv-bench"
 
 #include <stdio.h>
@@ -33,6 +37,9 @@ typedef struct
 {
   double load, prepare, iterate, connect, write, total;
 } Times;
+
+/* Both runs' label files. */
+static SvTiffWriteOptions write_options;
 
 static double
 seconds_since (gint64 t0)
@@ -64,7 +71,7 @@ run_in_memory (const char *in, const char *out, const SvSlicParams *params, Time
     goto out;
   memcpy (labels->spacing, volume->spacing, sizeof labels->spacing);
   t1 = g_get_monotonic_time ();
-  if (!sv_tiff_write_labels (out, labels, error))
+  if (!sv_tiff_write_labels_full (out, labels, &write_options, error))
     goto out;
   t->write = seconds_since (t1);
   t->prepare = stats.seconds_prepare;
@@ -88,7 +95,7 @@ run_streamed (const char *in, const char *out, const SvSlicParams *params, guint
 
   sv_stream_options_init_defaults (&options);
   options.n_threads = 0;
-  options.write_options.n_threads = 0;
+  options.write_options = write_options;
   options.slab_depth = depth;
   /* Host memory is plenty here: slabs bounded by the device. */
   options.memory_limit = G_GUINT64_CONSTANT (16) << 30;
@@ -139,7 +146,7 @@ int
 main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *devices = NULL, *json_path = NULL;
+  g_autofree char *devices = NULL, *json_path = NULL, *compression = NULL, *codec = NULL;
   gint64 n_segments = 0;
   gint depth = 0, reps = 1, device_limit_mib = 0;
   double compactness = 0.0;
@@ -152,6 +159,8 @@ main (int argc, char **argv)
     { "devices", 0, 0, G_OPTION_ARG_STRING, &devices, "GPUs, e.g. 0 or 0,0", "LIST" },
     { "device-limit", 0, 0, G_OPTION_ARG_INT, &device_limit_mib,
       "Device memory of the slab steps in MiB (0: what is free)", "MIB" },
+    { "compression", 0, 0, G_OPTION_ARG_STRING, &compression,
+      "Codec of the label files (default deflate:6)", "CODEC[:LEVEL]" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Runs of each; the fastest counts", "R" },
     { "no-in-memory", 0, 0, G_OPTION_ARG_NONE, &no_in_memory, "Only the streamed run", NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write the numbers here", "FILE" },
@@ -177,6 +186,14 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-stream: %s\n", error != NULL ? error->message : "one input TIFF");
       return 1;
     }
+  sv_tiff_write_options_init_defaults (&write_options);
+  write_options.n_threads = 0;
+  if (compression != NULL && !sv_tiff_write_options_parse (&write_options, compression, &error))
+    {
+      fprintf (stderr, "bench-stream: %s\n", error->message);
+      return 1;
+    }
+  codec = sv_tiff_write_options_to_string (&write_options);
   sv_backend_register (sv_backend_cuda_class ());
   sv_slic_params_init_defaults (&params);
   if (n_segments > 0)
@@ -243,10 +260,10 @@ main (int argc, char **argv)
           slab.upload_ms, slab.kernel_ms, slab.pass_ms, 100.0 * overlap,
           report.device_peak_bytes / 1048576.0);
   printf ("prepared slabs: %u kept on the device, %.0f MiB in host memory, %.0f MiB in a file; "
-          "last assignment on the %s; connectivity on the %s\n",
+          "last assignment on the %s; connectivity on the %s (%u slices at once); labels %s\n",
           report.resident_slabs, report.kept_host_bytes / 1048576.0,
           report.kept_file_bytes / 1048576.0, report.labels_on_device ? "device" : "host",
-          report.connect_on_device ? "device" : "host");
+          report.connect_on_device ? "device" : "host", report.connect_window, codec);
   printf ("of iterate: first pass (prepares every slab) %.3f s, labels from the last "
           "assignment %.3f s\n",
           report.seconds_first_pass, report.seconds_labels);
@@ -266,7 +283,8 @@ main (int argc, char **argv)
           "\"device_peak_bytes\":%" G_GUINT64_FORMAT ",\"device_limit_mib\":%d,"
           "\"resident_slabs\":%u,\"kept_host_bytes\":%" G_GUINT64_FORMAT ","
           "\"kept_file_bytes\":%" G_GUINT64_FORMAT ",\"connect_on_device\":%s,"
-          "\"labels_on_device\":%s,\"first_pass\":%.3f,\"labels\":%.3f},"
+          "\"labels_on_device\":%s,\"first_pass\":%.3f,\"labels\":%.3f,"
+          "\"connect_window\":%u,\"compression\":\"%s\"},"
           "\"ratio\":%.3f,\"identical\":%s}\n",
           argv[1], params.n_segments, params.compactness, params.slic_zero ? "true" : "false",
           n_backends, memory.load, memory.prepare, memory.iterate, memory.connect, memory.write,
@@ -275,7 +293,8 @@ main (int argc, char **argv)
           slab.kernel_ms, slab.pass_ms, overlap, report.device_peak_bytes, device_limit_mib,
           report.resident_slabs, report.kept_host_bytes, report.kept_file_bytes,
           report.connect_on_device ? "true" : "false", report.labels_on_device ? "true" : "false",
-          report.seconds_first_pass, report.seconds_labels, ratio, identical ? "true" : "false");
+          report.seconds_first_pass, report.seconds_labels, report.connect_window, codec, ratio,
+          identical ? "true" : "false");
       if (!g_file_set_contents (json_path, text, -1, &error))
         {
           fprintf (stderr, "bench-stream: %s\n", error->message);
