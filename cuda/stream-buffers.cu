@@ -61,6 +61,10 @@ sv__cuda_slabs_free (SvCudaSlabs *s)
   cudaStreamSynchronize (s->up);
   cudaStreamSynchronize (s->down);
   free_k_buffers (s);
+  if (s->h_sums_pinned)
+    cudaFreeHost (s->h_sums);
+  else
+    g_free (s->h_sums);
   free_slab_buffers (s);
   sv__cuda_kept_clear (s);
   sv__cuda_resident_clear (s);

@@ -38,6 +38,11 @@ struct _SvCudaSlabs
   uint8_t *d_alive;
   float *d_max_dist;
   unsigned long long *d_sums;
+  /* The sums' way to the host, kept for the run: hundreds of MiB with
+   * millions of clusters, pinned when it can be. */
+  guint64 *h_sums;
+  gsize h_sums_len;
+  gboolean h_sums_pinned;
   int *d_cell_count, *d_cell_start, *d_cell_fill, *d_cell_items, *d_windows;
   void *d_scan_tmp;
   size_t scan_tmp_bytes;

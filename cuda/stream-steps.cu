@@ -202,13 +202,42 @@ out:
   return FALSE;
 }
 
+/* s->h_sums with room for n sums. */
+static gboolean
+sums_buffer (SvCudaSlabs *s, gsize n, GError **error)
+{
+  if (s->h_sums_len >= n)
+    return TRUE;
+  if (s->h_sums_pinned)
+    cudaFreeHost (s->h_sums);
+  else
+    g_free (s->h_sums);
+  s->h_sums = NULL;
+  s->h_sums_len = 0;
+  s->h_sums_pinned = cudaMallocHost (&s->h_sums, n * sizeof (guint64)) == cudaSuccess;
+  if (!s->h_sums_pinned)
+    {
+      /* Pageable memory does too, a little slower. */
+      cudaGetLastError ();
+      s->h_sums = g_try_new (guint64, n);
+      if (s->h_sums == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough memory for the sums of %" G_GSIZE_FORMAT " values", n);
+          return FALSE;
+        }
+    }
+  s->h_sums_len = n;
+  return TRUE;
+}
+
 static gboolean
 slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize k = s != NULL && s->clusters != NULL ? s->clusters->k : 0;
   const guint nc = s != NULL && s->have_pass ? s->ctx.image->nc : 0;
-  guint64 *host_sums = NULL;
+  const gsize n_sums = k * (4 + nc);
   float *host_max = NULL;
   gboolean ok = FALSE;
 
@@ -223,12 +252,13 @@ slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError 
     }
   if (sums != NULL && k > 0)
     {
-      host_sums = g_new (guint64, k * (4 + nc));
-      SV_CUDA_CHECK (cudaMemcpy (host_sums, s->d_sums, k * (4 + nc) * sizeof (guint64),
-                                 cudaMemcpyDeviceToHost));
+      if (!sums_buffer (s, n_sums, error))
+        goto out;
+      SV_CUDA_CHECK (
+          cudaMemcpy (s->h_sums, s->d_sums, n_sums * sizeof (guint64), cudaMemcpyDeviceToHost));
       /* Two's complement: the device's unsigned sums are the int64 ones. */
-      for (gsize i = 0; i < k * (4 + nc); i++)
-        sums[i] += (gint64)host_sums[i];
+      for (gsize i = 0; i < n_sums; i++)
+        sums[i] += (gint64)s->h_sums[i];
     }
   if (max_dist_colour != NULL && k > 0)
     {
@@ -244,7 +274,6 @@ slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError 
   ok = TRUE;
 out:
   s->have_pass = FALSE;
-  g_free (host_sums);
   g_free (host_max);
   return ok;
 }

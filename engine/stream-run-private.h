@@ -24,6 +24,7 @@ typedef struct
   gsize plane;
   const char *output;
   gint32 *nearest; /* depth slices */
+  gint64 *sums;    /* a pass's centre sums, k·(4 + nc), made once */
   SvSpill *spill;
   guint passes_done;     /* assignment passes over the slabs */
   gboolean keep_asked;   /* the workers were asked to keep the assignment */

@@ -96,11 +96,26 @@ try_keep_assignment (Run *run, GError **error)
 static gboolean
 run_iteration (Run *run, gboolean keep, GError **error)
 {
-  const gsize ns = 4 + run->nc;
+  const gsize ns = 4 + run->nc, n_sums = MAX (run->clusters.k, 1) * ns;
   const gboolean slic_zero = run->ctx.slic_zero;
-  g_autofree gint64 *sums = g_new0 (gint64, MAX (run->clusters.k, 1) * ns);
   const gboolean several = run->ranks != NULL && run->ranks->n_ranks > 1;
   gboolean ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error);
+  gint64 *sums;
+
+  /* One buffer for every pass: with millions of clusters it is hundreds of
+   * MiB, and a fresh one costs its page faults every pass. */
+  if (run->sums == NULL)
+    run->sums = g_try_new0 (gint64, n_sums);
+  else
+    memset (run->sums, 0, n_sums * sizeof (gint64));
+  if (run->sums == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for the sums of %" G_GSIZE_FORMAT " clusters",
+                   run->clusters.k);
+      ok = FALSE;
+    }
+  sums = run->sums;
 
   /* From the second pass on: the first one decided which slabs the
    * device keeps, and they come first. */
@@ -115,7 +130,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
   /* Ranks that summed other slabs add their sums here: exact integers, so
    * the centres do not depend on how the volume was cut. */
   if (several)
-    run->ranks->sum_int64 (run->ranks->self, sums, MAX (run->clusters.k, 1) * ns);
+    run->ranks->sum_int64 (run->ranks->self, sums, n_sums);
   sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
   run->passes_done++;
   if (!slic_zero)
@@ -392,6 +407,7 @@ out:
   sv__stream_image_clear (&run.image);
   report->slabs_read_ahead = run.image.slabs_read_ahead;
   sv__stream_mask_clear (&run.mask);
+  g_clear_pointer (&run.sums, g_free);
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);
   return ok;

@@ -117,9 +117,16 @@ worker_run (Pass *pass, guint w, GError **error)
   SvBackend *backend = plan->workers[w];
   const SvSlabSteps *steps = backend->klass->slab_steps;
   const gsize k = pass->clusters->k;
-  g_autofree gint64 *sums = pass->sums != NULL ? g_new0 (gint64, pass->n_sums) : NULL;
-  g_autofree float *maxima
-      = pass->maxima != NULL ? g_memdup2 (pass->maxima, MAX (k, 1) * sizeof (float)) : NULL;
+  /* The only worker adds straight into the pass's sums and maxima (no
+   * copy of hundreds of MiB with millions of clusters); several add their
+   * own under the lock at the end. */
+  const gboolean alone = plan->n_workers == 1;
+  g_autofree gint64 *own_sums = pass->sums != NULL && !alone ? g_new0 (gint64, pass->n_sums) : NULL;
+  g_autofree float *own_maxima = pass->maxima != NULL && !alone
+                                     ? g_memdup2 (pass->maxima, MAX (k, 1) * sizeof (float))
+                                     : NULL;
+  gint64 *sums = alone ? pass->sums : own_sums;
+  float *maxima = alone ? pass->maxima : own_maxima;
   g_autofree gint32 *nearest = NULL;
   gboolean ok;
   guint slab = 0;
@@ -153,12 +160,12 @@ worker_run (Pass *pass, guint w, GError **error)
   if (!ok)
     return FALSE;
   g_mutex_lock (&pass->lock);
-  if (sums != NULL)
+  if (own_sums != NULL)
     for (gsize i = 0; i < pass->n_sums; i++)
-      pass->sums[i] += sums[i];
-  if (maxima != NULL)
+      pass->sums[i] += own_sums[i];
+  if (own_maxima != NULL)
     for (gsize i = 0; i < k; i++)
-      pass->maxima[i] = MAX (pass->maxima[i], maxima[i]);
+      pass->maxima[i] = MAX (pass->maxima[i], own_maxima[i]);
   g_mutex_unlock (&pass->lock);
   return TRUE;
 }
