@@ -228,6 +228,9 @@ typedef struct
   /* Every worker keeps the assignment of the slabs it takes in its own
    * memory (SvSlabSteps.keep_assignment): no spill file for it. */
   gboolean assignment_kept;
+  /* With several workers, each one's sums for a pass (k·(4 + nc)), made
+   * once for the run; NULL with one worker, which adds into the pass's. */
+  gint64 **worker_sums;
 } SvSlabPlan;
 
 /* The worker that takes slab z0 (the workers take every n-th slab). */

@@ -214,7 +214,29 @@ plan_workers (Run *run, GError **error)
   plan->depth = run->depth;
   plan->plane = run->plane;
   plan->cancellable = options->cancellable;
+  if (plan->n_workers > 1)
+    {
+      const gsize n_sums = MAX (run->clusters.k, 1) * (4 + run->nc);
+
+      plan->worker_sums = g_new0 (gint64 *, plan->n_workers);
+      for (guint w = 0; w < plan->n_workers; w++)
+        if ((plan->worker_sums[w] = g_try_new (gint64, n_sums)) == NULL)
+          {
+            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                         "not enough memory for the sums of %" G_GSIZE_FORMAT " clusters",
+                         run->clusters.k);
+            return FALSE;
+          }
+    }
   return TRUE;
+}
+
+static void
+plan_clear (SvSlabPlan *plan)
+{
+  for (guint w = 0; plan->worker_sums != NULL && w < plan->n_workers; w++)
+    g_free (plan->worker_sums[w]);
+  g_clear_pointer (&plan->worker_sums, g_free);
 }
 
 /* Reading ahead unless the options or SV_STREAM_READ_AHEAD=off (for
@@ -393,6 +415,7 @@ out:
       steps->release (run.plan.workers[w]);
     }
   report->n_workers = run.plan.n_workers;
+  plan_clear (&run.plan);
   g_clear_pointer (&run.own_cpu, sv_backend_free);
   report->slab_depth = run.depth;
   report->n_slabs = run.depth > 0 ? (run.nz + run.depth - 1) / run.depth : 0;

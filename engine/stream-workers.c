@@ -119,9 +119,9 @@ worker_run (Pass *pass, guint w, GError **error)
   const gsize k = pass->clusters->k;
   /* The only worker adds straight into the pass's sums and maxima (no
    * copy of hundreds of MiB with millions of clusters); several add their
-   * own under the lock at the end. */
+   * own (made once for the run) under the lock at the end. */
   const gboolean alone = plan->n_workers == 1;
-  g_autofree gint64 *own_sums = pass->sums != NULL && !alone ? g_new0 (gint64, pass->n_sums) : NULL;
+  gint64 *own_sums = pass->sums != NULL && !alone ? plan->worker_sums[w] : NULL;
   g_autofree float *own_maxima = pass->maxima != NULL && !alone
                                      ? g_memdup2 (pass->maxima, MAX (k, 1) * sizeof (float))
                                      : NULL;
@@ -131,6 +131,8 @@ worker_run (Pass *pass, guint w, GError **error)
   gboolean ok;
   guint slab = 0;
 
+  if (own_sums != NULL)
+    memset (own_sums, 0, pass->n_sums * sizeof (gint64));
   if (pass->kind == SV_SLAB_MAXIMA)
     {
       nearest = g_try_new (gint32, (gsize)plan->depth * plan->plane);
