@@ -35,21 +35,31 @@ supervox_status_name (int status)
 {
   switch (status)
     {
-    case SUPERVOX_OK: return "SUPERVOX_OK";
-    case SUPERVOX_ERROR_INVALID_ARGUMENT: return "SUPERVOX_ERROR_INVALID_ARGUMENT";
-    case SUPERVOX_ERROR_INVALID_PARAM: return "SUPERVOX_ERROR_INVALID_PARAM";
-    case SUPERVOX_ERROR_INVALID_DATA: return "SUPERVOX_ERROR_INVALID_DATA";
-    case SUPERVOX_ERROR_NON_FINITE: return "SUPERVOX_ERROR_NON_FINITE";
-    case SUPERVOX_ERROR_NO_MEMORY: return "SUPERVOX_ERROR_NO_MEMORY";
-    case SUPERVOX_ERROR_BACKEND: return "SUPERVOX_ERROR_BACKEND";
-    case SUPERVOX_ERROR_CANCELLED: return "SUPERVOX_ERROR_CANCELLED";
-    default: return "SUPERVOX_ERROR_UNKNOWN";
+    case SUPERVOX_OK:
+      return "SUPERVOX_OK";
+    case SUPERVOX_ERROR_INVALID_ARGUMENT:
+      return "SUPERVOX_ERROR_INVALID_ARGUMENT";
+    case SUPERVOX_ERROR_INVALID_PARAM:
+      return "SUPERVOX_ERROR_INVALID_PARAM";
+    case SUPERVOX_ERROR_INVALID_DATA:
+      return "SUPERVOX_ERROR_INVALID_DATA";
+    case SUPERVOX_ERROR_NON_FINITE:
+      return "SUPERVOX_ERROR_NON_FINITE";
+    case SUPERVOX_ERROR_NO_MEMORY:
+      return "SUPERVOX_ERROR_NO_MEMORY";
+    case SUPERVOX_ERROR_BACKEND:
+      return "SUPERVOX_ERROR_BACKEND";
+    case SUPERVOX_ERROR_CANCELLED:
+      return "SUPERVOX_ERROR_CANCELLED";
+    case SUPERVOX_ERROR_IO:
+      return "SUPERVOX_ERROR_IO";
+    default:
+      return "SUPERVOX_ERROR_UNKNOWN";
     }
 }
 
-/* One GError becomes the status and this thread's message. */
-static int
-fail (GError *error)
+int
+sv_api_fail (GError *error)
 {
   int status = SUPERVOX_ERROR_INVALID_DATA;
 
@@ -58,16 +68,26 @@ fail (GError *error)
   else if (error->domain == SV_ENGINE_ERROR)
     switch ((SvEngineError)error->code)
       {
-      case SV_ENGINE_ERROR_INVALID_PARAM: status = SUPERVOX_ERROR_INVALID_PARAM; break;
-      case SV_ENGINE_ERROR_NO_MEMORY: status = SUPERVOX_ERROR_NO_MEMORY; break;
-      case SV_ENGINE_ERROR_BACKEND: status = SUPERVOX_ERROR_BACKEND; break;
+      case SV_ENGINE_ERROR_INVALID_PARAM:
+        status = SUPERVOX_ERROR_INVALID_PARAM;
+        break;
+      case SV_ENGINE_ERROR_NO_MEMORY:
+        status = SUPERVOX_ERROR_NO_MEMORY;
+        break;
+      case SV_ENGINE_ERROR_BACKEND:
+        status = SUPERVOX_ERROR_BACKEND;
+        break;
+      case SV_ENGINE_ERROR_IO:
+        status = SUPERVOX_ERROR_IO;
+        break;
       case SV_ENGINE_ERROR_INVALID_DATA:
         /* sv_set_non_finite_error is the one source of this message, on
          * both backends; callers map it to their own NaN error. */
         status = g_str_has_prefix (error->message, "image has ") ? SUPERVOX_ERROR_NON_FINITE
                                                                  : SUPERVOX_ERROR_INVALID_DATA;
         break;
-      default: break;
+      default:
+        break;
       }
   set_last_error (error->message);
   g_error_free (error);
@@ -113,8 +133,8 @@ supervox_params_init (SupervoxParams *params)
   params->n_threads = 0;
 }
 
-static gboolean
-params_to_engine (const SupervoxParams *in, SvSlicParams *out, GError **error)
+gboolean
+sv_api_params_to_engine (const SupervoxParams *in, SvSlicParams *out, GError **error)
 {
   if (in == NULL)
     {
@@ -133,9 +153,15 @@ params_to_engine (const SupervoxParams *in, SvSlicParams *out, GError **error)
     }
   switch (in->convert2lab)
     {
-    case SUPERVOX_CONVERT2LAB_AUTO: out->convert2lab = SV_CONVERT2LAB_AUTO; break;
-    case SUPERVOX_CONVERT2LAB_NO: out->convert2lab = SV_CONVERT2LAB_NO; break;
-    case SUPERVOX_CONVERT2LAB_YES: out->convert2lab = SV_CONVERT2LAB_YES; break;
+    case SUPERVOX_CONVERT2LAB_AUTO:
+      out->convert2lab = SV_CONVERT2LAB_AUTO;
+      break;
+    case SUPERVOX_CONVERT2LAB_NO:
+      out->convert2lab = SV_CONVERT2LAB_NO;
+      break;
+    case SUPERVOX_CONVERT2LAB_YES:
+      out->convert2lab = SV_CONVERT2LAB_YES;
+      break;
     default:
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                    "convert2lab must be -1 (auto), 0 or 1, got %d", (int)in->convert2lab);
@@ -160,16 +186,15 @@ check_labels (const void *labels, SupervoxDtype label_dtype, GError **error)
     }
   if (labels == NULL)
     {
-      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "labels is NULL");
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM, "labels is NULL");
       return FALSE;
     }
   return TRUE;
 }
 
 /* The CUDA backend joins the registry once, for "auto" and "cuda". */
-static void
-register_backends (void)
+void
+sv_api_register_backends (void)
 {
 #if SV_HAVE_CUDA
   static gsize done = 0;
@@ -188,7 +213,7 @@ supervox_cuda_available (void)
   GError *error = NULL;
   if (sv_cuda_device_available (&error))
     return 1;
-  fail (error);
+  sv_api_fail (error);
   return 0;
 #else
   set_last_error ("this build of libsupervox has no CUDA backend");
@@ -196,18 +221,10 @@ supervox_cuda_available (void)
 #endif
 }
 
-/* The caller's control as the engine's: progress passes through, and the
- * cancel flag is looked at on every report (the iteration boundaries). */
-typedef struct
-{
-  const SupervoxControl *control;
-  GCancellable *cancellable;
-} ControlBridge;
-
 static void
 progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
 {
-  ControlBridge *bridge = user_data;
+  SvApiControl *bridge = user_data;
   const SupervoxControl *c = bridge->control;
 
   if (c->cancel != NULL && *c->cancel != 0)
@@ -216,9 +233,9 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_d
     c->progress ((int)stage, (int)iteration, (int)n_iterations, c->user_data);
 }
 
-static void
-control_init (SvRunControl *run, ControlBridge *bridge, const SupervoxControl *control,
-              int n_threads)
+void
+sv_api_control_init (SvRunControl *run, SvApiControl *bridge, const SupervoxControl *control,
+                     int n_threads)
 {
   memset (run, 0, sizeof *run);
   run->n_threads = n_threads;
@@ -235,8 +252,8 @@ control_init (SvRunControl *run, ControlBridge *bridge, const SupervoxControl *c
   run->cancellable = bridge->cancellable;
 }
 
-static void
-info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backend)
+void
+sv_api_info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backend)
 {
   if (info == NULL)
     return;
@@ -246,10 +263,8 @@ info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backe
   info->backend = backend;
 }
 
-/* "cpu", "cuda" or "auto" as a backend: CUDA ones come from the pool of
- * backends kept between runs. */
-static SvBackend *
-backend_for (const char *name, GError **error)
+SvBackend *
+sv_api_backend_for (const char *name, GError **error)
 {
   GError *local = NULL;
   SvBackend *backend = NULL;
@@ -269,16 +284,12 @@ backend_for (const char *name, GError **error)
   return sv_backend_new ("cpu", error);
 }
 
-/* One run, the labels into the caller's buffer. With "auto", a GPU that
- * fails (out of memory, a CUDA error) leaves the run to the CPU reference,
- * which gives the same labels, as the CLI and the window do
- * (sv_backend_run_with_fallback); "cuda" fails instead. */
-static gboolean
-run_host (const char *name, const SvVolume *volume, const guint8 *mask, const SvSlicParams *params,
-          const SvRunControl *control, void *labels, SupervoxDtype label_dtype, SvRunStats *stats,
-          gboolean *is_cuda, GError **error)
+gboolean
+sv_api_run_host (const char *name, const SvVolume *volume, const guint8 *mask,
+                 const SvSlicParams *params, const SvRunControl *control, void *labels,
+                 SupervoxDtype label_dtype, SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
-  SvBackend *backend = backend_for (name, error);
+  SvBackend *backend = sv_api_backend_for (name, error);
   g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
@@ -305,6 +316,24 @@ run_host (const char *name, const SvVolume *volume, const guint8 *mask, const Sv
   return ok;
 }
 
+const char *
+sv_api_backend_name (SupervoxBackend backend, GError **error)
+{
+  switch (backend)
+    {
+    case SUPERVOX_BACKEND_AUTO:
+      return "auto";
+    case SUPERVOX_BACKEND_CPU:
+      return "cpu";
+    case SUPERVOX_BACKEND_CUDA:
+      return "cuda";
+    default:
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "unknown backend code %d: use AUTO, CPU or CUDA", (int)backend);
+      return NULL;
+    }
+}
+
 int
 supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const SupervoxParams *params,
                SupervoxBackend backend, void *labels, SupervoxDtype label_dtype,
@@ -315,38 +344,31 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
   g_autoptr (SvVolume) volume = NULL;
   g_autofree guint8 *host_mask = NULL;
   SvRunControl run;
-  ControlBridge bridge;
+  SvApiControl bridge;
   SvRunStats stats = { 0 };
   const char *name;
   gboolean is_cuda = FALSE, ok;
 
   set_last_error (NULL);
-  register_backends ();
+  sv_api_register_backends ();
   if (!sv_api_array_check (image, "image", &error) || !check_labels (labels, label_dtype, &error)
-      || !params_to_engine (params, &p, &error))
-    return fail (error);
-  switch (backend)
-    {
-    case SUPERVOX_BACKEND_AUTO: name = "auto"; break;
-    case SUPERVOX_BACKEND_CPU: name = "cpu"; break;
-    case SUPERVOX_BACKEND_CUDA: name = "cuda"; break;
-    default:
-      g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "unknown backend code %d: use AUTO, CPU or CUDA", (int)backend);
-      return fail (error);
-    }
+      || !sv_api_params_to_engine (params, &p, &error))
+    return sv_api_fail (error);
+  if ((name = sv_api_backend_name (backend, &error)) == NULL)
+    return sv_api_fail (error);
   if (mask != NULL && (host_mask = sv_api_mask_from_host (mask, image, &error)) == NULL)
-    return fail (error);
+    return sv_api_fail (error);
   volume = sv_api_volume_from_host (image, &error);
   if (volume == NULL)
-    return fail (error);
+    return sv_api_fail (error);
 
-  control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
-  ok = run_host (name, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda, &error);
+  sv_api_control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
+  ok = sv_api_run_host (name, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda,
+                        &error);
   g_clear_object (&bridge.cancellable);
   if (!ok)
-    return fail (error);
-  info_fill (info, &stats, is_cuda ? SUPERVOX_BACKEND_CUDA : SUPERVOX_BACKEND_CPU);
+    return sv_api_fail (error);
+  sv_api_info_fill (info, &stats, is_cuda ? SUPERVOX_BACKEND_CUDA : SUPERVOX_BACKEND_CPU);
   return SUPERVOX_OK;
 }
 
@@ -390,21 +412,21 @@ supervox_slic_device (const SupervoxArray *image, const SupervoxArray *mask,
   GError *error = NULL;
   SvSlicParams p;
   SvRunControl run;
-  ControlBridge bridge;
+  SvApiControl bridge;
   SvRunStats stats = { 0 };
   gboolean ok;
 
   set_last_error (NULL);
-  register_backends ();
+  sv_api_register_backends ();
   if (!sv_api_array_check (image, "image", &error) || !check_labels (labels, label_dtype, &error)
-      || !params_to_engine (params, &p, &error)
+      || !sv_api_params_to_engine (params, &p, &error)
       || (mask != NULL && !sv_api_mask_check_shape (mask, image, &error)))
-    return fail (error);
-  control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
+    return sv_api_fail (error);
+  sv_api_control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
   ok = sv_api_run_device (image, mask, &p, labels, label_dtype, cuda_stream, &run, &stats, &error);
   g_clear_object (&bridge.cancellable);
   if (!ok)
-    return fail (error);
-  info_fill (info, &stats, SUPERVOX_BACKEND_CUDA);
+    return sv_api_fail (error);
+  sv_api_info_fill (info, &stats, SUPERVOX_BACKEND_CUDA);
   return SUPERVOX_OK;
 }

@@ -7,11 +7,16 @@ CPU and on CUDA GPUs.
 NumPy in, NumPy out; CuPy in, CuPy out (computed from the device buffer);
 PyTorch CUDA tensors in, tensors out; Numba device arrays in, Numba out;
 other CUDA arrays (DLPack producers) in, CuPy out.
+
+    >>> supervox.slic_file("em-2048.tif", "labels.tif", n_segments=8_000_000)
+
+reads a TIFF and writes a label TIFF, streaming it slab by slab when it
+does not fit in memory (the same labels as in memory).
 The package is also a scikit-image dispatch backend (supervox.skimage_backend).
 """
 
 from . import _lib
-from ._slic import SupervoxError, get_num_threads, set_num_threads, slic
+from ._slic import SupervoxError, get_num_threads, set_num_threads, slic, slic_file
 
 __version__ = _lib.version()
 
@@ -28,5 +33,5 @@ def cuda_release_cache():
     _lib.lib.supervox_cuda_release_cache()
 
 
-__all__ = ["slic", "set_num_threads", "get_num_threads", "cuda_available",
+__all__ = ["slic", "slic_file", "set_num_threads", "get_num_threads", "cuda_available",
            "cuda_release_cache", "SupervoxError", "__version__"]

@@ -12,7 +12,7 @@ import os
 
 API_VERSION_MAJOR = 0
 # The oldest minor version with every function bound below.
-API_VERSION_MINOR = 2
+API_VERSION_MINOR = 3
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -22,6 +22,7 @@ ERROR_NON_FINITE = -4
 ERROR_NO_MEMORY = -5
 ERROR_BACKEND = -6
 ERROR_CANCELLED = -7
+ERROR_IO = -8
 
 BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA = 0, 1, 2
 CONVERT2LAB_AUTO, CONVERT2LAB_NO, CONVERT2LAB_YES = -1, 0, 1
@@ -78,6 +79,16 @@ class SupervoxRunInfo(ctypes.Structure):
         ("n_labels", ctypes.c_int64),
         ("iterations", ctypes.c_int32),
         ("backend", ctypes.c_int),
+    ]
+
+
+class SupervoxFileInfo(ctypes.Structure):
+    _fields_ = [
+        ("n_clusters", ctypes.c_int64),
+        ("n_labels", ctypes.c_int64),
+        ("iterations", ctypes.c_int32),
+        ("backend", ctypes.c_int),
+        ("streamed", ctypes.c_int32),
     ]
 
 
@@ -139,6 +150,12 @@ lib.supervox_slic_device.argtypes = [
     ctypes.POINTER(SupervoxArray), ctypes.POINTER(SupervoxArray),
     ctypes.POINTER(SupervoxParams), ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
     ctypes.POINTER(SupervoxControl), ctypes.POINTER(SupervoxRunInfo)]
+
+lib.supervox_slic_file.restype = ctypes.c_int
+lib.supervox_slic_file.argtypes = [
+    ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(SupervoxParams),
+    ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(SupervoxControl),
+    ctypes.POINTER(SupervoxFileInfo)]
 
 if (lib.supervox_api_version() // 1000 != API_VERSION_MAJOR
         or lib.supervox_api_version() % 1000 < API_VERSION_MINOR):

@@ -49,6 +49,8 @@ def _raise_for(status, message):
         raise TypeError(message)
     if status == _lib.ERROR_NO_MEMORY:
         raise MemoryError(message)
+    if status == _lib.ERROR_IO:
+        raise OSError(message)
     raise SupervoxError(message)
 
 
@@ -133,7 +135,7 @@ def _run_interruptibly(run, cancel):
     return job.result
 
 
-def _call(function, args):
+def _call(function, args, info_type=None):
     """Calls a C entry with the GIL released (ctypes releases it). From the
     main thread, the only one Python interrupts, it runs on the runner
     thread so that Ctrl-C can cancel it (nothing is leaked); other threads
@@ -141,7 +143,7 @@ def _call(function, args):
     cancel = ctypes.c_int32(0)
     control = _lib.SupervoxControl()
     control.cancel = ctypes.pointer(cancel)
-    info = _lib.SupervoxRunInfo()
+    info = (info_type or _lib.SupervoxRunInfo)()
 
     def run():
         status = function(*args, ctypes.byref(control), ctypes.byref(info))
@@ -350,3 +352,68 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
           (ctypes.byref(image_c), mask_p, ctypes.byref(params), _BACKENDS[backend],
            labels.ctypes.data_as(ctypes.c_void_p), _lib.DTYPES[np.dtype(np.intp).name]))
     return labels.reshape(out_shape)
+
+
+def _path(value, what):
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError("%s must be a path, got %r" % (what, value))
+    return os.fsencode(value)
+
+
+def slic_file(input, output, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0,
+              spacing=None, enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3,
+              slic_zero=False, start_label=1, mask=None, *, backend="auto", memory_limit=0):
+    """SLIC from a TIFF file into a label TIFF, as ``supervox-cli slic``.
+
+    The volume (a TIFF of pages: uint8, uint16, uint32 or float) is held in
+    memory when its run fits in ``memory_limit`` bytes (0: what the machine
+    has free) and, with a GPU, in the GPU's free memory; otherwise it
+    streams slab by slab, never held whole, so volumes larger than memory
+    work. The label file (uint32, or int32 when a label is -1) holds the
+    same bytes either way, and the labels are ``slic`` 's on the same
+    volume with ``channel_axis=None``.
+
+    mask : path of a TIFF of the volume's shape (nonzero = in), or None.
+    sigma, spacing : a number or (z, y, x); the file's own spacing is only
+        copied into the label file.
+    backend : {"auto", "cpu", "cuda"} as for ``slic``.
+
+    Returns a dict: ``n_labels``, ``n_clusters``, ``iterations``,
+    ``backend`` ("cpu" or "cuda") and ``streamed`` (bool). A failed or
+    interrupted run leaves no output file; an unreadable input raises
+    OSError.
+    """
+    if backend not in _BACKENDS:
+        raise ValueError("backend must be 'auto', 'cpu' or 'cuda', got %r" % (backend,))
+    if start_label not in [0, 1]:
+        raise ValueError("start_label should be 0 or 1.")
+    if int(memory_limit) < 0:
+        raise ValueError("memory_limit must be >= 0 bytes, got %r" % (memory_limit,))
+    sigma3, per_axis = _sigma3(sigma, False, np.float64)
+    spacing3 = _spacing3(spacing, False, np.float64)
+
+    params = _lib.SupervoxParams()
+    _lib.lib.supervox_params_init(ctypes.byref(params))
+    params.n_segments = int(n_segments)
+    params.compactness = float(compactness)
+    params.max_num_iter = int(max_num_iter)
+    params.sigma_per_axis = int(per_axis)
+    for a in range(3):
+        params.sigma[a] = sigma3[a]
+        params.spacing[a] = spacing3[a]
+    params.enforce_connectivity = int(bool(enforce_connectivity))
+    params.min_size_factor = float(min_size_factor)
+    params.max_size_factor = float(max_size_factor)
+    params.slic_zero = int(bool(slic_zero))
+    params.start_label = int(start_label)
+    params.n_threads = get_num_threads()
+
+    info = _call(_lib.lib.supervox_slic_file,
+                 (_path(input, "input"), _path(output, "output"),
+                  _path(mask, "mask") if mask is not None else None, ctypes.byref(params),
+                  _BACKENDS[backend], ctypes.c_uint64(int(memory_limit))),
+                 _lib.SupervoxFileInfo)
+    return {"n_labels": int(info.n_labels), "n_clusters": int(info.n_clusters),
+            "iterations": int(info.iterations),
+            "backend": "cuda" if info.backend == _lib.BACKEND_CUDA else "cpu",
+            "streamed": bool(info.streamed)}

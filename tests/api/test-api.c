@@ -2,6 +2,7 @@
  * layout, masks, errors with their per-thread message, cancellation. Links
  * the shared library only, as another program would. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -213,6 +214,34 @@ test_bad_arguments (void)
                                   NULL, NULL), ==, SUPERVOX_ERROR_INVALID_PARAM);
 }
 
+/* supervox_slic_file's errors: no paths, a missing input (an I/O status
+ * naming the file, no output made), a bad backend code. Its runs are in
+ * tests/python/test_file.py, which writes TIFFs. */
+static void
+test_file_errors (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-api-XXXXXX", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing.tif", NULL);
+  g_autofree char *out = g_build_filename (dir, "labels.tif", NULL);
+  SupervoxParams p = two_segments ();
+  SupervoxFileInfo info = { 0 };
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (supervox_slic_file (NULL, out, NULL, &p, SUPERVOX_BACKEND_CPU, 0, NULL, &info),
+                   ==, SUPERVOX_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (
+      supervox_slic_file (missing, NULL, NULL, &p, SUPERVOX_BACKEND_CPU, 0, NULL, &info), ==,
+      SUPERVOX_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (supervox_slic_file (missing, out, NULL, &p, SUPERVOX_BACKEND_CPU, 0, NULL,
+                                       &info), ==, SUPERVOX_ERROR_IO);
+  g_assert_nonnull (strstr (supervox_last_error (), "missing.tif"));
+  g_assert_cmpstr (supervox_status_name (SUPERVOX_ERROR_IO), ==, "SUPERVOX_ERROR_IO");
+  g_assert_cmpint (supervox_slic_file (missing, out, NULL, &p, (SupervoxBackend)7, 0, NULL,
+                                       &info), ==, SUPERVOX_ERROR_INVALID_PARAM);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 typedef struct
 {
   int calls;
@@ -343,6 +372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/api/host/two-regions", test_host_two_regions);
   g_test_add_func ("/api/host/dtypes-and-strides", test_host_dtypes_and_strides);
   g_test_add_func ("/api/host/mask", test_host_mask);
+  g_test_add_func ("/api/file/errors", test_file_errors);
   g_test_add_func ("/api/host/non-finite", test_host_non_finite);
   g_test_add_func ("/api/host/bad-arguments", test_bad_arguments);
   g_test_add_func ("/api/host/progress-and-cancel", test_progress_and_cancel);

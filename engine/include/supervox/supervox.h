@@ -25,11 +25,12 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 2
+#define SUPERVOX_API_VERSION_MINOR 3
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -37,161 +38,191 @@ extern "C" {
 #define SUPERVOX_EXPORT
 #endif
 
-typedef enum
-{
-  SUPERVOX_OK = 0,
-  SUPERVOX_ERROR_INVALID_ARGUMENT = -1, /* NULL pointer, unknown dtype, bad shape or strides */
-  SUPERVOX_ERROR_INVALID_PARAM = -2,    /* a parameter out of range ("compactness must be > 0") */
-  SUPERVOX_ERROR_INVALID_DATA = -3,     /* image and mask disagree, … */
-  SUPERVOX_ERROR_NON_FINITE = -4,       /* NaN or ±inf among the voxels in use */
-  SUPERVOX_ERROR_NO_MEMORY = -5,        /* host or device memory would not suffice */
-  SUPERVOX_ERROR_BACKEND = -6,          /* no CUDA device, a CUDA error */
-  SUPERVOX_ERROR_CANCELLED = -7,        /* the control's cancel flag was raised */
-} SupervoxStatus;
+  typedef enum
+  {
+    SUPERVOX_OK = 0,
+    SUPERVOX_ERROR_INVALID_ARGUMENT = -1, /* NULL pointer, unknown dtype, bad shape or strides */
+    SUPERVOX_ERROR_INVALID_PARAM = -2,    /* a parameter out of range ("compactness must be > 0") */
+    SUPERVOX_ERROR_INVALID_DATA = -3,     /* image and mask disagree, … */
+    SUPERVOX_ERROR_NON_FINITE = -4,       /* NaN or ±inf among the voxels in use */
+    SUPERVOX_ERROR_NO_MEMORY = -5,        /* host or device memory would not suffice */
+    SUPERVOX_ERROR_BACKEND = -6,          /* no CUDA device, a CUDA error */
+    SUPERVOX_ERROR_CANCELLED = -7,        /* the control's cancel flag was raised */
+    SUPERVOX_ERROR_IO = -8,               /* a file could not be read or written */
+  } SupervoxStatus;
 
-/* Element types, as NumPy names them. Integers are scaled as scikit-image's
- * img_as_float does (v / max of the type; signed clipped at −1), floats are
- * taken as they are, bool is 0 or 1. Computation is in float32. */
-typedef enum
-{
-  SUPERVOX_BOOL = 0,
-  SUPERVOX_UINT8,
-  SUPERVOX_UINT16,
-  SUPERVOX_UINT32,
-  SUPERVOX_UINT64,
-  SUPERVOX_INT8,
-  SUPERVOX_INT16,
-  SUPERVOX_INT32,
-  SUPERVOX_INT64,
-  SUPERVOX_FLOAT16,
-  SUPERVOX_FLOAT32,
-  SUPERVOX_FLOAT64,
-  SUPERVOX_N_DTYPES
-} SupervoxDtype;
+  /* Element types, as NumPy names them. Integers are scaled as scikit-image's
+   * img_as_float does (v / max of the type; signed clipped at −1), floats are
+   * taken as they are, bool is 0 or 1. Computation is in float32. */
+  typedef enum
+  {
+    SUPERVOX_BOOL = 0,
+    SUPERVOX_UINT8,
+    SUPERVOX_UINT16,
+    SUPERVOX_UINT32,
+    SUPERVOX_UINT64,
+    SUPERVOX_INT8,
+    SUPERVOX_INT16,
+    SUPERVOX_INT32,
+    SUPERVOX_INT64,
+    SUPERVOX_FLOAT16,
+    SUPERVOX_FLOAT32,
+    SUPERVOX_FLOAT64,
+    SUPERVOX_N_DTYPES
+  } SupervoxDtype;
 
-typedef enum
-{
-  SUPERVOX_BACKEND_AUTO = 0, /* CUDA when a device is usable, else the CPU */
-  SUPERVOX_BACKEND_CPU = 1,  /* the reference; host arrays only */
-  SUPERVOX_BACKEND_CUDA = 2,
-} SupervoxBackend;
+  typedef enum
+  {
+    SUPERVOX_BACKEND_AUTO = 0, /* CUDA when a device is usable, else the CPU */
+    SUPERVOX_BACKEND_CPU = 1,  /* the reference; host arrays only */
+    SUPERVOX_BACKEND_CUDA = 2,
+  } SupervoxBackend;
 
-typedef enum
-{
-  SUPERVOX_CONVERT2LAB_AUTO = -1, /* Lab for a 2D image (nz == 1) with 3 channels */
-  SUPERVOX_CONVERT2LAB_NO = 0,
-  SUPERVOX_CONVERT2LAB_YES = 1,   /* error unless 3 channels */
-} SupervoxConvert2Lab;
+  typedef enum
+  {
+    SUPERVOX_CONVERT2LAB_AUTO = -1, /* Lab for a 2D image (nz == 1) with 3 channels */
+    SUPERVOX_CONVERT2LAB_NO = 0,
+    SUPERVOX_CONVERT2LAB_YES = 1, /* error unless 3 channels */
+  } SupervoxConvert2Lab;
 
-/* A strided 4-axis array in host or device memory, axes always in the order
- * z, y, x, channel. A 2D image has shape[0] == 1; a grey image shape[3] ==
- * 1; a mask has shape[3] == 1 (its values: nonzero = in). strides are in
- * bytes and may be negative or zero; data points at element (0, 0, 0, 0). */
-typedef struct
-{
-  const void *data;
-  SupervoxDtype dtype;
-  int64_t shape[4];
-  int64_t strides[4];
-} SupervoxArray;
+  /* A strided 4-axis array in host or device memory, axes always in the order
+   * z, y, x, channel. A 2D image has shape[0] == 1; a grey image shape[3] ==
+   * 1; a mask has shape[3] == 1 (its values: nonzero = in). strides are in
+   * bytes and may be negative or zero; data points at element (0, 0, 0, 0). */
+  typedef struct
+  {
+    const void *data;
+    SupervoxDtype dtype;
+    int64_t shape[4];
+    int64_t strides[4];
+  } SupervoxArray;
 
-/* scikit-image's slic parameters (its names, its defaults). */
-typedef struct
-{
-  int64_t n_segments;    /* 100; approximate number of seeds, >= 1 */
-  double compactness;    /* 10; > 0 */
-  int32_t max_num_iter;  /* 10; exactly this many iterations run */
-  double sigma[3];       /* 0; z, y, x Gaussian sigma in voxels */
-  int32_t sigma_per_axis; /* 0: sigma[0] is a scalar divided by spacing per
-                           * axis, as scikit-image does; 1: sigma[] as given */
-  double spacing[3];     /* 1, 1, 1; z, y, x voxel size, > 0 */
-  SupervoxConvert2Lab convert2lab; /* AUTO */
-  int32_t enforce_connectivity; /* 1 */
-  double min_size_factor; /* 0.5 */
-  double max_size_factor; /* 3 */
-  int32_t slic_zero;     /* 0 */
-  int32_t start_label;   /* 1; 0 or 1. Mask-out voxels get start_label − 1 */
-  int32_t n_threads;     /* 0: all cores (CPU backend) */
-} SupervoxParams;
+  /* scikit-image's slic parameters (its names, its defaults). */
+  typedef struct
+  {
+    int64_t n_segments;              /* 100; approximate number of seeds, >= 1 */
+    double compactness;              /* 10; > 0 */
+    int32_t max_num_iter;            /* 10; exactly this many iterations run */
+    double sigma[3];                 /* 0; z, y, x Gaussian sigma in voxels */
+    int32_t sigma_per_axis;          /* 0: sigma[0] is a scalar divided by spacing per
+                                      * axis, as scikit-image does; 1: sigma[] as given */
+    double spacing[3];               /* 1, 1, 1; z, y, x voxel size, > 0 */
+    SupervoxConvert2Lab convert2lab; /* AUTO */
+    int32_t enforce_connectivity;    /* 1 */
+    double min_size_factor;          /* 0.5 */
+    double max_size_factor;          /* 3 */
+    int32_t slic_zero;               /* 0 */
+    int32_t start_label;             /* 1; 0 or 1. Mask-out voxels get start_label − 1 */
+    int32_t n_threads;               /* 0: all cores (CPU backend) */
+  } SupervoxParams;
 
-/* Called at stage and iteration boundaries from the running thread.
- * stage: 0 prepare, 1 iterate, 2 connectivity, 3 done. */
-typedef void (*SupervoxProgressFunc) (int stage, int iteration, int n_iterations,
-                                      void *user_data);
+  /* Called at stage and iteration boundaries from the running thread.
+   * stage: 0 prepare, 1 iterate, 2 connectivity, 3 done. */
+  typedef void (*SupervoxProgressFunc) (int stage, int iteration, int n_iterations,
+                                        void *user_data);
 
-/* Optional run control: progress and cancellation. */
-typedef struct
-{
-  SupervoxProgressFunc progress; /* NULL: none */
-  void *user_data;
-  /* NULL, or a flag another thread may set to nonzero: the run stops at
-   * the next iteration boundary with SUPERVOX_ERROR_CANCELLED. */
-  const volatile int32_t *cancel;
-} SupervoxControl;
+  /* Optional run control: progress and cancellation. */
+  typedef struct
+  {
+    SupervoxProgressFunc progress; /* NULL: none */
+    void *user_data;
+    /* NULL, or a flag another thread may set to nonzero: the run stops at
+     * the next iteration boundary with SUPERVOX_ERROR_CANCELLED. */
+    const volatile int32_t *cancel;
+  } SupervoxControl;
 
-/* What a run did. */
-typedef struct
-{
-  int64_t n_clusters; /* seeds K */
-  int64_t n_labels;   /* distinct labels, background excluded */
-  int32_t iterations;
-  SupervoxBackend backend; /* CPU or CUDA: the backend that computed it */
-} SupervoxRunInfo;
+  /* What a run did. */
+  typedef struct
+  {
+    int64_t n_clusters; /* seeds K */
+    int64_t n_labels;   /* distinct labels, background excluded */
+    int32_t iterations;
+    SupervoxBackend backend; /* CPU or CUDA: the backend that computed it */
+  } SupervoxRunInfo;
 
-/* The library version, "MAJOR.MINOR.PATCH"; static string. */
-SUPERVOX_EXPORT const char *supervox_version (void);
+  /* The library version, "MAJOR.MINOR.PATCH"; static string. */
+  SUPERVOX_EXPORT const char *supervox_version (void);
 
-/* SUPERVOX_API_VERSION_MAJOR * 1000 + SUPERVOX_API_VERSION_MINOR of the
- * loaded library (compare with the header's to detect a mismatch). */
-SUPERVOX_EXPORT int supervox_api_version (void);
+  /* SUPERVOX_API_VERSION_MAJOR * 1000 + SUPERVOX_API_VERSION_MINOR of the
+   * loaded library (compare with the header's to detect a mismatch). */
+  SUPERVOX_EXPORT int supervox_api_version (void);
 
-/* Fills params with scikit-image's defaults (see SupervoxParams). */
-SUPERVOX_EXPORT void supervox_params_init (SupervoxParams *params);
+  /* Fills params with scikit-image's defaults (see SupervoxParams). */
+  SUPERVOX_EXPORT void supervox_params_init (SupervoxParams *params);
 
-/* 1 when a CUDA device is usable by this build, else 0 (the reason is then
- * in supervox_last_error). */
-SUPERVOX_EXPORT int supervox_cuda_available (void);
+  /* 1 when a CUDA device is usable by this build, else 0 (the reason is then
+   * in supervox_last_error). */
+  SUPERVOX_EXPORT int supervox_cuda_available (void);
 
-/* Runs SLIC on a host image into `labels`, a caller-owned contiguous buffer
- * of shape[0]·shape[1]·shape[2] elements of label_dtype (SUPERVOX_INT32 or
- * SUPERVOX_INT64), z-major. `mask` may be NULL (shape z, y, x, 1 of the
- * image). The image is converted to float32 into a contiguous copy once (it
- * is never modified). backend AUTO runs on the GPU when there is one and
- * falls back to the CPU if the GPU fails; CPU never touches a GPU.
- * control and info may be NULL. Returns SUPERVOX_OK or a negative status. */
-SUPERVOX_EXPORT int supervox_slic (const SupervoxArray *image, const SupervoxArray *mask,
-                                   const SupervoxParams *params, SupervoxBackend backend,
-                                   void *labels, SupervoxDtype label_dtype,
-                                   const SupervoxControl *control, SupervoxRunInfo *info);
+  /* Runs SLIC on a host image into `labels`, a caller-owned contiguous buffer
+   * of shape[0]·shape[1]·shape[2] elements of label_dtype (SUPERVOX_INT32 or
+   * SUPERVOX_INT64), z-major. `mask` may be NULL (shape z, y, x, 1 of the
+   * image). The image is converted to float32 into a contiguous copy once (it
+   * is never modified). backend AUTO runs on the GPU when there is one and
+   * falls back to the CPU if the GPU fails; CPU never touches a GPU.
+   * control and info may be NULL. Returns SUPERVOX_OK or a negative status. */
+  SUPERVOX_EXPORT int supervox_slic (const SupervoxArray *image, const SupervoxArray *mask,
+                                     const SupervoxParams *params, SupervoxBackend backend,
+                                     void *labels, SupervoxDtype label_dtype,
+                                     const SupervoxControl *control, SupervoxRunInfo *info);
 
-/* The same on device memory: image, mask (may be NULL) and labels
- * (contiguous, label_dtype) are device pointers. The run is ordered after
- * the work queued on `cuda_stream` (a cudaStream_t; NULL is the legacy
- * default stream) and the labels are written before the work queued on it
- * afterwards. It runs on the device that holds `image`, whichever device is
- * current (SUPERVOX_ERROR_INVALID_PARAM when `image` is host memory); the
- * calling thread's current device is left as it was. The volume is
- * converted on the device and never copied to the host. Two exceptions,
- * both small: the mask is copied to the host for seeding (maskSLIC's
- * k-means runs there), and an image converted to Lab takes the CUDA
- * backend's host Lab path. Fails with SUPERVOX_ERROR_BACKEND when the build
- * or the machine has no CUDA. */
-SUPERVOX_EXPORT int supervox_slic_device (const SupervoxArray *image, const SupervoxArray *mask,
-                                          const SupervoxParams *params, void *labels,
-                                          SupervoxDtype label_dtype, void *cuda_stream,
-                                          const SupervoxControl *control, SupervoxRunInfo *info);
+  /* The same on device memory: image, mask (may be NULL) and labels
+   * (contiguous, label_dtype) are device pointers. The run is ordered after
+   * the work queued on `cuda_stream` (a cudaStream_t; NULL is the legacy
+   * default stream) and the labels are written before the work queued on it
+   * afterwards. It runs on the device that holds `image`, whichever device is
+   * current (SUPERVOX_ERROR_INVALID_PARAM when `image` is host memory); the
+   * calling thread's current device is left as it was. The volume is
+   * converted on the device and never copied to the host. Two exceptions,
+   * both small: the mask is copied to the host for seeding (maskSLIC's
+   * k-means runs there), and an image converted to Lab takes the CUDA
+   * backend's host Lab path. Fails with SUPERVOX_ERROR_BACKEND when the build
+   * or the machine has no CUDA. */
+  SUPERVOX_EXPORT int supervox_slic_device (const SupervoxArray *image, const SupervoxArray *mask,
+                                            const SupervoxParams *params, void *labels,
+                                            SupervoxDtype label_dtype, void *cuda_stream,
+                                            const SupervoxControl *control, SupervoxRunInfo *info);
 
-/* Frees the GPU memory kept between CUDA runs (see the top of this file),
- * on every device. Runs in progress keep theirs until they end. Does
- * nothing in a build without CUDA. */
-SUPERVOX_EXPORT void supervox_cuda_release_cache (void);
+  /* What a file-to-file run did: the run's numbers, and whether it streamed
+   * the volume slab by slab (1) or held it in memory (0). */
+  typedef struct
+  {
+    int64_t n_clusters;
+    int64_t n_labels;
+    int32_t iterations;
+    SupervoxBackend backend;
+    int32_t streamed;
+  } SupervoxFileInfo;
 
-/* The message of this thread's last failure ("" when none); valid until
- * this thread's next supervox call. */
-SUPERVOX_EXPORT const char *supervox_last_error (void);
+  /* SLIC from a TIFF file (a volume of pages, uint8/16/32 or float) into a
+   * label TIFF (uint32; int32 when a label is −1), as `supervox-cli slic`
+   * writes it. The volume is held in memory when its run fits in
+   * memory_limit bytes (0: what the machine has free) and, with a GPU, in
+   * the GPU's free memory; otherwise it streams slab by slab through the
+   * GPU or the CPU, never held whole. Either way the file holds the same
+   * bytes. mask: NULL, or a TIFF of the volume's z, y, x shape (nonzero =
+   * in). params->spacing is used as given (the file's own spacing goes into
+   * the label file only). backend as for supervox_slic: AUTO falls back to
+   * the CPU when the GPU fails. The output appears whole or not at all (a
+   * failed or cancelled run leaves no file). control and info may be NULL.
+   * Returns SUPERVOX_OK or a negative status (SUPERVOX_ERROR_IO for a file
+   * that cannot be read or written). */
+  SUPERVOX_EXPORT int supervox_slic_file (const char *input, const char *output, const char *mask,
+                                          const SupervoxParams *params, SupervoxBackend backend,
+                                          uint64_t memory_limit, const SupervoxControl *control,
+                                          SupervoxFileInfo *info);
 
-/* A status's name, "SUPERVOX_ERROR_NO_MEMORY"; static string. */
-SUPERVOX_EXPORT const char *supervox_status_name (int status);
+  /* Frees the GPU memory kept between CUDA runs (see the top of this file),
+   * on every device. Runs in progress keep theirs until they end. Does
+   * nothing in a build without CUDA. */
+  SUPERVOX_EXPORT void supervox_cuda_release_cache (void);
+
+  /* The message of this thread's last failure ("" when none); valid until
+   * this thread's next supervox call. */
+  SUPERVOX_EXPORT const char *supervox_last_error (void);
+
+  /* A status's name, "SUPERVOX_ERROR_NO_MEMORY"; static string. */
+  SUPERVOX_EXPORT const char *supervox_status_name (int status);
 
 #ifdef __cplusplus
 }
