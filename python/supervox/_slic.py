@@ -247,6 +247,27 @@ def _mask_view(mask, image_on_device, zyx):
     return view, list(shape) + [1], list(strides) + [0]
 
 
+def _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
+            enforce_connectivity, min_size_factor, max_size_factor, slic_zero, start_label):
+    """The C API's parameters (convert2lab left at AUTO)."""
+    params = _lib.SupervoxParams()
+    _lib.lib.supervox_params_init(ctypes.byref(params))
+    params.n_segments = int(n_segments)
+    params.compactness = float(compactness)
+    params.max_num_iter = int(max_num_iter)
+    params.sigma_per_axis = int(per_axis)
+    for a in range(3):
+        params.sigma[a] = sigma3[a]
+        params.spacing[a] = spacing3[a]
+    params.enforce_connectivity = int(bool(enforce_connectivity))
+    params.min_size_factor = float(min_size_factor)
+    params.max_size_factor = float(max_size_factor)
+    params.slic_zero = int(bool(slic_zero))
+    params.start_label = int(start_label)
+    params.n_threads = get_num_threads()
+    return params
+
+
 def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spacing=None,
          convert2lab=None, enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3,
          slic_zero=False, start_label=1, mask=None, *, channel_axis=-1, backend="auto"):
@@ -320,22 +341,10 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     spacing3 = _spacing3(spacing, is_2d, float_dtype)
     sigma3, per_axis = _sigma3(sigma, is_2d, float_dtype)
 
-    params = _lib.SupervoxParams()
-    _lib.lib.supervox_params_init(ctypes.byref(params))
-    params.n_segments = int(n_segments)
-    params.compactness = float(compactness)
-    params.max_num_iter = int(max_num_iter)
-    params.sigma_per_axis = int(per_axis)
-    for a in range(3):
-        params.sigma[a] = sigma3[a]
-        params.spacing[a] = spacing3[a]
+    params = _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
+                     enforce_connectivity, min_size_factor, max_size_factor, slic_zero,
+                     start_label)
     params.convert2lab = lab
-    params.enforce_connectivity = int(bool(enforce_connectivity))
-    params.min_size_factor = float(min_size_factor)
-    params.max_size_factor = float(max_size_factor)
-    params.slic_zero = int(bool(slic_zero))
-    params.start_label = int(start_label)
-    params.n_threads = get_num_threads()
 
     image_c = view.as_c(list(zyx) + [n_channels], list(zyx_strides) + [channel_stride])
     mask_p = ctypes.byref(mask_c) if mask_c is not None else None
@@ -392,21 +401,9 @@ def slic_file(input, output, n_segments=100, compactness=10.0, max_num_iter=10, 
     sigma3, per_axis = _sigma3(sigma, False, np.float64)
     spacing3 = _spacing3(spacing, False, np.float64)
 
-    params = _lib.SupervoxParams()
-    _lib.lib.supervox_params_init(ctypes.byref(params))
-    params.n_segments = int(n_segments)
-    params.compactness = float(compactness)
-    params.max_num_iter = int(max_num_iter)
-    params.sigma_per_axis = int(per_axis)
-    for a in range(3):
-        params.sigma[a] = sigma3[a]
-        params.spacing[a] = spacing3[a]
-    params.enforce_connectivity = int(bool(enforce_connectivity))
-    params.min_size_factor = float(min_size_factor)
-    params.max_size_factor = float(max_size_factor)
-    params.slic_zero = int(bool(slic_zero))
-    params.start_label = int(start_label)
-    params.n_threads = get_num_threads()
+    params = _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
+                     enforce_connectivity, min_size_factor, max_size_factor, slic_zero,
+                     start_label)
 
     info = _call(_lib.lib.supervox_slic_file,
                  (_path(input, "input"), _path(output, "output"),
