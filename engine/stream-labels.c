@@ -176,10 +176,16 @@ route_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **e
   return run_read_labels (((LabelRoute *)user_data)->run, z0, z1, labels, error);
 }
 
+/* A cancel ends a device's connectivity at its next slab, as the host's
+ * window checks it at every slice. */
 static gboolean
 writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GError **error)
 {
-  return sv_tiff_label_writer_append (((LabelRoute *)user_data)->writer, labels, z1 - z0, error);
+  LabelRoute *route = user_data;
+
+  if (g_cancellable_set_error_if_cancelled (route->run->options->cancellable, error))
+    return FALSE;
+  return sv_tiff_label_writer_append (route->writer, labels, z1 - z0, error);
 }
 
 /* Connectivity on the first backend's device when the label volume fits

@@ -308,6 +308,13 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
 }
 
 static void
+cancel_at_connect (SvStage stage, guint iteration, guint n_iterations, gpointer user_data)
+{
+  if (stage == SV_STAGE_CONNECT)
+    g_cancellable_cancel (user_data);
+}
+
+static void
 keeping_release (SvBackend *backend)
 {
   Keeper *kp = keeper_of (backend);
@@ -493,6 +500,28 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     sv_test_assert_same_file (cpu_out, out);
     g_assert_true (report.labels_on_device);
     g_assert_cmpuint (device.label_slabs, ==, 1);
+  }
+  /* A cancel once the connectivity has begun ends the device's at its next
+   * slab: no file. */
+  {
+    g_autoptr (GCancellable) cancel = g_cancellable_new ();
+    SvStreamOptions options;
+
+    g_assert_cmpint (g_remove (out), ==, 0);
+    sv_stream_options_init_defaults (&options);
+    options.slab_depth = 4;
+    options.backends = keepers;
+    options.n_backends = 1;
+    options.cancellable = cancel;
+    options.progress = cancel_at_connect;
+    options.user_data = cancel;
+    device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+    device.connected = 0;
+    g_assert_false (sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, NULL, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_clear_error (&error);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+    g_assert_cmpuint (device.connected, ==, 1);
   }
   for (guint w = 0; w < 2; w++)
     sv_backend_free (keepers[w]);
