@@ -263,6 +263,13 @@ gint64 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint
 
 /* ---- slab sizes from the memory limit (stream-sizing.c) ----------------- */
 
+/* What one slab of a streamed run holds at most, whatever the limit. */
+#define SV_STREAM_SLAB_TARGET_BYTES (G_GUINT64_CONSTANT (4) << 30)
+
+/* Slices of `per_slice` bytes that fit in `limit` (0: 1 GiB) beside
+ * `fixed`: at least 1, at most nz and SV_STREAM_SLAB_TARGET_BYTES. */
+guint sv__stream_depth_within (guint64 per_slice, guint64 fixed, guint64 limit, guint nz);
+
 /* Slices per slab of the iterations under `limit` bytes (0: 1 GiB); mask:
  * there is one, mask_file: read from a file a slab at a time. */
 guint sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,

@@ -37,17 +37,31 @@ iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_fi
 }
 
 guint
+sv__stream_depth_within (guint64 per_slice, guint64 fixed, guint64 limit, guint nz)
+{
+  guint64 depth;
+
+  if (limit == 0)
+    limit = G_GUINT64_CONSTANT (1) << 30;
+  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
+  /* A larger slab gains nothing (a 2048³ run with 1 GiB float32 slabs
+   * overlaps 90 % of its copies) and multiplies what is held at once: the
+   * slab buffers, their pinned copies, the slabs being read ahead. With a
+   * limit of all the memory a machine has, slabs of half the volume
+   * would leave no room for the rest. */
+  depth = MIN (depth, MAX (SV_STREAM_SLAB_TARGET_BYTES / MAX (per_slice, 1), 1));
+  return (guint)CLAMP (depth, 1, MAX (nz, 1));
+}
+
+guint
 sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
                          gint64 n_segments, guint64 limit)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  guint64 per_slice, fixed, depth;
+  guint64 per_slice, fixed;
 
   iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
-  if (limit == 0)
-    limit = G_GUINT64_CONSTANT (1) << 30;
-  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
-  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+  return sv__stream_depth_within (per_slice, fixed, limit, info->nz);
 }
 
 /* Host bytes left under the limit for prepared slabs kept between
@@ -75,10 +89,6 @@ sv__stream_choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint6
   const guint64 per_slice
       = 2 * sv_tiff_slab_reader_slice_bytes (reader) + (guint64)info->ny * info->nx * info->nc * 4;
   const guint64 fixed = 2 * halo * per_slice + (6 << 20);
-  guint64 depth;
 
-  if (limit == 0)
-    limit = G_GUINT64_CONSTANT (1) << 30;
-  depth = limit > fixed ? (limit - fixed) / MAX (per_slice, 1) : 1;
-  return (guint)CLAMP (depth, 1, MAX (info->nz, 1));
+  return sv__stream_depth_within (per_slice, fixed, limit, info->nz);
 }

@@ -128,8 +128,12 @@ run_streamed (const char *input, const char *output, const char *mask_path, cons
   if (gpu != NULL)
     {
 #if SV_HAVE_CUDA
-      options.max_slab_depth = sv_cuda_stream_max_depth (0, shape[1], shape[2], shape[3],
-                                                         params->n_segments, mask_path != NULL);
+      gsize free_bytes = 0;
+
+      /* Slabs the device's double buffers hold beside the clusters. */
+      if (sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
+        options.max_slab_depth = sv_cuda_stream_max_depth (
+            free_bytes, shape[1], shape[2], shape[3], params->n_segments, mask_path != NULL);
 #endif
       options.backends = &gpu;
       options.n_backends = 1;

@@ -522,6 +522,29 @@ test_connectivity_errors (Fixture *f, gconstpointer data)
     }
 }
 
+/* Slab sizes: what fits in the limit beside the fixed part, at least one
+ * slice and at most the volume, and never past the slab target even when
+ * the limit is all of a large machine's memory (a 2048³ uint8 volume's
+ * 56 MiB slices under 120 GiB once made slabs of 1200 slices, and the
+ * process ran out of memory). */
+static void
+test_slab_depth (void)
+{
+  const guint64 mib = 1 << 20, gib = mib << 10;
+
+  g_assert_cmpuint (sv__stream_depth_within (10 * mib, 6 * mib, 106 * mib, 2048), ==, 10);
+  g_assert_cmpuint (sv__stream_depth_within (10 * mib, 6 * mib, 1 * mib, 2048), ==, 1);
+  g_assert_cmpuint (sv__stream_depth_within (10 * mib, 6 * mib, 0, 2048), ==,
+                    (gib - 6 * mib) / (10 * mib));
+  g_assert_cmpuint (sv__stream_depth_within (1024, 0, 100 * mib, 30), ==, 30);
+  g_assert_cmpuint (sv__stream_depth_within (56 * mib, 300 * mib, 120 * gib, 2048), ==,
+                    SV_STREAM_SLAB_TARGET_BYTES / (56 * mib));
+  g_assert_cmpuint (sv__stream_depth_within (56 * mib, 300 * mib, 120 * gib, 2048) * 56 * mib, <=,
+                    SV_STREAM_SLAB_TARGET_BYTES);
+  /* A single slice past the target is still one slice. */
+  g_assert_cmpuint (sv__stream_depth_within (8 * gib, 0, 120 * gib, 4), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -534,5 +557,6 @@ main (int argc, char **argv)
   ADD ("/engine/stream/connectivity/window-matches-whole", test_connectivity_window);
   ADD ("/engine/stream/connectivity/errors-end-the-pass", test_connectivity_errors);
 #undef ADD
+  g_test_add_func ("/engine/stream/sizing/slab-depth", test_slab_depth);
   return g_test_run ();
 }
