@@ -27,24 +27,31 @@ enum
   FLAG_REPLAYED = 2 /* voxel visited by the second replay */
 };
 
-/* Replays the sequential BFS of one small piece from its raster-first
- * voxel (neighbour order +x −x +y −y +z −z) and records, in link[root] as
- * −(n + 2), the last neighbour n that was already labelled at that point:
- * a voxel of a piece that starts earlier (−1: none, an orphan). */
-__global__ void
-cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
-                     const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
-                     int *__restrict__ queue, uint8_t *__restrict__ visited, int *__restrict__ link,
-                     int *counters)
+/* Whether earlier piece q can give its label to piece r (of rank seg):
+ * anything but an orphan-rooted small piece of the same segment. A voxel
+ * an earlier window settled gives its label unless it is the counter's. */
+__device__ __forceinline__ bool
+cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg, int base)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= counters[COUNTER_N_SMALL])
-    return;
-  const int root = small_roots[i];
-  int *q = queue + small_offsets[i];
+  if (cc_is_known (q))
+    return cc_known_label (q) != base + seg;
+  return cc_is_large (rank, q) || rank[q] != seg || (flag[q] & FLAG_REACHED);
+}
+
+/* Replays the sequential BFS of the small piece that starts at root
+ * (neighbour order +x −x +y −y +z −z; queue q), marking its voxels with
+ * `bit` in marks, and returns the last neighbour already labelled at that
+ * point (a voxel of an earlier piece; with `giving`, one that gives its
+ * label to a piece of segment seg, marks being the flags), −1 when none.
+ * Only this thread writes the bytes of the piece's own voxels; others
+ * read just the REACHED bit of them, which stays. */
+__device__ int
+cc_replay_piece (int root, int nz, int ny, int nx, const int *parent, int *q, uint8_t *marks,
+                 uint8_t bit, bool giving, const int *rank, int seg, int base)
+{
   int head = 0, tail = 1, last = -1;
   q[0] = root;
-  visited[root] = 1;
+  marks[root] |= bit;
   while (head < tail)
     {
       int idx = q[head++];
@@ -61,30 +68,39 @@ cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
           int pm = parent[m];
           if (pm == root)
             {
-              if (!visited[m])
+              if (!(marks[m] & bit))
                 {
-                  visited[m] = 1;
+                  marks[m] |= bit;
                   q[tail++] = m;
                 }
             }
-          else if (cc_is_earlier (pm, root))
+          else if (cc_is_earlier (pm, root)
+                   && (!giving || cc_gives_label (rank, marks, pm, seg, base)))
             last = m;
         }
     }
+  return last;
+}
+
+/* Replays the sequential BFS of one small piece from its raster-first
+ * voxel (neighbour order +x −x +y −y +z −z) and records, in link[root] as
+ * −(n + 2), the last neighbour n that was already labelled at that point:
+ * a voxel of a piece that starts earlier (−1: none, an orphan). */
+__global__ void
+cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
+                     const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
+                     int *__restrict__ queue, uint8_t *__restrict__ visited, int *__restrict__ link,
+                     int *counters)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= counters[COUNTER_N_SMALL])
+    return;
+  const int root = small_roots[i];
+  const int last = cc_replay_piece (root, nz, ny, nx, parent, queue + small_offsets[i], visited, 1,
+                                    false, NULL, 0, 0);
   if (last < 0)
     atomicExch (&counters[COUNTER_ORPHAN], 1);
   link[root] = -(last + 2);
-}
-
-/* Whether earlier piece q can give its label to piece r (of rank seg):
- * anything but an orphan-rooted small piece of the same segment. A voxel
- * an earlier window settled gives its label unless it is the counter's. */
-__device__ __forceinline__ bool
-cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg, int base)
-{
-  if (cc_is_known (q))
-    return cc_known_label (q) != base + seg;
-  return cc_is_large (rank, q) || rank[q] != seg || (flag[q] & FLAG_REACHED);
 }
 
 /* Voxels per thread of a propagation round: a block covers a run of
@@ -201,38 +217,9 @@ cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ 
     return;
   const int i = replay[t];
   const int root = small_roots[i];
-  const int seg = rank[root];
-  int *q = queue + small_offsets[i];
-  int head = 0, tail = 1, last = -1;
-  q[0] = root;
-  /* Only this thread writes the bytes of its own voxels; others read just
-   * the REACHED bit of them, which stays. */
-  flag[root] |= FLAG_REPLAYED;
-  while (head < tail)
-    {
-      int idx = q[head++];
-      int nb[6];
-      bool ok[6];
-      cc_neighbours (idx, nx, ny, nz, nb, ok);
-      for (int j = 0; j < 6; j++)
-        {
-          if (!ok[j])
-            continue;
-          int m = nb[j];
-          int pm = parent[m];
-          if (pm == root)
-            {
-              if (!(flag[m] & FLAG_REPLAYED))
-                {
-                  flag[m] |= FLAG_REPLAYED;
-                  q[tail++] = m;
-                }
-            }
-          else if (cc_is_earlier (pm, root) && cc_gives_label (rank, flag, pm, seg, base))
-            last = m;
-        }
-    }
-  link[root] = -(last + 2);
+  link[root] = -(cc_replay_piece (root, nz, ny, nx, parent, queue + small_offsets[i], flag,
+                                  FLAG_REPLAYED, true, rank, rank[root], base)
+                 + 2);
 }
 
 /* Follows every small piece's links to its label and settles it, so that
