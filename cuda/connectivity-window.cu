@@ -159,6 +159,9 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
       w0 = first;
       if (top > loaded)
         {
+          /* A load may copy on another stream: the moves, which read
+           * where it writes, come first. */
+          SV_CUDA_CHECK (cudaStreamSynchronize (stream));
           if (!load (loaded, top, d_in + (loaded - w0) * plane, user_data, error))
             goto out;
           SV_CUDA_CHECK (cudaMemsetAsync (d_known + (loaded - w0) * plane, 0x80,
