@@ -7,7 +7,7 @@
  * achieved, checks that both label files hold the same bytes, and with
  * --json writes the numbers.
  *
- *   bench-stream IN.tif --n-segments N [--slab-depth D] [--devices 0,0]
+ *   bench-stream IN.tif --n-segments N [--slab-depth D] [--devices 0,0] [--backend cpu]
  *                [--device-limit MIB] [--compression CODEC[:LEVEL]] [--reps R]
  *                [--no-in-memory] [--json out.json]
  *
@@ -19,7 +19,8 @@
  * the assignment kernels (CUDA events on both streams). --compression
  * writes both label files with another codec than the default deflate:6
  * (the label file's compression is most of the connectivity stage past a
- * few GiB of labels). */
+ * few GiB of labels). --backend cpu runs both sides on the CPU backend
+ * (the reference) instead: the streamed side then has no slab times. */
 #define G_LOG_DOMAIN "sv-bench"
 
 #include <stdio.h>
@@ -40,6 +41,8 @@ typedef struct
 
 /* Both runs' label files. */
 static SvTiffWriteOptions write_options;
+/* "cuda" or "cpu", for both runs. */
+static const char *backend_name = "cuda";
 
 static double
 seconds_since (gint64 t0)
@@ -62,7 +65,7 @@ run_in_memory (const char *in, const char *out, const SvSlicParams *params, Time
   if (volume == NULL)
     return FALSE;
   t->load = seconds_since (t0);
-  backend = sv_backend_new ("cuda", error);
+  backend = sv_backend_new (backend_name, error);
   if (backend == NULL || !sv_backend_set_volume (backend, volume, NULL, error)
       || !sv_backend_run (backend, params, NULL, &stats, error))
     goto out;
@@ -147,6 +150,7 @@ main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *devices = NULL, *json_path = NULL, *compression = NULL, *codec = NULL;
+  g_autofree char *backend_option = NULL;
   gint64 n_segments = 0;
   gint depth = 0, reps = 1, device_limit_mib = 0;
   double compactness = 0.0;
@@ -159,6 +163,7 @@ main (int argc, char **argv)
     { "devices", 0, 0, G_OPTION_ARG_STRING, &devices, "GPUs, e.g. 0 or 0,0", "LIST" },
     { "device-limit", 0, 0, G_OPTION_ARG_INT, &device_limit_mib,
       "Device memory of the slab steps in MiB (0: what is free)", "MIB" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_option, "cuda (default) or cpu", "NAME" },
     { "compression", 0, 0, G_OPTION_ARG_STRING, &compression,
       "Codec of the label files (default deflate:6)", "CODEC[:LEVEL]" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Runs of each; the fastest counts", "R" },
@@ -202,8 +207,16 @@ main (int argc, char **argv)
     params.compactness = compactness;
   params.slic_zero = slic_zero;
 
+  if (backend_option != NULL && strcmp (backend_option, "cpu") == 0)
+    backend_name = "cpu";
+  else if (backend_option != NULL && strcmp (backend_option, "cuda") != 0)
+    {
+      fprintf (stderr, "bench-stream: --backend is cuda or cpu, got %s\n", backend_option);
+      return 1;
+    }
   device_list = g_strsplit (devices != NULL ? devices : "0", ",", -1);
-  n_backends = g_strv_length (device_list);
+  /* The CPU's streamed run makes its own backend. */
+  n_backends = strcmp (backend_name, "cpu") == 0 ? 0 : g_strv_length (device_list);
   backends = g_new0 (SvBackend *, n_backends);
   for (guint i = 0; i < n_backends; i++)
     if ((backends[i] = sv_cuda_backend_new_on_device (atoi (device_list[i]), &error)) == NULL)
@@ -274,7 +287,7 @@ main (int argc, char **argv)
     {
       g_autofree char *text = g_strdup_printf (
           "{\"input\":\"%s\",\"n_segments\":%" G_GINT64_FORMAT ",\"compactness\":%g,"
-          "\"slic_zero\":%s,\"devices\":%u,"
+          "\"slic_zero\":%s,\"backend\":\"%s\",\"devices\":%u,"
           "\"in_memory\":{\"load\":%.3f,\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,"
           "\"write\":%.3f,\"total\":%.3f},"
           "\"streamed\":{\"prepare\":%.3f,\"iterate\":%.3f,\"connect\":%.3f,\"total\":%.3f,"
@@ -287,11 +300,11 @@ main (int argc, char **argv)
           "\"connect_window\":%u,\"compression\":\"%s\"},"
           "\"ratio\":%.3f,\"identical\":%s}\n",
           argv[1], params.n_segments, params.compactness, params.slic_zero ? "true" : "false",
-          n_backends, memory.load, memory.prepare, memory.iterate, memory.connect, memory.write,
-          memory.total, streamed.prepare, streamed.iterate, streamed.connect, streamed.total,
-          report.slab_depth, report.n_slabs, slab.passes, slab.staging_ms, slab.upload_ms,
-          slab.kernel_ms, slab.pass_ms, overlap, report.device_peak_bytes, device_limit_mib,
-          report.resident_slabs, report.kept_host_bytes, report.kept_file_bytes,
+          backend_name, n_backends, memory.load, memory.prepare, memory.iterate, memory.connect,
+          memory.write, memory.total, streamed.prepare, streamed.iterate, streamed.connect,
+          streamed.total, report.slab_depth, report.n_slabs, slab.passes, slab.staging_ms,
+          slab.upload_ms, slab.kernel_ms, slab.pass_ms, overlap, report.device_peak_bytes,
+          device_limit_mib, report.resident_slabs, report.kept_host_bytes, report.kept_file_bytes,
           report.connect_on_device ? "true" : "false", report.labels_on_device ? "true" : "false",
           report.seconds_first_pass, report.seconds_labels, report.connect_window, codec, ratio,
           identical ? "true" : "false");

@@ -12,7 +12,9 @@
 # volume, e.g. "0 420" for a run that keeps every slab on the device and one
 # that keeps two of eight. Sizes up to SKIMAGE_MAX (default 128) are also
 # segmented by scikit-image (python3's) with the same parameters, timed,
-# and compared with the streamed labels.
+# and compared with the streamed labels. BACKENDS (default "cuda") lists
+# the backends, "cuda cpu" for both: the CPU rows (both sides on the CPU
+# reference backend) go to stream-N-noiseX-cC-cpu.json.
 #
 # The volumes are made by bench/make-volume.py (numpy and tifffile: smooth
 # structure, steps and noise, uint8, one page per slice, on every core) in
@@ -31,11 +33,20 @@ for n in $sizes; do
     depth=$(( n / 8 ))
     for c in ${COMPACTNESS:-10}; do
       echo "== ${n}³ uint8, noise $noise, compactness $c, $segments segments, slabs of $depth slices"
-      for limit in ${DEVICE_LIMITS:-0}; do
-        echo "-- device limit ${limit} MiB (0: what is free)"
-        "$bin" "$vol" --n-segments "$segments" --compactness "$c" --slab-depth "$depth" \
-          --reps "${REPS:-2}" --device-limit "$limit" --keep-labels \
-          --json "$out/stream-$n-noise$noise-c$c-$limit.json"
+      for backend in ${BACKENDS:-cuda}; do
+        if [ "$backend" = cpu ]; then
+          echo "-- CPU backend"
+          "$bin" "$vol" --n-segments "$segments" --compactness "$c" --slab-depth "$depth" \
+            --reps "${REPS:-2}" --backend cpu --keep-labels \
+            --json "$out/stream-$n-noise$noise-c$c-cpu.json"
+          continue
+        fi
+        for limit in ${DEVICE_LIMITS:-0}; do
+          echo "-- device limit ${limit} MiB (0: what is free)"
+          "$bin" "$vol" --n-segments "$segments" --compactness "$c" --slab-depth "$depth" \
+            --reps "${REPS:-2}" --device-limit "$limit" --keep-labels \
+            --json "$out/stream-$n-noise$noise-c$c-$limit.json"
+        done
       done
       if [ "$n" -le "${SKIMAGE_MAX:-128}" ]; then
         python3 - "$vol" "$out/bench-stream-labels.tif" "$segments" "$c" \

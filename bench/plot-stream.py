@@ -3,7 +3,7 @@
 
     python3 bench/plot-stream.py DIR [PNG]
 
-Prints one row per run (size, noise, compactness, device limit, the
+Prints one row per run (size, noise, compactness, backend or device limit, the
 in-memory and streamed totals, their ratio, where the labels and the
 connectivity ran, scikit-image's time where it ran) and draws the streamed
 and in-memory totals against compactness, one panel per size.
@@ -19,7 +19,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-NAME = re.compile(r"stream-(\d+)-noise([0-9.]+)-c([0-9.e-]+)-(\d+)\.json$")
+# The last field: the CUDA run's device limit in MiB, or "cpu".
+NAME = re.compile(r"stream-(\d+)-noise([0-9.]+)-c([0-9.e-]+)-(\d+|cpu)\.json$")
 
 
 def load(folder):
@@ -28,7 +29,7 @@ def load(folder):
         m = NAME.search(os.path.basename(path))
         if m is None:
             continue
-        n, noise, c, limit = int(m[1]), float(m[2]), float(m[3]), int(m[4])
+        n, noise, c, limit = int(m[1]), float(m[2]), float(m[3]), m[4]
         with open(path) as f:
             run = json.load(f)
         sk_path = os.path.join(folder, f"skimage-{n}-noise{m[2]}-c{m[3]}.json")
@@ -47,7 +48,7 @@ def main():
     rows = load(folder)
     if not rows:
         sys.exit(f"no stream-*.json in {folder}")
-    print("| size | noise | compactness | device limit MiB | in-memory s | streamed s | "
+    print("| size | noise | compactness | backend, device limit MiB | in-memory s | streamed s | "
           "streamed / in-memory | labels identical | last assignment | connectivity | "
           "scikit-image s |")
     print("|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|")
@@ -59,7 +60,8 @@ def main():
             if "agree" in sk:
                 agree = f"{100 * sk['agree']:.3f} % equal"
             sk_text = f"{sk['seconds']:.2f} ({agree})"
-        print(f"| {n}³ | {noise:g} | {c:g} | {limit} | {run['in_memory']['total']:.2f} | "
+        where = "CPU" if limit == "cpu" else f"CUDA, {limit}"
+        print(f"| {n}³ | {noise:g} | {c:g} | {where} | {run['in_memory']['total']:.2f} | "
               f"{s['total']:.2f} | {run['ratio']:.2f}× | {'yes' if run['identical'] else 'NO'} | "
               f"{'device' if s.get('labels_on_device') else 'host'} | "
               f"{'device' if s.get('connect_on_device') else 'host'} | {sk_text} |")
@@ -71,12 +73,14 @@ def main():
             for limit in sorted({r[3] for r in rows if r[0] == n and r[1] == noise}):
                 pts = [r for r in rows if r[0] == n and r[1] == noise and r[3] == limit]
                 cs = [r[2] for r in pts]
-                tag = f"noise {noise:g}" + (f", {limit} MiB" if limit else "")
+                tag = f"noise {noise:g}" + (", CPU" if limit == "cpu" else
+                                            f", {limit} MiB" if limit != "0" else "")
                 ax.plot(cs, [r[4]["streamed"]["total"] for r in pts], "o-",
                         label=f"streamed, {tag}")
                 ax.plot(cs, [r[4]["in_memory"]["total"] for r in pts], "s--",
                         label=f"in memory, {tag}")
-                sk = [(r[2], r[5]["seconds"]) for r in pts if r[5] is not None]
+                # scikit-image once per noise level, beside the first backend.
+                sk = [(r[2], r[5]["seconds"]) for r in pts if r[5] is not None and limit == "0"]
                 if sk:
                     ax.plot([p[0] for p in sk], [p[1] for p in sk], "^:",
                             label=f"scikit-image, {tag}")
@@ -84,7 +88,7 @@ def main():
         ax.set_yscale("log")
         ax.set_xlabel("compactness")
         ax.set_ylabel("seconds, file in to file out")
-        ax.set_title(f"{n}³ uint8, one H100")
+        ax.set_title(f"{n}³ uint8")
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
