@@ -188,9 +188,9 @@ writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GErro
   return sv_tiff_label_writer_append (route->writer, labels, z1 - z0, error);
 }
 
-/* Connectivity on the first backend's device when the label volume fits
- * there (the in-memory run's, so the same labels as the host's window):
- * the number of labels, −1 when it does not fit, −2 on error. */
+/* Connectivity on the first backend's device, at once or window by window
+ * (`extent` bounds a window; the same labels as the host's ring): the
+ * number of labels, −1 when not even a window fits, −2 on error. */
 static gint64
 connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
                    SvTiffLabelWriter *writer, SvStreamReport *report, GError **error)
