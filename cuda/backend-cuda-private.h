@@ -139,7 +139,7 @@ guint sv__cuda_cc_window_depth (guint nz, gsize plane, guint extent, guint64 bud
  * the z extent of every input label, minus one. */
 gboolean sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
                                         gint64 min_size, gint64 max_size, int start_label,
-                                        SvCcSlices load, SvCcSlices store, gpointer user_data,
+                                        SvConnectivityRule rule, SvCcSlices load, SvCcSlices store, gpointer user_data,
                                         cudaStream_t stream, gint64 *n_labels, GError **error);
 
 /* ---- backend-buffers.cu ---- */

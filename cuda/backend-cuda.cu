@@ -292,7 +292,8 @@ cuda_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 
     goto out;
   SV_CUDA_CHECK (mark (self, 0));
   SV_CUDA_CHECK (sv_cuda_connectivity (self->d_labels, (int)self->nz, (int)self->ny,
-                                       (int)self->nx, min_size, max_size, start_label, &self->conn,
+                                       (int)self->nx, min_size, max_size, start_label,
+                                       run->params->connectivity_rule, &self->conn,
                                        self->stream, &n_device, &on_device));
   SV_CUDA_CHECK (mark (self, 1));
   SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
@@ -317,7 +318,8 @@ cuda_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 
                                       cudaMemcpyDeviceToHost, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));
       *n_labels = sv_connectivity_enforce (host_in, self->nz, self->ny, self->nx, min_size,
-                                           max_size, start_label, host_out);
+                                           max_size, start_label, run->params->connectivity_rule,
+                                           host_out);
       SV_CUDA_CHECK (cudaMemcpyAsync (self->d_labels, host_out, self->n * sizeof (gint32),
                                       cudaMemcpyHostToDevice, self->stream));
       SV_CUDA_CHECK (cudaStreamSynchronize (self->stream));

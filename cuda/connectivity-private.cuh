@@ -126,17 +126,20 @@ typedef struct
 } SvCcWindow;
 
 /* The connectivity rule on nz·ny·nx labels (in place when window is
- * NULL), for min_size ≤ max(max_size, 1): *n_large receives the number of
- * large pieces, *in_use whether a small piece after the last of them keeps
- * the counter's label. */
+ * NULL); under the legacy rule for min_size ≤ max(max_size, 1) only.
+ * *n_large receives the number of pieces that take a new label (large
+ * ones; under the connected rule small ones with no earlier neighbour
+ * too), *in_use whether, under the legacy rule, a small piece after the
+ * last of them keeps the counter's label. */
 cudaError_t sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size,
-                             long long max_size, int start_label, const SvCcWindow *window,
-                             SvCudaConnScratch *s, cudaStream_t stream, int *n_large,
-                             bool *in_use);
+                             long long max_size, int start_label, bool legacy,
+                             const SvCcWindow *window, SvCudaConnScratch *s, cudaStream_t stream,
+                             int *n_large, bool *in_use);
 
-/* min_size > max(max_size, 1): every piece is small, the first keeps the
- * counter and no later one sees another label, so every voxel but
- * background takes start_label (in place); *any: some voxel did. */
+/* Under the legacy rule with min_size > max(max_size, 1): every piece is
+ * small, the first keeps the counter and no later one sees another label,
+ * so every voxel but background takes start_label (in place); *any: some
+ * voxel did. */
 cudaError_t sv__cuda_cc_uniform (int32_t *labels, long long n, int start_label,
                                  SvCudaConnScratch *s, cudaStream_t stream, bool *any);
 
@@ -150,11 +153,25 @@ cudaError_t sv__cuda_cc_split_oversized (const int32_t *labels, int nz, int ny, 
                                          long long max_size, int k, SvCudaConnScratch *s,
                                          cudaStream_t stream);
 
-/* Gives every small piece its link (see connectivity.cu) and settles it:
- * link[r] ≥ 2 for every small piece start r afterwards. rank is s->size;
- * `base` as for cc_piece_label; `counter_in_use`: a voxel an earlier
- * window settled carries the counter's label base (so a piece next to it
- * can be orphan-rooted without an orphan). */
+/* The legacy rule: gives every small piece its link (see connectivity.cu)
+ * and settles it: link[r] ≥ 2 for every small piece start r afterwards.
+ * rank is s->size; `base` as for cc_piece_label; `counter_in_use`: a
+ * voxel an earlier window settled carries the counter's label base (so a
+ * piece next to it can be orphan-rooted without an orphan). */
 cudaError_t sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, int base,
-                                    bool counter_in_use, SvCudaConnScratch *s,
+                                    long long max_size, bool counter_in_use, SvCudaConnScratch *s,
                                     cudaStream_t stream);
+
+/* The connected rule, before the rank scan: links every small piece to
+ * the last earlier neighbour its BFS sees (one thread per piece), and
+ * turns the pieces that see none into new-label pieces (link 1, as large
+ * ones) with their flags in s->queue[0 .. n], the scan's input; link holds
+ * the large-piece flags on entry. */
+cudaError_t sv__cuda_cc_link_small_connected (int nz, int ny, int nx, int n_small,
+                                              long long max_size, SvCudaConnScratch *s,
+                                              cudaStream_t stream);
+
+/* Follows every small piece's links to its label and settles it (link
+ * ≥ 2), so that the per-voxel pass does one lookup. */
+cudaError_t sv__cuda_cc_settle_small (int n_small, int base, SvCudaConnScratch *s,
+                                      cudaStream_t stream);

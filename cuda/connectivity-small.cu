@@ -1,7 +1,12 @@
 /* Supervox CUDA backend: the labels of the small pieces of the
  * connectivity step, all in parallel.
  *
- * A small piece P takes the final label of the last neighbour its BFS sees
+ * Under the connected rule a small piece takes the final label of the
+ * last neighbour its BFS sees that belongs to an earlier piece; a piece
+ * that sees none takes a new label, as a large piece does, so it counts
+ * in the rank scan. No earlier piece carries the counter's label there.
+ *
+ * Under the legacy rule a small piece P takes the final label of the last neighbour its BFS sees
  * that belongs to an earlier piece Q (Q < P: started before P) and whose
  * label differs from the counter start_label + rank(P). Only a piece of
  * the same counter segment (rank(Q) = rank(P), no large piece between)
@@ -43,15 +48,19 @@ cc_gives_label (const int *rank, const volatile uint8_t *flag, int q, int seg, i
  * `bit` in marks, and returns the last neighbour already labelled at that
  * point (a voxel of an earlier piece; with `giving`, one that gives its
  * label to a piece of segment seg, marks being the flags), −1 when none.
- * Only this thread writes the bytes of the piece's own voxels; others
- * read just the REACHED bit of them, which stays. */
+ * Like the sequential search it stops looking once the queue holds
+ * max_size voxels (a piece cut at max_size below min_size). Only this
+ * thread writes the bytes of the piece's own voxels; others read just the
+ * REACHED bit of them, which stays. */
 __device__ int
 cc_replay_piece (int root, int nz, int ny, int nx, const int *parent, int *q, uint8_t *marks,
-                 uint8_t bit, bool giving, const int *rank, int seg, int base)
+                 uint8_t bit, long long max_size, bool giving, const int *rank, int seg, int base)
 {
   int head = 0, tail = 1, last = -1;
   q[0] = root;
   marks[root] |= bit;
+  if (tail >= max_size)
+    return last;
   while (head < tail)
     {
       int idx = q[head++];
@@ -72,6 +81,8 @@ cc_replay_piece (int root, int nz, int ny, int nx, const int *parent, int *q, ui
                 {
                   marks[m] |= bit;
                   q[tail++] = m;
+                  if (tail >= max_size)
+                    return last;
                 }
             }
           else if (cc_is_earlier (pm, root)
@@ -87,7 +98,7 @@ cc_replay_piece (int root, int nz, int ny, int nx, const int *parent, int *q, ui
  * −(n + 2), the last neighbour n that was already labelled at that point:
  * a voxel of a piece that starts earlier (−1: none, an orphan). */
 __global__ void
-cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
+cc_small_bfs_kernel (int nz, int ny, int nx, long long max_size, const int *__restrict__ parent,
                      const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
                      int *__restrict__ queue, uint8_t *__restrict__ visited, int *__restrict__ link,
                      int *counters)
@@ -97,7 +108,7 @@ cc_small_bfs_kernel (int nz, int ny, int nx, const int *__restrict__ parent,
     return;
   const int root = small_roots[i];
   const int last = cc_replay_piece (root, nz, ny, nx, parent, queue + small_offsets[i], visited, 1,
-                                    false, NULL, 0, 0);
+                                    max_size, false, NULL, 0, 0);
   if (last < 0)
     atomicExch (&counters[COUNTER_ORPHAN], 1);
   link[root] = -(last + 2);
@@ -206,7 +217,8 @@ cc_classify_small_kernel (const int *__restrict__ parent, int *__restrict__ link
 /* Replays the BFS of a listed piece and links it to the last earlier
  * neighbour that gives a label (one exists: the piece was reached). */
 __global__ void
-cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ replay,
+cc_replay_kernel (int n_replay, int nz, int ny, int nx, long long max_size,
+                  const int *__restrict__ replay,
                   const int *__restrict__ parent, int *__restrict__ link,
                   const int *__restrict__ rank, int base, uint8_t *flag,
                   const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
@@ -218,8 +230,23 @@ cc_replay_kernel (int n_replay, int nz, int ny, int nx, const int *__restrict__ 
   const int i = replay[t];
   const int root = small_roots[i];
   link[root] = -(cc_replay_piece (root, nz, ny, nx, parent, queue + small_offsets[i], flag,
-                                  FLAG_REPLAYED, true, rank, rank[root], base)
+                                  FLAG_REPLAYED, max_size, true, rank, rank[root], base)
                  + 2);
+}
+
+/* The connected rule: a small piece whose BFS saw no earlier neighbour
+ * (link −1) takes a new label as a large piece does (link 1); flags[v]
+ * marks the starts of both, for the rank scan (flags[n] = 0). */
+__global__ void
+cc_new_label_flags_kernel (int n, int *__restrict__ link, int *__restrict__ flags)
+{
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v > n)
+    return;
+  const int l = v < n ? link[v] : 0;
+  if (l == -1)
+    link[v] = 1;
+  flags[v] = l == 1 || l == -1;
 }
 
 /* Follows every small piece's links to its label and settles it, so that
@@ -259,8 +286,8 @@ read_counter (const int *counters, int which, int *value, cudaStream_t stream)
 /* Flags every small piece that is not orphan-rooted, then links the
  * reached pieces whose first-replay neighbour is orphan-rooted anew. */
 static cudaError_t
-resolve_orphans (int nz, int ny, int nx, int n_small, int base, SvCudaConnScratch *s,
-                 cudaStream_t stream)
+resolve_orphans (int nz, int ny, int nx, int n_small, int base, long long max_size,
+                 SvCudaConnScratch *s, cudaStream_t stream)
 {
   cudaError_t err;
   const int nn = nz * ny * nx;
@@ -295,7 +322,7 @@ resolve_orphans (int nz, int ny, int nx, int n_small, int base, SvCudaConnScratc
   if (n_list > 0)
     {
       cc_replay_kernel<<<(n_list + 63) / 64, 64, 0, stream>>> (
-          n_list, nz, ny, nx, list, s->parent, s->link, s->size, base, s->visited, s->small_roots,
+          n_list, nz, ny, nx, max_size, list, s->parent, s->link, s->size, base, s->visited, s->small_roots,
           s->small_offsets, s->queue);
       TRY (cudaGetLastError ());
     }
@@ -304,26 +331,60 @@ out:
   return err;
 }
 
-cudaError_t
-sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, int base, bool counter_in_use,
+/* The first replay of every small piece: link[root] = −(last + 2). */
+static cudaError_t
+link_to_last_neighbour (int nz, int ny, int nx, int n_small, long long max_size,
                         SvCudaConnScratch *s, cudaStream_t stream)
+{
+  cudaError_t err;
+
+  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nz * ny * nx, stream));
+  cc_small_bfs_kernel<<<(n_small + 63) / 64, 64, 0, stream>>> (
+      nz, ny, nx, max_size, s->parent, s->small_roots, s->small_offsets, s->queue, s->visited,
+      s->link, s->counters);
+  TRY (cudaGetLastError ());
+out:
+  return err;
+}
+
+cudaError_t
+sv__cuda_cc_settle_small (int n_small, int base, SvCudaConnScratch *s, cudaStream_t stream)
+{
+  cc_settle_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (
+      s->parent, s->link, s->size, base, s->small_roots, s->counters);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, int base, long long max_size,
+                        bool counter_in_use, SvCudaConnScratch *s, cudaStream_t stream)
 {
   cudaError_t err;
   int orphan = 0;
 
-  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nz * ny * nx, stream));
-  cc_small_bfs_kernel<<<(n_small + 63) / 64, 64, 0, stream>>> (
-      nz, ny, nx, s->parent, s->small_roots, s->small_offsets, s->queue, s->visited, s->link,
-      s->counters);
-  TRY (cudaGetLastError ());
+  TRY (link_to_last_neighbour (nz, ny, nx, n_small, max_size, s, stream));
   TRY (read_counter (s->counters, COUNTER_ORPHAN, &orphan, stream));
   /* Without an orphan no piece is orphan-rooted (the first one would be an
    * orphan, or next to an earlier window's voxel of the counter's label)
    * and the first replay's links are exact. */
   if (orphan || counter_in_use)
-    TRY (resolve_orphans (nz, ny, nx, n_small, base, s, stream));
-  cc_settle_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (
-      s->parent, s->link, s->size, base, s->small_roots, s->counters);
+    TRY (resolve_orphans (nz, ny, nx, n_small, base, max_size, s, stream));
+  TRY (sv__cuda_cc_settle_small (n_small, base, s, stream));
+out:
+  return err;
+}
+
+cudaError_t
+sv__cuda_cc_link_small_connected (int nz, int ny, int nx, int n_small, long long max_size,
+                                  SvCudaConnScratch *s, cudaStream_t stream)
+{
+  cudaError_t err;
+  const int n = nz * ny * nx;
+
+  TRY (link_to_last_neighbour (nz, ny, nx, n_small, max_size, s, stream));
+  /* The replays are done with the queue: it takes the scan's flags. */
+  cc_new_label_flags_kernel<<<sv_cc_grid ((long long)n + 1), SV_CC_BLOCK, 0, stream>>> (
+      n, s->link, s->queue);
   TRY (cudaGetLastError ());
 out:
   return err;

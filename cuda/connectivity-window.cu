@@ -100,13 +100,14 @@ sv__cuda_cc_window_depth (guint nz, gsize plane, guint extent, guint64 budget)
 
 gboolean
 sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
-                               gint64 min_size, gint64 max_size, int start_label, SvCcSlices load,
-                               SvCcSlices store, gpointer user_data, cudaStream_t stream,
+                               gint64 min_size, gint64 max_size, int start_label,
+                               SvConnectivityRule rule, SvCcSlices load, SvCcSlices store, gpointer user_data, cudaStream_t stream,
                                gint64 *n_labels, GError **error)
 {
   const gsize plane = (gsize)ny * nx;
   const guint cap = (guint)window_slices (depth, extent, nz);
   const int background = start_label - 1;
+  const bool legacy = rule == SV_CONNECTIVITY_RULE_LEGACY;
   SvCudaConnScratch s;
   int32_t *d_in = NULL, *d_known = NULL;
   gint64 base = 0;
@@ -121,7 +122,7 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
   if (!sv__cuda_conn_scratch_alloc (&s, cap * plane, error))
     goto out;
 
-  if (min_size > max_size && min_size > 1)
+  if (legacy && min_size > max_size && min_size > 1)
     {
       /* Every voxel but background takes start_label: no window needed. */
       bool any = false;
@@ -174,7 +175,8 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
       SV_CUDA_CHECK (cudaGetLastError ());
       const SvCcWindow window = { d_known, (int)((b - w0) * plane), (int)base, in_use };
       SV_CUDA_CHECK (sv__cuda_cc_run (d_in, (int)(top - w0), (int)ny, (int)nx, min_size, max_size,
-                                      start_label, &window, &s, stream, &n_large, &now_in_use));
+                                      start_label, legacy, &window, &s, stream, &n_large,
+                                      &now_in_use));
       if (!store (a, b, d_known + (a - w0) * plane, user_data, error))
         goto out;
       base += n_large;
@@ -226,8 +228,8 @@ out:
 gboolean
 sv_cuda_connectivity_enforce_windows (const gint32 *in, guint nz, guint ny, guint nx,
                                       gint64 min_size, gint64 max_size, int start_label,
-                                      guint extent, guint depth, gint32 *out, gint64 *n_labels,
-                                      GError **error)
+                                      SvConnectivityRule rule, guint extent, guint depth,
+                                      gint32 *out, gint64 *n_labels, GError **error)
 {
   const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
   DeviceVolume v = { NULL, NULL, plane, NULL };
@@ -242,7 +244,7 @@ sv_cuda_connectivity_enforce_windows (const gint32 *in, guint nz, guint ny, guin
       cudaMemcpyAsync (d_all, in, n * sizeof (int32_t), cudaMemcpyHostToDevice, v.stream));
   v.d_all = d_all;
   if (!sv__cuda_connectivity_windows (nz, ny, nx, extent, depth, min_size, max_size, start_label,
-                                      load_device, store_device, &v, v.stream, n_labels, error))
+                                      rule, load_device, store_device, &v, v.stream, n_labels, error))
     goto out;
   SV_CUDA_CHECK (
       cudaMemcpyAsync (out, v.d_out, n * sizeof (int32_t), cudaMemcpyDeviceToHost, v.stream));

@@ -13,19 +13,26 @@
  * then knows the start of its piece, a piece's start is its raster-first
  * voxel, and pieces are processed in order of their starts.
  *
- * Let B(P) be the number of pieces of min_size voxels or more ("large")
- * that start before P (an exclusive scan). A large piece gets start_label +
- * B(P). A small piece P gets the final label of the last neighbour seen by
- * its BFS that was already labelled (its piece starts before P) and whose
- * label differs from the current counter start_label + B(P). Only an
- * "orphan-rooted" piece of the same counter segment carries the counter;
- * connectivity-small.cu finds those pieces by a parallel propagation,
- * links every other small piece to its neighbour (one thread per piece
- * replays its BFS) and follows the links to a large or orphan-rooted
- * piece (starts strictly decrease, so chains end). No step is sequential
- * over the volume. min_size > max(max_size, 1) makes every piece small,
- * hence every voxel start_label. Only volumes of 2³¹ − 3 voxels or more
- * are left to the host (*handled false). */
+ * The connected rule. A small piece P (below min_size) gets the final
+ * label of the last neighbour seen by its BFS that was already labelled
+ * (its piece starts before P); one thread per small piece replays its BFS
+ * to find it. A piece that sees none takes a new label, as a piece of
+ * min_size voxels or more ("large") does. Let B(P) be the number of such
+ * new-label pieces that start before P (an exclusive scan): they get
+ * start_label + B(P), and the small pieces follow their links to one
+ * (starts strictly decrease, so chains end).
+ *
+ * The legacy rule. B(P) counts the large pieces only, and a small piece
+ * takes the last labelled neighbour whose label differs from the current
+ * counter start_label + B(P). Only an "orphan-rooted" piece of the same
+ * counter segment carries the counter; connectivity-small.cu finds those
+ * pieces by a parallel propagation, links every other small piece to its
+ * neighbour and follows the links to a large or orphan-rooted piece.
+ * min_size > max(max_size, 1) makes every piece small, hence every voxel
+ * start_label.
+ *
+ * No step is sequential over the volume. Only volumes of 2³¹ − 3 voxels
+ * or more are left to the host (*handled false). */
 #define G_LOG_DOMAIN "sv-cuda"
 
 #include <cub/device/device_scan.cuh>
@@ -272,7 +279,7 @@ grow_tmp (SvCudaConnScratch *s, const int *in, int *out, int n, cudaStream_t str
 
 cudaError_t
 sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, long long max_size,
-                 int start_label, const SvCcWindow *window, SvCudaConnScratch *s,
+                 int start_label, bool legacy, const SvCcWindow *window, SvCudaConnScratch *s,
                  cudaStream_t stream, int *n_large, bool *in_use)
 {
   cudaError_t err;
@@ -333,14 +340,25 @@ sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, lo
       TRY (cudaStreamSynchronize (stream));
     }
 
-  /* rank = exclusive scan of the large-piece flags; the sizes are spent. */
-  TRY (grow_tmp (s, s->link, s->size, nn + 1, stream));
+  const int n_small = h_counters[COUNTER_N_SMALL];
+  /* The connected rule knows which small pieces take a new label only
+   * after their replays: they join the scan's flags. */
+  const int *flags = s->link;
+  if (!legacy && n_small > 0)
+    {
+      TRY (sv__cuda_cc_link_small_connected (nz, ny, nx, n_small, max_size, s, stream));
+      flags = s->queue;
+    }
+  /* rank = exclusive scan of the new-label flags; the sizes are spent. */
+  TRY (grow_tmp (s, flags, s->size, nn + 1, stream));
   size_t tmp = s->scan_tmp_bytes;
-  TRY (cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, s->link, s->size, nn + 1, stream));
+  TRY (cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, flags, s->size, nn + 1, stream));
 
-  if (h_counters[COUNTER_N_SMALL] > 0)
-    TRY (sv__cuda_cc_link_small (nz, ny, nx, h_counters[COUNTER_N_SMALL], base,
+  if (legacy && n_small > 0)
+    TRY (sv__cuda_cc_link_small (nz, ny, nx, n_small, base, max_size,
                                  window != NULL && window->counter_in_use, s, stream));
+  else if (n_small > 0)
+    TRY (sv__cuda_cc_settle_small (n_small, base, s, stream));
 
   cc_final_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, s->parent, s->link, s->size,
                                                                  base, start_label, out);
@@ -373,9 +391,11 @@ sv__cuda_cc_uniform (int32_t *labels, long long n, int start_label, SvCudaConnSc
 
 cudaError_t
 sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
-                      long long max_size, int start_label, SvCudaConnScratch *s,
-                      cudaStream_t stream, long long *n_labels, bool *handled)
+                      long long max_size, int start_label, SvConnectivityRule rule,
+                      SvCudaConnScratch *s, cudaStream_t stream, long long *n_labels,
+                      bool *handled)
 {
+  const bool legacy = rule == SV_CONNECTIVITY_RULE_LEGACY;
   cudaError_t err;
   long long n = (long long)nz * ny * nx;
   int total = 0;
@@ -384,7 +404,7 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
   *handled = false;
   if (n == 0 || n >= INT_MAX - 2)
     return cudaSuccess;
-  if (min_size > max_size && min_size > 1)
+  if (legacy && min_size > max_size && min_size > 1)
     {
       bool any = false;
       TRY (sv__cuda_cc_uniform (labels, n, start_label, s, stream, &any));
@@ -392,8 +412,8 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
       *handled = true;
       return cudaSuccess;
     }
-  TRY (sv__cuda_cc_run (labels, nz, ny, nx, min_size, max_size, start_label, NULL, s, stream,
-                        &total, &in_use));
+  TRY (sv__cuda_cc_run (labels, nz, ny, nx, min_size, max_size, start_label, legacy, NULL, s,
+                        stream, &total, &in_use));
   *n_labels = (long long)total + (in_use ? 1 : 0);
   *handled = true;
   return cudaSuccess;
@@ -441,8 +461,8 @@ sv__cuda_conn_scratch_free (SvCudaConnScratch *s)
 
 gboolean
 sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size,
-                              gint64 max_size, int start_label, gint32 *out, gint64 *n_labels,
-                              gboolean *on_device, GError **error)
+                              gint64 max_size, int start_label, SvConnectivityRule rule,
+                              gint32 *out, gint64 *n_labels, gboolean *on_device, GError **error)
 {
   gsize n = (gsize)nz * ny * nx;
   SvCudaConnScratch s;
@@ -456,7 +476,8 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
   *on_device = FALSE;
   if (n == 0)
     {
-      *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, out);
+      *n_labels
+        = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
       return TRUE;
     }
   if (!sv__cuda_check_free (sv__cuda_conn_scratch_bytes (n) + n * sizeof (int),
@@ -469,7 +490,7 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
   SV_CUDA_CHECK (
       cudaMemcpyAsync (d_labels, in, n * sizeof (int32_t), cudaMemcpyHostToDevice, stream));
   SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
-                                       start_label, &s, stream, &count, &handled));
+                                       start_label, rule, &s, stream, &count, &handled));
   if (handled)
     {
       SV_CUDA_CHECK (
@@ -479,7 +500,8 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
       *on_device = TRUE;
     }
   else
-    *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, out);
+    *n_labels
+        = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
   ok = TRUE;
 out:
   if (stream != NULL)

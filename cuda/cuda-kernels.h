@@ -110,8 +110,9 @@ size_t sv_cuda_connectivity_bytes (long long n);
  * voxels or more (32-bit indices); the caller then runs
  * sv_connectivity_enforce. */
 cudaError_t sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
-                                  long long max_size, int start_label, SvCudaConnScratch *scratch,
-                                  cudaStream_t stream, long long *n_labels, bool *handled);
+                                  long long max_size, int start_label, SvConnectivityRule rule,
+                                  SvCudaConnScratch *scratch, cudaStream_t stream,
+                                  long long *n_labels, bool *handled);
 
 /* Prepare stage (prepare.cu). */
 struct SvCudaScan

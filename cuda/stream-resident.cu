@@ -191,7 +191,7 @@ connect_room (const SvCudaSlabs *s)
  * 1 when done, 0 when the device path does not apply, −1 on error. */
 static int
 connect_whole (LabelRoute *route, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
-               int start_label, gint64 *n_labels, GError **error)
+               int start_label, SvConnectivityRule rule, gint64 *n_labels, GError **error)
 {
   SvCudaSlabs *s = route->s;
   const gsize plane = route->plane, n = (gsize)nz * plane;
@@ -214,7 +214,7 @@ connect_whole (LabelRoute *route, guint nz, guint ny, guint nx, gint64 min_size,
   if (!sv__cuda_conn_scratch_alloc (&scratch, n, error))
     goto out;
   SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
-                                       start_label, &scratch, s->compute, &count, &handled));
+                                       start_label, rule, &scratch, s->compute, &count, &handled));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
   if (!handled)
     {
@@ -235,7 +235,7 @@ out:
 int
 sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                               guint extent, gint64 min_size, gint64 max_size, int start_label,
-                              SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                              SvConnectivityRule rule, SvSlabSource source, SvSlabSink sink, gpointer user_data,
                               gint64 *n_labels, guint *held, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
@@ -298,7 +298,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
     {
       *held = nz;
       s->peak = MAX (s->peak, s->bytes + whole);
-      done = connect_whole (&route, nz, ny, nx, min_size, max_size, start_label, n_labels, error);
+      done = connect_whole (&route, nz, ny, nx, min_size, max_size, start_label, rule, n_labels,
+                            error);
     }
   else
     {
@@ -306,7 +307,7 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
       s->peak = MAX (s->peak, s->bytes + sv__cuda_cc_window_bytes (nz, plane, extent, core));
       g_debug ("connectivity: windows of %u slices (label extent %u)", core, extent);
       done = sv__cuda_connectivity_windows (nz, ny, nx, extent, core, min_size, max_size,
-                                            start_label, route_load, route_store, &route,
+                                            start_label, rule, route_load, route_store, &route,
                                             s->compute, n_labels, error)
                  ? 1
                  : -1;

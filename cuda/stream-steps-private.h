@@ -152,7 +152,7 @@ void sv__cuda_resident_clear (SvCudaSlabs *s);
 gboolean sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1);
 int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                                   guint extent, gint64 min_size, gint64 max_size, int start_label,
-                                  SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                                  SvConnectivityRule rule, SvSlabSource source, SvSlabSink sink, gpointer user_data,
                                   gint64 *n_labels, guint *held, GError **error);
 
 /* Whether `bytes` more fit under the steps' limit (or in what the device

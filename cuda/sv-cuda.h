@@ -137,15 +137,15 @@ gboolean sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **err
  * tells whether the device path applied or the sequential host rule ran. */
 gboolean sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx,
                                        gint64 min_size, gint64 max_size, int start_label,
-                                       gint32 *out, gint64 *n_labels, gboolean *on_device,
-                                       GError **error);
+                                       SvConnectivityRule rule, gint32 *out, gint64 *n_labels,
+                                       gboolean *on_device, GError **error);
 
 /* The same rule window by window, as the streamed run uses it past 2³¹
  * voxels: cores of `depth` slices, `extent` at least the z extent of every
  * label minus one (tests). */
 gboolean sv_cuda_connectivity_enforce_windows (const gint32 *in, guint nz, guint ny, guint nx,
                                                gint64 min_size, gint64 max_size, int start_label,
-                                               guint extent, guint depth, gint32 *out,
+                                               SvConnectivityRule rule, guint extent, guint depth, gint32 *out,
                                                gint64 *n_labels, GError **error);
 
 G_END_DECLS

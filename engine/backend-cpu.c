@@ -184,7 +184,8 @@ cpu_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 m
     }
   *n_labels
       = sv_connectivity_enforce (self->nearest, self->volume.nz, self->volume.ny, self->volume.nx,
-                                 min_size, max_size, run->params->start_label, self->labels);
+                                 min_size, max_size, run->params->start_label,
+                                 run->params->connectivity_rule, self->labels);
   g_clear_pointer (&self->nearest, g_free);
   return TRUE;
 }

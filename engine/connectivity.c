@@ -286,7 +286,7 @@ is_fragmented (const gint32 *in, guint nz, guint ny, guint nx)
 
 gint64
 sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size,
-                         gint64 max_size, int start_label, gint32 *out)
+                         gint64 max_size, int start_label, SvConnectivityRule rule, gint32 *out)
 {
   g_return_val_if_fail (in != NULL && out != NULL, 0);
 
@@ -294,9 +294,11 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
   const gint32 mask_label = start_label - 1;
   const gint32 cut = mask_label - 1; /* comp_label of components the search cuts */
   gint32 current_new_label = start_label;
-  /* A small piece with no final neighbour keeps current_new_label without
-   * advancing it; that label is in use and must be counted. */
+  /* Under the legacy rule a small piece with no final neighbour keeps
+   * current_new_label without advancing it; that label is in use and must
+   * be counted. */
   gboolean current_in_use = FALSE;
+  const gboolean legacy = rule == SV_CONNECTIVITY_RULE_LEGACY;
   g_autofree guint32 *sizes = NULL;
   g_autofree gint32 *comp_label = NULL;
   g_autofree QueuedVoxel *queue = NULL;
@@ -386,16 +388,19 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
                * the current one wins. */
               adjacent = lone_voxel_adjacent (&s, v, z, y, x, current_new_label);
               out[v] = adjacent;
-              if (adjacent == current_new_label)
+              if (adjacent == current_new_label && legacy)
                 current_in_use = TRUE;
+              else if (adjacent == current_new_label)
+                current_new_label++;
               continue;
             }
 
           size = search_piece (&s, v, z, y, x, current_new_label, &adjacent);
           /* Like the original SLIC paper: a small piece joins the last
-           * adjacent final label seen; with none it keeps the current new
-           * label, and the counter does not advance. */
-          if (size < min_size)
+           * adjacent final label seen. With none it keeps the current new
+           * label; the legacy rule does not advance the counter then, so
+           * the next piece, wherever it is, shares that label. */
+          if (size < min_size && (adjacent != current_new_label || legacy))
             {
               for (gint64 i = 0; i < size; i++)
                 out[queue[i].idx] = adjacent;

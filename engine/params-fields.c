@@ -22,6 +22,12 @@
         help, help_no                                                                              \
   }
 
+#define WORD(name, option, member, arg, help)                                                      \
+  {                                                                                                \
+    name, option, SV_PARAM_WORD, offsetof (SvSlicParams, member), SV_PARAM_FLAG_NONE,              \
+        SV_PARAM_BOUND_NONE, 0, 0, arg, help, NULL                                                 \
+  }
+
 static const SvParamField fields[] = {
   NUMBER ("n_segments", "n-segments", SV_PARAM_INT64, n_segments, SV_PARAM_BOUND_AT_LEAST, 1,
           G_MAXINT64, "N", "Approximate number of supervoxels (default 100)"),
@@ -50,6 +56,10 @@ static const SvParamField fields[] = {
           "SLIC-zero (SLICO)", NULL),
   NUMBER ("start_label", "start-label", SV_PARAM_INT, start_label, SV_PARAM_BOUND_AT_LEAST, 0, 1,
           "0|1", "First label, 0 or 1 (default 1)"),
+  WORD ("connectivity_rule", "connectivity-rule", connectivity_rule, "connected|legacy",
+        "A small piece that touches no labelled voxel: 'connected' gives it a label of its own, "
+        "so every label is one piece (default); 'legacy' reuses the next label as "
+        "scikit-image <= 0.26 does"),
 };
 
 const SvParamField *
@@ -61,6 +71,30 @@ sv_slic_param_fields (guint *n_fields)
 
 #define MEMBER(params, field, type) ((type *)((char *)(params) + (field)->offset))
 #define CMEMBER(params, field, type) ((const type *)((const char *)(params) + (field)->offset))
+
+/* The word of an SV_PARAM_WORD field for its value: the value-th entry of
+ * the field's `arg`, "connected|legacy". */
+static char *
+word_of (const SvParamField *f, int value)
+{
+  g_auto (GStrv) words = g_strsplit (f->arg, "|", -1);
+
+  if (value < 0 || (guint)value >= g_strv_length (words))
+    return g_strdup ("?");
+  return g_strdup (words[value]);
+}
+
+/* The value of `text` among an SV_PARAM_WORD field's words, or -1. */
+static int
+word_index (const SvParamField *f, const char *text)
+{
+  g_auto (GStrv) words = g_strsplit (f->arg, "|", -1);
+
+  for (guint i = 0; words[i] != NULL; i++)
+    if (g_strcmp0 (words[i], text) == 0)
+      return (int)i;
+  return -1;
+}
 
 /* %.17g round-trips every double; JSON has no NaN/inf, but validated
  * parameters never hold them. */
@@ -132,6 +166,12 @@ append_json_value (GString *s, const SvSlicParams *p, const SvParamField *f)
           break;
         }
       break;
+    case SV_PARAM_WORD:
+      {
+        g_autofree char *word = word_of (f, *CMEMBER (p, f, int));
+        g_string_append_printf (s, "\"%s\"", word);
+      }
+      break;
     }
 }
 
@@ -187,6 +227,12 @@ append_option (GString *command, const SvSlicParams *p, const SvParamField *f)
       g_string_append_printf (command, " --%s ", f->option);
       append_json_value (command, p, f);
       return;
+    case SV_PARAM_WORD:
+      {
+        g_autofree char *word = word_of (f, *CMEMBER (p, f, int));
+        g_string_append_printf (command, " --%s %s", f->option, word);
+      }
+      return;
     }
 }
 
@@ -241,6 +287,12 @@ append_python_value (GString *call, const SvSlicParams *p, const SvParamField *f
     case SV_PARAM_DOUBLE:
       append_json_value (call, p, f);
       return;
+    case SV_PARAM_WORD:
+      {
+        g_autofree char *word = word_of (f, *CMEMBER (p, f, int));
+        g_string_append_printf (call, "'%s'", word);
+      }
+      return;
     }
 }
 
@@ -292,6 +344,12 @@ sv_slic_params_to_keyfile (const SvSlicParams *p, GKeyFile *kf, const char *grou
         case SV_PARAM_CONVERT2LAB:
           g_key_file_set_string (kf, group, f->name,
                                  convert2lab_words[*CMEMBER (p, f, SvConvert2Lab)]);
+          break;
+        case SV_PARAM_WORD:
+          {
+            g_autofree char *word = word_of (f, *CMEMBER (p, f, int));
+            g_key_file_set_string (kf, group, f->name, word);
+          }
           break;
         }
     }
@@ -352,6 +410,20 @@ read_field (SvSlicParams *p, GKeyFile *kf, const char *group, const SvParamField
       if (local == NULL)
         g_set_error (&local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                      "key %s is \"%s\": auto, yes or no", f->name, word);
+      break;
+    case SV_PARAM_WORD:
+      word = g_key_file_get_string (kf, group, f->name, &local);
+      if (local == NULL && word_index (f, word) >= 0)
+        {
+          *MEMBER (p, f, int) = word_index (f, word);
+          return TRUE;
+        }
+      if (local == NULL)
+        {
+          g_autofree char *choices = g_strdelimit (g_strdup (f->arg), "|", '/');
+          g_set_error (&local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                       "key %s is \"%s\": one of %s", f->name, word, choices);
+        }
       break;
     }
   if (local != NULL)
@@ -528,6 +600,18 @@ sv_slic_param_parse (const SvParamField *f, const char *text, SvSlicParams *para
           return FALSE;
         }
       *MEMBER (params, f, double) = real;
+      return TRUE;
+    case SV_PARAM_WORD:
+      whole = word_index (f, text);
+      if (whole < 0)
+        {
+          g_auto (GStrv) words = g_strsplit (f->arg, "|", -1);
+          g_autofree char *listed = g_strjoinv (" or ", words);
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                       "%s must be %s, got '%s'", option, listed, text);
+          return FALSE;
+        }
+      *MEMBER (params, f, int) = (int)whole;
       return TRUE;
     case SV_PARAM_BOOL:
     case SV_PARAM_SIGMA:

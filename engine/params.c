@@ -25,6 +25,7 @@ sv_slic_params_init_defaults (SvSlicParams *params)
     .max_size_factor = 3.0,
     .slic_zero = FALSE,
     .start_label = 1,
+    .connectivity_rule = SV_CONNECTIVITY_RULE_CONNECTED,
   };
 }
 
@@ -84,6 +85,10 @@ sv_slic_params_validate (const SvSlicParams *params, GError **error)
 
   if (params->start_label != 0 && params->start_label != 1)
     return fail (error, "start_label must be 0 or 1, got %d", params->start_label);
+
+  if (params->connectivity_rule != SV_CONNECTIVITY_RULE_CONNECTED
+      && params->connectivity_rule != SV_CONNECTIVITY_RULE_LEGACY)
+    return fail (error, "connectivity_rule must be connected or legacy");
 
   return TRUE;
 }

@@ -144,7 +144,7 @@ load_until (Ring *r, guint end, GError **error)
 gint64
 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny, guint nx,
                          guint window, gint64 min_size, gint64 max_size, int start_label,
-                         SvTiffLabelWriter *writer, guint out_depth, GCancellable *cancellable,
+                         SvConnectivityRule rule, SvTiffLabelWriter *writer, guint out_depth, GCancellable *cancellable,
                          GError **error)
 {
   Ring r = { 0 };
@@ -258,9 +258,11 @@ sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, gu
                 visited++;
               }
             /* Like the original SLIC paper: a small piece joins the last
-             * adjacent final label seen; with none it keeps the current
-             * new label, and the counter does not advance. */
-            if (size < min_size)
+             * adjacent final label seen. With none it keeps the current
+             * new label; only the legacy rule does not advance the
+             * counter then (sv_connectivity_enforce). */
+            if (size < min_size
+                && (adjacent != current || rule == SV_CONNECTIVITY_RULE_LEGACY))
               {
                 for (gint64 i = 0; i < size; i++)
                   r.out[(gsize)queue[i].zr * r.plane + (gsize)queue[i].y * nx + queue[i].x]

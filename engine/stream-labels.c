@@ -206,7 +206,7 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
     return -1;
   done = steps->connect_volume (
       backend, run->nz, run->ny, run->nx, run->depth, extent, min_size, max_size,
-      run->params->start_label,
+      run->params->start_label, run->params->connectivity_rule,
       run->plan.assignment_kept && run->plan.n_workers == 1 ? NULL : route_source, writer_sink,
       &route, &n_labels, &held, error);
   if (done < 0)
@@ -250,7 +250,7 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
           report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
           n_labels = sv__stream_connectivity (
               labels_source, run, run->nz, run->ny, run->nx, report->connect_window, min_size,
-              max_size, params->start_label, writer, run->depth, options->cancellable, error);
+              max_size, params->start_label, params->connectivity_rule, writer, run->depth, options->cancellable, error);
         }
       if (n_labels < 0)
         return FALSE;

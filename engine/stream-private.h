@@ -258,7 +258,8 @@ gboolean sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean ke
  * Returns the number of labels, or −1 with `error` set. */
 gint64 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, guint ny,
                                 guint nx, guint window, gint64 min_size, gint64 max_size,
-                                int start_label, SvTiffLabelWriter *writer, guint out_depth,
+                                int start_label, SvConnectivityRule rule,
+                                SvTiffLabelWriter *writer, guint out_depth,
                                 GCancellable *cancellable, GError **error);
 
 /* ---- slab sizes from the memory limit (stream-sizing.c) ----------------- */

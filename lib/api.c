@@ -131,6 +131,7 @@ supervox_params_init (SupervoxParams *params)
   params->slic_zero = p.slic_zero;
   params->start_label = p.start_label;
   params->n_threads = 0;
+  params->connectivity_rule = SUPERVOX_CONNECTIVITY_CONNECTED;
 }
 
 gboolean
@@ -172,6 +173,20 @@ sv_api_params_to_engine (const SupervoxParams *in, SvSlicParams *out, GError **e
   out->max_size_factor = in->max_size_factor;
   out->slic_zero = in->slic_zero != 0;
   out->start_label = in->start_label;
+  switch (in->connectivity_rule)
+    {
+    case SUPERVOX_CONNECTIVITY_CONNECTED:
+      out->connectivity_rule = SV_CONNECTIVITY_RULE_CONNECTED;
+      break;
+    case SUPERVOX_CONNECTIVITY_LEGACY:
+      out->connectivity_rule = SV_CONNECTIVITY_RULE_LEGACY;
+      break;
+    default:
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "connectivity_rule must be 0 (connected) or 1 (legacy), got %d",
+                   (int)in->connectivity_rule);
+      return FALSE;
+    }
   return sv_slic_params_validate (out, error);
 }
 

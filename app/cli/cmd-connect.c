@@ -7,6 +7,7 @@
 #include "cli-common.h"
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
 #include "supervox/sv-volume.h"
 
 typedef struct
@@ -15,9 +16,23 @@ typedef struct
   char *min_size;
   char *max_size;
   char *start_label;
+  char *rule;
   char *compression;
   char **inputs;
 } ConnectOptions;
+
+/* --connectivity-rule is the slic parameter's row of the engine's table. */
+static const SvParamField *
+rule_field (void)
+{
+  guint n = 0;
+  const SvParamField *fields = sv_slic_param_fields (&n);
+
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (fields[i].name, "connectivity_rule") == 0)
+      return &fields[i];
+  g_return_val_if_reached (NULL);
+}
 
 static int
 run_connect (ConnectOptions *o)
@@ -26,6 +41,7 @@ run_connect (ConnectOptions *o)
   g_autoptr (SvLabels) in = NULL;
   g_autoptr (SvLabels) out = NULL;
   gint64 min_size = 0, max_size = 0, start_label = 1, n;
+  SvSlicParams params;
   SvTiffWriteOptions write_options;
   const char *input;
 
@@ -71,6 +87,12 @@ run_connect (ConnectOptions *o)
           return 1;
         }
     }
+  sv_slic_params_init_defaults (&params);
+  if (o->rule != NULL && !sv_slic_param_parse (rule_field (), o->rule, &params, &error))
+    {
+      sv_cli_report (error);
+      return 1;
+    }
   if (!sv_cli_check_input (input, &error) || !sv_cli_check_output (o->output, &error))
     {
       sv_cli_report (error);
@@ -98,7 +120,7 @@ run_connect (ConnectOptions *o)
     out->spacing[i] = in->spacing[i];
   out->unit = g_strdup (in->unit);
   n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, min_size, max_size,
-                               (int)start_label, out->data);
+                               (int)start_label, params.connectivity_rule, out->data);
   if (!sv_tiff_write_labels_full (o->output, out, &write_options, &error))
     {
       sv_cli_report_file (o->output, error);
@@ -123,6 +145,8 @@ sv_cli_cmd_connect (int argc, char **argv)
           { "start-label", 0, 0, G_OPTION_ARG_STRING, &o.start_label,
             "First label, 0 or 1 (default 1); input voxels equal to start_label - 1 are background",
             "0|1" },
+          { "connectivity-rule", 0, 0, G_OPTION_ARG_STRING, &o.rule, rule_field ()->help,
+            rule_field ()->arg },
           { "compression", 0, 0, G_OPTION_ARG_STRING, &o.compression, SV_CLI_COMPRESSION_HELP,
             "CODEC[:LEVEL]" },
           { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
@@ -131,7 +155,8 @@ sv_cli_cmd_connect (int argc, char **argv)
   context = g_option_context_new ("LABELS.tif -o OUT.tif --min-size N --max-size N");
   g_option_context_set_summary (
       context, "Relabels connected components (6-neighbourhood), merges small ones and splits\n"
-               "large ones, as scikit-image's _enforce_label_connectivity_cython.");
+               "large ones, as scikit-image's _enforce_label_connectivity_cython (with\n"
+               "--connectivity-rule legacy, exactly as scikit-image <= 0.26 does).");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!sv_cli_parse_options (context, "connect", &argc, &argv))
     status = 1;
@@ -141,6 +166,7 @@ sv_cli_cmd_connect (int argc, char **argv)
   g_free (o.min_size);
   g_free (o.max_size);
   g_free (o.start_label);
+  g_free (o.rule);
   g_free (o.compression);
   g_strfreev (o.inputs);
   return status;

@@ -109,6 +109,7 @@ parse_params (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
         case SV_PARAM_INT64:
         case SV_PARAM_INT:
         case SV_PARAM_DOUBLE:
+        case SV_PARAM_WORD:
           ok = o->text[i] == NULL || sv_slic_param_parse (f, o->text[i], p, error);
           break;
         case SV_PARAM_SIGMA:

@@ -12,7 +12,7 @@ import os
 
 API_VERSION_MAJOR = 0
 # The oldest minor version with every function bound below.
-API_VERSION_MINOR = 3
+API_VERSION_MINOR = 4
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -26,6 +26,8 @@ ERROR_IO = -8
 
 BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA = 0, 1, 2
 CONVERT2LAB_AUTO, CONVERT2LAB_NO, CONVERT2LAB_YES = -1, 0, 1
+# SupervoxConnectivityRule, by the name supervox.slic takes.
+CONNECTIVITY_RULES = {"connected": 0, "legacy": 1}
 
 # SupervoxDtype codes by NumPy dtype name.
 DTYPES = {
@@ -59,6 +61,7 @@ class SupervoxParams(ctypes.Structure):
         ("slic_zero", ctypes.c_int32),
         ("start_label", ctypes.c_int32),
         ("n_threads", ctypes.c_int32),
+        ("connectivity_rule", ctypes.c_int),
     ]
 
 

@@ -247,8 +247,15 @@ def _mask_view(mask, image_on_device, zyx):
     return view, list(shape) + [1], list(strides) + [0]
 
 
+def _connectivity_rule(rule):
+    if rule not in _lib.CONNECTIVITY_RULES:
+        raise ValueError("connectivity_rule must be 'connected' or 'legacy', got %r" % (rule,))
+    return _lib.CONNECTIVITY_RULES[rule]
+
+
 def _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
-            enforce_connectivity, min_size_factor, max_size_factor, slic_zero, start_label):
+            enforce_connectivity, min_size_factor, max_size_factor, slic_zero, start_label,
+            connectivity_rule):
     """The C API's parameters (convert2lab left at AUTO)."""
     params = _lib.SupervoxParams()
     _lib.lib.supervox_params_init(ctypes.byref(params))
@@ -265,12 +272,14 @@ def _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
     params.slic_zero = int(bool(slic_zero))
     params.start_label = int(start_label)
     params.n_threads = get_num_threads()
+    params.connectivity_rule = _connectivity_rule(connectivity_rule)
     return params
 
 
 def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spacing=None,
          convert2lab=None, enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3,
-         slic_zero=False, start_label=1, mask=None, *, channel_axis=-1, backend="auto"):
+         slic_zero=False, start_label=1, mask=None, *, channel_axis=-1, backend="auto",
+         connectivity_rule="connected"):
     """Segments image using k-means clustering in Color-(x,y,z) space.
 
     scikit-image's ``skimage.segmentation.slic`` (same parameters, defaults,
@@ -282,6 +291,13 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     backend : {"auto", "cpu", "cuda"}
         "cpu" never touches a GPU; "cuda" fails without one; "auto" runs host
         arrays on the GPU when there is one (the labels are the same).
+    connectivity_rule : {"connected", "legacy"}
+        With ``enforce_connectivity``, what becomes of a piece below the
+        minimum size that touches no relabelled voxel (as with a mask):
+        "connected" gives it a label of its own, so every label is one
+        connected piece (scikit-image PR #8334); "legacy" reproduces
+        scikit-image <= 0.26 bit for bit, where that piece and the next one,
+        wherever it lies, share a label (scikit-image issue #8295).
     """
     if backend not in _BACKENDS:
         raise ValueError("backend must be 'auto', 'cpu' or 'cuda', got %r" % (backend,))
@@ -343,7 +359,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
 
     params = _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
                      enforce_connectivity, min_size_factor, max_size_factor, slic_zero,
-                     start_label)
+                     start_label, connectivity_rule)
     params.convert2lab = lab
 
     image_c = view.as_c(list(zyx) + [n_channels], list(zyx_strides) + [channel_stride])
@@ -371,7 +387,8 @@ def _path(value, what):
 
 def slic_file(input, output, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0,
               spacing=None, enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3,
-              slic_zero=False, start_label=1, mask=None, *, backend="auto", memory_limit=0):
+              slic_zero=False, start_label=1, mask=None, *, backend="auto", memory_limit=0,
+              connectivity_rule="connected"):
     """SLIC from a TIFF file into a label TIFF, as ``supervox-cli slic``.
 
     The volume (a TIFF of pages: uint8, uint16, uint32 or float) is held in
@@ -386,6 +403,7 @@ def slic_file(input, output, n_segments=100, compactness=10.0, max_num_iter=10, 
     sigma, spacing : a number or (z, y, x); the file's own spacing is only
         copied into the label file.
     backend : {"auto", "cpu", "cuda"} as for ``slic``.
+    connectivity_rule : {"connected", "legacy"} as for ``slic``.
 
     Returns a dict: ``n_labels``, ``n_clusters``, ``iterations``,
     ``backend`` ("cpu" or "cuda") and ``streamed`` (bool). A failed or
@@ -403,7 +421,7 @@ def slic_file(input, output, n_segments=100, compactness=10.0, max_num_iter=10, 
 
     params = _params(n_segments, compactness, max_num_iter, sigma3, per_axis, spacing3,
                      enforce_connectivity, min_size_factor, max_size_factor, slic_zero,
-                     start_label)
+                     start_label, connectivity_rule)
 
     info = _call(_lib.lib.supervox_slic_file,
                  (_path(input, "input"), _path(output, "output"),

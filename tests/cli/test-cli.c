@@ -1053,7 +1053,8 @@ test_connect_matches_engine (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
 
   expected = g_new (gint32, sv_labels_n_voxels (in));
-  n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, 10, 60, 1, expected);
+  n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, 10, 60, 1,
+                               SV_CONNECTIVITY_RULE_CONNECTED, expected);
 
   r = run_cli (f->dir, "connect", in_path, "-o", out_path, "--min-size", "10", "--max-size", "60");
   g_test_message ("stderr: %s", r.err);

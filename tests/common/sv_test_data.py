@@ -45,3 +45,66 @@ def smooth_volume(shape, seed, channels=None):
     vol -= vol.min()
     vol /= max(vol.max(), 1e-12)
     return vol.astype(np.float32)
+
+
+def enforce_connectivity_reference(segments, min_size, max_size, start_label=1,
+                                   rule="connected"):
+    """scikit-image's _enforce_label_connectivity_cython, step by step in
+    Python, for small volumes (z, y, x). rule "legacy" is scikit-image
+    <= 0.26; "connected" adds the change of scikit-image PR #8334: a piece
+    below min_size that sees no relabelled voxel keeps its new label and
+    the counter moves on."""
+    segments = np.asarray(segments)
+    depth, height, width = segments.shape
+    seg = segments.tolist()
+    mask_label = start_label - 1
+    out = [[[mask_label] * width for _ in range(height)] for _ in range(depth)]
+    steps = ((0, 0, 1), (0, 0, -1), (0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0))
+    current = start_label
+    for z in range(depth):
+        for y in range(height):
+            for x in range(width):
+                if seg[z][y][x] == mask_label or out[z][y][x] > mask_label:
+                    continue
+                adjacent = current
+                label = seg[z][y][x]
+                out[z][y][x] = current
+                queue = [(z, y, x)]
+                visited = 0
+                while visited < len(queue) < max_size:
+                    qz, qy, qx = queue[visited]
+                    for dz, dy, dx in steps:
+                        zz, yy, xx = qz + dz, qy + dy, qx + dx
+                        if not (0 <= xx < width and 0 <= yy < height and 0 <= zz < depth):
+                            continue
+                        o = out[zz][yy][xx]
+                        if seg[zz][yy][xx] == label and o == mask_label:
+                            out[zz][yy][xx] = current
+                            queue.append((zz, yy, xx))
+                            if len(queue) >= max_size:
+                                break
+                        elif o > mask_label and o != current:
+                            adjacent = o
+                    visited += 1
+                if len(queue) < min_size and (rule == "legacy" or adjacent != current):
+                    for qz, qy, qx in queue:
+                        out[qz][qy][qx] = adjacent
+                else:
+                    current += 1
+    return np.array(out, dtype=np.intp).reshape(segments.shape)
+
+
+def pieces_per_label(labels, background):
+    """For each label (background excluded), the number of 6-connected
+    (4 in 2D) pieces it is made of: {label: pieces}."""
+    labels = np.asarray(labels)
+    structure = ndi.generate_binary_structure(labels.ndim, 1)
+    found = {}
+    objects = ndi.find_objects(np.where(labels == background, 0, labels - background))
+    for i, box in enumerate(objects):
+        if box is None:
+            continue
+        label = i + 1 + background
+        _, n = ndi.label(labels[box] == label, structure=structure)
+        found[label] = n
+    return found

@@ -6,9 +6,14 @@ skimage.segmentation.slic and by `supervox-cli slic`, and four checks run:
 
   first-assignment  max_num_iter=1, no connectivity: labels exactly equal
   full-run          default iterations, no connectivity: >= 99.5 % voxels equal
-  connectivity      `supervox-cli connect` vs _enforce_label_connectivity_cython
-                    on the same input labels: exactly equal
-  with-connectivity full pipeline: adjusted Rand index >= 0.99
+  connectivity      `supervox-cli connect --connectivity-rule legacy` vs
+                    _enforce_label_connectivity_cython on the same input
+                    labels: exactly equal; the default (connected) rule vs
+                    that loop with scikit-image PR #8334's change: exactly
+                    equal, every label one piece
+  with-connectivity full pipeline, legacy rule: adjusted Rand index >= 0.99
+  connected-run     full pipeline, default rule: the connectivity step of
+                    PR #8334 on our own raw labels, exactly; one piece each
 
 Usage: test-skimage-slic.py PATH/TO/supervox-cli
 """
@@ -28,7 +33,10 @@ from skimage.segmentation.slic_superpixels import _get_grid_centroids
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from sv_test_data import (  # noqa: E402
-    ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, smooth_volume)
+    ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, enforce_connectivity_reference,
+    pieces_per_label, smooth_volume)
+
+CHECKS_PER_CASE = 5
 
 
 def phantom(cli, shape):
@@ -115,10 +123,11 @@ class Runner:
                                % (" ".join(args), proc.returncode, proc.stderr.strip()))
         return proc.stdout
 
-    def slic(self, case, input_path, max_num_iter, enforce):
+    def slic(self, case, input_path, max_num_iter, enforce, rule=None):
         out = self.path("labels")
         stdout = self.run(["slic", input_path, "-o", out, "--json"]
-                          + case.cli_args(max_num_iter, enforce))
+                          + case.cli_args(max_num_iter, enforce)
+                          + (["--connectivity-rule", rule] if rule else []))
         result = json.loads(stdout)
         labels = tifffile.imread(out).astype(np.int64)
         return labels.reshape(case.shape3()), result
@@ -154,7 +163,7 @@ def main():
     ]
 
     print("TAP version 13")
-    print("1..%d" % (4 * len(cases) + 1))
+    print("1..%d" % (CHECKS_PER_CASE * len(cases) + 1))
     failures = 0
     test_no = 0
 
@@ -197,28 +206,50 @@ def main():
                 max_size = int(3.0 * segment_size)
                 raw_path = runner.path("raw")
                 tifffile.imwrite(raw_path, ref_raw.astype(np.uint32), photometric="minisblack")
-                con_path = runner.path("connected")
-                runner.run(["connect", raw_path, "-o", con_path, "--min-size", str(min_size),
-                            "--max-size", str(max_size), "--start-label", "1"])
-                ours_con = tifffile.imread(con_path).astype(np.int64).reshape(shape3)
-                ref_con = np.asarray(_enforce_label_connectivity_cython(
-                    np.ascontiguousarray(ref_raw, dtype=np.intp), min_size, max_size,
-                    start_label=1))
-                diff = int((ref_con != ours_con).sum())
-                report(diff == 0, "%s connectivity (min %d, max %d): %d of %d voxels differ"
-                       % (case.name, min_size, max_size, diff, n_vox))
 
-                # (4) the whole pipeline with connectivity
+                def connect(rule):
+                    con_path = runner.path("connected")
+                    runner.run(["connect", raw_path, "-o", con_path, "--min-size", str(min_size),
+                                "--max-size", str(max_size), "--start-label", "1"]
+                               + (["--connectivity-rule", rule] if rule else []))
+                    return tifffile.imread(con_path).astype(np.int64).reshape(shape3)
+
+                raw_intp = np.ascontiguousarray(ref_raw, dtype=np.intp)
+                ref_con = np.asarray(_enforce_label_connectivity_cython(
+                    raw_intp, min_size, max_size, start_label=1))
+                diff_legacy = int((ref_con != connect("legacy")).sum())
+                ref_fixed = enforce_connectivity_reference(raw_intp, min_size, max_size, 1)
+                ours_fixed = connect(None)
+                diff = int((ref_fixed != ours_fixed).sum())
+                split = sum(1 for n in pieces_per_label(ours_fixed, 0).values() if n > 1)
+                report(diff_legacy == 0 and diff == 0 and split == 0,
+                       "%s connectivity (min %d, max %d): legacy %d, connected %d of %d voxels "
+                       "differ, %d labels in pieces"
+                       % (case.name, min_size, max_size, diff_legacy, diff, n_vox, split))
+
+                # (4) the whole pipeline with connectivity, scikit-image's rule
                 ref_full = case.skimage(10, True).reshape(shape3)
-                ours_full, result = runner.slic(case, input_path, 10, True)
+                ours_full, result = runner.slic(case, input_path, 10, True, "legacy")
                 ari = adjusted_rand_index(ref_full, ours_full)
                 n_ours = len(np.unique(ours_full))
                 n_ref = len(np.unique(ref_full))
                 report(ari >= ARI_MIN and result["n_labels"] == n_ours,
                        "%s with-connectivity: ARI %.5f (need >= %.2f), %d labels (scikit-image %d)"
                        % (case.name, ari, ARI_MIN, n_ours, n_ref))
+
+                # (5) the whole pipeline with the default rule: PR #8334's
+                # step on our own raw labels
+                ours_fixed_full, result = runner.slic(case, input_path, 10, True)
+                want = enforce_connectivity_reference(
+                    np.ascontiguousarray(ours_raw, dtype=np.intp), min_size, max_size, 1)
+                diff = int((want != ours_fixed_full).sum())
+                split = sum(1 for n in pieces_per_label(ours_fixed_full, 0).values() if n > 1)
+                report(diff == 0 and split == 0
+                       and result["n_labels"] == len(np.unique(ours_fixed_full)),
+                       "%s connected-run: %d of %d voxels differ from PR #8334's rule, "
+                       "%d labels in pieces" % (case.name, diff, n_vox, split))
             except Exception as exc:  # one broken case must not hide the others
-                while test_no < 4 * (cases.index(case) + 1):
+                while test_no < CHECKS_PER_CASE * (cases.index(case) + 1):
                     report(False, "%s: %s" % (case.name, str(exc).replace("\n", " ")))
         # The label file as napari (tifffile) and Fiji (ImageJ metadata) see it.
         try:

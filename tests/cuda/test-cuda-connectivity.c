@@ -67,11 +67,20 @@ label_extent (const gint32 *in, guint nz, guint ny, guint nx, int start_label)
   return extent;
 }
 
+static const SvConnectivityRule rules[] = { SV_CONNECTIVITY_RULE_CONNECTED,
+                                             SV_CONNECTIVITY_RULE_LEGACY };
+
+static const char *
+rule_name (SvConnectivityRule rule)
+{
+  return rule == SV_CONNECTIVITY_RULE_LEGACY ? "legacy" : "connected";
+}
+
 /* The windowed rule (the streamed run's past 2³¹ voxels) with cores of 1,
  * 2 and 3 slices and of half the volume gives `cpu` and its count. */
 static void
 check_windows (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
-               int start_label, const gint32 *cpu, gint64 n_cpu)
+               int start_label, SvConnectivityRule rule, const gint32 *cpu, gint64 n_cpu)
 {
   const gsize n = (gsize)nz * ny * nx;
   const guint extent = label_extent (in, nz, ny, nx, start_label);
@@ -84,13 +93,16 @@ check_windows (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, 
       gint64 n_gpu = -1;
       memset (gpu, 0x55, n * sizeof (gint32));
       g_assert_true (sv_cuda_connectivity_enforce_windows (
-          in, nz, ny, nx, min_size, max_size, start_label, extent, depths[d], gpu, &n_gpu, &error));
+          in, nz, ny, nx, min_size, max_size, start_label, rule, extent, depths[d], gpu, &n_gpu,
+          &error));
       g_assert_no_error (error);
       for (gsize i = 0; i < n; i++)
         if (cpu[i] != gpu[i])
           g_error ("%ux%ux%u min %" G_GINT64_FORMAT " max %" G_GINT64_FORMAT
-                   ", windows of %u (extent %u): voxel %" G_GSIZE_FORMAT ": cpu %d, cuda %d",
-                   nz, ny, nx, min_size, max_size, depths[d], extent, i, cpu[i], gpu[i]);
+                   ", %s rule, windows of %u (extent %u): voxel %" G_GSIZE_FORMAT
+                   ": cpu %d, cuda %d",
+                   nz, ny, nx, min_size, max_size, rule_name (rule), depths[d], extent, i, cpu[i],
+                   gpu[i]);
       g_assert_cmpint (n_cpu, ==, n_gpu);
     }
 }
@@ -134,55 +146,62 @@ test_matches_cpu (gconstpointer data)
 
   if (!sv_test_need_cuda ())
     return;
-  for (guint32 seed = 1; seed <= 4; seed++)
+  for (guint32 seed = 1; seed <= 8; seed++)
     {
+      const SvConnectivityRule rule = rules[seed % 2];
       g_autofree gint32 *in = make_labels (c->nz, c->ny, c->nx, c->bz, c->by, c->bx, c->noise,
                                            c->background, c->start_label, seed);
       g_autofree gint32 *cpu = g_new (gint32, n);
       g_autofree gint32 *gpu = g_new (gint32, n);
       sv_connectivity_sizes (n, n_blocks, c->min_factor, c->max_factor, &min_size, &max_size);
       n_cpu = sv_connectivity_enforce (in, c->nz, c->ny, c->nx, min_size, max_size, c->start_label,
-                                       cpu);
+                                       rule, cpu);
       g_assert_true (sv_cuda_connectivity_enforce (in, c->nz, c->ny, c->nx, min_size, max_size,
-                                                   c->start_label, gpu, &n_gpu, &on_device,
+                                                   c->start_label, rule, gpu, &n_gpu, &on_device,
                                                    &error));
       g_assert_no_error (error);
-      g_test_message ("seed %u: %" G_GINT64_FORMAT " labels, %s", seed, n_cpu,
-                      on_device ? "device" : "host fallback");
+      g_test_message ("seed %u, %s rule: %" G_GINT64_FORMAT " labels, %s", seed / 2 + 1,
+                      rule_name (rule), n_cpu, on_device ? "device" : "host fallback");
       if (c->expect_device)
         g_assert_true (on_device);
       for (gsize i = 0; i < n; i++)
         if (cpu[i] != gpu[i])
           g_error ("voxel %" G_GSIZE_FORMAT ": cpu %d, cuda %d", i, cpu[i], gpu[i]);
       g_assert_cmpint (n_cpu, ==, n_gpu);
-      check_windows (in, c->nz, c->ny, c->nx, min_size, max_size, c->start_label, cpu, n_cpu);
+      check_windows (in, c->nz, c->ny, c->nx, min_size, max_size, c->start_label, rule, cpu,
+                     n_cpu);
     }
 }
 
-/* Runs both paths on `in` and asserts equal labels and counts, on the
- * device, in one piece and window by window. */
+/* Runs both paths on `in` under both rules and asserts equal labels and
+ * counts, on the device, in one piece and window by window. */
 static void
 check_equal (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size, gint64 max_size,
              int start_label)
 {
-  g_autoptr (GError) error = NULL;
   gsize n = (gsize)nz * ny * nx;
   g_autofree gint32 *cpu = g_new (gint32, n);
   g_autofree gint32 *gpu = g_new (gint32, n);
-  gint64 n_gpu = -1;
-  gboolean on_device = FALSE;
-  gint64 n_cpu = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, cpu);
-  g_assert_true (sv_cuda_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, gpu,
-                                               &n_gpu, &on_device, &error));
-  g_assert_no_error (error);
-  g_assert_true (on_device);
-  for (gsize i = 0; i < n; i++)
-    if (cpu[i] != gpu[i])
-      g_error ("%ux%ux%u min %" G_GINT64_FORMAT " max %" G_GINT64_FORMAT " voxel %" G_GSIZE_FORMAT
-               ": cpu %d, cuda %d",
-               nz, ny, nx, min_size, max_size, i, cpu[i], gpu[i]);
-  g_assert_cmpint (n_cpu, ==, n_gpu);
-  check_windows (in, nz, ny, nx, min_size, max_size, start_label, cpu, n_cpu);
+
+  for (gsize r = 0; r < G_N_ELEMENTS (rules); r++)
+    {
+      g_autoptr (GError) error = NULL;
+      gint64 n_gpu = -1;
+      gboolean on_device = FALSE;
+      gint64 n_cpu = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label,
+                                              rules[r], cpu);
+      g_assert_true (sv_cuda_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label,
+                                                   rules[r], gpu, &n_gpu, &on_device, &error));
+      g_assert_no_error (error);
+      g_assert_true (on_device);
+      for (gsize i = 0; i < n; i++)
+        if (cpu[i] != gpu[i])
+          g_error ("%ux%ux%u min %" G_GINT64_FORMAT " max %" G_GINT64_FORMAT
+                   ", %s rule, voxel %" G_GSIZE_FORMAT ": cpu %d, cuda %d",
+                   nz, ny, nx, min_size, max_size, rule_name (rules[r]), i, cpu[i], gpu[i]);
+      g_assert_cmpint (n_cpu, ==, n_gpu);
+      check_windows (in, nz, ny, nx, min_size, max_size, start_label, rules[r], cpu, n_cpu);
+    }
 }
 
 /* One label everywhere: a single component cut into many max_size pieces;

@@ -8,6 +8,9 @@
 
 #define PYTHON "/usr/bin/python3"
 
+static const SvConnectivityRule rules[] = { SV_CONNECTIVITY_RULE_CONNECTED,
+                                             SV_CONNECTIVITY_RULE_LEGACY };
+
 static void
 check_labels (const gint32 *got, const gint32 *want, gsize n)
 {
@@ -23,8 +26,11 @@ test_hand_relabel (void)
   const gint32 want[9] = { 1, 1, 2, 1, 2, 2, 3, 3, 2 };
   gint32 out[9];
 
-  g_assert_cmpint (sv_connectivity_enforce (in, 1, 3, 3, 0, 100, 1, out), ==, 3);
-  check_labels (out, want, 9);
+  for (gsize r = 0; r < G_N_ELEMENTS (rules); r++)
+    {
+      g_assert_cmpint (sv_connectivity_enforce (in, 1, 3, 3, 0, 100, 1, rules[r], out), ==, 3);
+      check_labels (out, want, 9);
+    }
 }
 
 static void
@@ -35,8 +41,11 @@ test_hand_split (void)
   gint32 out[7];
 
   /* Components stop growing at max_size = 3. */
-  g_assert_cmpint (sv_connectivity_enforce (in, 1, 1, 7, 0, 3, 1, out), ==, 3);
-  check_labels (out, want, 7);
+  for (gsize r = 0; r < G_N_ELEMENTS (rules); r++)
+    {
+      g_assert_cmpint (sv_connectivity_enforce (in, 1, 1, 7, 0, 3, 1, rules[r], out), ==, 3);
+      check_labels (out, want, 7);
+    }
 }
 
 static void
@@ -47,8 +56,11 @@ test_hand_merge (void)
   gint32 out[7];
 
   /* The last piece (1 voxel < min_size 2) joins its neighbour's label. */
-  g_assert_cmpint (sv_connectivity_enforce (in, 1, 1, 7, 2, 3, 1, out), ==, 2);
-  check_labels (out, want, 7);
+  for (gsize r = 0; r < G_N_ELEMENTS (rules); r++)
+    {
+      g_assert_cmpint (sv_connectivity_enforce (in, 1, 1, 7, 2, 3, 1, rules[r], out), ==, 2);
+      check_labels (out, want, 7);
+    }
 }
 
 static void
@@ -60,24 +72,74 @@ test_hand_background (void)
   const gint32 want[6] = { -1, 0, -1, 1, -1, 2 };
   gint32 out[6];
 
-  g_assert_cmpint (sv_connectivity_enforce (in, 1, 2, 3, 0, 10, 0, out), ==, 3);
-  check_labels (out, want, 6);
+  for (gsize r = 0; r < G_N_ELEMENTS (rules); r++)
+    {
+      g_assert_cmpint (sv_connectivity_enforce (in, 1, 2, 3, 0, 10, 0, rules[r], out), ==, 3);
+      check_labels (out, want, 6);
+    }
 }
 
 static void
 test_hand_no_room (void)
 {
-  /* With max_size <= 1 nothing is searched, every piece is small and has no
-   * known neighbour: all voxels keep start_label, which is one label. */
+  /* With max_size <= 1 nothing is searched, every piece is small and sees
+   * no known neighbour. Under the legacy rule all voxels keep start_label,
+   * which is one label in four pieces; under the connected rule each
+   * voxel is a label of its own. */
   const gint32 in[6] = { 1, 2, 3, 4, 0, 6 };
-  const gint32 want[6] = { 1, 1, 1, 1, 0, 1 };
+  const gint32 want_legacy[6] = { 1, 1, 1, 1, 0, 1 };
+  const gint32 want[6] = { 1, 2, 3, 4, 0, 5 };
   gint32 out[6];
 
   for (gint64 max_size = -1; max_size <= 1; max_size++)
     {
-      g_assert_cmpint (sv_connectivity_enforce (in, 1, 1, 6, 2, max_size, 1, out), ==, 1);
+      g_assert_cmpint (
+          sv_connectivity_enforce (in, 1, 1, 6, 2, max_size, 1, SV_CONNECTIVITY_RULE_LEGACY, out),
+          ==, 1);
+      check_labels (out, want_legacy, 6);
+      g_assert_cmpint (sv_connectivity_enforce (in, 1, 1, 6, 2, max_size, 1,
+                                                SV_CONNECTIVITY_RULE_CONNECTED, out),
+                       ==, 5);
       check_labels (out, want, 6);
     }
+}
+
+static void
+test_hand_orphan (void)
+{
+  /* scikit-image #8295: the first piece is small and has no labelled
+   * neighbour (background cuts it off). The legacy rule leaves the
+   * counter at 1, so the large piece after the gap gets label 1 too: one
+   * label in two pieces. The connected rule gives each its own. */
+  const gint32 in[7] = { 5, 5, 0, 3, 3, 3, 3 };
+  const gint32 want_legacy[7] = { 1, 1, 0, 1, 1, 1, 1 };
+  const gint32 want[7] = { 1, 1, 0, 2, 2, 2, 2 };
+  gint32 out[7];
+
+  g_assert_cmpint (
+      sv_connectivity_enforce (in, 1, 1, 7, 3, 100, 1, SV_CONNECTIVITY_RULE_LEGACY, out), ==, 1);
+  check_labels (out, want_legacy, 7);
+  g_assert_cmpint (
+      sv_connectivity_enforce (in, 1, 1, 7, 3, 100, 1, SV_CONNECTIVITY_RULE_CONNECTED, out), ==, 2);
+  check_labels (out, want, 7);
+}
+
+static void
+test_hand_orphan_lone_voxel (void)
+{
+  /* The same with a lone voxel, in 3D: voxel (0,0,0) is cut off by
+   * background on every side; the rest is one label. */
+  gint32 in[8] = { 4, 0, 0, 2, 0, 2, 2, 2 };
+  const gint32 want_legacy[8] = { 1, 0, 0, 1, 0, 1, 1, 1 };
+  const gint32 want[8] = { 1, 0, 0, 2, 0, 2, 2, 2 };
+  gint32 out[8];
+
+  g_assert_cmpint (
+      sv_connectivity_enforce (in, 2, 2, 2, 2, 100, 1, SV_CONNECTIVITY_RULE_LEGACY, out), ==, 1);
+  check_labels (out, want_legacy, 8);
+  g_assert_cmpint (
+      sv_connectivity_enforce (in, 2, 2, 2, 2, 100, 1, SV_CONNECTIVITY_RULE_CONNECTED, out), ==, 2);
+  check_labels (out, want, 8);
 }
 
 static void
@@ -262,7 +324,7 @@ test_matches_skimage (void)
 
       ours[c] = g_new (gint32, n);
       n_labels[c] = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size, cc->max_size,
-                                             cc->start_label, ours[c]);
+                                             cc->start_label, SV_CONNECTIVITY_RULE_LEGACY, ours[c]);
       g_file_set_contents (in_path, (const char *)in, (gssize)(n * sizeof (gint32)), &error);
       g_assert_no_error (error);
       g_string_append_printf (script,
@@ -334,11 +396,12 @@ test_blocks_split_and_merge (void)
   g_autofree gint32 *sized = g_new (gint32, n);
 
   const gint64 n_plain
-      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, (gint64)n, 1, plain);
+      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, (gint64)n, 1, rules[0], plain);
   const gint64 n_split
-      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, cc->max_size, 1, sized);
+      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, 0, cc->max_size, 1, rules[0], sized);
   const gint64 n_merged
-      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size, (gint64)n, 1, sized);
+      = sv_connectivity_enforce (in, cc->nz, cc->ny, cc->nx, cc->min_size, (gint64)n, 1, rules[0],
+                                 sized);
   g_assert_cmpint (n_split, >, n_plain);
   g_assert_cmpint (n_merged, <, n_plain);
   g_assert_cmpint (n_plain, ==, count_distinct (plain, n, 0));
@@ -354,8 +417,10 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/connectivity/hand/merge", test_hand_merge);
   g_test_add_func ("/engine/connectivity/hand/background", test_hand_background);
   g_test_add_func ("/engine/connectivity/hand/no-room", test_hand_no_room);
+  g_test_add_func ("/engine/connectivity/hand/orphan", test_hand_orphan);
+  g_test_add_func ("/engine/connectivity/hand/orphan-lone-voxel", test_hand_orphan_lone_voxel);
   g_test_add_func ("/engine/connectivity/sizes", test_sizes);
-  g_test_add_func ("/engine/connectivity/matches-skimage", test_matches_skimage);
+  g_test_add_func ("/engine/connectivity/legacy-matches-skimage", test_matches_skimage);
   g_test_add_func ("/engine/connectivity/split-and-merge", test_blocks_split_and_merge);
 
   return g_test_run ();

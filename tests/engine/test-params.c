@@ -245,6 +245,7 @@ odd_params (SvSlicParams *p)
   p->max_size_factor = 12.0 / 7.0;
   p->slic_zero = TRUE;
   p->start_label = 0;
+  p->connectivity_rule = SV_CONNECTIVITY_RULE_LEGACY;
 }
 
 static char *
@@ -290,12 +291,14 @@ expected_from_python (const SvSlicParams *p)
       g_autofree char *h = double_hex (p->sigma[0]);
       g_string_append_printf (s, "%s ", h);
     }
-  g_string_append_printf (s, "%s %s %s\n",
+  g_string_append_printf (s, "%s %s %s %s\n",
                           p->convert2lab == SV_CONVERT2LAB_AUTO  ? "None"
                           : p->convert2lab == SV_CONVERT2LAB_YES ? "True"
                                                                  : "False",
                           p->enforce_connectivity ? "True" : "False",
-                          p->slic_zero ? "True" : "False");
+                          p->slic_zero ? "True" : "False",
+                          p->connectivity_rule == SV_CONNECTIVITY_RULE_LEGACY ? "legacy"
+                                                                               : "connected");
   return g_string_free (s, FALSE);
 }
 
@@ -304,7 +307,7 @@ static const char json_script[]
       "o = json.loads(sys.argv[1])\n"
       "keys = {'n_segments', 'compactness', 'max_num_iter', 'sigma', 'spacing', 'convert2lab',\n"
       "        'enforce_connectivity', 'min_size_factor', 'max_size_factor', 'slic_zero',\n"
-      "        'start_label'}\n"
+      "        'start_label', 'connectivity_rule'}\n"
       "assert set(o) == keys, sorted(set(o) ^ keys)\n"
       "assert all(isinstance(o[k], int) for k in ('n_segments', 'max_num_iter', 'start_label'))\n"
       "h = lambda v: struct.pack('<d', float(v)).hex()\n"
@@ -312,7 +315,8 @@ static const char json_script[]
       "                          'min_size_factor', 'max_size_factor', 'start_label')]\n"
       "out += [h(v) for v in o['spacing']]\n"
       "out += [h(v) for v in (o['sigma'] if isinstance(o['sigma'], list) else [o['sigma']])]\n"
-      "print(' '.join(out), o['convert2lab'], o['enforce_connectivity'], o['slic_zero'])\n";
+      "print(' '.join(out), o['convert2lab'], o['enforce_connectivity'], o['slic_zero'],\n"
+      "      o['connectivity_rule'])\n";
 
 static void
 check_json (const SvSlicParams *p)
@@ -366,7 +370,8 @@ test_cli_defaults (void)
   g_assert_cmpstr (cmd->str, ==,
                    "supervox-cli slic in.tif -o out.tif --n-segments 100 --compactness 10"
                    " --max-num-iter 10 --sigma 0 --spacing 1,1,1 --enforce-connectivity"
-                   " --min-size-factor 0.5 --max-size-factor 3 --start-label 1");
+                   " --min-size-factor 0.5 --max-size-factor 3 --start-label 1"
+                   " --connectivity-rule connected");
 }
 
 /* Odd values are written with every digit they need; that the real CLI
@@ -413,6 +418,7 @@ test_keyfile_round_trip (void)
   p.max_size_factor = 6.5;
   p.slic_zero = TRUE;
   p.start_label = 0;
+  p.connectivity_rule = SV_CONNECTIVITY_RULE_LEGACY;
   sv_slic_params_to_keyfile (&p, kf, "slic");
   sv_slic_params_init_defaults (&back);
   g_assert_true (sv_slic_params_from_keyfile (&back, kf, "slic", &error));
@@ -459,6 +465,16 @@ test_keyfile_old_and_bad (void)
   g_key_file_set_string (kf, "slic", "compactness", "soft");
   g_assert_false (sv_slic_params_from_keyfile (&p, kf, "slic", &error));
   g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+
+  g_key_file_set_string (kf, "slic", "compactness", "5");
+  g_key_file_set_string (kf, "slic", "connectivity_rule", "legacy");
+  g_assert_true (sv_slic_params_from_keyfile (&p, kf, "slic", &error));
+  g_assert_cmpint (p.connectivity_rule, ==, SV_CONNECTIVITY_RULE_LEGACY);
+  g_key_file_set_string (kf, "slic", "connectivity_rule", "fixed");
+  g_assert_false (sv_slic_params_from_keyfile (&p, kf, "slic", &error));
+  g_assert_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "connected/legacy"));
 }
 
 /* The table covers SvSlicParams: changing the field behind each row
@@ -473,7 +489,7 @@ test_fields_cover_params (void)
 
   sv_slic_params_init_defaults (&base);
   base_json = sv_slic_params_to_json (&base);
-  g_assert_cmpuint (n, ==, 11);
+  g_assert_cmpuint (n, ==, 12);
   for (guint i = 0; i < n; i++)
     {
       SvSlicParams p = base;
@@ -500,6 +516,9 @@ test_fields_cover_params (void)
           break;
         case SV_PARAM_CONVERT2LAB:
           *(SvConvert2Lab *)at = SV_CONVERT2LAB_NO;
+          break;
+        case SV_PARAM_WORD:
+          *(int *)at = !*(int *)at;
           break;
         }
       json = sv_slic_params_to_json (&p);
@@ -542,6 +561,10 @@ test_parse (void)
     { "start_label", "0", NULL },
     { "start_label", "01", "--start-label must be 0 or 1, got 01" },
     { "start_label", "2", "--start-label must be 0 or 1, got 2" },
+    { "connectivity_rule", "legacy", NULL },
+    { "connectivity_rule", "connected", NULL },
+    { "connectivity_rule", "Legacy",
+      "--connectivity-rule must be connected or legacy, got 'Legacy'" },
   };
   SvSlicParams p;
 

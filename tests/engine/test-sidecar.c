@@ -138,7 +138,7 @@ test_python (void)
       code->str, "labels = supervox.slic(image, n_segments=100, compactness=10, max_num_iter=10, "
                  "sigma=1.5, spacing=[1, 1, 1], convert2lab=True, enforce_connectivity=True, "
                  "min_size_factor=0.5, max_size_factor=3, slic_zero=False, start_label=1, "
-                 "mask=mask, channel_axis=-1, backend='cuda')\n"));
+                 "connectivity_rule='connected', mask=mask, channel_axis=-1, backend='cuda')\n"));
 
   /* One channel of three, or a volume: no Lab; a line to run first. */
   g_string_truncate (code, 0);
@@ -152,7 +152,7 @@ test_python (void)
                                        "sample.tif'), check=True)\n"));
   g_assert_nonnull (strstr (code->str, "(5, 20, 30, 3))[..., 1]\n"));
   g_assert_nonnull (strstr (code->str, "convert2lab=False"));
-  g_assert_nonnull (strstr (code->str, "start_label=1, channel_axis=None)\n"));
+  g_assert_nonnull (strstr (code->str, "connectivity_rule='connected', channel_axis=None)\n"));
 }
 
 int

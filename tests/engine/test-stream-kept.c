@@ -270,7 +270,8 @@ label_extent (const gint32 *labels, guint nz, gsize plane, int start_label)
 
 static int
 keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth, guint extent,
-                        gint64 min_size, gint64 max_size, int start_label, SvSlabSource source,
+                        gint64 min_size, gint64 max_size, int start_label,
+                        SvConnectivityRule rule, SvSlabSource source,
                         SvSlabSink sink, gpointer user_data, gint64 *n_labels, guint *held,
                         GError **error)
 {
@@ -298,7 +299,8 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
   /* The extent a device's windows rely on: exactly the labels' own. */
   g_assert_cmpuint (extent, ==, label_extent (in, nz, plane, start_label));
   out = g_new (gint32, nz * plane);
-  *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, out);
+  *n_labels
+      = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
   *held = nz;
   device.connected++;
   for (guint z0 = 0; z0 < nz; z0 += depth)

@@ -407,6 +407,9 @@ test_connectivity_window (Fixture *f, gconstpointer data)
           const gsize plane = (gsize)ny * nx, n = nz * plane;
           g_autofree gint32 *in = make_slic_labels (nz, ny, nx, background, s * 10 + c);
           g_autofree gint32 *expected = g_new (gint32, n);
+          /* Both rules, on every shape and size. */
+          const SvConnectivityRule rule
+              = (s + c + background) % 2 ? SV_CONNECTIVITY_RULE_LEGACY : SV_CONNECTIVITY_RULE_CONNECTED;
           g_autofree char *out = g_build_filename (f->dir, "cc.tif", NULL);
           g_autofree char *beside = g_build_filename (f->dir, "x.tif", NULL);
           g_autoptr (GHashTable) zmin = g_hash_table_new (NULL, NULL);
@@ -416,7 +419,7 @@ test_connectivity_window (Fixture *f, gconstpointer data)
           gint64 n_expected;
 
           n_expected
-              = sv_connectivity_enforce (in, nz, ny, nx, sizes[c][0], sizes[c][1], 1, expected);
+              = sv_connectivity_enforce (in, nz, ny, nx, sizes[c][0], sizes[c][1], 1, rule, expected);
           /* The window the streamed run takes: the largest z extent of one
            * label, plus 3. */
           for (gsize v = 0; v < n; v++)
@@ -443,7 +446,8 @@ test_connectivity_window (Fixture *f, gconstpointer data)
               g_assert_no_error (error);
               n_labels
                   = sv__stream_connectivity (sv__spill_source, spill, nz, ny, nx, extent + 3,
-                                             sizes[c][0], sizes[c][1], 1, w, depth, NULL, &error);
+                                             sizes[c][0], sizes[c][1], 1, rule, w, depth, NULL,
+                                             &error);
               g_assert_no_error (error);
               g_assert_cmpint (n_labels, ==, n_expected);
               g_assert_true (sv_tiff_label_writer_finish (w, &error));
@@ -503,7 +507,8 @@ test_connectivity_errors (Fixture *f, gconstpointer data)
 
       g_assert_no_error (error);
       g_assert_cmpint (sv__stream_connectivity (failing_source, &source, nz, ny, nx, nz, 3, 60, 1,
-                                                w, depth, NULL, &error),
+                                                SV_CONNECTIVITY_RULE_CONNECTED, w, depth, NULL,
+                                                &error),
                        ==, -1);
       g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO);
     }
@@ -516,7 +521,8 @@ test_connectivity_errors (Fixture *f, gconstpointer data)
 
       g_assert_no_error (error);
       g_assert_cmpint (sv__stream_connectivity (failing_source, &source, nz, ny, nx, nz, 3, 60, 0,
-                                                w, depth, NULL, &error),
+                                                SV_CONNECTIVITY_RULE_CONNECTED, w, depth, NULL,
+                                                &error),
                        ==, -1);
       g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
     }

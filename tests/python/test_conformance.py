@@ -1,7 +1,9 @@
 """supervox.slic against skimage.segmentation.slic in the same process,
 with the C conformance suite's measures: the first assignment from the grid
 exactly equal (float32 input, where both compute in float32), full runs
->= 99.5 % voxels equal, the whole pipeline ARI >= 0.99."""
+>= 99.5 % voxels equal, the whole pipeline ARI >= 0.99 under scikit-image's
+(legacy) connectivity rule; the default rule is its step with PR #8334's
+change."""
 
 import warnings
 
@@ -10,14 +12,18 @@ import pytest
 from skimage.segmentation import slic as skimage_slic
 
 import supervox
-from common import ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, smooth_volume
+from skimage.segmentation.slic_superpixels import _get_grid_centroids
+
+from common import (ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index,
+                    enforce_connectivity_reference, pieces_per_label, smooth_volume)
 
 
 def both(image, **kwargs):
+    """scikit-image's labels and ours under its (legacy) connectivity rule."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = skimage_slic(image, **kwargs)
-    ours = supervox.slic(image, backend="cpu", **kwargs)
+    ours = supervox.slic(image, backend="cpu", connectivity_rule="legacy", **kwargs)
     return ref, ours
 
 
@@ -77,6 +83,23 @@ def test_with_connectivity_agrees(name):
     assert np.array_equal(np.unique(ours), np.arange(start, ours.max() + 1))
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_connected_rule_is_pr_8334(name):
+    """The default rule is scikit-image's connectivity step with PR #8334's
+    change, on our own raw labels; every label is one piece."""
+    image, kwargs = CASES[name]
+    raw = supervox.slic(image, backend="cpu", enforce_connectivity=False, **kwargs)
+    ours = supervox.slic(image, backend="cpu", **kwargs)
+    start = kwargs.get("start_label", 1)
+    zyx = raw.reshape((1,) + raw.shape) if raw.ndim == 2 else raw
+    n_seeds = _get_grid_centroids(np.empty(zyx.shape + (1,)), kwargs["n_segments"])[0].shape[0]
+    want = enforce_connectivity_reference(np.ascontiguousarray(zyx, dtype=np.intp),
+                                          int(0.5 * raw.size / n_seeds),
+                                          int(3 * raw.size / n_seeds), start)
+    assert np.array_equal(want.reshape(ours.shape), ours)
+    assert all(n == 1 for n in pieces_per_label(ours, start - 1).values())
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "uint16", "int16", "float64", "float16", "bool"])
 def test_integer_and_float_dtypes(dtype):
     """Each dtype is scaled as img_as_float does: the same labels as the
@@ -107,7 +130,7 @@ def test_float64_input_is_computed_in_float32():
     for enforce in (True, False):
         kwargs = dict(n_segments=2, compactness=0.0001, enforce_connectivity=enforce,
                       convert2lab=False, start_label=0, channel_axis=None)
-        assert np.array_equal(supervox.slic(img, **kwargs),
+        assert np.array_equal(supervox.slic(img, connectivity_rule="legacy", **kwargs),
                               skimage_slic(img.astype(np.float32), **kwargs))
 
 

@@ -36,13 +36,16 @@ def test_signature_matches_skimage():
         assert ours[name].default == theirs[name].default, name
     assert theirs["channel_axis"].kind is inspect.Parameter.KEYWORD_ONLY
     # 0.26's exact signature (0.19 still has multichannel between spacing
-    # and convert2lab): the order, then backend as the one addition.
+    # and convert2lab): the order, then backend and connectivity_rule as
+    # the additions, keyword-only.
     assert list(ours) == ["image", "n_segments", "compactness", "max_num_iter", "sigma",
                           "spacing", "convert2lab", "enforce_connectivity", "min_size_factor",
                           "max_size_factor", "slic_zero", "start_label", "mask",
-                          "channel_axis", "backend"]
+                          "channel_axis", "backend", "connectivity_rule"]
     assert ours["channel_axis"].kind is inspect.Parameter.KEYWORD_ONLY
     assert ours["backend"].default == "auto"
+    assert ours["connectivity_rule"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert ours["connectivity_rule"].default == "connected"
 
 
 def test_label_dtype_is_intp():
@@ -273,3 +276,8 @@ def test_threads_at_once_get_their_own_labels():
 def test_cancelled_without_interrupt_is_the_librarys_error():
     with pytest.raises(supervox.SupervoxError):
         _slic._raise_for(_lib.ERROR_CANCELLED, "cancelled")
+
+
+def test_connectivity_rule_checked():
+    with pytest.raises(ValueError, match="connectivity_rule must be 'connected' or 'legacy'"):
+        supervox.slic(GREY, channel_axis=None, connectivity_rule="skimage")

@@ -30,7 +30,7 @@ extern "C"
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 3
+#define SUPERVOX_API_VERSION_MINOR 4
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -85,6 +85,18 @@ extern "C"
     SUPERVOX_CONVERT2LAB_YES = 1, /* error unless 3 channels */
   } SupervoxConvert2Lab;
 
+  /* What connectivity enforcement does with a piece below the minimum size
+   * that touches no relabelled voxel (API 0.4). */
+  typedef enum
+  {
+    /* It keeps a new label of its own: every label is one connected piece
+     * (scikit-image PR #8334). */
+    SUPERVOX_CONNECTIVITY_CONNECTED = 0,
+    /* scikit-image <= 0.26 bit for bit: it keeps the next label without
+     * using it up, so the next piece, wherever it lies, shares it. */
+    SUPERVOX_CONNECTIVITY_LEGACY = 1,
+  } SupervoxConnectivityRule;
+
   /* A strided 4-axis array in host or device memory, axes always in the order
    * z, y, x, channel. A 2D image has shape[0] == 1; a grey image shape[3] ==
    * 1; a mask has shape[3] == 1 (its values: nonzero = in). strides are in
@@ -114,6 +126,7 @@ extern "C"
     int32_t slic_zero;               /* 0 */
     int32_t start_label;             /* 1; 0 or 1. Mask-out voxels get start_label − 1 */
     int32_t n_threads;               /* 0: all cores (CPU backend) */
+    SupervoxConnectivityRule connectivity_rule; /* CONNECTED (API 0.4) */
   } SupervoxParams;
 
   /* Called at stage and iteration boundaries from the running thread.

@@ -108,7 +108,7 @@ typedef struct
    * they kept. */
   int (*connect_volume) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                          guint extent, gint64 min_size, gint64 max_size, int start_label,
-                         SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                         SvConnectivityRule rule, SvSlabSource source, SvSlabSink sink, gpointer user_data,
                          gint64 *n_labels, guint *held, GError **error);
 
   /* ---- the assignment kept in the backend's memory (all optional) ----

@@ -12,6 +12,18 @@ typedef enum
   SV_CONVERT2LAB_NO,
 } SvConvert2Lab;
 
+/* What the connectivity step does with a piece below the minimum size that
+ * touches no relabelled voxel (its search finds no label to join). */
+typedef enum
+{
+  /* It keeps a new label of its own and the counter moves on, so every
+   * label is one connected piece (scikit-image PR #8334, issue #8295). */
+  SV_CONNECTIVITY_RULE_CONNECTED,
+  /* scikit-image <= 0.26: it keeps the counter's label without advancing
+   * it, and the next piece, wherever it lies, gets the same label. */
+  SV_CONNECTIVITY_RULE_LEGACY,
+} SvConnectivityRule;
+
 typedef struct
 {
   gint64 n_segments;         /* approximate number of seeds, >= 1 */
@@ -27,11 +39,12 @@ typedef struct
   double max_size_factor;    /* default 3.0 */
   gboolean slic_zero;
   int start_label;           /* 0 or 1 */
+  SvConnectivityRule connectivity_rule; /* default CONNECTED */
 } SvSlicParams;
 
 /* scikit-image's defaults: 100 segments, compactness 10, 10 iterations,
  * sigma 0, unit spacing, convert2lab auto, connectivity on, 0.5 / 3.0,
- * no SLIC-zero, start_label 1. */
+ * no SLIC-zero, start_label 1; the connected connectivity rule. */
 void sv_slic_params_init_defaults (SvSlicParams *params);
 
 /* Checks ranges; errors are SV_ENGINE_ERROR_INVALID_PARAM with a message
@@ -72,6 +85,8 @@ typedef enum
   SV_PARAM_SIGMA,       /* sigma[3] + sigma_per_axis: a scalar or z, y, x */
   SV_PARAM_TRIPLE,      /* double[3], z, y, x */
   SV_PARAM_CONVERT2LAB, /* SvConvert2Lab: auto (null), yes (true), no (false) */
+  SV_PARAM_WORD,        /* an enum stored as int: the index of one of the words of `arg`
+                         * ("connected|legacy"), written as that word */
 } SvParamType;
 
 typedef enum
@@ -108,8 +123,8 @@ typedef struct
 /* The table, in the order of the JSON object; *n_fields receives its size. */
 const SvParamField *sv_slic_param_fields (guint *n_fields);
 
-/* Reads a whole-number or a real parameter (SV_PARAM_INT64, _INT, _DOUBLE)
- * from text as supervox-cli spells it, checks its bound and stores it;
+/* Reads a whole-number, a real or a word parameter (SV_PARAM_INT64, _INT,
+ * _DOUBLE, _WORD) from text as supervox-cli spells it, checks its bound and stores it;
  * errors are SV_ENGINE_ERROR_INVALID_PARAM naming the option
  * ("--compactness must be > 0, got -1"). */
 gboolean sv_slic_param_parse (const SvParamField *field, const char *text, SvSlicParams *params,
