@@ -391,7 +391,7 @@ test_cli_exact_numbers (void)
                    " --spacing 2.8999999999999999,0.10000000000000001,1e+30"
                    " --no-enforce-connectivity --min-size-factor 0.050000000000000003"
                    " --max-size-factor 1.7142857142857142 --slic-zero --start-label 0"
-                   " --no-convert2lab");
+                   " --connectivity-rule legacy --no-convert2lab");
 }
 
 /* Presets: every parameter goes into the key file and comes back, per-axis
