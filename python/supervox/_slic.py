@@ -299,6 +299,15 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
         scikit-image <= 0.26 bit for bit, where that piece and the next one,
         wherever it lies, share a label (scikit-image issue #8295).
     """
+    return _slic_run(image, n_segments, compactness, max_num_iter, sigma, spacing,
+                     convert2lab, enforce_connectivity, min_size_factor, max_size_factor,
+                     slic_zero, start_label, mask, channel_axis, backend, connectivity_rule)[0]
+
+
+def _slic_run(image, n_segments, compactness, max_num_iter, sigma, spacing, convert2lab,
+              enforce_connectivity, min_size_factor, max_size_factor, slic_zero, start_label,
+              mask, channel_axis, backend, connectivity_rule):
+    """slic's work: (labels, the C API's SupervoxRunInfo)."""
     if backend not in _BACKENDS:
         raise ValueError("backend must be 'auto', 'cpu' or 'cuda', got %r" % (backend,))
     on_device = _arrays.is_device_array(image)
@@ -368,15 +377,15 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     if on_device:
         labels = _arrays.device_empty(image, zyx, np.int64)
         stream = _arrays.current_stream(image, view.stream)
-        _call(_lib.lib.supervox_slic_device,
-              (ctypes.byref(image_c), mask_p, ctypes.byref(params), _arrays.address(labels),
-               _lib.DTYPES["int64"], ctypes.c_void_p(stream)))
-        return labels.reshape(out_shape)
+        info = _call(_lib.lib.supervox_slic_device,
+                     (ctypes.byref(image_c), mask_p, ctypes.byref(params),
+                      _arrays.address(labels), _lib.DTYPES["int64"], ctypes.c_void_p(stream)))
+        return labels.reshape(out_shape), info
     labels = np.empty(zyx, dtype=np.intp)
-    _call(_lib.lib.supervox_slic,
-          (ctypes.byref(image_c), mask_p, ctypes.byref(params), _BACKENDS[backend],
-           labels.ctypes.data_as(ctypes.c_void_p), _lib.DTYPES[np.dtype(np.intp).name]))
-    return labels.reshape(out_shape)
+    info = _call(_lib.lib.supervox_slic,
+                 (ctypes.byref(image_c), mask_p, ctypes.byref(params), _BACKENDS[backend],
+                  labels.ctypes.data_as(ctypes.c_void_p), _lib.DTYPES[np.dtype(np.intp).name]))
+    return labels.reshape(out_shape), info
 
 
 def _path(value, what):

@@ -48,12 +48,13 @@ def smooth_volume(shape, seed, channels=None):
 
 
 def enforce_connectivity_reference(segments, min_size, max_size, start_label=1,
-                                   rule="connected"):
+                                   rule="connected", counts=None):
     """scikit-image's _enforce_label_connectivity_cython, step by step in
     Python, for small volumes (z, y, x). rule "legacy" is scikit-image
     <= 0.26; "connected" adds the change of scikit-image PR #8334: a piece
     below min_size that sees no relabelled voxel keeps its new label and
-    the counter moves on."""
+    the counter moves on. counts (a dict) receives "orphans": how many
+    pieces were such a piece (where the two rules part)."""
     segments = np.asarray(segments)
     depth, height, width = segments.shape
     seg = segments.tolist()
@@ -61,6 +62,7 @@ def enforce_connectivity_reference(segments, min_size, max_size, start_label=1,
     out = [[[mask_label] * width for _ in range(height)] for _ in range(depth)]
     steps = ((0, 0, 1), (0, 0, -1), (0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0))
     current = start_label
+    orphans = 0
     for z in range(depth):
         for y in range(height):
             for x in range(width):
@@ -86,11 +88,14 @@ def enforce_connectivity_reference(segments, min_size, max_size, start_label=1,
                         elif o > mask_label and o != current:
                             adjacent = o
                     visited += 1
+                orphans += len(queue) < min_size and adjacent == current
                 if len(queue) < min_size and (rule == "legacy" or adjacent != current):
                     for qz, qy, qx in queue:
                         out[qz][qy][qx] = adjacent
                 else:
                     current += 1
+    if counts is not None:
+        counts["orphans"] = orphans
     return np.array(out, dtype=np.intp).reshape(segments.shape)
 
 
