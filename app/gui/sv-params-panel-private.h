@@ -24,7 +24,7 @@ struct _SvParamsPanel
   GtkScale *low_scale, *high_scale, *gamma_scale;
   GtkWidget *n_segments_spin;
   GtkCheckButton *connectivity_check, *slic_zero_check, *teach_check;
-  GtkDropDown *backend_dropdown, *overlay_dropdown;
+  GtkDropDown *backend_dropdown, *overlay_dropdown, *connectivity_rule_dropdown;
   GtkColorButton *boundary_colour;
   GtkWidget *min_size_spin, *max_size_spin, *iteration_spin;
 

@@ -9,6 +9,9 @@
 #include <string.h>
 
 static const char *const backend_names[] = { "auto", "cpu", "cuda" };
+/* The connectivity rule dropdown's entries, in the template's order. */
+static const SvConnectivityRule connectivity_rules[]
+    = { SV_CONNECTIVITY_RULE_CONNECTED, SV_CONNECTIVITY_RULE_LEGACY };
 
 G_DEFINE_FINAL_TYPE (SvParamsPanel, sv_params_panel, GTK_TYPE_WIDGET)
 
@@ -100,6 +103,7 @@ sync_sensitivity (SvParamsPanel *self)
 
   gtk_widget_set_sensitive (self->min_size_spin, conn && !teach);
   gtk_widget_set_sensitive (self->max_size_spin, conn && !teach);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->connectivity_rule_dropdown), conn && !teach);
   gtk_widget_set_sensitive (self->iteration_spin, teach);
   gtk_adjustment_set_upper (self->iteration_adj, gtk_adjustment_get_value (self->max_num_iter_adj));
 }
@@ -148,6 +152,11 @@ sv_params_panel_get_params (SvParamsPanel *self, SvSlicParams *p)
   p->max_size_factor = gtk_adjustment_get_value (self->max_size_adj);
   p->slic_zero = gtk_check_button_get_active (self->slic_zero_check);
   p->start_label = (int)gtk_adjustment_get_value (self->start_label_adj);
+  {
+    guint i = gtk_drop_down_get_selected (self->connectivity_rule_dropdown);
+    p->connectivity_rule = i < G_N_ELEMENTS (connectivity_rules) ? connectivity_rules[i]
+                                                                 : SV_CONNECTIVITY_RULE_CONNECTED;
+  }
 }
 
 void
@@ -178,6 +187,9 @@ sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
   gtk_adjustment_set_value (self->max_size_adj, p->max_size_factor);
   gtk_check_button_set_active (self->slic_zero_check, p->slic_zero);
   gtk_adjustment_set_value (self->start_label_adj, p->start_label);
+  for (guint i = 0; i < G_N_ELEMENTS (connectivity_rules); i++)
+    if (connectivity_rules[i] == p->connectivity_rule)
+      gtk_drop_down_set_selected (self->connectivity_rule_dropdown, i);
   sync_sensitivity (self);
   self->updating--;
   g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
@@ -367,6 +379,7 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   BIND (teach_check);
   BIND (backend_dropdown);
   BIND (overlay_dropdown);
+  BIND (connectivity_rule_dropdown);
   BIND (boundary_colour);
 #undef BIND
   gtk_widget_class_bind_template_child_full (widget_class, "min_size_spin", FALSE,
