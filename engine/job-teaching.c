@@ -35,6 +35,7 @@ step_key (const SvSlicParams *params)
   key.enforce_connectivity = FALSE;
   key.min_size_factor = 0;
   key.max_size_factor = 0;
+  key.connectivity_rule = SV_CONNECTIVITY_RULE_CONNECTED;
   return sv_slic_params_to_json (&key);
 }
 

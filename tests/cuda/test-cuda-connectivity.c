@@ -160,7 +160,7 @@ test_matches_cpu (gconstpointer data)
                                                    c->start_label, rule, gpu, &n_gpu, &on_device,
                                                    &error));
       g_assert_no_error (error);
-      g_test_message ("seed %u, %s rule: %" G_GINT64_FORMAT " labels, %s", seed / 2 + 1,
+      g_test_message ("seed %u, %s rule: %" G_GINT64_FORMAT " labels, %s", (seed + 1) / 2,
                       rule_name (rule), n_cpu, on_device ? "device" : "host fallback");
       if (c->expect_device)
         g_assert_true (on_device);
