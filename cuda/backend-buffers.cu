@@ -363,7 +363,8 @@ out:
 
 gboolean
 sv_cuda_backend_set_volume_device (SvBackend *backend, const SupervoxArray *image,
-                                   const SupervoxArray *mask, gpointer stream, GError **error)
+                                   SvSampleType source_type, const SupervoxArray *mask,
+                                   gpointer stream, GError **error)
 {
   SvCudaBackend *self = sv__cuda_backend (backend);
   SvVolume shape;
@@ -400,6 +401,7 @@ sv_cuda_backend_set_volume_device (SvBackend *backend, const SupervoxArray *imag
   if (mask != NULL)
     count_mask_in (self, self->owned_mask);
   self->have_volume = TRUE;
+  self->source_type = source_type;
   /* The pipeline seeds from the shape and the host mask; there is no host
    * volume (data NULL). */
   memset (&shape, 0, sizeof shape);
@@ -431,6 +433,7 @@ sv__cuda_ensure_host_volume (SvCudaBackend *self, GError **error)
   volume = sv_volume_new (self->nz, self->ny, self->nx, self->nc, error);
   if (volume == NULL)
     return FALSE;
+  volume->source_type = self->source_type;
   if (self->n > 0)
     SV_CUDA_CHECK (sv__cuda_staged_copy (self, volume->data, self->d_raw,
                                          self->n * self->nc * sizeof (float), FALSE));

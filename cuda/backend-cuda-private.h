@@ -36,6 +36,7 @@ typedef struct
    * (seeding runs on the host), the volume only when Lab needs it. */
   SvVolume *owned_volume;
   guint8 *owned_mask;
+  SvSampleType source_type; /* a device volume's dtype, for owned_volume */
   guint nz, ny, nx, nc;
   gsize n;
   gsize n_mask_in;

@@ -73,10 +73,12 @@ gboolean sv_cuda_pointer_device (const void *pointer, const char *what, int *dev
  * copy into the backend's buffers runs after the work queued on `stream` (a
  * cudaStream_t) and converts on the device; only the mask is copied to the
  * host, for seeding. The caller keeps both arrays alive until it returns.
- * Such a volume has no host copy, so a failed run is not rerun on the CPU. */
+ * Such a volume has no host copy, so a failed run is not rerun on the CPU.
+ * source_type is the image's dtype as a sample type (SvVolume's
+ * source_type), which decides the float type of a Lab conversion. */
 gboolean sv_cuda_backend_set_volume_device (SvBackend *backend, const SupervoxArray *image,
-                                            const SupervoxArray *mask, gpointer stream,
-                                            GError **error);
+                                            SvSampleType source_type, const SupervoxArray *mask,
+                                            gpointer stream, GError **error);
 
 /* Writes the last run's labels to `device_dst` (contiguous nz*ny*nx int64
  * when wide, else int32) and makes `stream` wait for it. */

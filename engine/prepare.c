@@ -1,5 +1,6 @@
 /* Supervox engine: the prepare stage (rescale, Lab, smoothing), in the
- * order and float32 arithmetic of scikit-image's slic(). */
+ * order and arithmetic of scikit-image's slic(): float32, except the
+ * rescale and Lab of sources it computes in float64. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "supervox/sv-prepare.h"
@@ -101,13 +102,52 @@ run_chunks (RescaleChunk *chunks, gsize n, GThreadFunc func)
 /* Voxels per thread below which one thread is faster. */
 #define SV_RESCALE_MIN_CHUNK ((gsize)1 << 18)
 
+/* The mask-in range of step 1 over all channels. */
+typedef struct
+{
+  float min, max;
+  gboolean any_in;
+} ValueRange;
+
+/* Scans the mask-in values for their range; fails on NaN/inf among them.
+ * ny == 0: no shape known, voxels are named by their index. */
+static gboolean
+scan_shaped (RescaleChunk *chunks, gsize n_workers, guint ny, guint nx, ValueRange *range,
+             GError **error)
+{
+  gsize n_nan = 0, n_inf = 0, first_bad = G_MAXSIZE;
+
+  run_chunks (chunks, n_workers, scan_chunk);
+  range->min = INFINITY;
+  range->max = -INFINITY;
+  range->any_in = FALSE;
+  for (gsize t = 0; t < n_workers; t++)
+    {
+      range->min = MIN (range->min, chunks[t].min);
+      range->max = MAX (range->max, chunks[t].max);
+      range->any_in |= chunks[t].any_in;
+      n_nan += chunks[t].n_nan;
+      n_inf += chunks[t].n_inf;
+      first_bad = MIN (first_bad, chunks[t].first_bad);
+    }
+  if (n_nan + n_inf > 0)
+    {
+      sv_set_non_finite_error (error, n_nan, n_inf, first_bad, ny, nx);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Steps 1 and 2 (when `lab`) in place, in the float type scikit-image
+ * gives a source of `type`: Lab of a float64 source takes both steps in
+ * float64 (sv_rgb_to_lab_double); everything else runs in float32. */
 static gboolean
 rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const guint8 *mask,
-                int n_threads, GError **error)
+                int n_threads, gboolean lab, SvSampleType type, GError **error)
 {
-  /* ny == 0: no shape known, voxels are named by their index. */
   gsize n_workers = n_threads > 0 ? (gsize)n_threads : (gsize)g_get_num_processors ();
   n_workers = CLAMP (n_workers, 1, MAX (n_voxels / SV_RESCALE_MIN_CHUNK, 1));
+  ValueRange range;
 
   if (n_voxels == 0 || nc == 0)
     return TRUE;
@@ -121,34 +161,25 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
       chunks[t].first = n_voxels * t / n_workers;
       chunks[t].end = n_voxels * (t + 1) / n_workers;
     }
-  run_chunks (chunks, n_workers, scan_chunk);
+  if (!scan_shaped (chunks, n_workers, ny, nx, &range, error))
+    return FALSE;
 
-  float min = INFINITY, max = -INFINITY;
-  gboolean any_in = FALSE;
-  gsize n_nan = 0, n_inf = 0, first_bad = G_MAXSIZE;
-  for (gsize t = 0; t < n_workers; t++)
+  if (lab && sv_sample_type_float64 (type))
     {
-      min = MIN (min, chunks[t].min);
-      max = MAX (max, chunks[t].max);
-      any_in |= chunks[t].any_in;
-      n_nan += chunks[t].n_nan;
-      n_inf += chunks[t].n_inf;
-      first_bad = MIN (first_bad, chunks[t].first_bad);
-    }
+      SvRescale64 rescale;
 
-  if (n_nan + n_inf > 0)
-    {
-      sv_set_non_finite_error (error, n_nan, n_inf, first_bad, ny, nx);
-      return FALSE;
+      sv_rescale64_init (&rescale, type, range.any_in, range.min, range.max);
+      sv_rgb_to_lab_double (data, n_voxels, &rescale, mask);
+      return TRUE;
     }
 
   float shift = 0.0f, scale = 1.0f;
   gboolean divide = FALSE;
-  if (any_in)
+  if (range.any_in)
     {
-      shift = min;
+      shift = range.min;
       /* max(v - min) is (max - min) rounded once: float rounding is monotonic. */
-      scale = max - min;
+      scale = range.max - range.min;
       divide = scale != 0.0f;
     }
   for (gsize t = 0; t < n_workers; t++)
@@ -158,6 +189,8 @@ rescale_shaped (float *data, gsize n_voxels, guint ny, guint nx, guint nc, const
       chunks[t].divide = divide;
     }
   run_chunks (chunks, n_workers, rewrite_chunk);
+  if (lab)
+    sv_rgb_to_lab (data, n_voxels);
   return TRUE;
 }
 
@@ -193,7 +226,7 @@ sv_rescale (float *data, gsize n_voxels, guint nc, const guint8 *mask, GError **
   g_return_val_if_fail (data != NULL || n_voxels == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return rescale_shaped (data, n_voxels, 0, 0, nc, mask, 0, error);
+  return rescale_shaped (data, n_voxels, 0, 0, nc, mask, 0, FALSE, SV_SAMPLE_F32, error);
 }
 
 SvPrepared *
@@ -237,11 +270,9 @@ sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *para
   if (n_values > 0)
     memcpy (prepared->data, volume->data, n_values * sizeof (float));
 
-  if (!rescale_shaped (prepared->data, n_voxels, ny, nx, nc, mask, n_threads, error))
+  if (!rescale_shaped (prepared->data, n_voxels, ny, nx, nc, mask, n_threads, lab,
+                       volume->source_type, error))
     return NULL;
-
-  if (lab)
-    sv_rgb_to_lab (prepared->data, n_voxels);
 
   float sigma[3];
   sv_slic_params_effective_sigma (params, sigma);

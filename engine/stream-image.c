@@ -230,10 +230,16 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
           return NULL;
         job.mask = mask + (gsize)a * plane;
       }
-    run_slab_job (&job);
+    /* prepare.c's rescale_shaped: Lab in the source's float type. */
+    if (img->lab64)
+      sv_rgb_to_lab_double (img->work, n, &img->rescale64, job.mask);
+    else
+      {
+        run_slab_job (&job);
+        if (img->lab)
+          sv_rgb_to_lab (img->work, n);
+      }
   }
-  if (img->lab)
-    sv_rgb_to_lab (img->work, n);
   /* Slices beyond the halo's reach are not in the block, but no kept slice
    * reaches them; at the volume's ends the block ends there too, so the
    * filter reflects where the whole-volume filter does. */
@@ -353,6 +359,7 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMas
     }
   img->lab = params->convert2lab == SV_CONVERT2LAB_YES
              || (params->convert2lab == SV_CONVERT2LAB_AUTO && img->nz == 1 && img->nc == 3);
+  img->lab64 = img->lab && sv_sample_type_float64 (info->sample_type);
   sv_slic_params_effective_sigma (params, img->sigma);
   img->halo = sv__stream_halo (img->sigma[0]);
 

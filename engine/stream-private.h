@@ -99,6 +99,10 @@ typedef struct
   int n_threads;
   float shift, scale;
   gboolean divide;
+  /* Lab of a source scikit-image computes in float64: rescale and Lab in
+   * float64 (sv_rgb_to_lab_double) instead of shift, scale and divide. */
+  gboolean lab64;
+  SvRescale64 rescale64;
   float max_abs;              /* as SvPrepared's */
   guint max_depth;            /* slices per slab, now */
   guint8 *raw;                /* (max_depth + 2 halo) slices in the file's type, or NULL */

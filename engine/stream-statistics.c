@@ -277,6 +277,8 @@ scan_range (SvStreamImage *img, GError **error)
       img->scale = scan.max - scan.min;
       img->divide = img->scale != 0.0f;
     }
+  if (img->lab64)
+    sv_rescale64_init (&img->rescale64, type, scan.any_in, scan.min, scan.max);
   return TRUE;
 }
 

@@ -2,6 +2,7 @@
 
 #include "supervox/sv-volume.h"
 
+#include <math.h>
 #include <sys/mman.h>
 
 #include "supervox/sv-error.h"
@@ -116,8 +117,54 @@ sv_sample_type_to_string (SvSampleType type)
       return "float32";
     case SV_SAMPLE_F64:
       return "float64";
+    case SV_SAMPLE_BOOL:
+      return "bool";
+    case SV_SAMPLE_U64:
+      return "uint64";
+    case SV_SAMPLE_I64:
+      return "int64";
+    case SV_SAMPLE_F16:
+      return "float16";
     default:
       return "unknown";
+    }
+}
+
+gboolean
+sv_sample_type_float64 (SvSampleType type)
+{
+  return type != SV_SAMPLE_F32 && type != SV_SAMPLE_F16;
+}
+
+/* A sample v = fl32(k · (1 / max)) is within 2⁻²⁴ of k / max, so
+ * k = rint(v · max) for |k| < 2²³ (the clamp at −1 maps −max − 1 where it
+ * maps −max). A value that is no sample (a preview's average) stays as it
+ * is. */
+static double
+integer_to_double (float value, double max, gboolean is_signed)
+{
+  double v = rint ((double)value * max) * (1.0 / max);
+
+  if (is_signed)
+    v = fmax (v, -1.0);
+  return (float)v == value ? v : (double)value;
+}
+
+double
+sv_sample_to_double (SvSampleType type, float value)
+{
+  switch (type)
+    {
+    case SV_SAMPLE_U8:
+      return integer_to_double (value, 255.0, FALSE);
+    case SV_SAMPLE_U16:
+      return integer_to_double (value, 65535.0, FALSE);
+    case SV_SAMPLE_I8:
+      return integer_to_double (value, 127.0, TRUE);
+    case SV_SAMPLE_I16:
+      return integer_to_double (value, 32767.0, TRUE);
+    default:
+      return (double)value;
     }
 }
 

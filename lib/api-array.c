@@ -35,6 +35,39 @@ sv_api_dtype_size (SupervoxDtype dtype)
     }
 }
 
+SvSampleType
+sv_api_sample_type (SupervoxDtype dtype)
+{
+  switch (dtype)
+    {
+    case SUPERVOX_BOOL:
+      return SV_SAMPLE_BOOL;
+    case SUPERVOX_UINT8:
+      return SV_SAMPLE_U8;
+    case SUPERVOX_UINT16:
+      return SV_SAMPLE_U16;
+    case SUPERVOX_UINT32:
+      return SV_SAMPLE_U32;
+    case SUPERVOX_UINT64:
+      return SV_SAMPLE_U64;
+    case SUPERVOX_INT8:
+      return SV_SAMPLE_I8;
+    case SUPERVOX_INT16:
+      return SV_SAMPLE_I16;
+    case SUPERVOX_INT32:
+      return SV_SAMPLE_I32;
+    case SUPERVOX_INT64:
+      return SV_SAMPLE_I64;
+    case SUPERVOX_FLOAT16:
+      return SV_SAMPLE_F16;
+    case SUPERVOX_FLOAT64:
+      return SV_SAMPLE_F64;
+    case SUPERVOX_FLOAT32:
+    default:
+      return SV_SAMPLE_F32;
+    }
+}
+
 gsize
 sv_api_array_n_voxels (const SupervoxArray *array)
 {
@@ -155,6 +188,7 @@ sv_api_volume_from_host (const SupervoxArray *image, GError **error)
 
   if (volume == NULL)
     return NULL;
+  volume->source_type = sv_api_sample_type (image->dtype);
   out = volume->data;
   for (guint z = 0; z < nz; z++)
     for (guint y = 0; y < ny; y++)

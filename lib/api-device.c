@@ -28,7 +28,8 @@ sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mask,
     return FALSE;
   backend = sv_api_cuda_backend_take (error);
   ok = backend != NULL
-       && sv_cuda_backend_set_volume_device (backend, image, mask, cuda_stream, error)
+       && sv_cuda_backend_set_volume_device (backend, image, sv_api_sample_type (image->dtype),
+                                             mask, cuda_stream, error)
        && sv_backend_run (backend, params, control, stats, error)
        && sv_cuda_backend_store_labels_device (backend, labels, label_dtype == SUPERVOX_INT64,
                                                cuda_stream, error);

@@ -55,6 +55,8 @@ gboolean sv_api_run_host (const char *name, const SvVolume *volume, const guint8
 
 /* Bytes per element of `dtype` (0 for an unknown one). */
 gsize sv_api_dtype_size (SupervoxDtype dtype);
+/* The engine's name for a dtype (SvVolume's source_type). */
+SvSampleType sv_api_sample_type (SupervoxDtype dtype);
 
 /* Checks that `array` names a known dtype and a shape of non-negative
  * sizes, with data when it holds any element; `what` names it in the

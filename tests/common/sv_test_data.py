@@ -113,3 +113,74 @@ def pieces_per_label(labels, background):
         _, n = ndi.label(labels[box] == label, structure=structure)
         found[label] = n
     return found
+
+
+# ---- Lab as scikit-image computes it ---------------------------------------
+
+# numpy dispatches cbrt and power to Intel's SVML on CPUs with AVX512_SKX;
+# Supervox's Lab reproduces numpy's portable path (libm), which this turns
+# on everywhere (meson test sets it; see docs/SLIC-SEMANTICS.md).
+PORTABLE_NUMPY_ENV = {"NPY_DISABLE_CPU_FEATURES": "AVX512_SKX"}
+
+
+def numpy_math():
+    """"libm" when numpy computes float32 cbrt with libm's cbrtf, as
+    Supervox's Lab does; "svml" when it uses SVML instead."""
+    import ctypes
+    libm = ctypes.CDLL("libm.so.6")
+    libm.cbrtf.restype = ctypes.c_float
+    libm.cbrtf.argtypes = [ctypes.c_float]
+    x = np.linspace(0.01, 1.0, 4001, dtype=np.float32)
+    ref = np.array([libm.cbrtf(float(v)) for v in x], dtype=np.float32)
+    return "libm" if np.array_equal(np.cbrt(x), ref) else "svml"
+
+
+def require_portable_numpy():
+    """Fails with the fix when numpy does not take libm's cbrt and power."""
+    assert numpy_math() == "libm", (
+        "numpy computes cbrt and power with SVML on this CPU; run the test with "
+        "NPY_DISABLE_CPU_FEATURES=AVX512_SKX (meson test sets it)")
+
+
+def skimage_lab(image):
+    """scikit-image's slic image after the rescale and Lab (RGB last), in
+    the float type it computes in: float32 for float32 input, else float64."""
+    from skimage import img_as_float
+    from skimage.color import rgb2lab
+    image = img_as_float(image)
+    image = image.astype(np.float32 if image.dtype == np.float32 else np.float64, copy=True)
+    image -= image.min()
+    imax = image.max()
+    if imax != 0:
+        image /= imax
+    return rgb2lab(image)
+
+
+def skimage_float32_loop(prepared, n_segments, compactness, max_num_iter):
+    """scikit-image's SLIC iterations (no mask, unit spacing, start label
+    1) in float32 on a prepared 3D image (z, y, x, channels)."""
+    from skimage.segmentation._slic import _slic_cython
+    from skimage.segmentation.slic_superpixels import _get_grid_centroids
+    image = np.asarray(prepared, dtype=np.float32)
+    centroids, steps = _get_grid_centroids(image, n_segments)
+    segments = np.ascontiguousarray(np.concatenate(
+        [centroids, np.zeros((centroids.shape[0], image.shape[3]))], axis=-1), dtype=np.float32)
+    image = np.ascontiguousarray(image * (1.0 / compactness), dtype=np.float32)
+    return np.asarray(_slic_cython(image, None, segments, max(steps), max_num_iter,
+                                   np.ones(3, np.float32), False, ignore_color=False,
+                                   start_label=1))
+
+
+def float32_resolves_first_assignment(prepared, n_segments, compactness):
+    """True when float32 keeps one spatial step under the largest colour
+    term of the first assignment (unit spacing): ulp(max Σ (I / c)² + 12)
+    < 1 / (2 S²), half a step for the spatial term's own rounding. Every
+    centre's colour is zero then, so a voxel's colour term is the same for
+    all its centres and float32 picks the spatially nearest one, as float64
+    does."""
+    from skimage.segmentation.slic_superpixels import _get_grid_centroids
+    image = np.asarray(prepared, dtype=np.float64)
+    _, steps = _get_grid_centroids(image, n_segments)
+    colour = ((image / compactness) ** 2).sum(axis=-1).max()
+    # 12 bounds the spatial term: three axes of 2 steps, over S².
+    return float(np.spacing(np.float32(colour + 12.0))) < 0.5 / float(max(steps)) ** 2

@@ -15,6 +15,19 @@ skimage.segmentation.slic and by `supervox-cli slic`, and four checks run:
   connected-run     full pipeline, default rule: the connectivity step of
                     PR #8334 on our own raw labels, exactly; one piece each
 
+Lab cases (an RGB volume with --convert2lab, per file dtype and
+compactness; docs/SLIC-SEMANTICS.md, "Lab") run two checks:
+
+  lab first-assignment  exactly equal to scikit-image for float32 files; for
+                        the dtypes scikit-image computes in float64, exactly
+                        equal to its float32 loop on its float64 Lab rounded
+                        to float32 (its own float64 loop is reported)
+  lab streamed          the run streamed in slabs writes the in-memory
+                        run's labels
+
+Lab needs numpy's libm cbrt and power: meson test sets
+NPY_DISABLE_CPU_FEATURES=AVX512_SKX.
+
 Usage: test-skimage-slic.py PATH/TO/supervox-cli
 """
 
@@ -34,7 +47,7 @@ from skimage.segmentation.slic_superpixels import _get_grid_centroids
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from sv_test_data import (  # noqa: E402
     ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, enforce_connectivity_reference,
-    pieces_per_label, smooth_volume)
+    numpy_math, pieces_per_label, skimage_float32_loop, skimage_lab, smooth_volume)
 
 CHECKS_PER_CASE = 5
 
@@ -123,14 +136,53 @@ class Runner:
                                % (" ".join(args), proc.returncode, proc.stderr.strip()))
         return proc.stdout
 
-    def slic(self, case, input_path, max_num_iter, enforce, rule=None):
+    def slic(self, case, input_path, max_num_iter, enforce, extra=()):
         out = self.path("labels")
         stdout = self.run(["slic", input_path, "-o", out, "--json"]
-                          + case.cli_args(max_num_iter, enforce)
-                          + (["--connectivity-rule", rule] if rule else []))
+                          + case.cli_args(max_num_iter, enforce) + list(extra))
         result = json.loads(stdout)
         labels = tifffile.imread(out).astype(np.int64)
         return labels.reshape(case.shape3()), result
+
+
+def lab_image(dtype):
+    """A smooth random RGB volume in [0.1, 0.9] as `dtype` (floats hold
+    float32 values), so that the rescale has work to do."""
+    base = (0.1 + 0.8 * smooth_volume((19, 28, 31), 24, channels=3)).astype(np.float32)
+    if np.dtype(dtype).kind == "f":
+        return base.astype(dtype)
+    return np.round(base * np.iinfo(dtype).max).astype(dtype)
+
+
+def check_lab(runner, report, name, dtype, compactness):
+    """The Lab checks of one file dtype and compactness (two reports)."""
+    image = lab_image(dtype)
+    case = Case(name, image, rgb=True, n_segments=180, compactness=compactness,
+                convert2lab=True)
+    input_path = runner.path("input-" + name)
+    tifffile.imwrite(input_path, image, photometric="rgb")
+    shape3 = case.shape3()
+
+    ours, _ = runner.slic(case, input_path, 1, False)
+    own = case.skimage(1, False).reshape(shape3)
+    if dtype == "float32":
+        ref, what = own, "scikit-image"
+    else:
+        ref = skimage_float32_loop(skimage_lab(image).astype(np.float32), 180, compactness, 1)
+        what = "scikit-image's float32 loop on its float64 Lab"
+    diff = int((ref != ours).sum())
+    math = numpy_math()
+    report(diff == 0 and math == "libm",
+           "%s lab first-assignment: %d of %d voxels differ from %s (%.2f%% equal to "
+           "scikit-image's own; numpy cbrt/power: %s)"
+           % (name, diff, ours.size, what, 100 * float((own == ours).mean()), math))
+
+    memory, _ = runner.slic(case, input_path, 10, False)
+    streamed, result = runner.slic(case, input_path, 10, False, ["--slab-depth", "4"])
+    diff = int((memory != streamed).sum())
+    report(diff == 0 and result["mode"] == "streaming",
+           "%s lab streamed (%s): %d voxels differ from the in-memory run"
+           % (name, result["mode"], diff))
 
 
 def main():
@@ -162,8 +214,11 @@ def main():
         Case("gray-2d-spacing", smooth_volume((40, 50), 13), n_segments=60, spacing=(1.0, 2.0)),
     ]
 
+    lab_cases = [(dtype, compactness) for dtype in ("float32", "float64", "uint8", "uint16")
+                 for compactness in (0.01, 0.03, 0.1)]
+
     print("TAP version 13")
-    print("1..%d" % (CHECKS_PER_CASE * len(cases) + 1))
+    print("1..%d" % (CHECKS_PER_CASE * len(cases) + 2 * len(lab_cases) + 1))
     failures = 0
     test_no = 0
 
@@ -229,7 +284,8 @@ def main():
 
                 # (4) the whole pipeline with connectivity, scikit-image's rule
                 ref_full = case.skimage(10, True).reshape(shape3)
-                ours_full, result = runner.slic(case, input_path, 10, True, "legacy")
+                ours_full, result = runner.slic(case, input_path, 10, True,
+                                                 ["--connectivity-rule", "legacy"])
                 ari = adjusted_rand_index(ref_full, ours_full)
                 n_ours = len(np.unique(ours_full))
                 n_ref = len(np.unique(ref_full))
@@ -251,6 +307,14 @@ def main():
             except Exception as exc:  # one broken case must not hide the others
                 while test_no < CHECKS_PER_CASE * (cases.index(case) + 1):
                     report(False, "%s: %s" % (case.name, str(exc).replace("\n", " ")))
+        for dtype, compactness in lab_cases:
+            name = "lab-%s-c%g" % (dtype, compactness)
+            first = test_no + 1
+            try:
+                check_lab(runner, report, name, dtype, compactness)
+            except Exception as exc:  # one broken case must not hide the others
+                while test_no < first + 1:
+                    report(False, "%s: %s" % (name, str(exc).replace("\n", " ")))
         # The label file as napari (tifffile) and Fiji (ImageJ metadata) see it.
         try:
             vol = smooth_volume((5, 12, 14), 20)

@@ -202,6 +202,32 @@ test_bit_identical (gconstpointer data)
   result_clear (&gpu);
 }
 
+/* Lab of a uint8 image (converted in float64 on the host, engine/lab.c)
+ * where colour decides the labels: the device runs on the same prepared
+ * image. */
+static void
+test_lab_uint8_bit_identical (void)
+{
+  SvSlicParams p;
+  Result cpu, gpu;
+
+  if (!sv_test_need_cuda ())
+    return;
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 120;
+  p.compactness = 0.01;
+  p.enforce_connectivity = FALSE;
+  g_autoptr (SvVolume) v = sv_test_blocky_volume (1, 64, 80, 3, 19);
+  for (gsize i = 0; i < sv_volume_n_voxels (v) * 3; i++)
+    v->data[i] = (float)(rint (CLAMP (v->data[i], 0.0f, 1.0f) * 255.0) * (1.0 / 255.0));
+  v->source_type = SV_SAMPLE_U8;
+  run_backend ("cpu", v, NULL, &p, -1, &cpu);
+  run_backend ("cuda", v, NULL, &p, -1, &gpu);
+  assert_same (v, &cpu, &gpu);
+  result_clear (&cpu);
+  result_clear (&gpu);
+}
+
 /* The iteration hook on the device: every iteration's labels and centres
  * equal the CPU reference stopped after that iteration (what the window's
  * teaching snapshots and live iterations show). */
@@ -588,6 +614,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/cuda/slic/bit-identical/%s", cases[i].name);
       g_test_add_data_func (path, &cases[i], test_bit_identical);
     }
+  g_test_add_func ("/cuda/slic/lab-uint8-bit-identical", test_lab_uint8_bit_identical);
   g_test_add_func ("/cuda/slic/deterministic", test_deterministic);
   g_test_add_func ("/cuda/slic/iteration-hook", test_iteration_hook);
   g_test_add_func ("/cuda/slic/prepare-reuse", test_prepare_reuse);

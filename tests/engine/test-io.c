@@ -245,6 +245,8 @@ make_pattern (SvSampleType type, gsize n)
         case SV_SAMPLE_F64:
           ((double *)buf)[i] = (double)h / 4294967296.0 * 1e6 - 5e5 + 1e-9 * i;
           break;
+        default:
+          g_assert_not_reached ();
         }
     }
   return buf;
@@ -277,6 +279,8 @@ expected_float (SvSampleType type, const void *buf, gsize i)
       return ((const float *)buf)[i];
     case SV_SAMPLE_F64:
       return (float)((const double *)buf)[i];
+    default:
+      break;
     }
   g_assert_not_reached ();
 }
@@ -551,6 +555,8 @@ test_img_as_float_by_hand (Fixture *f, gconstpointer data)
         case SV_SAMPLE_F64:
           memcpy (raw, &d, 8);
           break;
+        default:
+          g_assert_not_reached ();
         }
       write_test_tiff (path, &t, raw);
       v = sv_tiff_read_volume (path, &error);

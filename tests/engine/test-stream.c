@@ -183,9 +183,9 @@ test_reader_slabs (Fixture *f, gconstpointer data)
 }
 
 /* v (values in [0, 1]) as a TIFF of `as`: one page a slice, samples
- * from the type's least value (at 0) to its greatest (at 1). The engine's
- * writer knows U8, U16 and F32; the other integer types are written here
- * with libtiff. */
+ * from the type's least value (at 0) to its greatest (at 1), F64 as they
+ * are. The engine's writer knows U8, U16 and F32; the other types are
+ * written here with libtiff. */
 static void
 write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
 {
@@ -199,6 +199,7 @@ write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
     { SV_SAMPLE_I16, 16, SAMPLEFORMAT_INT, G_MININT16, G_MAXINT16 },
     { SV_SAMPLE_I32, 32, SAMPLEFORMAT_INT, G_MININT32, G_MAXINT32 },
     { SV_SAMPLE_U32, 32, SAMPLEFORMAT_UINT, 0, G_MAXUINT32 },
+    { SV_SAMPLE_F64, 64, SAMPLEFORMAT_IEEEFP, 0, 1 },
   };
   const gsize values = (gsize)v->ny * v->nx * v->nc;
   g_autoptr (GError) error = NULL;
@@ -235,6 +236,9 @@ write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
             case SV_SAMPLE_I32:
               ((gint32 *)page)[i] = (gint32)x;
               break;
+            case SV_SAMPLE_F64:
+              ((double *)page)[i] = v->data[z * values + i];
+              break;
             default:
               ((guint32 *)page)[i] = (guint32)x;
             }
@@ -257,9 +261,10 @@ write_volume_as (const char *path, const SvVolume *v, SvSampleType as)
 
 /* The streamed prepare gives sv_prepare's values, slab by slab, and its
  * max |value|: without smoothing (where the second pass is skipped), with a
- * halo, with Lab and with a mask that leaves NaN outside a float image and
- * the type's least value outside an integer one (whose first pass scans
- * the samples as they are), for every integer type. */
+ * halo, with Lab (in float32 for float32 files, in float64 for the others)
+ * and with a mask that leaves NaN outside a float image and the type's
+ * least value outside an integer one (whose first pass scans the samples
+ * as they are), for every integer type. */
 static void
 test_image_matches_prepare (Fixture *f, gconstpointer data)
 {
@@ -269,13 +274,18 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
     SvSampleType as;
     double sigma;
     gboolean mask;
+    gboolean lab3d; /* convert2lab YES (AUTO converts 2D RGB only) */
   } cases[] = {
-    { 13, 1, SV_SAMPLE_U8, 0.0, FALSE },  { 13, 1, SV_SAMPLE_F32, 0.0, TRUE },
-    { 13, 1, SV_SAMPLE_U16, 1.5, FALSE }, { 9, 1, SV_SAMPLE_F32, 0.6, TRUE },
-    { 1, 3, SV_SAMPLE_U8, 0.0, FALSE },   { 1, 3, SV_SAMPLE_U8, 1.0, FALSE },
-    { 13, 1, SV_SAMPLE_U16, 0.0, TRUE },  { 7, 3, SV_SAMPLE_U8, 0.0, TRUE },
-    { 13, 1, SV_SAMPLE_I8, 0.0, FALSE },  { 13, 1, SV_SAMPLE_I16, 0.0, TRUE },
-    { 13, 1, SV_SAMPLE_I32, 0.0, TRUE },  { 11, 1, SV_SAMPLE_U32, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_U8, 0.0, FALSE },      { 13, 1, SV_SAMPLE_F32, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_U16, 1.5, FALSE },     { 9, 1, SV_SAMPLE_F32, 0.6, TRUE },
+    { 1, 3, SV_SAMPLE_U8, 0.0, FALSE },       { 1, 3, SV_SAMPLE_U8, 1.0, FALSE },
+    { 13, 1, SV_SAMPLE_U16, 0.0, TRUE },      { 7, 3, SV_SAMPLE_U8, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_I8, 0.0, FALSE },      { 13, 1, SV_SAMPLE_I16, 0.0, TRUE },
+    { 13, 1, SV_SAMPLE_I32, 0.0, TRUE },      { 11, 1, SV_SAMPLE_U32, 0.0, TRUE },
+    { 1, 3, SV_SAMPLE_U16, 0.0, FALSE },      { 1, 3, SV_SAMPLE_F32, 0.0, TRUE },
+    { 9, 3, SV_SAMPLE_F32, 0.0, TRUE, TRUE }, { 9, 3, SV_SAMPLE_U8, 0.0, TRUE, TRUE },
+    { 9, 3, SV_SAMPLE_U16, 0.8, TRUE, TRUE }, { 9, 3, SV_SAMPLE_I16, 0.0, FALSE, TRUE },
+    { 9, 3, SV_SAMPLE_F64, 0.0, TRUE, TRUE }, { 9, 3, SV_SAMPLE_F64, 1.0, FALSE, TRUE },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
@@ -303,15 +313,20 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
             mask[i] = i % 5 != 0;
           /* Outside the mask a NaN, which the rescale zeroes, or the
            * least value: neither may count. */
-          v->data[5] = cases[c].as == SV_SAMPLE_F32 ? NAN : 0.0f;
+          for (guint k = 0; k < nc; k++)
+            v->data[5 * nc + k]
+                = cases[c].as == SV_SAMPLE_F32 || cases[c].as == SV_SAMPLE_F64 ? NAN : 0.0f;
         }
       write_volume_as (path, v, cases[c].as);
       read_back = sv_tiff_read_volume (path, &error);
       g_assert_no_error (error);
       sv_slic_params_init_defaults (&params);
       params.sigma[0] = cases[c].sigma;
+      if (cases[c].lab3d)
+        params.convert2lab = SV_CONVERT2LAB_YES;
       whole = sv_prepare (read_back, mask, &params, 2, &error);
       g_assert_no_error (error);
+      g_assert_cmpint (whole->is_lab, ==, nc == 3 && (nz == 1 || cases[c].lab3d));
 
       /* The mask as bytes in memory, and as a 16-bit file read in slabs. */
       if (mask != NULL)
@@ -338,6 +353,7 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
                                                 run % 2 == 0, path, NULL, &error));
           g_assert_no_error (error);
           g_assert_cmpfloat (img.max_abs, ==, whole->max_abs);
+          g_assert_cmpint (img.lab64, ==, whole->is_lab && cases[c].as != SV_SAMPLE_F32);
           /* Room in host memory for two slabs: the others are kept in the
            * temporary file, and the second pass reads neither the image
            * file nor smooths again. */

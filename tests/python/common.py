@@ -8,7 +8,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from sv_test_data import (  # noqa: E402,F401
     ARI_MIN, FULL_RUN_MIN_AGREEMENT, adjusted_rand_index, enforce_connectivity_reference,
-    pieces_per_label, smooth_volume)
+    float32_resolves_first_assignment, pieces_per_label, require_portable_numpy,
+    skimage_float32_loop, skimage_lab, smooth_volume)
 
 
 def skip_without_cuda_device(cp):

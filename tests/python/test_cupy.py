@@ -112,6 +112,21 @@ def test_cupy_mask_and_rgb_lab():
     assert bool((supervox.slic(cp.asarray(rgb), n_segments=30) == cp.asarray(expected)).all())
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "float32", "float64"])
+def test_cupy_rgb_lab_dtypes(dtype):
+    """Lab runs in the float type of the device array's dtype, as on the
+    host: at a compactness where it decides the labels."""
+    base = 0.1 + 0.8 * smooth_volume((30, 40), 9, channels=3)
+    if np.dtype(dtype).kind == "u":
+        image = np.round(base * np.iinfo(dtype).max).astype(dtype)
+    else:
+        image = base.astype(dtype)
+    kwargs = dict(n_segments=40, compactness=0.01, max_num_iter=3)
+    expected = supervox.slic(image, backend="cpu", **kwargs)
+    labels = supervox.slic(cp.asarray(image), **kwargs)
+    assert bool((labels == cp.asarray(expected)).all())
+
+
 def test_cupy_errors():
     bad = cp.zeros((4, 5), cp.float32)
     bad[2, 3] = cp.nan

@@ -53,7 +53,10 @@ extern "C"
 
   /* Element types, as NumPy names them. Integers are scaled as scikit-image's
    * img_as_float does (v / max of the type; signed clipped at −1), floats are
-   * taken as they are, bool is 0 or 1. Computation is in float32. */
+   * taken as they are, bool is 0 or 1. Computation is in float32, except the
+   * rescale and Lab conversion of the types scikit-image computes in float64
+   * (all but FLOAT32 and FLOAT16), which run in float64 and are rounded to
+   * float32 once. */
   typedef enum
   {
     SUPERVOX_BOOL = 0,

@@ -41,8 +41,33 @@ gboolean sv_rescale (float *data, gsize n_voxels, guint nc, const guint8 *mask, 
 void sv_set_non_finite_error (GError **error, gsize n_nan, gsize n_inf, gsize first_bad,
                               guint ny, guint nx);
 
-/* Step 2: sRGB in [0,1] → CIELAB (D65, 2° observer), in place, 3 channels. */
+/* Step 2: sRGB in [0,1] → CIELAB (D65, 2° observer), in place, 3 channels,
+ * in float32 arithmetic as skimage.color.rgb2lab does for a float32 image
+ * (sources that scikit-image computes in float32, sv_sample_type_float64). */
 void sv_rgb_to_lab (float *data, gsize n_voxels);
+
+/* Step 1 in float64, for sources that scikit-image computes in float64: a
+ * sample's img_as_float double (sv_sample_to_double) less `shift`, divided
+ * by `scale` when `divide`. */
+typedef struct
+{
+  SvSampleType type;
+  double shift, scale;
+  gboolean divide;
+} SvRescale64;
+
+/* The float64 rescale for the mask-in range [min, max] of the float32
+ * samples (any_in FALSE: no voxel is in, nothing is shifted or divided). */
+void sv_rescale64_init (SvRescale64 *rescale, SvSampleType type, gboolean any_in, float min,
+                        float max);
+
+/* Steps 1 and 2 for a 3-channel source that scikit-image computes in
+ * float64: in place, each voxel's float32 samples are taken back to their
+ * doubles, rescaled and converted to Lab in float64 as rgb2lab does for a
+ * float64 image, and rounded to float32 once. mask may be NULL; non-finite
+ * samples of masked-out voxels become 0 as in sv_rescale. */
+void sv_rgb_to_lab_double (float *data, gsize n_voxels, const SvRescale64 *rescale,
+                           const guint8 *mask);
 
 /* Step 3: separable Gaussian per axis (z, y, x; sigma in voxels, 0 skips the
  * axis) with scipy.ndimage's 'reflect' boundary, truncate 4.0, kernel and

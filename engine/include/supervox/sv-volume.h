@@ -5,10 +5,11 @@
 
 G_BEGIN_DECLS
 
-/* The sample format a volume had in its file. Values are always held as
- * float32 after scikit-image's img_as_float (0.16 and later): unsigned
- * v * (1 / max), signed max(v * (1 / max), -1), computed in double; floats
- * as they are. */
+/* The sample format a volume had in its file (or in the caller's array:
+ * the last four come from arrays only). Values are always held as float32
+ * after scikit-image's img_as_float (0.16 and later): unsigned
+ * v * (1 / max), signed max(v * (1 / max), -1), computed in double; bool
+ * 0 or 1; floats as they are. */
 typedef enum
 {
   SV_SAMPLE_U8,
@@ -19,6 +20,10 @@ typedef enum
   SV_SAMPLE_I32,
   SV_SAMPLE_F32,
   SV_SAMPLE_F64,
+  SV_SAMPLE_BOOL,
+  SV_SAMPLE_U64,
+  SV_SAMPLE_I64,
+  SV_SAMPLE_F16,
 } SvSampleType;
 
 /* A Z×Y×X volume with nc channels, stored z-major with the channel fastest:
@@ -39,6 +44,17 @@ SvVolume *sv_volume_new (guint nz, guint ny, guint nx, guint nc, GError **error)
 void sv_volume_free (SvVolume *volume);
 gsize sv_volume_n_voxels (const SvVolume *volume);
 const char *sv_sample_type_to_string (SvSampleType type);
+
+/* TRUE when scikit-image's slic computes a source of this type in float64
+ * (img_as_float, then _supported_float_type): every type but float32 and
+ * float16, which it computes in float32. */
+gboolean sv_sample_type_float64 (SvSampleType type);
+
+/* The float64 value img_as_float gives the sample whose float32 rounding
+ * is `value`: exact for 8- and 16-bit integers (float32 tells them apart)
+ * and bool; for wider integers and float64, and for a value that is no
+ * sample of the type (a preview's average), `value` itself. */
+double sv_sample_to_double (SvSampleType type, float value);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvVolume, sv_volume_free)
 
