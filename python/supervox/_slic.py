@@ -117,7 +117,10 @@ def _run_interruptibly(run, cancel):
     job = _Job(run)
     try:
         _submit(job)
-        job.done.wait()
+        # A timed wait: a signal that lands just before the thread blocks
+        # in the lock would otherwise only be seen when the run is over.
+        while not job.done.wait(0.05):
+            pass
     except KeyboardInterrupt as exc:
         cancel.value = 1
         with job.guard:
