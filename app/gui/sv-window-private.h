@@ -148,6 +148,8 @@ void sv_window_auto_contrast (SvWindow *self);
 double sv_window_intensity_scale (const SvVolume *volume);
 
 /* sv-window-job.c */
+/* The status line's words for the result shown (and whether it was stopped). */
+void sv_window_update_result_text (SvWindow *self);
 /* Posts the exact request for the panel's parameters. */
 void sv_window_submit (SvWindow *self);
 /* A parameter changed: an exact request, or a preview while dragging. */
@@ -206,6 +208,9 @@ void sv_window_quality_start (SvWindow *self);
 void sv_window_quality_stop (SvWindow *self);
 /* A new volume: the truth, the pinned result and the selection go. */
 void sv_window_quality_forget (SvWindow *self);
+/* Stop was pressed: an unfinished run's iteration left on screen is
+ * measured as it is, and the panel says what its numbers are of. */
+void sv_window_quality_stopped (SvWindow *self);
 /* A result arrived: its quality is computed unless it is a preview. */
 void sv_window_quality_result (SvWindow *self, SvJobResult *result);
 /* The result the views show: the pinned one while flipped, else the newest. */
