@@ -161,18 +161,6 @@ open_volume (SvWindow *self, SvVolume *volume, GFile *file, const char *path)
 
   g_free (self->volume_path);
   self->volume_path = g_strdup (path);
-  if (volume->nz == 1 && volume->nc == 3)
-    {
-      /* Colour images are clustered in Lab, where scikit-image's default
-       * compactness of 10 is the sensible start. */
-      SvSlicParams p;
-      sv_params_panel_get_params (self->params_panel, &p);
-      if (p.compactness < 1.0)
-        {
-          sv_window_stop_job (self);
-          sv_params_panel_set_compactness (self->params_panel, 10.0);
-        }
-    }
   sv_window_set_volume (self, volume, base);
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
   sv_window_rebuild_recent_menu (self);

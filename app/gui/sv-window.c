@@ -191,6 +191,8 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
     g_message ("%s: %s", name, sv_slice_view_get_label_path (self->xy_view));
 
   sv_params_panel_set_file_spacing (self->params_panel, volume->spacing, volume->unit);
+  sv_params_panel_set_file (self->params_panel, (const guint[]){ volume->nz, volume->ny, volume->nx },
+                            volume->nc);
   sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (volume));
   sv_window_finite_range (volume, &vmin, &vmax);
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
