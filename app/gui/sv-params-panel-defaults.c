@@ -51,13 +51,13 @@ group_digits (double value)
   return g_string_free (s, FALSE);
 }
 
-/* Two significant digits, grouped when large. */
+/* Two significant digits (three from 1 000), grouped when large. */
 static char *
 format_amount (double value)
 {
   if (value >= 100)
     {
-      double mag = pow (10.0, floor (log10 (value)) - 1);
+      double mag = pow (10.0, floor (log10 (value)) - (value >= 1000 ? 2 : 1));
       return group_digits (round (value / mag) * mag);
     }
   return g_strdup_printf ("%.2g", value);

@@ -296,7 +296,7 @@ result_text (SvWindow *self, SvJobResult *result)
     g_string_append_printf (s, "stopped after iteration %u of %d", result->in_progress_iteration,
                             result->params.max_num_iter);
   else if (stopped && older)
-    g_string_append (s, "stopped · the last result shown: ");
+    g_string_append (s, "stopped · shown: ");
   if (result->preview_factor > 1)
     g_string_append_printf (s, "preview at 1/%u scale", result->preview_factor);
   else if (result->in_progress_iteration > 0)
@@ -315,11 +315,7 @@ result_text (SvWindow *self, SvJobResult *result)
                               ? "clusters"
                               : "supervoxels",
                           result->seconds_total, backend_words (result->backend_name));
-  if (stopped && result->in_progress_iteration > 0)
-    g_string_append (s, ", before the connectivity step");
-  if (stopped)
-    g_string_append (s, " · change a value to run again");
-  else if (result->preview_factor > 1)
+  if (!stopped && result->preview_factor > 1)
     g_string_append (s, " · exact result on release");
   return g_string_free (s, FALSE);
 }
@@ -333,6 +329,14 @@ sv_window_update_result_text (SvWindow *self)
     return;
   text = result_text (self, self->result);
   gtk_label_set_text (self->result_label, text);
+  /* Long words are ellipsized rather than widening the window. */
+  if (self->stopped)
+    {
+      g_autofree char *tip = g_strdup_printf ("%s\nStopped: change a value to run again.", text);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), tip);
+    }
+  else
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), text);
 }
 
 /* Far fewer labels than asked for: why that happens and what to try. */
@@ -451,6 +455,7 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
     }
   gtk_progress_bar_set_text (self->progress_bar, "failed");
   gtk_label_set_text (self->result_label, error->message);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), error->message);
 }
 
 static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };

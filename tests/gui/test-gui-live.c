@@ -431,6 +431,19 @@ test_stop_mid_run_agrees (Fixture *f, gconstpointer data)
   labels_text = g_strdup_printf ("%" G_GSIZE_FORMAT, m.n_labels);
   g_assert_true (g_str_has_prefix (sv_quality_panel_get_text (quality, "labels"), labels_text));
   g_assert_cmpfloat (q->metrics.explained_variation, ==, m.explained_variation);
+  /* A click picks one of those clusters, with its numbers. */
+  {
+    gint32 label = sv_job_result_label_at (r, 20, 80, 80);
+    gsize count = 0;
+    g_autofree char *count_text = NULL;
+    const SvLabels *l = sv_job_result_get_labels (r, NULL);
+    for (gsize i = 0; i < sv_labels_n_voxels (l); i++)
+      count += l->data[i] == label;
+    count_text = g_strdup_printf ("%" G_GSIZE_FORMAT, count);
+    g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "pick", 20, 80, 80);
+    g_assert_cmpstr (sv_pick_panel_get_text (sv_window_get_pick_panel (f->window), "voxels"), ==,
+                     count_text);
+  }
 
   /* Export says why not, without saying the run is still going. */
   g_assert_false (sv_window_export_labels (f->window, "never-written.tif", &error));
