@@ -34,7 +34,8 @@ sv_params_default_n_segments (guint nz, guint ny, guint nx, double most)
   return (gint64)CLAMP (round (n), 1.0, most);
 }
 
-/* "1 200" with a thin space between groups of three digits. */
+/* "1 200" with a narrow no-break space between groups of three digits
+ * (a wrapped line never splits a number). */
 static char *
 group_digits (double value)
 {
@@ -45,7 +46,7 @@ group_digits (double value)
   for (gsize i = 0; i < n; i++)
     {
       if (i > 0 && (n - i) % 3 == 0)
-        g_string_append (s, "\u2009");
+        g_string_append (s, "\u202f");
       g_string_append_c (s, digits[i]);
     }
   return g_string_free (s, FALSE);
@@ -82,7 +83,7 @@ unit_metres (const char *unit)
 }
 
 /* A physical size of `dim` dimensions, in the largest of mm, µm and nm that
- * keeps it at 0.1 or more ("0.38 µm³", "640 000 nm³"). */
+ * keeps it at 0.001 or more ("0.38 µm³", "0.0021 µm³", "640 nm²"). */
 static char *
 format_physical (double amount, const char *unit, int dim)
 {
@@ -103,7 +104,7 @@ format_physical (double amount, const char *unit, int dim)
   for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
     {
       double v = amount * pow (m / scales[i].metres, dim);
-      if (v >= 0.1 || i + 1 == G_N_ELEMENTS (scales))
+      if (v >= 0.001 || i + 1 == G_N_ELEMENTS (scales))
         {
           text = format_amount (v);
           return g_strdup_printf ("%s %s%s", text, scales[i].name, power);

@@ -298,7 +298,7 @@ test_new_file_resets_own_keeps_users (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 0.1);
   /* 1000 voxels of 0.5 × 0.1 × 0.1 µm. */
   g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==,
-                   "≈ 1\u2009000 voxels each · 5 µm³");
+                   "≈ 1\u202f000 voxels each · 5 µm³");
   /* The size follows the field. */
   gtk_spin_button_set_value (segments, 144);
   g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 500 voxels each · 2.5 µm³");
