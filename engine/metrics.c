@@ -326,10 +326,10 @@ size_statistics (const guint64 *sizes, gsize n_labels, SvMetrics *m)
  * ICPR 2012), with the surface counted in voxel faces, including faces on
  * the border of the volume. */
 static double
-compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, guint nz, guint ny,
-             guint nx)
+compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, gsize skip, guint nz,
+             guint ny, guint nx)
 {
-  const gsize n = (gsize)nz * ny * nx;
+  const gsize n = (gsize)nz * ny * nx - (skip < n_labels ? sizes[skip] : 0);
   const gsize sy = nx, sz = (gsize)ny * nx;
   const gboolean planar = nz == 1;
   g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
@@ -355,20 +355,23 @@ compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, guint n
   double weighted = 0.0;
   for (gsize s = 0; s < n_labels; s++)
     {
+      if (s == skip)
+        continue;
       double v = (double)sizes[s], a = (double)faces[s];
       double q = planar ? 4.0 * G_PI * v / (a * a) : 36.0 * G_PI * v * v / (a * a * a);
       weighted += v * q;
     }
-  return weighted / (double)n;
+  return n > 0 ? weighted / (double)n : NAN;
 }
 
 /* Mean over channels of between-superpixel variance / total variance;
  * channels with zero variance are left out, NaN when all are. */
 static double
 explained_variation (const SvVolume *image, const guint32 *index, const guint64 *sizes,
-                     gsize n_labels)
+                     gsize n_labels, gsize skip)
 {
   const gsize n = (gsize)image->nz * image->ny * image->nx;
+  const gsize n_in = n - (skip < n_labels ? sizes[skip] : 0);
   const guint nc = image->nc;
   g_autofree double *sums = g_new (double, MAX (n_labels, 1));
   double ev_sum = 0.0;
@@ -379,20 +382,26 @@ explained_variation (const SvVolume *image, const guint32 *index, const guint64 
       memset (sums, 0, MAX (n_labels, 1) * sizeof (double));
       for (gsize i = 0; i < n; i++)
         {
+          if (index[i] == skip)
+            continue;
           double v = image->data[i * nc + c];
           total += v;
           sums[index[i]] += v;
         }
-      double mu = total / (double)n;
+      double mu = total / (double)MAX (n_in, 1);
       double ss_total = 0.0;
       for (gsize i = 0; i < n; i++)
         {
+          if (index[i] == skip)
+            continue;
           double dv = image->data[i * nc + c] - mu;
           ss_total += dv * dv;
         }
       double ss_between = 0.0;
       for (gsize s = 0; s < n_labels; s++)
         {
+          if (s == skip)
+            continue;
           double dm = sums[s] / (double)sizes[s] - mu;
           ss_between += (double)sizes[s] * dm * dm;
         }
@@ -408,6 +417,16 @@ explained_variation (const SvVolume *image, const guint32 *index, const guint64 
 gboolean
 sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolume *image,
                     guint boundary_radius, SvMetrics *metrics, GError **error)
+{
+  return sv_metrics_compute_background (labels, truth, image, boundary_radius, FALSE, 0, metrics,
+                                        error);
+}
+
+gboolean
+sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
+                               const SvVolume *image, guint boundary_radius,
+                               gboolean background_valid, gint32 background, SvMetrics *metrics,
+                               GError **error)
 {
   g_return_val_if_fail (labels != NULL, FALSE);
   g_return_val_if_fail (metrics != NULL, FALSE);
@@ -448,16 +467,32 @@ sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolum
   DenseLabels dl = { 0 };
   dense_labels_init (&dl, labels->data, n);
   const gsize n_labels = dl.n_distinct;
-  metrics->n_labels = n_labels;
+  /* The dense index of the background, G_MAXSIZE when it has no voxel. */
+  gsize skip = G_MAXSIZE;
+  for (gsize i = 0; background_valid && i < n; i++)
+    if (labels->data[i] == background)
+      {
+        skip = dl.index[i];
+        break;
+      }
+  metrics->n_labels = n_labels - (skip != G_MAXSIZE);
 
   g_autofree guint64 *sizes = g_new0 (guint64, n_labels);
   for (gsize i = 0; i < n; i++)
     sizes[dl.index[i]]++;
-  size_statistics (sizes, n_labels, metrics);
-  metrics->compactness = compactness (dl.index, sizes, n_labels, nz, ny, nx);
+  {
+    /* The background is no superpixel: its size stays out of the statistics. */
+    g_autofree guint64 *counted = g_new (guint64, MAX (n_labels, 1));
+    gsize k = 0;
+    for (gsize s = 0; s < n_labels; s++)
+      if (s != skip)
+        counted[k++] = sizes[s];
+    size_statistics (counted, k, metrics);
+  }
+  metrics->compactness = compactness (dl.index, sizes, n_labels, skip, nz, ny, nx);
 
   if (image != NULL)
-    metrics->explained_variation = explained_variation (image, dl.index, sizes, n_labels);
+    metrics->explained_variation = explained_variation (image, dl.index, sizes, n_labels, skip);
 
   if (truth != NULL)
     {

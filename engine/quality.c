@@ -39,8 +39,9 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
   const SvLabels *ref_labels = NULL;
   gint64 start = g_get_monotonic_time ();
   gsize n;
-  /* Masked-out voxels hold start_label − 1: 0 with the default start. */
-  gboolean skip_background = result->params.start_label == 1 && result->stop_after_iteration < 0;
+  /* Masked-out voxels hold start_label − 1 (0 with the default start): no
+   * supervoxel, left out of the count, the sizes and the histogram. */
+  const gint32 background = result->params.start_label - 1;
 
   if (labels == NULL)
     return NULL;
@@ -54,14 +55,20 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
       return NULL;
     }
   q->generation = result->generation;
-  if (!sv_metrics_compute (labels, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, &q->metrics, error))
+  if (!sv_metrics_compute_background (labels, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, TRUE,
+                                      background, &q->metrics, error))
     return NULL;
   q->has_truth = truth != NULL;
   q->table = sv_label_table_new (labels, volume, error);
   if (!q->table)
     return NULL;
-  q->target_size = result->params.n_segments > 0 ? (double)n / result->params.n_segments : NAN;
-  sv_label_table_size_histogram (q->table, skip_background, 0, SV_QUALITY_SIZE_BINS, q->size_edges,
+  {
+    /* maskSLIC spreads the segments over the voxels inside the mask. */
+    const SvLabelStats *bg = sv_label_table_lookup (q->table, background);
+    double inside = (double)n - (bg ? (double)bg->n_voxels : 0.0);
+    q->target_size = result->params.n_segments > 0 ? inside / result->params.n_segments : NAN;
+  }
+  sv_label_table_size_histogram (q->table, TRUE, background, SV_QUALITY_SIZE_BINS, q->size_edges,
                                  q->size_counts);
   q->reference_ari = NAN;
   if (reference)

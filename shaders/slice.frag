@@ -91,6 +91,13 @@ void main ()
   else if (u_colormap == 2 && u_channels == 1)
     v = clamp (viridis (v.r), 0.0, 1.0);
   vec3 c = v;
+  // NaN or ±inf in the file: magenta, whatever the window and colormap
+  // (exponent bits all set; isnan may be folded away by a compiler).
+  uvec3 bits = floatBitsToUint (texture (u_image, v_texel / vec2 (size)).rgb);
+  if (u_channels == 1)
+    bits = bits.rrr;
+  if (any (equal (bits & uvec3 (0x7f800000u), uvec3 (0x7f800000u))))
+    c = vec3 (1.0, 0.0, 1.0);
 
   if (u_has_labels != 0 && u_mode != 2)
     {

@@ -35,11 +35,28 @@ struct _SvParamsPanel
   char *unit;             /* the file's unit, NULL when none */
   double intensity_scale; /* file value = shown value × this, for integer files; 0 otherwise */
   gboolean dragging;
+
+  /* The values for each file (sv-params-panel-defaults.c). */
+  GtkLabel *segment_size_label, *kept_label;
+  GtkWidget *kept_box;
+  SvSlicParams template_params; /* as the template sets them */
+  SvSlicParams defaults;        /* the window's for the file shown */
+  gboolean has_defaults;
+  guint shape[3]; /* z, y, x of the file shown; 0 before any */
 };
 
 /* A SLIC parameter changed: emits "params-changed" unless the panel is
  * setting its own widgets. */
 void sv_params_panel_changed (SvParamsPanel *self);
+
+/* Sets every SLIC widget without emitting "params-changed". */
+void sv_params_panel_apply_params (SvParamsPanel *self, const SvSlicParams *p);
+
+/* sv-params-panel-defaults.c */
+void sv_params_panel_init_defaults (SvParamsPanel *self);
+void sv_params_panel_class_bind_defaults (GtkWidgetClass *widget_class);
+/* The user changed a value: the line about kept values no longer holds. */
+void sv_params_panel_hide_kept (SvParamsPanel *self);
 
 /* sv-params-panel-fields.c */
 /* The note under the SLIC fields; NULL hides it. */

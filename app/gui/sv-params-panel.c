@@ -116,6 +116,7 @@ sv_params_panel_changed (SvParamsPanel *self)
   self->updating++;
   sync_sensitivity (self);
   self->updating--;
+  sv_params_panel_hide_kept (self);
   g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
 }
 
@@ -163,6 +164,14 @@ void
 sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
 {
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
+  sv_params_panel_apply_params (self, p);
+  sv_params_panel_hide_kept (self);
+  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
+}
+
+void
+sv_params_panel_apply_params (SvParamsPanel *self, const SvSlicParams *p)
+{
   self->updating++;
   /* A preset or command may ask for more segments than the window takes. */
   if ((double)p->n_segments > gtk_adjustment_get_upper (self->n_segments_adj))
@@ -192,7 +201,6 @@ sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
       gtk_drop_down_set_selected (self->connectivity_rule_dropdown, i);
   sync_sensitivity (self);
   self->updating--;
-  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
 }
 
 void
@@ -393,6 +401,7 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, display_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, shuffle_clicked_cb);
   sv_params_panel_class_bind_field_callbacks (widget_class);
+  sv_params_panel_class_bind_defaults (widget_class);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -410,6 +419,7 @@ sv_params_panel_init (SvParamsPanel *self)
   self->compactness = gtk_adjustment_get_value (self->compactness_adj);
   self->file_spacing[0] = self->file_spacing[1] = self->file_spacing[2] = 1.0;
   sv_params_panel_init_fields (self);
+  sv_params_panel_init_defaults (self);
   sync_sensitivity (self);
   self->updating--;
 }

@@ -52,6 +52,23 @@ char *sv_params_panel_format_intensity (SvParamsPanel *panel, double value);
  * the entry beside the slider); emits "params-changed". */
 void sv_params_panel_set_compactness (SvParamsPanel *panel, double compactness);
 
+/* A new file of `shape` (z, y, x) and `channels`: values still at the last
+ * file's defaults take the new file's (segments for supervoxels of about
+ * 10³ voxels, 20² pixels in 2D; compactness 10 for a colour photo); values
+ * the user changed are kept, and a line over the fields names them, with
+ * Reset. Call after sv_params_panel_set_file_spacing. Does not emit. */
+void sv_params_panel_set_file (SvParamsPanel *panel, const guint shape[3], guint channels);
+/* Every SLIC value back to the file's defaults (the spacing stays); emits. */
+void sv_params_panel_reset_to_defaults (SvParamsPanel *panel);
+/* The line about kept values, or NULL when none is shown. */
+const char *sv_params_panel_get_kept_text (SvParamsPanel *panel);
+/* The supervoxel size the segment count gives, beside the field
+ * ("≈ 1 200 voxels each · 0.38 µm³"). */
+const char *sv_params_panel_get_segment_size_text (SvParamsPanel *panel);
+/* Segments for supervoxels of about 10³ voxels (20² pixels when nz is 1),
+ * two significant digits, from 1 to `most`. */
+gint64 sv_params_default_n_segments (guint nz, guint ny, guint nx, double most);
+
 /* TRUE while a pointer button is held down in the panel (a slider being
  * dragged); notifies "dragging" on press and release. The property is
  * writable so that scripts and tests can play a drag. */

@@ -406,6 +406,15 @@ sv_quality_panel_set_state (SvQualityPanel *self, const char *state)
   gtk_widget_set_visible (GTK_WIDGET (self->state_label), state != NULL);
 }
 
+const char *
+sv_quality_panel_get_state (SvQualityPanel *self)
+{
+  g_return_val_if_fail (SV_IS_QUALITY_PANEL (self), NULL);
+  return gtk_widget_get_visible (GTK_WIDGET (self->state_label))
+             ? gtk_label_get_text (self->state_label)
+             : NULL;
+}
+
 SvQuality *
 sv_quality_panel_get_quality (SvQualityPanel *self)
 {

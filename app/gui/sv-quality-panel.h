@@ -27,6 +27,8 @@ void sv_quality_panel_set (SvQualityPanel *panel, SvQuality *quality, SvJobResul
 /* A line above the numbers: "computing…", "preview: numbers of the last
  * exact result", or NULL for none. */
 void sv_quality_panel_set_state (SvQualityPanel *panel, const char *state);
+/* That line, or NULL when none is shown. */
+const char *sv_quality_panel_get_state (SvQualityPanel *panel);
 SvQuality *sv_quality_panel_get_quality (SvQualityPanel *panel);
 /* Teaching: the convergence plot (a reference is taken; NULL hides it) with
  * a marker at iteration `step` (1-based; 0 for none). */

@@ -107,6 +107,13 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
       c[k] = 1.0f - c[k];
   else if (d->colormap == SV_COLORMAP_VIRIDIS && nc == 1)
     viridis (c[0], c);
+  /* NaN or ±inf in the file: magenta, as the shader draws it. */
+  for (guint k = 0; k < nc; k++)
+    if (!isfinite (px[k]))
+      {
+        c[0] = 1.0f, c[1] = 0.0f, c[2] = 1.0f;
+        break;
+      }
 
   if (ls->labels && d->overlay != SV_OVERLAY_OFF)
     {

@@ -8,13 +8,53 @@
 
 #include "supervox/sv-sidecar.h"
 
+/* A Python string literal of a path, for a one-line program. */
+static void
+append_python_path (GString *code, const char *path)
+{
+  g_string_append_c (code, '"');
+  for (const char *c = path; *c; c++)
+    {
+      if (*c == '\\' || *c == '"')
+        g_string_append_c (code, '\\');
+      g_string_append_c (code, *c);
+    }
+  g_string_append_c (code, '"');
+}
+
+/* The mask the window made of the finite voxels has no file: the line
+ * makes it first, as the window did (inside any mask file opened too). */
+static char *
+finite_mask_command (SvWindow *self, const char *input, const char *mask_out)
+{
+  const SvVolume *v = self->volume;
+  GString *code = g_string_new ("import numpy as np, tifffile; i = tifffile.imread(");
+  g_autofree char *quoted = NULL;
+
+  append_python_path (code, input);
+  g_string_append_printf (code, "); m = np.isfinite(i).reshape(%u, %u, %u, -1).all(-1)", v->nz,
+                          v->ny, v->nx);
+  if (self->mask_path)
+    {
+      g_string_append_printf (code, " & (tifffile.imread(");
+      append_python_path (code, self->mask_path);
+      g_string_append_printf (code, ").reshape(%u, %u, %u) != 0)", v->nz, v->ny, v->nx);
+    }
+  g_string_append (code, "; tifffile.imwrite(");
+  append_python_path (code, mask_out);
+  g_string_append (code, ", m.astype(np.uint8))");
+  quoted = g_shell_quote (code->str);
+  g_string_free (code, TRUE);
+  return g_strdup_printf ("python3 -c %s", quoted);
+}
+
 /* What reproduces the labels on screen, for both "Copy as" forms: the
  * input, mask, parameters and backend of the run, and for the sample the
  * supervox-cli line that makes it again, byte for byte. Free the strings it
  * points to with g_free (synth, output). */
 static void
 describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char **synth,
-                 char **output)
+                 char **output, char **finite_mask)
 {
   /* The name Export Labels offers, in the folder the line runs in. */
   *output = sv_window_default_export_name (self);
@@ -38,6 +78,19 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     = self->result ? self->result->backend_name : sv_params_panel_get_backend (self->params_panel),
     .before = *synth,
   };
+  *finite_mask = NULL;
+  if (self->mask_nonfinite && self->volume && self->volume_path)
+    {
+      g_autofree char *base = g_path_get_basename (self->volume_path);
+      char *dot = strrchr (base, '.');
+      if (dot)
+        *dot = '\0';
+      *finite_mask = g_strdup_printf ("%s-finite-mask.tif", base);
+      line->mask = *finite_mask;
+      /* The synth line and this one never meet: the sample is finite. */
+      *synth = finite_mask_command (self, self->volume_path, *finite_mask);
+      line->before = *synth;
+    }
   if (self->volume)
     {
       line->shape[0] = self->volume->nz;
@@ -71,11 +124,11 @@ static char *
 build_text (SvWindow *self, gboolean python)
 {
   GString *text = g_string_new (NULL);
-  g_autofree char *synth = NULL, *output = NULL;
+  g_autofree char *synth = NULL, *output = NULL, *finite_mask = NULL;
   SvSlicParams params;
   SvSlicCommand line;
 
-  describe_labels (self, &line, &params, &synth, &output);
+  describe_labels (self, &line, &params, &synth, &output, &finite_mask);
   if (!python)
     sv_slic_command_append (&line, text);
   else if (line.channels > 0)

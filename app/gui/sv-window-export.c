@@ -111,6 +111,14 @@ sv_window_check_exportable (SvWindow *self, GError **error)
                            "the exact result");
       return FALSE;
     }
+  if (r->in_progress_iteration > 0 && self->stopped)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "the run was stopped after iteration %u of %d: the clusters on screen are "
+                   "not a finished segmentation; change a value to run again",
+                   r->in_progress_iteration, r->params.max_num_iter);
+      return FALSE;
+    }
   if (r->in_progress_iteration > 0)
     {
       g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,

@@ -178,6 +178,11 @@ sv_window_stop (SvWindow *self)
   self->stopped = TRUE;
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   update_progress (self);
+  /* Every part of the window says the same: the status line and the
+   * quality panel describe the labels left on screen. */
+  if (self->job && !self->run_error)
+    sv_window_update_result_text (self);
+  sv_window_quality_stopped (self);
 }
 
 /* ---- progress ---- */
@@ -278,17 +283,28 @@ backend_words (const char *backend_name)
 
 /* What the status bar says about the labels on screen, in words: which
  * result it is, how many supervoxels, how long and where they were computed,
- * and how they reach the screen. */
+ * and how they reach the screen. After Stop it says so, and whether the
+ * labels are an unfinished run's iteration or an earlier complete result. */
 static char *
 result_text (SvWindow *self, SvJobResult *result)
 {
   GString *s = g_string_new (NULL);
+  gboolean stopped = self->stopped && result->generation <= self->generation;
+  gboolean older = result->generation < self->generation;
 
+  if (stopped && result->in_progress_iteration > 0)
+    g_string_append_printf (s, "stopped after iteration %u of %d", result->in_progress_iteration,
+                            result->params.max_num_iter);
+  else if (stopped && older)
+    g_string_append (s, "stopped · shown: ");
   if (result->preview_factor > 1)
     g_string_append_printf (s, "preview at 1/%u scale", result->preview_factor);
   else if (result->in_progress_iteration > 0)
-    g_string_append_printf (s, "iteration %u of %d, still running", result->in_progress_iteration,
-                            result->params.max_num_iter);
+    {
+      if (!stopped)
+        g_string_append_printf (s, "iteration %u of %d, still running",
+                                result->in_progress_iteration, result->params.max_num_iter);
+    }
   else if (result->stop_after_iteration >= 0)
     g_string_append_printf (s, "teaching step %u of %d", result->stats.iterations,
                             result->params.max_num_iter);
@@ -299,9 +315,28 @@ result_text (SvWindow *self, SvJobResult *result)
                               ? "clusters"
                               : "supervoxels",
                           result->seconds_total, backend_words (result->backend_name));
-  if (result->preview_factor > 1)
+  if (!stopped && result->preview_factor > 1)
     g_string_append (s, " · exact result on release");
   return g_string_free (s, FALSE);
+}
+
+void
+sv_window_update_result_text (SvWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  if (!self->result)
+    return;
+  text = result_text (self, self->result);
+  gtk_label_set_text (self->result_label, text);
+  /* Long words are ellipsized rather than widening the window. */
+  if (self->stopped)
+    {
+      g_autofree char *tip = g_strdup_printf ("%s\nStopped: change a value to run again.", text);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), tip);
+    }
+  else
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), text);
 }
 
 /* Far fewer labels than asked for: why that happens and what to try. */
@@ -351,7 +386,6 @@ static void
 job_result_cb (SvJobResult *result, gpointer user_data)
 {
   SvWindow *self = user_data;
-  g_autofree char *text = NULL;
 
   sv_window_region_tag (self, result);
   g_clear_pointer (&self->result, sv_job_result_unref);
@@ -363,8 +397,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   for (guint i = 0; i < 3; i++)
     sv_slice_view_set_result (sv_window_view (self, i), result);
 
-  text = result_text (self, result);
-  gtk_label_set_text (self->result_label, text);
+  sv_window_update_result_text (self);
   update_progress (self);
   gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->path_label),
@@ -422,6 +455,7 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
     }
   gtk_progress_bar_set_text (self->progress_bar, "failed");
   gtk_label_set_text (self->result_label, error->message);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), error->message);
 }
 
 static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };

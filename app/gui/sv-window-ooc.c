@@ -175,6 +175,7 @@ sv_window_ooc_show (SvWindow *self, SvWindowOoc *ooc, const char *name)
   gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
 
   sv_params_panel_set_file_spacing (self->params_panel, v->spacing, v->unit);
+  sv_params_panel_set_file (self->params_panel, (const guint[]){ v->nz, v->ny, v->nx }, v->nc);
   sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (v));
   /* Contrast from a sample of the slices: reading them all would take as
    * long as a pass of SLIC. */

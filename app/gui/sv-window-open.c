@@ -87,43 +87,6 @@ read_ahead (Load *load, GCancellable *cancellable, GError **error)
   return n == 0;
 }
 
-/* NaN or infinite values: no run can use the volume (a mask comes only
- * after it is open), so it is refused as a file that cannot be read is,
- * and the volume shown stays. */
-static gboolean
-check_finite (const SvVolume *v, GError **error)
-{
-  gsize n = sv_volume_n_voxels (v), n_nan = 0, n_inf = 0, first = G_MAXSIZE;
-
-  for (gsize i = 0; i < n; i++)
-    for (guint c = 0; c < v->nc; c++)
-      {
-        float x = v->data[i * v->nc + c];
-        if (isfinite (x))
-          continue;
-        if (isnan (x))
-          n_nan++;
-        else
-          n_inf++;
-        if (first == G_MAXSIZE)
-          first = i;
-        break;
-      }
-  if (first == G_MAXSIZE)
-    return TRUE;
-  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-               "%" G_GSIZE_FORMAT " %s %s (the first at x %" G_GSIZE_FORMAT ", y %" G_GSIZE_FORMAT
-               ", z %" G_GSIZE_FORMAT
-               "); replace them first (Fiji: Process › Math › Remove NaNs), or run "
-               "supervox-cli slic with a --mask that leaves them out",
-               n_nan + n_inf, n_nan + n_inf == 1 ? "voxel holds" : "voxels hold",
-               n_inf == 0   ? "NaN (not a number)"
-               : n_nan == 0 ? "infinite values"
-                            : "NaN or infinite values",
-               first % v->nx, (first / v->nx) % v->ny, first / ((gsize)v->nx * v->ny));
-  return FALSE;
-}
-
 static void
 load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -156,8 +119,6 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
     volume = sv_tiff_read_volume (load->path, &error);
   else
     volume = sv_image_read_pixbuf (load->path, &error);
-  if (volume && !check_finite (volume, &error))
-    g_clear_pointer (&volume, sv_volume_free);
   load->seconds = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   if (!volume)
     g_task_return_error (task, g_steal_pointer (&error));
@@ -200,18 +161,6 @@ open_volume (SvWindow *self, SvVolume *volume, GFile *file, const char *path)
 
   g_free (self->volume_path);
   self->volume_path = g_strdup (path);
-  if (volume->nz == 1 && volume->nc == 3)
-    {
-      /* Colour images are clustered in Lab, where scikit-image's default
-       * compactness of 10 is the sensible start. */
-      SvSlicParams p;
-      sv_params_panel_get_params (self->params_panel, &p);
-      if (p.compactness < 1.0)
-        {
-          sv_window_stop_job (self);
-          sv_params_panel_set_compactness (self->params_panel, 10.0);
-        }
-    }
   sv_window_set_volume (self, volume, base);
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
   sv_window_rebuild_recent_menu (self);
@@ -350,6 +299,7 @@ sv_window_open_mask (SvWindow *self, GFile *file)
   self->mask = g_steal_pointer (&mask);
   g_free (self->mask_path);
   self->mask_path = g_steal_pointer (&path);
+  sv_window_nonfinite_mask_replaced (self);
   sv_window_start_job (self);
   return TRUE;
 }

@@ -42,8 +42,9 @@ sv_window_update_selection (SvWindow *self)
       sv_pick_panel_clear (self->pick_panel);
       return;
     }
-  /* A preview's labels are coarse: its numbers would not be the voxels'. */
-  stats = q && sv_job_result_is_final (shown) ? sv_label_table_lookup (q->table, label) : NULL;
+  /* A preview's labels are coarse: its numbers would not be the voxels'.
+   * A stopped run's iteration is measured (the quality is of it). */
+  stats = q && shown->preview_factor <= 1 ? sv_label_table_lookup (q->table, label) : NULL;
   if (stats && shown->region)
     {
       /* A region's statistics count from its corner. */

@@ -14,6 +14,7 @@
  *   sv-window-contrast.c the contrast histogram and the colormap
  *   sv-window-region.c   the region preview: the job on a box of the volume
  *   sv-window-memory.c   the memory in use, in the status bar
+ *   sv-window-nonfinite.c NaN and ±inf voxels: counted, shown, masked out
  *   sv-window-ooc*.c     a volume larger than memory: slices and labels
  *                        read from files, streamed runs */
 #pragma once
@@ -71,6 +72,14 @@ struct _SvWindow
   guint8 *mask;      /* NULL, or nz*ny*nx bytes (1 inside) for the volume; the job borrows it */
   char *mask_path;
   SvSynthParams sample; /* how the sample was made, for "Copy as command" */
+
+  /* NaN and ±inf voxels of the volume (sv-window-nonfinite.c). */
+  gsize n_nan, n_inf;      /* voxels with a NaN; with an infinite value and no NaN */
+  gsize first_nonfinite;   /* z-major index of the first, G_MAXSIZE when none */
+  gboolean mask_nonfinite; /* the mask leaves them out (made by the window, no file) */
+  GtkRevealer *nonfinite_revealer;
+  GtkLabel *nonfinite_label;
+  GtkButton *nonfinite_button;
   SvJob *job;
   SvJobResult *result;
   guint64 generation;
@@ -148,6 +157,8 @@ void sv_window_auto_contrast (SvWindow *self);
 double sv_window_intensity_scale (const SvVolume *volume);
 
 /* sv-window-job.c */
+/* The status line's words for the result shown (and whether it was stopped). */
+void sv_window_update_result_text (SvWindow *self);
 /* Posts the exact request for the panel's parameters. */
 void sv_window_submit (SvWindow *self);
 /* A parameter changed: an exact request, or a preview while dragging. */
@@ -206,6 +217,9 @@ void sv_window_quality_start (SvWindow *self);
 void sv_window_quality_stop (SvWindow *self);
 /* A new volume: the truth, the pinned result and the selection go. */
 void sv_window_quality_forget (SvWindow *self);
+/* Stop was pressed: an unfinished run's iteration left on screen is
+ * measured as it is, and the panel says what its numbers are of. */
+void sv_window_quality_stopped (SvWindow *self);
 /* A result arrived: its quality is computed unless it is a preview. */
 void sv_window_quality_result (SvWindow *self, SvJobResult *result);
 /* The result the views show: the pinned one while flipped, else the newest. */
@@ -239,6 +253,15 @@ void sv_window_region_tag (SvWindow *self, SvJobResult *result);
 void sv_window_region_forget (SvWindow *self);
 void sv_window_region_init (SvWindow *self);
 void sv_window_class_add_region_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-nonfinite.c */
+/* The smallest and largest finite value (0 and 1 when there is none). */
+void sv_window_finite_range (const SvVolume *volume, float *min, float *max);
+/* A new volume: its NaN and ±inf voxels counted, and the bar says so. */
+void sv_window_nonfinite_scan (SvWindow *self);
+/* A mask file replaced the window's mask: the bar offers masking again. */
+void sv_window_nonfinite_mask_replaced (SvWindow *self);
+void sv_window_class_add_nonfinite_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-contrast.c */
 /* The volume changed: its histogram for the contrast panel. */

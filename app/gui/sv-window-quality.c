@@ -53,6 +53,18 @@ update_panel (SvWindow *self)
     sv_quality_panel_set (self->quality_panel, q, shown, other, other_result, flipped);
   if (!shown)
     sv_quality_panel_set_state (self->quality_panel, NULL);
+  else if (self->stopped && shown->in_progress_iteration > 0 && !flipped)
+    {
+      g_autofree char *text = g_strdup_printf (
+          q ? "stopped after iteration %u of %d: the numbers are these clusters', before the "
+              "connectivity step"
+            : "stopped after iteration %u of %d: measuring these clusters…",
+          shown->in_progress_iteration, shown->params.max_num_iter);
+      sv_quality_panel_set_state (self->quality_panel, text);
+    }
+  else if (self->stopped && shown->preview_factor > 1 && !flipped)
+    sv_quality_panel_set_state (self->quality_panel,
+                                "stopped on a preview: the numbers are the last exact result's");
   else if (shown->preview_factor > 1)
     sv_quality_panel_set_state (self->quality_panel,
                                 "preview on screen: the numbers are the last exact result's");
@@ -202,6 +214,17 @@ sv_window_quality_forget (SvWindow *self)
 }
 
 void
+sv_window_quality_stopped (SvWindow *self)
+{
+  /* No final result follows a stopped run: its last iteration is what the
+   * views show, so that is what the panel measures. */
+  if (self->quality_worker && self->result && self->result->in_progress_iteration > 0
+      && self->result->preview_factor <= 1)
+    sv_quality_worker_submit (self->quality_worker, self->result);
+  update_panel (self);
+}
+
+void
 sv_window_quality_result (SvWindow *self, SvJobResult *result)
 {
   if (self->quality_worker && sv_job_result_is_final (result))
@@ -321,7 +344,10 @@ sv_window_pin (SvWindow *self)
   g_return_if_fail (SV_IS_WINDOW (self));
   if (!self->result || !sv_job_result_is_final (self->result))
     {
-      sv_window_show_toast (self, "nothing to pin: wait for the exact result");
+      sv_window_show_toast (self, self->stopped
+                                      ? "nothing to pin: the run was stopped; change a value "
+                                        "to run again"
+                                      : "nothing to pin: wait for the exact result");
       return;
     }
   g_clear_pointer (&self->pinned, sv_job_result_unref);

@@ -151,12 +151,15 @@ sv_window_forget_volume (SvWindow *self)
   /* A mask belongs to the volume it was opened for. */
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->mask_path, g_free);
+  self->n_nan = self->n_inf = 0;
+  self->mask_nonfinite = FALSE;
+  gtk_revealer_set_reveal_child (self->nonfinite_revealer, FALSE);
 }
 
 void
 sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
 {
-  float vmin = G_MAXFLOAT, vmax = -G_MAXFLOAT;
+  float vmin, vmax;
   g_autofree char *title = NULL;
 
   g_return_if_fail (SV_IS_WINDOW (self));
@@ -188,15 +191,14 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
     g_message ("%s: %s", name, sv_slice_view_get_label_path (self->xy_view));
 
   sv_params_panel_set_file_spacing (self->params_panel, volume->spacing, volume->unit);
+  sv_params_panel_set_file (self->params_panel, (const guint[]){ volume->nz, volume->ny, volume->nx },
+                            volume->nc);
   sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (volume));
-  for (gsize i = 0; i < sv_volume_n_voxels (volume) * volume->nc; i++)
-    {
-      vmin = MIN (vmin, volume->data[i]);
-      vmax = MAX (vmax, volume->data[i]);
-    }
+  sv_window_finite_range (volume, &vmin, &vmax);
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
   sv_window_contrast_set_volume (self);
   sv_window_auto_contrast (self);
+  sv_window_nonfinite_scan (self);
 
   sv_window_start_job (self);
 }
@@ -525,6 +527,7 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_pick_actions (widget_class);
   sv_window_class_add_contrast_actions (widget_class);
   sv_window_class_add_region_actions (widget_class);
+  sv_window_class_add_nonfinite_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
 

@@ -39,6 +39,14 @@ gboolean sv_window_open_file (SvWindow *window, GFile *file);
  * of another shape, or one that cannot be read, shows an error dialog and
  * changes nothing (returns FALSE). Opening another volume drops the mask. */
 gboolean sv_window_open_mask (SvWindow *window, GFile *file);
+/* NaN or ±inf voxels of the volume shown (a voxel counts once). */
+gsize sv_window_get_n_nonfinite (SvWindow *window);
+/* Masks them out (action win.mask-nonfinite, the bar's button): the mask
+ * holds the finite voxels inside any mask already open, and the job
+ * restarts with it. FALSE when there is nothing to mask or it is done. */
+gboolean sv_window_mask_nonfinite (SvWindow *window);
+/* The bar about non-finite voxels, or NULL when hidden. */
+const char *sv_window_get_nonfinite_text (SvWindow *window);
 
 const SvVolume *sv_window_get_volume (SvWindow *window);
 /* The labels on screen (borrowed), NULL before the first result. */

@@ -159,6 +159,42 @@ test_size_statistics (void)
   g_assert_cmpfloat (m.size_std, ==, 1.0);
 }
 
+/* Masked-out voxels (the background label) are no superpixel: left out of
+ * the count, the sizes, compactness and explained variation. */
+static void
+test_background_left_out (void)
+{
+  const gint32 l[] = { 0, 0, 0, 1, 2, 2 };
+  const float image[] = { 9, 9, 9, 1, 2, 4 };
+  g_autoptr (SvLabels) labels = labels_from (1, 1, 6, l);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = sv_volume_new (1, 1, 6, 1, &error);
+  SvMetrics m;
+
+  g_assert_no_error (error);
+  memcpy (v->data, image, sizeof image);
+  g_assert_true (sv_metrics_compute_background (labels, NULL, v, 0, TRUE, 0, &m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (m.n_labels, ==, 2);
+  g_assert_cmpfloat (m.size_min, ==, 1.0);
+  g_assert_cmpfloat (m.size_max, ==, 2.0);
+  g_assert_cmpfloat (m.size_median, ==, 1.5);
+  /* Inside: 1 | 2 4, mean 7/3; between (1 − 7/3)² + 2 (3 − 7/3)² = 24/9
+   * of a total (1 − 7/3)² + (2 − 7/3)² + (4 − 7/3)² = 42/9. */
+  g_assert_cmpfloat_with_epsilon (m.explained_variation, 24.0 / 42.0, 1e-12);
+  /* Pixel 1: perimeter 4, Q = π/4; pixels 2: perimeter 6, Q = 8π/36;
+   * weighted by size over the 3 pixels inside. */
+  g_assert_cmpfloat_with_epsilon (m.compactness, (G_PI / 4 + 2 * 8 * G_PI / 36) / 3, 1e-12);
+
+  /* Without a background the masked-out voxels count as a label. */
+  g_assert_true (sv_metrics_compute (labels, NULL, v, 0, &m, &error));
+  g_assert_cmpuint (m.n_labels, ==, 3);
+  g_assert_cmpfloat (m.size_max, ==, 3.0);
+  /* A background with no voxel changes nothing. */
+  g_assert_true (sv_metrics_compute_background (labels, NULL, v, 0, TRUE, -1, &m, &error));
+  g_assert_cmpuint (m.n_labels, ==, 3);
+}
+
 static void
 test_ari_special_cases (void)
 {
@@ -426,6 +462,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/engine/metrics/hand-case-3d", test_hand_case_3d);
   g_test_add_func ("/engine/metrics/compactness/cube", test_compactness_cube);
   g_test_add_func ("/engine/metrics/sizes", test_size_statistics);
+  g_test_add_func ("/engine/metrics/background-left-out", test_background_left_out);
   g_test_add_func ("/engine/metrics/ari/special-cases", test_ari_special_cases);
   g_test_add_func ("/engine/metrics/shape-mismatch", test_shape_mismatch);
   g_test_add_func ("/engine/metrics/explained-variation/channels",

@@ -228,35 +228,89 @@ test_export_unit_sidecar_name (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
+/* Magenta pixels (the colour of NaN and ±inf) in the XY view. */
+static gsize
+count_magenta (SvWindow *w)
+{
+  g_autoptr (GdkTexture) t = capture_xy (w);
+  gsize stride, n = 0;
+  g_autofree guint8 *px = texture_bytes (t, &stride);
+
+  for (int y = 0; y < gdk_texture_get_height (t); y++)
+    for (int x = 0; x < gdk_texture_get_width (t); x++)
+      {
+        const guint8 *p = px + (gsize)y * stride + (gsize)x * 4;
+        n += p[0] > 240 && p[1] < 16 && p[2] > 240;
+      }
+  return n;
+}
+
+static gboolean
+nonfinite_result (gpointer data)
+{
+  SvWindow *w = data;
+  return !sv_window_is_busy (w) && sv_window_get_result (w) != NULL;
+}
+
+/* A float file with one NaN opens: the bar counts it and the view shows it
+ * in magenta; the run without a mask fails with the engine's one line; the
+ * bar's button masks it out and SLIC runs on the rest. */
 static void
-test_nan_file_refused (Fixture *f, gconstpointer data)
+test_nan_file_opens_and_masks (Fixture *f, gconstpointer data)
 {
   g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "holes.tif", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
-  g_autoptr (SvVolume) v = sv_volume_new (4, 10, 12, 1, NULL);
+  g_autoptr (SvVolume) v = sv_volume_new (4, 30, 36, 1, NULL);
   g_autoptr (GError) error = NULL;
-  g_autofree char *secondary = NULL;
-  const SvVolume *before = sv_window_get_volume (f->window);
-  SvJobResult *result = sv_window_get_result (f->window);
-  GtkWindow *dialog;
+  g_autofree char *command = NULL;
+  SvSliceView *xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
+  const char *bar;
+  SvJobResult *r;
 
   for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
     v->data[i] = (float)(i % 7);
-  v->data[(gsize)(2 * 10 + 3) * 12 + 5] = NAN;
+  v->data[(gsize)(2 * 30 + 3) * 36 + 5] = NAN;
   g_assert_true (sv_tiff_write_volume_full (path, v, SV_SAMPLE_F32, NULL, &error));
   g_assert_no_error (error);
   open_and_wait (f->window, file);
 
-  dialog = sv_window_get_error_dialog (f->window);
-  g_assert_nonnull (dialog);
-  g_object_get (dialog, "secondary-text", &secondary, NULL);
-  g_test_message ("%s", secondary);
-  g_assert_nonnull (strstr (secondary, "NaN"));
-  g_assert_nonnull (strstr (secondary, "x 5, y 3, z 2"));
-  g_assert_true (sv_window_get_volume (f->window) == before);
-  g_assert_true (sv_window_get_result (f->window) == result);
-  gtk_window_destroy (dialog);
+  g_assert_null (sv_window_get_error_dialog (f->window));
+  g_assert_cmpuint (sv_window_get_volume (f->window)->nx, ==, 36);
+  g_assert_cmpuint (sv_window_get_n_nonfinite (f->window), ==, 1);
+  bar = sv_window_get_nonfinite_text (f->window);
+  g_test_message ("bar: %s", bar);
+  g_assert_nonnull (bar);
+  g_assert_nonnull (strstr (bar, "1 voxel holds NaN"));
+  g_assert_nonnull (strstr (bar, "x 5, y 3, z 2"));
+  /* The engine's own line, in the status bar. */
+  g_test_message ("status: %s", sv_window_get_result_text (f->window));
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "failed");
+  g_assert_nonnull (strstr (sv_window_get_result_text (f->window), "NaN values at 1 voxel"));
+  g_assert_nonnull (strstr (sv_window_get_result_text (f->window), "z=2, y=3, x=5"));
+  g_assert_null (sv_window_get_result (f->window));
+
+  /* Magenta where the NaN is (slice 2), nowhere else. */
+  sv_slice_view_set_slice (xy, 0);
+  g_assert_cmpuint (count_magenta (f->window), ==, 0);
+  sv_slice_view_set_slice (xy, 2);
+  g_assert_cmpuint (count_magenta (f->window), >, 0);
+
+  g_assert_true (sv_window_mask_nonfinite (f->window));
+  wait_until (nonfinite_result, f->window, "the run with the NaN masked out");
+  r = sv_window_get_result (f->window);
+  g_test_message ("status: %s", sv_window_get_result_text (f->window));
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (f->window), "exact"));
+  g_assert_cmpint (sv_job_result_label_at (r, 2, 3, 5), ==, r->params.start_label - 1);
+  g_assert_cmpint (sv_job_result_label_at (r, 2, 3, 6), >=, r->params.start_label);
+  bar = sv_window_get_nonfinite_text (f->window);
+  g_assert_nonnull (strstr (bar, "masked out"));
+  g_assert_false (sv_window_mask_nonfinite (f->window));
+  /* The command makes the same mask first. */
+  command = sv_window_build_command (f->window);
+  g_test_message ("%s", command);
+  g_assert_nonnull (strstr (command, "np.isfinite"));
+  g_assert_nonnull (strstr (command, "--mask holes-finite-mask.tif"));
   sv_test_remove_tree (dir);
 }
 
@@ -295,8 +349,8 @@ main (int argc, char **argv)
               test_preset_without_extension, fixture_teardown);
   g_test_add ("/gui/screenshot/orthogonal-saves-all-views", Fixture, NULL, fixture_setup,
               test_screenshot_orthogonal, fixture_teardown);
-  g_test_add ("/gui/load/nan-refused-keeps-volume", Fixture, NULL, fixture_setup,
-              test_nan_file_refused, fixture_teardown);
+  g_test_add ("/gui/load/nan-opens-shown-and-masked", Fixture, NULL, fixture_setup,
+              test_nan_file_opens_and_masks, fixture_teardown);
   g_test_add ("/gui/view/single-voxel-is-grey", Fixture, NULL, fixture_setup,
               test_single_voxel_is_grey, fixture_teardown);
   return g_test_run ();

@@ -11,6 +11,7 @@
 #include "supervox/sv-backend.h"
 #include "gui-test-util.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-metrics.h"
 #include "supervox/sv-synth.h"
 
 /* The wheel over a number field without focus scrolls the panel and
@@ -360,6 +361,104 @@ test_stop_keeps_labels (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 3.0);
 }
 
+static gboolean
+iteration_on_screen (gpointer data)
+{
+  SvJobResult *r = sv_window_get_result (data);
+  return r && r->in_progress_iteration > 0;
+}
+
+static gboolean
+stopped_iteration_measured (gpointer data)
+{
+  SvWindow *w = data;
+  SvQuality *q = sv_quality_panel_get_quality (sv_window_get_quality_panel (w));
+  return q && q->generation == sv_window_get_result (w)->generation;
+}
+
+/* Stopped in the middle of a long run: the progress bar, the status line,
+ * the quality panel and export all say that the run was stopped and what
+ * the labels on screen are (the iteration it reached), and the quality
+ * numbers are those labels'. */
+static void
+test_stop_mid_run_agrees (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  SvQualityPanel *quality = sv_window_get_quality_panel (f->window);
+  const char *status, *state;
+  g_autofree char *stopped_at = NULL, *labels_text = NULL;
+  SvJobResult *r;
+  SvQuality *q;
+  SvMetrics m;
+  SvSlicParams p;
+
+  /* Every iteration of every exact run is shown, as a long run's are. */
+  g_setenv ("SV_JOB_LIVE_ITERATIONS", "always", TRUE);
+  g_assert_true (sv_window_load_sample (f->window, 48, 160, 160, &error));
+  wait_until (window_settled, f->window, "the sample's labels");
+  sv_params_panel_get_params (panel, &p);
+  p.max_num_iter = 100;
+  sv_params_panel_set_params (panel, &p);
+  wait_until (iteration_on_screen, f->window, "an iteration of the long run");
+  g_assert_true (sv_window_is_busy (f->window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.escape", NULL));
+  g_unsetenv ("SV_JOB_LIVE_ITERATIONS");
+  r = sv_window_get_result (f->window);
+  g_assert_cmpuint (r->in_progress_iteration, >, 0);
+  g_assert_cmpuint (r->in_progress_iteration, <, 100);
+
+  stopped_at = g_strdup_printf ("stopped after iteration %u of 100", r->in_progress_iteration);
+  status = sv_window_get_result_text (f->window);
+  g_test_message ("progress: %s; status: %s", sv_window_get_progress_text (f->window), status);
+  g_assert_cmpstr (sv_window_get_progress_text (f->window), ==, "stopped");
+  g_assert_true (g_str_has_prefix (status, stopped_at));
+  g_assert_null (strstr (status, "still running"));
+
+  wait_until (stopped_iteration_measured, f->window, "the quality of the stopped iteration");
+  state = sv_quality_panel_get_state (quality);
+  g_test_message ("quality: %s", state);
+  g_assert_nonnull (state);
+  g_assert_true (g_str_has_prefix (state, stopped_at));
+  g_assert_null (strstr (state, "still going"));
+  /* The numbers are the labels on screen. */
+  q = sv_quality_panel_get_quality (quality);
+  g_assert_true (sv_metrics_compute_background (sv_job_result_get_labels (r, NULL), NULL,
+                                                sv_window_get_volume (f->window), 2, TRUE,
+                                                r->params.start_label - 1, &m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (q->metrics.n_labels, ==, m.n_labels);
+  labels_text = g_strdup_printf ("%" G_GSIZE_FORMAT, m.n_labels);
+  g_assert_true (g_str_has_prefix (sv_quality_panel_get_text (quality, "labels"), labels_text));
+  g_assert_cmpfloat (q->metrics.explained_variation, ==, m.explained_variation);
+  /* A click picks one of those clusters, with its numbers. */
+  {
+    gint32 label = sv_job_result_label_at (r, 20, 80, 80);
+    gsize count = 0;
+    g_autofree char *count_text = NULL;
+    const SvLabels *l = sv_job_result_get_labels (r, NULL);
+    for (gsize i = 0; i < sv_labels_n_voxels (l); i++)
+      count += l->data[i] == label;
+    count_text = g_strdup_printf ("%" G_GSIZE_FORMAT, count);
+    g_signal_emit_by_name (sv_window_get_slice_view (f->window, SV_AXIS_XY), "pick", 20, 80, 80);
+    g_assert_cmpstr (sv_pick_panel_get_text (sv_window_get_pick_panel (f->window), "voxels"), ==,
+                     count_text);
+  }
+
+  /* Export says why not, without saying the run is still going. */
+  g_assert_false (sv_window_export_labels (f->window, "never-written.tif", &error));
+  g_assert_false (g_file_test ("never-written.tif", G_FILE_TEST_EXISTS));
+  g_test_message ("export: %s", error->message);
+  g_assert_nonnull (strstr (error->message, "stopped"));
+  g_assert_null (strstr (error->message, "still going"));
+  g_clear_error (&error);
+
+  /* The next change runs again and the words follow. */
+  sv_params_panel_set_compactness (panel, 3.0);
+  wait_until (window_settled, f->window, "a run after Stop");
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (f->window), "exact"));
+}
+
 static void
 progress_text_cb (GtkProgressBar *bar, GParamSpec *pspec, GPtrArray *texts)
 {
@@ -425,6 +524,8 @@ main (int argc, char **argv)
               test_open_on_thread, fixture_teardown);
   g_test_add ("/gui/live/stop-keeps-labels", Fixture, NULL, fixture_setup, test_stop_keeps_labels,
               fixture_teardown);
+  g_test_add ("/gui/live/stop-mid-run-every-part-agrees", Fixture, NULL, fixture_setup,
+              test_stop_mid_run_agrees, fixture_teardown);
   g_test_add ("/gui/live/drag-draws-overlays", Fixture, NULL, fixture_setup,
               test_drag_draws_overlays, fixture_teardown);
   return g_test_run ();

@@ -5,11 +5,13 @@
 
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <math.h>
 #include <string.h>
 
 #include "gui-test-util.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-synth.h"
+#include "sv-test-files.h"
 
 static GtkDropDown *
 rule_dropdown (Fixture *f)
@@ -237,10 +239,111 @@ test_rule_follows_connectivity (Fixture *f, gconstpointer data)
   wait_for_current_result (f->window);
 }
 
+/* A TIFF of random values: nz × ny × nx, `nc` samples, spacing in µm. */
+static GFile *
+write_file (const char *dir, const char *name, guint nz, guint ny, guint nx, guint nc,
+            double spacing_z, double spacing_xy)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (SvVolume) v = sv_volume_new (nz, ny, nx, nc, NULL);
+  g_autoptr (GError) error = NULL;
+  GRand *rand = g_rand_new_with_seed (7);
+
+  for (gsize i = 0; i < sv_volume_n_voxels (v) * nc; i++)
+    v->data[i] = (float)g_rand_double (rand);
+  g_rand_free (rand);
+  v->spacing[0] = spacing_z;
+  v->spacing[1] = v->spacing[2] = spacing_xy;
+  v->unit = g_strdup ("micron");
+  g_assert_true (sv_tiff_write_volume_full (path, v, nc == 3 ? SV_SAMPLE_U8 : SV_SAMPLE_U16, NULL,
+                                            &error));
+  g_assert_no_error (error);
+  return g_file_new_for_path (path);
+}
+
+/* A new file: what the window set for the last one (compactness 10 for a
+ * photo, segments from its size) goes; what the user set stays, and the
+ * panel says so, with Reset. The segments give a supervoxel size, shown. */
+static void
+test_new_file_resets_own_keeps_users (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autoptr (GFile) photo = write_file (dir, "photo.tif", 1, 120, 160, 3, 1.0, 1.0);
+  g_autoptr (GFile) stack = write_file (dir, "stack.tif", 20, 60, 60, 1, 0.5, 0.1);
+  g_autoptr (GFile) other = write_file (dir, "other.tif", 10, 80, 80, 1, 1.0, 1.0);
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkSpinButton *segments
+      = GTK_SPIN_BUTTON (find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "n_segments"));
+  SvSlicParams p;
+
+  /* The photo: compactness 10 (Lab) and 120·160 / 20² = 48 segments. */
+  open_and_wait (f->window, photo);
+  sv_params_panel_get_params (panel, &p);
+  g_test_message ("photo: %" G_GINT64_FORMAT " segments, compactness %g, %s", p.n_segments,
+                  p.compactness, sv_params_panel_get_segment_size_text (panel));
+  g_assert_cmpfloat (p.compactness, ==, 10.0);
+  g_assert_cmpint (p.n_segments, ==, 48);
+  g_assert_null (sv_params_panel_get_kept_text (panel));
+  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 400 px each · 400 µm²");
+
+  /* The stack: the window's compactness again, 20·60·60 / 10³ = 72
+   * segments, and nothing said to be kept. */
+  open_and_wait (f->window, stack);
+  sv_params_panel_get_params (panel, &p);
+  g_test_message ("stack: %" G_GINT64_FORMAT " segments, compactness %g, %s", p.n_segments,
+                  p.compactness, sv_params_panel_get_segment_size_text (panel));
+  g_assert_cmpfloat (p.compactness, ==, 0.1);
+  g_assert_cmpint (p.n_segments, ==, 72);
+  g_assert_null (sv_params_panel_get_kept_text (panel));
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 0.1);
+  /* 1000 voxels of 0.5 × 0.1 × 0.1 µm. */
+  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==,
+                   "≈ 1\u202f000 voxels each · 5 µm³");
+  /* The size follows the field. */
+  gtk_spin_button_set_value (segments, 144);
+  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 500 voxels each · 2.5 µm³");
+  sv_params_panel_set_compactness (panel, 3.0);
+  wait_until (window_settled, f->window, "the user's values");
+
+  /* Another stack: the user's values stay, and the panel says which. */
+  open_and_wait (f->window, other);
+  sv_params_panel_get_params (panel, &p);
+  g_test_message ("kept: %s", sv_params_panel_get_kept_text (panel));
+  g_assert_cmpint (p.n_segments, ==, 144);
+  g_assert_cmpfloat (p.compactness, ==, 3.0);
+  g_assert_cmpstr (sv_params_panel_get_kept_text (panel), ==,
+                   "Kept 144 segments and compactness 3 from the last file.");
+  g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 3.0);
+
+  /* Reset: this file's defaults (10·80·80 / 10³ = 64), and a run with them. */
+  sv_params_panel_reset_to_defaults (panel);
+  g_assert_null (sv_params_panel_get_kept_text (panel));
+  wait_until (window_settled, f->window, "the run after Reset");
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpint (p.n_segments, ==, 64);
+  g_assert_cmpfloat (p.compactness, ==, 0.1);
+  g_assert_cmpint (sv_window_get_result (f->window)->params.n_segments, ==, 64);
+  sv_test_remove_tree (dir);
+}
+
+/* Segments for about 10³ voxels (20² pixels in 2D), two digits, in range. */
+static void
+test_default_segments (void)
+{
+  g_assert_cmpint (sv_params_default_n_segments (48, 160, 160, 1e6), ==, 1200);
+  g_assert_cmpint (sv_params_default_n_segments (512, 512, 512, 1e6), ==, 130000);
+  g_assert_cmpint (sv_params_default_n_segments (1, 480, 640, 1e6), ==, 770);
+  g_assert_cmpint (sv_params_default_n_segments (1, 1, 1, 1e6), ==, 1);
+  g_assert_cmpint (sv_params_default_n_segments (2048, 2048, 2048, 1e6), ==, 1000000);
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gui/params/default-segments-from-size", test_default_segments);
+  g_test_add ("/gui/params/new-file-resets-own-keeps-users", Fixture, NULL, fixture_setup,
+              test_new_file_resets_own_keeps_users, fixture_teardown);
   g_test_add ("/gui/params/connectivity-rule-restarts-job", Fixture, NULL, fixture_setup,
               test_rule_restarts_job, fixture_teardown);
   g_test_add ("/gui/params/connectivity-rule-in-command-python-sidecar", Fixture, NULL,

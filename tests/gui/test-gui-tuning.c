@@ -684,10 +684,50 @@ test_scale_bar_in_file_unit (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
+/* With a mask, the quality panel counts the supervoxels the status bar
+ * counts: the masked-out voxels are no supervoxel and not the largest. */
+static void
+test_quality_leaves_mask_out (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *mask_path = g_build_filename (dir, "mask.tif", NULL);
+  g_autoptr (GFile) mask_file = g_file_new_for_path (mask_path);
+  g_autoptr (SvLabels) mask = sv_labels_new (NZ, NY, NX, NULL);
+  g_autoptr (GError) error = NULL;
+  SvQuality *q;
+  SvJobResult *r;
+  gsize outside = 0;
+
+  /* The left third of x is masked out. */
+  for (gsize i = 0; i < sv_labels_n_voxels (mask); i++)
+    {
+      mask->data[i] = i % NX >= NX / 3;
+      outside += mask->data[i] == 0;
+    }
+  g_assert_true (sv_tiff_write_labels (mask_path, mask, &error));
+  g_assert_no_error (error);
+  g_assert_true (sv_window_open_mask (f->window, mask_file));
+  wait_until (quality_current, f->window, "the quality with the mask");
+  r = sv_window_get_result (f->window);
+  q = sv_quality_panel_get_quality (sv_window_get_quality_panel (f->window));
+  g_test_message ("status: %s · quality: %s · sizes %s", sv_window_get_result_text (f->window),
+                  sv_quality_panel_get_text (sv_window_get_quality_panel (f->window), "labels"),
+                  sv_quality_panel_get_text (sv_window_get_quality_panel (f->window), "sizes"));
+  g_assert_cmpuint (q->metrics.n_labels, ==, r->stats.n_labels);
+  g_assert_cmpfloat (q->metrics.size_max, <, (double)outside);
+  /* The size asked for is of the voxels inside. */
+  g_assert_cmpfloat_with_epsilon (q->target_size,
+                                  (double)(sv_labels_n_voxels (mask) - outside) / r->params.n_segments,
+                                  1e-9);
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/quality/mask-out-is-no-supervoxel", Fixture, NULL, fixture_setup,
+              test_quality_leaves_mask_out, fixture_teardown);
   g_test_add ("/gui/quality/numbers-equal-engine-metrics", Fixture, NULL, fixture_setup,
               test_quality_equals_engine_metrics, fixture_teardown);
   g_test_add ("/gui/pick/shows-id-count-and-clears-on-escape", Fixture, NULL, fixture_setup,

@@ -310,7 +310,9 @@ test_orthogonal_and_filled (Fixture *f, gconstpointer data)
                                     ->data[((gsize)slice * NY + n[1]) * NX + n[2]]
                                 == label;
             }
-          if (!interior || ABS ((int)v[1] - 20) <= 1 || ABS ((int)v[2] - 45) <= 1)
+          /* The picked supervoxel is tinted as the selection, not filled. */
+          if (!interior || ABS ((int)v[1] - 20) <= 1 || ABS ((int)v[2] - 45) <= 1
+              || label == sv_job_result_label_at (r, 3, 20, 45))
             continue;
           label_colour ((guint32)label, d.shuffle, rgb);
           for (int c = 0; c < 3; c++)

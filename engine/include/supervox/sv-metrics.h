@@ -59,6 +59,16 @@ typedef struct
 gboolean sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolume *image,
                              guint boundary_radius, SvMetrics *metrics, GError **error);
 
+/* The same, with the voxels labelled `background` (when background_valid:
+ * masked-out voxels, start_label − 1) left out as no superpixel: not in
+ * n_labels, the sizes, compactness (their faces still bound the
+ * superpixels beside them) or explained variation (computed over the other
+ * voxels). The truth metrics still cover every voxel. */
+gboolean sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
+                                        const SvVolume *image, guint boundary_radius,
+                                        gboolean background_valid, gint32 background,
+                                        SvMetrics *metrics, GError **error);
+
 /* Adjusted Rand index between two label maps of n voxels (any gint32
  * values). Symmetric; 1.0 when n < 2 or both maps are the same trivial
  * partition. Exact integer pair counts up to about 6·10⁹ voxels. */
