@@ -77,7 +77,8 @@ axes_values (const SvConvergence *c, double height, SvConvergencePlot *p)
       most_shift = MAX (most_shift, c->mean_moved[i]);
     }
 
-  /* Changed voxels: 0 and the powers of ten up to the first above the most. */
+  /* Changed voxels: 0, then powers of ten from 10 (1 would crowd 0 on the
+   * log1p axis) up to the first above the most. */
   p->changed.title = "voxels changed cluster";
   p->changed.log = TRUE;
   p->changed.lo = 0;
@@ -165,7 +166,7 @@ layout_in (cairo_t *cr, const SvConvergence *c, int width, int height, SvConverg
   if (!c || c->n_iterations == 0)
     return FALSE;
   /* Titles above, tick labels and the x title below. */
-  p->y0 = FONT_SIZE + 8;
+  p->y0 = FONT_SIZE + 12;
   p->y1 = height - 2 * FONT_SIZE - 10;
   axes_values (c, p->y1 - p->y0, p);
   cairo_save (cr);
