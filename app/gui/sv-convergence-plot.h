@@ -25,8 +25,8 @@ typedef struct
 typedef struct
 {
   const char *title;
-  double lo, hi;     /* the range shown, in the axis' unit */
-  gboolean log;      /* drawn as log10 (1 + value) */
+  double lo, hi; /* the range shown, in the axis' unit */
+  gboolean log;  /* drawn as log10 (1 + value) */
   SvPlotTick ticks[SV_PLOT_MAX_TICKS];
   guint n_ticks;
 } SvPlotAxis;
@@ -48,7 +48,7 @@ double sv_convergence_plot_y (const SvConvergencePlot *plot, const SvPlotAxis *a
 
 /* Draws the plot with text and axes in `ink` (r, g, b, a), and a marker at
  * iteration `step` (1-based; 0 for none). */
-void sv_convergence_plot_draw (cairo_t *cr, int width, int height,
-                               const SvConvergence *convergence, int step, const double ink[4]);
+void sv_convergence_plot_draw (cairo_t *cr, int width, int height, const SvConvergence *convergence,
+                               int step, const double ink[4]);
 
 G_END_DECLS

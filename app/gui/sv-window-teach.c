@@ -71,8 +71,7 @@ step_note (const SvJobResult *r, const SvConvergence *c)
       gsize n = (gsize)shape[0] * shape[1] * shape[2];
 
       if (step == 1)
-        g_string_append_printf (s,
-                                "All %" G_GUINT64_FORMAT " voxels got their first cluster",
+        g_string_append_printf (s, "All %" G_GUINT64_FORMAT " voxels got their first cluster",
                                 changed);
       else
         g_string_append_printf (s, "%" G_GUINT64_FORMAT " %s changed cluster (%.2g %%)", changed,

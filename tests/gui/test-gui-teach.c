@@ -30,8 +30,8 @@ go_to_step (SvWindow *w, int step)
       int now = sv_window_get_result (w)->stop_after_iteration;
       if (now == step)
         break;
-      g_assert_true (
-          gtk_widget_activate_action (GTK_WIDGET (w), now < step ? "win.teach-step" : "win.teach-back", NULL));
+      g_assert_true (gtk_widget_activate_action (
+          GTK_WIDGET (w), now < step ? "win.teach-step" : "win.teach-back", NULL));
       wait_for_current_result (w);
     }
   r = sv_window_get_result (w);
@@ -74,7 +74,8 @@ test_step_zero_draws_seed_grid (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (sv_window_get_result_text (f->window), count));
   text = note (f->window);
   g_test_message ("%s", text);
-  seeded = g_strdup_printf ("Step 0 of %d, seeding: %" G_GSIZE_FORMAT " cluster centres on a regular grid",
+  seeded = g_strdup_printf ("Step 0 of %d, seeding: %" G_GSIZE_FORMAT
+                            " cluster centres on a regular grid",
                             r->params.max_num_iter, seeds.n);
   g_assert_true (g_str_has_prefix (text, seeded));
 
@@ -335,7 +336,9 @@ test_plot_has_axes (void)
   /* The log axis: 0, then powers of ten (10, 100, 1k …). */
   g_assert_cmpstr (p.changed.ticks[1].text, ==, "10");
   for (guint i = 1; i < p.changed.n_ticks; i++)
-    g_assert_cmpfloat (fabs (log10 (p.changed.ticks[i].value) - round (log10 (p.changed.ticks[i].value))), <, 1e-9);
+    g_assert_cmpfloat (
+        fabs (log10 (p.changed.ticks[i].value) - round (log10 (p.changed.ticks[i].value))), <,
+        1e-9);
 
   /* Drawn: the axis lines in ink, and tick labels below the x axis. */
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
@@ -356,8 +359,9 @@ test_plot_has_axes (void)
     axis_dark += (((guint32 *)(data + (gsize)floor (p.y1) * stride))[x] >> 24) > 200;
   for (guint i = 0; i < p.iteration.n_ticks; i++)
     {
-      guint32 px = ((guint32 *)(data + (gsize)(floor (p.y1) + 2) * stride))[(int)floor (
-          p.iteration.ticks[i].pos)];
+      guint32 px = ((guint32 *)(data
+                                + (gsize)(floor (p.y1) + 2)
+                                      * stride))[(int)floor (p.iteration.ticks[i].pos)];
       g_assert_cmpuint (px >> 24, >, 200);
       g_assert_cmpuint ((px >> 16) & 0xff, <, 80);
     }
@@ -366,7 +370,8 @@ test_plot_has_axes (void)
       label_ink += (((guint32 *)(data + (gsize)y * stride))[x] >> 24) > 128;
   if (g_getenv ("SV_LOG_DIR"))
     {
-      g_autofree char *path = g_build_filename (g_getenv ("SV_LOG_DIR"), "gui-convergence-plot.png", NULL);
+      g_autofree char *path
+          = g_build_filename (g_getenv ("SV_LOG_DIR"), "gui-convergence-plot.png", NULL);
       cairo_surface_write_to_png (surface, path);
     }
   cairo_surface_destroy (surface);
