@@ -14,6 +14,7 @@ convergence_clear (gpointer data)
 
   g_free (c->changed);
   g_free (c->moved);
+  g_free (c->mean_moved);
 }
 
 SvConvergence *
@@ -47,6 +48,7 @@ compare_step (Follow *f, guint i, gsize k)
   if (i > 0)
     {
       guint64 changed = 0;
+      gsize n_live = 0;
       double moved = 0.0;
 
       for (gsize v = 0; v < f->n; v++)
@@ -56,12 +58,14 @@ compare_step (Follow *f, guint i, gsize k)
           const float *a = f->centres_before + j * 3, *b = f->centres_after + j * 3;
           if (isnan (a[0]) || isnan (b[0]))
             continue;
+          n_live++;
           moved
               += sqrt ((double)(a[0] - b[0]) * (a[0] - b[0]) + (double)(a[1] - b[1]) * (a[1] - b[1])
                        + (double)(a[2] - b[2]) * (a[2] - b[2]));
         }
       f->c->changed[i - 1] = changed;
       f->c->moved[i - 1] = moved;
+      f->c->mean_moved[i - 1] = n_live ? moved / (double)n_live : 0.0;
     }
   {
     gint32 *t = f->before;
@@ -124,6 +128,7 @@ sv_convergence_compute (const SvVolume *volume, const guint8 *mask, const SvSlic
   c->n_iterations = n_iter;
   c->changed = g_new0 (guint64, MAX (n_iter, 1));
   c->moved = g_new0 (double, MAX (n_iter, 1));
+  c->mean_moved = g_new0 (double, MAX (n_iter, 1));
   backend = sv_backend_new ("cpu", error);
   if (!backend || !sv_backend_set_volume (backend, volume, mask, error))
     return NULL;

@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "sv-convergence-plot.h"
+
 struct _SvQualityPanel
 {
   GtkWidget parent_instance;
@@ -276,53 +278,18 @@ draw_times (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer d
     }
 }
 
-/* Changed voxels (orange, log scale from the fewest to the most) and
- * centre movement (blue, linear from 0) per iteration, and the teaching
- * step's marker. */
+/* Teaching's convergence plot (sv-convergence-plot.c), in the theme's ink. */
 static void
 draw_convergence (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
   SvQualityPanel *self = data;
-  const SvConvergence *c = self->convergence;
-  double most_changed = 0, least_changed = G_MAXDOUBLE, most_moved = 0, plot_h = height - 2;
-  guint n;
+  GdkRGBA fg;
 
-  cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
-  cairo_rectangle (cr, 0, 0, width, height);
-  cairo_fill (cr);
-  if (!c || c->n_iterations == 0)
-    return;
-  n = c->n_iterations;
-  for (guint i = 0; i < n; i++)
-    {
-      most_changed = MAX (most_changed, log1p ((double)c->changed[i]));
-      least_changed = MIN (least_changed, log1p ((double)c->changed[i]));
-      most_moved = MAX (most_moved, c->moved[i]);
-    }
-  for (guint series = 0; series < 2; series++)
-    {
-      cairo_set_source_rgb (cr, series ? 0.2 : 0.95, series ? 0.45 : 0.55, series ? 0.9 : 0.15);
-      cairo_set_line_width (cr, 1.5);
-      for (guint i = 0; i < n; i++)
-        {
-          double x = n > 1 ? (double)i / (n - 1) * (width - 8) + 4 : width / 2.0;
-          double t = series ? (most_moved > 0 ? c->moved[i] / most_moved : 0)
-                            : (most_changed > least_changed
-                                   ? (log1p ((double)c->changed[i]) - least_changed)
-                                         / (most_changed - least_changed)
-                                   : 0);
-          double y = 1 + plot_h - t * (plot_h - 2);
-          if (i == 0)
-            cairo_move_to (cr, x, y);
-          else
-            cairo_line_to (cr, x, y);
-        }
-      cairo_stroke (cr);
-    }
-  if (self->convergence_step >= 1 && (guint)self->convergence_step <= n)
-    draw_marker (
-        cr, n > 1 ? (double)(self->convergence_step - 1) / (n - 1) * (width - 8) + 4 : width / 2.0,
-        height, 0.85, 0.1, 0.25, FALSE);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  sv_convergence_plot_draw (cr, width, height, self->convergence, self->convergence_step,
+                            (const double[4]){ fg.red, fg.green, fg.blue, fg.alpha });
 }
 
 static void
@@ -339,8 +306,8 @@ update_convergence_text (SvQualityPanel *self)
     return;
   if (step >= 1 && (guint)step <= c->n_iterations)
     text = g_strdup_printf ("iteration %d of %u: %" G_GUINT64_FORMAT
-                            " voxels changed label, centres moved %.1f voxels in all",
-                            step, c->n_iterations, c->changed[step - 1], c->moved[step - 1]);
+                            " voxels changed cluster, a centre moved %.2f voxels on average",
+                            step, c->n_iterations, c->changed[step - 1], c->mean_moved[step - 1]);
   else
     text = g_strdup_printf ("%u iterations", c->n_iterations);
   gtk_label_set_text (self->convergence_value, text);

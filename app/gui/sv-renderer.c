@@ -15,12 +15,13 @@ struct _SvRenderer
   GLuint slice_program, shape_program;
   GLuint quad_vao, quad_vbo;
   GLuint shape_vao, shape_vbo;
+  GLuint mark_vao, mark_vbo;
   GLuint image_tex, label_tex;
   guint image_w, image_h, image_nc;
   guint label_w, label_h;
   gboolean has_labels;
-  float *points;
-  gsize n_points;
+  SvCentreMark *marks;
+  gsize n_marks;
 };
 
 void
@@ -148,6 +149,17 @@ sv_renderer_new (GError **error)
   glBindBuffer (GL_ARRAY_BUFFER, r->shape_vbo);
   glEnableVertexAttribArray (0);
   glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 2 * sizeof (float), (void *)0);
+
+  /* Centre marks: u, v, then the size and opacity of each (shape.vert). */
+  glGenVertexArrays (1, &r->mark_vao);
+  glGenBuffers (1, &r->mark_vbo);
+  glBindVertexArray (r->mark_vao);
+  glBindBuffer (GL_ARRAY_BUFFER, r->mark_vbo);
+  glEnableVertexAttribArray (0);
+  glVertexAttribPointer (0, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float), (void *)0);
+  glEnableVertexAttribArray (1);
+  glVertexAttribPointer (1, 2, GL_FLOAT, GL_FALSE, 4 * sizeof (float),
+                         (void *)(2 * sizeof (float)));
   glBindVertexArray (0);
 
   r->image_tex = new_texture ();
@@ -165,11 +177,13 @@ sv_renderer_free (SvRenderer *r)
   glDeleteTextures (1, &r->label_tex);
   glDeleteBuffers (1, &r->quad_vbo);
   glDeleteBuffers (1, &r->shape_vbo);
+  glDeleteBuffers (1, &r->mark_vbo);
+  glDeleteVertexArrays (1, &r->mark_vao);
   glDeleteVertexArrays (1, &r->quad_vao);
   glDeleteVertexArrays (1, &r->shape_vao);
   glDeleteProgram (r->slice_program);
   glDeleteProgram (r->shape_program);
-  g_free (r->points);
+  g_free (r->marks);
   g_free (r);
 }
 
@@ -238,12 +252,24 @@ sv_renderer_set_labels_from_buffer (SvRenderer *r, guint pixel_buffer, guint wid
 }
 
 void
-sv_renderer_set_points (SvRenderer *r, const float *uv, gsize n)
+sv_renderer_set_centre_marks (SvRenderer *r, const SvCentreMark *marks, gsize n)
 {
-  g_clear_pointer (&r->points, g_free);
-  r->n_points = n;
+  g_clear_pointer (&r->marks, g_free);
+  r->n_marks = n;
   if (n)
-    r->points = g_memdup2 (uv, n * 2 * sizeof (float));
+    r->marks = g_memdup2 (marks, n * sizeof *marks);
+}
+
+static void
+use_shape_program (SvRenderer *r, mat4 texel_to_clip, const float colour[4], float point_size,
+                   float point_rim)
+{
+  glUseProgram (r->shape_program);
+  glUniformMatrix4fv (glGetUniformLocation (r->shape_program, "u_projection"), 1, GL_FALSE,
+                      (const float *)texel_to_clip);
+  glUniform4fv (glGetUniformLocation (r->shape_program, "u_colour"), 1, colour);
+  glUniform1f (glGetUniformLocation (r->shape_program, "u_point_size"), point_size);
+  glUniform1f (glGetUniformLocation (r->shape_program, "u_point_rim"), point_rim);
 }
 
 static void
@@ -252,15 +278,42 @@ draw_shape (SvRenderer *r, mat4 texel_to_clip, GLenum mode, const float *uv, gsi
 {
   if (n == 0)
     return;
-  glUseProgram (r->shape_program);
-  glUniformMatrix4fv (glGetUniformLocation (r->shape_program, "u_projection"), 1, GL_FALSE,
-                      (const float *)texel_to_clip);
-  glUniform4fv (glGetUniformLocation (r->shape_program, "u_colour"), 1, colour);
-  glUniform1f (glGetUniformLocation (r->shape_program, "u_point_size"), point_size);
+  use_shape_program (r, texel_to_clip, colour, point_size, 0.0f);
+  /* Lines and boxes: full size and opacity (the marks' attribute is off). */
+  glVertexAttrib2f (1, 1.0f, 1.0f);
   glBindVertexArray (r->shape_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->shape_vbo);
   glBufferData (GL_ARRAY_BUFFER, n * 2 * sizeof (float), uv, GL_STREAM_DRAW);
   glDrawArrays (mode, 0, (GLsizei)n);
+}
+
+/* Teaching's centres: a dark rim under each, then the marks, the nearest
+ * last so that they lie on top. */
+static void
+draw_centre_marks (SvRenderer *r, mat4 texel_to_clip, float su, float sv)
+{
+  const float outline[4] = { 0.0f, 0.0f, 0.0f, 0.8f };
+  const float colour[4] = { 1.0f, 0.2f, 0.3f, 1.0f };
+  /* Visible at every zoom: at least SV_CENTRE_MIN_PX device pixels when
+   * zoomed out, growing with the voxels up to SV_CENTRE_MAX_PX, with a
+   * dark rim so that they stand out on bright tissue and boundaries. */
+  float size = CLAMP (0.6f * MIN (su, sv), SV_CENTRE_MIN_PX, SV_CENTRE_MAX_PX);
+  g_autofree float *vertices = g_new (float, r->n_marks * 4);
+
+  for (gsize k = 0; k < r->n_marks; k++)
+    {
+      vertices[k * 4] = r->marks[k].u;
+      vertices[k * 4 + 1] = r->marks[k].v;
+      vertices[k * 4 + 2] = sv_centre_mark_size (r->marks[k].strength, 1.0f);
+      vertices[k * 4 + 3] = sv_centre_mark_alpha (r->marks[k].strength);
+    }
+  glBindVertexArray (r->mark_vao);
+  glBindBuffer (GL_ARRAY_BUFFER, r->mark_vbo);
+  glBufferData (GL_ARRAY_BUFFER, r->n_marks * 4 * sizeof (float), vertices, GL_STREAM_DRAW);
+  use_shape_program (r, texel_to_clip, outline, size, 2.0f);
+  glDrawArrays (GL_POINTS, 0, (GLsizei)r->n_marks);
+  use_shape_program (r, texel_to_clip, colour, size, 0.0f);
+  glDrawArrays (GL_POINTS, 0, (GLsizei)r->n_marks);
 }
 
 void
@@ -362,17 +415,8 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
                        f->region_u1, f->region_v1, f->region_u0, f->region_v1 };
       draw_shape (r, texel_to_clip, GL_LINE_LOOP, box, 4, colour, 1.0f);
     }
-  if (d->show_centres && r->n_points)
-    {
-      const float outline[4] = { 0.0f, 0.0f, 0.0f, 0.8f };
-      const float colour[4] = { 1.0f, 0.2f, 0.3f, 0.95f };
-      /* Visible at every zoom: at least SV_CENTRE_MIN_PX device pixels when
-       * zoomed out, growing with the voxels up to SV_CENTRE_MAX_PX, with a
-       * dark rim so that they stand out on bright tissue and boundaries. */
-      float size = CLAMP (0.6f * MIN (su, sv), SV_CENTRE_MIN_PX, SV_CENTRE_MAX_PX);
-      draw_shape (r, texel_to_clip, GL_POINTS, r->points, r->n_points, outline, size + 2.0f);
-      draw_shape (r, texel_to_clip, GL_POINTS, r->points, r->n_points, colour, size);
-    }
+  if (d->show_centres && r->n_marks)
+    draw_centre_marks (r, texel_to_clip, su, sv);
   if (f->crosshair)
     {
       const float colour[4] = { 0.2f, 1.0f, 0.4f, 0.6f };

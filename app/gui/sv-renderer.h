@@ -4,6 +4,8 @@
 
 #include <glib.h>
 
+#include "sv-centre-marks.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -56,7 +58,8 @@ typedef struct
   gboolean selected_only; /* everything else dimmed and bare */
 } SvRenderFrame;
 
-/* Teaching mode's centres, in device pixels. */
+/* Teaching mode's centres on their slice, in device pixels (those of
+ * nearby slices are smaller: sv_centre_mark_size). */
 #define SV_CENTRE_MIN_PX 7.0f
 #define SV_CENTRE_MAX_PX 24.0f
 
@@ -81,8 +84,9 @@ void sv_renderer_set_labels (SvRenderer *renderer, const gint32 *labels, guint w
  * labels never pass through host memory. */
 void sv_renderer_set_labels_from_buffer (SvRenderer *renderer, guint pixel_buffer, guint width,
                                          guint height);
-/* Points (n × 2 texel coordinates u, v) drawn when display->show_centres. */
-void sv_renderer_set_points (SvRenderer *renderer, const float *uv, gsize n);
+/* Teaching's centre marks (copied), drawn in this order when
+ * display->show_centres. */
+void sv_renderer_set_centre_marks (SvRenderer *renderer, const SvCentreMark *marks, gsize n);
 
 /* Draws the frame into the current framebuffer. */
 void sv_renderer_draw (SvRenderer *renderer, const SvDisplay *display, const SvRenderFrame *frame);

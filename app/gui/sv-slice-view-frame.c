@@ -64,33 +64,17 @@ sv_slice_view_source_labels (SvSliceView *self, guint tw, guint th)
   return self->label_source (sv_slice_view_get_slice (self), self->label_buf, self->source_data);
 }
 
-/* Centres within half a grid step of this slice, as texel coordinates. */
-float *
-sv_slice_view_collect_points (SvSliceView *self, gsize *n_points)
+/* Teaching's centre marks on this slice (sv-centre-marks.h). */
+SvCentreMark *
+sv_slice_view_collect_centre_marks (SvSliceView *self, gsize *n_marks)
 {
-  float *uv;
-  gsize n = 0;
   int u, v, w;
-  float s = (float)sv_slice_view_get_slice (self);
 
-  *n_points = 0;
-  if (!self->result || !self->result->n_centres)
+  *n_marks = 0;
+  if (!self->result || !self->display.show_centres)
     return NULL;
   sv_slice_view_axis_dims (self->axis, &u, &v, &w);
-  uv = g_new (float, self->result->n_centres * 2);
-  for (gsize k = 0; k < self->result->n_centres; k++)
-    {
-      const float *c = self->result->centres + k * 3;
-      float cw = c[w] + (self->result->region ? self->result->region_offset[w] : 0);
-      if (isnan (c[0]) || fabsf (cw - s) > 1.0f)
-        continue;
-      /* A region's centres are in the region's voxels. */
-      uv[n * 2] = c[u] + 0.5f + (self->result->region ? self->result->region_offset[u] : 0);
-      uv[n * 2 + 1] = c[v] + 0.5f + (self->result->region ? self->result->region_offset[v] : 0);
-      n++;
-    }
-  *n_points = n;
-  return uv;
+  return sv_centre_marks_collect (self->result, u, v, w, sv_slice_view_get_slice (self), n_marks);
 }
 
 /* Everything of the frame but the textures. */
@@ -117,6 +101,13 @@ sv_slice_view_fill_frame (SvSliceView *self, int scale, double x0, double y0, do
     {
       f.background_valid = TRUE;
       f.background = 0;
+    }
+  else if (self->result && self->result->stop_after_iteration >= 0)
+    {
+      /* A teaching step's labels are cluster index + start label: below
+       * that is a voxel no cluster holds yet (all of step 0's). */
+      f.background_valid = TRUE;
+      f.background = self->result->params.start_label - 1;
     }
   if (self->cross_valid)
     {

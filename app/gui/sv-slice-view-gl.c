@@ -78,9 +78,9 @@ static void
 update_points (SvSliceView *self)
 {
   gsize n;
-  g_autofree float *uv = sv_slice_view_collect_points (self, &n);
+  g_autofree SvCentreMark *marks = sv_slice_view_collect_centre_marks (self, &n);
 
-  sv_renderer_set_points (self->renderer, uv, n);
+  sv_renderer_set_centre_marks (self->renderer, marks, n);
 }
 
 void

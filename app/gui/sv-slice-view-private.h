@@ -66,8 +66,8 @@ struct _SvSliceView
   gboolean soft;
   char *gl_off_reason;
   gboolean soft_has_labels;
-  float *soft_points;
-  gsize n_soft_points;
+  SvCentreMark *soft_marks;
+  gsize n_soft_marks;
 
   SvCaptureFunc capture_func;
   gpointer capture_data;
@@ -94,8 +94,6 @@ void sv_slice_view_extract_image (SvSliceView *self, guint tw, guint th);
 void sv_slice_view_extract_labels (SvSliceView *self, guint tw, guint th);
 /* With a label source: its labels into label_buf; FALSE when it has none. */
 gboolean sv_slice_view_source_labels (SvSliceView *self, guint tw, guint th);
-/* The centres near this slice as texel coordinates (n × 2, g_free). */
-float *sv_slice_view_collect_points (SvSliceView *self, gsize *n);
 /* Everything of the frame but the textures, at `scale` device pixels per
  * logical one, for the slice rectangle (x0, y0)–(x1, y1). */
 void sv_slice_view_fill_frame (SvSliceView *self, int scale, double x0, double y0, double x1,

@@ -44,8 +44,8 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
         }
       if (self->points_dirty)
         {
-          g_free (self->soft_points);
-          self->soft_points = sv_slice_view_collect_points (self, &self->n_soft_points);
+          g_free (self->soft_marks);
+          self->soft_marks = sv_slice_view_collect_centre_marks (self, &self->n_soft_marks);
           self->points_dirty = FALSE;
         }
       sv_slice_view_fill_frame (self, scale, x0, y0, x1, y1, &f);
@@ -53,8 +53,8 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, f.width, f.height);
   sv_soft_render (surface, &self->display, &f, has_slice ? self->image_buf : NULL, tw, th,
                   self->volume && self->volume->nc == 3 ? 3 : 1,
-                  has_slice && self->soft_has_labels ? self->label_buf : NULL, self->soft_points,
-                  self->n_soft_points);
+                  has_slice && self->soft_has_labels ? self->label_buf : NULL, self->soft_marks,
+                  self->n_soft_marks);
 
   if (self->capture_func)
     {
@@ -129,6 +129,6 @@ sv_slice_view_soft_init (SvSliceView *self)
 void
 sv_slice_view_soft_finalize (SvSliceView *self)
 {
-  g_clear_pointer (&self->soft_points, g_free);
+  g_clear_pointer (&self->soft_marks, g_free);
   g_clear_pointer (&self->gl_off_reason, g_free);
 }

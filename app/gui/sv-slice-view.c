@@ -333,6 +333,8 @@ sv_slice_view_get_result (SvSliceView *self)
 void
 sv_slice_view_set_display (SvSliceView *self, const SvDisplay *display)
 {
+  /* Teaching's marks come and go with the display. */
+  self->points_dirty |= self->display.show_centres != display->show_centres;
   self->display = *display;
   sv_slice_view_queue_frame (self);
 }

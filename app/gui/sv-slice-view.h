@@ -6,6 +6,7 @@
 
 #include "supervox/sv-backend.h"
 #include "supervox/sv-job.h"
+#include "sv-centre-marks.h"
 #include "sv-renderer.h"
 #include "supervox/sv-volume.h"
 
@@ -110,5 +111,9 @@ const char *sv_slice_view_get_scale_bar_text (SvSliceView *view);
 
 /* The GtkGLArea inside (tests and screenshots). */
 GtkGLArea *sv_slice_view_get_gl_area (SvSliceView *view);
+
+/* Teaching mode's centre marks as this view draws them on its slice now
+ * (g_free; NULL with *n = 0 outside teaching mode or without centres). */
+SvCentreMark *sv_slice_view_collect_centre_marks (SvSliceView *view, gsize *n);
 
 G_END_DECLS

@@ -163,7 +163,7 @@ pack (const float c[3])
 void
 sv_soft_render (cairo_surface_t *surface, const SvDisplay *d, const SvRenderFrame *f,
                 const float *image, guint width, guint height, guint nc, const gint32 *labels,
-                const float *points, gsize n_points)
+                const SvCentreMark *marks, gsize n_marks)
 {
   const float clear[3] = { 0.12f, 0.12f, 0.13f };
   guint8 *data;
@@ -228,21 +228,22 @@ sv_soft_render (cairo_surface_t *surface, const SvDisplay *d, const SvRenderFram
       cairo_stroke (cr);
       cairo_restore (cr);
     }
-  if (d->show_centres && n_points)
+  if (d->show_centres && n_marks)
     {
       float size = CLAMP (0.6f * MIN (su, sv), SV_CENTRE_MIN_PX, SV_CENTRE_MAX_PX);
+      /* As draw_centre_marks: every rim, then the marks, nearest last. */
       for (guint pass = 0; pass < 2; pass++)
-        {
-          double s = pass ? size : size + 2.0;
-          if (pass)
-            cairo_set_source_rgba (cr, 1.0, 0.2, 0.3, 0.95);
-          else
-            cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.8);
-          for (gsize k = 0; k < n_points; k++)
-            cairo_rectangle (cr, points[k * 2] - s / 2 / su, points[k * 2 + 1] - s / 2 / sv, s / su,
-                             s / sv);
-          cairo_fill (cr);
-        }
+        for (gsize k = 0; k < n_marks; k++)
+          {
+            double a = sv_centre_mark_alpha (marks[k].strength);
+            double s = sv_centre_mark_size (marks[k].strength, size) + (pass ? 0.0 : 2.0);
+            if (pass)
+              cairo_set_source_rgba (cr, 1.0, 0.2, 0.3, a);
+            else
+              cairo_set_source_rgba (cr, 0.0, 0.0, 0.0, 0.8 * a);
+            cairo_rectangle (cr, marks[k].u - s / 2 / su, marks[k].v - s / 2 / sv, s / su, s / sv);
+            cairo_fill (cr);
+          }
     }
   if (f->crosshair)
     {

@@ -15,10 +15,10 @@ G_BEGIN_DECLS
 
 /* Draws the frame into `surface` (CAIRO_FORMAT_ARGB32 of frame->width ×
  * frame->height): `image` is width × height texels of nc (1 or 3) floats,
- * `labels` width × height labels or NULL, `points` n_points × (u, v) texel
- * coordinates of the centres (drawn when display->show_centres). */
+ * `labels` width × height labels or NULL, `marks` teaching's centre marks
+ * in drawing order (drawn when display->show_centres). */
 void sv_soft_render (cairo_surface_t *surface, const SvDisplay *display, const SvRenderFrame *frame,
                      const float *image, guint width, guint height, guint nc, const gint32 *labels,
-                     const float *points, gsize n_points);
+                     const SvCentreMark *marks, gsize n_marks);
 
 G_END_DECLS

@@ -310,11 +310,17 @@ result_text (SvWindow *self, SvJobResult *result)
                             result->params.max_num_iter);
   else
     g_string_append (s, "exact");
-  g_string_append_printf (s, " · %" G_GSIZE_FORMAT " %s in %.2f s %s", result->stats.n_labels,
-                          result->stop_after_iteration >= 0 || result->in_progress_iteration > 0
-                              ? "clusters"
-                              : "supervoxels",
-                          result->seconds_total, backend_words (result->backend_name));
+  /* Step 0 has assigned no voxel yet: its clusters are the seeds. */
+  if (result->stop_after_iteration == 0)
+    g_string_append_printf (s, " · %" G_GSIZE_FORMAT " clusters seeded on a grid",
+                            result->n_centres);
+  else
+    g_string_append_printf (s, " · %" G_GSIZE_FORMAT " %s", result->stats.n_labels,
+                            result->stop_after_iteration >= 0 || result->in_progress_iteration > 0
+                                ? "clusters"
+                                : "supervoxels");
+  g_string_append_printf (s, " in %.2f s %s", result->seconds_total,
+                          backend_words (result->backend_name));
   if (!stopped && result->preview_factor > 1)
     g_string_append (s, " · exact result on release");
   return g_string_free (s, FALSE);

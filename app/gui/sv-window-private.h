@@ -13,6 +13,7 @@
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap
  *   sv-window-region.c   the region preview: the job on a box of the volume
+ *   sv-window-teach.c    teaching's note: what the step on screen did
  *   sv-window-memory.c   the memory in use, in the status bar
  *   sv-window-nonfinite.c NaN and ±inf voxels: counted, shown, masked out
  *   sv-window-ooc*.c     a volume larger than memory: slices and labels
@@ -270,5 +271,10 @@ void sv_window_contrast_set_volume (SvWindow *self);
 void sv_window_contrast_sync (SvWindow *self);
 void sv_window_contrast_init (SvWindow *self);
 void sv_window_class_add_contrast_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-teach.c */
+/* Teaching's note for the step on screen, with its numbers once the
+ * convergence record has come. */
+void sv_window_teach_update (SvWindow *self);
 
 G_END_DECLS

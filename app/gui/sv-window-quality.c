@@ -142,8 +142,10 @@ converged_cb (SvConvergence *convergence, gpointer user_data)
     return;
   g_clear_pointer (&self->convergence, sv_convergence_unref);
   self->convergence = sv_convergence_ref (convergence);
-  if (teaching_step (self) > 0)
+  /* Step 0 too: the plot shows the whole run to come. */
+  if (sv_window_shown_result (self) && sv_window_shown_result (self)->stop_after_iteration >= 0)
     sv_quality_panel_set_convergence (self->quality_panel, convergence, teaching_step (self));
+  sv_window_teach_update (self);
 }
 
 /* Teaching mode: the convergence plot for the parameters of the step shown,
@@ -169,6 +171,7 @@ update_convergence (SvWindow *self, gboolean ask_again)
         sv_quality_worker_request_convergence (self->quality_worker, &shown->params);
     }
   sv_quality_panel_set_convergence (self->quality_panel, self->convergence, teaching_step (self));
+  sv_window_teach_update (self);
 }
 
 static const SvQualityCallbacks quality_callbacks

@@ -7,6 +7,7 @@
 #include "supervox/sv-convergence.h"
 #include "supervox/sv-histogram.h"
 #include "supervox/sv-label-stats.h"
+#include "supervox/sv-seeds.h"
 #include "supervox/sv-synth.h"
 
 /* Labels 7 (x < 2) and 9 (x >= 2) on 2×3×4, intensity = x + 10 y + 100 z. */
@@ -138,6 +139,8 @@ test_convergence (void)
   g_autoptr (SvVolume) v = NULL;
   g_autoptr (SvConvergence) a = NULL, b = NULL;
   g_autoptr (GError) error = NULL;
+  const guint shape[3] = { 8, 24, 24 };
+  SvSeeds seeds = { 0 };
 
   sv_synth_params_init_defaults (&sp);
   sp.nz = 8;
@@ -156,12 +159,17 @@ test_convergence (void)
   g_assert_no_error (error);
   g_assert_cmpuint (a->n_iterations, ==, 5);
   g_assert_cmpuint (a->changed[0], ==, sv_volume_n_voxels (v));
+  g_assert_true (sv_seeds_grid (shape, p.n_segments, &seeds, &error));
   for (guint i = 0; i < 5; i++)
     {
       g_assert_cmpuint (a->changed[i], ==, b->changed[i]);
       g_assert_cmpfloat (a->moved[i], ==, b->moved[i]);
       g_assert_cmpfloat (a->moved[i], >=, 0.0);
+      /* No mask: every seed stays alive, so the mean is over all of them. */
+      g_assert_cmpfloat_with_epsilon (a->mean_moved[i], a->moved[i] / (double)seeds.n, 1e-9);
     }
+  g_assert_cmpfloat (a->mean_moved[0], >, 0.0);
+  sv_seeds_clear (&seeds);
   g_assert_cmpuint (a->changed[4], <, a->changed[0]);
 }
 

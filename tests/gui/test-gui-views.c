@@ -116,9 +116,7 @@ test_teaching_explains_itself (Fixture *f, gconstpointer data)
   g_autoptr (GdkTexture) t = NULL;
   g_autofree guint8 *px = NULL;
   g_autofree char *legend = NULL;
-  SvJobResult *r;
   gsize stride, n_red = 0, n_on_slice = 0;
-  float slice;
 
   g_assert_null (sv_window_get_teaching_legend (f->window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.teach-step", NULL));
@@ -138,15 +136,22 @@ test_teaching_explains_itself (Fixture *f, gconstpointer data)
   sv_slice_view_zoom_at (xy, 0.25,
                          gtk_widget_get_width (GTK_WIDGET (sv_slice_view_get_gl_area (xy))) / 2.0,
                          gtk_widget_get_height (GTK_WIDGET (sv_slice_view_get_gl_area (xy))) / 2.0);
-  r = sv_window_get_result (f->window);
-  slice = (float)sv_slice_view_get_slice (xy);
   {
-    /* Centres of neighbouring planes land on the same point: count points. */
+    /* A slice through a centre. */
+    SvJobResult *r = sv_window_get_result (f->window);
+    g_assert_cmpuint (r->n_centres, >, 0);
+    sv_slice_view_set_slice (xy, (guint)lrintf (r->centres[0]));
+  }
+  {
+    /* The marks of centres on the slice, at full strength (those of
+     * neighbouring slices are fainter and smaller); two may land on one
+     * point: count points. */
     g_autoptr (GHashTable) points = g_hash_table_new (NULL, NULL);
-    for (gsize k = 0; k < r->n_centres; k++)
-      if (!isnan (r->centres[k * 3]) && fabsf (r->centres[k * 3] - slice) <= 1.0f)
-        g_hash_table_add (points, GUINT_TO_POINTER ((guint)lrintf (r->centres[k * 3 + 1]) << 16
-                                                    | (guint)lrintf (r->centres[k * 3 + 2])));
+    gsize n_marks;
+    g_autofree SvCentreMark *marks = sv_slice_view_collect_centre_marks (xy, &n_marks);
+    for (gsize k = 0; k < n_marks; k++)
+      if (marks[k].strength == 1.0f)
+        g_hash_table_add (points, GUINT_TO_POINTER ((guint)marks[k].v << 16 | (guint)marks[k].u));
     n_on_slice = g_hash_table_size (points);
   }
   g_assert_cmpuint (n_on_slice, >, 0);

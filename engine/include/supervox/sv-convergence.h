@@ -21,9 +21,11 @@ typedef struct
   /* Index i is iteration i + 1: voxels whose label after it differs from
    * before it (iteration 1 counts against the labels before any
    * assignment), and the summed Euclidean distance, in voxels, that the
-   * live centres moved in it. */
+   * live centres moved in it; mean_moved is that sum over the live
+   * centres (the mean shift of one centre, in voxels). */
   guint64 *changed;
   double *moved;
+  double *mean_moved;
   SvSlicParams params;
 } SvConvergence;
 
