@@ -20,12 +20,18 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
   *output = sv_window_default_export_name (self);
   *synth = NULL;
   if (!self->volume_path)
-    *synth = g_strdup_printf ("supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
-                              "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed "
-                              "%" G_GUINT64_FORMAT,
-                              self->sample.nz, self->sample.ny, self->sample.nx,
-                              self->sample.n_cells, self->sample.nucleus_radius,
-                              self->sample.blur_sigma, self->sample.noise_sigma, self->sample.seed);
+    {
+      char radius[G_ASCII_DTOSTR_BUF_SIZE], blur[G_ASCII_DTOSTR_BUF_SIZE],
+          noise[G_ASCII_DTOSTR_BUF_SIZE];
+
+      *synth = g_strdup_printf (
+          "supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u --nucleus-radius %s "
+          "--blur %s --noise %s --seed %" G_GUINT64_FORMAT,
+          self->sample.nz, self->sample.ny, self->sample.nx, self->sample.n_cells,
+          sv_format_double (radius, self->sample.nucleus_radius),
+          sv_format_double (blur, self->sample.blur_sigma),
+          sv_format_double (noise, self->sample.noise_sigma), self->sample.seed);
+    }
   *line = (SvSlicCommand){
     .input = self->volume_path ? self->volume_path : "sample.tif",
     .output = *output,

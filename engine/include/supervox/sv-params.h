@@ -140,6 +140,12 @@ gboolean sv_slic_param_parse (const SvParamField *field, const char *text, SvSli
 gboolean sv_slic_param_parse_list (const SvParamField *field, const char *text, double values[3],
                                    guint *n_values, int *word, GError **error);
 
+/* `value` as the shortest decimal text that reads back as the same double
+ * ("0.2", not "0.20000000000000001"), in the C locale, into buf; returns
+ * buf. Commands, sidecars and presets write numbers with it, so that a
+ * copied command reproduces the run bit for bit and still reads well. */
+char *sv_format_double (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value);
+
 /* A finite number, or a whole number within [min, max], read from text;
  * messages name `option` ("--threads expects a whole number, got 'x'"). */
 gboolean sv_parse_double (const char *option, const char *text, double *value, GError **error);
