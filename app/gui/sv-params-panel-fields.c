@@ -9,12 +9,12 @@
 #include <math.h>
 #include <string.h>
 
-/* Three significant digits keep a slider value exactly reproducible on the CLI. */
+/* Three significant digits keep a slider value short and exactly
+ * reproducible on the CLI. */
 static double
 slider_value (double c)
 {
-  double mag = pow (10.0, floor (log10 (c)) - 2);
-  return round (c / mag) * mag;
+  return sv_round_significant (c, 3);
 }
 
 /* The log slider moved: the value it means, in the entry too. */

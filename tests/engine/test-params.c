@@ -434,6 +434,34 @@ test_format_double (void)
     }
 }
 
+/* Rounded values are the doubles nearest their decimals, so commands
+ * spell them as a person would: the window's slider (three digits) and
+ * its relative spacing (six). */
+static void
+test_round_significant (void)
+{
+  static const struct
+  {
+    double value;
+    int digits;
+    const char *text;
+  } cases[] = {
+    { 0.5704, 3, "0.57" },     { 0.29, 3, "0.29" },     { 0.0123456, 3, "0.0123" },
+    { 123456.0, 3, "123000" }, { 1.2 / 0.9, 6, "1.33333" }, { 40.0 / 4.0, 6, "10" },
+    { 2.0 / 3.0, 6, "0.666667" },
+  };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  const double mri[3] = { 1.2, 0.9, 0.9 };
+  double relative[3];
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpstr (sv_format_double (buf, sv_round_significant (cases[i].value, cases[i].digits)),
+                     ==, cases[i].text);
+  sv_spacing_relative_to_finest (mri, relative);
+  g_assert_cmpstr (sv_format_double (buf, relative[0]), ==, "1.33333");
+  g_assert_true (relative[1] == 1.0 && relative[2] == 1.0);
+}
+
 /* Presets: every parameter goes into the key file and comes back, per-axis
  * sigma and convert2lab included. */
 static void
@@ -709,6 +737,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/params/cli/defaults", test_cli_defaults);
   g_test_add_func ("/engine/params/cli/exact-numbers", test_cli_exact_numbers);
   g_test_add_func ("/engine/params/format-double", test_format_double);
+  g_test_add_func ("/engine/params/round-significant", test_round_significant);
   g_test_add_func ("/engine/params/keyfile/round-trip", test_keyfile_round_trip);
   g_test_add_func ("/engine/params/keyfile/old-and-bad", test_keyfile_old_and_bad);
   g_test_add_func ("/engine/params/fields-cover-params", test_fields_cover_params);

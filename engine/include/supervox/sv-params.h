@@ -190,4 +190,9 @@ void sv_spacing_relative_to_finest (const double in[3], double out[3]);
 /* The same rounding for one value: value / finest to six digits. */
 double sv_spacing_relative (double value, double finest);
 
+/* `value` (> 0) rounded to `digits` significant decimal digits, as the
+ * double nearest that decimal (570 / 1000, not 570 * 0.001, which is
+ * 0.5700000000000001), so that it prints as it reads ("0.57"). */
+double sv_round_significant (double value, int digits);
+
 G_END_DECLS
