@@ -340,15 +340,8 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   labels->ny = file->shape[1];
   labels->nx = file->shape[2];
   labels->data = data;
-  /* The labels carry the spacing the run used, so that Fiji and napari
-   * overlay them on the image; the unit is the file's when the numbers are. */
-  if (ctx->request->n_spacing > 0)
-    memcpy (labels->spacing, file->params.spacing, sizeof labels->spacing);
-  else
-    {
-      memcpy (labels->spacing, file->volume->spacing, sizeof labels->spacing);
-      labels->unit = g_strdup (file->volume->unit);
-    }
+  labels->unit = g_strdup (sv_label_calibration (file->volume->spacing, file->volume->unit,
+                                                  file->params.spacing, labels->spacing));
   file->labels = labels;
   /* The backend borrows the volume until the next set_volume; it is not run
    * again before that, so the volume's memory can go to the next file now. */
@@ -367,6 +360,8 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .params = &file->params,
     .channel = ctx->channel,
     .compression = ctx->compression,
+    /* A backend named on the command line is named again; auto has no option. */
+    .backend = g_strcmp0 (ctx->backend_name, "auto") != 0 ? ctx->backend_name : NULL,
   };
   SvSidecar sidecar = {
     .input = file->input,

@@ -13,11 +13,12 @@
  * supervox-cli line that makes it again, byte for byte. Free the strings it
  * points to with g_free (synth, output). */
 static void
-describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char **synth,
-                 char **output)
+describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSlicParams *params,
+                 char **synth, char **output)
 {
-  /* The name Export Labels offers, in the folder the line runs in. */
-  *output = sv_window_default_export_name (self);
+  /* The file written, else the name Export Labels offers, in the folder
+   * the line runs in. */
+  *output = written != NULL ? g_strdup (written) : sv_window_default_export_name (self);
   *synth = NULL;
   if (!self->volume_path)
     {
@@ -43,6 +44,8 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     .backend
     = self->result ? self->result->backend_name : sv_params_panel_get_backend (self->params_panel),
     .before = *synth,
+    /* An export's sidecar names its codec, as supervox-cli's does. */
+    .compression = written != NULL ? SV_WINDOW_EXPORT_COMPRESSION : NULL,
   };
   if (self->volume)
     {
@@ -71,17 +74,17 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     }
 }
 
-/* The labels on screen as a supervox-cli line, or as Python code (none
- * before a volume is shown). */
+/* The labels on screen as a supervox-cli line writing `written` (NULL:
+ * the default name), or as Python code (none before a volume is shown). */
 static char *
-build_text (SvWindow *self, gboolean python)
+build_text (SvWindow *self, const char *written, gboolean python)
 {
   GString *text = g_string_new (NULL);
   g_autofree char *synth = NULL, *output = NULL;
   SvSlicParams params;
   SvSlicCommand line;
 
-  describe_labels (self, &line, &params, &synth, &output);
+  describe_labels (self, written, &line, &params, &synth, &output);
   if (!python)
     sv_slic_command_append (&line, text);
   else if (line.channels > 0)
@@ -92,13 +95,19 @@ build_text (SvWindow *self, gboolean python)
 char *
 sv_window_build_command (SvWindow *self)
 {
-  return build_text (self, FALSE);
+  return build_text (self, NULL, FALSE);
+}
+
+char *
+sv_window_build_command_writing (SvWindow *self, const char *output)
+{
+  return build_text (self, output, FALSE);
 }
 
 char *
 sv_window_build_python (SvWindow *self)
 {
-  return build_text (self, TRUE);
+  return build_text (self, NULL, TRUE);
 }
 
 static void
@@ -106,7 +115,7 @@ copy_command_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   SvWindow *self = SV_WINDOW (widget);
   gboolean python = g_str_equal (name, "win.copy-python");
-  g_autofree char *text = build_text (self, python);
+  g_autofree char *text = build_text (self, NULL, python);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
   /* A toast over the views: the timings in the status bar stay. */

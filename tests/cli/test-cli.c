@@ -916,6 +916,50 @@ test_spacing_from_file (Fixture *f, gconstpointer data)
   assert_labels_equal (labels, expected);
 }
 
+/* Whatever spacing weighs the distances, a calibrated input's labels carry
+ * its spacing and unit (in memory and streamed alike), and an uncalibrated
+ * input's the spacing of the run, with no unit. */
+static void
+test_labels_carry_calibration (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (6, 20, 24);
+  g_autofree char *em = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *whole = path_in (f, "whole.tif");
+  g_autofree char *slabs = path_in (f, "slabs.tif");
+  g_autoptr (GError) error = NULL;
+
+  v->spacing[0] = 40.0;
+  v->spacing[1] = v->spacing[2] = 4.0;
+  v->spacing_from_file = TRUE;
+  v->unit = g_strdup ("nm");
+  em = write_volume (f, "em.tif", v);
+  g_clear_pointer (&v->unit, g_free);
+  v->spacing[0] = v->spacing[1] = v->spacing[2] = 1.0;
+  plain = write_volume (f, "plain.tif", v);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *in = i == 0 ? em : plain;
+      g_autoptr (SvLabels) labels = NULL;
+      Result r;
+
+      r = run_cli (f->dir, "slic", in, "-o", whole, "--n-segments", "20", "--spacing", "10,1,1");
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      r = run_cli (f->dir, "slic", in, "-o", slabs, "--n-segments", "20", "--spacing", "10,1,1",
+                   "--slab-depth", "2");
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      sv_test_assert_same_file (whole, slabs);
+      labels = sv_tiff_read_labels (whole, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (labels->unit, ==, i == 0 ? "nm" : NULL);
+      g_assert_cmpfloat_with_epsilon (labels->spacing[0], i == 0 ? 40.0 : 10.0, 1e-9);
+      g_assert_cmpfloat_with_epsilon (labels->spacing[2], i == 0 ? 4.0 : 1.0, 1e-6);
+    }
+}
+
 static void
 test_mask_start_label_0 (Fixture *f, gconstpointer data)
 {
@@ -1890,6 +1934,7 @@ main (int argc, char **argv)
   ADD ("/cli/slic/json-stdout", test_slic_json_stdout);
   ADD ("/cli/slic/sidecar-names", test_sidecar_names);
   ADD ("/cli/slic/spacing-from-file", test_spacing_from_file);
+  ADD ("/cli/slic/labels-carry-input-calibration", test_labels_carry_calibration);
   ADD ("/cli/slic/mask-start-label-0", test_mask_start_label_0);
   ADD ("/cli/slic/threads-identical", test_slic_threads);
   ADD ("/cli/connect/matches-engine", test_connect_matches_engine);
