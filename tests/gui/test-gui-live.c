@@ -127,6 +127,29 @@ test_few_labels_warning (Fixture *f, gconstpointer data)
   g_assert_null (sv_window_get_warning_text (f->window));
 }
 
+/* The advice leaves out what the panel does already: with spacing relative
+ * to the finest axis (the default) it does not offer it again. */
+static void
+test_few_labels_advice_follows_panel (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  const char *text;
+  SvSlicParams p;
+
+  g_assert_true (sv_params_panel_get_spacing_relative (panel));
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpfloat (MIN (MIN (p.spacing[0], p.spacing[1]), p.spacing[2]), ==, 1.0);
+  p.compactness = 0.001;
+  sv_params_panel_set_params (panel, &p);
+  wait_until (window_settled, f->window, "the run with a tiny compactness");
+  text = sv_window_get_warning_text (f->window);
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_null (strstr (text, "spacing relative"));
+  g_assert_nonnull (strstr (text, "Try a compactness ten times higher (0.01)"));
+  g_assert_nonnull (strstr (text, "“Enforce connectivity”"));
+}
+
 /* Asked for CUDA where none runs: the CPU computes, and the dropdown and
  * the note say so. */
 static void
@@ -417,6 +440,8 @@ main (int argc, char **argv)
               test_wheel_scrolls_panel, fixture_teardown);
   g_test_add ("/gui/params/values-said-and-typed", Fixture, NULL, fixture_setup,
               test_values_said_and_typed, fixture_teardown);
+  g_test_add ("/gui/window/few-labels-advice-follows-panel", Fixture, NULL, fixture_setup,
+              test_few_labels_advice_follows_panel, fixture_teardown);
   g_test_add ("/gui/window/few-labels-warning", Fixture, NULL, fixture_setup,
               test_few_labels_warning, fixture_teardown);
   g_test_add ("/gui/params/backend-shows-what-ran", Fixture, NULL, fixture_setup,
