@@ -40,7 +40,8 @@ static const SvParamField fields[] = {
   NUMBER ("spacing", "spacing", SV_PARAM_TRIPLE, spacing, SV_PARAM_BOUND_ABOVE, 0, 0,
           "Z,Y,X|file|file-relative",
           "Voxel size z,y,x (y,x in 2D); 'file' for the file's ImageJ/OME spacing; 'file-relative' "
-          "for it divided by its finest axis, as the window does (default ones)"),
+          "for it divided by its finest axis, ones when the file has none (default ones, as "
+          "scikit-image; the window's default is file-relative)"),
   SWITCH ("convert2lab", "convert2lab", SV_PARAM_CONVERT2LAB, convert2lab, SV_PARAM_FLAG_NEGATABLE,
           "Convert RGB to CIELAB (default for 3-channel 2D images)", "Never convert to CIELAB"),
   SWITCH ("enforce_connectivity", "enforce-connectivity", SV_PARAM_BOOL, enforce_connectivity,

@@ -153,7 +153,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       header.spacing_from_file = info->spacing_from_file;
     }
   ok = reader != NULL
-       && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, &local)
+       && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, file->notes,
+                                    &local)
        && sv_slic_params_validate (&file->params, &local);
   /* Under mpirun a rank that cannot open the file stops the others here. */
   if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
