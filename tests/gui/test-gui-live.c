@@ -96,6 +96,55 @@ test_values_said_and_typed (Fixture *f, gconstpointer data)
   g_assert_cmpstr (pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (gamma))), ==, "1.00");
 }
 
+/* Compactness takes what supervox-cli takes down to 0.0001, shown as it
+ * is; beyond the window's range, or not > 0 as the engine's table says,
+ * the panel says what it did instead of clamping silently. */
+static void
+test_compactness_limits_said (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkWidget *entry
+      = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "compactness, typed");
+  static const struct
+  {
+    const char *typed;
+    double value;
+    const char *shown;
+    const char *note;
+  } cases[] = {
+    { "0.0001", 0.0001, "0.0001", NULL },
+    { "0.00015", 0.00015, "0.00015", NULL },
+    { "0.00001", 0.0001, "0.0001",
+      "Compactness: 1e-05 is less than this window takes; raised to 0.0001. supervox-cli takes "
+      "any value > 0." },
+    { "0", 0.0001, "0.0001", "Compactness must be > 0, got 0; kept at 0.0001." },
+    { "0.57", 0.57, "0.57", NULL },
+  };
+  SvSlicParams p;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gtk_editable_set_text (GTK_EDITABLE (entry), cases[i].typed);
+      gtk_spin_button_update (GTK_SPIN_BUTTON (entry));
+      sv_params_panel_get_params (panel, &p);
+      g_test_message ("%s: %.17g, shown %s, note %s", cases[i].typed, p.compactness,
+                      gtk_editable_get_text (GTK_EDITABLE (entry)),
+                      sv_params_panel_get_note (panel));
+      g_assert_cmpfloat (p.compactness, ==, cases[i].value);
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, cases[i].shown);
+      g_assert_cmpstr (sv_params_panel_get_note (panel), ==, cases[i].note);
+    }
+  /* A preset or sidecar beyond the range: said too, and the panel runs
+   * what it shows. */
+  p.compactness = 5000;
+  sv_params_panel_set_params (panel, &p);
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpfloat (p.compactness, ==, 1000);
+  g_assert_cmpstr (sv_params_panel_get_note (panel), ==,
+                   "Compactness: 5000 is more than this window takes; lowered to 1000. "
+                   "supervox-cli takes any value > 0.");
+}
+
 /* A run with far fewer labels than asked for says why and what to try. */
 static void
 test_few_labels_warning (Fixture *f, gconstpointer data)
@@ -438,6 +487,8 @@ main (int argc, char **argv)
               test_progress_says_stage, fixture_teardown);
   g_test_add ("/gui/params/wheel-over-unfocused-field-scrolls-panel", Fixture, NULL, fixture_setup,
               test_wheel_scrolls_panel, fixture_teardown);
+  g_test_add ("/gui/params/compactness-limits-said", Fixture, NULL, fixture_setup,
+              test_compactness_limits_said, fixture_teardown);
   g_test_add ("/gui/params/values-said-and-typed", Fixture, NULL, fixture_setup,
               test_values_said_and_typed, fixture_teardown);
   g_test_add ("/gui/window/few-labels-advice-follows-panel", Fixture, NULL, fixture_setup,
