@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io-tiff-private.h"
+#include "supervox/sv-params.h"
 
 /* ------------------------------------------------------------------------ */
 /* Spacing metadata */
@@ -391,7 +392,7 @@ sv__imagej_description (guint nz, const double spacing[3], const char *unit)
       g_string_append_printf (d, "images=%u\nslices=%u\n", nz, nz);
       /* Shortest exact decimal, with ".0" on whole numbers as Java prints
        * doubles, so readers see a float. */
-      g_ascii_dtostr (buf, sizeof buf, spacing[0]);
+      sv_format_double (buf, spacing[0]);
       g_string_append_printf (d, "spacing=%s%s\n", buf, strpbrk (buf, ".eEn") ? "" : ".0");
     }
   if (unit != NULL && unit[0] != '\0')

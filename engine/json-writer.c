@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "supervox/sv-params.h"
+
 struct _SvJsonWriter
 {
   GString *out;
@@ -173,11 +175,7 @@ sv_json_writer_double (SvJsonWriter *writer, double value)
       return;
     }
   before_value (writer);
-  /* Shortest of %.15g / %.17g that reads back as the same double. */
-  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
-  if (g_ascii_strtod (buf, NULL) != value)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
-  g_string_append (writer->out, buf);
+  g_string_append (writer->out, sv_format_double (buf, value));
 }
 
 void

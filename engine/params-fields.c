@@ -40,7 +40,8 @@ static const SvParamField fields[] = {
   NUMBER ("spacing", "spacing", SV_PARAM_TRIPLE, spacing, SV_PARAM_BOUND_ABOVE, 0, 0,
           "Z,Y,X|file|file-relative",
           "Voxel size z,y,x (y,x in 2D); 'file' for the file's ImageJ/OME spacing; 'file-relative' "
-          "for it divided by its finest axis, as the window does (default ones)"),
+          "for it divided by its finest axis, ones when the file has none (default ones, as "
+          "scikit-image; the window's default is file-relative)"),
   SWITCH ("convert2lab", "convert2lab", SV_PARAM_CONVERT2LAB, convert2lab, SV_PARAM_FLAG_NEGATABLE,
           "Convert RGB to CIELAB (default for 3-channel 2D images)", "Never convert to CIELAB"),
   SWITCH ("enforce_connectivity", "enforce-connectivity", SV_PARAM_BOOL, enforce_connectivity,
@@ -96,15 +97,30 @@ word_index (const SvParamField *f, const char *text)
   return -1;
 }
 
-/* %.17g round-trips every double; JSON has no NaN/inf, but validated
- * parameters never hold them. */
+char *
+sv_format_double (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value)
+{
+  /* %.17g always reads back exactly; fewer digits do for most values a
+   * person typed, and read better. */
+  static const char *const formats[] = { "%.15g", "%.16g" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, formats[i], value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        return buf;
+    }
+  return g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%.17g", value);
+}
+
+/* JSON has no NaN/inf, but validated parameters never hold them. */
 static void
 append_number (GString *s, double v)
 {
   if (isfinite (v))
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
-      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+      g_string_append (s, sv_format_double (buf, v));
     }
   else
     {
@@ -311,6 +327,24 @@ sv_slic_params_append_python (const SvSlicParams *params, guint nz, guint nc, GS
 
 static const char *const convert2lab_words[] = { "auto", "yes", "no" };
 
+/* g_key_file_set_double{,_list} write %.17g; a preset reads better with
+ * the shortest text, and reads back the same. */
+static void
+keyfile_set_numbers (GKeyFile *kf, const char *group, const char *key, const double *v, guint n,
+                     gboolean list)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append (text, sv_format_double (buf, v[i]));
+      if (list)
+        g_string_append_c (text, ';');
+    }
+  g_key_file_set_value (kf, group, key, text->str);
+}
+
 void
 sv_slic_params_to_keyfile (const SvSlicParams *p, GKeyFile *kf, const char *group)
 {
@@ -326,7 +360,7 @@ sv_slic_params_to_keyfile (const SvSlicParams *p, GKeyFile *kf, const char *grou
           g_key_file_set_integer (kf, group, f->name, *CMEMBER (p, f, int));
           break;
         case SV_PARAM_DOUBLE:
-          g_key_file_set_double (kf, group, f->name, *CMEMBER (p, f, double));
+          keyfile_set_numbers (kf, group, f->name, CMEMBER (p, f, double), 1, FALSE);
           break;
         case SV_PARAM_BOOL:
           g_key_file_set_boolean (kf, group, f->name, *CMEMBER (p, f, gboolean));
@@ -334,12 +368,12 @@ sv_slic_params_to_keyfile (const SvSlicParams *p, GKeyFile *kf, const char *grou
         case SV_PARAM_SIGMA:
           /* A scalar is one number, per axis a list of three. */
           if (p->sigma_per_axis)
-            g_key_file_set_double_list (kf, group, f->name, (double *)p->sigma, 3);
+            keyfile_set_numbers (kf, group, f->name, p->sigma, 3, TRUE);
           else
-            g_key_file_set_double (kf, group, f->name, p->sigma[0]);
+            keyfile_set_numbers (kf, group, f->name, p->sigma, 1, FALSE);
           break;
         case SV_PARAM_TRIPLE:
-          g_key_file_set_double_list (kf, group, f->name, (double *)CMEMBER (p, f, double), 3);
+          keyfile_set_numbers (kf, group, f->name, CMEMBER (p, f, double), 3, TRUE);
           break;
         case SV_PARAM_CONVERT2LAB:
           g_key_file_set_string (kf, group, f->name,

@@ -134,11 +134,24 @@ sv_slic_params_same_prepare (const SvSlicParams *a, const SvSlicParams *b)
 }
 
 double
+sv_round_significant (double value, int digits)
+{
+  const int exponent = (int)floor (log10 (value)) - (digits - 1);
+
+  /* Powers of ten from 1 to 1e22 are exact doubles; their inverses are
+   * not, so scale by multiplying up and dividing back. */
+  if (exponent < 0)
+    {
+      const double scale = pow (10.0, -exponent);
+      return isfinite (scale) ? round (value * scale) / scale : value;
+    }
+  return round (value / pow (10.0, exponent)) * pow (10.0, exponent);
+}
+
+double
 sv_spacing_relative (double value, double finest)
 {
-  const double v = value / finest;
-  const double mag = pow (10.0, floor (log10 (v)) - 5);
-  return round (v / mag) * mag;
+  return sv_round_significant (value / finest, 6);
 }
 
 void

@@ -110,6 +110,14 @@ sv_sidecar_to_json (const SvSidecar *sc)
       sv_json_writer_key (w, "program");
       sv_json_writer_string (w, sc->program);
     }
+  if (sc->n_notes > 0)
+    {
+      sv_json_writer_key (w, "notes");
+      sv_json_writer_begin_array (w);
+      for (guint i = 0; i < sc->n_notes; i++)
+        sv_json_writer_string (w, sc->notes[i]);
+      sv_json_writer_end_array (w);
+    }
   sv_json_writer_end_object (w);
   return g_strdup (sv_json_writer_get (w));
 }

@@ -226,11 +226,12 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
   const SvStreamOptions *options = run->options;
   const SvSlicParams *params = run->params;
   g_autoptr (SvTiffLabelWriter) writer = NULL;
+  double label_spacing[3];
+  const char *label_unit
+      = sv_label_calibration (spacing, unit, options->label_spacing, label_spacing);
 
-  writer = sv_tiff_label_writer_new (
-      output, run->nz, run->ny, run->nx, summary->negative,
-      options->label_spacing != NULL ? options->label_spacing : spacing,
-      options->label_spacing != NULL ? options->label_unit : unit, &options->write_options, error);
+  writer = sv_tiff_label_writer_new (output, run->nz, run->ny, run->nx, summary->negative,
+                                     label_spacing, label_unit, &options->write_options, error);
   if (writer == NULL)
     return FALSE;
   if (params->enforce_connectivity)

@@ -51,8 +51,10 @@ gboolean sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error)
  * over every rank. */
 gboolean sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum,
                                       GError **error);
-/* Connectivity (or a copy) of the labels into the label file at `output`;
- * stats->n_labels and the report's connectivity fields are set. */
+/* Connectivity (or a copy) of the labels into the label file at `output`,
+ * which carries the calibration sv_label_calibration gives for the
+ * input's spacing and unit; stats->n_labels and the report's connectivity
+ * fields are set. */
 gboolean sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3],
                                       const char *unit, const LabelSummary *summary,
                                       SvRunStats *stats, SvStreamReport *report, GError **error);

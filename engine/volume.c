@@ -3,6 +3,7 @@
 #include "supervox/sv-volume.h"
 
 #include <math.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "supervox/sv-error.h"
@@ -217,5 +218,24 @@ sv_labels_n_voxels (const SvLabels *labels)
 {
   g_return_val_if_fail (labels != NULL, 0);
   return (gsize)labels->nz * labels->ny * labels->nx;
+}
+
+const char *
+sv_label_calibration (const double input_spacing[3], const char *input_unit,
+                      const double *run_spacing, double spacing[3])
+{
+  static const double ones[3] = { 1.0, 1.0, 1.0 };
+
+  /* ImageJ's own files say "pixel" when they know no length; Supervox's
+   * write spacing=1.0 with no unit. */
+  if (input_unit != NULL && input_unit[0] != '\0' && g_ascii_strcasecmp (input_unit, "pixel") != 0
+      && g_ascii_strcasecmp (input_unit, "pixels") != 0)
+    {
+      memcpy (spacing, input_spacing, 3 * sizeof (double));
+      return input_unit;
+    }
+  /* Numbers with no unit: what the run took the voxels to be. */
+  memcpy (spacing, run_spacing != NULL ? run_spacing : ones, 3 * sizeof (double));
+  return NULL;
 }
 

@@ -89,7 +89,8 @@ run_in_memory (const char *input, const char *output, const char *mask_path, con
       || !sv_api_run_host (name, volume, mask, params, control, labels->data, SUPERVOX_INT32, stats,
                            is_cuda, error))
     return FALSE;
-  memcpy (labels->spacing, volume->spacing, sizeof labels->spacing);
+  labels->unit = g_strdup (
+      sv_label_calibration (volume->spacing, volume->unit, params->spacing, labels->spacing));
   return sv_tiff_write_labels (output, labels, error);
 }
 
@@ -110,6 +111,7 @@ run_streamed (const char *input, const char *output, const char *mask_path, cons
   options.write_options.n_threads = control->n_threads;
   options.memory_limit = memory_limit;
   options.mask_path = mask_path;
+  options.label_spacing = params->spacing;
   options.progress = control->progress;
   options.user_data = control->user_data;
   options.cancellable = control->cancellable;

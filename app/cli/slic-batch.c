@@ -145,17 +145,7 @@ report (Batch *b, const SvCliSlicFile *file)
   if (file->json != NULL)
     {
       b->n_written++;
-      if (b->options->json)
-        printf ("%s\n", file->json);
-      else
-        {
-          g_autofree char *shape
-              = sv_cli_format_shape (file->shape[0], file->shape[1], file->shape[2]);
-          printf ("%s: %s, %" G_GSIZE_FORMAT " labels (%" G_GSIZE_FORMAT
-                  " clusters) on %s in %.2f s -> %s\n",
-                  file->input, shape, file->stats.n_labels, file->stats.n_clusters, file->backend,
-                  file->seconds[5], file->output);
-        }
+      sv_cli_slic_file_print_result (file, b->options->json, "");
       fflush (stdout);
     }
   else if (file->error != NULL && !g_error_matches (file->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))

@@ -4,6 +4,7 @@
 
 #include "slic-file.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -11,6 +12,7 @@
 #include "cli-common.h"
 #include "slic-stream.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-few-labels.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-sidecar.h"
 #include "sv-config.h"
@@ -30,6 +32,7 @@ sv_cli_slic_file_new (guint index, const char *input, const char *output)
   file->input = g_strdup (input);
   file->output = g_strdup (output);
   file->sidecar = sv_cli_sidecar_path (output);
+  file->notes = g_ptr_array_new_with_free_func (g_free);
   return file;
 }
 
@@ -45,6 +48,7 @@ sv_cli_slic_file_free (SvCliSlicFile *file)
   g_clear_pointer (&file->labels, sv_labels_free);
   g_free (file->unit);
   g_free (file->json);
+  g_ptr_array_unref (file->notes);
   g_clear_error (&file->error);
   g_free (file);
 }
@@ -156,12 +160,22 @@ sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
  * sigma) or z,y,x as scikit-image tolerates; a 3D volume needs z,y,x. */
 gboolean
 sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input, const SvVolume *volume,
-                          SvSlicParams *p, GError **error)
+                          SvSlicParams *p, GPtrArray *notes, GError **error)
 {
   gboolean is_2d = volume->nz == 1;
 
   *p = r->params;
-  if (r->spacing_from_file)
+  if (r->spacing_from_file && r->spacing_relative && !volume->spacing_from_file)
+    {
+      /* The window's default: a file with no spacing runs on ones there. */
+      if (notes != NULL)
+        g_ptr_array_add (notes, g_strdup_printf ("%s: no voxel spacing in the file (ImageJ or "
+                                                 "OME metadata); --spacing file-relative uses "
+                                                 "ones, as the window does",
+                                                 input));
+      p->spacing[0] = p->spacing[1] = p->spacing[2] = 1.0;
+    }
+  else if (r->spacing_from_file)
     {
       if (!volume->spacing_from_file)
         {
@@ -277,7 +291,8 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
 
   if (file->streaming)
     return sv_cli_slic_file_stream (file, ctx, error);
-  if (!sv_cli_slic_resolve_axes (ctx->request, file->input, file->volume, &file->params, &local)
+  if (!sv_cli_slic_resolve_axes (ctx->request, file->input, file->volume, &file->params,
+                                 file->notes, &local)
       || !sv_slic_params_validate (&file->params, &local))
     {
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
@@ -340,15 +355,8 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   labels->ny = file->shape[1];
   labels->nx = file->shape[2];
   labels->data = data;
-  /* The labels carry the spacing the run used, so that Fiji and napari
-   * overlay them on the image; the unit is the file's when the numbers are. */
-  if (ctx->request->n_spacing > 0)
-    memcpy (labels->spacing, file->params.spacing, sizeof labels->spacing);
-  else
-    {
-      memcpy (labels->spacing, file->volume->spacing, sizeof labels->spacing);
-      labels->unit = g_strdup (file->volume->unit);
-    }
+  labels->unit = g_strdup (sv_label_calibration (file->volume->spacing, file->volume->unit,
+                                                  file->params.spacing, labels->spacing));
   file->labels = labels;
   /* The backend borrows the volume until the next set_volume; it is not run
    * again before that, so the volume's memory can go to the next file now. */
@@ -367,6 +375,8 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .params = &file->params,
     .channel = ctx->channel,
     .compression = ctx->compression,
+    /* A backend named on the command line is named again; auto has no option. */
+    .backend = g_strcmp0 (ctx->backend_name, "auto") != 0 ? ctx->backend_name : NULL,
   };
   SvSidecar sidecar = {
     .input = file->input,
@@ -399,8 +409,81 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
 
   sv_slic_command_append (&line, command);
   sidecar.command = command->str;
+  sidecar.notes = (const char *const *)file->notes->pdata;
+  sidecar.n_notes = file->notes->len;
   memcpy (sidecar.seconds, file->seconds, sizeof sidecar.seconds);
   return sv_sidecar_to_json (&sidecar);
+}
+
+/* Far fewer labels than asked for: why, and the options that would change
+ * that, as the window says it. */
+static void
+add_few_labels_note (SvCliSlicFile *file, const SvCliSlicContext *ctx)
+{
+  const SvSlicParams *p = &file->params;
+  gsize n_voxels = (gsize)file->shape[0] * file->shape[1] * file->shape[2];
+  g_autoptr (GPtrArray) why = g_ptr_array_new ();
+  g_autoptr (GPtrArray) tries = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) note = g_string_new (NULL);
+  char buf[3][G_ASCII_DTOSTR_BUF_SIZE];
+  SvFewLabelsHint hint;
+
+  if (!sv_few_labels_hint (p, file->stats.n_labels, n_voxels, ctx->mask_path != NULL, &hint))
+    return;
+  if (hint.reasons & SV_FEW_LABELS_SMALL_SPACING)
+    g_ptr_array_add (why, "the spacing is small");
+  else if (hint.reasons & SV_FEW_LABELS_LOW_COMPACTNESS)
+    g_ptr_array_add (why, "the compactness is low");
+  if (hint.reasons & SV_FEW_LABELS_FEW_VOXELS)
+    g_ptr_array_add (why, "there are few voxels per segment");
+  if (hint.reasons & SV_FEW_LABELS_MASKED)
+    g_ptr_array_add (why, "only voxels inside the mask are segmented");
+  if (hint.tries & SV_FEW_LABELS_TRY_COMPACTNESS)
+    g_ptr_array_add (tries, g_strdup_printf ("--compactness %s",
+                                             sv_format_double (buf[0], hint.compactness)));
+  if (hint.tries & SV_FEW_LABELS_TRY_RELATIVE_SPACING)
+    g_ptr_array_add (tries, g_strdup_printf ("--spacing %s,%s,%s (relative to the finest axis)",
+                                             sv_format_double (buf[0], hint.spacing[0]),
+                                             sv_format_double (buf[1], hint.spacing[1]),
+                                             sv_format_double (buf[2], hint.spacing[2])));
+  if (hint.tries & SV_FEW_LABELS_TRY_NO_CONNECTIVITY)
+    g_ptr_array_add (tries, g_strdup ("--no-enforce-connectivity to see the raw clusters"));
+
+  g_string_printf (note, "%s: only %" G_GSIZE_FORMAT " %s for the %" G_GINT64_FORMAT
+                   " segments asked for",
+                   file->input, file->stats.n_labels,
+                   file->stats.n_labels == 1 ? "label" : "labels", p->n_segments);
+  for (guint i = 0; i < why->len; i++)
+    g_string_append_printf (note, "%s%s", i == 0 ? " (" : ", ", (const char *)why->pdata[i]);
+  g_string_append (note, why->len > 0 ? "); try " : "; try ");
+  for (guint i = 0; i < tries->len; i++)
+    g_string_append_printf (note, "%s%s",
+                            i == 0               ? ""
+                            : i + 1 == tries->len ? " or "
+                                                  : ", ",
+                            (const char *)tries->pdata[i]);
+  g_ptr_array_add (file->notes, g_string_free (g_steal_pointer (&note), FALSE));
+}
+
+void
+sv_cli_slic_file_print_result (const SvCliSlicFile *file, gboolean json, const char *how)
+{
+  g_autofree char *shape = NULL;
+
+  if (json)
+    {
+      printf ("%s\n", file->json);
+      return;
+    }
+  shape = sv_cli_format_shape (file->shape[0], file->shape[1], file->shape[2]);
+  printf ("%s: %s, %" G_GSIZE_FORMAT " %s (%" G_GSIZE_FORMAT " %s) on %s%s in %.2f s -> %s\n",
+          file->input, shape, file->stats.n_labels, file->stats.n_labels == 1 ? "label" : "labels",
+          file->stats.n_clusters, file->stats.n_clusters == 1 ? "cluster" : "clusters",
+          file->backend, how, file->seconds[5], file->output);
+  /* The line first: a note is about the file it names. */
+  fflush (stdout);
+  for (guint i = 0; i < file->notes->len; i++)
+    sv_cli_note ("%s", (const char *)file->notes->pdata[i]);
 }
 
 gboolean
@@ -426,6 +509,7 @@ sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError
   file->seconds[4] = sv_cli_now () - t;
   file->seconds[5] = sv_cli_now () - file->t_start;
 
+  add_few_labels_note (file, ctx);
   json = result_json (file, ctx);
   text = g_strconcat (json, "\n", NULL);
   tmp = sv_cli_write_temp_beside (file->sidecar, text, error);

@@ -106,6 +106,9 @@ struct _SvCliSlicFile
   double t_start;      /* monotonic seconds when its load began */
   double seconds[6];   /* load, prepare, iterate, connect, write, total */
   char *json;          /* the result object, once written */
+  /* One-line remarks on the run (char *, owned): on stderr beside its
+   * result, and the sidecar's "notes". */
+  GPtrArray *notes;
   GError *error;
 };
 
@@ -113,9 +116,12 @@ SvCliSlicFile *sv_cli_slic_file_new (guint index, const char *input, const char 
 void sv_cli_slic_file_free (SvCliSlicFile *file);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvCliSlicFile, sv_cli_slic_file_free)
 
-/* Resolves sigma and spacing for `volume` (its header: shape, spacing). */
+/* Resolves sigma and spacing for `volume` (its header: shape, spacing);
+ * a remark for the user (file-relative on a file with no spacing) goes to
+ * `notes` (char *). */
 gboolean sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input,
-                                   const SvVolume *volume, SvSlicParams *p, GError **error);
+                                   const SvVolume *volume, SvSlicParams *p, GPtrArray *notes,
+                                   GError **error);
 
 /* Propagates `local`, prefixed with `path` unless it names it already. */
 void sv_cli_slic_propagate_naming (GError **error, GError *local, const char *path);
@@ -128,6 +134,11 @@ gboolean sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx
  * this file when auto's GPU fails; leaves file->labels and frees the
  * volume. Fails with G_IO_ERROR_CANCELLED when ctx->cancellable fires. */
 gboolean sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error);
+
+/* Prints a written file's result on stdout: its JSON object (`json`; its
+ * notes are in it) or one line, `how` after its backend (" with 4 MPI
+ * ranks" or ""), with its notes on stderr. */
+void sv_cli_slic_file_print_result (const SvCliSlicFile *file, gboolean json, const char *how);
 
 /* Writes file->labels to file->output and the sidecar beside it, each
  * through a temporary name: on failure neither is left. Sets file->json to

@@ -247,17 +247,10 @@ sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n
         }
       if (mpi.rank != 0)
         continue;
-      if (json)
-        printf ("%s\n", file->json);
-      else
-        {
-          g_autofree char *shape
-              = sv_cli_format_shape (file->shape[0], file->shape[1], file->shape[2]);
-          printf ("%s: %s, %" G_GSIZE_FORMAT " labels (%" G_GSIZE_FORMAT
-                  " clusters) on %s with %d MPI ranks in %.2f s -> %s\n",
-                  file->input, shape, file->stats.n_labels, file->stats.n_clusters, file->backend,
-                  mpi.size, file->seconds[5], file->output);
-        }
+      {
+        g_autofree char *how = g_strdup_printf (" with %d MPI ranks", mpi.size);
+        sv_cli_slic_file_print_result (file, json, how);
+      }
       fflush (stdout);
     }
   ctx->ranks = NULL;

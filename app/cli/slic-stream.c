@@ -153,7 +153,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       header.spacing_from_file = info->spacing_from_file;
     }
   ok = reader != NULL
-       && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, &local)
+       && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, file->notes,
+                                    &local)
        && sv_slic_params_validate (&file->params, &local);
   /* Under mpirun a rank that cannot open the file stops the others here. */
   if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
@@ -173,9 +174,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       = file->memory_limit > sv_cli_peak_memory () ? file->memory_limit - sv_cli_peak_memory () : 1;
   options.write_options = ctx->write_options;
   options.write_options.n_threads = ctx->request->n_threads;
-  /* As the in-memory path writes them: the run's spacing when given. */
-  if (ctx->request->n_spacing > 0)
-    options.label_spacing = file->params.spacing;
+  /* An uncalibrated file's labels carry the run's spacing. */
+  options.label_spacing = file->params.spacing;
   file->stream_ctx = ctx;
   options.progress = ctx->progress != NULL ? progress_cb : NULL;
   options.user_data = file;

@@ -9,12 +9,12 @@
 #include <math.h>
 #include <string.h>
 
-/* Three significant digits keep a slider value exactly reproducible on the CLI. */
+/* Three significant digits keep a slider value short and exactly
+ * reproducible on the CLI. */
 static double
 slider_value (double c)
 {
-  double mag = pow (10.0, floor (log10 (c)) - 2);
-  return round (c / mag) * mag;
+  return sv_round_significant (c, 3);
 }
 
 /* The log slider moved: the value it means, in the entry too. */
@@ -42,6 +42,82 @@ compactness_typed_cb (SvParamsPanel *self)
   gtk_adjustment_set_value (self->compactness_log_adj, log10 (self->compactness));
   self->updating--;
   sv_params_panel_changed (self);
+}
+
+/* The engine's row for compactness: the limits supervox-cli checks. */
+static const SvParamField *
+compactness_field (void)
+{
+  guint n = 0;
+  const SvParamField *fields = sv_slic_param_fields (&n);
+
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (fields[i].name, "compactness"))
+      return &fields[i];
+  g_return_val_if_reached (NULL);
+}
+
+double
+sv_params_panel_clamp_compactness (SvParamsPanel *self, double value)
+{
+  GtkAdjustment *adj = self->compactness_adj;
+  const SvParamField *f = compactness_field ();
+  double least = gtk_adjustment_get_lower (adj), most = gtk_adjustment_get_upper (adj);
+  char asked[G_ASCII_DTOSTR_BUF_SIZE], limit[G_ASCII_DTOSTR_BUF_SIZE], cli[32];
+  g_autofree char *note = NULL;
+
+  /* The window's range is its slider's; say so rather than change a value
+   * silently. */
+  if (value >= least && value <= most)
+    return value;
+  g_snprintf (cli, sizeof cli, "%s %g", f->bound == SV_PARAM_BOUND_ABOVE ? ">" : ">=", f->min);
+  note = g_strdup_printf ("Compactness: %s is %s than this window takes; %s to %s. "
+                          "supervox-cli takes any value %s.",
+                          sv_format_double (asked, value), value < least ? "less" : "more",
+                          value < least ? "raised" : "lowered",
+                          sv_format_double (limit, value < least ? least : most), cli);
+  sv_params_panel_set_note (self, note);
+  return CLAMP (value, least, most);
+}
+
+/* A typed compactness, checked as supervox-cli checks it. */
+static int
+compactness_input_cb (GtkSpinButton *spin, double *value, SvParamsPanel *self)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin))));
+  const SvParamField *f = compactness_field ();
+  g_autoptr (GError) error = NULL;
+  SvSlicParams p;
+
+  if (!sv_slic_param_parse (f, text, &p, &error))
+    {
+      char kept[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *note = NULL;
+
+      /* "--compactness must be > 0, got 0" in the panel's words. */
+      note = g_strdup_printf ("Compactness %s; kept at %s.",
+                              error->message + strlen ("--compactness "),
+                              sv_format_double (kept, self->compactness));
+      sv_params_panel_set_note (self, note);
+      *value = self->compactness;
+      return TRUE;
+    }
+  sv_params_panel_set_note (self, NULL);
+  *value = sv_params_panel_clamp_compactness (self, p.compactness);
+  return TRUE;
+}
+
+/* The value as it is, not rounded to the entry's digits (0.00015 would
+ * show as 0.0002). */
+static gboolean
+compactness_output_cb (GtkSpinButton *spin, SvParamsPanel *self)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  sv_format_double (text, gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin)));
+  if (g_strcmp0 (text, gtk_editable_get_text (GTK_EDITABLE (spin))) != 0)
+    gtk_editable_set_text (GTK_EDITABLE (spin), text);
+  return TRUE;
 }
 
 void
@@ -308,5 +384,7 @@ sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, compactness_slid_cb);
   gtk_widget_class_bind_template_callback (widget_class, compactness_typed_cb);
   gtk_widget_class_bind_template_callback (widget_class, n_segments_input_cb);
+  gtk_widget_class_bind_template_callback (widget_class, compactness_input_cb);
+  gtk_widget_class_bind_template_callback (widget_class, compactness_output_cb);
   gtk_widget_class_bind_template_callback (widget_class, spacing_mode_toggled_cb);
 }

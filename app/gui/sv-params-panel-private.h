@@ -61,6 +61,9 @@ void sv_params_panel_hide_kept (SvParamsPanel *self);
 /* sv-params-panel-fields.c */
 /* The note under the SLIC fields; NULL hides it. */
 void sv_params_panel_set_note (SvParamsPanel *self, const char *text);
+/* `value` within the window's compactness range, with a note saying so
+ * when it was outside (supervox-cli takes what the engine's table allows). */
+double sv_params_panel_clamp_compactness (SvParamsPanel *self, double value);
 /* After the template: value formats, wheel guards, the spacing unit line. */
 void sv_params_panel_init_fields (SvParamsPanel *self);
 void sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class);

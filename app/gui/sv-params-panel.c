@@ -183,9 +183,9 @@ sv_params_panel_apply_params (SvParamsPanel *self, const SvSlicParams *p)
       sv_params_panel_set_note (self, note);
     }
   gtk_adjustment_set_value (self->n_segments_adj, (double)p->n_segments);
-  self->compactness = p->compactness;
-  gtk_adjustment_set_value (self->compactness_log_adj, log10 (p->compactness));
-  gtk_adjustment_set_value (self->compactness_adj, p->compactness);
+  self->compactness = sv_params_panel_clamp_compactness (self, p->compactness);
+  gtk_adjustment_set_value (self->compactness_log_adj, log10 (self->compactness));
+  gtk_adjustment_set_value (self->compactness_adj, self->compactness);
   gtk_adjustment_set_value (self->max_num_iter_adj, p->max_num_iter);
   gtk_adjustment_set_value (self->sigma_adj, p->sigma[0]);
   gtk_adjustment_set_value (self->spacing_z_adj, p->spacing[0]);
@@ -207,7 +207,8 @@ void
 sv_params_panel_set_compactness (SvParamsPanel *self, double compactness)
 {
   g_return_if_fail (compactness > 0);
-  gtk_adjustment_set_value (self->compactness_adj, compactness);
+  gtk_adjustment_set_value (self->compactness_adj,
+                            sv_params_panel_clamp_compactness (self, compactness));
 }
 
 const char *

@@ -53,19 +53,26 @@ finite_mask_command (SvWindow *self, const char *input, const char *mask_out)
  * supervox-cli line that makes it again, byte for byte. Free the strings it
  * points to with g_free (synth, output). */
 static void
-describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char **synth,
-                 char **output, char **finite_mask)
+describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSlicParams *params,
+                 char **synth, char **output, char **finite_mask)
 {
-  /* The name Export Labels offers, in the folder the line runs in. */
-  *output = sv_window_default_export_name (self);
+  /* The file written, else the name Export Labels offers, in the folder
+   * the line runs in. */
+  *output = written != NULL ? g_strdup (written) : sv_window_default_export_name (self);
   *synth = NULL;
   if (!self->volume_path)
-    *synth = g_strdup_printf ("supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u "
-                              "--nucleus-radius %.17g --blur %.17g --noise %.17g --seed "
-                              "%" G_GUINT64_FORMAT,
-                              self->sample.nz, self->sample.ny, self->sample.nx,
-                              self->sample.n_cells, self->sample.nucleus_radius,
-                              self->sample.blur_sigma, self->sample.noise_sigma, self->sample.seed);
+    {
+      char radius[G_ASCII_DTOSTR_BUF_SIZE], blur[G_ASCII_DTOSTR_BUF_SIZE],
+          noise[G_ASCII_DTOSTR_BUF_SIZE];
+
+      *synth = g_strdup_printf (
+          "supervox-cli synth -o sample.tif --shape %u,%u,%u --cells %u --nucleus-radius %s "
+          "--blur %s --noise %s --seed %" G_GUINT64_FORMAT,
+          self->sample.nz, self->sample.ny, self->sample.nx, self->sample.n_cells,
+          sv_format_double (radius, self->sample.nucleus_radius),
+          sv_format_double (blur, self->sample.blur_sigma),
+          sv_format_double (noise, self->sample.noise_sigma), self->sample.seed);
+    }
   *line = (SvSlicCommand){
     .input = self->volume_path ? self->volume_path : "sample.tif",
     .output = *output,
@@ -77,6 +84,8 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     .backend
     = self->result ? self->result->backend_name : sv_params_panel_get_backend (self->params_panel),
     .before = *synth,
+    /* An export's sidecar names its codec, as supervox-cli's does. */
+    .compression = written != NULL ? SV_WINDOW_EXPORT_COMPRESSION : NULL,
   };
   *finite_mask = NULL;
   if (self->mask_nonfinite && self->volume && self->volume_path)
@@ -118,17 +127,17 @@ describe_labels (SvWindow *self, SvSlicCommand *line, SvSlicParams *params, char
     }
 }
 
-/* The labels on screen as a supervox-cli line, or as Python code (none
- * before a volume is shown). */
+/* The labels on screen as a supervox-cli line writing `written` (NULL:
+ * the default name), or as Python code (none before a volume is shown). */
 static char *
-build_text (SvWindow *self, gboolean python)
+build_text (SvWindow *self, const char *written, gboolean python)
 {
   GString *text = g_string_new (NULL);
   g_autofree char *synth = NULL, *output = NULL, *finite_mask = NULL;
   SvSlicParams params;
   SvSlicCommand line;
 
-  describe_labels (self, &line, &params, &synth, &output, &finite_mask);
+  describe_labels (self, written, &line, &params, &synth, &output, &finite_mask);
   if (!python)
     sv_slic_command_append (&line, text);
   else if (line.channels > 0)
@@ -139,13 +148,19 @@ build_text (SvWindow *self, gboolean python)
 char *
 sv_window_build_command (SvWindow *self)
 {
-  return build_text (self, FALSE);
+  return build_text (self, NULL, FALSE);
+}
+
+char *
+sv_window_build_command_writing (SvWindow *self, const char *output)
+{
+  return build_text (self, output, FALSE);
 }
 
 char *
 sv_window_build_python (SvWindow *self)
 {
-  return build_text (self, TRUE);
+  return build_text (self, NULL, TRUE);
 }
 
 static void
@@ -153,7 +168,7 @@ copy_command_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   SvWindow *self = SV_WINDOW (widget);
   gboolean python = g_str_equal (name, "win.copy-python");
-  g_autofree char *text = build_text (self, python);
+  g_autofree char *text = build_text (self, NULL, python);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
   /* A toast over the views: the timings in the status bar stay. */

@@ -1,5 +1,5 @@
 /* Supervox GUI: the main window's export of labels: the label TIFF with the
- * volume's spacing and unit, its JSON sidecar (supervox-cli's schema),
+ * volume's calibration, its JSON sidecar (supervox-cli's schema),
  * the default name derived from the input, and the confirmation. */
 #define G_LOG_DOMAIN "sv-window"
 
@@ -53,7 +53,8 @@ gboolean
 sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *stats,
                          const char *path, SvSidecar *sidecar, GError **error)
 {
-  g_autofree char *command = sv_window_build_command (self);
+  /* The line that makes this very file, not the default name. */
+  g_autofree char *command = sv_window_build_command_writing (self, path);
   g_autofree char *json = NULL;
   g_autofree char *text = NULL;
   g_autofree char *json_path = sv_window_sidecar_path (path);
@@ -65,7 +66,7 @@ sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *st
   sidecar->shape[2] = v->nx;
   sidecar->channels = v->nc;
   sidecar->channel = -1;
-  sidecar->compression = "deflate:6";
+  sidecar->compression = SV_WINDOW_EXPORT_COMPRESSION;
   sidecar->sample_type = v->source_type;
   sidecar->spacing_unit = v->unit;
   sidecar->n_labels = stats->n_labels;
@@ -153,11 +154,11 @@ sv_window_export_labels (SvWindow *self, const char *path, GError **error)
   host = sv_job_result_get_labels (r, error);
   if (host == NULL)
     return FALSE;
-  /* The labels overlay the image in Fiji and napari: they carry the file's
-   * physical spacing and unit, whatever spacing the run used. */
+  /* As supervox-cli writes them, so that "Copy as command" makes the same
+   * file. */
   labels = *host;
-  memcpy (labels.spacing, self->volume->spacing, sizeof labels.spacing);
-  labels.unit = self->volume->unit;
+  labels.unit = (char *)sv_label_calibration (self->volume->spacing, self->volume->unit,
+                                              r->params.spacing, labels.spacing);
   start = g_get_monotonic_time ();
   if (!sv_tiff_write_labels (path, &labels, error))
     return FALSE;

@@ -17,6 +17,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "supervox/sv-few-labels.h"
+
 #define LIVE_GAP_US (250 * 1000)
 #define LIVE_EXACT_SECONDS 0.15
 #define LIVE_PREVIEW_SECONDS 0.08
@@ -345,45 +347,61 @@ sv_window_update_result_text (SvWindow *self)
     gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), text);
 }
 
-/* Far fewer labels than asked for: why that happens and what to try. */
+/* Far fewer labels than asked for: why that happens and what to try, of
+ * what the panel does not do already. */
 static void
 check_label_count (SvWindow *self, SvJobResult *result)
 {
   const SvSlicParams *p = &result->params;
   g_autofree char *text = NULL;
-  GString *why = g_string_new (NULL);
-  double smallest = MIN (MIN (p->spacing[0], p->spacing[1]), p->spacing[2]);
+  g_autoptr (GPtrArray) tries = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) why = g_string_new (NULL);
+  g_autoptr (GString) try = g_string_new (NULL);
+  SvFewLabelsHint hint;
 
   /* Previews, iterations of a run still going and teaching steps are not
    * what a run gives. */
   if (!sv_job_result_is_final (result) || result->stop_after_iteration >= 0)
     return;
-  if ((double)result->stats.n_labels >= 0.05 * (double)p->n_segments)
+  if (!sv_few_labels_hint (p, result->stats.n_labels, sv_volume_n_voxels (self->volume),
+                           self->mask != NULL, &hint))
     {
       gtk_revealer_set_reveal_child (self->warning_revealer, FALSE);
-      g_string_free (why, TRUE);
       return;
     }
-  if (smallest < 0.5)
+  if (hint.reasons & SV_FEW_LABELS_SMALL_SPACING)
     g_string_append_printf (why,
                             "The spacing is small (%g, %g, %g): distances count little against "
                             "intensity, so the clusters follow intensity into thin pieces that "
                             "the connectivity step merges away. ",
                             p->spacing[0], p->spacing[1], p->spacing[2]);
-  else if (p->compactness < 0.05)
+  else if (hint.reasons & SV_FEW_LABELS_LOW_COMPACTNESS)
     g_string_append (why,
                      "The compactness is low: distances count little against intensity, so "
                      "the clusters break into pieces that the connectivity step merges away. ");
-  if ((double)p->n_segments > sv_volume_n_voxels (self->volume) / 8.0)
+  if (hint.reasons & SV_FEW_LABELS_FEW_VOXELS)
     g_string_append (why, "There are few voxels for each segment asked for. ");
-  if (self->mask)
+  if (hint.reasons & SV_FEW_LABELS_MASKED)
     g_string_append (why, "Only voxels inside the mask are segmented. ");
-  text = g_strdup_printf ("Only %" G_GSIZE_FORMAT " supervoxels for the %" G_GINT64_FORMAT
-                          " asked for. %sTry spacing relative to the finest axis, a compactness "
-                          "ten times higher, or turning off “Enforce connectivity” to see the raw "
-                          "clusters.",
-                          result->stats.n_labels, p->n_segments, why->str);
-  g_string_free (why, TRUE);
+  if (hint.tries & SV_FEW_LABELS_TRY_RELATIVE_SPACING)
+    g_ptr_array_add (tries, g_strdup ("spacing relative to the finest axis"));
+  if (hint.tries & SV_FEW_LABELS_TRY_COMPACTNESS)
+    g_ptr_array_add (tries, g_strdup_printf ("a compactness ten times higher (%g)",
+                                             hint.compactness));
+  if (hint.tries & SV_FEW_LABELS_TRY_NO_CONNECTIVITY)
+    g_ptr_array_add (tries,
+                     g_strdup ("turning off “Enforce connectivity” to see the raw clusters"));
+  for (guint i = 0; i < tries->len; i++)
+    g_string_append_printf (try, "%s%s",
+                            i == 0               ? ""
+                            : i + 1 == tries->len ? (tries->len > 2 ? ", or " : " or ")
+                                                  : ", ",
+                            (const char *)tries->pdata[i]);
+  text = g_strdup_printf ("Only %" G_GSIZE_FORMAT " %s for the %" G_GINT64_FORMAT
+                          " asked for. %sTry %s.",
+                          result->stats.n_labels,
+                          result->stats.n_labels == 1 ? "supervoxel" : "supervoxels",
+                          p->n_segments, why->str, try->str);
   gtk_label_set_text (self->warning_label, text);
   gtk_revealer_set_reveal_child (self->warning_revealer, TRUE);
 }

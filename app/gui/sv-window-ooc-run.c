@@ -105,6 +105,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   sv_stream_options_init_defaults (&options);
   options.n_threads = 0;
   options.memory_limit = run->memory_limit;
+  options.label_spacing = run->params.spacing;
   options.progress = progress_cb;
   options.user_data = run;
   options.cancellable = cancellable;

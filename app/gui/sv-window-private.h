@@ -180,6 +180,14 @@ void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
                             const char *initial_name, SvFileChosenFunc func, gpointer data);
 void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 
+/* The codec of exported labels: supervox-cli's default, in its spelling. */
+#define SV_WINDOW_EXPORT_COMPRESSION "deflate:6"
+
+/* sv-window-actions.c */
+/* The supervox-cli line that reproduces the labels on screen into
+ * `output` (an export's file) rather than the default name. */
+char *sv_window_build_command_writing (SvWindow *self, const char *output);
+
 /* sv-window-export.c */
 /* Fills what every export's sidecar shares (the volume `v`'s description,
  * the run's counts, the command) into `sidecar`, writes it beside the

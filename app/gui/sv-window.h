@@ -97,7 +97,7 @@ char *sv_window_build_command (SvWindow *window);
 char *sv_window_build_python (SvWindow *window);
 
 /* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) with
- * the volume's spacing and unit, and a JSON sidecar beside it
+ * the calibration supervox-cli writes (sv_label_calibration), and a JSON sidecar beside it
  * (sv_window_sidecar_path) with the keys supervox-cli slic writes: input,
  * output, shape, timings, parameters, command, version. Fails when the
  * newest run failed (saying why), no labels are there yet, or a preview is

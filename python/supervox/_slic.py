@@ -412,8 +412,10 @@ def slic_file(input, output, n_segments=100, compactness=10.0, max_num_iter=10, 
     volume with ``channel_axis=None``.
 
     mask : path of a TIFF of the volume's shape (nonzero = in), or None.
-    sigma, spacing : a number or (z, y, x); the file's own spacing is only
-        copied into the label file.
+    sigma, spacing : a number or (z, y, x); ``spacing`` weighs the distances
+        only: the label file carries the input's calibration (its ImageJ or
+        OME spacing and unit) when it has one, else this spacing with no
+        unit, as ``supervox-cli slic`` writes it.
     backend : {"auto", "cpu", "cuda"} as for ``slic``.
     connectivity_rule : {"connected", "legacy"} as for ``slic``.
 

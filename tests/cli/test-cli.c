@@ -916,6 +916,143 @@ test_spacing_from_file (Fixture *f, gconstpointer data)
   assert_labels_equal (labels, expected);
 }
 
+/* Whatever spacing weighs the distances, a calibrated input's labels carry
+ * its spacing and unit (in memory and streamed alike), and an uncalibrated
+ * input's the spacing of the run, with no unit. */
+static void
+test_labels_carry_calibration (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = make_volume (6, 20, 24);
+  g_autofree char *em = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *whole = path_in (f, "whole.tif");
+  g_autofree char *slabs = path_in (f, "slabs.tif");
+  g_autoptr (GError) error = NULL;
+
+  v->spacing[0] = 40.0;
+  v->spacing[1] = v->spacing[2] = 4.0;
+  v->spacing_from_file = TRUE;
+  v->unit = g_strdup ("nm");
+  em = write_volume (f, "em.tif", v);
+  g_clear_pointer (&v->unit, g_free);
+  v->spacing[0] = v->spacing[1] = v->spacing[2] = 1.0;
+  plain = write_volume (f, "plain.tif", v);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *in = i == 0 ? em : plain;
+      g_autoptr (SvLabels) labels = NULL;
+      Result r;
+
+      r = run_cli (f->dir, "slic", in, "-o", whole, "--n-segments", "20", "--spacing", "10,1,1");
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      r = run_cli (f->dir, "slic", in, "-o", slabs, "--n-segments", "20", "--spacing", "10,1,1",
+                   "--slab-depth", "2");
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      sv_test_assert_same_file (whole, slabs);
+      labels = sv_tiff_read_labels (whole, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (labels->unit, ==, i == 0 ? "nm" : NULL);
+      g_assert_cmpfloat_with_epsilon (labels->spacing[0], i == 0 ? 40.0 : 10.0, 1e-9);
+      g_assert_cmpfloat_with_epsilon (labels->spacing[2], i == 0 ? 4.0 : 1.0, 1e-6);
+    }
+}
+
+/* The window's default on a file with no spacing: ones, with one line on
+ * stderr saying so (in --json, in the object's notes instead). */
+static void
+test_file_relative_without_spacing (Fixture *f, gconstpointer data)
+{
+  g_autofree char *plain = path_in (f, "plain.tif");
+  g_autofree char *out = path_in (f, "out.tif");
+  g_autofree char *ones = path_in (f, "ones.tif");
+  g_autofree char *json_path = path_in (f, "out.json");
+  g_autofree char *notes = NULL;
+  const guint sizes[] = { 20, 24, 20, 24, 20, 24, 20, 24 };
+  Result r;
+
+  write_raw_pages (plain, 4, sizes);
+  r = run_cli (f->dir, "slic", plain, "-o", out, "--n-segments", "12", "--spacing",
+               "file-relative");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  g_assert_nonnull (strstr (r.err, "no voxel spacing in the file"));
+  g_assert_nonnull (strstr (r.err, "--spacing file-relative uses ones"));
+  result_clear (&r);
+  notes = python_json (json_path, "d['notes'], d['params']['spacing']");
+  g_assert_nonnull (strstr (notes, "uses ones"));
+  g_assert_true (g_str_has_suffix (notes, " [1, 1, 1]"));
+
+  r = run_cli (f->dir, "slic", plain, "-o", ones, "--n-segments", "12", "--spacing", "1,1,1");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  result_clear (&r);
+  sv_test_assert_same_file (out, ones);
+
+  r = run_cli (f->dir, "slic", plain, "-o", out, "--n-segments", "12", "--spacing",
+               "file-relative", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_nonnull (strstr (r.out, "\"notes\":[\""));
+  result_clear (&r);
+}
+
+/* Counts in words a person reads ("1 label"), and far fewer labels than
+ * asked for come with why and the options to try, on one line of stderr,
+ * leaving out what the command does already; the exit status stays 0. */
+static void
+test_few_labels_note (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = NULL;
+  g_autofree char *out = path_in (f, "out.tif");
+  g_autofree char *json_path = path_in (f, "out.json");
+  g_autofree char *notes = NULL;
+  g_autoptr (GError) error = NULL;
+  SvSynthParams sp;
+  Result r;
+
+  /* Cells in noise: with a tiny compactness the clusters fray. */
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = 10;
+  sp.ny = sp.nx = 40;
+  sp.n_cells = 5;
+  {
+    g_autoptr (SvVolume) v = sv_synth_cells (&sp, NULL, &error);
+    g_assert_no_error (error);
+    in = write_volume (f, "cells.tif", v);
+  }
+  r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "1");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ", 1 label (1 cluster) on cpu"));
+  g_assert_cmpstr (r.err, ==, "");
+  result_clear (&r);
+  g_assert_cmpstr (python_json (json_path, "'notes' in d"), ==, "False");
+
+  r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "400", "--compactness", "0.0001");
+  g_test_message ("stdout: %sstderr: %s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, " labels ("));
+  g_assert_cmpint (count_lines (r.err), ==, 1);
+  g_assert_nonnull (strstr (r.err, " segments asked for (the compactness is low"));
+  g_assert_nonnull (strstr (r.err, "try --compactness 0.001 or --no-enforce-connectivity"));
+  /* Spacing relative to its finest axis already: not offered. */
+  g_assert_null (strstr (r.err, "--spacing"));
+  result_clear (&r);
+  notes = python_json (json_path, "d['notes'][0]");
+  g_assert_nonnull (strstr (notes, "try --compactness 0.001"));
+
+  r = run_cli (f->dir, "slic", in, "-o", out, "--n-segments", "400", "--compactness", "0.01",
+               "--spacing", "0.004,0.002,0.002");
+  g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "(the spacing is small)"));
+  g_assert_nonnull (strstr (r.err, "--spacing 2,1,1 (relative to the finest axis)"));
+  result_clear (&r);
+}
+
 static void
 test_mask_start_label_0 (Fixture *f, gconstpointer data)
 {
@@ -1890,6 +2027,9 @@ main (int argc, char **argv)
   ADD ("/cli/slic/json-stdout", test_slic_json_stdout);
   ADD ("/cli/slic/sidecar-names", test_sidecar_names);
   ADD ("/cli/slic/spacing-from-file", test_spacing_from_file);
+  ADD ("/cli/slic/labels-carry-input-calibration", test_labels_carry_calibration);
+  ADD ("/cli/slic/file-relative-without-spacing-uses-ones", test_file_relative_without_spacing);
+  ADD ("/cli/slic/few-labels-note-and-plurals", test_few_labels_note);
   ADD ("/cli/slic/mask-start-label-0", test_mask_start_label_0);
   ADD ("/cli/slic/threads-identical", test_slic_threads);
   ADD ("/cli/connect/matches-engine", test_connect_matches_engine);

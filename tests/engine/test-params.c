@@ -374,8 +374,9 @@ test_cli_defaults (void)
                    " --connectivity-rule connected");
 }
 
-/* Odd values are written with every digit they need; that the real CLI
- * reads them back is /cli/slic/append-cli-flags-reproduce-params. */
+/* Odd values are written with the digits they need and no more (0.1, not
+ * 0.10000000000000001); that the real CLI reads them back is
+ * /cli/slic/append-cli-flags-reproduce-params. */
 static void
 test_cli_exact_numbers (void)
 {
@@ -387,11 +388,78 @@ test_cli_exact_numbers (void)
   g_test_message ("%s", cmd->str);
   g_assert_cmpstr (cmd->str, ==,
                    " --n-segments 1234567 --compactness 0.30000000000000004 --max-num-iter 7"
-                   " --sigma 0,0.33333333333333331,2.4999999999999999e-07"
-                   " --spacing 2.8999999999999999,0.10000000000000001,1e+30"
-                   " --no-enforce-connectivity --min-size-factor 0.050000000000000003"
+                   " --sigma 0,0.3333333333333333,2.5e-07"
+                   " --spacing 2.9,0.1,1e+30"
+                   " --no-enforce-connectivity --min-size-factor 0.05"
                    " --max-size-factor 1.7142857142857142 --slic-zero --start-label 0"
                    " --connectivity-rule legacy --no-convert2lab");
+}
+
+/* The shortest text that reads back as the same double, spelled as
+ * Python's repr spells it for these. */
+static void
+test_format_double (void)
+{
+  static const struct
+  {
+    double value;
+    const char *text;
+  } cases[] = {
+    { 0.2, "0.2" },
+    { 0.1 + 0.2, "0.30000000000000004" },
+    { 1.0 / 3.0, "0.3333333333333333" },
+    { 12.0 / 7.0, "1.7142857142857142" },
+    { 0.0001, "0.0001" },
+    { 1e-5, "1e-05" },
+    { 40.0 / 4.0, "10" },
+    { -2.5e-7, "-2.5e-07" },
+    { 1e30, "1e+30" },
+    { 0.0, "0" },
+  };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  guint64 state = 0x9e3779b97f4a7c15u;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpstr (sv_format_double (buf, cases[i].value), ==, cases[i].text);
+  /* Any bit pattern of a finite double reads back as itself. */
+  for (guint i = 0; i < 100000; i++)
+    {
+      double v;
+
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      memcpy (&v, &state, sizeof v);
+      if (!isfinite (v))
+        continue;
+      g_assert_true (g_ascii_strtod (sv_format_double (buf, v), NULL) == v);
+    }
+}
+
+/* Rounded values are the doubles nearest their decimals, so commands
+ * spell them as a person would: the window's slider (three digits) and
+ * its relative spacing (six). */
+static void
+test_round_significant (void)
+{
+  static const struct
+  {
+    double value;
+    int digits;
+    const char *text;
+  } cases[] = {
+    { 0.5704, 3, "0.57" },     { 0.29, 3, "0.29" },     { 0.0123456, 3, "0.0123" },
+    { 123456.0, 3, "123000" }, { 1.2 / 0.9, 6, "1.33333" }, { 40.0 / 4.0, 6, "10" },
+    { 2.0 / 3.0, 6, "0.666667" },
+  };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  const double mri[3] = { 1.2, 0.9, 0.9 };
+  double relative[3];
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpstr (sv_format_double (buf, sv_round_significant (cases[i].value, cases[i].digits)),
+                     ==, cases[i].text);
+  sv_spacing_relative_to_finest (mri, relative);
+  g_assert_cmpstr (sv_format_double (buf, relative[0]), ==, "1.33333");
+  g_assert_true (relative[1] == 1.0 && relative[2] == 1.0);
 }
 
 /* Presets: every parameter goes into the key file and comes back, per-axis
@@ -432,6 +500,13 @@ test_keyfile_round_trip (void)
   }
   g_assert_cmpint (back.n_segments, ==, p.n_segments);
   g_assert_true (back.compactness == p.compactness && back.sigma[1] == p.sigma[1]);
+  /* Written as a person would type them. */
+  {
+    g_autofree char *spacing = g_key_file_get_value (kf, "slic", "spacing", NULL);
+    g_autofree char *sigma = g_key_file_get_value (kf, "slic", "sigma", NULL);
+    g_assert_cmpstr (spacing, ==, "3.25;1;1;");
+    g_assert_cmpstr (sigma, ==, "0.5;0.3333333333333333;2;");
+  }
 }
 
 /* A preset of an earlier version (scalar sigma, no convert2lab) reads as
@@ -661,6 +736,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/params/json", test_json);
   g_test_add_func ("/engine/params/cli/defaults", test_cli_defaults);
   g_test_add_func ("/engine/params/cli/exact-numbers", test_cli_exact_numbers);
+  g_test_add_func ("/engine/params/format-double", test_format_double);
+  g_test_add_func ("/engine/params/round-significant", test_round_significant);
   g_test_add_func ("/engine/params/keyfile/round-trip", test_keyfile_round_trip);
   g_test_add_func ("/engine/params/keyfile/old-and-bad", test_keyfile_old_and_bad);
   g_test_add_func ("/engine/params/fields-cover-params", test_fields_cover_params);

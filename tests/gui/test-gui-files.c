@@ -1,5 +1,6 @@
 /* Tests of the window's files under Xvfb: export after a failed run, the
- * exported labels' unit, sidecar and name, presets without an extension,
+ * exported labels' unit, sidecar and name, the same file from "Copy as
+ * command" on calibrated files, presets without an extension,
  * the screenshot of the orthogonal layout, NaN files, a one-voxel volume. */
 #define G_LOG_DOMAIN "test-gui"
 
@@ -10,7 +11,10 @@
 
 #include "gui-test-util.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-synth.h"
 #include "sv-test-files.h"
+#include "sv-test-python.h"
+#include "sv-test-run.h"
 
 static guint
 n_toplevels (void)
@@ -222,9 +226,127 @@ test_export_unit_sidecar_name (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (json, "\"seconds\":{\"load\":"));
   g_assert_nonnull (strstr (json, "\"iterate\":"));
   g_assert_nonnull (strstr (json, "\"command\":\"supervox-cli slic "));
-  g_assert_nonnull (strstr (json, "-o brain-labels.tif"));
+  {
+    /* The line that makes this file, not the name the dialog offered. */
+    g_autofree char *written = g_strdup_printf (" -o %s ", out);
+    g_assert_nonnull (strstr (json, written));
+  }
   g_assert_nonnull (strstr (json, "\"params\":{"));
   g_assert_nonnull (strstr (json, "\"n_labels\":"));
+  sv_test_remove_tree (dir);
+}
+
+/* Runs the window's "Copy as command" line in `dir` with the built
+ * supervox-cli first on PATH; returns the label file's path. */
+static char *
+run_copied_command (SvWindow *w, const char *dir)
+{
+  const char *build = g_getenv ("SV_BUILD_DIR");
+  g_autofree char *line = sv_window_build_command (w);
+  g_autofree char *cli_dir = NULL;
+  g_autofree char *path_env = NULL;
+  g_autofree char *name = sv_window_default_export_name (w);
+  g_auto (GStrv) envp = g_get_environ ();
+  const char *argv[] = { "/bin/sh", "-c", line, NULL };
+  SvTestRun run;
+
+  g_assert_nonnull (build);
+  cli_dir = g_build_filename (build, "app", "cli", NULL);
+  path_env = g_strconcat (cli_dir, ":", g_environ_getenv (envp, "PATH"), NULL);
+  envp = g_environ_setenv (envp, "PATH", path_env, TRUE);
+  g_test_message ("command: %s", line);
+  run = sv_test_run_argv (dir, envp, argv);
+  if (run.status != 0)
+    g_error ("supervox-cli failed (%d):\n%s%s", run.status, run.out, run.err);
+  sv_test_run_clear (&run);
+  return g_build_filename (dir, name, NULL);
+}
+
+/* The window's sidecar and the CLI's, apart from what says how each ran
+ * (timings, threads, who wrote it, how the CLI held the volume) and where
+ * the labels went: "same" or what differs. */
+static const char compare_sidecars[]
+    = "import json, sys\n"
+      "w, c = (json.load(open(p)) for p in sys.argv[1:3])\n"
+      "for d in (w, c):\n"
+      "    for k in ('seconds', 'threads', 'program', 'mode', 'memory_limit_bytes',\n"
+      "              'peak_memory_bytes'):\n"
+      "        d.pop(k, None)\n"
+      "w['command'] = w['command'].replace(' -o ' + w['output'] + ' ', ' -o ' + c['output'] + ' ')\n"
+      "w['output'] = c['output']\n"
+      "print('same' if w == c else {k: (w.get(k), c.get(k)) for k in set(w) | set(c)\n"
+      "                             if w.get(k) != c.get(k)}, end='')\n";
+
+/* "Copy as command" writes the very file Export Labels writes, with the
+ * input's calibration, on an EM stack of 40×4×4 nm and an MRI of
+ * 1.2×0.9×0.9 mm (whose relative spacing, 4/3 in z, the line must spell
+ * so that it reads back to the same double). */
+static void
+test_export_same_as_command (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *stem;
+    double spacing[3];
+    const char *unit;
+    SvSampleType type;
+  } files[] = {
+    { "em", { 40.0, 4.0, 4.0 }, "nm", SV_SAMPLE_U8 },
+    { "mri", { 1.2, 0.9, 0.9 }, "mm", SV_SAMPLE_U16 },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
+  g_autofree char *window_dir = g_build_filename (dir, "window", NULL);
+  g_autofree char *cli_dir = g_build_filename (dir, "cli", NULL);
+
+  g_assert_cmpint (g_mkdir (window_dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (cli_dir, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *name = g_strconcat (files[i].stem, ".tif", NULL);
+      g_autofree char *in = g_build_filename (dir, name, NULL);
+      g_autofree char *labels_name = g_strconcat (files[i].stem, "-labels.tif", NULL);
+      g_autofree char *exported = g_build_filename (window_dir, labels_name, NULL);
+      g_autofree char *exported_json = sv_window_sidecar_path (exported);
+      g_autofree char *from_cli = NULL;
+      g_autofree char *cli_json = NULL;
+      g_autofree char *same = NULL;
+      g_autoptr (GFile) file = g_file_new_for_path (in);
+      g_autoptr (SvLabels) back = NULL;
+      g_autoptr (GError) error = NULL;
+      SvSynthParams sp;
+
+      sv_synth_params_init_defaults (&sp);
+      sp.nz = 12;
+      sp.ny = 40;
+      sp.nx = 44;
+      sp.n_cells = 6;
+      {
+        g_autoptr (SvVolume) v = sv_synth_cells (&sp, NULL, &error);
+        g_assert_no_error (error);
+        memcpy (v->spacing, files[i].spacing, sizeof v->spacing);
+        v->unit = g_strdup (files[i].unit);
+        g_assert_true (sv_tiff_write_volume_full (in, v, files[i].type, NULL, &error));
+        g_assert_no_error (error);
+      }
+      open_and_wait (f->window, file);
+      wait_for_current_result (f->window);
+
+      g_assert_true (sv_window_export_labels (f->window, exported, &error));
+      g_assert_no_error (error);
+      from_cli = run_copied_command (f->window, cli_dir);
+      sv_test_assert_same_file (exported, from_cli);
+
+      /* The input's calibration, not the relative spacing the run used. */
+      back = sv_tiff_read_labels (from_cli, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (back->unit, ==, files[i].unit);
+      for (int a = 0; a < 3; a++)
+        g_assert_cmpfloat_with_epsilon (back->spacing[a], files[i].spacing[a], 1e-6);
+
+      cli_json = sv_window_sidecar_path (from_cli);
+      same = sv_test_python_args (compare_sidecars, exported_json, cli_json);
+      g_assert_cmpstr (same, ==, "same");
+    }
   sv_test_remove_tree (dir);
 }
 
@@ -345,6 +467,8 @@ main (int argc, char **argv)
               test_export_after_failed_run, fixture_teardown);
   g_test_add ("/gui/export/unit-sidecar-and-name", Fixture, NULL, fixture_setup,
               test_export_unit_sidecar_name, fixture_teardown);
+  g_test_add ("/gui/export/same-file-as-copied-command", Fixture, NULL, fixture_setup,
+              test_export_same_as_command, fixture_teardown);
   g_test_add ("/gui/presets/round-trip-without-extension", Fixture, NULL, fixture_setup,
               test_preset_without_extension, fixture_teardown);
   g_test_add ("/gui/screenshot/orthogonal-saves-all-views", Fixture, NULL, fixture_setup,

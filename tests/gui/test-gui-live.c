@@ -97,6 +97,55 @@ test_values_said_and_typed (Fixture *f, gconstpointer data)
   g_assert_cmpstr (pango_layout_get_text (gtk_scale_get_layout (GTK_SCALE (gamma))), ==, "1.00");
 }
 
+/* Compactness takes what supervox-cli takes down to 0.0001, shown as it
+ * is; beyond the window's range, or not > 0 as the engine's table says,
+ * the panel says what it did instead of clamping silently. */
+static void
+test_compactness_limits_said (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkWidget *entry
+      = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "compactness, typed");
+  static const struct
+  {
+    const char *typed;
+    double value;
+    const char *shown;
+    const char *note;
+  } cases[] = {
+    { "0.0001", 0.0001, "0.0001", NULL },
+    { "0.00015", 0.00015, "0.00015", NULL },
+    { "0.00001", 0.0001, "0.0001",
+      "Compactness: 1e-05 is less than this window takes; raised to 0.0001. supervox-cli takes "
+      "any value > 0." },
+    { "0", 0.0001, "0.0001", "Compactness must be > 0, got 0; kept at 0.0001." },
+    { "0.57", 0.57, "0.57", NULL },
+  };
+  SvSlicParams p;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gtk_editable_set_text (GTK_EDITABLE (entry), cases[i].typed);
+      gtk_spin_button_update (GTK_SPIN_BUTTON (entry));
+      sv_params_panel_get_params (panel, &p);
+      g_test_message ("%s: %.17g, shown %s, note %s", cases[i].typed, p.compactness,
+                      gtk_editable_get_text (GTK_EDITABLE (entry)),
+                      sv_params_panel_get_note (panel));
+      g_assert_cmpfloat (p.compactness, ==, cases[i].value);
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, cases[i].shown);
+      g_assert_cmpstr (sv_params_panel_get_note (panel), ==, cases[i].note);
+    }
+  /* A preset or sidecar beyond the range: said too, and the panel runs
+   * what it shows. */
+  p.compactness = 5000;
+  sv_params_panel_set_params (panel, &p);
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpfloat (p.compactness, ==, 1000);
+  g_assert_cmpstr (sv_params_panel_get_note (panel), ==,
+                   "Compactness: 5000 is more than this window takes; lowered to 1000. "
+                   "supervox-cli takes any value > 0.");
+}
+
 /* A run with far fewer labels than asked for says why and what to try. */
 static void
 test_few_labels_warning (Fixture *f, gconstpointer data)
@@ -126,6 +175,29 @@ test_few_labels_warning (Fixture *f, gconstpointer data)
   g_assert_cmpfloat ((double)sv_window_get_result (f->window)->stats.n_labels, >=,
                      0.05 * p.n_segments);
   g_assert_null (sv_window_get_warning_text (f->window));
+}
+
+/* The advice leaves out what the panel does already: with spacing relative
+ * to the finest axis (the default) it does not offer it again. */
+static void
+test_few_labels_advice_follows_panel (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  const char *text;
+  SvSlicParams p;
+
+  g_assert_true (sv_params_panel_get_spacing_relative (panel));
+  sv_params_panel_get_params (panel, &p);
+  g_assert_cmpfloat (MIN (MIN (p.spacing[0], p.spacing[1]), p.spacing[2]), ==, 1.0);
+  p.compactness = 0.001;
+  sv_params_panel_set_params (panel, &p);
+  wait_until (window_settled, f->window, "the run with a tiny compactness");
+  text = sv_window_get_warning_text (f->window);
+  g_test_message ("%s", text);
+  g_assert_nonnull (text);
+  g_assert_null (strstr (text, "spacing relative"));
+  g_assert_nonnull (strstr (text, "Try a compactness ten times higher (0.01)"));
+  g_assert_nonnull (strstr (text, "“Enforce connectivity”"));
 }
 
 /* Asked for CUDA where none runs: the CPU computes, and the dropdown and
@@ -514,8 +586,12 @@ main (int argc, char **argv)
               test_progress_says_stage, fixture_teardown);
   g_test_add ("/gui/params/wheel-over-unfocused-field-scrolls-panel", Fixture, NULL, fixture_setup,
               test_wheel_scrolls_panel, fixture_teardown);
+  g_test_add ("/gui/params/compactness-limits-said", Fixture, NULL, fixture_setup,
+              test_compactness_limits_said, fixture_teardown);
   g_test_add ("/gui/params/values-said-and-typed", Fixture, NULL, fixture_setup,
               test_values_said_and_typed, fixture_teardown);
+  g_test_add ("/gui/window/few-labels-advice-follows-panel", Fixture, NULL, fixture_setup,
+              test_few_labels_advice_follows_panel, fixture_teardown);
   g_test_add ("/gui/window/few-labels-warning", Fixture, NULL, fixture_setup,
               test_few_labels_warning, fixture_teardown);
   g_test_add ("/gui/params/backend-shows-what-ran", Fixture, NULL, fixture_setup,

@@ -116,3 +116,28 @@ def test_gpu_gives_the_cpu_files(files):
             assert info["backend"] == "cuda"
             assert info["streamed"] is (limit > 0)
             assert cpu.read_bytes() == gpu.read_bytes()
+
+
+def test_label_file_carries_the_input_calibration(tmp_path):
+    # An EM stack of 40 x 4 x 4 nm, run with the relative spacing 10, 1, 1:
+    # the labels carry the stack's nanometres, in memory and streamed, and
+    # are the bytes supervox-cli writes.
+    path = tmp_path / "em.tif"
+    tifffile.imwrite(path, volume(), imagej=True, resolution=(0.25, 0.25),
+                     metadata={"spacing": 40.0, "unit": "nm", "axes": "ZYX"})
+    whole, slabs = tmp_path / "whole.tif", tmp_path / "slabs.tif"
+    params = dict(n_segments=60, compactness=0.1, spacing=(10, 1, 1), backend="cpu")
+    assert supervox.slic_file(path, whole, **params)["streamed"] is False
+    assert supervox.slic_file(path, slabs, memory_limit=SHORT, **params)["streamed"] is True
+    assert whole.read_bytes() == slabs.read_bytes()
+    with tifffile.TiffFile(whole) as tif:
+        assert tif.imagej_metadata["unit"] == "nm"
+        assert tif.imagej_metadata["spacing"] == 40.0
+        assert tif.pages[0].tags["XResolution"].value == (1, 4)
+    cli = os.environ.get("SUPERVOX_CLI")
+    if cli:
+        import subprocess
+        subprocess.run([cli, "slic", str(path), "-o", str(tmp_path / "cli.tif"), "--n-segments",
+                        "60", "--compactness", "0.1", "--spacing", "10,1,1", "--backend", "cpu"],
+                       check=True, capture_output=True)
+        assert (tmp_path / "cli.tif").read_bytes() == whole.read_bytes()

@@ -140,6 +140,12 @@ gboolean sv_slic_param_parse (const SvParamField *field, const char *text, SvSli
 gboolean sv_slic_param_parse_list (const SvParamField *field, const char *text, double values[3],
                                    guint *n_values, int *word, GError **error);
 
+/* `value` as the shortest decimal text that reads back as the same double
+ * ("0.2", not "0.20000000000000001"), in the C locale, into buf; returns
+ * buf. Commands, sidecars and presets write numbers with it, so that a
+ * copied command reproduces the run bit for bit and still reads well. */
+char *sv_format_double (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value);
+
 /* A finite number, or a whole number within [min, max], read from text;
  * messages name `option` ("--threads expects a whole number, got 'x'"). */
 gboolean sv_parse_double (const char *option, const char *text, double *value, GError **error);
@@ -183,5 +189,10 @@ void sv_spacing_relative_to_finest (const double in[3], double out[3]);
 
 /* The same rounding for one value: value / finest to six digits. */
 double sv_spacing_relative (double value, double finest);
+
+/* `value` (> 0) rounded to `digits` significant decimal digits, as the
+ * double nearest that decimal (570 / 1000, not 570 * 0.001, which is
+ * 0.5700000000000001), so that it prints as it reads ("0.57"). */
+double sv_round_significant (double value, int digits);
 
 G_END_DECLS

@@ -10,8 +10,14 @@
  * [mpi_ranks]],
  * threads,
  * seconds {load, prepare, iterate, connect, write, total}, params (the
- * scikit-image names of sv_slic_params_to_json), command, version, and
- * program when the writer names itself. */
+ * scikit-image names of sv_slic_params_to_json), command, version,
+ * program when the writer names itself, and notes when the run has any.
+ *
+ * The window's export and supervox-cli running its "Copy as command" line
+ * write the same label file and the same sidecar but for what says how and
+ * where each ran: output and the command's -o (the file each wrote),
+ * seconds, threads, program (the window's), mode, memory_limit_bytes and
+ * peak_memory_bytes (supervox-cli's), and notes (supervox-cli's remarks). */
 #pragma once
 
 #include <glib.h>
@@ -65,6 +71,10 @@ typedef struct
   const SvSlicParams *params;
   const char *command; /* the supervox-cli line that reproduces the labels */
   const char *program; /* NULL: not written; else who wrote it ("supervox") */
+  /* One-line remarks on the run (supervox-cli's on stderr: a fallback it
+   * took, advice on few labels); none: the key is left out. */
+  const char *const *notes;
+  guint n_notes;
 } SvSidecar;
 
 /* What a supervox-cli slic line that reproduces some labels names. */

@@ -61,8 +61,10 @@ typedef struct
   guint64 memory_limit; /* bytes the run may allocate (the mask is the caller's)
                          * when slab_depth is 0; 0: 1 GiB */
   SvTiffWriteOptions write_options;
-  const double *label_spacing; /* z, y, x written with the labels; NULL: the file's */
-  const char *label_unit;      /* with label_spacing; may be NULL */
+  /* The spacing the run used, z, y, x, which the labels of a file with no
+   * calibration carry (sv_label_calibration); NULL: ones. A calibrated
+   * file's labels carry its own spacing and unit. */
+  const double *label_spacing;
   SvProgressFunc progress;     /* may be NULL */
   gpointer user_data;
   GCancellable *cancellable;  /* may be NULL */

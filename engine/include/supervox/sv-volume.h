@@ -72,6 +72,16 @@ SvLabels *sv_labels_new (guint nz, guint ny, guint nx, GError **error);
 void sv_labels_free (SvLabels *labels);
 gsize sv_labels_n_voxels (const SvLabels *labels);
 
+/* The spacing (z, y, x, into `spacing`) and unit that labels computed from
+ * an input carry, the same for every front end: a calibrated input's own
+ * (its ImageJ or OME spacing in a unit of length), whatever spacing
+ * weighed the distances, so that the labels overlay the image in Fiji and
+ * napari; an uncalibrated input's (no unit, or ImageJ's "pixel")
+ * `run_spacing`, the spacing the run used (NULL: ones), with no unit.
+ * Returns the unit: input_unit or NULL, borrowed. */
+const char *sv_label_calibration (const double input_spacing[3], const char *input_unit,
+                                  const double *run_spacing, double spacing[3]);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvLabels, sv_labels_free)
 
 G_END_DECLS
