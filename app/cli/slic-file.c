@@ -10,6 +10,7 @@
 
 #include "cli-common.h"
 #include "slic-stream.h"
+#include "stats-table.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-sidecar.h"
@@ -403,6 +404,22 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
   return sv_sidecar_to_json (&sidecar);
 }
 
+/* --stats: the table of the labels just written, from memory or, for a
+ * streamed run, from the label file; intensities from the input file. */
+static gboolean
+write_stats (const SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
+{
+  SvCliStatsRequest request = { 0 };
+
+  request.table_path = ctx->stats_path;
+  request.has_background = TRUE;
+  request.background = file->params.start_label - 1;
+  request.channel = ctx->channel;
+  request.n_threads = ctx->request->n_threads;
+  return sv_cli_stats_write (&request, file->streamed ? file->output : NULL,
+                             file->streamed ? NULL : file->labels, file->input, NULL, NULL, error);
+}
+
 gboolean
 sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
 {
@@ -432,6 +449,12 @@ sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError
   if (tmp == NULL || !sv_cli_commit_temp (tmp, file->sidecar, error))
     {
       g_unlink (file->output);
+      return FALSE;
+    }
+  if (ctx->stats_path && !write_stats (file, ctx, error))
+    {
+      g_unlink (file->output);
+      g_unlink (file->sidecar);
       return FALSE;
     }
   file->json = g_steal_pointer (&json);
