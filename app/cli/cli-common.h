@@ -113,6 +113,7 @@ int sv_cli_cmd_connect (int argc, char **argv);
 int sv_cli_cmd_info (int argc, char **argv);
 int sv_cli_cmd_synth (int argc, char **argv);
 int sv_cli_cmd_eval (int argc, char **argv);
+int sv_cli_cmd_stats (int argc, char **argv);
 
 G_END_DECLS
 

@@ -32,6 +32,7 @@ typedef struct
   char *slab_depth;
   char *devices;
   char *device_memory_limit;
+  char *stats;
   gboolean json;
   /* The parameters' options, by row of sv_slic_param_fields: the text of
    * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
@@ -57,6 +58,7 @@ slic_options_clear (SlicOptions *o)
   g_free (o->slab_depth);
   g_free (o->devices);
   g_free (o->device_memory_limit);
+  g_free (o->stats);
   g_strfreev (o->inputs);
 }
 
@@ -242,6 +244,32 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
   return TRUE;
 }
 
+/* --stats goes with one input and one label file, and overwrites neither
+ * an input nor the labels or their sidecar. */
+static gboolean
+check_stats_output (const SlicOptions *o, const char *const *inputs, const char *labels,
+                    SvCliOutputKind kind, GError **error)
+{
+  g_autofree char *sidecar = sv_cli_sidecar_path (labels);
+
+  if (kind != SV_CLI_OUTPUT_FILE || inputs[1] != NULL || sv_cli_mpi_active ())
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "--stats needs one input and -o OUT.tif (run 'supervox-cli stats' on each "
+                   "label file of a batch)");
+      return FALSE;
+    }
+  if (g_strcmp0 (o->stats, labels) == 0 || g_strcmp0 (o->stats, sidecar) == 0
+      || g_strcmp0 (o->stats, inputs[0]) == 0 || sv_cli_same_file (o->stats, inputs[0])
+      || (o->mask != NULL && sv_cli_same_file (o->stats, o->mask)))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s: the table would overwrite an input or the labels", o->stats);
+      return FALSE;
+    }
+  return sv_cli_check_output (o->stats, error);
+}
+
 static int
 run_slic (SlicOptions *o)
 {
@@ -313,7 +341,8 @@ run_slic (SlicOptions *o)
           return 1;
         }
     }
-  if (!sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind, &error))
+  if (!sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind, &error)
+      || (o->stats != NULL && !check_stats_output (o, inputs, outputs[0], kind, &error)))
     {
       sv_cli_report (error);
       return 1;
@@ -325,6 +354,7 @@ run_slic (SlicOptions *o)
   ctx.mask_path = o->mask;
   ctx.mask = mask;
   ctx.quiet = o->json;
+  ctx.stats_path = o->stats;
   ctx.cancellable = sv_cli_watch_interrupts ();
   batch.json = o->json;
   batch.summary = kind != SV_CLI_OUTPUT_FILE;
@@ -412,6 +442,9 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "device-memory-limit", 0, 0, G_OPTION_ARG_STRING, &o.device_memory_limit,
       "GPU memory a run may use per device, e.g. 2G (default: what the GPU has free); a volume "
       "that needs more is streamed through the GPU in z-slabs", "SIZE" },
+    { "stats", 0, 0, G_OPTION_ARG_FILENAME, &o.stats,
+      "Also write the supervoxel table (as 'supervox-cli stats LABELS --image IN' does)",
+      "TABLE.csv" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },

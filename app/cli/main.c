@@ -31,6 +31,7 @@ static const SvCliCommand commands[] = {
   { "info", sv_cli_cmd_info, "shape, type, spacing and value range of a TIFF" },
   { "synth", sv_cli_cmd_synth, "synthetic cell phantom with ground truth" },
   { "eval", sv_cli_cmd_eval, "quality metrics of labels against ground truth" },
+  { "stats", sv_cli_cmd_stats, "per-supervoxel table and adjacency of a label TIFF, as CSV" },
 };
 
 static void

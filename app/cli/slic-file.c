@@ -11,6 +11,7 @@
 
 #include "cli-common.h"
 #include "slic-stream.h"
+#include "stats-table.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-few-labels.h"
 #include "supervox/sv-io.h"
@@ -486,6 +487,22 @@ sv_cli_slic_file_print_result (const SvCliSlicFile *file, gboolean json, const c
     sv_cli_note ("%s", (const char *)file->notes->pdata[i]);
 }
 
+/* --stats: the table of the labels just written, from memory or, for a
+ * streamed run, from the label file; intensities from the input file. */
+static gboolean
+write_stats (const SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
+{
+  SvCliStatsRequest request = { 0 };
+
+  request.table_path = ctx->stats_path;
+  request.has_background = TRUE;
+  request.background = file->params.start_label - 1;
+  request.channel = ctx->channel;
+  request.n_threads = ctx->request->n_threads;
+  return sv_cli_stats_write (&request, file->streamed ? file->output : NULL,
+                             file->streamed ? NULL : file->labels, file->input, NULL, NULL, error);
+}
+
 gboolean
 sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
 {
@@ -516,6 +533,12 @@ sv_cli_slic_file_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError
   if (tmp == NULL || !sv_cli_commit_temp (tmp, file->sidecar, error))
     {
       g_unlink (file->output);
+      return FALSE;
+    }
+  if (ctx->stats_path && !write_stats (file, ctx, error))
+    {
+      g_unlink (file->output);
+      g_unlink (file->sidecar);
       return FALSE;
     }
   file->json = g_steal_pointer (&json);

@@ -63,6 +63,8 @@ typedef struct
 
   SvBackend *backend;  /* one for the whole batch */
   gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
+
+  const char *stats_path; /* --stats: the supervoxel table, written after the labels; NULL: none */
 } SvCliSlicContext;
 
 /* Opens the backend `name` ("cpu", "cuda" or "auto") for ctx->backend. auto

@@ -12,10 +12,16 @@ other CUDA arrays (DLPack producers) in, CuPy out.
 
 reads a TIFF and writes a label TIFF, streaming it slab by slab when it
 does not fit in memory (the same labels as in memory).
+
+    >>> table = supervox.regionprops_table(labels, intensity_image=volume)
+
+gives scikit-image's regionprops_table numbers (label, area, bbox,
+centroid, intensity_mean, ...) computed on all cores.
 The package is also a scikit-image dispatch backend (supervox.skimage_backend).
 """
 
 from . import _lib
+from ._regionprops import regionprops_table
 from ._slic import SupervoxError, get_num_threads, set_num_threads, slic, slic_file
 
 __version__ = _lib.version()
@@ -33,5 +39,5 @@ def cuda_release_cache():
     _lib.lib.supervox_cuda_release_cache()
 
 
-__all__ = ["slic", "slic_file", "set_num_threads", "get_num_threads", "cuda_available",
+__all__ = ["slic", "slic_file", "regionprops_table", "set_num_threads", "get_num_threads", "cuda_available",
            "cuda_release_cache", "SupervoxError", "__version__"]

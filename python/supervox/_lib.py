@@ -12,7 +12,7 @@ import os
 
 API_VERSION_MAJOR = 0
 # The oldest minor version with every function bound below.
-API_VERSION_MINOR = 4
+API_VERSION_MINOR = 5
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -160,11 +160,34 @@ lib.supervox_slic_file.argtypes = [
     ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(SupervoxControl),
     ctypes.POINTER(SupervoxFileInfo)]
 
+
+
+class SupervoxTableOptions(ctypes.Structure):
+    _fields_ = [
+        ("has_background", ctypes.c_int32),
+        ("background", ctypes.c_int64),
+        ("n_threads", ctypes.c_int32),
+    ]
+
+
 if (lib.supervox_api_version() // 1000 != API_VERSION_MAJOR
         or lib.supervox_api_version() % 1000 < API_VERSION_MINOR):
     raise ImportError("libsupervox API version %d does not match this package (%d.%d or a later "
                       "minor)" % (lib.supervox_api_version(), API_VERSION_MAJOR,
                                   API_VERSION_MINOR))
+
+lib.supervox_table_options_init.restype = None
+lib.supervox_table_options_init.argtypes = [ctypes.POINTER(SupervoxTableOptions)]
+lib.supervox_table_new.restype = ctypes.c_int
+lib.supervox_table_new.argtypes = [
+    ctypes.POINTER(SupervoxArray), ctypes.POINTER(SupervoxArray),
+    ctypes.POINTER(SupervoxTableOptions), ctypes.POINTER(ctypes.c_void_p)]
+lib.supervox_table_free.restype = None
+lib.supervox_table_free.argtypes = [ctypes.c_void_p]
+lib.supervox_table_n_rows.restype = ctypes.c_int64
+lib.supervox_table_n_rows.argtypes = [ctypes.c_void_p]
+lib.supervox_table_column.restype = ctypes.c_int
+lib.supervox_table_column.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 lib.supervox_cuda_release_cache.restype = None
 lib.supervox_cuda_release_cache.argtypes = []

@@ -30,7 +30,7 @@ extern "C"
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 4
+#define SUPERVOX_API_VERSION_MINOR 5
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -227,6 +227,44 @@ extern "C"
                                           const SupervoxParams *params, SupervoxBackend backend,
                                           uint64_t memory_limit, const SupervoxControl *control,
                                           SupervoxFileInfo *info);
+
+  /* Per-supervoxel statistics of a label array (API 0.5): what
+   * scikit-image's regionprops_table gives, computed on all cores with the
+   * same numbers for any thread count. */
+  typedef struct _SupervoxTable SupervoxTable;
+
+  typedef struct
+  {
+    int32_t has_background; /* 1: voxels equal to `background` are left out (default 1) */
+    int64_t background;     /* 0 */
+    int32_t n_threads;      /* 0: all cores */
+  } SupervoxTableOptions;
+
+  /* Fills options with the defaults above. */
+  SUPERVOX_EXPORT void supervox_table_options_init (SupervoxTableOptions *options);
+
+  /* The table of `labels` (host memory, any integer dtype, shape z, y, x, 1,
+   * values within int32) and `intensity` (NULL, or host memory of the same
+   * z, y, x with any number of channels; any dtype but FLOAT16, taken as
+   * its values, not rescaled). options may be NULL (the defaults). On
+   * success *table is a new table to free with supervox_table_free. */
+  SUPERVOX_EXPORT int supervox_table_new (const SupervoxArray *labels,
+                                          const SupervoxArray *intensity,
+                                          const SupervoxTableOptions *options,
+                                          SupervoxTable **table);
+  SUPERVOX_EXPORT void supervox_table_free (SupervoxTable *table);
+
+  /* Rows: one per label, in increasing label order. */
+  SUPERVOX_EXPORT int64_t supervox_table_n_rows (const SupervoxTable *table);
+
+  /* Copies a column (n_rows doubles) into `out`. Names: "label", "voxels",
+   * "centroid-0" … "centroid-2" (mean voxel index z, y, x), "bbox-0" …
+   * "bbox-5" (min z, y, x, then max z, y, x, half-open), and for channel
+   * C of the intensity "intensity_mean-C", "intensity_std-C" (ddof 0),
+   * "intensity_min-C", "intensity_max-C". An unknown name is
+   * SUPERVOX_ERROR_INVALID_ARGUMENT. */
+  SUPERVOX_EXPORT int supervox_table_column (const SupervoxTable *table, const char *name,
+                                             double *out);
 
   /* Frees the GPU memory kept between CUDA runs (see the top of this file),
    * on every device. Runs in progress keep theirs until they end. Does
