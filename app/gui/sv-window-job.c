@@ -364,11 +364,9 @@ job_result_cb (SvJobResult *result, gpointer user_data)
     sv_slice_view_set_result (sv_window_view (self, i), result);
 
   text = result_text (self, result);
-  gtk_label_set_text (self->result_label, text);
+  sv_window_set_status (self, self->result_label, text);
   update_progress (self);
-  gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->path_label),
-                               sv_slice_view_get_gl_off_reason (self->xy_view));
+  sv_window_update_path_status (self);
   if (sv_window_verbose (self))
     g_message (
         "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT
@@ -421,7 +419,7 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
       self->run_error = g_strdup (error->message);
     }
   gtk_progress_bar_set_text (self->progress_bar, "failed");
-  gtk_label_set_text (self->result_label, error->message);
+  sv_window_set_status (self, self->result_label, error->message);
 }
 
 static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };
