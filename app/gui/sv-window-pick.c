@@ -70,9 +70,14 @@ sv_window_select_at (SvWindow *self, guint z, guint y, guint x)
   self->selection_zyx[0] = z;
   self->selection_zyx[1] = y;
   self->selection_zyx[2] = x;
-  gtk_notebook_set_current_page (
-      self->side_notebook,
-      gtk_notebook_page_num (self->side_notebook, GTK_WIDGET (self->pick_panel)));
+  /* The panel's page is the scrolled window around it. */
+  {
+    GtkWidget *page = GTK_WIDGET (self->pick_panel);
+    while (page && gtk_notebook_page_num (self->side_notebook, page) < 0)
+      page = gtk_widget_get_parent (page);
+    gtk_notebook_set_current_page (self->side_notebook,
+                                   gtk_notebook_page_num (self->side_notebook, page));
+  }
   sv_window_update_selection (self);
 }
 
