@@ -13,6 +13,7 @@
 
 #include "gui-test-util.h"
 #include "sv-application.h"
+#include "sv-pick-panel.h"
 #include "supervox/sv-io.h"
 
 /* A volume large enough that a drag on the CPU shows coarse previews, with
@@ -82,6 +83,13 @@ file_shown (gpointer window)
   return sv_window_get_volume (window) && !sv_window_is_busy (window);
 }
 
+static gboolean
+pick_has_numbers (gpointer window)
+{
+  const char *voxels = sv_pick_panel_get_text (sv_window_get_pick_panel (window), "voxels");
+  return voxels && g_ascii_isdigit (voxels[0]);
+}
+
 static void
 test_width_stays (Fixture *f, gconstpointer data)
 {
@@ -98,10 +106,19 @@ test_width_stays (Fixture *f, gconstpointer data)
   g_autoptr (SvVolume) v = sv_volume_new (DRAG_NZ, DRAG_NY, DRAG_NX, 1, NULL);
   g_autoptr (GError) error = NULL;
   SvSlicParams p;
-  int width;
+  int width, height;
 
   width = narrow_window (w);
   g_assert_cmpint (width, <=, 1024);
+
+  /* A picked supervoxel's numbers, some on two lines (the sample gives no
+   * voxel size, and the panel says so): the Selection tab scrolls rather
+   * than making the window taller. */
+  height = gtk_widget_get_height (GTK_WIDGET (w));
+  g_signal_emit_by_name (xy, "pick", NZ / 2, NY / 2, NX / 2);
+  wait_until (pick_has_numbers, w, "the picked supervoxel's numbers");
+  assert_width (w, width, "a pick");
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (w)), ==, height);
 
   /* A long file name in the title, 16-bit with nm spacing. */
   for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
@@ -385,6 +402,29 @@ test_letters_in_fields (Fixture *f, gconstpointer data)
   wait_until (toast_says_pinned, w, "P to pin with the slider focused");
 }
 
+/* ---- numbers ---- */
+
+static void
+test_quantities_readable (void)
+{
+  static const struct
+  {
+    double value;
+    const char *text;
+  } cases[] = {
+    { 15640, "15\u202f640" },        { 15643.7, "15\u202f640" },  { 552960, "553\u202f000" },
+    { 1234567, "1\u202f235\u202f000" }, { 1564, "1564" },         { 0.00064, "0.00064" },
+    { 1.5, "1.5" },                   { 30, "30" },                { 9999.6, "10\u202f000" },
+    { -24680, "-24\u202f680" },       { 0, "0" },                  { 0.123456, "0.1235" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = sv_format_quantity (cases[i].value);
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
 /* ---- the shortcuts window ---- */
 
 /* "<Control>bracketright" and "<Primary>bracketright" alike. */
@@ -547,5 +587,6 @@ main (int argc, char **argv)
   g_test_add ("/gui/layout/letters-stay-in-fields", Fixture, NULL, fixture_setup,
               test_letters_in_fields, fixture_teardown);
   g_test_add_func ("/gui/layout/shortcuts-match-actions", test_shortcuts_match_actions);
+  g_test_add_func ("/gui/layout/quantities-readable", test_quantities_readable);
   return g_test_run ();
 }
