@@ -175,8 +175,9 @@ sv_application_startup (GApplication *app)
     { "win.auto-contrast", { "<Control><Shift>a", NULL } },
     { "win.cycle-overlay", { "<Control>b", NULL } },
     { "win.orthogonal", { "<Control>t", NULL } },
-    { "win.teach-step", { "<Control>period", NULL } },
-    { "win.teach-back", { "<Control>comma", NULL } },
+    /* [ and ] rather than , and .: the shortcuts window draws those two alike. */
+    { "win.teach-step", { "<Control>bracketright", NULL } },
+    { "win.teach-back", { "<Control>bracketleft", NULL } },
     { "win.teach-play", { "<Control>space", NULL } },
   };
 

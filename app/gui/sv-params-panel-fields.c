@@ -148,8 +148,17 @@ n_segments_input_cb (GtkSpinButton *spin, double *value, SvParamsPanel *self)
     *w = '\0';
   }
   v = g_ascii_strtod (text, &end);
+  /* Not a number ("10p": a key meant for the views): the count stays, where
+   * GTK would otherwise take 0 and run with the least. */
   if (end == text || *end != '\0' || !isfinite (v))
-    return GTK_INPUT_ERROR;
+    {
+      g_autofree char *note = g_strdup_printf (
+          "Segments: “%s” is not a number; kept %.0f.", gtk_editable_get_text (GTK_EDITABLE (spin)),
+          gtk_adjustment_get_value (adj));
+      sv_params_panel_set_note (self, note);
+      *value = gtk_adjustment_get_value (adj);
+      return TRUE;
+    }
   if (v > gtk_adjustment_get_upper (adj))
     {
       g_autofree char *note

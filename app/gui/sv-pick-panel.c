@@ -4,6 +4,7 @@
 #include "sv-pick-panel.h"
 
 #include <math.h>
+#include <string.h>
 
 struct _SvPickPanel
 {
@@ -24,6 +25,50 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+
+char *
+sv_format_quantity (double value)
+{
+  GString *s;
+  char *text, *point;
+  double step;
+  int magnitude;
+
+  if (!isfinite (value))
+    return g_strdup ("—");
+  if (value == 0)
+    return g_strdup ("0");
+  magnitude = (int)floor (log10 (fabs (value)));
+  step = pow (10.0, magnitude - 3);
+  text = g_strdup_printf ("%.*f", MAX (0, 3 - magnitude), round (value / step) * step);
+  /* 1.500 -> 1.5 */
+  if ((point = strchr (text, '.')))
+    {
+      char *end = text + strlen (text) - 1;
+      while (end > point && *end == '0')
+        *end-- = '\0';
+      if (end == point)
+        *end = '\0';
+    }
+  point = strchr (text, '.');
+  {
+    const char *digits = text[0] == '-' ? text + 1 : text;
+    gsize n_int = point ? (gsize)(point - digits) : strlen (digits);
+
+    if (n_int < 5)
+      return text;
+    s = g_string_new (text[0] == '-' ? "-" : "");
+    for (gsize i = 0; i < n_int; i++)
+      {
+        if (i > 0 && (n_int - i) % 3 == 0)
+          g_string_append (s, "\u202f");
+        g_string_append_c (s, digits[i]);
+      }
+    g_string_append (s, digits + n_int);
+  }
+  g_free (text);
+  return g_string_free (s, FALSE);
+}
 
 const char *
 sv_unit_symbol (const char *unit)
@@ -83,8 +128,9 @@ sv_pick_panel_show (SvPickPanel *self, gint32 label, const SvLabelStats *s, cons
   unit = volume->spacing_from_file ? sv_unit_symbol (volume->unit) : NULL;
   {
     double v = (double)s->n_voxels * volume->spacing[0] * volume->spacing[1] * volume->spacing[2];
-    text = unit ? g_strdup_printf ("%.4g %s³", v, unit)
-                : g_strdup_printf ("%.4g cubic voxels (the file gives no voxel size)", v);
+    g_autofree char *number = sv_format_quantity (v);
+    text = unit ? g_strdup_printf ("%s %s³", number, unit)
+                : g_strdup_printf ("%s cubic voxels (the file gives no voxel size)", number);
   }
   gtk_label_set_text (self->volume_value, text);
   g_clear_pointer (&text, g_free);

@@ -33,6 +33,11 @@ void sv_pick_panel_set_selected_only (SvPickPanel *panel, gboolean only);
  * "centre"; NULL for another. */
 const char *sv_pick_panel_get_text (SvPickPanel *panel, const char *row);
 
+/* A measured quantity as people write it: four significant digits, never
+ * in exponent notation, digits from 10 000 on in groups of three with a
+ * narrow space: 15640 -> "15 640", 552960 -> "553 000", 0.00064 -> "0.00064". */
+char *sv_format_quantity (double value);
+
 /* The unit as people write it: "micron" -> "µm"; NULL stays NULL. */
 const char *sv_unit_symbol (const char *unit);
 

@@ -336,8 +336,7 @@ sv_window_update_result_text (SvWindow *self)
   if (!self->result)
     return;
   text = result_text (self, self->result);
-  gtk_label_set_text (self->result_label, text);
-  /* Long words are ellipsized rather than widening the window. */
+  sv_window_set_status (self, self->result_label, text);
   if (self->stopped)
     {
       g_autofree char *tip = g_strdup_printf ("%s\nStopped: change a value to run again.", text);
@@ -423,9 +422,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
 
   sv_window_update_result_text (self);
   update_progress (self);
-  gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->path_label),
-                               sv_slice_view_get_gl_off_reason (self->xy_view));
+  sv_window_update_path_status (self);
   if (sv_window_verbose (self))
     g_message (
         "generation %" G_GUINT64_FORMAT ": %s, %" G_GSIZE_FORMAT
@@ -478,8 +475,7 @@ job_error_cb (guint64 generation, const GError *error, gpointer user_data)
       self->run_error = g_strdup (error->message);
     }
   gtk_progress_bar_set_text (self->progress_bar, "failed");
-  gtk_label_set_text (self->result_label, error->message);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), error->message);
+  sv_window_set_status (self, self->result_label, error->message);
 }
 
 static const SvJobCallbacks job_callbacks = { job_progress_cb, job_result_cb, job_error_cb };

@@ -25,6 +25,11 @@ sv_window_update_memory_status (SvWindow *self)
   size = g_format_size_full (resident, G_FORMAT_SIZE_IEC_UNITS);
   text = g_strdup_printf ("%s in memory%s", size, ooc);
   gtk_label_set_text (self->memory_label, text);
+  /* The label ellipsizes: out of core its words are longer than it. */
+  {
+    g_autofree char *tip = g_strdup_printf ("%s: memory this program holds now (resident)", text);
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->memory_label), tip);
+  }
 }
 
 static gboolean

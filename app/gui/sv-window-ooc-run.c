@@ -223,7 +223,7 @@ show_labels (SvWindow *self, SvOocRun *run)
   ooc->labels_backend = run->ran_on;
   words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
                            run->stats.n_labels, run->seconds);
-  gtk_label_set_text (self->result_label, words);
+  sv_window_set_status (self, self->result_label, words);
   sv_slice_view_source_changed (self->xy_view);
   sv_window_update_hover_status (self);
 }

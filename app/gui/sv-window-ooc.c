@@ -170,9 +170,9 @@ sv_window_ooc_show (SvWindow *self, SvWindowOoc *ooc, const char *name)
                            v->nc == 3 ? " RGB" : "");
   gtk_label_set_text (self->title_label, title);
   gtk_window_set_title (GTK_WINDOW (self), title);
-  gtk_label_set_text (self->result_label, "");
+  sv_window_set_status (self, self->result_label, NULL);
   gtk_label_set_text (self->hover_label, "");
-  gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
+  sv_window_update_path_status (self);
 
   sv_params_panel_set_file_spacing (self->params_panel, v->spacing, v->unit);
   sv_params_panel_set_file (self->params_panel, (const guint[]){ v->nz, v->ny, v->nx }, v->nc);

@@ -71,9 +71,14 @@ sv_window_select_at (SvWindow *self, guint z, guint y, guint x)
   self->selection_zyx[0] = z;
   self->selection_zyx[1] = y;
   self->selection_zyx[2] = x;
-  gtk_notebook_set_current_page (
-      self->side_notebook,
-      gtk_notebook_page_num (self->side_notebook, GTK_WIDGET (self->pick_panel)));
+  /* The panel's page is the scrolled window around it. */
+  {
+    GtkWidget *page = GTK_WIDGET (self->pick_panel);
+    while (page && gtk_notebook_page_num (self->side_notebook, page) < 0)
+      page = gtk_widget_get_parent (page);
+    gtk_notebook_set_current_page (self->side_notebook,
+                                   gtk_notebook_page_num (self->side_notebook, page));
+  }
   sv_window_update_selection (self);
 }
 
@@ -130,15 +135,6 @@ selected_only_cb (SvPickPanel *panel, GParamSpec *pspec, SvWindow *self)
 void
 sv_window_pick_init (SvWindow *self)
 {
-  GtkShortcutController *sc = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
-
-  /* Letters only while the views have the focus, so that entries keep them. */
-  gtk_shortcut_controller_add_shortcut (sc, gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_p, 0),
-                                                              gtk_named_action_new ("win.pin")));
-  gtk_shortcut_controller_add_shortcut (
-      sc, gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_c, 0),
-                            gtk_named_action_new ("win.flip-pinned")));
-  gtk_widget_add_controller (GTK_WIDGET (self->views_grid), GTK_EVENT_CONTROLLER (sc));
   g_signal_connect (self->pick_panel, "notify::selected-only", G_CALLBACK (selected_only_cb), self);
 }
 
@@ -149,5 +145,4 @@ sv_window_class_add_pick_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL,
                                    clear_selection_action);
   gtk_widget_class_install_action (widget_class, "win.escape", NULL, escape_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.escape", NULL);
 }

@@ -2,6 +2,7 @@
  * files share. One type spread over files by concern:
  *   sv-window.c          the type, the volume, crosshair and panels
  *   sv-window-hover.c    the hovered voxel's words and teaching's search window
+ *   sv-window-keys.c     keys other than the application's accelerators
  *   sv-window-job.c      the engine job: live requests while dragging,
  *                        progress, results, Stop
  *   sv-window-open.c     opening files on a worker thread, masks, recent
@@ -16,6 +17,7 @@
  *   sv-window-teach.c    teaching's note: what the step on screen did
  *   sv-window-memory.c   the memory in use, in the status bar
  *   sv-window-nonfinite.c NaN and ±inf voxels: counted, shown, masked out
+ *   sv-window-status.c   the status bar's fixed-width labels and words
  *   sv-window-ooc*.c     a volume larger than memory: slices and labels
  *                        read from files, streamed runs */
 #pragma once
@@ -215,6 +217,17 @@ void sv_window_update_memory_status (SvWindow *self);
 /* The window's memory budget: SV_MEMORY_LIMIT (the application's
  * --memory-limit) or what the system has available; 0 when unknown. */
 guint64 sv_window_memory_budget (void);
+
+/* sv-window-keys.c */
+/* The window's shortcut controllers (sv_window_get_keys' table). */
+void sv_window_keys_init (SvWindow *self);
+
+/* sv-window-status.c */
+/* Sets a status bar label's text, and its tooltip to the whole text (the
+ * label ellipsizes within its fixed width). */
+void sv_window_set_status (SvWindow *self, GtkLabel *label, const char *text);
+/* The status bar's words for where the overlay comes from. */
+void sv_window_update_path_status (SvWindow *self);
 
 /* sv-window-actions.c */
 void sv_window_class_add_view_actions (GtkWidgetClass *widget_class);

@@ -184,9 +184,9 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
                            volume->nc == 3 ? " RGB" : "");
   gtk_label_set_text (self->title_label, title);
   gtk_window_set_title (GTK_WINDOW (self), title);
-  gtk_label_set_text (self->result_label, "");
+  sv_window_set_status (self, self->result_label, NULL);
   gtk_label_set_text (self->hover_label, "");
-  gtk_label_set_text (self->path_label, sv_slice_view_get_label_path (self->xy_view));
+  sv_window_update_path_status (self);
   if (sv_window_verbose (self))
     g_message ("%s: %s", name, sv_slice_view_get_label_path (self->xy_view));
 
@@ -530,11 +530,6 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_nonfinite_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
-
-  /* Arrow keys move slices only while the pointer/focus is in the views, so
-   * that sliders and spin buttons keep their own arrows. */
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "win.slice-next", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "win.slice-prev", NULL);
 }
 
 /* The window's style sheet and the app's icon, once per display: the icon
@@ -560,8 +555,6 @@ void
 sv_window_init (SvWindow *self)
 {
   GtkDropTarget *drop;
-  GtkEventController *keys;
-  GtkShortcutController *sc;
 
   ensure_display_resources (gtk_widget_get_display (GTK_WIDGET (self)));
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -590,19 +583,5 @@ sv_window_init (SvWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
-  sc = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
-  gtk_shortcut_controller_add_shortcut (sc,
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Up, 0),
-                                                          gtk_named_action_new ("win.slice-next")));
-  gtk_shortcut_controller_add_shortcut (sc,
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Right, 0),
-                                                          gtk_named_action_new ("win.slice-next")));
-  gtk_shortcut_controller_add_shortcut (sc,
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Down, 0),
-                                                          gtk_named_action_new ("win.slice-prev")));
-  gtk_shortcut_controller_add_shortcut (sc,
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Left, 0),
-                                                          gtk_named_action_new ("win.slice-prev")));
-  keys = GTK_EVENT_CONTROLLER (sc);
-  gtk_widget_add_controller (GTK_WIDGET (self->views_grid), keys);
+  sv_window_keys_init (self);
 }

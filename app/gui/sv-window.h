@@ -162,4 +162,16 @@ void sv_window_run_whole_volume (SvWindow *window);
 gboolean sv_window_get_selected (SvWindow *window, gint32 *label);
 void sv_window_clear_selection (SvWindow *window);
 
+/* A key of the window that is not an application accelerator. */
+typedef struct
+{
+  const char *action;      /* "win.pin" */
+  const char *accelerator; /* "p", as gtk_accelerator_parse reads it */
+  gboolean in_views;       /* only while the views have the focus */
+} SvWindowKey;
+
+/* The window's own keys (the application's accelerators are set in
+ * sv-application.c), as the shortcuts window lists them. */
+const SvWindowKey *sv_window_get_keys (guint *n_keys);
+
 G_END_DECLS
