@@ -15,6 +15,7 @@
 #include "slic-outputs.h"
 #include "slic-mpi.h"
 #include "slic-stream.h"
+#include "slic-zarr.h"
 #include "sv-config.h"
 
 /* Rows of the engine's parameter table that the options can hold. */
@@ -32,6 +33,9 @@ typedef struct
   char *slab_depth;
   char *devices;
   char *device_memory_limit;
+  char *output_format;
+  char *zarr_labels;
+  char *zarr_level;
   gboolean json;
   /* The parameters' options, by row of sv_slic_param_fields: the text of
    * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
@@ -57,6 +61,9 @@ slic_options_clear (SlicOptions *o)
   g_free (o->slab_depth);
   g_free (o->devices);
   g_free (o->device_memory_limit);
+  g_free (o->output_format);
+  g_free (o->zarr_labels);
+  g_free (o->zarr_level);
   g_strfreev (o->inputs);
 }
 
@@ -256,6 +263,7 @@ run_slic (SlicOptions *o)
   SvCliSlicBatchOptions batch = { 0 };
   SvCliOutputKind kind;
   g_autofree char *compression = NULL;
+  SvCliSlicZarr zarr = { 0 };
   int status;
 
   if (o->inputs == NULL || o->inputs[0] == NULL)
@@ -263,7 +271,7 @@ run_slic (SlicOptions *o)
       sv_cli_error ("slic: missing input file (try '%s slic --help')", SV_CLI_PROGRAM);
       return 1;
     }
-  if (o->output == NULL)
+  if (o->output == NULL && o->zarr_labels == NULL)
     {
       sv_cli_error ("slic: missing -o OUT.tif (try '%s slic --help')", SV_CLI_PROGRAM);
       return 1;
@@ -277,21 +285,38 @@ run_slic (SlicOptions *o)
       return 1;
     }
   ctx.channel = -1;
+  zarr.output_format = o->output_format;
+  zarr.labels_name = o->zarr_labels;
+  zarr.level = o->zarr_level;
   if (!parse_request (o, &request, &error)
-      || !sv_cli_parse_compression (o->compression, &ctx.write_options, &error)
+      || !sv_cli_slic_zarr_setup (&zarr, inputs, &o->output, o->compression, &compression, &error)
+      || !sv_cli_parse_compression (zarr.zarr_output ? NULL : o->compression, &ctx.write_options,
+                                    &error)
       || !sv_cli_parse_channel (o->channel, &ctx.channel, &error)
       || !parse_streaming (o, &ctx, &error))
     {
       sv_cli_report (error);
       return 1;
     }
-  compression = sv_tiff_write_options_to_string (&ctx.write_options);
+  if (zarr.zarr_output)
+    ctx.write_options.zarr = &zarr.write;
+  else
+    compression = sv_tiff_write_options_to_string (&ctx.write_options);
   ctx.compression = compression;
 
   /* Everything that would make a file overwrite another is refused before
    * anything is computed. */
   kind = sv_cli_output_kind (o->output);
   outputs = sv_cli_slic_output_names (inputs, o->output, &error);
+  /* DIR/ and templates name TIFFs; --output-format zarr makes them stores. */
+  for (guint i = 0; zarr.zarr_output && outputs != NULL && outputs[i] != NULL; i++)
+    if (g_str_has_suffix (outputs[i], ".tif"))
+      {
+        char *name = g_strconcat (outputs[i], "", NULL);
+        strcpy (name + strlen (name) - 4, ".zarr");
+        g_free (outputs[i]);
+        outputs[i] = name;
+      }
   if (outputs == NULL
       || !sv_cli_slic_check_outputs (inputs, (const char *const *)outputs, o->mask, &error))
     {
@@ -313,14 +338,24 @@ run_slic (SlicOptions *o)
           return 1;
         }
     }
-  if (!sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind, &error))
+  if (zarr.write.image_label ? !sv_cli_slic_zarr_check_labels (inputs[0], &error)
+                             : !sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind,
+                                                             &error))
     {
       sv_cli_report (error);
       return 1;
     }
 
   for (guint i = 0; inputs[i] != NULL; i++)
-    g_ptr_array_add (files, sv_cli_slic_file_new (i, inputs[i], outputs[i]));
+    {
+      g_autofree char *source = sv_cli_slic_zarr_input (&zarr, inputs[i], &error);
+      if (source == NULL)
+        {
+          sv_cli_report (error);
+          return 1;
+        }
+      g_ptr_array_add (files, sv_cli_slic_file_new (i, source, outputs[i]));
+    }
   ctx.request = &request;
   ctx.mask_path = o->mask;
   ctx.mask = mask;
@@ -387,8 +422,9 @@ sv_cli_cmd_slic (int argc, char **argv)
   int status;
   const GOptionEntry output[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
-      "Label TIFF to write (uint32), or a folder, or a name template (see below)",
-      "OUT.tif|DIR/|TEMPLATE" },
+      "Label TIFF to write (uint32), an OME-Zarr store OUT.zarr, or a folder, or a name template "
+      "(see below)",
+      "OUT.tif|OUT.zarr|DIR/|TEMPLATE" },
   };
   const GOptionEntry rest[] = {
     { "mask", 0, 0, G_OPTION_ARG_FILENAME, &o.mask,
@@ -412,6 +448,15 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "device-memory-limit", 0, 0, G_OPTION_ARG_STRING, &o.device_memory_limit,
       "GPU memory a run may use per device, e.g. 2G (default: what the GPU has free); a volume "
       "that needs more is streamed through the GPU in z-slabs", "SIZE" },
+    { "output-format", 0, 0, G_OPTION_ARG_STRING, &o.output_format,
+      "tiff or zarr (default: zarr for -o NAME.zarr, else tiff); a Zarr store is an OME-Zarr "
+      "image (NGFF 0.4) and takes --compression none, zlib, gzip, zstd or blosc[:CNAME][:LEVEL] "
+      "(default blosc:zstd:5)", "FORMAT" },
+    { "zarr-level", 0, 0, G_OPTION_ARG_STRING, &o.zarr_level,
+      "Resolution level of an OME-Zarr input, 0 the finest (default 0)", "N" },
+    { "zarr-labels", 0, 0, G_OPTION_ARG_STRING, &o.zarr_labels,
+      "Write the labels into the OME-Zarr input as IN.zarr/labels/NAME (NGFF image-label), "
+      "instead of -o", "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
@@ -421,7 +466,7 @@ sv_cli_cmd_slic (int argc, char **argv)
   add_param_entries (&o, entries, names);
   g_array_append_vals (entries, rest, G_N_ELEMENTS (rest));
 
-  context = g_option_context_new ("IN.tif… -o OUT.tif|DIR/|TEMPLATE");
+  context = g_option_context_new ("IN.tif|IN.zarr… -o OUT.tif|OUT.zarr|DIR/|TEMPLATE");
   g_option_context_set_summary (
       context, "Computes SLIC supervoxels (scikit-image's algorithm and parameters) and writes a\n"
                "uint32 label TIFF plus OUT.json with the parameters, backend and timings."
