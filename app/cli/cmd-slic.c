@@ -338,7 +338,7 @@ run_slic (SlicOptions *o)
           return 1;
         }
     }
-  if (zarr.write.image_label ? !sv_cli_slic_zarr_check_labels (inputs[0], &error)
+  if (zarr.write.image_label ? !sv_cli_slic_zarr_check_labels (&zarr, inputs[0], &error)
                              : !sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind,
                                                              &error))
     {
@@ -352,6 +352,7 @@ run_slic (SlicOptions *o)
       if (source == NULL)
         {
           sv_cli_report (error);
+          sv_cli_slic_zarr_done (&zarr);
           return 1;
         }
       g_ptr_array_add (files, sv_cli_slic_file_new (i, source, outputs[i]));
@@ -369,6 +370,7 @@ run_slic (SlicOptions *o)
     status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);
   sv_cli_slic_context_close_devices (&ctx);
+  sv_cli_slic_zarr_done (&zarr);
   return status;
 }
 

@@ -3,7 +3,10 @@
 
 #include "slic-zarr.h"
 
+#include <errno.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "cli-common.h"
 #include "supervox/sv-error.h"
@@ -106,9 +109,29 @@ sv_cli_slic_zarr_input (const SvCliSlicZarr *z, const char *input, GError **erro
 }
 
 gboolean
-sv_cli_slic_zarr_check_labels (const char *input, GError **error)
+sv_cli_slic_zarr_check_labels (SvCliSlicZarr *z, const char *input, GError **error)
 {
   g_autofree char *labels = g_build_filename (input, "labels", NULL);
 
-  return sv_cli_check_output (labels, error);
+  if (!sv_cli_check_output (labels, error))
+    return FALSE;
+  if (g_file_test (labels, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (g_mkdir (labels, 0777) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot create it: %s", labels,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  z->made_labels = g_steal_pointer (&labels);
+  return TRUE;
+}
+
+void
+sv_cli_slic_zarr_done (SvCliSlicZarr *z)
+{
+  if (z->made_labels != NULL)
+    g_rmdir (z->made_labels);
+  g_clear_pointer (&z->made_labels, g_free);
 }

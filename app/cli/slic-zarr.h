@@ -19,6 +19,7 @@ typedef struct
   SvZarrWriteOptions write;  /* what SvTiffWriteOptions.zarr points at */
   gboolean zarr_output;      /* the labels are written as a store */
   guint level_index;
+  char *made_labels; /* labels/ made for this run, removed if it stays empty */
 } SvCliSlicZarr;
 
 /* Reads the options: decides whether the labels are a store (--output-format,
@@ -30,8 +31,13 @@ gboolean sv_cli_slic_zarr_setup (SvCliSlicZarr *z, const char *const *inputs, ch
                                  const char *compression_text, char **compression, GError **error);
 
 /* Fails early when the labels/ group of the OME-Zarr image `input` cannot
- * be written (it is made when the run ends, if missing). */
-gboolean sv_cli_slic_zarr_check_labels (const char *input, GError **error);
+ * be written. A missing labels/ is made as an empty folder (a streamed
+ * run keeps its temporary files beside the output); the writer gives it
+ * its metadata when the run ends. */
+gboolean sv_cli_slic_zarr_check_labels (SvCliSlicZarr *z, const char *input, GError **error);
+
+/* After the run: an empty labels/ made for it goes (the run failed). */
+void sv_cli_slic_zarr_done (SvCliSlicZarr *z);
 
 /* The path to read for `input`: its --zarr-level's folder for an OME-Zarr
  * image, else `input` itself (owned). */
