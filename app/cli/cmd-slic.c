@@ -468,7 +468,7 @@ sv_cli_cmd_slic (int argc, char **argv)
   add_param_entries (&o, entries, names);
   g_array_append_vals (entries, rest, G_N_ELEMENTS (rest));
 
-  context = g_option_context_new ("IN.tif|IN.zarr… -o OUT.tif|OUT.zarr|DIR/|TEMPLATE");
+  context = g_option_context_new ("IN.tif… -o OUT.tif|DIR/|TEMPLATE");
   g_option_context_set_summary (
       context, "Computes SLIC supervoxels (scikit-image's algorithm and parameters) and writes a\n"
                "uint32 label TIFF plus OUT.json with the parameters, backend and timings."
