@@ -33,6 +33,7 @@ sv_tiff_write_options_init_defaults (SvTiffWriteOptions *options)
   options->level = SV_TIFF_DEFAULT_LEVEL;
   options->predictor = SV_TIFF_PREDICTOR_AUTO;
   options->n_threads = 0;
+  options->zarr = NULL;
 }
 
 static const struct

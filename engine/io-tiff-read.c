@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io-tiff-private.h"
+#include "io-zarr-private.h"
 #include "supervox/sv-io-slab.h"
 
 /* ------------------------------------------------------------------------ */
@@ -126,6 +127,8 @@ sv_tiff_read_volume_full (const char *path, const SvTiffReadOptions *options, ch
     }
   if (note != NULL)
     *note = NULL;
+  if (sv_zarr_is_store (path))
+    return sv__zarr_read_volume (path, options, error);
   r = sv__tiff_reader_open (path, error);
   if (r == NULL)
     return NULL;

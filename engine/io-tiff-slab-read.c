@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "io-tiff-private.h"
+#include "io-zarr-private.h"
 
 struct _SvTiffSlabReader
 {
@@ -18,7 +19,35 @@ struct _SvTiffSlabReader
   int n_threads; /* decoding threads */
   guint sample_bytes;
   gboolean *want; /* per page, reused by every slab */
+  SvZarrSlabs *zarr; /* a Zarr folder instead of a TIFF (r is then NULL) */
 };
+
+/* A Zarr array or OME-Zarr image serves slabs of the same layout. */
+static SvTiffSlabReader *
+zarr_reader_open (const char *path, const SvTiffReadOptions *options, GError **error)
+{
+  SvZarrSlabs *zarr = sv__zarr_slabs_open (path, options->channel, options->n_threads, error);
+  const SvZarrArray *a;
+  SvTiffSlabReader *reader;
+
+  if (zarr == NULL)
+    return NULL;
+  a = sv__zarr_slabs_array (zarr);
+  reader = g_new0 (SvTiffSlabReader, 1);
+  reader->zarr = zarr;
+  reader->channel = options->channel;
+  reader->n_threads = options->n_threads;
+  reader->sample_bytes = a->item_bytes;
+  reader->info.nz = (guint)a->shape[SV_ZARR_Z];
+  reader->info.ny = (guint)a->shape[SV_ZARR_Y];
+  reader->info.nx = (guint)a->shape[SV_ZARR_X];
+  reader->info.nc = options->channel >= 0 ? 1 : (guint)a->shape[SV_ZARR_C];
+  reader->info.sample_type = a->type;
+  memcpy (reader->info.spacing, a->spacing, sizeof reader->info.spacing);
+  reader->info.spacing_from_file = a->spacing_from_file;
+  reader->info.unit = a->unit;
+  return reader;
+}
 
 SvTiffSlabReader *
 sv_tiff_slab_reader_open (const char *path, const SvTiffReadOptions *options, GError **error)
@@ -35,6 +64,8 @@ sv_tiff_slab_reader_open (const char *path, const SvTiffReadOptions *options, GE
       sv_tiff_read_options_init_defaults (&defaults);
       options = &defaults;
     }
+  if (sv_zarr_is_store (path))
+    return zarr_reader_open (path, options, error);
   r = sv__tiff_reader_open (path, error);
   if (r == NULL)
     return NULL;
@@ -69,7 +100,9 @@ sv_tiff_slab_reader_free (SvTiffSlabReader *reader)
 {
   if (reader == NULL)
     return;
-  sv__tiff_reader_free (reader->r);
+  sv__zarr_slabs_free (reader->zarr);
+  if (reader->r != NULL)
+    sv__tiff_reader_free (reader->r);
   g_free (reader->want);
   g_free (reader);
 }
@@ -138,6 +171,8 @@ sv_tiff_slab_reader_read (SvTiffSlabReader *reader, guint z0, guint z1, void *sa
   g_return_val_if_fail (z0 <= z1 && z1 <= reader->info.nz, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (reader->zarr != NULL)
+    return sv__zarr_slabs_read (reader->zarr, z0, z1, samples, error);
   if (z0 == z1)
     return TRUE;
   for (guint i = 0; i < r->pages->len; i++)

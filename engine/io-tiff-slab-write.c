@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io-tiff-private.h"
+#include "io-zarr-private.h"
 
 struct _SvTiffLabelWriter
 {
@@ -23,6 +24,7 @@ struct _SvTiffLabelWriter
   /* The slab being appended: slices [slab_z0, slab_z0 + depth). */
   const gint32 *slab;
   guint slab_z0;
+  SvZarrLabelWriter *zarr; /* an OME-Zarr store instead (SvTiffWriteOptions.zarr) */
 };
 
 static void
@@ -46,6 +48,14 @@ sv_tiff_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboole
   g_return_val_if_fail (nz > 0 && ny > 0 && nx > 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (options != NULL && options->zarr != NULL)
+    {
+      w->zarr = sv__zarr_label_writer_new (path, nz, ny, nx, negative, spacing, unit, options, error);
+      if (w->zarr == NULL)
+        return NULL;
+      w->open = TRUE;
+      return g_steal_pointer (&w);
+    }
   memcpy (w->spacing, spacing, sizeof w->spacing);
   w->unit = g_strdup (unit);
   w->negative = negative;
@@ -72,9 +82,14 @@ sv_tiff_label_writer_append (SvTiffLabelWriter *w, const gint32 *labels, guint d
                              GError **error)
 {
   g_return_val_if_fail (w != NULL && w->open, FALSE);
-  g_return_val_if_fail (w->z_next + depth <= w->job.nz, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (w->zarr != NULL)
+    {
+      w->open = sv__zarr_label_writer_append (w->zarr, labels, depth, error);
+      return w->open;
+    }
+  g_return_val_if_fail (w->z_next + depth <= w->job.nz, FALSE);
   if (!w->negative)
     {
       const gsize n = (gsize)depth * w->job.ny * w->job.nx;
@@ -105,9 +120,11 @@ gboolean
 sv_tiff_label_writer_finish (SvTiffLabelWriter *w, GError **error)
 {
   g_return_val_if_fail (w != NULL && w->open, FALSE);
-  g_return_val_if_fail (w->z_next == w->job.nz, FALSE);
+  g_return_val_if_fail (w->zarr != NULL || w->z_next == w->job.nz, FALSE);
 
   w->open = FALSE;
+  if (w->zarr != NULL)
+    return sv__zarr_label_writer_finish (w->zarr, error);
   return sv__tiff_output_finish (&w->out, error);
 }
 
@@ -116,8 +133,22 @@ sv_tiff_label_writer_free (SvTiffLabelWriter *w)
 {
   if (w == NULL)
     return;
-  if (w->open)
+  if (w->zarr != NULL)
+    sv__zarr_label_writer_free (w->zarr);
+  else if (w->open)
     sv__tiff_output_abort (&w->out);
   g_free (w->unit);
   g_free (w);
+}
+
+gboolean
+sv__tiff_write_labels_zarr (const char *path, const SvLabels *labels, gboolean negative,
+                            const SvTiffWriteOptions *options, GError **error)
+{
+  g_autoptr (SvZarrLabelWriter) w = sv__zarr_label_writer_new (
+      path, labels->nz, labels->ny, labels->nx, negative, labels->spacing, labels->unit, options,
+      error);
+
+  return w != NULL && sv__zarr_label_writer_append (w, labels->data, labels->nz, error)
+         && sv__zarr_label_writer_finish (w, error);
 }

@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "io-tiff-private.h"
+#include "io-zarr-private.h"
 #include "sv-config.h"
 
 /* Above this many bytes of uncompressed data a file is written as BigTIFF;
@@ -432,6 +433,8 @@ sv_tiff_write_labels_full (const char *path, const SvLabels *labels,
   n = sv_labels_n_voxels (labels);
   for (gsize i = 0; i < n && !negative; i++)
     negative = labels->data[i] < 0;
+  if (options != NULL && options->zarr != NULL)
+    return sv__tiff_write_labels_zarr (path, labels, negative, options, error);
 
   job.nz = labels->nz;
   job.ny = labels->ny;

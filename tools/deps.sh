@@ -5,9 +5,9 @@ set -euo pipefail
 
 packages=(
   build-essential meson ninja-build pkg-config
-  libglib2.0-dev libtiff-dev libdeflate-dev libzstd-dev
+  libglib2.0-dev libtiff-dev libdeflate-dev libzstd-dev libjson-glib-dev libblosc-dev
   libgtk-4-dev libepoxy-dev libcglm-dev
-  python3-skimage python3-tifffile python3-numpy python3-scipy python3-zstandard
+  python3-skimage python3-tifffile python3-numpy python3-scipy python3-zstandard python3-zarr
   python3-pytest python3-mesonpy python3-pip
   libopenmpi-dev openmpi-bin
   xvfb xauth libgl1-mesa-dri mesa-utils

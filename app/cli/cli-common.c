@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-params.h"
 #include "sv-config.h"
 #if SV_HAVE_PIXBUF
@@ -164,6 +165,16 @@ sv_cli_sidecar_path (const char *output)
 }
 
 gboolean
+sv_cli_names_zarr_store (const char *path)
+{
+  gsize len = strlen (path);
+
+  while (len > 1 && path[len - 1] == G_DIR_SEPARATOR)
+    len--;
+  return len > 5 && g_ascii_strncasecmp (path + len - 5, ".zarr", 5) == 0;
+}
+
+gboolean
 sv_cli_check_output (const char *path, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
@@ -174,7 +185,7 @@ sv_cli_check_output (const char *path, GError **error)
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: not a file name", path);
       return FALSE;
     }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !sv_zarr_is_store (path))
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: is a folder", path);
       return FALSE;
@@ -316,10 +327,10 @@ sv_cli_check_input (const char *path, GError **error)
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: no such file", path);
       return FALSE;
     }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !sv_zarr_is_store (path))
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: is a folder, not a TIFF file",
-                   path);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                   "%s: is a folder, not a TIFF file or Zarr store", path);
       return FALSE;
     }
   return TRUE;

@@ -48,6 +48,9 @@ gboolean sv_cli_parse_shape (const char *option, const char *text, guint shape[3
  * (labels.tif -> labels.json), or OUT + ".json" for other names. */
 char *sv_cli_sidecar_path (const char *output);
 
+/* TRUE when `path` ends in .zarr (a trailing '/' aside): one Zarr store. */
+gboolean sv_cli_names_zarr_store (const char *path);
+
 /* Fails early, before any work, when `path` cannot be created: the folder
  * does not exist, is not a folder or is not writable, or `path` is a folder. */
 gboolean sv_cli_check_output (const char *path, GError **error);

@@ -15,6 +15,7 @@
 #include "slic-outputs.h"
 #include "slic-mpi.h"
 #include "slic-stream.h"
+#include "slic-zarr.h"
 #include "sv-config.h"
 
 /* Rows of the engine's parameter table that the options can hold. */
@@ -33,6 +34,9 @@ typedef struct
   char *devices;
   char *device_memory_limit;
   char *stats;
+  char *output_format;
+  char *zarr_labels;
+  char *zarr_level;
   gboolean json;
   /* The parameters' options, by row of sv_slic_param_fields: the text of
    * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
@@ -59,6 +63,9 @@ slic_options_clear (SlicOptions *o)
   g_free (o->devices);
   g_free (o->device_memory_limit);
   g_free (o->stats);
+  g_free (o->output_format);
+  g_free (o->zarr_labels);
+  g_free (o->zarr_level);
   g_strfreev (o->inputs);
 }
 
@@ -250,9 +257,9 @@ static gboolean
 check_stats_output (const SlicOptions *o, const char *const *inputs, const char *labels,
                     SvCliOutputKind kind, GError **error)
 {
-  g_autofree char *sidecar = sv_cli_sidecar_path (labels);
+  g_autofree char *sidecar = labels != NULL ? sv_cli_sidecar_path (labels) : NULL;
 
-  if (kind != SV_CLI_OUTPUT_FILE || inputs[1] != NULL || sv_cli_mpi_active ())
+  if (labels == NULL || kind != SV_CLI_OUTPUT_FILE || inputs[1] != NULL || sv_cli_mpi_active ())
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                    "--stats needs one input and -o OUT.tif (run 'supervox-cli stats' on each "
@@ -284,6 +291,7 @@ run_slic (SlicOptions *o)
   SvCliSlicBatchOptions batch = { 0 };
   SvCliOutputKind kind;
   g_autofree char *compression = NULL;
+  SvCliSlicZarr zarr = { 0 };
   int status;
 
   if (o->inputs == NULL || o->inputs[0] == NULL)
@@ -291,7 +299,7 @@ run_slic (SlicOptions *o)
       sv_cli_error ("slic: missing input file (try '%s slic --help')", SV_CLI_PROGRAM);
       return 1;
     }
-  if (o->output == NULL)
+  if (o->output == NULL && o->zarr_labels == NULL)
     {
       sv_cli_error ("slic: missing -o OUT.tif (try '%s slic --help')", SV_CLI_PROGRAM);
       return 1;
@@ -305,21 +313,38 @@ run_slic (SlicOptions *o)
       return 1;
     }
   ctx.channel = -1;
+  zarr.output_format = o->output_format;
+  zarr.labels_name = o->zarr_labels;
+  zarr.level = o->zarr_level;
   if (!parse_request (o, &request, &error)
-      || !sv_cli_parse_compression (o->compression, &ctx.write_options, &error)
+      || !sv_cli_slic_zarr_setup (&zarr, inputs, &o->output, o->compression, &compression, &error)
+      || !sv_cli_parse_compression (zarr.zarr_output ? NULL : o->compression, &ctx.write_options,
+                                    &error)
       || !sv_cli_parse_channel (o->channel, &ctx.channel, &error)
       || !parse_streaming (o, &ctx, &error))
     {
       sv_cli_report (error);
       return 1;
     }
-  compression = sv_tiff_write_options_to_string (&ctx.write_options);
+  if (zarr.zarr_output)
+    ctx.write_options.zarr = &zarr.write;
+  else
+    compression = sv_tiff_write_options_to_string (&ctx.write_options);
   ctx.compression = compression;
 
   /* Everything that would make a file overwrite another is refused before
    * anything is computed. */
   kind = sv_cli_output_kind (o->output);
   outputs = sv_cli_slic_output_names (inputs, o->output, &error);
+  /* DIR/ and templates name TIFFs; --output-format zarr makes them stores. */
+  for (guint i = 0; zarr.zarr_output && outputs != NULL && outputs[i] != NULL; i++)
+    if (g_str_has_suffix (outputs[i], ".tif"))
+      {
+        char *name = g_strconcat (outputs[i], "", NULL);
+        strcpy (name + strlen (name) - 4, ".zarr");
+        g_free (outputs[i]);
+        outputs[i] = name;
+      }
   if (outputs == NULL
       || !sv_cli_slic_check_outputs (inputs, (const char *const *)outputs, o->mask, &error))
     {
@@ -341,7 +366,9 @@ run_slic (SlicOptions *o)
           return 1;
         }
     }
-  if (!sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind, &error)
+  if ((zarr.write.image_label ? !sv_cli_slic_zarr_check_labels (&zarr, inputs[0], &error)
+                              : !sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind,
+                                                              &error))
       || (o->stats != NULL && !check_stats_output (o, inputs, outputs[0], kind, &error)))
     {
       sv_cli_report (error);
@@ -349,7 +376,16 @@ run_slic (SlicOptions *o)
     }
 
   for (guint i = 0; inputs[i] != NULL; i++)
-    g_ptr_array_add (files, sv_cli_slic_file_new (i, inputs[i], outputs[i]));
+    {
+      g_autofree char *source = sv_cli_slic_zarr_input (&zarr, inputs[i], &error);
+      if (source == NULL)
+        {
+          sv_cli_report (error);
+          sv_cli_slic_zarr_done (&zarr);
+          return 1;
+        }
+      g_ptr_array_add (files, sv_cli_slic_file_new (i, source, outputs[i]));
+    }
   ctx.request = &request;
   ctx.mask_path = o->mask;
   ctx.mask = mask;
@@ -364,6 +400,7 @@ run_slic (SlicOptions *o)
     status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);
   sv_cli_slic_context_close_devices (&ctx);
+  sv_cli_slic_zarr_done (&zarr);
   return status;
 }
 
@@ -417,8 +454,9 @@ sv_cli_cmd_slic (int argc, char **argv)
   int status;
   const GOptionEntry output[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
-      "Label TIFF to write (uint32), or a folder, or a name template (see below)",
-      "OUT.tif|DIR/|TEMPLATE" },
+      "Label TIFF to write (uint32), an OME-Zarr store OUT.zarr, or a folder, or a name template "
+      "(see below)",
+      "OUT.tif|OUT.zarr|DIR/|TEMPLATE" },
   };
   const GOptionEntry rest[] = {
     { "mask", 0, 0, G_OPTION_ARG_FILENAME, &o.mask,
@@ -445,6 +483,15 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &o.stats,
       "Also write the supervoxel table (as 'supervox-cli stats LABELS --image IN' does)",
       "TABLE.csv" },
+    { "output-format", 0, 0, G_OPTION_ARG_STRING, &o.output_format,
+      "tiff or zarr (default: zarr for -o NAME.zarr, else tiff); a Zarr store is an OME-Zarr "
+      "image (NGFF 0.4) and takes --compression none, zlib, gzip, zstd or blosc[:CNAME][:LEVEL] "
+      "(default blosc:zstd:5)", "FORMAT" },
+    { "zarr-level", 0, 0, G_OPTION_ARG_STRING, &o.zarr_level,
+      "Resolution level of an OME-Zarr input, 0 the finest (default 0)", "N" },
+    { "zarr-labels", 0, 0, G_OPTION_ARG_STRING, &o.zarr_labels,
+      "Write the labels into the OME-Zarr input as IN.zarr/labels/NAME (NGFF image-label), "
+      "instead of -o", "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },

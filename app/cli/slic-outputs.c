@@ -10,12 +10,16 @@
 
 #include "cli-common.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-io-zarr.h"
 
 SvCliOutputKind
 sv_cli_output_kind (const char *output)
 {
   if (strchr (output, '{') != NULL)
     return SV_CLI_OUTPUT_TEMPLATE;
+  /* A Zarr store is a folder but one output. */
+  if (sv_cli_names_zarr_store (output) || sv_zarr_is_store (output))
+    return SV_CLI_OUTPUT_FILE;
   if (g_str_has_suffix (output, G_DIR_SEPARATOR_S) || g_file_test (output, G_FILE_TEST_IS_DIR))
     return SV_CLI_OUTPUT_FOLDER;
   return SV_CLI_OUTPUT_FILE;

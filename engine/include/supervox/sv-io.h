@@ -91,6 +91,9 @@ typedef struct
   int level; /* deflate 1–12, zstd 1–22; 0: the codec's default */
   SvTiffPredictor predictor;
   int n_threads; /* encoding threads; <= 0: all processors */
+  /* Not NULL: the label writers write an OME-Zarr store with these
+   * options (sv-io-zarr.h) instead of a TIFF; borrowed. */
+  const struct _SvZarrWriteOptions *zarr;
 } SvTiffWriteOptions;
 
 /* The default codec: deflate level 6 (libdeflate), predictor AUTO, all

@@ -1,0 +1,69 @@
+/* Supervox engine: OME-Zarr images (NGFF 0.4 on Zarr v2) and plain Zarr
+ * v2 arrays, in and out.
+ *
+ * A Zarr store is a folder, so the TIFF readers' entry points take it too:
+ * sv_tiff_read_volume_full and sv_tiff_slab_reader_open hand a folder to
+ * the Zarr reader, and everything that reads slabs (the streamed run, the
+ * slice cache) reads chunks. The label writers write a store instead of a
+ * TIFF when SvTiffWriteOptions.zarr is set. The container (.zgroup,
+ * .zarray, .zattrs) is JSON read and written with json-glib; chunks go
+ * through blosc, zstd, or zlib and gzip (libdeflate), or raw. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A chunk codec, as Zarr v2's "compressor" names it. */
+typedef enum
+{
+  SV_ZARR_COMPRESSOR_NONE,
+  SV_ZARR_COMPRESSOR_ZLIB,
+  SV_ZARR_COMPRESSOR_GZIP,
+  SV_ZARR_COMPRESSOR_ZSTD,
+  SV_ZARR_COMPRESSOR_BLOSC,
+} SvZarrCompressor;
+
+/* How the label writers write a store. */
+typedef struct _SvZarrWriteOptions
+{
+  SvZarrCompressor compressor;
+  int level;            /* zlib/gzip 1–9, zstd 1–22, blosc 1–9; 0: the codec's default */
+  char blosc_cname[8];  /* blosc's inner codec: "zstd", "lz4", "lz4hc", "zlib", "blosclz" */
+  guint chunks[3];      /* z, y, x; 0: 64, and fewer slices when a row of chunks is large */
+  /* FALSE: `path` is a new OME-Zarr image holding the labels. TRUE: `path`
+   * is IMAGE.zarr/labels/NAME, a label image of the OME-Zarr image
+   * IMAGE.zarr ("image-label" metadata, NAME added to labels/.zattrs). */
+  gboolean image_label;
+} SvZarrWriteOptions;
+
+/* blosc with zstd inside, level 5, byte shuffle: every Zarr reader
+ * (zarr-python, Fiji's n5-zarr, neuroglancer, napari) decodes it. */
+void sv_zarr_write_options_init_defaults (SvZarrWriteOptions *options);
+
+/* Parses "none", "zlib[:L]" (or "deflate[:L]"), "gzip[:L]", "zstd[:L]" or
+ * "blosc[:CNAME][:L]" ("blosc:lz4:5"). Other fields are left alone. Errors
+ * (SV_ENGINE_ERROR_INVALID_PARAM) name the accepted values. */
+gboolean sv_zarr_write_options_parse (SvZarrWriteOptions *options, const char *text,
+                                      GError **error);
+
+/* What sv_zarr_write_options_parse reads back, with the level the writer
+ * uses ("zstd:3", "blosc:zstd:5", "none"). Free with g_free. */
+char *sv_zarr_write_options_to_string (const SvZarrWriteOptions *options);
+
+/* TRUE when `path` is a folder holding a Zarr v2 array or group (.zarray,
+ * .zgroup or .zattrs). */
+gboolean sv_zarr_is_store (const char *path);
+
+/* TRUE when `path` is an OME-Zarr image: a group with NGFF multiscales. */
+gboolean sv_zarr_is_ome_image (const char *path);
+
+/* The folder of resolution level `level` (0: the finest) of the OME-Zarr
+ * image at `path`, e.g. "cells.zarr/1" (free with g_free). Opening that
+ * folder reads the level's array with the image's axes and that level's
+ * scale. A level the image does not have is SV_ENGINE_ERROR_INVALID_PARAM;
+ * a plain array is SV_ENGINE_ERROR_FORMAT unless level is 0 (it is then
+ * `path` itself). */
+char *sv_zarr_level_path (const char *path, guint level, GError **error);
+
+G_END_DECLS

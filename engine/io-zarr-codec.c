@@ -1,0 +1,327 @@
+/* Supervox engine: Zarr v2 chunk codecs (numcodecs' Blosc, Zstd, Zlib,
+ * GZip, or none) through their libraries, and the names users type for
+ * them ("zstd:3", "blosc:lz4:5"). */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <string.h>
+
+#include <blosc.h>
+#include <json-glib/json-glib.h>
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include "io-zarr-private.h"
+#include "supervox/sv-error.h"
+
+#define SV_ZARR_ZSTD_DEFAULT_LEVEL 3
+#define SV_ZARR_DEFLATE_DEFAULT_LEVEL 5
+#define SV_ZARR_BLOSC_DEFAULT_LEVEL 5
+
+void
+sv_zarr_write_options_init_defaults (SvZarrWriteOptions *options)
+{
+  g_return_if_fail (options != NULL);
+
+  memset (options, 0, sizeof *options);
+  options->compressor = SV_ZARR_COMPRESSOR_BLOSC;
+  options->level = SV_ZARR_BLOSC_DEFAULT_LEVEL;
+  g_strlcpy (options->blosc_cname, "zstd", sizeof options->blosc_cname);
+}
+
+static const char *const blosc_cnames[] = { "zstd", "lz4", "lz4hc", "zlib", "blosclz" };
+
+static gboolean
+parse_level (const char *text, int max, int *level)
+{
+  guint64 v;
+
+  if (!g_ascii_string_to_unsigned (text, 10, 1, (guint64)max, &v, NULL))
+    return FALSE;
+  *level = (int)v;
+  return TRUE;
+}
+
+gboolean
+sv_zarr_write_options_parse (SvZarrWriteOptions *options, const char *text, GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+  guint n;
+  SvZarrWriteOptions o = *options;
+
+  g_return_val_if_fail (options != NULL && text != NULL, FALSE);
+
+  parts = g_strsplit (text, ":", 4);
+  n = g_strv_length (parts);
+  o.level = 0;
+  if (n >= 1 && g_str_equal (parts[0], "none") && n == 1)
+    {
+      o.compressor = SV_ZARR_COMPRESSOR_NONE;
+      *options = o;
+      return TRUE;
+    }
+  if (n >= 1 && n <= 2
+      && (g_str_equal (parts[0], "zlib") || g_str_equal (parts[0], "deflate")
+          || g_str_equal (parts[0], "gzip") || g_str_equal (parts[0], "zstd")))
+    {
+      gboolean zstd = g_str_equal (parts[0], "zstd");
+
+      o.compressor = zstd                             ? SV_ZARR_COMPRESSOR_ZSTD
+                     : g_str_equal (parts[0], "gzip") ? SV_ZARR_COMPRESSOR_GZIP
+                                                      : SV_ZARR_COMPRESSOR_ZLIB;
+      if (n == 1 || parse_level (parts[1], zstd ? 22 : 9, &o.level))
+        {
+          *options = o;
+          return TRUE;
+        }
+    }
+  if (n >= 1 && n <= 3 && g_str_equal (parts[0], "blosc"))
+    {
+      gboolean ok = TRUE;
+
+      o.compressor = SV_ZARR_COMPRESSOR_BLOSC;
+      g_strlcpy (o.blosc_cname, "zstd", sizeof o.blosc_cname);
+      for (guint i = 1; i < n && ok; i++)
+        {
+          gboolean named = FALSE;
+          for (guint k = 0; k < G_N_ELEMENTS (blosc_cnames); k++)
+            if (i == 1 && g_str_equal (parts[i], blosc_cnames[k]))
+              {
+                g_strlcpy (o.blosc_cname, blosc_cnames[k], sizeof o.blosc_cname);
+                named = TRUE;
+              }
+          ok = named || (i == n - 1 && parse_level (parts[i], 9, &o.level));
+        }
+      if (ok)
+        {
+          *options = o;
+          return TRUE;
+        }
+    }
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+               "unknown Zarr compression '%s': use none, zlib[:1-9], gzip[:1-9], zstd[:1-22] or "
+               "blosc[:zstd|lz4|lz4hc|zlib|blosclz][:1-9]",
+               text);
+  return FALSE;
+}
+
+static int
+level_of (const SvZarrWriteOptions *o)
+{
+  if (o->level > 0)
+    return o->level;
+  switch (o->compressor)
+    {
+    case SV_ZARR_COMPRESSOR_ZSTD:
+      return SV_ZARR_ZSTD_DEFAULT_LEVEL;
+    case SV_ZARR_COMPRESSOR_BLOSC:
+      return SV_ZARR_BLOSC_DEFAULT_LEVEL;
+    case SV_ZARR_COMPRESSOR_ZLIB:
+    case SV_ZARR_COMPRESSOR_GZIP:
+      return SV_ZARR_DEFLATE_DEFAULT_LEVEL;
+    case SV_ZARR_COMPRESSOR_NONE:
+    default:
+      return 0;
+    }
+}
+
+char *
+sv_zarr_write_options_to_string (const SvZarrWriteOptions *o)
+{
+  switch (o->compressor)
+    {
+    case SV_ZARR_COMPRESSOR_ZLIB:
+      return g_strdup_printf ("zlib:%d", level_of (o));
+    case SV_ZARR_COMPRESSOR_GZIP:
+      return g_strdup_printf ("gzip:%d", level_of (o));
+    case SV_ZARR_COMPRESSOR_ZSTD:
+      return g_strdup_printf ("zstd:%d", level_of (o));
+    case SV_ZARR_COMPRESSOR_BLOSC:
+      return g_strdup_printf ("blosc:%s:%d", o->blosc_cname, level_of (o));
+    case SV_ZARR_COMPRESSOR_NONE:
+    default:
+      return g_strdup ("none");
+    }
+}
+
+JsonNode *
+sv__zarr_compressor_json (const SvZarrWriteOptions *o)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  if (o->compressor == SV_ZARR_COMPRESSOR_NONE)
+    return json_node_new (JSON_NODE_NULL);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  switch (o->compressor)
+    {
+    case SV_ZARR_COMPRESSOR_ZLIB:
+      json_builder_add_string_value (b, "zlib");
+      break;
+    case SV_ZARR_COMPRESSOR_GZIP:
+      json_builder_add_string_value (b, "gzip");
+      break;
+    case SV_ZARR_COMPRESSOR_ZSTD:
+      json_builder_add_string_value (b, "zstd");
+      break;
+    case SV_ZARR_COMPRESSOR_BLOSC:
+    default:
+      json_builder_add_string_value (b, "blosc");
+      json_builder_set_member_name (b, "cname");
+      json_builder_add_string_value (b, o->blosc_cname);
+      json_builder_set_member_name (b, "clevel");
+      json_builder_add_int_value (b, level_of (o));
+      /* Byte shuffle groups the labels' high bytes, mostly zero. */
+      json_builder_set_member_name (b, "shuffle");
+      json_builder_add_int_value (b, BLOSC_SHUFFLE);
+      json_builder_set_member_name (b, "blocksize");
+      json_builder_add_int_value (b, 0);
+      break;
+    }
+  if (o->compressor != SV_ZARR_COMPRESSOR_BLOSC)
+    {
+      json_builder_set_member_name (b, "level");
+      json_builder_add_int_value (b, level_of (o));
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+gboolean
+sv__zarr_chunk_decode (SvZarrCompressor compressor, const guint8 *in, gsize in_size, guint8 *out,
+                       gsize out_size, char **why)
+{
+  *why = NULL;
+  switch (compressor)
+    {
+    case SV_ZARR_COMPRESSOR_NONE:
+      if (in_size != out_size)
+        {
+          *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes, not %" G_GSIZE_FORMAT, in_size,
+                                  out_size);
+          return FALSE;
+        }
+      memcpy (out, in, out_size);
+      return TRUE;
+    case SV_ZARR_COMPRESSOR_ZSTD:
+      {
+        size_t n = ZSTD_decompress (out, out_size, in, in_size);
+        if (ZSTD_isError (n))
+          {
+            *why = g_strdup_printf ("zstd: %s", ZSTD_getErrorName (n));
+            return FALSE;
+          }
+        if (n != out_size)
+          {
+            *why = g_strdup_printf ("zstd: %zu bytes, not %" G_GSIZE_FORMAT, n, out_size);
+            return FALSE;
+          }
+        return TRUE;
+      }
+    case SV_ZARR_COMPRESSOR_ZLIB:
+    case SV_ZARR_COMPRESSOR_GZIP:
+      {
+        struct libdeflate_decompressor *d = libdeflate_alloc_decompressor ();
+        enum libdeflate_result r;
+
+        if (d == NULL)
+          {
+            *why = g_strdup ("out of memory");
+            return FALSE;
+          }
+        /* Exactly out_size bytes (NULL actual size), or an error. */
+        r = compressor == SV_ZARR_COMPRESSOR_ZLIB
+                ? libdeflate_zlib_decompress (d, in, in_size, out, out_size, NULL)
+                : libdeflate_gzip_decompress (d, in, in_size, out, out_size, NULL);
+        libdeflate_free_decompressor (d);
+        if (r != LIBDEFLATE_SUCCESS)
+          {
+            *why = g_strdup_printf ("%s: %s", compressor == SV_ZARR_COMPRESSOR_ZLIB ? "zlib" : "gzip",
+                                    r == LIBDEFLATE_SHORT_OUTPUT ? "too few bytes"
+                                    : r == LIBDEFLATE_INSUFFICIENT_SPACE ? "too many bytes"
+                                                                         : "damaged data");
+            return FALSE;
+          }
+        return TRUE;
+      }
+    case SV_ZARR_COMPRESSOR_BLOSC:
+      {
+        size_t nbytes = 0;
+        int n;
+
+        if (blosc_cbuffer_validate (in, in_size, &nbytes) != 0)
+          {
+            *why = g_strdup ("blosc: damaged header");
+            return FALSE;
+          }
+        if (nbytes != out_size)
+          {
+            *why = g_strdup_printf ("blosc: %zu bytes, not %" G_GSIZE_FORMAT, nbytes, out_size);
+            return FALSE;
+          }
+        /* The _ctx form is thread-safe; our threads are the parallelism. */
+        n = blosc_decompress_ctx (in, out, out_size, 1);
+        if (n < 0 || (gsize)n != out_size)
+          {
+            *why = g_strdup ("blosc: damaged data");
+            return FALSE;
+          }
+        return TRUE;
+      }
+    default:
+      *why = g_strdup ("unknown codec");
+      return FALSE;
+    }
+}
+
+guint8 *
+sv__zarr_chunk_encode (const SvZarrWriteOptions *o, guint item_bytes, const guint8 *in, gsize size,
+                       gsize *out_size)
+{
+  int level = level_of (o);
+  guint8 *out = NULL;
+
+  switch (o->compressor)
+    {
+    case SV_ZARR_COMPRESSOR_ZSTD:
+      {
+        size_t cap = ZSTD_compressBound (size);
+        out = g_malloc (cap);
+        *out_size = ZSTD_compress (out, cap, in, size, level);
+        g_assert (!ZSTD_isError (*out_size));
+        break;
+      }
+    case SV_ZARR_COMPRESSOR_ZLIB:
+    case SV_ZARR_COMPRESSOR_GZIP:
+      {
+        struct libdeflate_compressor *c = libdeflate_alloc_compressor (level);
+        gboolean zlib = o->compressor == SV_ZARR_COMPRESSOR_ZLIB;
+        size_t cap = zlib ? libdeflate_zlib_compress_bound (c, size)
+                          : libdeflate_gzip_compress_bound (c, size);
+
+        out = g_malloc (cap);
+        *out_size = zlib ? libdeflate_zlib_compress (c, in, size, out, cap)
+                         : libdeflate_gzip_compress (c, in, size, out, cap);
+        libdeflate_free_compressor (c);
+        g_assert (*out_size > 0);
+        break;
+      }
+    case SV_ZARR_COMPRESSOR_BLOSC:
+      {
+        size_t cap = size + BLOSC_MAX_OVERHEAD;
+        int n;
+
+        out = g_malloc (cap);
+        n = blosc_compress_ctx (level, BLOSC_SHUFFLE, item_bytes, size, in, out, cap,
+                                o->blosc_cname, 0, 1);
+        g_assert (n > 0);
+        *out_size = (gsize)n;
+        break;
+      }
+    case SV_ZARR_COMPRESSOR_NONE:
+    default:
+      out = g_memdup2 (in, size);
+      *out_size = size;
+      break;
+    }
+  return out;
+}
