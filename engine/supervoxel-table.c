@@ -8,7 +8,7 @@
  * so neither does any sum's order. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "supervox/sv-supervoxel-table.h"
+#include "supervoxel-table-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,75 +16,6 @@
 
 #include "internal.h"
 
-#define N_SHARDS 64
-#define EMPTY_KEY G_MAXUINT64
-
-/* Per channel in a slice's table: shift, shifted sum, shifted sum of
- * squares, min, max. In a shard: mean, M2 (sum of squared deviations),
- * min, max. */
-#define SLICE_CH 5
-#define SHARD_CH 4
-
-/* Open addressing from a 64-bit key to an index. */
-typedef struct
-{
-  guint64 *keys;
-  guint32 *values;
-  gsize mask;
-  gsize n;
-} KeyMap;
-
-typedef struct
-{
-  gint32 label;
-  guint64 n;
-  guint64 sum[3]; /* z, y, x index sums */
-  guint lo[3], hi[3];
-} RegionAcc;
-
-typedef struct
-{
-  guint64 key; /* a << 32 | b as unsigned 32-bit halves */
-  guint64 faces[3];
-} PairAcc;
-
-/* A set of supervoxels and pairs: one slice's or one shard's. */
-typedef struct
-{
-  KeyMap regions_map;
-  GArray *regions; /* RegionAcc */
-  GArray *values;  /* per region, nc × SLICE_CH or SHARD_CH doubles */
-  KeyMap pairs_map;
-  GArray *pairs;       /* PairAcc */
-  GArray *pair_values; /* per pair, nc sums of the two voxels' values */
-  /* A slice's entries grouped by shard: order[start[k] .. start[k + 1]). */
-  guint32 *region_order, *pair_order;
-  gsize region_start[N_SHARDS + 1], pair_start[N_SHARDS + 1];
-} Bucket;
-
-struct _SvSupervoxelTable
-{
-  guint nz, ny, nx, nc;
-  SvSampleType image_type;
-  guint sample_bytes;
-  SvSupervoxelTableOptions options;
-  int n_threads;
-
-  guint z;             /* slices added so far */
-  gint32 *prev_labels; /* the last slice added, for the faces along z */
-  guint8 *prev_image;
-
-  Bucket shards[N_SHARDS];
-
-  /* After finish: every row and pair, sorted. */
-  gboolean finished;
-  RegionAcc *rows;
-  double *row_values; /* nc × 4 per row: mean, std, min, max */
-  gsize n_rows;
-  PairAcc *pairs;
-  double *pair_means; /* nc per pair */
-  gsize n_pairs;
-};
 
 static void
 key_map_init (KeyMap *m, gsize capacity)
@@ -179,8 +110,8 @@ bucket_init (Bucket *b, gsize capacity)
   b->pair_values = g_array_new (FALSE, FALSE, sizeof (double));
 }
 
-static void
-bucket_clear (Bucket *b)
+void
+sv__supervoxel_bucket_clear (Bucket *b)
 {
   key_map_clear (&b->regions_map);
   key_map_clear (&b->pairs_map);
@@ -345,7 +276,7 @@ sv_supervoxel_table_free (SvSupervoxelTable *table)
   if (table == NULL)
     return;
   for (guint k = 0; k < N_SHARDS; k++)
-    bucket_clear (&table->shards[k]);
+    sv__supervoxel_bucket_clear (&table->shards[k]);
   g_free (table->prev_labels);
   g_free (table->prev_image);
   g_free (table->rows);
@@ -661,7 +592,7 @@ sv_supervoxel_table_add_slab (SvSupervoxelTable *table, const gint32 *labels, co
   w.next = 0;
   sv__run_parallel (MIN (table->n_threads, N_SHARDS), shard_work_cb, &w);
   for (guint s = 0; s < depth; s++)
-    bucket_clear (&w.slices[s]);
+    sv__supervoxel_bucket_clear (&w.slices[s]);
   g_free (w.slices);
 
   /* The slab's last slice meets the next slab's first. */
@@ -677,166 +608,4 @@ sv_supervoxel_table_add_slab (SvSupervoxelTable *table, const gint32 *labels, co
         memcpy (table->prev_image, (const guint8 *)image + (depth - 1) * slice_bytes, slice_bytes);
     }
   table->z += depth;
-}
-
-/* ---- the sorted table -------------------------------------------------- */
-
-typedef struct
-{
-  guint64 key;
-  guint shard;
-  guint32 index;
-} SortEntry;
-
-static int
-compare_label_entries (const void *a, const void *b)
-{
-  gint32 x = (gint32)((const SortEntry *)a)->key, y = (gint32)((const SortEntry *)b)->key;
-  return (x > y) - (x < y);
-}
-
-static int
-compare_pair_entries (const void *a, const void *b)
-{
-  guint64 ka = ((const SortEntry *)a)->key, kb = ((const SortEntry *)b)->key;
-  gint32 a0 = (gint32)(ka >> 32), b0 = (gint32)(kb >> 32);
-  gint32 a1 = (gint32)(guint32)ka, b1 = (gint32)(guint32)kb;
-  if (a0 != b0)
-    return (a0 > b0) - (a0 < b0);
-  return (a1 > b1) - (a1 < b1);
-}
-
-void
-sv_supervoxel_table_finish (SvSupervoxelTable *table)
-{
-  const guint nc = table->nc;
-  SortEntry *entries;
-  gsize n = 0;
-
-  g_return_if_fail (!table->finished);
-  table->finished = TRUE;
-
-  for (guint k = 0; k < N_SHARDS; k++)
-    n += table->shards[k].regions->len;
-  entries = g_new (SortEntry, MAX (n, 1));
-  n = 0;
-  for (guint k = 0; k < N_SHARDS; k++)
-    for (guint i = 0; i < table->shards[k].regions->len; i++)
-      entries[n++] = (SortEntry){
-        (guint32)g_array_index (table->shards[k].regions, RegionAcc, i).label, k, i
-      };
-  qsort (entries, n, sizeof *entries, compare_label_entries);
-  table->n_rows = n;
-  table->rows = g_new (RegionAcc, MAX (n, 1));
-  table->row_values = g_new (double, MAX (n * nc * 4, 1));
-  for (gsize i = 0; i < n; i++)
-    {
-      const Bucket *shard = &table->shards[entries[i].shard];
-      const RegionAcc *r = &g_array_index (shard->regions, RegionAcc, entries[i].index);
-      const double *gv
-          = &g_array_index (shard->values, double, (gsize)entries[i].index * nc * SHARD_CH);
-      double *out = table->row_values + i * nc * 4;
-
-      table->rows[i] = *r;
-      for (guint c = 0; c < nc; c++)
-        {
-          out[c] = gv[c * SHARD_CH + 0];
-          out[nc + c] = sqrt (gv[c * SHARD_CH + 1] / (double)r->n);
-          out[2 * nc + c] = gv[c * SHARD_CH + 2];
-          out[3 * nc + c] = gv[c * SHARD_CH + 3];
-        }
-    }
-  g_free (entries);
-
-  n = 0;
-  for (guint k = 0; k < N_SHARDS; k++)
-    n += table->shards[k].pairs->len;
-  entries = g_new (SortEntry, MAX (n, 1));
-  n = 0;
-  for (guint k = 0; k < N_SHARDS; k++)
-    for (guint i = 0; i < table->shards[k].pairs->len; i++)
-      entries[n++] = (SortEntry){ g_array_index (table->shards[k].pairs, PairAcc, i).key, k, i };
-  qsort (entries, n, sizeof *entries, compare_pair_entries);
-  table->n_pairs = n;
-  table->pairs = g_new (PairAcc, MAX (n, 1));
-  table->pair_means = g_new (double, MAX (n * nc, 1));
-  for (gsize i = 0; i < n; i++)
-    {
-      const Bucket *shard = &table->shards[entries[i].shard];
-      const PairAcc *p = &g_array_index (shard->pairs, PairAcc, entries[i].index);
-      const double *sums = &g_array_index (shard->pair_values, double, (gsize)entries[i].index * nc);
-      guint64 faces = p->faces[0] + p->faces[1] + p->faces[2];
-
-      table->pairs[i] = *p;
-      for (guint c = 0; c < nc; c++)
-        table->pair_means[i * nc + c] = sums[c] / (2.0 * (double)faces);
-    }
-  g_free (entries);
-
-  /* The shards are no longer needed. */
-  for (guint k = 0; k < N_SHARDS; k++)
-    bucket_clear (&table->shards[k]);
-  g_clear_pointer (&table->prev_labels, g_free);
-  g_clear_pointer (&table->prev_image, g_free);
-}
-
-guint
-sv_supervoxel_table_n_channels (const SvSupervoxelTable *table)
-{
-  return table->nc;
-}
-
-gsize
-sv_supervoxel_table_n_rows (const SvSupervoxelTable *table)
-{
-  g_return_val_if_fail (table->finished, 0);
-  return table->n_rows;
-}
-
-void
-sv_supervoxel_table_get_row (const SvSupervoxelTable *table, gsize i, SvSupervoxelRow *row)
-{
-  const RegionAcc *r;
-  const guint nc = table->nc;
-
-  g_return_if_fail (table->finished && i < table->n_rows);
-  r = &table->rows[i];
-  row->label = r->label;
-  row->n_voxels = r->n;
-  for (guint d = 0; d < 3; d++)
-    {
-      row->centroid[d] = (double)r->sum[d] / (double)r->n;
-      row->lo[d] = r->lo[d];
-      row->hi[d] = r->hi[d];
-    }
-  if (nc)
-    {
-      const double *v = table->row_values + i * nc * 4;
-      row->mean = v;
-      row->std = v + nc;
-      row->min = v + 2 * nc;
-      row->max = v + 3 * nc;
-    }
-  else
-    row->mean = row->std = row->min = row->max = NULL;
-}
-
-gsize
-sv_supervoxel_table_n_pairs (const SvSupervoxelTable *table)
-{
-  g_return_val_if_fail (table->finished, 0);
-  return table->n_pairs;
-}
-
-void
-sv_supervoxel_table_get_pair (const SvSupervoxelTable *table, gsize i, SvSupervoxelPair *pair)
-{
-  const PairAcc *p;
-
-  g_return_if_fail (table->finished && i < table->n_pairs);
-  p = &table->pairs[i];
-  pair->a = (gint32)(p->key >> 32);
-  pair->b = (gint32)(guint32)p->key;
-  memcpy (pair->faces, p->faces, sizeof pair->faces);
-  pair->boundary_mean = table->nc ? table->pair_means + i * table->nc : NULL;
 }
