@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "io-tiff-private.h"
 
 
 static void
@@ -259,7 +260,7 @@ sv_supervoxel_table_new (guint nz, guint ny, guint nx, guint nc, SvSampleType im
   t->nx = nx;
   t->nc = nc;
   t->image_type = image_type;
-  t->sample_bytes = nc ? sample_bytes (image_type) : 0;
+  t->sample_bytes = nc ? sv__sample_type_bytes (image_type) : 0;
   if (options)
     t->options = *options;
   else
