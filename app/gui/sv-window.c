@@ -194,6 +194,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   sv_params_panel_set_file (self->params_panel, (const guint[]){ volume->nz, volume->ny, volume->nx },
                             volume->nc);
   sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (volume));
+  sv_quality_panel_set_planar (self->quality_panel, volume->nz == 1);
   sv_window_finite_range (volume, &vmin, &vmax);
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
   sv_window_contrast_set_volume (self);

@@ -1,0 +1,224 @@
+/* Tests that the window reads well at its default size under Xvfb: the
+ * quality tab fits without scrolling (with and without a ground truth), its
+ * legends and axis numbers never run into each other, the status line
+ * describes the labels on screen (pinned, region), and a 2D image speaks of
+ * pixels with no z controls. */
+#define G_LOG_DOMAIN "test-gui"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+#include "gui-test-util.h"
+#include "supervox/sv-io.h"
+#include "supervox/sv-params.h"
+#include "sv-axis-labels.h"
+#include "sv-test-files.h"
+
+static gboolean
+quality_current (gpointer data)
+{
+  SvWindow *w = data;
+  SvQuality *q = sv_quality_panel_get_quality (sv_window_get_quality_panel (w));
+  SvJobResult *r = sv_window_get_result (w);
+
+  return sv_window_is_settled (w) && q && r && q->generation == r->generation;
+}
+
+static gboolean
+quality_with_truth (gpointer data)
+{
+  SvWindow *w = data;
+  return quality_current (w)
+         && sv_quality_panel_get_quality (sv_window_get_quality_panel (w))->has_truth;
+}
+
+static gboolean
+count_frame_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *)data)++;
+  return *(guint *)data >= 3 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+}
+
+static gboolean
+three_frames (gpointer data)
+{
+  return *(guint *)data >= 3;
+}
+
+/* A few frames later: the layout the last change asked for is done. */
+static void
+wait_for_layout (SvWindow *w)
+{
+  guint frames = 0;
+
+  gtk_widget_queue_resize (GTK_WIDGET (w));
+  gtk_widget_add_tick_callback (GTK_WIDGET (w), count_frame_cb, &frames, NULL);
+  wait_until (three_frames, &frames, "three frames");
+}
+
+/* The quality tab, shown, needs no scrolling: its content is no taller
+ * than the room the window's default size gives it. */
+static void
+assert_quality_fits (SvWindow *w, const char *when)
+{
+  GtkWidget *panel = GTK_WIDGET (sv_window_get_quality_panel (w));
+  GtkWidget *scroller = gtk_widget_get_first_child (panel);
+  GtkWidget *content;
+  GtkAdjustment *adj;
+  int natural = 0;
+
+  g_assert_true (GTK_IS_SCROLLED_WINDOW (scroller));
+  wait_for_layout (w);
+  content = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
+  gtk_widget_measure (content, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (content), NULL,
+                      &natural, NULL, NULL);
+  adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  g_test_message ("%s: the quality tab's content %d px, its room %.0f px", when, natural,
+                  gtk_adjustment_get_page_size (adj));
+  g_assert_cmpfloat (gtk_adjustment_get_page_size (adj), >, 0);
+  g_assert_cmpfloat (natural, <=, gtk_adjustment_get_page_size (adj));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (adj), <=, gtk_adjustment_get_page_size (adj));
+}
+
+static GtkLabel *
+find_label_starting (GtkWidget *root, const char *prefix)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkLabel *found;
+      if (GTK_IS_LABEL (c) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (c)), prefix))
+        return GTK_LABEL (c);
+      if ((found = find_label_starting (c, prefix)))
+        return found;
+    }
+  return NULL;
+}
+
+/* Each colour of the time legend is on the line of the stage it names. */
+static void
+assert_legend_swatches_lead (SvWindow *w)
+{
+  GtkLabel *legend = find_label_starting (GTK_WIDGET (sv_window_get_quality_panel (w)), "■");
+  PangoLayout *layout;
+  const char *text;
+  static const char *const stages[] = { "prepare", "iterate", "connect" };
+
+  g_assert_nonnull (legend);
+  layout = gtk_label_get_layout (legend);
+  text = pango_layout_get_text (layout);
+  g_test_message ("legend: %s (%d lines)", text, pango_layout_get_line_count (layout));
+  for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
+    {
+      const char *word = strstr (text, stages[i]);
+      const char *swatch;
+      int swatch_line, word_line, x;
+
+      g_assert_nonnull (word);
+      /* The swatch nearest before the word is its own. */
+      swatch = g_utf8_strrchr (text, word - text, g_utf8_get_char ("■"));
+      g_assert_nonnull (swatch);
+      g_assert_cmpint (g_utf8_strlen (swatch, word - swatch), <=, 2);
+      pango_layout_index_to_line_x (layout, swatch - text, FALSE, &swatch_line, &x);
+      pango_layout_index_to_line_x (layout, word - text, FALSE, &word_line, &x);
+      g_assert_cmpint (swatch_line, ==, word_line);
+    }
+}
+
+static void
+test_quality_fits (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-readable-XXXXXX", NULL);
+  g_autofree char *truth_path = g_build_filename (dir, "truth.tif", NULL);
+  g_autoptr (GFile) truth_file = g_file_new_for_path (truth_path);
+  g_autoptr (SvLabels) truth = NULL;
+  g_autoptr (GError) error = NULL;
+  GtkNotebook *notebook;
+  int width, height;
+
+  /* The window's default size, as a new user sees it. */
+  gtk_window_get_default_size (GTK_WINDOW (f->window), &width, &height);
+  g_assert_cmpint (width, ==, 1180);
+  g_assert_cmpint (height, ==, 780);
+  notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (
+      GTK_WIDGET (sv_window_get_quality_panel (f->window)), GTK_TYPE_NOTEBOOK));
+  g_assert_cmpint (gtk_notebook_get_current_page (notebook), ==, 0);
+  wait_until (quality_current, f->window, "the quality of the first result");
+  g_assert_true (g_str_has_prefix (
+      sv_quality_panel_get_text (sv_window_get_quality_panel (f->window), "truth"),
+      "No ground truth"));
+  assert_quality_fits (f->window, "without a ground truth");
+  assert_legend_swatches_lead (f->window);
+  save_window_png (f->window, "gui-quality-fits.png");
+
+  /* A ground truth adds its three rows: they fit too. */
+  truth = sv_labels_new (NZ, NY, NX, &error);
+  g_assert_no_error (error);
+  for (guint z = 0; z < NZ; z++)
+    for (guint y = 0; y < NY; y++)
+      for (guint x = 0; x < NX; x++)
+        truth->data[((gsize)z * NY + y) * NX + x] = 1 + (x >= NX / 2) + 2 * (y >= NY / 3);
+  g_assert_true (sv_tiff_write_labels (truth_path, truth, &error));
+  g_assert_no_error (error);
+  g_assert_true (sv_window_open_ground_truth (f->window, truth_file));
+  wait_until (quality_with_truth, f->window, "the quality against the truth");
+  assert_quality_fits (f->window, "with a ground truth");
+  save_window_png (f->window, "gui-quality-fits-truth.png");
+
+  /* Pinned and flipped: the compare row's longer words fit as well. */
+  sv_window_pin (f->window);
+  sv_window_flip_pinned (f->window);
+  wait_until (quality_current, f->window, "the pinned quality");
+  save_window_png (f->window, "gui-quality-fits-pinned.png");
+  assert_quality_fits (f->window, "pinned and flipped");
+  sv_test_remove_tree (dir);
+}
+
+/* The size histogram's numbers: sizes bunched far from the size asked for
+ * ("120000" twice at the right end) are not drawn over each other. */
+static void
+test_axis_labels_apart (void)
+{
+  /* smallest, largest, target: as the panel asks for them */
+  SvAxisLabel labels[3] = {
+    { .x = 262.0, .width = 40.0, .anchor = 0.0 },
+    { .x = 268.0, .width = 40.0, .anchor = 1.0 },
+    { .x = 12.0, .width = 26.0, .anchor = 0.5 },
+  };
+  const double axis = 280.0, gap = 6.0;
+  guint shown = sv_axis_labels_place (labels, 3, axis, gap);
+
+  g_assert_cmpuint (shown, ==, 2);
+  g_assert_true (labels[0].shown);
+  g_assert_false (labels[1].shown);
+  g_assert_true (labels[2].shown);
+  for (guint i = 0; i < 3; i++)
+    {
+      if (!labels[i].shown)
+        continue;
+      g_assert_cmpfloat (labels[i].left, >=, 0.0);
+      g_assert_cmpfloat (labels[i].left + labels[i].width, <=, axis);
+      for (guint j = 0; j < i; j++)
+        if (labels[j].shown)
+          g_assert_true (labels[i].left >= labels[j].left + labels[j].width + gap
+                         || labels[j].left >= labels[i].left + labels[i].width + gap);
+    }
+  /* Spread out, all three show where they were asked for. */
+  labels[0] = (SvAxisLabel){ .x = 10.0, .width = 30.0, .anchor = 0.0 };
+  labels[1] = (SvAxisLabel){ .x = 270.0, .width = 40.0, .anchor = 1.0 };
+  labels[2] = (SvAxisLabel){ .x = 140.0, .width = 30.0, .anchor = 0.5 };
+  g_assert_cmpuint (sv_axis_labels_place (labels, 3, axis, gap), ==, 3);
+  g_assert_cmpfloat (labels[0].left, ==, 10.0);
+  g_assert_cmpfloat (labels[1].left, ==, 230.0);
+  g_assert_cmpfloat (labels[2].left, ==, 125.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  g_test_add ("/gui/readable/quality-fits-the-default-window", Fixture, NULL, fixture_setup,
+              test_quality_fits, fixture_teardown);
+  g_test_add_func ("/gui/readable/size-axis-numbers-apart", test_axis_labels_apart);
+  return g_test_run ();
+}
