@@ -213,6 +213,69 @@ test_axis_labels_apart (void)
   g_assert_cmpfloat (labels[2].left, ==, 125.0);
 }
 
+/* ---- the status line ---- */
+
+static void
+test_status_pinned_and_region (Fixture *f, gconstpointer data)
+{
+  SvWindow *w = f->window;
+  SvParamsPanel *panel = sv_window_get_params_panel (w);
+  SvJobResult *pinned, *live;
+  g_autofree char *pinned_words = NULL, *live_words = NULL, *region_words = NULL;
+  const guint lo[3] = { 4, 10, 12 }, hi[3] = { 20, 40, 52 };
+  g_autoptr (GError) error = NULL;
+  SvSlicParams p;
+
+  /* Pin, then change two values: the live run gives another count. */
+  pinned = sv_job_result_ref (sv_window_get_result (w));
+  sv_window_pin (w);
+  sv_params_panel_get_params (panel, &p);
+  p.compactness = 3.0;
+  p.n_segments = pinned->params.n_segments * 2;
+  sv_params_panel_set_params (panel, &p);
+  wait_for_current_result (w);
+  live = sv_window_get_result (w);
+  g_assert_cmpuint (live->stats.n_labels, !=, pinned->stats.n_labels);
+
+  /* Flipped to the pinned labels: the pinned run's count and values. */
+  sv_window_flip_pinned (w);
+  g_assert_true (sv_window_get_showing_pinned (w));
+  {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    pinned_words = g_strdup_printf ("pinned · %" G_GSIZE_FORMAT " supervoxels · %" G_GINT64_FORMAT
+                                    " segments, compactness %s",
+                                    pinned->stats.n_labels, pinned->params.n_segments,
+                                    sv_format_double (buf, pinned->params.compactness));
+  }
+  g_test_message ("flipped: %s", sv_window_get_result_text (w));
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (w), pinned_words));
+  {
+    g_autofree char *live_count
+        = g_strdup_printf (" %" G_GSIZE_FORMAT " supervoxels", live->stats.n_labels);
+    g_assert_null (strstr (sv_window_get_result_text (w), live_count));
+  }
+
+  /* And back: the live run's words. */
+  sv_window_flip_pinned (w);
+  live_words = g_strdup_printf ("exact · %" G_GSIZE_FORMAT " supervoxels", live->stats.n_labels);
+  g_test_message ("live: %s", sv_window_get_result_text (w));
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (w), live_words));
+  sv_job_result_unref (pinned);
+
+  /* A region's run: "region preview" and the region's size, z×y×x. */
+  g_assert_true (sv_window_set_region (w, lo, hi, &error));
+  g_assert_no_error (error);
+  wait_for_current_result (w);
+  g_test_message ("region: %s", sv_window_get_result_text (w));
+  region_words = g_strdup_printf (
+      "region preview %u×%u×%u voxels · exact · %" G_GSIZE_FORMAT " supervoxels", hi[0] - lo[0],
+      hi[1] - lo[1], hi[2] - lo[2], sv_window_get_result (w)->stats.n_labels);
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (w), region_words));
+  sv_window_run_whole_volume (w);
+  wait_for_current_result (w);
+  g_assert_true (g_str_has_prefix (sv_window_get_result_text (w), "exact · "));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -220,5 +283,7 @@ main (int argc, char **argv)
   g_test_add ("/gui/readable/quality-fits-the-default-window", Fixture, NULL, fixture_setup,
               test_quality_fits, fixture_teardown);
   g_test_add_func ("/gui/readable/size-axis-numbers-apart", test_axis_labels_apart);
+  g_test_add ("/gui/readable/status-says-pinned-and-region", Fixture, NULL, fixture_setup,
+              test_status_pinned_and_region, fixture_teardown);
   return g_test_run ();
 }
