@@ -398,8 +398,10 @@ update_convergence_text (SvQualityPanel *self)
     return;
   if (step >= 1 && (guint)step <= c->n_iterations)
     text = g_strdup_printf ("iteration %d of %u: %" G_GUINT64_FORMAT
-                            " voxels changed cluster, a centre moved %.2f voxels on average",
-                            step, c->n_iterations, c->changed[step - 1], c->mean_moved[step - 1]);
+                            " %s changed cluster, a centre moved %.2f %s on average",
+                            step, c->n_iterations, c->changed[step - 1],
+                            sv_element_words (self->planar)->voxels, c->mean_moved[step - 1],
+                            sv_element_words (self->planar)->voxels);
   else
     text = g_strdup_printf ("%u iterations", c->n_iterations);
   gtk_label_set_text (self->convergence_value, text);

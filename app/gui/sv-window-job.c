@@ -455,11 +455,12 @@ check_label_count (SvWindow *self, SvJobResult *result)
                             : i + 1 == tries->len ? (tries->len > 2 ? ", or " : " or ")
                                                   : ", ",
                             (const char *)tries->pdata[i]);
-  text = g_strdup_printf ("Only %" G_GSIZE_FORMAT " %s for the %" G_GINT64_FORMAT
-                          " asked for. %sTry %s.",
-                          result->stats.n_labels,
-                          result->stats.n_labels == 1 ? "supervoxel" : "supervoxels",
-                          p->n_segments, why->str, try->str);
+  text = g_strdup_printf (
+      "Only %" G_GSIZE_FORMAT " %s for the %" G_GINT64_FORMAT " asked for. %sTry %s.",
+      result->stats.n_labels,
+      result->stats.n_labels == 1 ? sv_element_words (self->volume->nz == 1)->supervoxel
+                                  : sv_element_words (self->volume->nz == 1)->supervoxels,
+      p->n_segments, why->str, try->str);
   gtk_label_set_text (self->warning_label, text);
   gtk_revealer_set_reveal_child (self->warning_revealer, TRUE);
 }

@@ -13,6 +13,7 @@
 #include "supervox/sv-io.h"
 #include "supervox/sv-params.h"
 #include "sv-axis-labels.h"
+#include "sv-pick-panel.h"
 #include "sv-test-files.h"
 
 static gboolean
@@ -276,6 +277,101 @@ test_status_pinned_and_region (Fixture *f, gconstpointer data)
   g_assert_true (g_str_has_prefix (sv_window_get_result_text (w), "exact · "));
 }
 
+/* ---- 2D images ---- */
+
+static gboolean
+teaching_note_measured (gpointer window)
+{
+  g_autofree char *legend = sv_window_get_teaching_legend (window);
+  return sv_window_is_settled (window) && legend && strstr (legend, "changed cluster");
+}
+
+static gboolean
+pick_has_numbers (gpointer window)
+{
+  const char *n = sv_pick_panel_get_text (sv_window_get_pick_panel (window), "voxels");
+  return n && g_ascii_isdigit (n[0]);
+}
+
+static void
+test_planar_says_pixels (Fixture *f, gconstpointer data)
+{
+  SvWindow *w = f->window;
+  SvSliceView *xy = sv_window_get_slice_view (w, SV_AXIS_XY);
+  SvParamsPanel *panel = sv_window_get_params_panel (w);
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-planar-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "one-slice.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SvVolume) v = sv_volume_new (1, 96, 128, 1, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *legend = NULL;
+  GtkWidget *slider, *spacing_z;
+  const char *text;
+
+  /* The 3D sample first: z is there. */
+  slider = find_by_tooltip (GTK_WIDGET (xy), GTK_TYPE_SCALE, "Slice");
+  spacing_z = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SPIN_BUTTON, "voxel size along z");
+  g_assert_nonnull (slider);
+  g_assert_nonnull (spacing_z);
+  g_assert_true (gtk_widget_is_visible (slider));
+  g_assert_true (gtk_widget_is_visible (spacing_z));
+
+  /* A one-slice TIFF with no calibration. */
+  for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+    v->data[i] = (float)(((i % 128) / 32 + (i / 128) / 24) % 2) * 0.6f + 0.2f;
+  g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U8, &error));
+  g_assert_no_error (error);
+  open_and_wait (w, file);
+  wait_for_current_result (w);
+  g_assert_cmpuint (sv_window_get_volume (w)->nz, ==, 1);
+  wait_for_layout (w);
+
+  /* No z controls. */
+  g_assert_false (gtk_widget_is_visible (slider));
+  g_assert_false (gtk_widget_is_visible (spacing_z));
+  /* The orthogonal views' button follows its action, off. */
+  g_assert_false (gtk_widget_get_sensitive (find_by_tooltip (
+      gtk_window_get_titlebar (GTK_WINDOW (w)), GTK_TYPE_TOGGLE_BUTTON, "Orthogonal")));
+  g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (w)), " — 96×128"));
+
+  /* Pixels in the status bar, the scale bar and the hover. */
+  text = sv_window_get_result_text (w);
+  g_test_message ("status: %s", text);
+  g_assert_nonnull (strstr (text, " superpixels in "));
+  text = sv_slice_view_get_scale_bar_text (xy);
+  g_test_message ("scale bar: %s", text);
+  g_assert_true (g_str_has_suffix (text, " px"));
+  g_signal_emit_by_name (xy, "hover", 0, 5, 7);
+  text = sv_window_get_hover_text (w);
+  g_test_message ("hover: %s", text);
+  g_assert_true (g_str_has_prefix (text, "x 7  y 5  ·"));
+  g_assert_null (strstr (text, "z "));
+
+  /* The quality tab's rows and the selection: pixels, an area, no z. */
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (find_by_tooltip (
+                       GTK_WIDGET (sv_window_get_quality_panel (w)), GTK_TYPE_LABEL, "distinct"))),
+                   ==, "Superpixels");
+  g_signal_emit_by_name (xy, "pick", 0, 20, 30);
+  wait_until (pick_has_numbers, w, "the picked superpixel's numbers");
+  text = sv_pick_panel_get_text (sv_window_get_pick_panel (w), "volume");
+  g_test_message ("area: %s", text);
+  g_assert_true (g_str_has_suffix (text, " square pixels (the file gives no pixel size)"));
+  g_assert_null (strstr (sv_pick_panel_get_text (sv_window_get_pick_panel (w), "bounds"), "z"));
+  g_assert_null (strstr (sv_pick_panel_get_text (sv_window_get_pick_panel (w), "centre"), "z"));
+  save_window_png (w, "gui-planar.png");
+
+  /* Teaching's note. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (w), "win.teach-step", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (w), "win.teach-step", NULL));
+  wait_until (teaching_note_measured, w, "teaching's note with its numbers");
+  legend = sv_window_get_teaching_legend (w);
+  g_test_message ("teaching: %s", legend);
+  g_assert_nonnull (strstr (legend, "pixels (y × x)"));
+  g_assert_nonnull (strstr (legend, "each pixel joins"));
+  g_assert_null (strstr (legend, "voxel"));
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -285,5 +381,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/readable/size-axis-numbers-apart", test_axis_labels_apart);
   g_test_add ("/gui/readable/status-says-pinned-and-region", Fixture, NULL, fixture_setup,
               test_status_pinned_and_region, fixture_teardown);
+  g_test_add ("/gui/readable/a-2d-image-says-pixels", Fixture, NULL, fixture_setup,
+              test_planar_says_pixels, fixture_teardown);
   return g_test_run ();
 }
