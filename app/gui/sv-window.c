@@ -533,6 +533,7 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_open_actions (widget_class);
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_export_actions (widget_class);
+  sv_window_class_add_table_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   sv_window_class_add_quality_actions (widget_class);
   sv_window_class_add_pick_actions (widget_class);
