@@ -531,6 +531,8 @@ static const SvBackendClass cuda_class = {
   .device_labels = cuda_device_labels,
   .device_stream = cuda_device_stream,
   .slab_steps = &sv__cuda_slab_steps,
+  .in_memory_bytes = sv_cuda_in_memory_bytes,
+  .stream_max_depth = sv_cuda_stream_max_depth,
   .clock = NULL,
 };
 

@@ -102,6 +102,32 @@ sv_backend_new (const char *name, GError **error)
   return instantiate (klass, error);
 }
 
+SvBackend *
+sv_backend_new_of_class (const SvBackendClass *klass, GError **error)
+{
+  g_return_val_if_fail (klass != NULL, NULL);
+  return instantiate (klass, error);
+}
+
+gboolean
+sv_backend_choose (const char *word, SvBackendChoice *choice, GError **error)
+{
+  memset (choice, 0, sizeof *choice);
+  if (word == NULL)
+    word = "auto";
+  choice->is_auto = strcmp (word, "auto") == 0;
+  choice->wants_device = strcmp (word, "cuda") == 0;
+  if (!choice->is_auto && !choice->wants_device && strcmp (word, "cpu") != 0)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "unknown backend '%s': use cpu, cuda or auto", word);
+      return FALSE;
+    }
+  if (choice->is_auto || choice->wants_device)
+    choice->device = lookup ("cuda");
+  return TRUE;
+}
+
 void
 sv_backend_free (SvBackend *backend)
 {

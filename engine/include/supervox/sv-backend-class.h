@@ -221,6 +221,14 @@ struct _SvBackendClass
    * without them cannot stream. */
   const SvSlabSteps *slab_steps;
 
+  /* Optional, for a device, pure (no device call: the run plan sizes runs
+   * with them): the device bytes the in-memory run of such a volume needs
+   * at its peak, and the most slices a streamed run's slab may hold on a
+   * device that lets it use `limit` bytes (at least 1). */
+  guint64 (*in_memory_bytes) (guint nz, guint ny, guint nx, guint nc, gboolean mask);
+  guint (*stream_max_depth) (guint64 limit, guint ny, guint nx, guint nc, gint64 n_segments,
+                             gboolean mask);
+
   /* Optional: the backend's clock in microseconds (default
    * g_get_monotonic_time); test doubles simulate slow stages with it. */
   gint64 (*clock) (SvBackend *backend);

@@ -75,9 +75,27 @@ typedef struct _SvBackend SvBackend;
  * built in; applications register the CUDA one at start-up. */
 void sv_backend_register (const SvBackendClass *klass);
 
+/* What the user's word for a backend asks for, read once by
+ * sv_backend_choose; the run plan (sv-run-plan.h) resolves auto. */
+typedef struct
+{
+  gboolean is_auto;      /* "auto" (or none): a device when one is usable, else the CPU */
+  gboolean wants_device; /* a device named ("cuda"), whether or not this build has it */
+  /* The device class: the one named or the one auto tries; NULL when this
+   * build registered none. */
+  const SvBackendClass *device;
+} SvBackendChoice;
+
+/* Reads "cpu", "cuda" or "auto" (NULL: auto) into `choice`; fails with
+ * SV_ENGINE_ERROR_BACKEND "unknown backend 'WORD': use cpu, cuda or auto". */
+gboolean sv_backend_choose (const char *word, SvBackendChoice *choice, GError **error);
+
 /* "cpu", "cuda" or "auto" (CUDA when registered and a device is usable,
  * else CPU). Fails with SV_ENGINE_ERROR_BACKEND and the reason. */
 SvBackend *sv_backend_new (const char *name, GError **error);
+/* A backend of `klass` (a registered class, or one a plan chose); fails
+ * with the reason the class cannot run here. */
+SvBackend *sv_backend_new_of_class (const SvBackendClass *klass, GError **error);
 void sv_backend_free (SvBackend *backend);
 const char *sv_backend_get_name (SvBackend *backend);
 /* TRUE for the CPU reference backend. */
