@@ -298,8 +298,7 @@ run_slic (SlicOptions *o)
     }
 
   ctx.backend_name = o->backend != NULL ? o->backend : "auto";
-  if (g_strcmp0 (ctx.backend_name, "cpu") != 0 && g_strcmp0 (ctx.backend_name, "cuda") != 0
-      && g_strcmp0 (ctx.backend_name, "auto") != 0)
+  if (!sv_backend_choose (ctx.backend_name, &ctx.backend_choice, NULL))
     {
       sv_cli_error ("--backend must be cpu, cuda or auto, got %s", ctx.backend_name);
       return 1;
@@ -315,6 +314,7 @@ run_slic (SlicOptions *o)
     }
   compression = sv_tiff_write_options_to_string (&ctx.write_options);
   ctx.compression = compression;
+  ctx.request = &request;
 
   /* Everything that would make a file overwrite another is refused before
    * anything is computed. */
