@@ -512,6 +512,9 @@ sv_cuda_backend_get_stage_times (SvBackend *backend, SvCudaStageTimes *times)
  * them to the host. */
 static const SvBackendClass cuda_class = {
   .name = "cuda",
+  .display_name = "the GPU",
+  .title = "GPU (CUDA)",
+  .is_device = TRUE,
   .create = cuda_create,
   .destroy = cuda_destroy,
   .set_volume = cuda_set_volume,

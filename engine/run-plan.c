@@ -82,8 +82,11 @@ plan_backend (const SvRunBudgets *b, SvRunPlan *plan)
 
   /* A device named is used (or fails when opened); auto takes one only
    * when one is there. */
-  plan->on_device = c->device != NULL && (c->wants_device || (c->is_auto && b->n_devices > 0));
-  plan->backend = plan->on_device ? c->device : sv_backend_cpu_class ();
+  plan->backend = sv_backend_resolve (c, b->n_devices);
+  /* A device that this build lacks fails where it is opened. */
+  if (plan->backend == NULL)
+    plan->backend = sv_backend_cpu_class ();
+  plan->on_device = plan->backend != sv_backend_cpu_class ();
   plan->falls_back = plan->on_device && c->is_auto;
   plan->n_workers = plan->on_device && b->devices_listed ? MAX (b->n_devices, 1) : 1;
 }

@@ -233,6 +233,42 @@ test_mask_shape (void)
   g_assert_cmpstr (unnamed->message, ==, "the mask is 20×23 but the image is 6×20×24");
 }
 
+/* The user's word, read once, and what it comes to with and without a
+ * device; what the classes say of themselves. */
+static void
+test_backend_resolve (void)
+{
+  const SvBackendClass *cpu = sv_backend_cpu_class ();
+  g_autoptr (GError) error = NULL;
+  SvBackendChoice choice;
+
+  g_assert_true (sv_backend_choose ("cpu", &choice, NULL));
+  g_assert_true (sv_backend_resolve (&choice, 2) == cpu);
+  g_assert_true (sv_backend_choose (NULL, &choice, NULL));
+  g_assert_true (choice.is_auto);
+  /* No device class is registered in this program. */
+  g_assert_null (choice.device);
+  g_assert_true (sv_backend_resolve (&choice, 2) == cpu);
+  choice.device = &fake_device_class;
+  g_assert_true (sv_backend_resolve (&choice, 0) == cpu);
+  g_assert_true (sv_backend_resolve (&choice, 1) == &fake_device_class);
+  g_assert_true (sv_backend_choose ("cuda", &choice, NULL));
+  g_assert_true (choice.wants_device);
+  g_assert_null (sv_backend_resolve (&choice, 0));
+  g_assert_false (sv_backend_choose ("gpu", &choice, &error));
+  g_assert_cmpstr (error->message, ==, "unknown backend 'gpu': use cpu, cuda or auto");
+
+  g_assert_true (sv_backend_class_lookup ("cpu") == cpu);
+  g_assert_null (sv_backend_class_lookup ("cuda"));
+  g_assert_false (sv_backend_class_is_device (cpu));
+  g_assert_true (sv_backend_class_can_stream (cpu));
+  g_assert_false (sv_backend_class_keeps_labels_on_device (cpu));
+  g_assert_cmpstr (sv_backend_class_display_name (cpu, NULL), ==, "the CPU");
+  g_assert_cmpstr (sv_backend_class_title (cpu, NULL), ==, "CPU");
+  g_assert_cmpstr (sv_backend_class_title (NULL, "—"), ==, "—");
+  g_assert_false (sv_backend_class_is_device (NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -241,5 +277,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/run-plan/lab-rule", test_lab_rule);
   g_test_add_func ("/engine/run-plan/lab-rule-in-plan", test_lab_rule_in_plan);
   g_test_add_func ("/engine/run-plan/mask-shape", test_mask_shape);
+  g_test_add_func ("/engine/run-plan/backend-resolve", test_backend_resolve);
   return g_test_run ();
 }

@@ -152,6 +152,13 @@ typedef struct
 struct _SvBackendClass
 {
   const char *name; /* "cpu", "cuda" */
+  /* What the front ends say of it, in a sentence ("the GPU") and as a
+   * title ("GPU (CUDA)"); NULL: the name. */
+  const char *display_name;
+  const char *title;
+  /* It computes in a device's own memory: its failures are the device's
+   * (sv_backend_error_is_device_failure) and the CPU can take over. */
+  gboolean is_device;
 
   /* Sets the private state (sv_backend_set_priv), or fails with the reason
    * the backend cannot run here ("no CUDA device"). */
