@@ -59,11 +59,7 @@ format_metric (double value, const SvQuality *other, double other_value, const c
 static const char *
 backend_words (const char *name)
 {
-  if (g_strcmp0 (name, "cuda") == 0)
-    return "GPU (CUDA)";
-  if (g_strcmp0 (name, "cpu") == 0)
-    return "CPU";
-  return name ? name : "—";
+  return sv_backend_class_title (sv_backend_class_lookup (name), name ? name : "—");
 }
 
 static void

@@ -30,7 +30,7 @@ struct _SvOocRun
   char *backend;       /* the panel's choice: auto, cpu or cuda */
   guint nz, ny, nx, nc;
   SvSampleType sample_type;
-  const char *ran_on;  /* the backend whose slab steps ran: "cpu" or "cuda" */
+  const char *ran_on;  /* the name of the backend whose slab steps ran */
   guint64 memory_limit;
   GCancellable *cancellable;
   gint stage, iteration, n_iterations; /* atomic: the progress */
@@ -148,7 +148,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   gpu = open_gpu (run, &options);
   options.backends = gpu != NULL ? &gpu : NULL;
   options.n_backends = gpu != NULL ? 1 : 0;
-  run->ran_on = gpu != NULL ? "cuda" : "cpu";
+  run->ran_on = gpu != NULL ? sv_backend_get_name (gpu) : sv_backend_cpu_class ()->name;
   /* A GPU that fails (not bad data, not a cancel) hands the run to the
    * CPU, as the in-memory job does. */
   ok = sv_stream_slic_run_with_fallback (run->input, run->output, &run->params, NULL, &options,
@@ -156,7 +156,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   if (device_error != NULL)
     {
       g_message ("the GPU failed (%s); streamed on the CPU instead", device_error->message);
-      run->ran_on = "cpu";
+      run->ran_on = sv_backend_cpu_class ()->name;
     }
   g_clear_pointer (&gpu, sv_backend_free);
   g_debug ("streamed run on the %s backend: %s, %u slabs of %u slices", run->ran_on,
@@ -205,8 +205,10 @@ show_progress (SvWindow *self)
     {
       text = g_strdup_printf ("Done: %" G_GSIZE_FORMAT " supervoxels, streamed in %u slabs%s",
                               ooc->labels_stats.n_labels, ooc->labels_report.n_slabs,
-                              g_strcmp0 (ooc->labels_backend, "cuda") == 0 ? " through the GPU"
-                                                                           : "");
+                              sv_backend_class_is_device (
+                                  sv_backend_class_lookup (ooc->labels_backend))
+                                  ? " through the GPU"
+                                  : "");
       fraction = 1.0;
     }
   gtk_progress_bar_set_fraction (self->progress_bar, fraction);
