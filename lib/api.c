@@ -212,12 +212,7 @@ void
 sv_api_register_backends (void)
 {
 #if SV_HAVE_CUDA
-  static gsize done = 0;
-  if (g_once_init_enter (&done))
-    {
-      sv_backend_register (sv_backend_cuda_class ());
-      g_once_init_leave (&done, 1);
-    }
+  sv_cuda_register ();
 #endif
 }
 
