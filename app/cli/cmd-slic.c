@@ -9,6 +9,7 @@
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-sidecar.h"
 #include "supervox/sv-params.h"
 #include "slic-batch.h"
 #include "slic-file.h"
@@ -250,7 +251,7 @@ static gboolean
 check_stats_output (const SlicOptions *o, const char *const *inputs, const char *labels,
                     SvCliOutputKind kind, GError **error)
 {
-  g_autofree char *sidecar = sv_cli_sidecar_path (labels);
+  g_autofree char *sidecar = sv_sidecar_path (labels);
 
   if (kind != SV_CLI_OUTPUT_FILE || inputs[1] != NULL || sv_cli_mpi_active ())
     {

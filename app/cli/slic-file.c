@@ -28,7 +28,7 @@ sv_cli_slic_file_new (guint index, const char *input, const char *output)
   file->index = index;
   file->input = g_strdup (input);
   file->output = g_strdup (output);
-  file->sidecar = sv_cli_sidecar_path (output);
+  file->sidecar = sv_sidecar_path (output);
   file->notes = g_ptr_array_new_with_free_func (g_free);
   return file;
 }
