@@ -28,6 +28,18 @@ sv_run_lab_applies (SvConvert2Lab convert2lab, guint nz, guint nc, gboolean *lab
   return TRUE;
 }
 
+void
+sv_run_source_from_header (SvRunSource *source, const SvTiffSlabInfo *info)
+{
+  memset (source, 0, sizeof *source);
+  source->nz = info->nz;
+  source->ny = info->ny;
+  source->nx = info->nx;
+  source->nc = info->nc;
+  source->sample_type = info->sample_type;
+  source->from_file = TRUE;
+}
+
 /* z×y×x, or y×x for a 2D image, as the front ends print shapes. */
 static void
 format_shape (char *out, gsize size, const guint zyx[3])

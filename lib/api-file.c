@@ -25,20 +25,13 @@ read_source (const char *input, gboolean mask, SvRunSource *source, GError **err
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
   SvTiffReadOptions options;
-  const SvTiffSlabInfo *info;
 
   sv_tiff_read_options_init_defaults (&options);
   reader = sv_tiff_slab_reader_open (input, &options, error);
   if (reader == NULL)
     return FALSE;
-  info = sv_tiff_slab_reader_info (reader);
-  *source = (SvRunSource){ .nz = info->nz,
-                           .ny = info->ny,
-                           .nx = info->nx,
-                           .nc = info->nc,
-                           .sample_type = info->sample_type,
-                           .from_file = TRUE,
-                           .mask = mask };
+  sv_run_source_from_header (source, sv_tiff_slab_reader_info (reader));
+  source->mask = mask;
   return TRUE;
 }
 

@@ -84,18 +84,12 @@ static gboolean
 plan_file (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, const SvSlicParams *params,
            gboolean streams, SvRunBudgets *budgets, SvRunPlan *plan, GError **error)
 {
-  const SvRunSource source = {
-    .nz = info->nz,
-    .ny = info->ny,
-    .nx = info->nx,
-    .nc = info->nc,
-    .sample_type = info->sample_type,
-    .from_file = TRUE,
-    .mask = ctx->mask_path != NULL,
-    .mask_from_file = ctx->mask_streamed,
-    .stays_in_file = streams,
-  };
+  SvRunSource source;
 
+  sv_run_source_from_header (&source, info);
+  source.mask = ctx->mask_path != NULL;
+  source.mask_from_file = ctx->mask_streamed;
+  source.stays_in_file = streams;
   measure_budgets (ctx, budgets);
   return sv_run_plan (&source, params, budgets, plan, error);
 }

@@ -27,8 +27,7 @@ gboolean
 sv_window_ooc_wanted (const char *path, guint64 budget)
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
-  const SvTiffSlabInfo *info;
-  SvRunSource source = { 0 };
+  SvRunSource source;
   SvRunBudgets budgets = { 0 };
   SvSlicParams params;
   SvRunPlan plan;
@@ -37,13 +36,7 @@ sv_window_ooc_wanted (const char *path, guint64 budget)
   reader = budget > 0 ? sv_tiff_slab_reader_open (path, NULL, NULL) : NULL;
   if (reader == NULL)
     return FALSE;
-  info = sv_tiff_slab_reader_info (reader);
-  source = (SvRunSource){ .nz = info->nz,
-                          .ny = info->ny,
-                          .nx = info->nx,
-                          .nc = info->nc,
-                          .sample_type = info->sample_type,
-                          .from_file = TRUE };
+  sv_run_source_from_header (&source, sv_tiff_slab_reader_info (reader));
   /* Whether the volume fits is the host's question: the window's job
    * holds it there, whichever backend runs (budgets.backend: the CPU). */
   budgets.host_bytes = budget;

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "sv-backend.h"
+#include "sv-io-slab.h"
 #include "sv-params.h"
 #include "sv-volume.h"
 
@@ -27,6 +28,10 @@ typedef struct
    * out of core, or an earlier plan chose to stream it. */
   gboolean stays_in_file;
 } SvRunSource;
+
+/* A TIFF's header (sv_tiff_slab_reader_info) as a source read from its
+ * file, without a mask. */
+void sv_run_source_from_header (SvRunSource *source, const SvTiffSlabInfo *info);
 
 /* What the machine lets the run use, as the caller measured it. */
 typedef struct
