@@ -512,6 +512,9 @@ sv_cuda_backend_get_stage_times (SvBackend *backend, SvCudaStageTimes *times)
  * them to the host. */
 static const SvBackendClass cuda_class = {
   .name = "cuda",
+  .display_name = "the GPU",
+  .title = "GPU (CUDA)",
+  .is_device = TRUE,
   .create = cuda_create,
   .destroy = cuda_destroy,
   .set_volume = cuda_set_volume,
@@ -531,6 +534,8 @@ static const SvBackendClass cuda_class = {
   .device_labels = cuda_device_labels,
   .device_stream = cuda_device_stream,
   .slab_steps = &sv__cuda_slab_steps,
+  .in_memory_bytes = sv_cuda_in_memory_bytes,
+  .stream_max_depth = sv_cuda_stream_max_depth,
   .clock = NULL,
 };
 

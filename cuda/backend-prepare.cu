@@ -7,6 +7,7 @@
 
 #include "backend-cuda-private.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-plan.h"
 
 /* Taps 0 … radius of the CPU's symmetric kernel (engine/gaussian.c), so
  * that both backends smooth with identical weights. */
@@ -147,16 +148,8 @@ sv__cuda_ensure_prepared (SvCudaBackend *self, const SvSlicParams *params, int n
   *reused = FALSE;
   g_clear_pointer (&self->prepared, sv_prepared_free);
 
-  if (params->convert2lab == SV_CONVERT2LAB_YES && self->nc != 3)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "Lab colorspace conversion requires a RGB image (3 channels); "
-                   "this image has %u channel%s",
-                   self->nc, self->nc == 1 ? "" : "s");
-      return FALSE;
-    }
-  lab = params->convert2lab == SV_CONVERT2LAB_YES
-        || (params->convert2lab == SV_CONVERT2LAB_AUTO && self->nz == 1 && self->nc == 3);
+  if (!sv_run_lab_applies (params->convert2lab, self->nz, self->nc, &lab, error))
+    return FALSE;
   if (!lab)
     {
       if (!prepare_on_device (self, params, &prepared, error))

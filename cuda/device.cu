@@ -156,6 +156,18 @@ out:
   return ok;
 }
 
+void
+sv_cuda_register (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      sv_backend_register (sv_backend_cuda_class ());
+      g_once_init_leave (&done, 1);
+    }
+}
+
 int
 sv_cuda_device_count (void)
 {
@@ -179,9 +191,9 @@ sv_cuda_backend_new_on_device (int device, GError **error)
     }
   SV_CUDA_CHECK (cudaSetDevice (device));
   /* A backend asked for by device number is CUDA's, whether or not the
-   * front end registered the class for choosing by name (idempotent). */
-  sv_backend_register (sv_backend_cuda_class ());
-  return sv_backend_new ("cuda", error);
+   * front end registered the class for choosing by name. */
+  sv_cuda_register ();
+  return sv_backend_new_of_class (sv_backend_cuda_class (), error);
 out:
   return NULL;
 }

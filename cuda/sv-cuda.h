@@ -24,6 +24,11 @@ G_BEGIN_DECLS
  * counts on (for a GPU shared with other work). */
 const SvBackendClass *sv_backend_cuda_class (void);
 
+/* Makes the CUDA class available to sv_backend_new and sv_backend_choose
+ * ("cuda", and what "auto" tries); the front ends call it at start-up, and
+ * it registers the class once however often it is called. */
+void sv_cuda_register (void);
+
 /* TRUE when a CUDA device is usable; otherwise FALSE with the reason
  * (SV_ENGINE_ERROR_BACKEND "no CUDA device: …"). */
 gboolean sv_cuda_device_available (GError **error);

@@ -247,6 +247,9 @@ cpu_take_labels (SvBackend *backend, GError **error)
 
 static const SvBackendClass cpu_class = {
   .name = "cpu",
+  .display_name = "the CPU",
+  .title = "CPU",
+  .is_device = FALSE,
   .create = cpu_create,
   .destroy = cpu_destroy,
   .set_volume = cpu_set_volume,

@@ -102,6 +102,89 @@ sv_backend_new (const char *name, GError **error)
   return instantiate (klass, error);
 }
 
+SvBackend *
+sv_backend_new_of_class (const SvBackendClass *klass, GError **error)
+{
+  g_return_val_if_fail (klass != NULL, NULL);
+  return instantiate (klass, error);
+}
+
+gboolean
+sv_backend_choose (const char *word, SvBackendChoice *choice, GError **error)
+{
+  memset (choice, 0, sizeof *choice);
+  if (word == NULL)
+    word = "auto";
+  choice->is_auto = strcmp (word, "auto") == 0;
+  choice->wants_device = strcmp (word, "cuda") == 0;
+  if (!choice->is_auto && !choice->wants_device && strcmp (word, "cpu") != 0)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "unknown backend '%s': use cpu, cuda or auto", word);
+      return FALSE;
+    }
+  if (choice->is_auto || choice->wants_device)
+    choice->device = lookup ("cuda");
+  return TRUE;
+}
+
+const SvBackendClass *
+sv_backend_resolve (const SvBackendChoice *choice, guint n_devices)
+{
+  if (choice->wants_device)
+    return choice->device;
+  if (choice->is_auto && choice->device != NULL && n_devices > 0)
+    return choice->device;
+  return sv_backend_cpu_class ();
+}
+
+const SvBackendClass *
+sv_backend_class_lookup (const char *name)
+{
+  return name != NULL ? lookup (name) : NULL;
+}
+
+const SvBackendClass *
+sv_backend_get_class (SvBackend *backend)
+{
+  g_return_val_if_fail (backend != NULL, NULL);
+  return backend->klass;
+}
+
+gboolean
+sv_backend_class_is_device (const SvBackendClass *klass)
+{
+  return klass != NULL && klass->is_device;
+}
+
+gboolean
+sv_backend_class_can_stream (const SvBackendClass *klass)
+{
+  return klass != NULL && klass->slab_steps != NULL;
+}
+
+gboolean
+sv_backend_class_keeps_labels_on_device (const SvBackendClass *klass)
+{
+  return klass != NULL && klass->device_labels != NULL;
+}
+
+const char *
+sv_backend_class_display_name (const SvBackendClass *klass, const char *fallback)
+{
+  if (klass == NULL)
+    return fallback;
+  return klass->display_name != NULL ? klass->display_name : klass->name;
+}
+
+const char *
+sv_backend_class_title (const SvBackendClass *klass, const char *fallback)
+{
+  if (klass == NULL)
+    return fallback;
+  return klass->title != NULL ? klass->title : klass->name;
+}
+
 void
 sv_backend_free (SvBackend *backend)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-plan.h"
 #include "internal.h"
 
 void
@@ -241,16 +242,9 @@ sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *para
     return NULL;
 
   const guint nz = volume->nz, ny = volume->ny, nx = volume->nx, nc = volume->nc;
-  if (params->convert2lab == SV_CONVERT2LAB_YES && nc != 3)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "Lab colorspace conversion requires a RGB image (3 channels); "
-                   "this image has %u channel%s",
-                   nc, nc == 1 ? "" : "s");
-      return NULL;
-    }
-  const gboolean lab = params->convert2lab == SV_CONVERT2LAB_YES
-                       || (params->convert2lab == SV_CONVERT2LAB_AUTO && nz == 1 && nc == 3);
+  gboolean lab;
+  if (!sv_run_lab_applies (params->convert2lab, nz, nc, &lab, error))
+    return NULL;
 
   const gsize n_voxels = (gsize)nz * ny * nx;
   const gsize n_values = n_voxels * nc;

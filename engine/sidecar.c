@@ -123,6 +123,25 @@ sv_sidecar_to_json (const SvSidecar *sc)
 }
 
 char *
+sv_sidecar_path (const char *labels_path)
+{
+  static const char *const extensions[] = { ".tiff", ".tif" };
+  const gsize len = strlen (labels_path);
+
+  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
+    {
+      const gsize elen = strlen (extensions[i]);
+
+      if (len > elen && g_ascii_strcasecmp (labels_path + len - elen, extensions[i]) == 0)
+        {
+          g_autofree char *stem = g_strndup (labels_path, len - elen);
+          return g_strconcat (stem, ".json", NULL);
+        }
+    }
+  return g_strconcat (labels_path, ".json", NULL);
+}
+
+char *
 sv_shell_word (const char *path)
 {
   for (const char *c = path; *c; c++)

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-plan.h"
 
 guint
 sv__stream_halo (float sigma_z)
@@ -349,16 +350,8 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMas
   scan_depth = CLAMP (scan_depth, 1, MAX (info->nz, 1));
   max_depth = CLAMP (max_depth, 1, MAX (info->nz, 1));
 
-  if (params->convert2lab == SV_CONVERT2LAB_YES && img->nc != 3)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "Lab colorspace conversion requires a RGB image (3 channels); "
-                   "this image has %u channel%s",
-                   img->nc, img->nc == 1 ? "" : "s");
-      return FALSE;
-    }
-  img->lab = params->convert2lab == SV_CONVERT2LAB_YES
-             || (params->convert2lab == SV_CONVERT2LAB_AUTO && img->nz == 1 && img->nc == 3);
+  if (!sv_run_lab_applies (params->convert2lab, img->nz, img->nc, &img->lab, error))
+    return FALSE;
   img->lab64 = img->lab && sv_sample_type_float64 (info->sample_type);
   sv_slic_params_effective_sigma (params, img->sigma);
   img->halo = sv__stream_halo (img->sigma[0]);

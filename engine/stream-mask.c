@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-plan.h"
 #include "internal.h"
 
 gboolean
@@ -40,11 +41,9 @@ sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path, gu
       sv__stream_mask_clear (m);
       return FALSE;
     }
-  if (info->nz != nz || info->ny != ny || info->nx != nx)
+  if (!sv_run_check_mask (m->name, (const guint[3]){ info->nz, info->ny, info->nx }, NULL,
+                          (const guint[3]){ nz, ny, nx }, error))
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                   "%s: mask is %u×%u×%u but the image is %u×%u×%u", m->name, info->nz, info->ny,
-                   info->nx, nz, ny, nx);
       sv__stream_mask_clear (m);
       return FALSE;
     }

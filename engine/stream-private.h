@@ -275,6 +275,21 @@ gint64 sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint
  * `fixed`: at least 1, at most nz and SV_STREAM_SLAB_TARGET_BYTES. */
 guint sv__stream_depth_within (guint64 per_slice, guint64 fixed, guint64 limit, guint nz);
 
+/* A streamed run's volume as its slabs are sized: the shape, one slice's
+ * bytes in the file's sample type, a mask and whether it is read from a
+ * file a slab at a time. */
+typedef struct
+{
+  guint nz, ny, nx, nc;
+  guint64 slice_bytes;
+  gboolean mask, mask_file;
+} SvStreamSlabShape;
+
+/* Slices per slab of the iterations of such a volume under `limit` bytes
+ * (0: 1 GiB): what sv__stream_choose_depth decides from the file, and the
+ * run plan (run-plan.c) from the header. */
+guint sv__stream_depth_for (const SvStreamSlabShape *shape, gint64 n_segments, guint64 limit);
+
 /* Slices per slab of the iterations under `limit` bytes (0: 1 GiB); mask:
  * there is one, mask_file: read from a file a slab at a time. */
 guint sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,

@@ -13,27 +13,34 @@
  * the largest z extent of a label plus 3, known only at the end; labels
  * span about two grid steps (at most four), which is what is set aside. */
 static void
-iteration_bytes (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
-                 gint64 n_segments, guint64 *per_slice, guint64 *fixed)
+iteration_bytes (const SvStreamSlabShape *s, gint64 n_segments, guint64 *per_slice,
+                 guint64 *fixed)
 {
-  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  const guint64 plane = (guint64)info->ny * info->nx;
-  const guint shape[3] = { info->nz, info->ny, info->nx };
+  const guint64 plane = (guint64)s->ny * s->nx;
+  const guint shape[3] = { s->nz, s->ny, s->nx };
   guint start[3], step[3];
   guint64 window;
 
   /* The slice in the file's type twice (one being read ahead) and as
    * float32, its assignment and its labels. */
-  *per_slice = 2 * sv_tiff_slab_reader_slice_bytes (reader) + plane * info->nc * 4 + plane * 8
-               + (mask_file ? plane : 0);
+  *per_slice = 2 * s->slice_bytes + plane * s->nc * 4 + plane * 8 + (s->mask_file ? plane : 0);
   sv_regular_grid (shape, (double)n_segments, start, step);
-  window = MIN (2 * (guint64)step[0] + 3, (guint64)info->nz);
+  window = MIN (2 * (guint64)step[0] + 3, (guint64)s->nz);
   /* maskSLIC seeding's map of covered voxels (the mask is the caller's);
    * with a mask file, seeding holds a slab of it, its map and its counts,
    * less than the slab's image. */
-  *fixed = (mask && !mask_file ? plane * info->nz : 0) + window * plane * 8;
+  *fixed = (s->mask && !s->mask_file ? plane * s->nz : 0) + window * plane * 8;
   /* The label writer's strips and codecs and the steps' scratch. */
   *fixed += 6 << 20;
+}
+
+static SvStreamSlabShape
+reader_shape (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file)
+{
+  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
+
+  return (SvStreamSlabShape){ info->nz, info->ny, info->nx, info->nc,
+                              sv_tiff_slab_reader_slice_bytes (reader), mask, mask_file };
 }
 
 guint
@@ -54,14 +61,21 @@ sv__stream_depth_within (guint64 per_slice, guint64 fixed, guint64 limit, guint 
 }
 
 guint
+sv__stream_depth_for (const SvStreamSlabShape *shape, gint64 n_segments, guint64 limit)
+{
+  guint64 per_slice, fixed;
+
+  iteration_bytes (shape, n_segments, &per_slice, &fixed);
+  return sv__stream_depth_within (per_slice, fixed, limit, shape->nz);
+}
+
+guint
 sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
                          gint64 n_segments, guint64 limit)
 {
-  const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  guint64 per_slice, fixed;
+  const SvStreamSlabShape shape = reader_shape (reader, mask, mask_file);
 
-  iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
-  return sv__stream_depth_within (per_slice, fixed, limit, info->nz);
+  return sv__stream_depth_for (&shape, n_segments, limit);
 }
 
 /* Host bytes left under the limit for prepared slabs kept between
@@ -70,9 +84,10 @@ guint64
 sv__stream_keep_budget (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
                         gint64 n_segments, guint depth, guint64 limit)
 {
+  const SvStreamSlabShape shape = reader_shape (reader, mask, mask_file);
   guint64 per_slice, fixed, used;
 
-  iteration_bytes (reader, mask, mask_file, n_segments, &per_slice, &fixed);
+  iteration_bytes (&shape, n_segments, &per_slice, &fixed);
   if (limit == 0)
     limit = G_GUINT64_CONSTANT (1) << 30;
   used = fixed + (guint64)depth * per_slice;

@@ -32,7 +32,7 @@ sv_api_cuda_backend_take (GError **error)
       idle[device] = NULL;
       g_mutex_unlock (&pool_lock);
     }
-  return backend != NULL ? backend : sv_backend_new ("cuda", error);
+  return backend != NULL ? backend : sv_backend_new_of_class (sv_backend_cuda_class (), error);
 }
 
 void

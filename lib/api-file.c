@@ -11,6 +11,7 @@
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-memory.h"
+#include "supervox/sv-run-plan.h"
 #include "supervox/sv-stream.h"
 #include "sv-config.h"
 
@@ -18,50 +19,48 @@
 #include "sv-cuda.h"
 #endif
 
-/* The volume's shape (z, y, x, channels); FALSE with the reader's error. */
+/* The file as the run plan sees it; FALSE with the reader's error. */
 static gboolean
-read_header (const char *input, guint shape[4], GError **error)
+read_source (const char *input, gboolean mask, SvRunSource *source, GError **error)
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
   SvTiffReadOptions options;
-  const SvTiffSlabInfo *info;
 
   sv_tiff_read_options_init_defaults (&options);
   reader = sv_tiff_slab_reader_open (input, &options, error);
   if (reader == NULL)
     return FALSE;
-  info = sv_tiff_slab_reader_info (reader);
-  shape[0] = info->nz;
-  shape[1] = info->ny;
-  shape[2] = info->nx;
-  shape[3] = info->nc;
+  sv_run_source_from_header (source, sv_tiff_slab_reader_info (reader));
+  source->mask = mask;
   return TRUE;
 }
 
-/* Whether the GPU cannot hold the in-memory run (streaming through it
- * then keeps the run on the GPU instead of the CPU). */
-static gboolean
-too_big_for_gpu (const char *name, const guint shape[4], gboolean mask)
+/* What the run may use: memory_limit or what the system has free, and
+ * the GPU's free memory unless the CPU was asked for. */
+static void
+measure_budgets (const SvBackendChoice *choice, guint64 memory_limit, SvRunBudgets *budgets)
 {
+  memset (budgets, 0, sizeof *budgets);
+  budgets->backend = *choice;
+  budgets->host_bytes = memory_limit > 0 ? memory_limit : sv_memory_available ();
 #if SV_HAVE_CUDA
-  gsize free_bytes = 0;
+  {
+    gsize free_bytes = 0;
 
-  if (strcmp (name, "cpu") == 0 || !sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
-    return FALSE;
-  return sv_cuda_in_memory_bytes (shape[0], shape[1], shape[2], shape[3], mask) > free_bytes;
-#else
-  (void)name;
-  (void)shape;
-  (void)mask;
-  return FALSE;
+    if ((choice->is_auto || choice->wants_device) && sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
+      {
+        budgets->n_devices = 1;
+        budgets->device_bytes = free_bytes;
+      }
+  }
 #endif
 }
 
 /* The whole volume in memory: read, run, write. */
 static gboolean
-run_in_memory (const char *input, const char *output, const char *mask_path, const char *name,
-               const SvSlicParams *params, const SvRunControl *control, SvRunStats *stats,
-               gboolean *is_cuda, GError **error)
+run_in_memory (const char *input, const char *output, const char *mask_path,
+               const SvBackendChoice *choice, const SvSlicParams *params,
+               const SvRunControl *control, SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
   g_autoptr (SvVolume) volume = sv_tiff_read_volume (input, error);
   g_autoptr (SvLabels) labels = NULL;
@@ -71,22 +70,16 @@ run_in_memory (const char *input, const char *output, const char *mask_path, con
     return FALSE;
   if (mask_path != NULL)
     {
-      guint nz = 0, ny = 0, nx = 0;
+      const guint image_zyx[3] = { volume->nz, volume->ny, volume->nx };
+      guint mask_zyx[3] = { 0 };
 
-      mask = sv_tiff_read_mask (mask_path, &nz, &ny, &nx, error);
-      if (mask == NULL)
+      mask = sv_tiff_read_mask (mask_path, &mask_zyx[0], &mask_zyx[1], &mask_zyx[2], error);
+      if (mask == NULL || !sv_run_check_mask (mask_path, mask_zyx, input, image_zyx, error))
         return FALSE;
-      if (nz != volume->nz || ny != volume->ny || nx != volume->nx)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                       "mask %s is %ux%ux%u, the volume %ux%ux%u (z, y, x)", mask_path, nz, ny, nx,
-                       volume->nz, volume->ny, volume->nx);
-          return FALSE;
-        }
     }
   labels = sv_labels_new (volume->nz, volume->ny, volume->nx, error);
   if (labels == NULL
-      || !sv_api_run_host (name, volume, mask, params, control, labels->data, SUPERVOX_INT32, stats,
+      || !sv_api_run_host (choice, volume, mask, params, control, labels->data, SUPERVOX_INT32, stats,
                            is_cuda, error))
     return FALSE;
   labels->unit = g_strdup (
@@ -94,11 +87,11 @@ run_in_memory (const char *input, const char *output, const char *mask_path, con
   return sv_tiff_write_labels (output, labels, error);
 }
 
-/* Slab by slab through one GPU (not "cpu", when there is one) or the CPU. */
+/* Slab by slab through one GPU (when the plan went to one) or the CPU. */
 static gboolean
-run_streamed (const char *input, const char *output, const char *mask_path, const char *name,
-              const SvSlicParams *params, guint64 memory_limit, const guint shape[4],
-              const SvRunControl *control, SvRunStats *stats, gboolean *is_cuda, GError **error)
+run_streamed (const char *input, const char *output, const char *mask_path,
+              const SvSlicParams *params, const SvRunPlan *plan, const SvRunControl *control,
+              SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
   g_autoptr (GError) device_error = NULL;
   SvBackend *gpu = NULL;
@@ -109,18 +102,18 @@ run_streamed (const char *input, const char *output, const char *mask_path, cons
   sv_stream_options_init_defaults (&options);
   options.n_threads = control->n_threads;
   options.write_options.n_threads = control->n_threads;
-  options.memory_limit = memory_limit;
+  options.memory_limit = plan->memory_limit;
   options.mask_path = mask_path;
   options.label_spacing = params->spacing;
   options.progress = control->progress;
   options.user_data = control->user_data;
   options.cancellable = control->cancellable;
-  if (strcmp (name, "cpu") != 0)
+  if (plan->on_device)
     {
       GError *local = NULL;
 
       gpu = sv_api_cuda_backend_take (&local);
-      if (gpu == NULL && strcmp (name, "cuda") == 0)
+      if (gpu == NULL && !plan->falls_back)
         {
           g_propagate_error (error, local);
           return FALSE;
@@ -129,18 +122,12 @@ run_streamed (const char *input, const char *output, const char *mask_path, cons
     }
   if (gpu != NULL)
     {
-#if SV_HAVE_CUDA
-      gsize free_bytes = 0;
-
       /* Slabs the device's double buffers hold beside the clusters. */
-      if (sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
-        options.max_slab_depth = sv_cuda_stream_max_depth (
-            free_bytes, shape[1], shape[2], shape[3], params->n_segments, mask_path != NULL);
-#endif
+      options.max_slab_depth = plan->max_slab_depth;
       options.backends = &gpu;
       options.n_backends = 1;
     }
-  if (gpu != NULL && strcmp (name, "auto") == 0)
+  if (gpu != NULL && plan->falls_back)
     ok = sv_stream_slic_run_with_fallback (input, output, params, NULL, &options, stats, &report,
                                            &device_error, error);
   else
@@ -163,9 +150,10 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
   SvApiControl bridge;
   SvRunStats stats = { 0 };
   SupervoxRunInfo run_info;
-  const char *name;
-  guint shape[4];
-  guint64 limit;
+  SvBackendChoice choice;
+  SvRunSource source;
+  SvRunBudgets budgets;
+  SvRunPlan plan;
   gboolean is_cuda = FALSE, streamed, ok;
 
   sv_api_register_backends ();
@@ -176,19 +164,21 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
       sv_api_fail (error);
       return SUPERVOX_ERROR_INVALID_ARGUMENT;
     }
-  if ((name = sv_api_backend_name (backend, &error)) == NULL
-      || !sv_api_params_to_engine (params, &p, &error) || !read_header (input, shape, &error))
+  if (!sv_api_backend_choose (backend, &choice, &error)
+      || !sv_api_params_to_engine (params, &p, &error)
+      || !read_source (input, mask != NULL, &source, &error))
     return sv_api_fail (error);
 
-  limit = memory_limit > 0 ? memory_limit : sv_memory_available ();
-  streamed
-      = sv_stream_in_memory_bytes (shape[0], shape[1], shape[2], shape[3], mask != NULL) > limit
-        || too_big_for_gpu (name, shape, mask != NULL);
+  measure_budgets (&choice, memory_limit, &budgets);
+  if (!sv_run_plan (&source, &p, &budgets, &plan, &error))
+    return sv_api_fail (error);
+  g_debug ("%s: %s", input, plan.reason);
+  streamed = plan.mode == SV_RUN_STREAMED;
   sv_api_control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
   if (streamed)
-    ok = run_streamed (input, output, mask, name, &p, limit, shape, &run, &stats, &is_cuda, &error);
+    ok = run_streamed (input, output, mask, &p, &plan, &run, &stats, &is_cuda, &error);
   else
-    ok = run_in_memory (input, output, mask, name, &p, &run, &stats, &is_cuda, &error);
+    ok = run_in_memory (input, output, mask, &choice, &p, &run, &stats, &is_cuda, &error);
   g_clear_object (&bridge.cancellable);
   if (!ok)
     return sv_api_fail (error);

@@ -22,12 +22,13 @@ gboolean sv_api_params_to_engine (const SupervoxParams *in, SvSlicParams *out, G
 /* Registers the CUDA backend class when the build has it (once). */
 void sv_api_register_backends (void);
 
-/* "auto", "cpu" or "cuda"; NULL with an error for an unknown code. */
-const char *sv_api_backend_name (SupervoxBackend backend, GError **error);
+/* The backend a code asks for, read by the engine (sv_backend_choose);
+ * FALSE with an error for an unknown code. */
+gboolean sv_api_backend_choose (SupervoxBackend backend, SvBackendChoice *choice, GError **error);
 
-/* "cpu", "cuda" or "auto" as a backend: CUDA ones come from the pool of
- * backends kept between runs; "auto" without a device is the CPU. */
-SvBackend *sv_api_backend_for (const char *name, GError **error);
+/* The backend asked for: CUDA ones come from the pool of backends kept
+ * between runs; auto without a device is the CPU. */
+SvBackend *sv_api_backend_for (const SvBackendChoice *choice, GError **error);
 
 /* The caller's control as the engine's: progress passes through, and the
  * cancel flag is looked at on every report (the iteration boundaries).
@@ -45,10 +46,10 @@ void sv_api_control_init (SvRunControl *run, SvApiControl *bridge, const Supervo
 void sv_api_info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBackend backend);
 
 /* One run on a host volume, the labels into `labels` as label_dtype. With
- * "auto", a GPU that fails (out of memory, a CUDA error) leaves the run to
+ * auto, a GPU that fails (out of memory, a CUDA error) leaves the run to
  * the CPU reference, which gives the same labels, as the CLI and the
- * window do (sv_backend_run_with_fallback); "cuda" fails instead. */
-gboolean sv_api_run_host (const char *name, const SvVolume *volume, const guint8 *mask,
+ * window do (sv_backend_run_with_fallback); cuda asked for fails instead. */
+gboolean sv_api_run_host (const SvBackendChoice *choice, const SvVolume *volume, const guint8 *mask,
                           const SvSlicParams *params, const SvRunControl *control, void *labels,
                           SupervoxDtype label_dtype, SvRunStats *stats, gboolean *is_cuda,
                           GError **error);

@@ -212,12 +212,7 @@ void
 sv_api_register_backends (void)
 {
 #if SV_HAVE_CUDA
-  static gsize done = 0;
-  if (g_once_init_enter (&done))
-    {
-      sv_backend_register (sv_backend_cuda_class ());
-      g_once_init_leave (&done, 1);
-    }
+  sv_cuda_register ();
 #endif
 }
 
@@ -279,32 +274,32 @@ sv_api_info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxBacken
 }
 
 SvBackend *
-sv_api_backend_for (const char *name, GError **error)
+sv_api_backend_for (const SvBackendChoice *choice, GError **error)
 {
   GError *local = NULL;
   SvBackend *backend = NULL;
 
-  if (strcmp (name, "cpu") == 0)
-    return sv_backend_new ("cpu", error);
+  if (!choice->is_auto && !choice->wants_device)
+    return sv_backend_new_of_class (sv_backend_cpu_class (), error);
   backend = sv_api_cuda_backend_take (&local);
   if (backend != NULL)
     return backend;
-  if (strcmp (name, "cuda") == 0)
+  if (choice->wants_device)
     {
       g_propagate_error (error, local);
       return NULL;
     }
   g_info ("CUDA backend unavailable, using the CPU: %s", local->message);
   g_error_free (local);
-  return sv_backend_new ("cpu", error);
+  return sv_backend_new_of_class (sv_backend_cpu_class (), error);
 }
 
 gboolean
-sv_api_run_host (const char *name, const SvVolume *volume, const guint8 *mask,
+sv_api_run_host (const SvBackendChoice *choice, const SvVolume *volume, const guint8 *mask,
                  const SvSlicParams *params, const SvRunControl *control, void *labels,
                  SupervoxDtype label_dtype, SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
-  SvBackend *backend = sv_api_backend_for (name, error);
+  SvBackend *backend = sv_api_backend_for (choice, error);
   g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
@@ -316,8 +311,8 @@ sv_api_run_host (const char *name, const SvVolume *volume, const guint8 *mask,
   /* A kept backend may still name an earlier volume that lived at this
    * address, which the fallback would take as loaded: load this one (a
    * failure here is met again, and handled, by the fallback). */
-  ok = sv_backend_set_volume (backend, volume, mask, strcmp (name, "auto") == 0 ? NULL : error);
-  if (strcmp (name, "auto") == 0)
+  ok = sv_backend_set_volume (backend, volume, mask, choice->is_auto ? NULL : error);
+  if (choice->is_auto)
     ok = sv_backend_run_with_fallback (backend, volume, mask, params, control, stats, &cpu, NULL,
                                        error);
   else
@@ -331,22 +326,22 @@ sv_api_run_host (const char *name, const SvVolume *volume, const guint8 *mask,
   return ok;
 }
 
-const char *
-sv_api_backend_name (SupervoxBackend backend, GError **error)
+gboolean
+sv_api_backend_choose (SupervoxBackend backend, SvBackendChoice *choice, GError **error)
 {
-  switch (backend)
+  static const char *const words[] = {
+    [SUPERVOX_BACKEND_AUTO] = "auto",
+    [SUPERVOX_BACKEND_CPU] = "cpu",
+    [SUPERVOX_BACKEND_CUDA] = "cuda",
+  };
+
+  if ((int)backend < 0 || (gsize)backend >= G_N_ELEMENTS (words) || words[backend] == NULL)
     {
-    case SUPERVOX_BACKEND_AUTO:
-      return "auto";
-    case SUPERVOX_BACKEND_CPU:
-      return "cpu";
-    case SUPERVOX_BACKEND_CUDA:
-      return "cuda";
-    default:
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                    "unknown backend code %d: use AUTO, CPU or CUDA", (int)backend);
-      return NULL;
+      return FALSE;
     }
+  return sv_backend_choose (words[backend], choice, error);
 }
 
 int
@@ -361,7 +356,7 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
   SvRunControl run;
   SvApiControl bridge;
   SvRunStats stats = { 0 };
-  const char *name;
+  SvBackendChoice choice;
   gboolean is_cuda = FALSE, ok;
 
   set_last_error (NULL);
@@ -369,7 +364,7 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
   if (!sv_api_array_check (image, "image", &error) || !check_labels (labels, label_dtype, &error)
       || !sv_api_params_to_engine (params, &p, &error))
     return sv_api_fail (error);
-  if ((name = sv_api_backend_name (backend, &error)) == NULL)
+  if (!sv_api_backend_choose (backend, &choice, &error))
     return sv_api_fail (error);
   if (mask != NULL && (host_mask = sv_api_mask_from_host (mask, image, &error)) == NULL)
     return sv_api_fail (error);
@@ -378,7 +373,7 @@ supervox_slic (const SupervoxArray *image, const SupervoxArray *mask, const Supe
     return sv_api_fail (error);
 
   sv_api_control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
-  ok = sv_api_run_host (name, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda,
+  ok = sv_api_run_host (&choice, volume, host_mask, &p, &run, labels, label_dtype, &stats, &is_cuda,
                         &error);
   g_clear_object (&bridge.cancellable);
   if (!ok)

@@ -146,24 +146,6 @@ sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError
   return TRUE;
 }
 
-char *
-sv_cli_sidecar_path (const char *output)
-{
-  static const char *const extensions[] = { ".tiff", ".tif" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
-    {
-      gsize len = strlen (output), elen = strlen (extensions[i]);
-
-      if (len > elen && g_ascii_strcasecmp (output + len - elen, extensions[i]) == 0)
-        {
-          g_autofree char *stem = g_strndup (output, len - elen);
-          return g_strconcat (stem, ".json", NULL);
-        }
-    }
-  return g_strconcat (output, ".json", NULL);
-}
-
 gboolean
 sv_cli_names_zarr_store (const char *path)
 {

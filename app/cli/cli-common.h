@@ -44,9 +44,6 @@ gboolean sv_cli_parse_int64 (const char *option, const char *text, gint64 min, g
 /* Parses a comma-separated list of exactly 3 positive integers ("64,128,128"). */
 gboolean sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError **error);
 
-/* The sidecar of a label file: OUT with .tif/.tiff replaced by .json
- * (labels.tif -> labels.json), or OUT + ".json" for other names. */
-char *sv_cli_sidecar_path (const char *output);
 
 /* TRUE when `path` ends in .zarr (a trailing '/' aside): one Zarr store. */
 gboolean sv_cli_names_zarr_store (const char *path);

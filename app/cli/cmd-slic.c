@@ -9,6 +9,7 @@
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-sidecar.h"
 #include "supervox/sv-params.h"
 #include "slic-batch.h"
 #include "slic-file.h"
@@ -257,7 +258,7 @@ static gboolean
 check_stats_output (const SlicOptions *o, const char *const *inputs, const char *labels,
                     SvCliOutputKind kind, GError **error)
 {
-  g_autofree char *sidecar = labels != NULL ? sv_cli_sidecar_path (labels) : NULL;
+  g_autofree char *sidecar = labels != NULL ? sv_sidecar_path (labels) : NULL;
 
   if (labels == NULL || kind != SV_CLI_OUTPUT_FILE || inputs[1] != NULL || sv_cli_mpi_active ())
     {
@@ -306,8 +307,7 @@ run_slic (SlicOptions *o)
     }
 
   ctx.backend_name = o->backend != NULL ? o->backend : "auto";
-  if (g_strcmp0 (ctx.backend_name, "cpu") != 0 && g_strcmp0 (ctx.backend_name, "cuda") != 0
-      && g_strcmp0 (ctx.backend_name, "auto") != 0)
+  if (!sv_backend_choose (ctx.backend_name, &ctx.backend_choice, NULL))
     {
       sv_cli_error ("--backend must be cpu, cuda or auto, got %s", ctx.backend_name);
       return 1;
@@ -331,6 +331,7 @@ run_slic (SlicOptions *o)
   else
     compression = sv_tiff_write_options_to_string (&ctx.write_options);
   ctx.compression = compression;
+  ctx.request = &request;
 
   /* Everything that would make a file overwrite another is refused before
    * anything is computed. */

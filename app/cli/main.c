@@ -91,7 +91,7 @@ main (int argc, char **argv)
   sv_cli_mpi_init (&argc, &argv);
 
 #if SV_CLI_CUDA
-  sv_backend_register (sv_backend_cuda_class ());
+  sv_cuda_register ();
 #endif
 
   return sv_cli_mpi_finish (run_command (argc, argv));

@@ -1,7 +1,7 @@
-/* supervox-cli slic: the GPUs of a streamed run. With the CUDA backend a
- * volume streams through the GPU when the in-memory run would not fit in
- * its memory (what cudaMemGetInfo reports free, or --device-memory-limit),
- * and --devices spreads the slabs over several GPUs. */
+/* supervox-cli slic: the GPUs of a streamed run: what they let a run use
+ * (what cudaMemGetInfo reports free, or --device-memory-limit) for the
+ * run plan, and their backends; --devices spreads the slabs over several
+ * GPUs. */
 #define G_LOG_DOMAIN "sv-cli"
 
 #include "slic-devices.h"
@@ -20,18 +20,6 @@
 #else
 #define SV_CLI_CUDA 0
 #endif
-
-gboolean
-sv_cli_slic_wants_gpu (const SvCliSlicContext *ctx)
-{
-#if SV_CLI_CUDA
-  if (g_strcmp0 (ctx->backend_name, "cuda") == 0)
-    return TRUE;
-  return g_strcmp0 (ctx->backend_name, "auto") == 0 && sv_cuda_device_count () > 0;
-#else
-  return FALSE;
-#endif
-}
 
 #if SV_CLI_CUDA
 /* The device numbers --devices names ("all": every one), or the local
@@ -95,24 +83,33 @@ device_limit (const SvCliSlicContext *ctx)
 }
 #endif
 
-gboolean
-sv_cli_slic_device_wants_stream (const SvCliSlicContext *ctx, guint nz, guint ny, guint nx,
-                                 guint nc)
+void
+sv_cli_slic_measure_devices (const SvCliSlicContext *ctx, SvRunBudgets *budgets)
 {
+  budgets->n_devices = 0;
+  budgets->device_bytes = 0;
+  budgets->devices_listed = ctx->devices != NULL;
 #if SV_CLI_CUDA
-  if (!sv_cli_slic_wants_gpu (ctx))
-    return FALSE;
-  if (ctx->devices != NULL)
-    return TRUE;
-  return sv_cuda_in_memory_bytes (nz, ny, nx, nc, ctx->mask != NULL) > device_limit (ctx);
-#else
-  return FALSE;
+  {
+    const SvBackendChoice *choice = &ctx->backend_choice;
+    g_autoptr (GArray) list = NULL;
+
+    /* Asking for the CPU touches no device. */
+    if (choice->device == NULL || (!choice->is_auto && !choice->wants_device))
+      return;
+    list = device_list (ctx, NULL);
+    /* A list that names no GPU of this machine still goes to the GPUs,
+     * where opening them says what is wrong with it. */
+    budgets->n_devices = list != NULL                ? list->len
+                         : budgets->devices_listed ? (guint)sv_cuda_device_count ()
+                                                   : 0;
+    budgets->device_bytes = device_limit (ctx);
+  }
 #endif
 }
 
 gboolean
-sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc, gint64 n_segments,
-                          guint *max_depth, GError **error)
+sv_cli_slic_open_devices (SvCliSlicContext *ctx, GError **error)
 {
 #if SV_CLI_CUDA
   g_autoptr (GArray) list = NULL;
@@ -139,8 +136,6 @@ sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc, g
    * the same limit (0: what each has free). */
   for (guint i = 0; i < ctx->n_device_backends; i++)
     sv_cuda_backend_set_memory_limit (ctx->device_backends[i], ctx->device_memory_limit);
-  *max_depth = sv_cuda_stream_max_depth (device_limit (ctx), ny, nx, nc, n_segments,
-                                         ctx->mask != NULL);
   return TRUE;
 #else
   g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,

@@ -2,21 +2,17 @@
 #pragma once
 
 #include "slic-file.h"
+#include "supervox/sv-run-plan.h"
 
 G_BEGIN_DECLS
 
-/* TRUE when this command runs on the CUDA backend: --backend cuda, or
- * auto with a GPU there. */
-gboolean sv_cli_slic_wants_gpu (const SvCliSlicContext *ctx);
+/* The devices the run plan may use: how many (those --devices lists, the
+ * local rank's, or every one), what one lets a run use, and whether they
+ * were listed; none when the CPU was asked for. */
+void sv_cli_slic_measure_devices (const SvCliSlicContext *ctx, SvRunBudgets *budgets);
 
-/* TRUE when such a volume must stream through the GPU: its in-memory run
- * needs more than the device's limit, or --devices was given. */
-gboolean sv_cli_slic_device_wants_stream (const SvCliSlicContext *ctx, guint nz, guint ny,
-                                          guint nx, guint nc);
-
-/* Makes ctx's device backends (once per command) and the most slices per
- * slab that fit one device's limit. */
-gboolean sv_cli_slic_open_devices (SvCliSlicContext *ctx, guint ny, guint nx, guint nc,
-                                   gint64 n_segments, guint *max_depth, GError **error);
+/* Makes ctx's device backends (once per command) within
+ * --device-memory-limit. */
+gboolean sv_cli_slic_open_devices (SvCliSlicContext *ctx, GError **error);
 
 G_END_DECLS

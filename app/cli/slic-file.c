@@ -12,17 +12,13 @@
 #include "cli-common.h"
 #include "slic-stream.h"
 #include "stats-table.h"
+#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-few-labels.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-run-plan.h"
 #include "supervox/sv-sidecar.h"
 #include "sv-config.h"
-
-#if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
-#define SV_CLI_CUDA 1
-#else
-#define SV_CLI_CUDA 0
-#endif
 
 SvCliSlicFile *
 sv_cli_slic_file_new (guint index, const char *input, const char *output)
@@ -32,7 +28,7 @@ sv_cli_slic_file_new (guint index, const char *input, const char *output)
   file->index = index;
   file->input = g_strdup (input);
   file->output = g_strdup (output);
-  file->sidecar = sv_cli_sidecar_path (output);
+  file->sidecar = sv_sidecar_path (output);
   file->notes = g_ptr_array_new_with_free_func (g_free);
   return file;
 }
@@ -66,58 +62,41 @@ sv_cli_slic_propagate_naming (GError **error, GError *local, const char *path)
 gboolean
 sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error)
 {
-  const char *name = ctx->backend_name;
+  const SvBackendChoice *choice = &ctx->backend_choice;
+  g_autoptr (GError) local = NULL;
 
-  if (g_strcmp0 (name, "cpu") == 0)
-    return (ctx->backend = sv_backend_new ("cpu", error)) != NULL;
-
-#if SV_CLI_CUDA
-  {
-    g_autoptr (GError) local = NULL;
-
-    ctx->backend = sv_backend_new ("cuda", &local);
-    if (ctx->backend != NULL)
-      return TRUE;
-    if (g_strcmp0 (name, "cuda") == 0)
-      {
-        /* The backend's own message may already say it. */
-        if (g_str_has_prefix (local->message, "no CUDA device"))
-          g_propagate_error (error, g_steal_pointer (&local));
-        else
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
-                       local->message);
-        return FALSE;
-      }
-    /* auto without a usable GPU is the ordinary case on most machines: the
-     * CPU reference runs, and the summary line and the sidecar name it. */
-    return (ctx->backend = sv_backend_new ("cpu", error)) != NULL;
-  }
-#else
-  if (g_strcmp0 (name, "cuda") == 0)
+  if (choice->wants_device && choice->device == NULL)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
                    "no CUDA device: this build of %s has no CUDA backend", SV_CLI_PROGRAM);
       return FALSE;
     }
-  return (ctx->backend = sv_backend_new ("cpu", error)) != NULL;
-#endif
+  if (choice->device != NULL)
+    {
+      ctx->backend = sv_backend_new_of_class (choice->device, &local);
+      if (ctx->backend != NULL)
+        return TRUE;
+      if (choice->wants_device)
+        {
+          /* The backend's own message may already say it. */
+          if (g_str_has_prefix (local->message, "no CUDA device"))
+            g_propagate_error (error, g_steal_pointer (&local));
+          else
+            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND, "no CUDA device: %s",
+                         local->message);
+          return FALSE;
+        }
+    }
+  /* auto without a usable GPU is the ordinary case on most machines: the
+   * CPU reference runs, and the summary line and the sidecar name it. */
+  return (ctx->backend = sv_backend_new_of_class (sv_backend_cpu_class (), error)) != NULL;
 }
 
 static gboolean
 check_mask_shape (const SvCliSlicFile *file, const SvCliSlicContext *ctx, GError **error)
 {
-  if (ctx->mask_path != NULL
-      && (ctx->mask_shape[0] != file->shape[0] || ctx->mask_shape[1] != file->shape[1]
-          || ctx->mask_shape[2] != file->shape[2]))
-    {
-      g_autofree char *ms
-          = sv_cli_format_shape (ctx->mask_shape[0], ctx->mask_shape[1], ctx->mask_shape[2]);
-      g_autofree char *vs = sv_cli_format_shape (file->shape[0], file->shape[1], file->shape[2]);
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                   "%s: mask is %s but the image %s is %s", ctx->mask_path, ms, file->input, vs);
-      return FALSE;
-    }
-  return TRUE;
+  return ctx->mask_path == NULL
+         || sv_run_check_mask (ctx->mask_path, ctx->mask_shape, file->input, file->shape, error);
 }
 
 gboolean
@@ -282,8 +261,8 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   g_autoptr (GError) local = NULL;
   g_autoptr (SvBackend) cpu = NULL;
   SvBackend *backend = ctx->backend;
-  gboolean on_gpu = g_strcmp0 (sv_backend_get_name (ctx->backend), "cpu") != 0;
-  gboolean is_auto = g_strcmp0 (ctx->backend_name, "auto") == 0;
+  gboolean on_gpu = !sv_backend_is_reference (ctx->backend);
+  gboolean is_auto = ctx->backend_choice.is_auto;
   ProgressAdapter adapter = { ctx, file };
   SvRunControl control = { 0 };
   SvLabels *labels;
@@ -309,7 +288,7 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   /* After a CUDA error the device is not trusted again in this process. */
   if (on_gpu && ctx->gpu_broken)
     {
-      cpu = sv_backend_new ("cpu", error);
+      cpu = sv_backend_new_of_class (sv_backend_cpu_class (), error);
       if (cpu == NULL)
         return FALSE;
       backend = cpu;
@@ -377,7 +356,7 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .channel = ctx->channel,
     .compression = ctx->compression,
     /* A backend named on the command line is named again; auto has no option. */
-    .backend = g_strcmp0 (ctx->backend_name, "auto") != 0 ? ctx->backend_name : NULL,
+    .backend = !ctx->backend_choice.is_auto ? ctx->backend_name : NULL,
   };
   SvSidecar sidecar = {
     .input = file->input,

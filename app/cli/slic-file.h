@@ -39,6 +39,7 @@ typedef struct
 {
   const SvCliSlicRequest *request;
   const char *backend_name; /* "cpu", "cuda" or "auto", as asked */
+  SvBackendChoice backend_choice; /* the same, read by the engine */
   const char *mask_path;    /* NULL without --mask */
   const guint8 *mask;       /* mask_shape[0..2] = z, y, x; NULL when mask_streamed */
   guint mask_shape[3];
@@ -67,7 +68,7 @@ typedef struct
   const char *stats_path; /* --stats: the supervoxel table, written after the labels; NULL: none */
 } SvCliSlicContext;
 
-/* Opens the backend `name` ("cpu", "cuda" or "auto") for ctx->backend. auto
+/* Opens the backend asked for (ctx->backend_choice) as ctx->backend. auto
  * without a usable GPU is the CPU; cuda without one is an error. */
 gboolean sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error);
 /* Frees the streamed run's device backends. */

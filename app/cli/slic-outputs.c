@@ -11,6 +11,7 @@
 #include "cli-common.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-zarr.h"
+#include "supervox/sv-sidecar.h"
 
 SvCliOutputKind
 sv_cli_output_kind (const char *output)
@@ -207,7 +208,7 @@ sv_cli_slic_check_outputs (const char *const *inputs, const char *const *outputs
 
   for (guint i = 0; outputs[i] != NULL; i++)
     {
-      g_autofree char *sidecar = sv_cli_sidecar_path (outputs[i]);
+      g_autofree char *sidecar = sv_sidecar_path (outputs[i]);
       const char *const paths[] = { outputs[i], sidecar };
 
       for (guint j = 0; j < G_N_ELEMENTS (paths); j++)

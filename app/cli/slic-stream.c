@@ -12,9 +12,11 @@
 
 #include "cli-common.h"
 #include "slic-devices.h"
+#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-memory.h"
+#include "supervox/sv-run-plan.h"
 #include "supervox/sv-stream.h"
 #include "sv-config.h"
 
@@ -62,28 +64,48 @@ open_header (const char *input, const SvCliSlicContext *ctx)
   return sv_tiff_slab_reader_open (input, &options, &local);
 }
 
-/* --slab-depth, mpirun and a mask read slab by slab stream; otherwise the
- * in-memory run when it fits in memory_limit (0: no limit) beside what the
- * process holds already. */
-static gboolean
-needs_streaming (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, guint64 memory_limit)
+/* What this command lets a run use, measured now: --memory-limit or what
+ * the system has free, beside what the process holds already; the GPUs;
+ * the ranks; --slab-depth. */
+static void
+measure_budgets (const SvCliSlicContext *ctx, SvRunBudgets *budgets)
 {
-  guint64 need
-      = sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, ctx->mask_path != NULL)
-        + sv_cli_peak_memory ();
+  memset (budgets, 0, sizeof *budgets);
+  budgets->backend = ctx->backend_choice;
+  budgets->host_bytes = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
+  budgets->host_held = sv_cli_peak_memory ();
+  sv_cli_slic_measure_devices (ctx, budgets);
+  budgets->n_ranks = ctx->ranks != NULL ? ctx->ranks->n_ranks : 0;
+  budgets->slab_depth = ctx->slab_depth;
+}
 
-  return ctx->slab_depth > 0 || ctx->ranks != NULL || ctx->mask_streamed
-         || (memory_limit != 0 && need > memory_limit)
-         || sv_cli_slic_device_wants_stream (ctx, info->nz, info->ny, info->nx, info->nc);
+/* The plan of a run of `params` on the file described by `info`. */
+static gboolean
+plan_file (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, const SvSlicParams *params,
+           gboolean streams, SvRunBudgets *budgets, SvRunPlan *plan, GError **error)
+{
+  SvRunSource source;
+
+  sv_run_source_from_header (&source, info);
+  source.mask = ctx->mask_path != NULL;
+  source.mask_from_file = ctx->mask_streamed;
+  source.stays_in_file = streams;
+  measure_budgets (ctx, budgets);
+  return sv_run_plan (&source, params, budgets, plan, error);
 }
 
 gboolean
 sv_cli_slic_would_stream (const char *input, const SvCliSlicContext *ctx)
 {
   g_autoptr (SvTiffSlabReader) reader = open_header (input, ctx);
-  guint64 limit = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
+  SvRunBudgets budgets;
+  SvRunPlan plan;
 
-  return reader != NULL && needs_streaming (sv_tiff_slab_reader_info (reader), ctx, limit);
+  /* A plan that fails (the Lab rule) is reported when the file runs. */
+  return reader != NULL
+         && plan_file (sv_tiff_slab_reader_info (reader), ctx, &ctx->request->params, FALSE,
+                       &budgets, &plan, NULL)
+         && plan.mode == SV_RUN_STREAMED;
 }
 
 gboolean
@@ -91,6 +113,8 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
   const SvTiffSlabInfo *info;
+  SvRunBudgets budgets;
+  SvRunPlan plan;
 
   file->streaming = FALSE;
   file->memory_limit = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
@@ -98,8 +122,11 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   if (reader == NULL)
     return TRUE;
   info = sv_tiff_slab_reader_info (reader);
-  if (!needs_streaming (info, ctx, file->memory_limit))
+  /* The Lab rule's error comes from the run, worded for the file. */
+  if (!plan_file (info, ctx, &ctx->request->params, FALSE, &budgets, &plan, NULL)
+      || plan.mode != SV_RUN_STREAMED)
     return TRUE;
+  g_debug ("%s: %s", file->input, plan.reason);
 
   file->streaming = TRUE;
   file->shape[0] = info->nz;
@@ -136,6 +163,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   SvStreamOptions options;
   SvVolume header = { 0 };
   SvStreamReport report;
+  SvRunBudgets budgets;
+  SvRunPlan plan = { 0 };
   gboolean ok;
 
   /* The axes resolve as for a loaded volume: only its header counts. */
@@ -155,7 +184,9 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   ok = reader != NULL
        && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, file->notes,
                                     &local)
-       && sv_slic_params_validate (&file->params, &local);
+       && sv_slic_params_validate (&file->params, &local)
+       && plan_file (sv_tiff_slab_reader_info (reader), ctx, &file->params, TRUE, &budgets,
+                     &plan, &local);
   /* Under mpirun a rank that cannot open the file stops the others here. */
   if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
     {
@@ -168,10 +199,9 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.channel = ctx->channel;
   options.n_threads = ctx->request->n_threads;
   options.slab_depth = ctx->slab_depth;
-  /* The limit is for the whole process: what it holds already (code,
-   * the mask, buffers) is not there for slabs. */
-  options.memory_limit
-      = file->memory_limit > sv_cli_peak_memory () ? file->memory_limit - sv_cli_peak_memory () : 1;
+  /* The limit is for the whole process: the plan leaves out what it holds
+   * already (code, the mask, buffers). */
+  options.memory_limit = plan.memory_limit;
   options.write_options = ctx->write_options;
   options.write_options.n_threads = ctx->request->n_threads;
   /* An uncalibrated file's labels carry the run's spacing. */
@@ -184,11 +214,12 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
 
   file->n_devices = 0;
   file->device_peak_bytes = 0;
-  if (ok && sv_cli_slic_wants_gpu (ctx) && !ctx->gpu_broken)
+  if (ok && plan.on_device && !ctx->gpu_broken)
     {
-      ok = sv_cli_slic_open_devices (ctx, header.ny, header.nx, header.nc, file->params.n_segments,
-                                     &options.max_slab_depth, &local);
-      if (!ok && g_strcmp0 (ctx->backend_name, "auto") == 0)
+      ok = sv_cli_slic_open_devices (ctx, &local);
+      if (ok)
+        options.max_slab_depth = plan.max_slab_depth;
+      if (!ok && plan.falls_back)
         {
           /* auto without a usable GPU streams on the CPU. */
           g_clear_error (&local);
@@ -225,7 +256,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
-  file->backend = options.n_backends > 0 ? "cuda" : "cpu";
+  file->backend = options.n_backends > 0 ? sv_backend_get_name (options.backends[0])
+                                         : sv_backend_cpu_class ()->name;
   file->n_devices = options.n_backends;
   file->device_peak_bytes = report.device_peak_bytes;
   file->resident_slabs = report.resident_slabs;

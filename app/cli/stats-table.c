@@ -14,12 +14,13 @@
 
 #include "cli-common.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-sidecar.h"
 #include "supervox/sv-supervoxel-table.h"
 
 gint32
 sv_cli_stats_background (const char *labels_path, gboolean *from_sidecar)
 {
-  g_autofree char *sidecar = sv_cli_sidecar_path (labels_path);
+  g_autofree char *sidecar = sv_sidecar_path (labels_path);
   g_autofree char *text = NULL;
   g_autoptr (GRegex) regex = NULL;
   g_autoptr (GMatchInfo) match = NULL;

@@ -23,15 +23,9 @@ G_DEFINE_FINAL_TYPE (SvApplication, sv_application, GTK_TYPE_APPLICATION)
 void
 sv_application_register_backends (void)
 {
-  static gsize done = 0;
-
-  if (g_once_init_enter (&done))
-    {
 #if SV_HAVE_CUDA
-      sv_backend_register (sv_backend_cuda_class ());
+  sv_cuda_register ();
 #endif
-      g_once_init_leave (&done, 1);
-    }
 }
 
 gboolean

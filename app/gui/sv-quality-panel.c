@@ -62,14 +62,14 @@ format_metric (double value, const SvQuality *other, double other_value, const c
   return g_steal_pointer (&text);
 }
 
-static const char *
+static char *
 backend_words (const char *name)
 {
-  if (g_strcmp0 (name, "cuda") == 0)
-    return "on the GPU (CUDA)";
-  if (g_strcmp0 (name, "cpu") == 0)
-    return "on the CPU";
-  return name ? name : "";
+  const SvBackendClass *ran = sv_backend_class_lookup (name);
+
+  /* "on the GPU", "on the CPU". */
+  return ran != NULL ? g_strconcat ("on ", sv_backend_class_display_name (ran, name), NULL)
+                     : g_strdup (name ? name : "");
 }
 
 /* A stage's time, short: "0.4 ms", "360 ms", "12.40 s". */
@@ -209,7 +209,10 @@ update_texts (SvQualityPanel *self)
       gtk_label_set_text (self->achievable_accuracy_value, "—");
     }
 
-  text = g_strdup_printf ("%.3f s %s", r->seconds_total, backend_words (r->backend_name));
+  {
+    g_autofree char *where = backend_words (r->backend_name);
+    text = g_strdup_printf ("%.3f s %s", r->seconds_total, where);
+  }
   gtk_label_set_text (self->time_value, text);
   g_clear_pointer (&text, g_free);
   text = time_legend_markup (r);

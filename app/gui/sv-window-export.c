@@ -30,25 +30,6 @@ sv_window_default_export_name (SvWindow *self)
   return g_strconcat (base, "-labels.tif", NULL);
 }
 
-char *
-sv_window_sidecar_path (const char *labels_path)
-{
-  static const char *const extensions[] = { ".tiff", ".tif" };
-  gsize len = strlen (labels_path);
-
-  /* The CLI's rule: labels.tif -> labels.json, other names + .json. */
-  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
-    {
-      gsize elen = strlen (extensions[i]);
-      if (len > elen && g_ascii_strcasecmp (labels_path + len - elen, extensions[i]) == 0)
-        {
-          g_autofree char *stem = g_strndup (labels_path, len - elen);
-          return g_strconcat (stem, ".json", NULL);
-        }
-    }
-  return g_strconcat (labels_path, ".json", NULL);
-}
-
 gboolean
 sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *stats,
                          const char *path, SvSidecar *sidecar, GError **error)
@@ -57,7 +38,7 @@ sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *st
   g_autofree char *command = sv_window_build_command_writing (self, path);
   g_autofree char *json = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *json_path = sv_window_sidecar_path (path);
+  g_autofree char *json_path = sv_sidecar_path (path);
 
   sidecar->input = self->volume_path ? self->volume_path : "sample.tif";
   sidecar->output = path;

@@ -273,17 +273,6 @@ job_progress_cb (guint64 generation, SvStage stage, guint iteration, guint n_ite
 
 /* ---- results ---- */
 
-/* Where a backend computed, as the status bar says it. */
-static const char *
-backend_words (const char *backend_name)
-{
-  if (g_strcmp0 (backend_name, "cuda") == 0)
-    return "on the GPU";
-  if (g_strcmp0 (backend_name, "cpu") == 0)
-    return "on the CPU";
-  return backend_name;
-}
-
 /* The pinned run's parameters in words: segments and compactness, and
  * what else differs from the live run's. */
 static void
@@ -329,6 +318,7 @@ static char *
 result_text (SvWindow *self, SvJobResult *result)
 {
   GString *s = g_string_new (NULL);
+  const SvBackendClass *ran = sv_backend_class_lookup (result->backend_name);
   gboolean stopped = self->stopped && result->generation <= self->generation;
   gboolean older = result->generation < self->generation;
   const SvElementWords *words = sv_element_words (self->volume && self->volume->nz == 1);
@@ -379,8 +369,9 @@ result_text (SvWindow *self, SvJobResult *result)
                                 ? "clusters"
                             : result->stats.n_labels == 1 ? words->supervoxel
                                                           : words->supervoxels);
-  g_string_append_printf (s, " in %.2f s %s", result->seconds_total,
-                          backend_words (result->backend_name));
+  /* Where it was computed: "on the GPU". */
+  g_string_append_printf (s, " in %.2f s %s%s", result->seconds_total, ran != NULL ? "on " : "",
+                          sv_backend_class_display_name (ran, result->backend_name));
   if (!stopped && result->preview_factor > 1)
     g_string_append (s, " · exact result on release");
   return g_string_free (s, FALSE);
@@ -465,6 +456,18 @@ check_label_count (SvWindow *self, SvJobResult *result)
   gtk_revealer_set_reveal_child (self->warning_revealer, TRUE);
 }
 
+/* Whether the result ran on the backend the panel asks for (auto takes
+ * whichever ran). */
+static gboolean
+ran_as_asked (SvWindow *self, const SvJobResult *result)
+{
+  SvBackendChoice asked;
+
+  if (!sv_backend_choose (sv_params_panel_get_backend (self->params_panel), &asked, NULL)
+      || asked.is_auto)
+    return TRUE;
+  return sv_backend_class_lookup (result->backend_name) == sv_backend_resolve (&asked, 0);
+}
 static void
 job_result_cb (SvJobResult *result, gpointer user_data)
 {
@@ -498,10 +501,7 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   check_label_count (self, result);
   /* The dropdown shows what ran, not what was asked for. */
   if (sv_job_result_is_final (result)
-      && (result->fallback_message
-          || (g_strcmp0 (sv_params_panel_get_backend (self->params_panel), "auto") != 0
-              && g_strcmp0 (sv_params_panel_get_backend (self->params_panel), result->backend_name)
-                     != 0)))
+      && (result->fallback_message || !ran_as_asked (self, result)))
     sv_params_panel_show_backend_ran (self->params_panel, result->backend_name,
                                       result->fallback_message
                                           ? result->fallback_message

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-plan.h"
 #include "sv-config.h"
 #if SV_HAVE_CUDA
 #include "sv-cuda.h"
@@ -27,8 +28,9 @@ struct _SvOocRun
   char *input, *output;
   SvSlicParams params;
   char *backend;       /* the panel's choice: auto, cpu or cuda */
-  guint ny, nx, nc;
-  const char *ran_on;  /* the backend whose slab steps ran: "cpu" or "cuda" */
+  guint nz, ny, nx, nc;
+  SvSampleType sample_type;
+  const char *ran_on;  /* the name of the backend whose slab steps ran */
   guint64 memory_limit;
   GCancellable *cancellable;
   gint stage, iteration, n_iterations; /* atomic: the progress */
@@ -60,18 +62,54 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer data)
   g_atomic_int_set (&run->n_iterations, (gint)n_iterations);
 }
 
-/* With CUDA chosen (or auto with a GPU there), the slabs stream through
- * device 0 as `supervox-cli slic --backend cuda` streams them; NULL: the
- * CPU runs them. */
+/* The plan of a streamed run of the volume: within the run's share of the
+ * window's budget, on the backend the panel asks for. */
+static void
+plan_run (const SvOocRun *run, SvRunPlan *plan)
+{
+  const SvRunSource source = { .nz = run->nz,
+                               .ny = run->ny,
+                               .nx = run->nx,
+                               .nc = run->nc,
+                               .sample_type = run->sample_type,
+                               .from_file = TRUE,
+                               .stays_in_file = TRUE };
+  SvRunBudgets budgets = { 0 };
+
+  sv_backend_choose (run->backend, &budgets.backend, NULL);
+  budgets.host_bytes = run->memory_limit;
+#if SV_HAVE_CUDA
+  {
+    gsize free_bytes = 0;
+
+    if (budgets.backend.device != NULL && (budgets.backend.is_auto || budgets.backend.wants_device))
+      {
+        budgets.n_devices = (guint)sv_cuda_device_count ();
+        if (budgets.n_devices > 0 && sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
+          budgets.device_bytes = free_bytes;
+      }
+  }
+#endif
+  /* The panel's parameters passed its checks; a Lab error would come
+   * again from the run, in its words. */
+  if (!sv_run_plan (&source, &run->params, &budgets, plan, NULL))
+    memset (plan, 0, sizeof *plan);
+  g_debug ("%s: %s", run->input, plan->reason);
+}
+
+/* With a device in the plan, the slabs stream through device 0 as
+ * `supervox-cli slic --backend cuda` streams them; NULL: the CPU runs
+ * them. */
 static SvBackend *
 open_gpu (const SvOocRun *run, SvStreamOptions *options)
 {
 #if SV_HAVE_CUDA
   g_autoptr (GError) error = NULL;
-  gsize free_bytes = 0;
+  SvRunPlan plan;
   SvBackend *gpu;
 
-  if (g_strcmp0 (run->backend, "cpu") == 0 || sv_cuda_device_count () == 0)
+  plan_run (run, &plan);
+  if (!plan.on_device || sv_cuda_device_count () == 0)
     return NULL;
   gpu = sv_cuda_backend_new_on_device (0, &error);
   if (gpu == NULL)
@@ -79,14 +117,12 @@ open_gpu (const SvOocRun *run, SvStreamOptions *options)
       g_message ("streaming on the CPU: %s", error->message);
       return NULL;
     }
-  if (sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
-    options->max_slab_depth
-        = sv_cuda_stream_max_depth (free_bytes, run->ny, run->nx, run->nc, run->params.n_segments,
-                                    FALSE);
+  options->max_slab_depth = plan.max_slab_depth;
   return gpu;
 #else
   (void)run;
   (void)options;
+  (void)plan_run;
   return NULL;
 #endif
 }
@@ -112,7 +148,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   gpu = open_gpu (run, &options);
   options.backends = gpu != NULL ? &gpu : NULL;
   options.n_backends = gpu != NULL ? 1 : 0;
-  run->ran_on = gpu != NULL ? "cuda" : "cpu";
+  run->ran_on = gpu != NULL ? sv_backend_get_name (gpu) : sv_backend_cpu_class ()->name;
   /* A GPU that fails (not bad data, not a cancel) hands the run to the
    * CPU, as the in-memory job does. */
   ok = sv_stream_slic_run_with_fallback (run->input, run->output, &run->params, NULL, &options,
@@ -120,7 +156,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   if (device_error != NULL)
     {
       g_message ("the GPU failed (%s); streamed on the CPU instead", device_error->message);
-      run->ran_on = "cpu";
+      run->ran_on = sv_backend_cpu_class ()->name;
     }
   g_clear_pointer (&gpu, sv_backend_free);
   g_debug ("streamed run on the %s backend: %s, %u slabs of %u slices", run->ran_on,
@@ -169,8 +205,10 @@ show_progress (SvWindow *self)
     {
       text = g_strdup_printf ("Done: %" G_GSIZE_FORMAT " supervoxels, streamed in %u slabs%s",
                               ooc->labels_stats.n_labels, ooc->labels_report.n_slabs,
-                              g_strcmp0 (ooc->labels_backend, "cuda") == 0 ? " through the GPU"
-                                                                           : "");
+                              sv_backend_class_is_device (
+                                  sv_backend_class_lookup (ooc->labels_backend))
+                                  ? " through the GPU"
+                                  : "");
       fraction = 1.0;
     }
   gtk_progress_bar_set_fraction (self->progress_bar, fraction);
@@ -291,6 +329,8 @@ start_run (SvWindow *self)
       = g_strdup_printf ("%s/labels-%" G_GUINT64_FORMAT ".tif", ooc->scratch_dir, ++ooc->n_runs);
   sv_params_panel_get_params (self->params_panel, &run->params);
   run->backend = g_strdup (sv_params_panel_get_backend (self->params_panel));
+  run->nz = ooc->shape->nz;
+  run->sample_type = ooc->shape->source_type;
   run->ny = ooc->shape->ny;
   run->nx = ooc->shape->nx;
   run->nc = ooc->shape->nc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-run-plan.h"
 
 /* The contrast histogram's sample, as float32, and its bins. */
 #define SAMPLE_BYTES (64u << 20)
@@ -26,14 +27,26 @@ gboolean
 sv_window_ooc_wanted (const char *path, guint64 budget)
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
-  const SvTiffSlabInfo *info;
+  SvRunSource source;
+  SvRunBudgets budgets = { 0 };
+  SvSlicParams params;
+  SvRunPlan plan;
 
   /* A file the reader refuses is for the in-memory reader to report on. */
   reader = budget > 0 ? sv_tiff_slab_reader_open (path, NULL, NULL) : NULL;
   if (reader == NULL)
     return FALSE;
-  info = sv_tiff_slab_reader_info (reader);
-  return sv_stream_in_memory_bytes (info->nz, info->ny, info->nx, info->nc, FALSE) > budget;
+  sv_run_source_from_header (&source, sv_tiff_slab_reader_info (reader));
+  /* Whether the volume fits is the host's question: the window's job
+   * holds it there, whichever backend runs (budgets.backend: the CPU). */
+  budgets.host_bytes = budget;
+  sv_slic_params_init_defaults (&params);
+  /* The default parameters apply no Lab rule that could fail. */
+  params.convert2lab = SV_CONVERT2LAB_NO;
+  if (!sv_run_plan (&source, &params, &budgets, &plan, NULL))
+    return FALSE;
+  g_debug ("%s: %s", path, plan.reason);
+  return plan.mode == SV_RUN_STREAMED;
 }
 
 SvWindowOoc *

@@ -48,7 +48,7 @@ struct _SvWindowOoc
   SvSlicParams labels_params;
   SvRunStats labels_stats;
   SvStreamReport labels_report;
-  const char *labels_backend; /* "cpu" or "cuda": whose slab steps made them */
+  const char *labels_backend; /* the name of the backend whose slab steps made them */
 
   /* Runs (sv-window-ooc-run.c). */
   SvOocRun *running;  /* NULL when idle */

@@ -10,6 +10,7 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-run-plan.h"
 #include "sv-image-pixbuf.h"
 
 void
@@ -282,11 +283,9 @@ sv_window_open_mask (SvWindow *self, GFile *file)
   else if (!path)
     g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s is not a local file",
                  base ? base : "the file");
-  else if ((mask = sv_tiff_read_mask (path, &nz, &ny, &nx, &error))
-           && (nz != v->nz || ny != v->ny || nx != v->nx))
-    g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                 "the mask is %u×%u×%u (z×y×x) but the volume is %u×%u×%u", nz, ny, nx, v->nz,
-                 v->ny, v->nx);
+  else if ((mask = sv_tiff_read_mask (path, &nz, &ny, &nx, &error)))
+    sv_run_check_mask (NULL, (const guint[3]){ nz, ny, nx }, NULL,
+                       (const guint[3]){ v->nz, v->ny, v->nx }, &error);
   if (error)
     {
       sv_window_show_error (self, primary, error);

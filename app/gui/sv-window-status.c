@@ -34,7 +34,8 @@ sv_window_update_path_status (SvWindow *self)
       why = "the labels go from the GPU that computed them to the screen without a copy "
             "through the computer's memory";
     }
-  else if (self->result && g_strcmp0 (self->result->backend_name, "cuda") == 0)
+  else if (self->result
+           && sv_backend_class_is_device (sv_backend_class_lookup (self->result->backend_name)))
     {
       words = "GPU overlay, via RAM";
       why = "the labels computed on the GPU reach the screen through the computer's memory "

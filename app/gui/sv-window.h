@@ -98,7 +98,7 @@ char *sv_window_build_python (SvWindow *window);
 
 /* Writes the labels on screen as a uint32 TIFF (sv_tiff_write_labels) with
  * the calibration supervox-cli writes (sv_label_calibration), and a JSON sidecar beside it
- * (sv_window_sidecar_path) with the keys supervox-cli slic writes: input,
+ * (sv_sidecar_path) with the keys supervox-cli slic writes: input,
  * output, shape, timings, parameters, command, version. Fails when the
  * newest run failed (saying why), no labels are there yet, or a preview is
  * on screen. */
@@ -115,9 +115,6 @@ gboolean sv_window_is_exporting_table (SvWindow *window);
  * extensions + "-labels.tif" (brain.tif -> brain-labels.tif; the sample:
  * sample-labels.tif). "Copy as command" writes the same name. */
 char *sv_window_default_export_name (SvWindow *window);
-/* The sidecar beside a label file, as supervox-cli names it: labels.tif ->
- * labels.json, other names + ".json". */
-char *sv_window_sidecar_path (const char *labels_path);
 /* The transient line over the views ("command copied", where an export
  * went) while it is shown, else NULL. It hides after two seconds. */
 const char *sv_window_get_toast_text (SvWindow *window);

@@ -155,6 +155,23 @@ test_python (void)
   g_assert_nonnull (strstr (code->str, "connectivity_rule='connected', channel_axis=None)\n"));
 }
 
+/* The sidecar's name beside its labels, for every front end. */
+static void
+test_sidecar_path (void)
+{
+  static const char *const cases[][2] = {
+    { "labels.tif", "labels.json" },   { "dir/brain.TIFF", "dir/brain.json" },
+    { "a.ome.tif", "a.ome.json" },     { "labels.zarr", "labels.zarr.json" },
+    { ".tif", ".tif.json" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = sv_sidecar_path (cases[i][0]);
+      g_assert_cmpstr (path, ==, cases[i][1]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -162,5 +179,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/sidecar/exact", test_sidecar_exact);
   g_test_add_func ("/engine/sidecar/command", test_command);
   g_test_add_func ("/engine/sidecar/python", test_python);
+  g_test_add_func ("/engine/sidecar/path", test_sidecar_path);
   return g_test_run ();
 }

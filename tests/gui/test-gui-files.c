@@ -11,6 +11,7 @@
 
 #include "gui-test-util.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-sidecar.h"
 #include "supervox/sv-synth.h"
 #include "sv-test-files.h"
 #include "sv-test-python.h"
@@ -306,7 +307,7 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
       g_autofree char *in = g_build_filename (dir, name, NULL);
       g_autofree char *labels_name = g_strconcat (files[i].stem, "-labels.tif", NULL);
       g_autofree char *exported = g_build_filename (window_dir, labels_name, NULL);
-      g_autofree char *exported_json = sv_window_sidecar_path (exported);
+      g_autofree char *exported_json = sv_sidecar_path (exported);
       g_autofree char *from_cli = NULL;
       g_autofree char *cli_json = NULL;
       g_autofree char *same = NULL;
@@ -343,7 +344,7 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
       for (int a = 0; a < 3; a++)
         g_assert_cmpfloat_with_epsilon (back->spacing[a], files[i].spacing[a], 1e-6);
 
-      cli_json = sv_window_sidecar_path (from_cli);
+      cli_json = sv_sidecar_path (from_cli);
       same = sv_test_python_args (compare_sidecars, exported_json, cli_json);
       g_assert_cmpstr (same, ==, "same");
     }

@@ -7,6 +7,7 @@
 
 #include "gui-test-util.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-sidecar.h"
 #include "supervox/sv-synth.h"
 #include "sv-test-files.h"
 #include "sv-test-run.h"
@@ -161,7 +162,7 @@ run_cli (SvWindow *w, const char *dir)
   g_autofree char *path_env = NULL;
   g_autofree char *name = sv_window_default_export_name (w);
   g_autofree char *out = g_build_filename (dir, name, NULL);
-  g_autofree char *json_path = sv_window_sidecar_path (out);
+  g_autofree char *json_path = sv_sidecar_path (out);
   g_autofree char *json = NULL;
   g_auto (GStrv) envp = g_get_environ ();
   const char *argv[] = { "/bin/sh", "-c", line, NULL };
@@ -189,7 +190,7 @@ test_streamed_labels (Fixture *f, gconstpointer data)
   g_autofree char *cli_dir = g_build_filename (dir, "cli", NULL);
   g_autofree char *path = g_build_filename (dir, "cells.tif", NULL);
   g_autofree char *exported = g_build_filename (dir, "exported.tif", NULL);
-  g_autofree char *json_path = sv_window_sidecar_path (exported);
+  g_autofree char *json_path = sv_sidecar_path (exported);
   g_autofree char *json = NULL;
   g_autofree char *scratch = NULL;
   g_autofree char *cli_out = NULL;

@@ -152,6 +152,13 @@ typedef struct
 struct _SvBackendClass
 {
   const char *name; /* "cpu", "cuda" */
+  /* What the front ends say of it, in a sentence ("the GPU") and as a
+   * title ("GPU (CUDA)"); NULL: the name. */
+  const char *display_name;
+  const char *title;
+  /* It computes in a device's own memory: its failures are the device's
+   * (sv_backend_error_is_device_failure) and the CPU can take over. */
+  gboolean is_device;
 
   /* Sets the private state (sv_backend_set_priv), or fails with the reason
    * the backend cannot run here ("no CUDA device"). */
@@ -220,6 +227,14 @@ struct _SvBackendClass
   /* Optional: the stages of a streamed run (sv-stream.h); a backend
    * without them cannot stream. */
   const SvSlabSteps *slab_steps;
+
+  /* Optional, for a device, pure (no device call: the run plan sizes runs
+   * with them): the device bytes the in-memory run of such a volume needs
+   * at its peak, and the most slices a streamed run's slab may hold on a
+   * device that lets it use `limit` bytes (at least 1). */
+  guint64 (*in_memory_bytes) (guint nz, guint ny, guint nx, guint nc, gboolean mask);
+  guint (*stream_max_depth) (guint64 limit, guint ny, guint nx, guint nc, gint64 n_segments,
+                             gboolean mask);
 
   /* Optional: the backend's clock in microseconds (default
    * g_get_monotonic_time); test doubles simulate slow stages with it. */

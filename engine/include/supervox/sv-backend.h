@@ -75,9 +75,50 @@ typedef struct _SvBackend SvBackend;
  * built in; applications register the CUDA one at start-up. */
 void sv_backend_register (const SvBackendClass *klass);
 
+/* What the user's word for a backend asks for, read once by
+ * sv_backend_choose; the run plan (sv-run-plan.h) resolves auto. */
+typedef struct
+{
+  gboolean is_auto;      /* "auto" (or none): a device when one is usable, else the CPU */
+  gboolean wants_device; /* a device named ("cuda"), whether or not this build has it */
+  /* The device class: the one named or the one auto tries; NULL when this
+   * build registered none. */
+  const SvBackendClass *device;
+} SvBackendChoice;
+
+/* Reads "cpu", "cuda" or "auto" (NULL: auto) into `choice`; fails with
+ * SV_ENGINE_ERROR_BACKEND "unknown backend 'WORD': use cpu, cuda or auto". */
+gboolean sv_backend_choose (const char *word, SvBackendChoice *choice, GError **error);
+
+/* The class "auto", "cpu" or "cuda" comes to with `n_devices` usable
+ * devices: the device class when one is asked for (NULL when this build
+ * has none) or when auto finds a device, else the CPU's. The one place
+ * where auto is decided (the run plan asks it). */
+const SvBackendClass *sv_backend_resolve (const SvBackendChoice *choice, guint n_devices);
+
+/* The class registered under `name` ("cpu", "cuda"), as results and
+ * sidecars name it, or NULL. */
+const SvBackendClass *sv_backend_class_lookup (const char *name);
+const SvBackendClass *sv_backend_get_class (SvBackend *backend);
+
+/* What a class can do; each takes NULL (an unknown name) as a class that
+ * can do nothing. is_device: computes in a device's memory; can_stream:
+ * has slab steps (sv-stream.h); keeps_labels_on_device: its labels stay
+ * in device memory (sv_backend_get_device_labels). */
+gboolean sv_backend_class_is_device (const SvBackendClass *klass);
+gboolean sv_backend_class_can_stream (const SvBackendClass *klass);
+gboolean sv_backend_class_keeps_labels_on_device (const SvBackendClass *klass);
+/* "the CPU", "the GPU" (in a sentence) and "CPU", "GPU (CUDA)" (as a
+ * title); for NULL, `fallback`. */
+const char *sv_backend_class_display_name (const SvBackendClass *klass, const char *fallback);
+const char *sv_backend_class_title (const SvBackendClass *klass, const char *fallback);
+
 /* "cpu", "cuda" or "auto" (CUDA when registered and a device is usable,
  * else CPU). Fails with SV_ENGINE_ERROR_BACKEND and the reason. */
 SvBackend *sv_backend_new (const char *name, GError **error);
+/* A backend of `klass` (a registered class, or one a plan chose); fails
+ * with the reason the class cannot run here. */
+SvBackend *sv_backend_new_of_class (const SvBackendClass *klass, GError **error);
 void sv_backend_free (SvBackend *backend);
 const char *sv_backend_get_name (SvBackend *backend);
 /* TRUE for the CPU reference backend. */

@@ -114,6 +114,11 @@ void sv_slic_python_append (const SvSlicCommand *command, GString *code);
  * safe characters, else quoted. Free with g_free. */
 char *sv_shell_word (const char *path);
 
+/* The sidecar beside a label file, as supervox-cli and the window name
+ * it: labels.tif or labels.tiff -> labels.json, other names + ".json".
+ * Free with g_free. */
+char *sv_sidecar_path (const char *labels_path);
+
 /* The sidecar as one JSON object, without a newline. Free with g_free. */
 char *sv_sidecar_to_json (const SvSidecar *sidecar);
 
