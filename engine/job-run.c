@@ -60,9 +60,7 @@ job_progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer us
 {
   ProgressData *p = user_data;
   g_mutex_lock (&p->job->lock);
-  p->job->run.stage = stage;
-  p->job->run.iteration = iteration;
-  p->job->run.stage_t0 = g_get_monotonic_time ();
+  sv__job_run_progress (&p->job->run, stage, iteration, n_iterations, g_get_monotonic_time ());
   g_mutex_unlock (&p->job->lock);
 
   sv__job_deliver_progress (p->job->sink, p->generation, stage, iteration, n_iterations);
@@ -439,6 +437,8 @@ sv__job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancella
     job->run.stage = SV_STAGE_PREPARE;
     job->run.iteration = 0;
     job->run.stage_t0 = job->run.t0 = t0;
+    job->run.first_iteration_t = 0;
+    job->run.n_reported = 0;
     job->run.estimate = sv__job_estimate_locked (job, &as_run);
     estimate = job->run.estimate;
   }

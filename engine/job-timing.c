@@ -61,6 +61,20 @@ sv__job_timing_record (SvJobTiming *t, const SvJobRequest *request, const SvRunS
   t->valid = TRUE;
 }
 
+void
+sv__job_run_progress (SvJobRun *run, SvStage stage, guint iteration, guint n_iterations, gint64 now)
+{
+  run->stage = stage;
+  run->iteration = iteration;
+  run->stage_t0 = now;
+  if (stage == SV_STAGE_ITERATE)
+    {
+      run->n_reported = n_iterations;
+      if (iteration == 1)
+        run->first_iteration_t = now;
+    }
+}
+
 double
 sv__job_run_left (const SvJobRun *run, const SvJobTiming *t, gint64 now)
 {
@@ -81,10 +95,18 @@ sv__job_run_left (const SvJobRun *run, const SvJobTiming *t, gint64 now)
              + (run->connect ? t->connect_s : 0.0);
       break;
     case SV_STAGE_ITERATE:
-      left = MAX ((run->iterations - MIN (run->iteration, run->iterations)) * t->iterate_s
-                      - in_stage,
-                  0.0)
-             + (run->connect ? t->connect_s : 0.0);
+      if (run->iteration >= 2 && run->first_iteration_t > 0 && run->n_reported >= run->iteration)
+        {
+          /* Its own pace: the iterations since the first (which also seeds). */
+          double pace = (double)(run->stage_t0 - run->first_iteration_t) / G_USEC_PER_SEC
+                        / (run->iteration - 1);
+          left = MAX ((run->n_reported - run->iteration) * pace - in_stage, 0.0);
+        }
+      else
+        left = MAX ((run->iterations - MIN (run->iteration, run->iterations)) * t->iterate_s
+                        - in_stage,
+                    0.0);
+      left += run->connect ? t->connect_s : 0.0;
       break;
     case SV_STAGE_CONNECT:
       left = MAX (t->connect_s - in_stage, 0.0);

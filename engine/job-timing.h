@@ -34,6 +34,8 @@ typedef struct
   SvStage stage;
   guint iteration; /* iterations done */
   gint64 stage_t0; /* when the current stage (or iteration) began, µs */
+  gint64 first_iteration_t; /* when its first iteration ended, µs; 0 before */
+  guint n_reported;         /* the iterations its progress counts to (both passes of maskSLIC) */
   gint64 t0;       /* when it began */
   double estimate; /* its seconds as estimated at the start; negative when unknown */
 } SvJobRun;
@@ -55,7 +57,16 @@ double sv__job_timing_estimate (const SvJobTiming *timing, const SvJobRequest *r
 void sv__job_timing_record (SvJobTiming *timing, const SvJobRequest *request,
                             const SvRunStats *stats, double seconds_total, gsize n_voxels);
 
-/* Seconds the run has left at `now` (µs, monotonic); negative when unknown. */
+/* Notes a progress report of the running request at `now` (µs). */
+void sv__job_run_progress (SvJobRun *run, SvStage stage, guint iteration, guint n_iterations,
+                           gint64 now);
+
+/* Seconds the run has left at `now` (µs, monotonic); negative when unknown.
+ * The last runs give each stage's time; once the running request has timed
+ * iterations of its own (two reported), its remaining iterations go at its
+ * own pace: the last run may have shared the processors with other work
+ * (the first run after a file opens runs beside the histogram, the views'
+ * textures and the quality numbers) and then took twice as long. */
 double sv__job_run_left (const SvJobRun *run, const SvJobTiming *timing, gint64 now);
 
 G_END_DECLS

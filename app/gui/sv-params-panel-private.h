@@ -13,6 +13,7 @@ struct _SvParamsPanel
   GtkWidget parent_instance;
 
   GtkAdjustment *n_segments_adj, *compactness_log_adj, *max_num_iter_adj, *sigma_adj;
+  GtkWidget *spacing_z_name, *spacing_z_spin; /* hidden for a 2D image */
   GtkAdjustment *spacing_z_adj, *spacing_y_adj, *spacing_x_adj, *min_size_adj, *max_size_adj;
   GtkAdjustment *start_label_adj, *iteration_adj;
   GtkAdjustment *thickness_adj, *boundary_opacity_adj, *fill_opacity_adj;

@@ -362,6 +362,8 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   BIND (max_num_iter_adj);
   BIND (sigma_adj);
   BIND (spacing_z_adj);
+  BIND (spacing_z_name);
+  BIND (spacing_z_spin);
   BIND (spacing_y_adj);
   BIND (spacing_x_adj);
   BIND (min_size_adj);

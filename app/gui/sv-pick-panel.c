@@ -4,6 +4,8 @@
 #include "sv-pick-panel.h"
 
 #include <math.h>
+
+#include "sv-element-words.h"
 #include <string.h>
 
 struct _SvPickPanel
@@ -11,6 +13,8 @@ struct _SvPickPanel
   GtkWidget parent_instance;
 
   GtkLabel *hint_label;
+  GtkLabel *id_name, *voxels_name, *volume_name;
+  gboolean planar; /* a 2D image: pixels, an area, no z */
   GtkLabel *id_value, *voxels_value, *volume_value, *intensity_value, *bounds_value, *centre_value;
   GtkCheckButton *only_check;
 };
@@ -126,12 +130,21 @@ sv_pick_panel_show (SvPickPanel *self, gint32 label, const SvLabelStats *s, cons
   g_clear_pointer (&text, g_free);
 
   unit = volume->spacing_from_file ? sv_unit_symbol (volume->unit) : NULL;
-  {
-    double v = (double)s->n_voxels * volume->spacing[0] * volume->spacing[1] * volume->spacing[2];
-    g_autofree char *number = sv_format_quantity (v);
-    text = unit ? g_strdup_printf ("%s %s³", number, unit)
-                : g_strdup_printf ("%s cubic voxels (the file gives no voxel size)", number);
-  }
+  if (volume->nz == 1)
+    {
+      /* A 2D image's superpixel has an area. */
+      double a = (double)s->n_voxels * volume->spacing[1] * volume->spacing[2];
+      g_autofree char *number = sv_format_quantity (a);
+      text = unit ? g_strdup_printf ("%s %s²", number, unit)
+                  : g_strdup_printf ("%s square pixels (the file gives no pixel size)", number);
+    }
+  else
+    {
+      double v = (double)s->n_voxels * volume->spacing[0] * volume->spacing[1] * volume->spacing[2];
+      g_autofree char *number = sv_format_quantity (v);
+      text = unit ? g_strdup_printf ("%s %s³", number, unit)
+                  : g_strdup_printf ("%s cubic voxels (the file gives no voxel size)", number);
+    }
   gtk_label_set_text (self->volume_value, text);
   g_clear_pointer (&text, g_free);
 
@@ -147,12 +160,18 @@ sv_pick_panel_show (SvPickPanel *self, gint32 label, const SvLabelStats *s, cons
   gtk_label_set_text (self->intensity_value, intensity->str);
   g_string_free (intensity, TRUE);
 
-  /* x, y, z as the status bar's hover orders them. */
-  text = g_strdup_printf ("x %u–%u · y %u–%u · z %u–%u", s->lo[2], s->hi[2], s->lo[1], s->hi[1],
-                          s->lo[0], s->hi[0]);
+  /* x, y, z as the status bar's hover orders them; no z in 2D. */
+  if (volume->nz == 1)
+    text = g_strdup_printf ("x %u–%u · y %u–%u", s->lo[2], s->hi[2], s->lo[1], s->hi[1]);
+  else
+    text = g_strdup_printf ("x %u–%u · y %u–%u · z %u–%u", s->lo[2], s->hi[2], s->lo[1], s->hi[1],
+                            s->lo[0], s->hi[0]);
   gtk_label_set_text (self->bounds_value, text);
   g_clear_pointer (&text, g_free);
-  text = g_strdup_printf ("x %.1f · y %.1f · z %.1f", s->centre[2], s->centre[1], s->centre[0]);
+  if (volume->nz == 1)
+    text = g_strdup_printf ("x %.1f · y %.1f", s->centre[2], s->centre[1]);
+  else
+    text = g_strdup_printf ("x %.1f · y %.1f · z %.1f", s->centre[2], s->centre[1], s->centre[0]);
   gtk_label_set_text (self->centre_value, text);
 }
 
@@ -161,6 +180,28 @@ sv_pick_panel_clear (SvPickPanel *self)
 {
   g_return_if_fail (SV_IS_PICK_PANEL (self));
   set_all (self, "—");
+}
+
+void
+sv_pick_panel_set_planar (SvPickPanel *self, gboolean planar)
+{
+  const SvElementWords *words = sv_element_words (planar);
+  g_autofree char *hint = NULL, *id = NULL, *count = NULL;
+
+  g_return_if_fail (SV_IS_PICK_PANEL (self));
+  self->planar = planar;
+  hint = g_strdup_printf ("Click a %s to select it; Esc clears.", words->supervoxel);
+  id = g_strdup_printf ("%c%s", g_ascii_toupper (words->supervoxel[0]), words->supervoxel + 1);
+  count = g_strdup_printf ("%c%s", g_ascii_toupper (words->voxels[0]), words->voxels + 1);
+  gtk_label_set_text (self->hint_label, hint);
+  gtk_label_set_text (self->id_name, id);
+  gtk_label_set_text (self->voxels_name, count);
+  gtk_label_set_text (self->volume_name, planar ? "Area" : "Volume");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->voxels_name),
+                               planar ? "its pixel count" : "its voxel count");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->volume_name),
+                               planar ? "pixels × the file's pixel size"
+                                      : "voxels × the file's voxel size");
 }
 
 gboolean
@@ -260,6 +301,9 @@ sv_pick_panel_class_init (SvPickPanelClass *klass)
                                                "/org/supervox/Supervox/ui/sv-pick-panel.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, SvPickPanel, name)
   BIND (hint_label);
+  BIND (id_name);
+  BIND (voxels_name);
+  BIND (volume_name);
   BIND (id_value);
   BIND (voxels_value);
   BIND (volume_value);

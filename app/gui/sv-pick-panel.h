@@ -21,6 +21,8 @@ GtkWidget *sv_pick_panel_new (void);
  * files, 0 for float files (sv_window_intensity_scale). */
 void sv_pick_panel_show (SvPickPanel *panel, gint32 label, const SvLabelStats *stats,
                          const SvVolume *volume, double intensity_scale);
+/* A 2D image: the rows say superpixel, pixels and area, and leave out z. */
+void sv_pick_panel_set_planar (SvPickPanel *panel, gboolean planar);
 /* Nothing selected. */
 void sv_pick_panel_clear (SvPickPanel *panel);
 

@@ -6,16 +6,21 @@
 
 #include <math.h>
 
+#include "sv-axis-labels.h"
 #include "sv-convergence-plot.h"
+#include "sv-element-words.h"
 
 struct _SvQualityPanel
 {
   GtkWidget parent_instance;
 
   GtkLabel *state_label;
-  GtkLabel *labels_value, *sizes_value, *explained_variation_value, *compactness_value;
+  GtkLabel *labels_name, *labels_value, *sizes_name, *sizes_value;
+  GtkLabel *explained_variation_value, *compactness_value;
+  GtkLabel *truth_value;
+  GtkLabel *boundary_recall_name, *undersegmentation_name, *achievable_accuracy_name;
   GtkLabel *boundary_recall_value, *undersegmentation_value, *achievable_accuracy_value;
-  GtkLabel *time_value, *backend_value, *compare_value;
+  GtkLabel *time_value, *time_legend, *compare_value;
   GtkDrawingArea *size_plot, *time_plot;
   GtkLabel *convergence_name, *convergence_value;
   GtkDrawingArea *convergence_plot;
@@ -25,6 +30,7 @@ struct _SvQualityPanel
   SvQuality *quality, *other;
   SvJobResult *result, *other_result;
   gboolean shown_pinned;
+  gboolean planar; /* a 2D image: pixels, not voxels */
 };
 
 G_DEFINE_FINAL_TYPE (SvQualityPanel, sv_quality_panel, GTK_TYPE_WIDGET)
@@ -60,10 +66,59 @@ static const char *
 backend_words (const char *name)
 {
   if (g_strcmp0 (name, "cuda") == 0)
-    return "GPU (CUDA)";
+    return "on the GPU (CUDA)";
   if (g_strcmp0 (name, "cpu") == 0)
-    return "CPU";
-  return name ? name : "—";
+    return "on the CPU";
+  return name ? name : "";
+}
+
+/* A stage's time, short: "0.4 ms", "360 ms", "12.40 s". */
+static char *
+format_stage_time (double seconds)
+{
+  if (seconds < 0.00095)
+    return g_strdup_printf ("%.1f\u202fms", seconds * 1e3);
+  if (seconds < 0.9995)
+    return g_strdup_printf ("%.0f\u202fms", seconds * 1e3);
+  return g_strdup_printf ("%.2f\u202fs", seconds);
+}
+
+/* The time bar's legend: each stage's colour before its name and time,
+ * held together (no-break spaces) so that a wrapped line never leaves a
+ * colour beside the time of the stage before it. */
+static char *
+time_legend_markup (const SvJobResult *r)
+{
+  static const char *const names[3] = { "prepare", "iterate", "connect" };
+  double seconds[3]
+      = { r->stats.seconds_prepare, r->stats.seconds_iterate, r->stats.seconds_connect };
+  GString *s = g_string_new ("<small>");
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *time = i == 0 && r->stats.prepare_reused ? g_strdup ("reused")
+                                                                : format_stage_time (seconds[i]);
+      g_string_append_printf (s, "%s<span foreground=\"#%02x%02x%02x\">■</span>\u202f%s\u00a0%s",
+                              i ? "\u2002" : "", (guint)(stage_rgb[i][0] * 255),
+                              (guint)(stage_rgb[i][1] * 255), (guint)(stage_rgb[i][2] * 255),
+                              names[i], time);
+    }
+  g_string_append (s, "</small>");
+  return g_string_free (s, FALSE);
+}
+
+static void
+show_truth_rows (SvQualityPanel *self, gboolean truth)
+{
+  GtkWidget *rows[] = {
+    GTK_WIDGET (self->boundary_recall_name),     GTK_WIDGET (self->boundary_recall_value),
+    GTK_WIDGET (self->undersegmentation_name),   GTK_WIDGET (self->undersegmentation_value),
+    GTK_WIDGET (self->achievable_accuracy_name), GTK_WIDGET (self->achievable_accuracy_value)
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    gtk_widget_set_visible (rows[i], truth);
+  gtk_widget_set_visible (GTK_WIDGET (self->truth_value), !truth);
 }
 
 static void
@@ -71,7 +126,17 @@ update_texts (SvQualityPanel *self)
 {
   const SvQuality *q = self->quality, *o = self->other;
   const SvJobResult *r = self->result;
+  const SvElementWords *words = sv_element_words (self->planar);
   g_autofree char *text = NULL;
+
+  /* Superpixels of a 2D image, supervoxels of a volume. */
+  text = g_strdup_printf ("%c%s", g_ascii_toupper (words->supervoxels[0]), words->supervoxels + 1);
+  gtk_label_set_text (self->labels_name, text);
+  g_clear_pointer (&text, g_free);
+  text = g_strdup_printf ("Size (%s)", words->voxels);
+  gtk_label_set_text (self->sizes_name, text);
+  g_clear_pointer (&text, g_free);
+  show_truth_rows (self, q && q->has_truth);
 
   if (!q || !r)
     {
@@ -83,10 +148,10 @@ update_texts (SvQualityPanel *self)
                           self->undersegmentation_value,
                           self->achievable_accuracy_value,
                           self->time_value,
-                          self->backend_value,
                           self->compare_value };
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
         gtk_label_set_text (all[i], "—");
+      gtk_label_set_text (self->time_legend, "");
       gtk_widget_queue_draw (GTK_WIDGET (self->size_plot));
       gtk_widget_queue_draw (GTK_WIDGET (self->time_plot));
       return;
@@ -104,8 +169,14 @@ update_texts (SvQualityPanel *self)
   gtk_label_set_text (self->labels_value, text);
   g_clear_pointer (&text, g_free);
 
-  text = g_strdup_printf ("%.0f · %.0f · %.0f voxels\ntarget %.0f", q->metrics.size_min,
-                          median_size (q), q->metrics.size_max, q->target_size);
+  /* Smallest · median · largest on one line; the size asked for is the
+   * plot's red line, with its number under it. */
+  {
+    g_autofree char *lo = sv_format_count ((guint64)llround (q->metrics.size_min));
+    g_autofree char *mid = sv_format_count ((guint64)llround (median_size (q)));
+    g_autofree char *hi = sv_format_count ((guint64)llround (q->metrics.size_max));
+    text = g_strdup_printf ("%s · %s · %s", lo, mid, hi);
+  }
   gtk_label_set_text (self->sizes_value, text);
   g_clear_pointer (&text, g_free);
 
@@ -133,22 +204,17 @@ update_texts (SvQualityPanel *self)
     }
   else
     {
-      /* Where the numbers would come from. */
-      gtk_label_set_text (self->boundary_recall_value, "— (File ▸ Open Ground Truth…)");
+      gtk_label_set_text (self->boundary_recall_value, "—");
       gtk_label_set_text (self->undersegmentation_value, "—");
       gtk_label_set_text (self->achievable_accuracy_value, "—");
     }
 
-  /* The words in the bar's colours, as its legend. */
-  text = g_strdup_printf ("%.3f s: <span foreground=\"#8c8cf2\">■</span> prepare %.3f%s · "
-                          "<span foreground=\"#f29933\">■</span> iterate %.3f · "
-                          "<span foreground=\"#4dcc80\">■</span> connect %.3f",
-                          r->seconds_total, r->stats.seconds_prepare,
-                          r->stats.prepare_reused ? " (reused)" : "", r->stats.seconds_iterate,
-                          r->stats.seconds_connect);
-  gtk_label_set_markup (self->time_value, text);
+  text = g_strdup_printf ("%.3f s %s", r->seconds_total, backend_words (r->backend_name));
+  gtk_label_set_text (self->time_value, text);
   g_clear_pointer (&text, g_free);
-  gtk_label_set_text (self->backend_value, backend_words (r->backend_name));
+  text = time_legend_markup (r);
+  gtk_label_set_markup (self->time_legend, text);
+  g_clear_pointer (&text, g_free);
 
   if (o)
     {
@@ -157,11 +223,10 @@ update_texts (SvQualityPanel *self)
       if (isnan (ari))
         text = g_strdup_printf ("%s shown", self->shown_pinned ? "pinned" : "live");
       else
-        text = g_strdup_printf ("%s shown · adjusted Rand index %.4f between pinned and live",
-                                self->shown_pinned ? "pinned" : "live", ari);
+        text = g_strdup_printf ("%s shown · ARI %.4f", self->shown_pinned ? "pinned" : "live", ari);
     }
   else
-    text = g_strdup ("nothing pinned (P pins the labels shown)");
+    text = g_strdup ("none (P pins)");
   gtk_label_set_text (self->compare_value, text);
   g_clear_pointer (&text, g_free);
 
@@ -192,7 +257,7 @@ draw_sizes (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer d
 {
   SvQualityPanel *self = data;
   const SvQuality *q = self->quality;
-  double lo, hi, plot_h = height - 12;
+  double lo, hi, plot_h = height - 13;
   guint64 most = 0;
 
   cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.12);
@@ -226,26 +291,53 @@ draw_sizes (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer d
   if (q->target_size > 0 && isfinite (q->target_size))
     draw_marker (cr, (log (q->target_size) - lo) / (hi - lo) * width, plot_h, 0.9, 0.2, 0.2, TRUE);
 
-  /* The axis ends: the smallest and largest sizes. */
+  /* Under the axis: the smallest and largest sizes at their bars, and the
+   * size asked for under its red line, each only where it does not run
+   * into one placed before it. */
   {
-    g_autofree char *left = g_strdup_printf ("%.0f", q->size_edges[0]);
-    g_autofree char *right = g_strdup_printf ("%.0f", q->size_edges[SV_QUALITY_SIZE_BINS]);
-    cairo_text_extents_t ext;
+    double xs[3] = { (log (q->size_edges[0]) - lo) / (hi - lo) * width,
+                     (log (q->size_edges[SV_QUALITY_SIZE_BINS]) - lo) / (hi - lo) * width,
+                     q->target_size > 0 && isfinite (q->target_size)
+                         ? (log (q->target_size) - lo) / (hi - lo) * width
+                         : -1.0 };
+    double values[3] = { q->size_edges[0], q->size_edges[SV_QUALITY_SIZE_BINS], q->target_size };
+    static const double anchors[3] = { 0.0, 1.0, 0.5 };
+    PangoLayout *layouts[3] = { NULL, NULL, NULL };
+    SvAxisLabel labels[3];
+    guint n = xs[2] >= 0 ? 3 : 2;
     GdkRGBA fg;
 
     G_GNUC_BEGIN_IGNORE_DEPRECATIONS
     gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
     G_GNUC_END_IGNORE_DEPRECATIONS
-    gdk_cairo_set_source_rgba (cr, &fg);
-    cairo_set_font_size (cr, 9.0);
-    cairo_move_to (cr, (log (q->size_edges[0]) - lo) / (hi - lo) * width, height - 2);
-    cairo_show_text (cr, left);
-    cairo_text_extents (cr, right, &ext);
-    cairo_move_to (cr,
-                   MIN ((log (q->size_edges[SV_QUALITY_SIZE_BINS]) - lo) / (hi - lo) * width,
-                        width - ext.x_advance),
-                   height - 2);
-    cairo_show_text (cr, right);
+    for (guint i = 0; i < n; i++)
+      {
+        g_autofree char *number = sv_format_count ((guint64)llround (values[i]));
+        g_autofree char *markup = g_strdup_printf ("<small>%s</small>", number);
+        int tw, th;
+
+        layouts[i] = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+        pango_layout_set_markup (layouts[i], markup, -1);
+        pango_layout_get_pixel_size (layouts[i], &tw, &th);
+        labels[i] = (SvAxisLabel){ .x = xs[i], .width = tw, .anchor = anchors[i] };
+      }
+    /* One size for all: the same number once. */
+    if (llround (values[0]) == llround (values[1]))
+      labels[1].width = width + 1.0;
+    sv_axis_labels_place (labels, n, width, 6.0);
+    for (guint i = 0; i < n; i++)
+      {
+        if (labels[i].shown)
+          {
+            if (i == 2)
+              cairo_set_source_rgb (cr, 0.9, 0.2, 0.2);
+            else
+              gdk_cairo_set_source_rgba (cr, &fg);
+            cairo_move_to (cr, labels[i].left, plot_h);
+            pango_cairo_show_layout (cr, layouts[i]);
+          }
+        g_object_unref (layouts[i]);
+      }
   }
 }
 
@@ -306,8 +398,10 @@ update_convergence_text (SvQualityPanel *self)
     return;
   if (step >= 1 && (guint)step <= c->n_iterations)
     text = g_strdup_printf ("iteration %d of %u: %" G_GUINT64_FORMAT
-                            " voxels changed cluster, a centre moved %.2f voxels on average",
-                            step, c->n_iterations, c->changed[step - 1], c->mean_moved[step - 1]);
+                            " %s changed cluster, a centre moved %.2f %s on average",
+                            step, c->n_iterations, c->changed[step - 1],
+                            sv_element_words (self->planar)->voxels, c->mean_moved[step - 1],
+                            sv_element_words (self->planar)->voxels);
   else
     text = g_strdup_printf ("%u iterations", c->n_iterations);
   gtk_label_set_text (self->convergence_value, text);
@@ -366,6 +460,14 @@ sv_quality_panel_set (SvQualityPanel *self, SvQuality *quality, SvJobResult *res
 }
 
 void
+sv_quality_panel_set_planar (SvQualityPanel *self, gboolean planar)
+{
+  g_return_if_fail (SV_IS_QUALITY_PANEL (self));
+  self->planar = planar;
+  update_texts (self);
+}
+
+void
 sv_quality_panel_set_state (SvQualityPanel *self, const char *state)
 {
   g_return_if_fail (SV_IS_QUALITY_PANEL (self));
@@ -404,7 +506,8 @@ sv_quality_panel_get_text (SvQualityPanel *self, const char *row)
     { "undersegmentation", self->undersegmentation_value },
     { "achievable-accuracy", self->achievable_accuracy_value },
     { "time", self->time_value },
-    { "backend", self->backend_value },
+    { "truth", self->truth_value },
+    { "time-legend", self->time_legend },
     { "compare", self->compare_value },
     { "convergence", self->convergence_value },
   };
@@ -449,15 +552,21 @@ sv_quality_panel_class_init (SvQualityPanelClass *klass)
                                                "/org/supervox/Supervox/ui/sv-quality-panel.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, SvQualityPanel, name)
   BIND (state_label);
+  BIND (labels_name);
   BIND (labels_value);
+  BIND (sizes_name);
   BIND (sizes_value);
+  BIND (truth_value);
+  BIND (boundary_recall_name);
+  BIND (undersegmentation_name);
+  BIND (achievable_accuracy_name);
+  BIND (time_legend);
   BIND (explained_variation_value);
   BIND (compactness_value);
   BIND (boundary_recall_value);
   BIND (undersegmentation_value);
   BIND (achievable_accuracy_value);
   BIND (time_value);
-  BIND (backend_value);
   BIND (compare_value);
   BIND (size_plot);
   BIND (time_plot);

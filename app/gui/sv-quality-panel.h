@@ -1,8 +1,8 @@
 /* Supervox GUI: the quality panel: what the engine measured of the labels
  * on screen (quality.h), as numbers and small plots: label count, the size
  * histogram against the target size, explained variation, compactness,
- * time per stage and backend, and with a ground truth boundary recall,
- * undersegmentation error and achievable accuracy. With a pinned result
+ * time per stage (a bar and its legend) and backend, and with a ground
+ * truth boundary recall, undersegmentation error and achievable accuracy. With a pinned result
  * each number also shows its difference from the other one. */
 #pragma once
 
@@ -24,6 +24,8 @@ GtkWidget *sv_quality_panel_new (void);
  * its difference, shown − other. `shown_pinned` says which is shown. */
 void sv_quality_panel_set (SvQualityPanel *panel, SvQuality *quality, SvJobResult *result,
                            SvQuality *other, SvJobResult *other_result, gboolean shown_pinned);
+/* A 2D image: its rows say superpixels and pixels. */
+void sv_quality_panel_set_planar (SvQualityPanel *panel, gboolean planar);
 /* A line above the numbers: "computing…", "preview: numbers of the last
  * exact result", or NULL for none. */
 void sv_quality_panel_set_state (SvQualityPanel *panel, const char *state);
@@ -38,9 +40,10 @@ SvConvergence *sv_quality_panel_get_convergence (SvQualityPanel *panel);
 int sv_quality_panel_get_convergence_step (SvQualityPanel *panel);
 
 /* The text of one row's value: "labels", "sizes", "explained-variation",
- * "compactness", "boundary-recall", "undersegmentation",
- * "achievable-accuracy", "time", "backend", "compare", "convergence"; NULL
- * for another. */
+ * "compactness", "truth" (the line shown without a ground truth),
+ * "boundary-recall", "undersegmentation", "achievable-accuracy", "time"
+ * (seconds and backend), "time-legend", "compare", "convergence"; NULL for
+ * another. */
 const char *sv_quality_panel_get_text (SvQualityPanel *panel, const char *row);
 
 G_END_DECLS

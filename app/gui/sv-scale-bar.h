@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SvScaleBar, sv_scale_bar, SV, SCALE_BAR, GtkWidget)
 
 GtkWidget *sv_scale_bar_new (void);
-/* `pixels_per_unit` logical pixels per unit of `unit` (NULL: the file gives
- * none, lengths are in voxels); 0 hides the bar. */
+/* `pixels_per_unit` logical pixels per unit of `unit` ("µm"; "voxels" or
+ * "px" when the file gives none; NULL: voxels); 0 hides the bar. */
 void sv_scale_bar_set_scale (SvScaleBar *bar, double pixels_per_unit, const char *unit);
 /* The bar's length in units and its text ("10 µm"), for tests. */
 double sv_scale_bar_get_length (SvScaleBar *bar);

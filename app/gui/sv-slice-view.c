@@ -4,6 +4,8 @@
 
 #include "sv-slice-view-private.h"
 
+#include "sv-element-words.h"
+
 #include "sv-pick-panel.h"
 
 #include <epoxy/gl.h>
@@ -221,7 +223,9 @@ update_scale_bar (SvSliceView *self)
   if (!self->scale_bar)
     return;
   sv_scale_bar_set_scale (self->scale_bar, v ? sv_slice_view_get_scale (self) : 0.0,
-                          v && v->spacing_from_file ? sv_unit_symbol (v->unit) : NULL);
+                          v && v->spacing_from_file ? sv_unit_symbol (v->unit)
+                          : v                       ? sv_element_words (v->nz == 1)->count_unit
+                                                    : NULL);
 }
 
 void
@@ -256,6 +260,8 @@ update_range (SvSliceView *self)
 
   gtk_adjustment_configure (self->slice_adjustment, n / 2, 0, n - 1, 1, 10, 0);
   gtk_widget_set_sensitive (GTK_WIDGET (self->slice_scale), n > 1);
+  /* A 2D image has no slices to move through: no slider row. */
+  gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->slice_scale)), n > 1);
   gtk_label_set_text (self->title, axis_title (self->axis));
 }
 

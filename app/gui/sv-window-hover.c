@@ -32,7 +32,11 @@ sv_window_update_hover_status (SvWindow *self)
     }
   idx = ((gsize)p[0] * v->ny + p[1]) * v->nx + p[2];
   s = g_string_new (NULL);
-  g_string_append_printf (s, "x %u  y %u  z %u  ·  ", p[2], p[1], p[0]);
+  /* A 2D image has no z to tell. */
+  if (v->nz == 1)
+    g_string_append_printf (s, "x %u  y %u  ·  ", p[2], p[1]);
+  else
+    g_string_append_printf (s, "x %u  y %u  z %u  ·  ", p[2], p[1], p[0]);
   /* In the file's own values: a uint16 voxel reads 19659, not 0.3. */
   g_string_append (s, "I");
   for (guint c = 0; c < v->nc; c++)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "supervox/sv-few-labels.h"
+#include "sv-element-words.h"
 
 #define LIVE_GAP_US (250 * 1000)
 #define LIVE_EXACT_SECONDS 0.15
@@ -283,16 +284,72 @@ backend_words (const char *backend_name)
   return backend_name;
 }
 
+/* The pinned run's parameters in words: segments and compactness, and
+ * what else differs from the live run's. */
+static void
+append_pinned_params (GString *s, const SvSlicParams *p, const SvSlicParams *live)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append_printf (s, "%" G_GINT64_FORMAT " segments, compactness %s", p->n_segments,
+                          sv_format_double (buf, p->compactness));
+  if (!live)
+    return;
+  if (p->max_num_iter != live->max_num_iter)
+    g_string_append_printf (s, ", %d iterations", p->max_num_iter);
+  if (p->sigma_per_axis != live->sigma_per_axis
+      || memcmp (p->sigma, live->sigma, sizeof p->sigma) != 0)
+    {
+      g_string_append_printf (s, ", sigma %s", sv_format_double (buf, p->sigma[0]));
+      if (p->sigma_per_axis)
+        {
+          g_string_append_printf (s, ",%s", sv_format_double (buf, p->sigma[1]));
+          g_string_append_printf (s, ",%s", sv_format_double (buf, p->sigma[2]));
+        }
+    }
+  if (memcmp (p->spacing, live->spacing, sizeof p->spacing) != 0)
+    {
+      g_string_append_printf (s, ", spacing %s", sv_format_double (buf, p->spacing[0]));
+      g_string_append_printf (s, ",%s", sv_format_double (buf, p->spacing[1]));
+      g_string_append_printf (s, ",%s", sv_format_double (buf, p->spacing[2]));
+    }
+  if (p->enforce_connectivity != live->enforce_connectivity)
+    g_string_append (s, p->enforce_connectivity ? ", connectivity on" : ", connectivity off");
+  if (p->slic_zero != live->slic_zero)
+    g_string_append (s, p->slic_zero ? ", SLIC-zero" : ", no SLIC-zero");
+}
+
 /* What the status bar says about the labels on screen, in words: which
  * result it is, how many supervoxels, how long and where they were computed,
  * and how they reach the screen. After Stop it says so, and whether the
- * labels are an unfinished run's iteration or an earlier complete result. */
+ * labels are an unfinished run's iteration or an earlier complete result.
+ * The pinned labels, while flipped to, are described as the pinned run:
+ * its count and parameters; a region's run says so and the region's size. */
 static char *
 result_text (SvWindow *self, SvJobResult *result)
 {
   GString *s = g_string_new (NULL);
   gboolean stopped = self->stopped && result->generation <= self->generation;
   gboolean older = result->generation < self->generation;
+  const SvElementWords *words = sv_element_words (self->volume && self->volume->nz == 1);
+
+  if (result->region)
+    {
+      const guint *n = result->region_shape;
+      if (n[0] == 1 && self->volume && self->volume->nz == 1)
+        g_string_append_printf (s, "region preview %u×%u %s · ", n[1], n[2], words->count_unit);
+      else
+        g_string_append_printf (s, "region preview %u×%u×%u %s · ", n[0], n[1], n[2],
+                                words->count_unit);
+    }
+  if (self->showing_pinned && result == self->pinned)
+    {
+      g_string_append_printf (s, "pinned · %" G_GSIZE_FORMAT " %s · ", result->stats.n_labels,
+                              result->stats.n_labels == 1 ? words->supervoxel : words->supervoxels);
+      append_pinned_params (s, &result->params, self->result ? &self->result->params : NULL);
+      g_string_append (s, " · C: the live labels");
+      return g_string_free (s, FALSE);
+    }
 
   if (stopped && result->in_progress_iteration > 0)
     g_string_append_printf (s, "stopped after iteration %u of %d", result->in_progress_iteration,
@@ -320,7 +377,8 @@ result_text (SvWindow *self, SvJobResult *result)
     g_string_append_printf (s, " · %" G_GSIZE_FORMAT " %s", result->stats.n_labels,
                             result->stop_after_iteration >= 0 || result->in_progress_iteration > 0
                                 ? "clusters"
-                                : "supervoxels");
+                            : result->stats.n_labels == 1 ? words->supervoxel
+                                                          : words->supervoxels);
   g_string_append_printf (s, " in %.2f s %s", result->seconds_total,
                           backend_words (result->backend_name));
   if (!stopped && result->preview_factor > 1)
@@ -332,12 +390,13 @@ void
 sv_window_update_result_text (SvWindow *self)
 {
   g_autofree char *text = NULL;
+  SvJobResult *shown = sv_window_shown_result (self);
 
-  if (!self->result)
+  if (!shown)
     return;
-  text = result_text (self, self->result);
+  text = result_text (self, shown);
   sv_window_set_status (self, self->result_label, text);
-  if (self->stopped)
+  if (self->stopped && shown == self->result)
     {
       g_autofree char *tip = g_strdup_printf ("%s\nStopped: change a value to run again.", text);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->result_label), tip);
@@ -396,11 +455,12 @@ check_label_count (SvWindow *self, SvJobResult *result)
                             : i + 1 == tries->len ? (tries->len > 2 ? ", or " : " or ")
                                                   : ", ",
                             (const char *)tries->pdata[i]);
-  text = g_strdup_printf ("Only %" G_GSIZE_FORMAT " %s for the %" G_GINT64_FORMAT
-                          " asked for. %sTry %s.",
-                          result->stats.n_labels,
-                          result->stats.n_labels == 1 ? "supervoxel" : "supervoxels",
-                          p->n_segments, why->str, try->str);
+  text = g_strdup_printf (
+      "Only %" G_GSIZE_FORMAT " %s for the %" G_GINT64_FORMAT " asked for. %sTry %s.",
+      result->stats.n_labels,
+      result->stats.n_labels == 1 ? sv_element_words (self->volume->nz == 1)->supervoxel
+                                  : sv_element_words (self->volume->nz == 1)->supervoxels,
+      p->n_segments, why->str, try->str);
   gtk_label_set_text (self->warning_label, text);
   gtk_revealer_set_reveal_child (self->warning_revealer, TRUE);
 }

@@ -8,6 +8,7 @@
  *   sv-window-open.c     opening files on a worker thread, masks, recent
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
+ *   sv-window-table.c    the exported table: supervox-cli stats' CSV
  *   sv-window-actions.c  view and teaching actions, "Copy as command" and "Copy as Python"
  *   sv-window-quality.c  the quality of each result (a worker thread),
  *                        the ground truth, pinning and comparing results
@@ -114,6 +115,7 @@ struct _SvWindow
   GCancellable *load_cancellable;
   double load_seconds; /* reading the volume shown, for the sidecar */
   char *export_path;   /* where the labels last went, or NULL */
+  gboolean exporting_table; /* sv-window-table.c: a table is being written */
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
@@ -202,6 +204,9 @@ gboolean sv_window_check_exportable (SvWindow *self, GError **error);
 void sv_window_class_add_export_actions (GtkWidgetClass *widget_class);
 /* A line over the views that hides after two seconds. */
 void sv_window_show_toast (SvWindow *self, const char *text);
+
+/* sv-window-table.c */
+void sv_window_class_add_table_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-open.c */
 void sv_window_rebuild_recent_menu (SvWindow *self);

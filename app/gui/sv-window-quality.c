@@ -384,6 +384,8 @@ sv_window_flip_pinned (SvWindow *self)
     sv_slice_view_set_result (sv_window_view (self, i), shown);
   update_panel (self);
   sv_window_update_selection (self);
+  /* The status line describes what is on screen. */
+  sv_window_update_result_text (self);
 }
 
 gboolean

@@ -180,8 +180,13 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   update_shared_fit (self);
   update_crosshairs (self);
 
-  title = g_strdup_printf ("%s — %u×%u×%u%s", name, volume->nz, volume->ny, volume->nx,
-                           volume->nc == 3 ? " RGB" : "");
+  /* A 2D image's size as a photo's: height × width. */
+  if (volume->nz == 1)
+    title = g_strdup_printf ("%s — %u×%u%s", name, volume->ny, volume->nx,
+                             volume->nc == 3 ? " RGB" : "");
+  else
+    title = g_strdup_printf ("%s — %u×%u×%u%s", name, volume->nz, volume->ny, volume->nx,
+                             volume->nc == 3 ? " RGB" : "");
   gtk_label_set_text (self->title_label, title);
   gtk_window_set_title (GTK_WINDOW (self), title);
   sv_window_set_status (self, self->result_label, NULL);
@@ -194,6 +199,12 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   sv_params_panel_set_file (self->params_panel, (const guint[]){ volume->nz, volume->ny, volume->nx },
                             volume->nc);
   sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (volume));
+  sv_quality_panel_set_planar (self->quality_panel, volume->nz == 1);
+  sv_pick_panel_set_planar (self->pick_panel, volume->nz == 1);
+  /* A 2D image has no XZ or YZ to show. */
+  if (volume->nz == 1)
+    g_object_set (self, "orthogonal", FALSE, NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.orthogonal", volume->nz > 1);
   sv_window_finite_range (volume, &vmin, &vmax);
   sv_params_panel_set_intensity_range (self->params_panel, vmin, vmax);
   sv_window_contrast_set_volume (self);
@@ -522,6 +533,7 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_open_actions (widget_class);
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_export_actions (widget_class);
+  sv_window_class_add_table_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   sv_window_class_add_quality_actions (widget_class);
   sv_window_class_add_pick_actions (widget_class);

@@ -103,6 +103,14 @@ char *sv_window_build_python (SvWindow *window);
  * newest run failed (saying why), no labels are there yet, or a preview is
  * on screen. */
 gboolean sv_window_export_labels (SvWindow *window, const char *path, GError **error);
+/* Writes the table of the labels on screen to `path` as supervox-cli stats
+ * writes it for the exported labels and the input (one row per
+ * supervoxel: count, volume, centroid, bounding box, intensities in the
+ * file's values), on a worker thread; a toast or an error dialog says how
+ * it went. FALSE with a GError when it cannot start (no finished labels). */
+gboolean sv_window_export_table (SvWindow *window, const char *path, GError **error);
+/* TRUE while a table is being written. */
+gboolean sv_window_is_exporting_table (SvWindow *window);
 /* The export dialog's name for the labels: the input's name without its
  * extensions + "-labels.tif" (brain.tif -> brain-labels.tif; the sample:
  * sample-labels.tif). "Copy as command" writes the same name. */
