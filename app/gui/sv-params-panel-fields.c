@@ -1,6 +1,6 @@
 /* Supervox GUI: parameter panel fields that need care: the compactness
- * slider (log scale) and its entry (exact values), the segment count's
- * limit, spacing relative to the finest axis, the mouse wheel over fields,
+ * and segment sliders (log scale) and their entries (exact values), the
+ * segment count's limit, spacing relative to the finest axis, the mouse wheel over fields,
  * and intensities in the file's own values. */
 #define G_LOG_DOMAIN "sv-params-panel"
 
@@ -125,6 +125,43 @@ sv_params_panel_set_note (SvParamsPanel *self, const char *text)
 {
   gtk_label_set_text (self->note_label, text ? text : "");
   gtk_widget_set_visible (GTK_WIDGET (self->note_label), text != NULL);
+}
+
+/* The segment slider moved: the count it means, with three significant
+ * digits as the compactness slider gives them, in the entry too. */
+static void
+n_segments_slid_cb (SvParamsPanel *self)
+{
+  GtkAdjustment *adj = self->n_segments_adj;
+  double n = round (sv_round_significant (
+      pow (10.0, gtk_adjustment_get_value (self->n_segments_log_adj)), 3));
+
+  if (self->updating)
+    return;
+  self->updating++;
+  gtk_adjustment_set_value (adj,
+                            CLAMP (n, gtk_adjustment_get_lower (adj), gtk_adjustment_get_upper (adj)));
+  self->updating--;
+  sv_params_panel_changed (self);
+}
+
+/* A count typed in the entry is taken as it is; the slider follows. */
+static void
+n_segments_typed_cb (SvParamsPanel *self)
+{
+  if (self->updating)
+    return;
+  self->updating++;
+  sv_params_panel_show_n_segments (self);
+  self->updating--;
+  sv_params_panel_changed (self);
+}
+
+void
+sv_params_panel_show_n_segments (SvParamsPanel *self)
+{
+  gtk_adjustment_set_value (self->n_segments_log_adj,
+                            log10 (MAX (1.0, gtk_adjustment_get_value (self->n_segments_adj))));
 }
 
 /* A number above the largest segment count is lowered to it, and the panel
@@ -381,6 +418,12 @@ void
 sv_params_panel_init_fields (SvParamsPanel *self)
 {
   show_spacing_unit (self);
+  /* The slider spans exactly the counts the entry takes. */
+  gtk_adjustment_set_lower (self->n_segments_log_adj,
+                            log10 (MAX (1.0, gtk_adjustment_get_lower (self->n_segments_adj))));
+  gtk_adjustment_set_upper (self->n_segments_log_adj,
+                            log10 (gtk_adjustment_get_upper (self->n_segments_adj)));
+  sv_params_panel_show_n_segments (self);
   gtk_scale_set_format_value_func (self->low_scale, format_intensity_cb, self, NULL);
   gtk_scale_set_format_value_func (self->high_scale, format_intensity_cb, self, NULL);
   gtk_scale_set_format_value_func (self->gamma_scale, format_gamma_cb, NULL, NULL);
@@ -393,6 +436,8 @@ sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, compactness_slid_cb);
   gtk_widget_class_bind_template_callback (widget_class, compactness_typed_cb);
   gtk_widget_class_bind_template_callback (widget_class, n_segments_input_cb);
+  gtk_widget_class_bind_template_callback (widget_class, n_segments_slid_cb);
+  gtk_widget_class_bind_template_callback (widget_class, n_segments_typed_cb);
   gtk_widget_class_bind_template_callback (widget_class, compactness_input_cb);
   gtk_widget_class_bind_template_callback (widget_class, compactness_output_cb);
   gtk_widget_class_bind_template_callback (widget_class, spacing_mode_toggled_cb);

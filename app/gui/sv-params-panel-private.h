@@ -1,6 +1,6 @@
 /* Supervox GUI: the parameter panel's instance struct and what its files
  * share: sv-params-panel.c (the type, parameters and display settings) and
- * sv-params-panel-fields.c (compactness slider and entry, segment count,
+ * sv-params-panel-fields.c (compactness and segment sliders and entries,
  * relative spacing, the mouse wheel, intensities in the file's values). */
 #pragma once
 
@@ -18,7 +18,7 @@ struct _SvParamsPanel
   GtkAdjustment *start_label_adj, *iteration_adj;
   GtkAdjustment *thickness_adj, *boundary_opacity_adj, *fill_opacity_adj;
   GtkAdjustment *low_adj, *high_adj, *gamma_log_adj;
-  GtkAdjustment *compactness_adj;
+  GtkAdjustment *compactness_adj, *n_segments_log_adj;
   GtkLabel *spacing_unit_label, *note_label;
   GtkCheckButton *spacing_relative_check;
   GtkScrolledWindow *scroller;
@@ -65,6 +65,9 @@ void sv_params_panel_set_note (SvParamsPanel *self, const char *text);
 /* `value` within the window's compactness range, with a note saying so
  * when it was outside (supervox-cli takes what the engine's table allows). */
 double sv_params_panel_clamp_compactness (SvParamsPanel *self, double value);
+/* The segment slider at the entry's count, without emitting anything
+ * (call with `updating` raised). */
+void sv_params_panel_show_n_segments (SvParamsPanel *self);
 /* After the template: value formats, wheel guards, the spacing unit line. */
 void sv_params_panel_init_fields (SvParamsPanel *self);
 void sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class);

@@ -183,6 +183,7 @@ sv_params_panel_apply_params (SvParamsPanel *self, const SvSlicParams *p)
       sv_params_panel_set_note (self, note);
     }
   gtk_adjustment_set_value (self->n_segments_adj, (double)p->n_segments);
+  sv_params_panel_show_n_segments (self);
   self->compactness = sv_params_panel_clamp_compactness (self, p->compactness);
   gtk_adjustment_set_value (self->compactness_log_adj, log10 (self->compactness));
   gtk_adjustment_set_value (self->compactness_adj, self->compactness);
@@ -377,6 +378,7 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   BIND (high_adj);
   BIND (gamma_log_adj);
   BIND (compactness_adj);
+  BIND (n_segments_log_adj);
   BIND (spacing_unit_label);
   BIND (note_label);
   BIND (spacing_relative_check);

@@ -208,3 +208,53 @@ window_settled (gpointer data)
 {
   return sv_window_is_settled (data);
 }
+
+/* ---- layout ---- */
+
+static gboolean
+drawn (gpointer data)
+{
+  return *(guint *)data >= 2;
+}
+
+static gboolean
+count_frame_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *)data)++;
+  return *(guint *)data >= 2 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+}
+
+/* Two frames later: any resize the last change asked for is done. */
+void
+wait_for_layout (SvWindow *w)
+{
+  guint frames = 0;
+
+  gtk_widget_queue_resize (GTK_WIDGET (w));
+  gtk_widget_add_tick_callback (GTK_WIDGET (w), count_frame_cb, &frames, NULL);
+  wait_until (drawn, &frames, "two frames");
+}
+
+/* The window keeps its width and could keep it: its minimum fits. */
+void
+assert_width (SvWindow *w, int width, const char *after)
+{
+  int min = 0;
+
+  wait_for_layout (w);
+  gtk_widget_measure (GTK_WIDGET (w), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  g_test_message ("after %s: width %d, minimum %d", after, gtk_widget_get_width (GTK_WIDGET (w)),
+                  min);
+  g_assert_cmpint (min, <=, width);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (w)), ==, width);
+}
+
+/* A laptop's width, narrower than the default: room for the views, the
+ * panel and the status bar, not for status words laid end to end. */
+int
+narrow_window (SvWindow *w)
+{
+  gtk_window_set_default_size (GTK_WINDOW (w), 1024, 740);
+  wait_for_layout (w);
+  return gtk_widget_get_width (GTK_WIDGET (w));
+}

@@ -41,3 +41,9 @@ void save_window_png (SvWindow *window, const char *name);
 GtkWidget *find_by_tooltip (GtkWidget *root, GType type, const char *prefix);
 /* The widget's event controller of that name, or NULL. */
 GtkEventController *find_controller (GtkWidget *widget, const char *name);
+/* Two frames after a resize is asked for: any layout is done. */
+void wait_for_layout (SvWindow *w);
+/* The window is `width` wide and its minimum fits in it. */
+void assert_width (SvWindow *w, int width, const char *after);
+/* A laptop's 1024×740 window; returns its width. */
+int narrow_window (SvWindow *w);

@@ -5,13 +5,13 @@
  * from xdotool (the tests that need it skip without it). */
 #define G_LOG_DOMAIN "test-gui"
 
-#include <gdk/x11/gdkx.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
 #include <string.h>
 
 #include "gui-test-util.h"
+#include "gui-test-pointer.h"
 #include "sv-application.h"
 #include "sv-pick-panel.h"
 #include "supervox/sv-io.h"
@@ -21,54 +21,6 @@
 #define DRAG_NZ 48
 #define DRAG_NY 224
 #define DRAG_NX 224
-
-static gboolean
-drawn (gpointer data)
-{
-  return *(guint *)data >= 2;
-}
-
-static gboolean
-count_frame_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-  (*(guint *)data)++;
-  return *(guint *)data >= 2 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
-}
-
-/* Two frames later: any resize the last change asked for is done. */
-static void
-wait_for_layout (SvWindow *w)
-{
-  guint frames = 0;
-
-  gtk_widget_queue_resize (GTK_WIDGET (w));
-  gtk_widget_add_tick_callback (GTK_WIDGET (w), count_frame_cb, &frames, NULL);
-  wait_until (drawn, &frames, "two frames");
-}
-
-/* The window keeps its width and could keep it: its minimum fits. */
-static void
-assert_width (SvWindow *w, int width, const char *after)
-{
-  int min = 0;
-
-  wait_for_layout (w);
-  gtk_widget_measure (GTK_WIDGET (w), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
-  g_test_message ("after %s: width %d, minimum %d", after, gtk_widget_get_width (GTK_WIDGET (w)),
-                  min);
-  g_assert_cmpint (min, <=, width);
-  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (w)), ==, width);
-}
-
-/* A laptop's width, narrower than the default: room for the views, the
- * panel and the status bar, not for status words laid end to end. */
-static int
-narrow_window (SvWindow *w)
-{
-  gtk_window_set_default_size (GTK_WINDOW (w), 1024, 740);
-  wait_for_layout (w);
-  return gtk_widget_get_width (GTK_WIDGET (w));
-}
 
 static gboolean
 preview_shown (gpointer window)
@@ -169,81 +121,6 @@ test_width_stays (Fixture *f, gconstpointer data)
 }
 
 /* ---- real pointer and keys ---- */
-
-static gboolean
-have_xdotool (void)
-{
-  g_autofree char *xdotool = g_find_program_in_path ("xdotool");
-
-  if (!xdotool)
-    {
-      g_test_skip ("xdotool is not installed: no real pointer or keys");
-      return FALSE;
-    }
-  if (!GDK_IS_X11_DISPLAY (gdk_display_get_default ()))
-    {
-      g_test_skip ("not on X11: xdotool cannot reach the window");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Runs xdotool with `args` against the window's X window (window
- * coordinates become the surface's). */
-static void
-xdotool (SvWindow *w, const char *format, ...)
-{
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (w));
-  g_autofree char *args = NULL;
-  g_autofree char *line = NULL;
-  g_autoptr (GError) error = NULL;
-  int status = 0;
-  va_list ap;
-
-  va_start (ap, format);
-  args = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  line = g_strdup_printf ("xdotool %s", args);
-  /* WINDOW stands for the X window's id. */
-  if (strstr (line, "WINDOW"))
-    {
-      g_autofree char *xid = g_strdup_printf ("%lu", (gulong)gdk_x11_surface_get_xid (surface));
-      g_auto (GStrv) parts = g_strsplit (line, "WINDOW", -1);
-      g_free (line);
-      line = g_strjoinv (xid, parts);
-    }
-  g_assert_true (g_spawn_command_line_sync (line, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_cmpint (status, ==, 0);
-}
-
-/* `widget`'s point (x, y) in the surface's coordinates. */
-static void
-surface_point (SvWindow *w, GtkWidget *widget, double x, double y, int *sx, int *sy)
-{
-  graphene_point_t in = GRAPHENE_POINT_INIT (x, y), out;
-  double tx, ty;
-
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (w), &in, &out));
-  gtk_native_get_surface_transform (GTK_NATIVE (w), &tx, &ty);
-  *sx = (int)lround (out.x + tx);
-  *sy = (int)lround (out.y + ty);
-}
-
-/* The knob of a GtkScale (its CSS node "slider"). */
-static GtkWidget *
-find_knob (GtkWidget *widget)
-{
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found;
-      if (g_str_equal (gtk_widget_get_css_name (c), "slider"))
-        return c;
-      if ((found = find_knob (c)))
-        return found;
-    }
-  return NULL;
-}
 
 typedef struct
 {

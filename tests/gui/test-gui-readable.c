@@ -35,7 +35,7 @@ quality_with_truth (gpointer data)
 }
 
 static gboolean
-count_frame_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+count_three_frames_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
   (*(guint *)data)++;
   return *(guint *)data >= 3 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
@@ -49,12 +49,12 @@ three_frames (gpointer data)
 
 /* A few frames later: the layout the last change asked for is done. */
 static void
-wait_for_layout (SvWindow *w)
+settle_layout (SvWindow *w)
 {
   guint frames = 0;
 
   gtk_widget_queue_resize (GTK_WIDGET (w));
-  gtk_widget_add_tick_callback (GTK_WIDGET (w), count_frame_cb, &frames, NULL);
+  gtk_widget_add_tick_callback (GTK_WIDGET (w), count_three_frames_cb, &frames, NULL);
   wait_until (three_frames, &frames, "three frames");
 }
 
@@ -70,7 +70,7 @@ assert_quality_fits (SvWindow *w, const char *when)
   int natural = 0;
 
   g_assert_true (GTK_IS_SCROLLED_WINDOW (scroller));
-  wait_for_layout (w);
+  settle_layout (w);
   content = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
   gtk_widget_measure (content, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (content), NULL,
                       &natural, NULL, NULL);
@@ -324,7 +324,7 @@ test_planar_says_pixels (Fixture *f, gconstpointer data)
   open_and_wait (w, file);
   wait_for_current_result (w);
   g_assert_cmpuint (sv_window_get_volume (w)->nz, ==, 1);
-  wait_for_layout (w);
+  settle_layout (w);
 
   /* No z controls. */
   g_assert_false (gtk_widget_is_visible (slider));

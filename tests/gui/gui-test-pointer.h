@@ -1,0 +1,16 @@
+/* Real pointer and keys for the GUI tests (gui-test-pointer.c). */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sv-window.h"
+
+/* xdotool is there and reaches the window; otherwise skips the test. */
+gboolean have_xdotool (void);
+/* Runs xdotool with `format`'s arguments; WINDOW stands for the window's X
+ * id (window coordinates become the surface's). */
+void xdotool (SvWindow *w, const char *format, ...) G_GNUC_PRINTF (2, 3);
+/* `widget`'s point (x, y) in the surface's coordinates. */
+void surface_point (SvWindow *w, GtkWidget *widget, double x, double y, int *sx, int *sy);
+/* The knob of a GtkScale (its CSS node "slider"). */
+GtkWidget *find_knob (GtkWidget *widget);
