@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "sv-config.h"
 #if SV_HAVE_CUDA
