@@ -279,6 +279,8 @@ void sv_window_region_tag (SvWindow *self, SvJobResult *result);
 /* A new volume: no region (the job is stopped). */
 void sv_window_region_forget (SvWindow *self);
 void sv_window_region_init (SvWindow *self);
+/* The region button's words for a 2D image ("Whole Image") or a volume. */
+void sv_window_region_set_planar (SvWindow *self, gboolean planar);
 void sv_window_class_add_region_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-nonfinite.c */

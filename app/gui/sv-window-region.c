@@ -191,7 +191,22 @@ sv_window_region_init (SvWindow *self)
 }
 
 void
+sv_window_region_set_planar (SvWindow *self, gboolean planar)
+{
+  GtkButton *button = GTK_BUTTON (
+      gtk_widget_get_template_child (GTK_WIDGET (self), SV_TYPE_WINDOW, "whole_volume_button"));
+
+  /* A photo is an image, not a volume. */
+  gtk_button_set_label (button, planar ? "Whole Image" : "Whole Volume");
+  gtk_widget_set_tooltip_text (
+      GTK_WIDGET (button),
+      planar ? "Run on the whole image again (Shift-drag in the view runs on a box of it only)"
+             : "Run on the whole volume again (Shift-drag in a view runs on a box of it only)");
+}
+
+void
 sv_window_class_add_region_actions (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.run-whole-volume", NULL, whole_volume_action);
+  gtk_widget_class_bind_template_child_full (widget_class, "whole_volume_button", FALSE, 0);
 }

@@ -201,6 +201,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   sv_params_panel_set_intensity_scale (self->params_panel, sv_window_intensity_scale (volume));
   sv_quality_panel_set_planar (self->quality_panel, volume->nz == 1);
   sv_pick_panel_set_planar (self->pick_panel, volume->nz == 1);
+  sv_window_region_set_planar (self, volume->nz == 1);
   /* A 2D image has no XZ or YZ to show. */
   if (volume->nz == 1)
     g_object_set (self, "orthogonal", FALSE, NULL);

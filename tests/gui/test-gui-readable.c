@@ -305,7 +305,7 @@ test_planar_says_pixels (Fixture *f, gconstpointer data)
   g_autoptr (SvVolume) v = sv_volume_new (1, 96, 128, 1, NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *legend = NULL;
-  GtkWidget *slider, *spacing_z;
+  GtkWidget *slider, *spacing_z, *whole;
   const char *text;
 
   /* The 3D sample first: z is there. */
@@ -315,6 +315,10 @@ test_planar_says_pixels (Fixture *f, gconstpointer data)
   g_assert_nonnull (spacing_z);
   g_assert_true (gtk_widget_is_visible (slider));
   g_assert_true (gtk_widget_is_visible (spacing_z));
+  whole = find_by_tooltip (gtk_window_get_titlebar (GTK_WINDOW (w)), GTK_TYPE_BUTTON,
+                           "Run on the whole volume");
+  g_assert_nonnull (whole);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (whole)), ==, "Whole Volume");
 
   /* A one-slice TIFF with no calibration. */
   for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
@@ -333,6 +337,10 @@ test_planar_says_pixels (Fixture *f, gconstpointer data)
   g_assert_false (gtk_widget_get_sensitive (find_by_tooltip (
       gtk_window_get_titlebar (GTK_WINDOW (w)), GTK_TYPE_TOGGLE_BUTTON, "Orthogonal")));
   g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (w)), " — 96×128"));
+  whole = find_by_tooltip (gtk_window_get_titlebar (GTK_WINDOW (w)), GTK_TYPE_BUTTON,
+                           "Run on the whole image");
+  g_assert_nonnull (whole);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (whole)), ==, "Whole Image");
 
   /* Pixels in the status bar, the scale bar and the hover. */
   text = sv_window_get_result_text (w);
