@@ -185,6 +185,36 @@ sv_backend_class_title (const SvBackendClass *klass, const char *fallback)
   return klass->title != NULL ? klass->title : klass->name;
 }
 
+int
+sv_backend_class_device_count (const SvBackendClass *klass)
+{
+  return klass != NULL && klass->device_count != NULL ? klass->device_count () : 0;
+}
+
+gboolean
+sv_backend_class_device_free_bytes (const SvBackendClass *klass, guint64 *free_bytes)
+{
+  *free_bytes = 0;
+  return klass != NULL && klass->device_free_bytes != NULL
+         && klass->device_free_bytes (free_bytes, NULL);
+}
+
+SvBackend *
+sv_backend_new_on_device (const SvBackendClass *klass, int device, GError **error)
+{
+  g_return_val_if_fail (klass != NULL, NULL);
+  if (klass->new_on_device == NULL)
+    return sv_backend_new_of_class (klass, error);
+  return klass->new_on_device (device, error);
+}
+
+void
+sv_backend_set_memory_limit (SvBackend *backend, guint64 bytes)
+{
+  if (backend->klass->set_memory_limit != NULL)
+    backend->klass->set_memory_limit (backend, bytes);
+}
+
 void
 sv_backend_free (SvBackend *backend)
 {

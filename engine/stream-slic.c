@@ -435,28 +435,3 @@ out:
   sv_seeds_clear (&seeds);
   return ok;
 }
-
-gboolean
-sv_stream_slic_run_with_fallback (const char *input, const char *output, const SvSlicParams *params,
-                                  const guint8 *mask, const SvStreamOptions *options,
-                                  SvRunStats *stats, SvStreamReport *report, GError **device_error,
-                                  GError **error)
-{
-  GError *local = NULL;
-  SvStreamOptions on_cpu;
-
-  if (sv_stream_slic_run (input, output, params, mask, options, stats, report, &local))
-    return TRUE;
-  if (options->n_backends == 0 || options->ranks != NULL
-      || !sv_backend_error_is_device_failure (local))
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-  g_propagate_error (device_error, local);
-  on_cpu = *options;
-  on_cpu.backends = NULL;
-  on_cpu.n_backends = 0;
-  on_cpu.max_slab_depth = 0;
-  return sv_stream_slic_run (input, output, params, mask, &on_cpu, stats, report, error);
-}

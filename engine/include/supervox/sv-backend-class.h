@@ -236,6 +236,15 @@ struct _SvBackendClass
   guint (*stream_max_depth) (guint64 limit, guint ny, guint nx, guint nc, gint64 n_segments,
                              gboolean mask);
 
+  /* A device class's devices (NULL for the CPU): how many this machine
+   * has (0 when none is usable), what the current one has free, a backend
+   * on device `device`, and the device memory a backend may use (0: what
+   * is free), which its streamed slabs and connectivity keep within. */
+  int (*device_count) (void);
+  gboolean (*device_free_bytes) (guint64 *free_bytes, GError **error);
+  SvBackend *(*new_on_device) (int device, GError **error);
+  void (*set_memory_limit) (SvBackend *backend, guint64 bytes);
+
   /* Optional: the backend's clock in microseconds (default
    * g_get_monotonic_time); test doubles simulate slow stages with it. */
   gint64 (*clock) (SvBackend *backend);
