@@ -447,6 +447,59 @@ static const SvBackendClass failing_device_class = {
   .slab_steps = &failing_steps,
 };
 
+/* A volume many windows tall: each of four workers takes a run of slabs
+ * and sends back only the band of clusters that can reach them. A band
+ * cut too narrow loses sums at its edges, and the labels differ from one
+ * backend's; SLIC-zero's maxima and a mask take the same bands. */
+static void
+test_workers_bands (Fixture *f, gconstpointer data)
+{
+  const guint nz = 44, ny = 12, nx = 14;
+  g_autofree char *in = write_input (f, nz, ny, nx);
+  g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
+  g_autofree char *spread = g_build_filename (f->dir, "spread.tif", NULL);
+  g_autofree guint8 *mask = g_new (guint8, (gsize)nz * ny * nx);
+  SvBackend *backends[4];
+  SvSlicParams params[3];
+
+  for (gsize i = 0; i < (gsize)nz * ny * nx; i++)
+    mask[i] = (i / nx) % ny > 1 && i % 7 != 3;
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    {
+      sv_slic_params_init_defaults (&params[p]);
+      params[p].n_segments = 400;
+    }
+  params[1].slic_zero = TRUE;
+  params[1].compactness = 0.05;
+  params[2].n_segments = 250;
+  params[2].compactness = 0.02;
+  params[2].max_num_iter = 20;
+  for (guint w = 0; w < G_N_ELEMENTS (backends); w++)
+    {
+      g_autoptr (GError) error = NULL;
+      backends[w] = sv_backend_new ("cpu", &error);
+      g_assert_no_error (error);
+    }
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    for (int masked = 0; masked < 2; masked++)
+      {
+        g_autoptr (GError) error = NULL;
+        SvStreamOptions options;
+
+        one_process (in, one, &params[p], masked ? mask : NULL);
+        sv_stream_options_init_defaults (&options);
+        options.slab_depth = 2;
+        options.backends = backends;
+        options.n_backends = G_N_ELEMENTS (backends);
+        g_assert_true (sv_stream_slic_run (in, spread, &params[p], masked ? mask : NULL, &options,
+                                           NULL, NULL, &error));
+        g_assert_no_error (error);
+        sv_test_assert_same_file (one, spread);
+      }
+  for (guint w = 0; w < G_N_ELEMENTS (backends); w++)
+    sv_backend_free (backends[w]);
+}
+
 /* Executes a streamed run of `in` into `out` planned on `devices`' one
  * device; falls_back is auto's. */
 static gboolean
@@ -604,6 +657,8 @@ main (int argc, char **argv)
               test_failing_rank, fixture_teardown);
   g_test_add ("/engine/stream/workers/identical-to-one-backend", Fixture, NULL, fixture_setup,
               test_workers, fixture_teardown);
+  g_test_add ("/engine/stream/workers/cluster-bands", Fixture, NULL, fixture_setup,
+              test_workers_bands, fixture_teardown);
   g_test_add ("/engine/stream/workers/device-failure-falls-back-to-cpu", Fixture, NULL,
               fixture_setup, test_device_failure_falls_back, fixture_teardown);
   return g_test_run ();

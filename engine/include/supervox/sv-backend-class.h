@@ -86,8 +86,11 @@ typedef struct
                                gint32 *nearest, GError **error);
   /* Waits for what the pass queued (every sink called), then adds its sums
    * (k × (4 + nc), as sv__slic_sums_add) to `sums` and raises
-   * `max_dist_colour` (k) to its maxima; either may be NULL. */
-  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error);
+   * `max_dist_colour` (k) to its maxima; either may be NULL. Only clusters
+   * [k0, k1) can have reached the pass's slabs (their windows meet them):
+   * only their sums and maxima need to come back. */
+  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour, gsize k0,
+                        gsize k1, GError **error);
   /* Frees what the passes hold; called once at the end of the run, also
    * after a failure or a cancel. */
   void (*release) (SvBackend *backend);
