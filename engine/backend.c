@@ -2,6 +2,7 @@
  * dispatch of sv_backend_* calls to the chosen backend's table. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-backend.h"
 
 #include <string.h>
@@ -385,13 +386,10 @@ sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error)
     return NULL;
   if (backend->klass->take_labels != NULL)
     return backend->klass->take_labels (backend, error);
-  labels = g_try_malloc_n (MAX (n_voxels, 1), sizeof (gint32));
+  labels = sv_try_alloc_n (n_voxels, sizeof (gint32), FALSE, error,
+                           "%" G_GSIZE_FORMAT " labels", n_voxels);
   if (labels == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for %" G_GSIZE_FORMAT " labels", n_voxels);
-      return NULL;
-    }
+    return NULL;
   if (!backend->klass->get_labels (backend, labels, error))
     return NULL;
   return g_steal_pointer (&labels);

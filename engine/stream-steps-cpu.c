@@ -9,6 +9,7 @@
 
 #include "backend-private.h"
 #include "internal.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 /* One pass: its context and clusters (borrowed) and its sums. */
@@ -107,8 +108,7 @@ cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const
 
   if (nearest == NULL)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the assignment of %u slices", z1 - z0);
+      sv_set_no_memory (error, "the assignment of %u slices", z1 - z0);
       return FALSE;
     }
   base = nearest_base (&pass->ctx, nearest, z0);

@@ -16,6 +16,7 @@
 
 #include "backend-private.h"
 #include "stream-private.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 typedef struct
@@ -181,13 +182,10 @@ worker_run (Pass *pass, guint w, GError **error)
     memset (own_sums + k0 * ns, 0, (k1 - k0) * ns * sizeof (gint64));
   if (pass->kind == SV_SLAB_MAXIMA)
     {
-      nearest = g_try_new (gint32, (gsize)plan->depth * plan->plane);
+      nearest = sv_try_alloc_n ((gsize)plan->depth * plan->plane, sizeof (gint32), FALSE, error,
+                                "the labels of %u slices", plan->depth);
       if (nearest == NULL)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                       "not enough memory for the labels of %u slices", plan->depth);
-          return FALSE;
-        }
+        return FALSE;
     }
   g_mutex_lock (&pass->lock);
   ok = !pass->failed && steps->begin_pass (backend, pass->ctx, pass->clusters, error);
