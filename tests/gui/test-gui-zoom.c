@@ -181,19 +181,6 @@ shows_coordinate (SvWindow *w, SvAxis axis, int a, guint value)
   return FALSE;
 }
 
-static void
-assert_crosshair_on_screen (SvWindow *w)
-{
-  /* The crosshair is the views' slices: z of XY, y of XZ, x of YZ. */
-  guint z = sv_slice_view_get_slice (view (w, SV_AXIS_XY));
-  guint y = sv_slice_view_get_slice (view (w, SV_AXIS_XZ));
-  guint x = sv_slice_view_get_slice (view (w, SV_AXIS_YZ));
-
-  g_assert_true (shows_coordinate (w, SV_AXIS_XY, 1, y) && shows_coordinate (w, SV_AXIS_XY, 2, x));
-  g_assert_true (shows_coordinate (w, SV_AXIS_XZ, 0, z) && shows_coordinate (w, SV_AXIS_XZ, 2, x));
-  g_assert_true (shows_coordinate (w, SV_AXIS_YZ, 0, z) && shows_coordinate (w, SV_AXIS_YZ, 1, y));
-}
-
 typedef struct
 {
   SvWindow *window;
@@ -270,6 +257,45 @@ ctrl_wheel (SvWindow *w, SvAxis axis, int button)
   wait_for_layout (w);
 }
 
+typedef struct
+{
+  SvWindow *window;
+  guint z;
+} SliceWait;
+
+static gboolean
+xy_slice_is (gpointer data)
+{
+  SliceWait *s = data;
+  return sv_slice_view_get_slice (view (s->window, SV_AXIS_XY)) == s->z;
+}
+
+/* A real click on slice z in XZ, in its middle column: a pick, which
+ * moves the crosshair and XY's slice there. */
+static void
+click_slice (SvWindow *w, guint z)
+{
+  GtkWidget *gl = area (w, SV_AXIS_XZ);
+  SliceWait s = { w, z };
+  guint x = sv_slice_view_get_slice (view (w, SV_AXIS_YZ));
+
+  for (double py = 0; py < gtk_widget_get_height (gl); py++)
+    for (double px = 0; px < gtk_widget_get_width (gl); px++)
+      {
+        guint zyx[3];
+        int sx, sy;
+
+        if (!sv_slice_view_pixel_to_voxel (view (w, SV_AXIS_XZ), px, py, zyx) || zyx[0] != z
+            || zyx[2] != x)
+          continue;
+        surface_point (w, gl, px + 1, py + 1, &sx, &sy);
+        xdotool (w, "mousemove --window WINDOW %d %d click 1", sx, sy);
+        wait_until (xy_slice_is, &s, "the click to move the crosshair");
+        return;
+      }
+  g_error ("slice %u is not in view in XZ", z);
+}
+
 static void
 test_unlinked_xy_fills_its_tile (Fixture *f, gconstpointer data)
 {
@@ -316,7 +342,7 @@ test_ctrl_wheel_zooms_one_or_all (Fixture *f, gconstpointer data)
 {
   SvWindow *w = f->window;
   double before[3], relinked;
-  guint xz_voxels[4][3];
+  guint xy_voxels[4][3];
 
   if (!have_xdotool ())
     return;
@@ -346,9 +372,10 @@ test_ctrl_wheel_zooms_one_or_all (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (scale_of (w, SV_AXIS_XZ), ==, before[1]);
   assert_bars_follow_scales (w);
 
-  /* Zoom 1:1 with the pointer over XZ (moved there for real): one screen
-   * pixel per x voxel in XZ, the others as they were. */
-  point_at (w, SV_AXIS_XZ);
+  /* Zoom 1:1 with the pointer over XZ (zoomed there off its middle first,
+   * so that it is panned): one screen pixel per x voxel in XZ, the others
+   * as they were. */
+  ctrl_wheel (w, SV_AXIS_XZ, 4);
   for (guint a = 0; a < 3; a++)
     before[a] = scale_of (w, (SvAxis)a);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (w), "win.zoom-one", NULL));
@@ -358,27 +385,35 @@ test_ctrl_wheel_zooms_one_or_all (Fixture *f, gconstpointer data)
   assert_bars_follow_scales (w);
   save_window_png (w, "gui-zoom-unlinked-zoomed.png");
 
-  /* Linked again: XZ, zoomed last, keeps what it shows; the others take its
-   * scale, lined up with it, the crosshair in view. */
+  /* A real click in XZ on slice 3, far from the middle: the crosshair and
+   * XY's slice go there. Then XY, zoomed last, far in. */
+  click_slice (w, 3);
+  ctrl_wheel (w, SV_AXIS_XY, 4);
   for (guint k = 0; k < 4; k++)
     g_assert_true (sv_slice_view_pixel_to_voxel (
-        view (w, SV_AXIS_XZ), gtk_widget_get_width (area (w, SV_AXIS_XZ)) * (0.47 + 0.02 * k),
-        gtk_widget_get_height (area (w, SV_AXIS_XZ)) * (0.6 - 0.05 * k), xz_voxels[k]));
-  relinked = scale_of (w, SV_AXIS_XZ);
+        view (w, SV_AXIS_XY), gtk_widget_get_width (area (w, SV_AXIS_XY)) * (0.3 + 0.1 * k),
+        gtk_widget_get_height (area (w, SV_AXIS_XY)) * (0.6 - 0.1 * k), xy_voxels[k]));
+  relinked = scale_of (w, SV_AXIS_XY);
+
+  /* Linked again: XY keeps what it shows; the others take its scale, lined
+   * up with it, their z axis placed as the fit places the crosshair's slice
+   * (so that it stays in view: XZ and YZ are now five tiles long). */
   click_link_toggle (w);
-  g_assert_cmpfloat_with_epsilon (scale_of (w, SV_AXIS_XZ), relinked, 1e-9 * relinked);
+  g_assert_cmpfloat_with_epsilon (scale_of (w, SV_AXIS_XY), relinked, 1e-9 * relinked);
   for (guint k = 0; k < 4; k++)
     {
       guint zyx[3];
       g_assert_true (sv_slice_view_pixel_to_voxel (
-          view (w, SV_AXIS_XZ), gtk_widget_get_width (area (w, SV_AXIS_XZ)) * (0.47 + 0.02 * k),
-          gtk_widget_get_height (area (w, SV_AXIS_XZ)) * (0.6 - 0.05 * k), zyx));
-      g_assert_cmpmem (zyx, sizeof zyx, xz_voxels[k], sizeof zyx);
+          view (w, SV_AXIS_XY), gtk_widget_get_width (area (w, SV_AXIS_XY)) * (0.3 + 0.1 * k),
+          gtk_widget_get_height (area (w, SV_AXIS_XY)) * (0.6 - 0.1 * k), zyx));
+      g_assert_cmpmem (zyx, sizeof zyx, xy_voxels[k], sizeof zyx);
     }
-  g_assert_cmpfloat_with_epsilon (scale_of (w, SV_AXIS_XY), relinked, 1e-9 * relinked);
+  g_assert_cmpfloat_with_epsilon (scale_of (w, SV_AXIS_XZ), relinked, 1e-9 * relinked);
   g_assert_cmpfloat_with_epsilon (scale_of (w, SV_AXIS_YZ), relinked, 1e-9 * relinked);
   assert_lined_up (w);
-  assert_crosshair_on_screen (w);
+  g_assert_false (shows_coordinate (w, SV_AXIS_XZ, 0, ANISO_NZ / 2 + 6));
+  g_assert_true (shows_coordinate (w, SV_AXIS_XZ, 0, 3));
+  g_assert_true (shows_coordinate (w, SV_AXIS_YZ, 0, 3));
   assert_bars_follow_scales (w);
   g_assert_cmpstr (sv_slice_view_get_scale_bar_text (view (w, SV_AXIS_XY)), ==,
                    sv_slice_view_get_scale_bar_text (view (w, SV_AXIS_YZ)));
