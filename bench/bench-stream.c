@@ -277,6 +277,8 @@ main (int argc, char **argv)
           report.resident_slabs, report.kept_host_bytes / 1048576.0,
           report.kept_file_bytes / 1048576.0, report.labels_on_device ? "device" : "host",
           report.connect_on_device ? "device" : "host", report.connect_window, codec);
+  printf ("labels before connectivity: %.0f MiB in host memory, %.0f MiB in a file\n",
+          report.labels_host_bytes / 1048576.0, report.labels_file_bytes / 1048576.0);
   printf ("of iterate: first pass (prepares every slab) %.3f s, labels from the last "
           "assignment %.3f s\n",
           report.seconds_first_pass, report.seconds_labels);

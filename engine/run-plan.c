@@ -210,6 +210,76 @@ choose_mode (const SvRunSource *s, const SvRunBudgets *b, const SvRunPlan *plan,
   return SV_RUN_IN_MEMORY;
 }
 
+/* The bytes of temporary files a streamed run writes at most when its
+ * memory limit is `limit`: what it keeps between passes beyond what the
+ * limit holds beside its slabs, as the run itself decides it
+ * (sv__stream_room). Under mpirun, rank 0's: its slabs and every rank's
+ * labels. */
+static guint64
+temp_bytes_at (const SvRunSource *s, const SvSlicParams *params, const SvRunBudgets *b,
+               const SvRunPlan *plan, guint64 limit)
+{
+  const gsize sample_bytes = sv__sample_type_bytes (s->sample_type);
+  SvStreamSlabShape shape = { s->nz, s->ny, s->nx, s->nc, 0, s->mask, s->mask_from_file };
+  guint depth = plan->slab_depth, z0 = 0, z1 = s->nz;
+  SvStreamKept kept;
+  SvStreamRoom room;
+
+  shape.slice_bytes = (guint64)s->ny * s->nx * s->nc * sample_bytes;
+  /* Slabs sized from the limit grow with it, as plan_slabs sizes them. */
+  if (b->slab_depth == 0)
+    {
+      depth = sv__stream_depth_for (&shape, params->n_segments, limit);
+      if (plan->max_slab_depth > 0)
+        depth = MIN (depth, plan->max_slab_depth);
+    }
+  if (b->n_ranks > 1)
+    sv_stream_rank_range (s->nz, 0, b->n_ranks, &z0, &z1);
+  sv__stream_kept_for (params, s->nz, s->nc, sample_bytes, z1 - z0, s->nz, &kept);
+  sv__stream_room (&shape, params->n_segments, depth, limit, &kept, &room);
+  return sv__stream_room_file_bytes (&room);
+}
+
+/* Fails when the temporary files would not fit where they go, saying how
+ * much memory would let them: the least limit found under which they
+ * fit (the bytes kept shrink by whole slices and slabs as it grows). */
+static gboolean
+check_temp_space (const SvRunSource *s, const SvSlicParams *params, const SvRunBudgets *b,
+                  const SvRunPlan *plan, GError **error)
+{
+  const guint64 limit = plan->memory_limit > 0 ? plan->memory_limit : G_GUINT64_CONSTANT (1) << 30;
+  char need[32], free_there[32], short_by[32], enough[32], now[32];
+  guint64 lo = limit, hi;
+
+  if (!b->temp_measured || plan->temp_bytes <= b->temp_free)
+    return TRUE;
+  /* With room for everything kept beside the slabs, nothing is spilled. */
+  hi = limit + plan->temp_bytes;
+  while (temp_bytes_at (s, params, b, plan, hi) > b->temp_free && hi < G_MAXUINT64 / 2)
+    hi *= 2;
+  while (hi - lo > 1)
+    {
+      const guint64 mid = lo + (hi - lo) / 2;
+
+      if (temp_bytes_at (s, params, b, plan, mid) <= b->temp_free)
+        hi = mid;
+      else
+        lo = mid;
+    }
+  format_bytes (need, sizeof need, plan->temp_bytes);
+  format_bytes (free_there, sizeof free_there, b->temp_free);
+  format_bytes (short_by, sizeof short_by, plan->temp_bytes - b->temp_free);
+  /* In the caller's terms: what the process holds comes on top. */
+  format_bytes (enough, sizeof enough, hi + b->host_held);
+  format_bytes (now, sizeof now, b->host_bytes > 0 ? b->host_bytes : limit);
+  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_SPACE,
+               "the streamed run needs %s of temporary files beside %s but only %s is free "
+               "there: free %s more there, or raise %s to at least %s (now %s)",
+               need, b->output_name != NULL ? b->output_name : "the output", free_there, short_by,
+               b->limit_name != NULL ? b->limit_name : "the memory limit", enough, now);
+  return FALSE;
+}
+
 gboolean
 sv_run_plan (const SvRunSource *source, const SvSlicParams *params, const SvRunBudgets *budgets,
              SvRunPlan *plan, GError **error)
@@ -225,9 +295,25 @@ sv_run_plan (const SvRunSource *source, const SvSlicParams *params, const SvRunB
       = sv_stream_in_memory_bytes (source->nz, source->ny, source->nx, source->nc, source->mask)
         + budgets->host_held;
   plan->mode = choose_mode (source, budgets, plan, plan->reason, sizeof plan->reason);
-  if (plan->mode == SV_RUN_STREAMED)
-    plan_slabs (source, params, budgets, plan);
+  if (plan->mode != SV_RUN_STREAMED)
+    {
+      plan->n_workers = 1;
+      return TRUE;
+    }
+  plan_slabs (source, params, budgets, plan);
+  plan->temp_bytes
+      = temp_bytes_at (source, params, budgets, plan,
+                       plan->memory_limit > 0 ? plan->memory_limit : G_GUINT64_CONSTANT (1) << 30);
+  if (plan->temp_bytes > 0)
+    {
+      char temp[32];
+
+      format_bytes (temp, sizeof temp, plan->temp_bytes);
+      g_strlcat (plan->reason, "; ", sizeof plan->reason);
+      g_strlcat (plan->reason, temp, sizeof plan->reason);
+      g_strlcat (plan->reason, " in temporary files", sizeof plan->reason);
+    }
   else
-    plan->n_workers = 1;
-  return TRUE;
+    g_strlcat (plan->reason, "; no temporary files", sizeof plan->reason);
+  return check_temp_space (source, params, budgets, plan, error);
 }

@@ -67,6 +67,11 @@ sv_sidecar_to_json (const SvSidecar *sc)
           /* Connectivity crosses slabs exactly, over a window of slices. */
           sv_json_writer_key (w, "connectivity_window");
           sv_json_writer_int (w, sc->connectivity_window);
+          /* What did not stay in memory went beside the output. */
+          sv_json_writer_key (w, "temporary_bytes_planned");
+          sv_json_writer_int (w, (gint64)sc->temporary_bytes_planned);
+          sv_json_writer_key (w, "temporary_bytes");
+          sv_json_writer_int (w, (gint64)sc->temporary_bytes);
         }
       if (sc->devices > 0)
         {

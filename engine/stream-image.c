@@ -160,13 +160,23 @@ sv__stream_image_keep (SvStreamImage *img, guint z0, guint z1, GError **error)
 {
   const int slot = slab_slot (img, z0, z1);
   const gsize values = (gsize)(z1 - z0) * img->ny * img->nx * img->nc;
-  const gsize bytes = values * sizeof (float);
-  const float *data;
+  const gsize value_bytes
+      = img->keep_samples ? sv__stream_image_sample_bytes (img) : sizeof (float);
+  const gsize bytes = values * value_bytes;
+  const guint8 *data;
 
-  if (slot < 0 || img->kept[slot] != NULL || img->spilled[slot])
+  /* The smoothed image is kept whole already. */
+  if (slot < 0 || img->prepared_full || img->kept[slot] != NULL || img->spilled[slot])
     return TRUE;
   g_return_val_if_fail (img->cached_z0 == z0 && img->cached_z1 == z1, FALSE);
-  data = img->work + (gsize)(z0 - img->cached_a) * img->ny * img->nx * img->nc;
+  if (img->keep_samples)
+    {
+      /* No halo: `raw` holds the slab's samples, from which it was made. */
+      g_return_val_if_fail (img->raw_z0 == z0 && img->raw_z1 == z1, FALSE);
+      data = img->raw;
+    }
+  else
+    data = (const guint8 *)(img->work + (gsize)(z0 - img->cached_a) * img->ny * img->nx * img->nc);
   if (bytes <= img->keep_budget && (img->kept[slot] = g_try_malloc (MAX (bytes, 1))) != NULL)
     {
       memcpy (img->kept[slot], data, bytes);
@@ -174,12 +184,10 @@ sv__stream_image_keep (SvStreamImage *img, guint z0, guint z1, GError **error)
       img->kept_bytes += bytes;
       return TRUE;
     }
-  if (img->prepared_full)
-    return TRUE;
-  /* Reading float32 back costs less than decoding and rescaling again. */
+  /* Reading back costs less than decoding (and rescaling) again. */
   if (img->prepared == NULL)
-    img->prepared = sv__spill_new (img->beside, "prepared", img->nz,
-                                   (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
+    img->prepared = sv__spill_new (img->beside, img->keep_samples ? "samples" : "prepared", img->nz,
+                                   (gsize)img->ny * img->nx * img->nc * value_bytes, 0, 0, error);
   if (img->prepared == NULL || !sv__spill_write (img->prepared, z0, z1, data, error))
     return FALSE;
   img->spilled[slot] = 1;
@@ -195,21 +203,37 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
   guint a = z0 >= img->halo ? z0 - img->halo : 0;
   guint b = MIN (z1 + img->halo, img->nz);
   const int slot = slab_slot (img, z0, z1);
+  const float *held;
   gsize n;
 
   g_return_val_if_fail (z0 < z1 && z1 <= img->nz && z1 - z0 <= img->max_depth, NULL);
 
   if (img->cached_z0 == z0 && img->cached_z1 == z1)
     return img->work + (gsize)(z0 - img->cached_a) * plane * nc;
-  if (slot >= 0 && img->kept[slot] != NULL)
-    return img->kept[slot];
-  if (img->prepared != NULL && (img->prepared_full || (slot >= 0 && img->spilled[slot])))
+  if (img->prepared_full && (held = sv__spill_peek (img->prepared, z0, z1)) != NULL)
+    return held;
+  if (!img->keep_samples && slot >= 0 && img->kept[slot] != NULL)
+    return (const float *)img->kept[slot];
+  if (img->prepared_full || (!img->keep_samples && slot >= 0 && img->spilled[slot]))
     {
       if (!sv__spill_read (img->prepared, z0, z1, img->work, error))
         return NULL;
       img->cached_a = img->cached_z0 = z0;
       img->cached_z1 = z1;
       return img->work;
+    }
+  /* Kept samples go where the file's would be read, and are prepared as
+   * they would be (no halo: a == z0, b == z1). */
+  if (img->keep_samples && slot >= 0 && (img->kept[slot] != NULL || img->spilled[slot]))
+    {
+      img->cached_z0 = img->cached_z1 = 0;
+      if (img->kept[slot] != NULL)
+        memcpy (img->raw, img->kept[slot],
+                (gsize)(z1 - z0) * sv_tiff_slab_reader_slice_bytes (img->reader));
+      else if (!sv__spill_read (img->prepared, z0, z1, img->raw, error))
+        return NULL;
+      img->raw_z0 = z0;
+      img->raw_z1 = z1;
     }
   {
     /* Samples already read started the next read themselves. */
@@ -258,7 +282,7 @@ sv__stream_image_samples_how (const SvStreamImage *img, SvSlabSamples *how)
 {
   const SvSampleType type = sv_tiff_slab_reader_info (img->reader)->sample_type;
 
-  if (img->lab || img->prepared != NULL || img->halo != 0 || img->raw == NULL
+  if (img->lab || img->prepared_full || img->halo != 0 || img->raw == NULL
       || !sv__integer_samples (type) || sv__stream_image_sample_bytes (img) > 4)
     return FALSE;
   *how = (SvSlabSamples){ type, img->nc, img->shift, img->scale, img->divide };
@@ -327,11 +351,12 @@ sv__stream_image_clear_buffers (SvStreamImage *img)
 gboolean
 sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                        const SvSlicParams *params, guint scan_depth, guint max_depth, int n_threads,
-                       gboolean read_ahead, const char *beside, const SvStreamRanks *ranks,
-                       GError **error)
+                       gboolean read_ahead, guint64 keep_budget, const char *beside,
+                       const SvStreamRanks *ranks, GError **error)
 {
   const SvTiffSlabInfo *info = sv_tiff_slab_reader_info (reader);
-  gboolean ok = TRUE;
+  const gsize float_slice = (gsize)info->ny * info->nx * info->nc * sizeof (float);
+  gboolean ok = TRUE, smoothed;
 
   memset (img, 0, sizeof *img);
   img->reader = reader;
@@ -356,13 +381,20 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMas
   sv_slic_params_effective_sigma (params, img->sigma);
   img->halo = sv__stream_halo (img->sigma[0]);
 
+  smoothed = img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0;
+  img->keep_samples
+      = sv__stream_kept_value_bytes (sv__stream_image_sample_bytes (img), img->lab, smoothed)
+        < sizeof (float);
+  img->keep_budget = smoothed ? 0 : keep_budget;
+
   ok = alloc_buffers (img, scan_depth, img->halo, TRUE, error);
   /* Smoothing a slab costs more than reading it back: keep the prepared
-   * image (4 bytes per value) on disk for the iterations. */
-  if (ok && (img->sigma[0] > 0 || img->sigma[1] > 0 || img->sigma[2] > 0))
+   * image (4 bytes per value) for the iterations, in memory as far as the
+   * budget goes. */
+  if (ok && smoothed)
     {
-      img->prepared = sv__spill_new (beside, "smoothed", img->nz,
-                                     (gsize)img->ny * img->nx * img->nc * sizeof (float), error);
+      img->prepared = sv__spill_new (beside, "smoothed", img->nz, float_slice, img->z_begin,
+                                     (guint)MIN (keep_budget / float_slice, G_MAXUINT), error);
       ok = img->prepared != NULL;
     }
   if (!sv_stream_ranks_agree (ranks, ok, error) || !sv__stream_image_scan_statistics (img, error))
@@ -370,7 +402,7 @@ sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMas
   img->prepared_full = img->prepared != NULL;
   img->beside = beside;
   img->n_slots = (img->z_end - img->z_begin + max_depth - 1) / max_depth;
-  img->kept = g_new0 (float *, MAX (img->n_slots, 1));
+  img->kept = g_new0 (guint8 *, MAX (img->n_slots, 1));
   img->spilled = g_new0 (guint8, MAX (img->n_slots, 1));
   /* The iterations' slabs: from the smoothed image on disk without a halo,
    * or from the file (no smoothing, so no halo either). */

@@ -114,19 +114,25 @@ typedef struct
   guint cached_a;             /* first slice in `work` */
   guint64 passes;             /* statistics passes made */
   guint64 slices_read;        /* slices read from the image file */
-  /* The prepared image as float32 in a temporary file: with smoothing,
-   * all of it after the statistics passes (prepared_full); otherwise the
-   * slabs that sv__stream_image_keep put there. */
+  /* With smoothing, the prepared image as float32 after the statistics
+   * passes (prepared_full): its first slices in host memory, within the
+   * keep budget, the others in a temporary file. Otherwise the slabs that
+   * sv__stream_image_keep put in a temporary file. */
   SvSpill *prepared;
   gboolean prepared_full;
   const char *beside; /* where the temporary file goes (borrowed) */
+  /* Kept slabs hold the file's samples, from which the prepared values
+   * are computed again when they are read back (no Lab, no smoothing,
+   * samples narrower than float32: sv__stream_kept_value_bytes); else
+   * the prepared float32 values. */
+  gboolean keep_samples;
   /* The iterations' slabs (slot i: z_begin + i·max_depth), kept after
    * their first pass so that none is prepared twice: in host memory while
    * keep_budget bytes last, the others in `prepared`. */
-  float **kept;
+  guint8 **kept;
   guint8 *spilled; /* slot i is in `prepared` */
   guint n_slots;
-  guint64 keep_budget; /* host bytes left for kept slabs; the caller sets it */
+  guint64 keep_budget; /* host bytes left for kept slabs */
   guint64 kept_bytes;  /* host bytes they hold */
   guint64 spilled_bytes;
   guint n_resident;     /* slabs a backend took into its own memory instead */
@@ -136,15 +142,17 @@ typedef struct
 /* Opens the image and makes the two statistics passes (min/max for the
  * rescale, then max |value| of the prepared image) in slabs of scan_depth
  * slices, then sets up slabs of at most max_depth slices for the
- * iterations. With smoothing, the second pass keeps the prepared image in
- * a temporary file beside `beside`, which the iterations read without a
- * halo. With ranks, each rank passes over its own z range and the
+ * iterations. With smoothing, the second pass keeps the prepared image,
+ * which the iterations read without a halo: as far as keep_budget bytes
+ * go in host memory, the rest in a temporary file beside `beside`.
+ * Without, keep_budget is what sv__stream_image_keep may hold in host
+ * memory. With ranks, each rank passes over its own z range and the
  * statistics are combined as one pass over the whole volume would make
  * them. Errors as sv_prepare's. */
 gboolean sv__stream_image_init (SvStreamImage *img, SvTiffSlabReader *reader, SvStreamMask *mask,
                                 const SvSlicParams *params, guint scan_depth, guint max_depth,
-                                int n_threads, gboolean read_ahead, const char *beside,
-                                const SvStreamRanks *ranks, GError **error);
+                                int n_threads, gboolean read_ahead, guint64 keep_budget,
+                                const char *beside, const SvStreamRanks *ranks, GError **error);
 void sv__stream_image_clear (SvStreamImage *img);
 /* Frees the slab buffers only. */
 void sv__stream_image_clear_buffers (SvStreamImage *img);
@@ -167,8 +175,9 @@ gboolean sv__stream_image_has_slab (const SvStreamImage *img, guint z0, guint z1
 const void *sv__stream_image_samples (SvStreamImage *img, guint z0, guint z1, GError **error);
 
 /* Keeps slab [z0, z1), the one the last sv__stream_image_slab returned,
- * for the next passes: in host memory if the budget allows, else in the
- * temporary file. Does nothing for a slab already kept. */
+ * for the next passes (as its samples with keep_samples): in host memory
+ * if the budget allows, else in the temporary file. Does nothing for a
+ * slab already kept. */
 gboolean sv__stream_image_keep (SvStreamImage *img, guint z0, guint z1, GError **error);
 
 /* Halo slices for sigma_z: the kernel radius, (int)(4σ + 0.5). */
@@ -197,15 +206,24 @@ gboolean sv__integer_samples (SvSampleType type);
 
 /* ---- volumes spilled to disk (stream-spill.c) ---------------------------- */
 
-/* nz raw slices of slice_bytes in a temporary file beside the output,
- * named after `what`; removed when freed (and by the system if the process
- * dies: it is unlinked at once). */
+/* nz raw slices of slice_bytes: slices [host_z0, host_z0 + host_slices)
+ * in host memory (none when it cannot be had), the others in a temporary
+ * file beside the output, named after `what`, opened now when there are
+ * others; removed when freed (and by the system if the process dies: it
+ * is unlinked at once). */
 SvSpill *sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes,
-                        GError **error);
+                        guint host_z0, guint host_slices, GError **error);
 void sv__spill_free (SvSpill *spill);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvSpill, sv__spill_free)
 gboolean sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error);
 gboolean sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error);
+/* Slices [z0, z1) where the host part holds them all, without a copy;
+ * NULL otherwise. */
+gconstpointer sv__spill_peek (const SvSpill *spill, guint z0, guint z1);
+/* Bytes of the slices written to the file, and to the host part (0 for
+ * NULL). */
+guint64 sv__spill_file_bytes (const SvSpill *spill);
+guint64 sv__spill_host_bytes (const SvSpill *spill);
 /* sv__spill_read as an SvSlabSource (user_data: the spill). */
 gboolean sv__spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error);
 
@@ -306,10 +324,56 @@ guint sv__stream_depth_for (const SvStreamSlabShape *shape, gint64 n_segments, g
  * there is one, mask_file: read from a file a slab at a time. */
 guint sv__stream_choose_depth (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
                                gint64 n_segments, guint64 limit);
-/* Host bytes left under `limit` for kept prepared slabs beside the
- * iterations' slabs of `depth` slices. */
-guint64 sv__stream_keep_budget (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
-                                gint64 n_segments, guint depth, guint64 limit);
+/* The shape of the volume `reader` reads. */
+SvStreamSlabShape sv__stream_reader_shape (const SvTiffSlabReader *reader, gboolean mask,
+                                           gboolean mask_file);
+
+/* Bytes per value of the prepared slabs kept between passes: the file's
+ * sample (sample_bytes) when it is narrower than float32 and the prepared
+ * value is computed from it alone (no Lab, no smoothing), else 4. */
+guint sv__stream_kept_value_bytes (gsize sample_bytes, gboolean lab, gboolean smoothed);
+
+/* What one process of a streamed run keeps between passes. */
+typedef struct
+{
+  guint prepared_slices; /* the slices it prepares (its z range) */
+  guint label_slices;    /* the labels it holds before connectivity (rank 0: all) */
+  guint value_bytes;     /* sv__stream_kept_value_bytes */
+  gboolean smoothed;     /* the prepared image is smoothed: one volume, slice by slice */
+} SvStreamKept;
+
+/* That of a run of `params` on a volume of nz slices of nc channels whose
+ * samples have sample_bytes. */
+void sv__stream_kept_for (const SvSlicParams *params, guint nz, guint nc, gsize sample_bytes,
+                          guint prepared_slices, guint label_slices, SvStreamKept *kept);
+
+/* Where it goes: host memory first, as far as the limit leaves beside the
+ * iterations' slabs of `depth` slices (the prepared slabs, then the
+ * labels), temporary files for the rest. */
+typedef struct
+{
+  guint64 prepared_bytes, prepared_host;
+  guint64 labels_bytes, labels_host;
+  gboolean smoothed;
+} SvStreamRoom;
+
+/* The room under `limit` (0: 1 GiB). */
+void sv__stream_room (const SvStreamSlabShape *shape, gint64 n_segments, guint depth, guint64 limit,
+                      const SvStreamKept *kept, SvStreamRoom *room);
+/* The same for the file `reader` reads. */
+void sv__stream_run_room (const SvTiffSlabReader *reader, gboolean mask, gboolean mask_file,
+                          const SvSlicParams *params, guint depth, guint64 limit,
+                          guint prepared_slices, guint label_slices, SvStreamRoom *room);
+/* What `limit` (0: 1 GiB) leaves the statistics passes, which fill the
+ * smoothed image's part in memory as they go. */
+guint64 sv__stream_room_scan_limit (const SvStreamRoom *room, guint64 limit);
+
+/* The bytes of temporary files a room leaves. */
+static inline guint64
+sv__stream_room_file_bytes (const SvStreamRoom *room)
+{
+  return room->prepared_bytes - room->prepared_host + room->labels_bytes - room->labels_host;
+}
 /* Slices per slab of the statistics passes, with `halo` on each side. */
 guint sv__stream_choose_scan_depth (const SvTiffSlabReader *reader, guint halo, guint64 limit);
 

@@ -26,6 +26,7 @@ typedef struct
   gint32 *nearest; /* depth slices */
   gint64 *sums;    /* a pass's centre sums, k·(4 + nc), made once */
   SvSpill *spill;
+  SvStreamRoom room;     /* what is kept in host memory between passes */
   guint passes_done;     /* assignment passes over the slabs */
   gboolean keep_asked;   /* the workers were asked to keep the assignment */
 } Run;

@@ -161,7 +161,8 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
   sv_slic_context_init (&run->ctx, &run->view, run->mask.whole, seeds, params,
                         run->options->n_threads);
   *spill = run->spill
-      = sv__spill_new (run->output, "labels", run->nz, run->plane * sizeof (gint32), error);
+      = sv__spill_new (run->output, "labels", run->nz, run->plane * sizeof (gint32), run->z_begin,
+                       (guint)(run->room.labels_host / (run->plane * sizeof (gint32))), error);
   if (*spill == NULL)
     return FALSE;
   *nearest = run->nearest = sv_try_alloc_n ((gsize)run->depth * run->plane, sizeof (gint32),
@@ -315,10 +316,16 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                                                options->memory_limit);
     if (options->slab_depth == 0 && options->max_slab_depth > 0)
       run.depth = MIN (run.depth, options->max_slab_depth);
+    sv__stream_run_room (
+        reader, sv__stream_mask_any (&run.mask), run.mask.reader != NULL, params, run.depth,
+        options->memory_limit, run.z_end - run.z_begin,
+        run.ranks == NULL || run.ranks->rank == 0 ? run.nz : run.z_end - run.z_begin, &run.room);
+    /* The statistics passes fill the smoothed image's part in memory. */
     scan_depth = options->slab_depth > 0
                      ? run.depth
-                     : sv__stream_choose_scan_depth (reader, sv__stream_halo (sigma[0]),
-                                                     options->memory_limit);
+                     : sv__stream_choose_scan_depth (
+                         reader, sv__stream_halo (sigma[0]),
+                         sv__stream_room_scan_limit (&run.room, options->memory_limit));
   }
 
   /* Ranks size their slabs from their own free memory; they take the
@@ -333,12 +340,9 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     }
 
   if (!sv__stream_image_init (&run.image, reader, &run.mask, params, scan_depth, run.depth,
-                              options->n_threads, read_ahead_wanted (options), output,
-                              options->ranks, error))
+                              options->n_threads, read_ahead_wanted (options),
+                              run.room.prepared_host, output, options->ranks, error))
     goto out;
-  run.image.keep_budget
-      = sv__stream_keep_budget (reader, sv__stream_mask_any (&run.mask), run.mask.reader != NULL,
-                                params->n_segments, run.depth, options->memory_limit);
   run.view.nz = run.nz;
   run.view.ny = run.ny;
   run.view.nx = run.nx;
@@ -413,12 +417,12 @@ out:
   report->n_slabs = run.depth > 0 ? (run.nz + run.depth - 1) / run.depth : 0;
   report->halo = run.image.halo;
   report->image_passes = run.nz > 0 ? run.image.slices_read / run.nz : 0;
-  report->kept_host_bytes = run.image.kept_bytes;
+  report->kept_host_bytes = run.image.kept_bytes + sv__spill_host_bytes (run.image.prepared);
   report->resident_slabs = run.image.n_resident;
   report->labels_on_device = run.plan.assignment_kept;
-  report->kept_file_bytes = run.image.prepared_full
-                                ? (guint64)run.nz * run.plane * run.nc * sizeof (float)
-                                : run.image.spilled_bytes;
+  report->kept_file_bytes = sv__spill_file_bytes (run.image.prepared);
+  report->labels_host_bytes = sv__spill_host_bytes (spill);
+  report->labels_file_bytes = sv__spill_file_bytes (spill);
   sv__stream_image_clear (&run.image);
   report->slabs_read_ahead = run.image.slabs_read_ahead;
   sv__stream_mask_clear (&run.mask);

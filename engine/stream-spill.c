@@ -1,15 +1,16 @@
-/* Supervox engine: volumes that do not fit in memory, kept in a raw
- * temporary file while a streamed run needs them again (the assignment of
- * the last iteration, the labels before connectivity, the smoothed image).
- * The file lives
- * beside the output, on the disk that must hold the output anyway, and is
- * unlinked as soon as it is open so that nothing is left behind. */
+/* Supervox engine: volumes that a streamed run needs again (the assignment
+ * of the last iteration, the labels before connectivity, the prepared
+ * image), held in host memory as far as the run's memory limit allows and
+ * in a raw temporary file for the rest. The file lives beside the output,
+ * on the disk that must hold the output anyway, and is unlinked as soon
+ * as it is open so that nothing is left behind. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "stream-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -18,16 +19,20 @@
 
 struct _SvSpill
 {
-  int fd;
+  int fd; /* −1: no file, the host part holds every slice written */
   guint nz;
   gsize slice_bytes;
+  guint host_z0, host_z1; /* the slices held in `host` */
+  guint8 *host;
+  guint8 *written; /* nz: the slice was written (to the host part or the file) */
+  guint64 host_bytes, file_bytes;
 };
 
-SvSpill *
-sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes, GError **error)
+/* The temporary file, "BESIDE.WHAT-XXXXXX", unlinked at once. */
+static int
+open_file (const char *beside, const char *what, GError **error)
 {
   g_autofree char *tmp_path = g_strdup_printf ("%s.%s-XXXXXX", beside, what);
-  SvSpill *spill;
   int fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0600);
 
   if (fd < 0)
@@ -37,13 +42,43 @@ sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
                    "%s: cannot make a temporary file beside it: %s", name,
                    g_strerror (saved_errno));
-      return NULL;
+      return -1;
     }
   g_unlink (tmp_path);
-  spill = g_new0 (SvSpill, 1);
-  spill->fd = fd;
+  return fd;
+}
+
+SvSpill *
+sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes, guint host_z0,
+               guint host_slices, GError **error)
+{
+  SvSpill *spill = g_new0 (SvSpill, 1);
+
+  spill->fd = -1;
   spill->nz = nz;
   spill->slice_bytes = slice_bytes;
+  host_z0 = MIN (host_z0, nz);
+  host_slices = MIN (host_slices, nz - host_z0);
+  /* Pages are only touched where slices are written: a part that the run
+   * never uses (a device keeps the assignment) costs nothing. */
+  if (host_slices > 0 && slice_bytes > 0
+      && (spill->host = g_try_malloc ((gsize)host_slices * slice_bytes)) != NULL)
+    {
+      spill->host_z0 = host_z0;
+      spill->host_z1 = host_z0 + host_slices;
+    }
+  /* The file is opened now when some slice may go there, so that a folder
+   * that cannot take it fails the run before it starts. */
+  if (spill->host_z0 > 0 || spill->host_z1 < nz)
+    {
+      spill->fd = open_file (beside, what, error);
+      if (spill->fd < 0)
+        {
+          sv__spill_free (spill);
+          return NULL;
+        }
+    }
+  spill->written = g_new0 (guint8, MAX (nz, 1));
   return spill;
 }
 
@@ -52,7 +87,10 @@ sv__spill_free (SvSpill *spill)
 {
   if (spill == NULL)
     return;
-  close (spill->fd);
+  if (spill->fd >= 0)
+    close (spill->fd);
+  g_free (spill->host);
+  g_free (spill->written);
   g_free (spill);
 }
 
@@ -81,24 +119,89 @@ transfer (SvSpill *spill, gboolean write, guint64 offset, guint8 *buf, gsize len
   return TRUE;
 }
 
+/* Slices [z0, z1) to or from `buf`: those of the host part by copy, the
+ * others through the file (at their own offset; the host part is a hole
+ * there). */
+static gboolean
+move_slices (SvSpill *spill, gboolean write, guint z0, guint z1, guint8 *buf, GError **error)
+{
+  const guint cuts[4] = { z0, CLAMP (spill->host_z0, z0, z1), CLAMP (spill->host_z1, z0, z1), z1 };
+
+  for (guint part = 0; part < 3; part++)
+    {
+      const guint a = cuts[part], b = cuts[part + 1];
+      guint8 *slices = buf + (gsize)(a - z0) * spill->slice_bytes;
+      const gsize len = (gsize)(b - a) * spill->slice_bytes;
+
+      if (a >= b)
+        continue;
+      if (part == 1)
+        {
+          guint8 *host = spill->host + (gsize)(a - spill->host_z0) * spill->slice_bytes;
+          memcpy (write ? host : slices, write ? slices : host, len);
+        }
+      else if (!transfer (spill, write, (guint64)a * spill->slice_bytes, slices, len, error))
+        return FALSE;
+      for (guint z = a; write && z < b; z++)
+        if (!spill->written[z])
+          {
+            spill->written[z] = 1;
+            *(part == 1 ? &spill->host_bytes : &spill->file_bytes) += spill->slice_bytes;
+          }
+    }
+  return TRUE;
+}
+
 gboolean
 sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error)
 {
   g_return_val_if_fail (z0 <= z1 && z1 <= spill->nz, FALSE);
-  return transfer (spill, TRUE, (guint64)z0 * spill->slice_bytes, (guint8 *)slices,
-                   (gsize)(z1 - z0) * spill->slice_bytes, error);
+  return move_slices (spill, TRUE, z0, z1, (guint8 *)slices, error);
 }
 
 gboolean
 sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error)
 {
   g_return_val_if_fail (z0 <= z1 && z1 <= spill->nz, FALSE);
-  return transfer (spill, FALSE, (guint64)z0 * spill->slice_bytes, slices,
-                   (gsize)(z1 - z0) * spill->slice_bytes, error);
+  return move_slices (spill, FALSE, z0, z1, slices, error);
+}
+
+gconstpointer
+sv__spill_peek (const SvSpill *spill, guint z0, guint z1)
+{
+  if (spill == NULL || z0 < spill->host_z0 || z1 > spill->host_z1 || z0 >= z1)
+    return NULL;
+  return spill->host + (gsize)(z0 - spill->host_z0) * spill->slice_bytes;
+}
+
+guint64
+sv__spill_file_bytes (const SvSpill *spill)
+{
+  return spill != NULL ? spill->file_bytes : 0;
+}
+
+guint64
+sv__spill_host_bytes (const SvSpill *spill)
+{
+  return spill != NULL ? spill->host_bytes : 0;
 }
 
 gboolean
 sv__spill_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
 {
   return sv__spill_read (user_data, z0, z1, labels, error);
+}
+
+gboolean
+sv_stream_temp_free (const char *output, guint64 *bytes)
+{
+  g_autofree char *folder = g_path_get_dirname (output);
+  g_autoptr (GFile) file = g_file_new_for_path (folder);
+  g_autoptr (GFileInfo) info
+      = g_file_query_filesystem_info (file, G_FILE_ATTRIBUTE_FILESYSTEM_FREE, NULL, NULL);
+
+  if (info == NULL || !g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE))
+    return FALSE;
+  *bytes = g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE);
+  return TRUE;
 }

@@ -31,16 +31,21 @@ read_source (const char *input, gboolean mask, SvRunSource *source, GError **err
   return TRUE;
 }
 
-/* What the run may use: memory_limit or what the system has free, and
- * the GPU's free memory unless the CPU was asked for. */
+/* What the run may use: memory_limit or what the system has free, the
+ * GPU's free memory unless the CPU was asked for, and the free space
+ * beside `output` for a streamed run's temporary files. */
 static void
-measure_budgets (const SvBackendChoice *choice, guint64 memory_limit, SvRunBudgets *budgets)
+measure_budgets (const SvBackendChoice *choice, guint64 memory_limit, const char *output,
+                 SvRunBudgets *budgets)
 {
   SvRunDevices devices;
 
   memset (budgets, 0, sizeof *budgets);
   budgets->backend = *choice;
   budgets->host_bytes = memory_limit > 0 ? memory_limit : sv_memory_available ();
+  budgets->temp_measured = sv_stream_temp_free (output, &budgets->temp_free);
+  budgets->output_name = output;
+  budgets->limit_name = "memory_limit";
   sv_run_devices_init (&devices, choice->device, NULL, -1, 0);
   sv_run_devices_measure (&devices, choice, budgets);
   sv_run_devices_clear (&devices);
@@ -169,7 +174,7 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
       || !read_source (input, mask != NULL, &source, &error))
     return sv_api_fail (error);
 
-  measure_budgets (&choice, memory_limit, &budgets);
+  measure_budgets (&choice, memory_limit, output, &budgets);
   if (!sv_run_plan (&source, &p, &budgets, &plan, &error))
     return sv_api_fail (error);
   g_debug ("%s: %s", input, plan.reason);

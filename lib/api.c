@@ -80,6 +80,7 @@ sv_api_fail (GError *error)
         status = SUPERVOX_ERROR_BACKEND;
         break;
       case SV_ENGINE_ERROR_IO:
+      case SV_ENGINE_ERROR_NO_SPACE:
         status = SUPERVOX_ERROR_IO;
         break;
       case SV_ENGINE_ERROR_INVALID_DATA:

@@ -361,6 +361,8 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .peak_memory_bytes = sv_cli_peak_memory (),
     .slab_depth = file->streamed ? file->slab_depth : 0,
     .connectivity_window = file->connect_window,
+    .temporary_bytes_planned = file->temp_planned,
+    .temporary_bytes = file->temp_bytes,
     .mpi_ranks = ctx->ranks != NULL ? (guint)ctx->ranks->n_ranks : 0,
     .devices = file->streamed ? file->n_devices : 0,
     .peak_device_memory_bytes = file->device_peak_bytes,

@@ -84,6 +84,8 @@ struct _SvCliSlicFile
   gboolean streamed;                  /* its labels are in `output` already */
   guint64 memory_limit;               /* the limit the choice was made with */
   guint slab_depth;                   /* slices per slab when streamed */
+  guint64 temp_planned;               /* the temporary files' bytes the plan allowed for */
+  guint64 temp_bytes;                 /* what the streamed run wrote to them */
   guint connect_window;               /* slices the streamed connectivity held */
   guint n_devices;                    /* GPUs that ran the streamed slab steps; 0: the CPU */
   guint64 device_peak_bytes;          /* the most device memory they held */

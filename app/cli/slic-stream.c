@@ -64,11 +64,25 @@ open_header (const char *input, const SvCliSlicContext *ctx)
   return sv_tiff_slab_reader_open (input, &options, &local);
 }
 
+/* The free space beside `output` for a streamed run's temporary files.
+ * SV_TEST_DISK_FREE=SIZE stands in for what the disk says, so that the
+ * tests can run out of space on any disk (a test hook, read only here). */
+static gboolean
+measure_temp_free (const char *output, guint64 *bytes)
+{
+  const char *pretend = g_getenv ("SV_TEST_DISK_FREE");
+
+  if (pretend != NULL && sv_cli_parse_size ("SV_TEST_DISK_FREE", pretend, bytes, NULL))
+    return TRUE;
+  return sv_stream_temp_free (output, bytes);
+}
+
 /* What this command lets a run use, measured now: --memory-limit or what
  * the system has free, beside what the process holds already; the GPUs;
- * the ranks; --slab-depth. */
+ * the ranks; --slab-depth; the free space beside `output` (NULL: not
+ * measured). */
 static void
-measure_budgets (const SvCliSlicContext *ctx, SvRunBudgets *budgets)
+measure_budgets (const SvCliSlicContext *ctx, const char *output, SvRunBudgets *budgets)
 {
   memset (budgets, 0, sizeof *budgets);
   budgets->backend = ctx->backend_choice;
@@ -77,12 +91,17 @@ measure_budgets (const SvCliSlicContext *ctx, SvRunBudgets *budgets)
   sv_run_devices_measure (&ctx->devices, &ctx->backend_choice, budgets);
   budgets->n_ranks = ctx->ranks != NULL ? ctx->ranks->n_ranks : 0;
   budgets->slab_depth = ctx->slab_depth;
+  budgets->temp_measured = output != NULL && measure_temp_free (output, &budgets->temp_free);
+  budgets->output_name = output;
+  budgets->limit_name = "--memory-limit";
 }
 
-/* The plan of a run of `params` on the file described by `info`. */
+/* The plan of a run of `params` on the file described by `info`, writing
+ * `output` (NULL: the free space there is not checked). */
 static gboolean
 plan_file (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, const SvSlicParams *params,
-           gboolean streams, SvRunBudgets *budgets, SvRunPlan *plan, GError **error)
+           gboolean streams, const char *output, SvRunBudgets *budgets, SvRunPlan *plan,
+           GError **error)
 {
   SvRunSource source;
 
@@ -90,7 +109,7 @@ plan_file (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, const SvSlic
   source.mask = ctx->mask_path != NULL;
   source.mask_from_file = ctx->mask_streamed;
   source.stays_in_file = streams;
-  measure_budgets (ctx, budgets);
+  measure_budgets (ctx, output, budgets);
   return sv_run_plan (&source, params, budgets, plan, error);
 }
 
@@ -103,7 +122,7 @@ sv_cli_slic_would_stream (const char *input, const SvCliSlicContext *ctx)
 
   /* A plan that fails (the Lab rule) is reported when the file runs. */
   return reader != NULL
-         && plan_file (sv_tiff_slab_reader_info (reader), ctx, &ctx->request->params, FALSE,
+         && plan_file (sv_tiff_slab_reader_info (reader), ctx, &ctx->request->params, FALSE, NULL,
                        &budgets, &plan, NULL)
          && plan.mode == SV_RUN_STREAMED;
 }
@@ -122,8 +141,9 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   if (reader == NULL)
     return TRUE;
   info = sv_tiff_slab_reader_info (reader);
-  /* The Lab rule's error comes from the run, worded for the file. */
-  if (!plan_file (info, ctx, &ctx->request->params, FALSE, &budgets, &plan, NULL)
+  /* The Lab rule's error comes from the run, worded for the file, and so
+   * does a lack of free space for its temporary files. */
+  if (!plan_file (info, ctx, &ctx->request->params, FALSE, NULL, &budgets, &plan, NULL)
       || plan.mode != SV_RUN_STREAMED)
     return TRUE;
   g_debug ("%s: %s", file->input, plan.reason);
@@ -185,8 +205,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
        && sv_cli_slic_resolve_axes (ctx->request, file->input, &header, &file->params, file->notes,
                                     &local)
        && sv_slic_params_validate (&file->params, &local)
-       && plan_file (sv_tiff_slab_reader_info (reader), ctx, &file->params, TRUE, &budgets,
-                     &plan, &local);
+       && plan_file (sv_tiff_slab_reader_info (reader), ctx, &file->params, TRUE, file->output,
+                     &budgets, &plan, &local);
   /* Under mpirun a rank that cannot open the file stops the others here. */
   if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
     {
@@ -239,6 +259,8 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   file->connect_on_device = report.stream.connect_on_device;
   file->labels_on_device = report.stream.labels_on_device;
   file->streamed = TRUE;
+  file->temp_planned = plan.temp_bytes;
+  file->temp_bytes = report.stream.kept_file_bytes + report.stream.labels_file_bytes;
   file->slab_depth = report.stream.slab_depth;
   file->connect_window = report.stream.connect_window;
   sv_run_report_clear (&report);

@@ -34,6 +34,7 @@ struct _SvOocRun
   gint stage, iteration, n_iterations; /* atomic: the progress */
   SvRunStats stats;
   SvStreamReport report;
+  guint64 temp_planned; /* the plan's temporary files, for the sidecar */
   double seconds;
 };
 
@@ -106,6 +107,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   options.user_data = run;
   options.cancellable = cancellable;
   plan_run (run, &devices, &plan);
+  run->temp_planned = plan.temp_bytes;
   /* The window's budget, not what the plan leaves of what is free. */
   plan.memory_limit = run->memory_limit;
   spec.plan = &plan;
@@ -223,6 +225,7 @@ show_labels (SvWindow *self, SvOocRun *run)
   ooc->labels_params = run->params;
   ooc->labels_stats = run->stats;
   ooc->labels_report = run->report;
+  ooc->labels_temp_planned = run->temp_planned;
   ooc->labels_backend = run->ran_on;
   words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
                            run->stats.n_labels, run->seconds);
@@ -425,6 +428,8 @@ sv_window_ooc_export (SvWindow *self, const char *path, GError **error)
       .memory_limit_bytes = ooc->budget,
       .slab_depth = ooc->labels_report.slab_depth,
       .connectivity_window = ooc->labels_report.connect_window,
+      .temporary_bytes_planned = ooc->labels_temp_planned,
+      .temporary_bytes = ooc->labels_report.kept_file_bytes + ooc->labels_report.labels_file_bytes,
       .seconds = { ooc->open_seconds, st->seconds_prepare, st->seconds_iterate, st->seconds_connect,
                    write, st->seconds_prepare + st->seconds_iterate + st->seconds_connect + write },
       .params = &ooc->labels_params,

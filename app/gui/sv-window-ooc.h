@@ -48,6 +48,7 @@ struct _SvWindowOoc
   SvSlicParams labels_params;
   SvRunStats labels_stats;
   SvStreamReport labels_report;
+  guint64 labels_temp_planned; /* the temporary files its plan allowed for */
   const char *labels_backend; /* the name of the backend whose slab steps made them */
 
   /* Runs (sv-window-ooc-run.c). */

@@ -21,8 +21,10 @@ typedef struct
 typedef SvTestRun Result;
 #define result_clear sv_test_run_clear
 
+/* The program with `args` in `dir`, with the environment `envp` (NULL:
+ * this process's). */
 static Result
-run_cli_v (const char *dir, GPtrArray *args)
+run_cli_env (const char *dir, char **envp, GPtrArray *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
 
@@ -30,7 +32,13 @@ run_cli_v (const char *dir, GPtrArray *args)
   for (guint i = 0; i < args->len; i++)
     g_ptr_array_add (argv, args->pdata[i]);
   g_ptr_array_add (argv, NULL);
-  return sv_test_run_argv (dir, NULL, (const char *const *)argv->pdata);
+  return sv_test_run_argv (dir, envp, (const char *const *)argv->pdata);
+}
+
+static Result
+run_cli_v (const char *dir, GPtrArray *args)
+{
+  return run_cli_env (dir, NULL, args);
 }
 
 /* Runs `slic IN -o OUT` with the space-separated `extra` arguments and
@@ -275,9 +283,10 @@ test_stays_under_limit (Fixture *f, gconstpointer data)
 }
 
 /* A failing streamed run says so on one line and leaves the folder as it
- * was: no output, no sidecar, no temporary file. */
+ * was: no output, no sidecar, no temporary file. envp: the environment
+ * (NULL: this process's). */
 static void
-expect_failure (Fixture *f, const char *in, const char *needle, const char *extra)
+expect_failure_env (Fixture *f, char **envp, const char *in, const char *needle, const char *extra)
 {
   g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) words = g_strsplit (extra, " ", -1);
@@ -292,7 +301,7 @@ expect_failure (Fixture *f, const char *in, const char *needle, const char *extr
   g_ptr_array_add (args, g_strdup ("out.tif"));
   for (guint i = 0; words[i] != NULL; i++)
     g_ptr_array_add (args, g_strdup (words[i]));
-  r = run_cli_v (f->dir, args);
+  r = run_cli_env (f->dir, envp, args);
   g_test_message ("stderr: %s", r.err);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "supervox-cli: "));
@@ -306,6 +315,89 @@ expect_failure (Fixture *f, const char *in, const char *needle, const char *extr
       n_entries++;
     }
   g_assert_cmpuint (n_entries, ==, 1);
+}
+
+static void
+expect_failure (Fixture *f, const char *in, const char *needle, const char *extra)
+{
+  expect_failure_env (f, NULL, in, needle, extra);
+}
+
+/* What a streamed run keeps between passes stays in memory as far as
+ * --memory-limit goes, and only the rest goes to temporary files: a
+ * uint8 volume as its samples, 1 byte a voxel. 12×30×32 under 20K (less
+ * than the program holds): 11520 bytes of samples and 46080 of int32
+ * labels, all in files; with 1G, none. The labels are the in-memory
+ * run's either way, and the sidecar says what the plan allowed for and
+ * what the run wrote. */
+static void
+test_temporary_files (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *options;
+    const char *planned, *written;
+  } runs[] = {
+    { "--memory-limit 20K", "\"temporary_bytes_planned\":57600,", "\"temporary_bytes\":57600," },
+    { "--memory-limit 1G --slab-depth 2", "\"temporary_bytes_planned\":0,",
+      "\"temporary_bytes\":0," },
+  };
+  g_autoptr (SvVolume) v = sv_test_textured_volume (12, 30, 32, 1);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
+  g_autofree char *memory = path_in (f, "memory.tif");
+  g_autofree char *streamed = path_in (f, "streamed.tif");
+  g_autofree char *sidecar = path_in (f, "streamed.json");
+
+  run_slic (f, in, memory, "--memory-limit 1G");
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autofree char *json = NULL;
+
+      run_slic (f, in, streamed, runs[i].options);
+      sv_test_assert_same_file (memory, streamed);
+      json = read_text (sidecar);
+      g_test_message ("%s: %s", runs[i].options, json);
+      g_assert_nonnull (strstr (json, "\"mode\":\"streaming\""));
+      g_assert_nonnull (strstr (json, runs[i].planned));
+      g_assert_nonnull (strstr (json, runs[i].written));
+    }
+}
+
+/* A streamed run whose temporary files need more than the disk has free
+ * fails before it starts, on one line that says how much and where, and
+ * leaves nothing. SV_TEST_DISK_FREE stands in for the disk's free space:
+ * no disk of the machine running the tests is small enough. */
+static void
+test_no_space (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (12, 30, 32, 1);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "SV_TEST_DISK_FREE", "50K", TRUE);
+
+  expect_failure_env (f, envp, in,
+                      "in.tif: the streamed run needs 56.2 KiB of temporary files beside out.tif "
+                      "but only 50.0 KiB is free there: free 6.2 KiB more there, or raise "
+                      "--memory-limit to at least ",
+                      "--memory-limit 20K");
+  /* With memory for all of it, nothing goes to the disk: a full disk
+   * does not matter. */
+  {
+    const char *const words[]
+        = { "slic", "in.tif", "-o", "out.tif", "--memory-limit", "1G", "--slab-depth", "2" };
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    g_autofree char *out = path_in (f, "out.tif");
+    Result r;
+
+    g_strfreev (envp);
+    envp = g_environ_setenv (g_get_environ (), "SV_TEST_DISK_FREE", "0", TRUE);
+    for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+      g_ptr_array_add (args, (char *)words[i]);
+    r = run_cli_env (f->dir, envp, args);
+    g_test_message ("stderr: %s", r.err);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (g_file_test (out, G_FILE_TEST_EXISTS));
+    result_clear (&r);
+  }
 }
 
 static void
@@ -369,6 +461,8 @@ main (int argc, char **argv)
   ADD ("/cli/stream/identical/other-layouts", test_other_layouts);
   ADD ("/cli/stream/memory-limit-chooses", test_memory_limit);
   ADD ("/cli/stream/stays-under-limit", test_stays_under_limit);
+  ADD ("/cli/stream/temporary-files", test_temporary_files);
+  ADD ("/cli/stream/fails-cleanly/no-space", test_no_space);
   ADD ("/cli/stream/fails-cleanly/truncated", test_truncated);
   ADD ("/cli/stream/fails-cleanly/corrupt-page", test_corrupt_page);
   ADD ("/cli/stream/fails-cleanly/bad-options", test_bad_options);

@@ -81,20 +81,21 @@ static const Row rows[] = {
     0, SV_RUN_IN_MEMORY, FALSE, FALSE, 1, 0, 0, 0, "in memory: the run needs 2.0 GiB, no limit" },
   { "too-big", 512, 512, 512, SV_SAMPLE_F32, TRUE, FALSE, FALSE, FALSE, ASK_CPU, 1 * GIB, 0, 0, 0, FALSE,
     0, 0, SV_RUN_STREAMED, FALSE, FALSE, 1, 1 * GIB, 114, 0,
-    "streamed: the run needs 2.0 GiB, 1.0 GiB allowed" },
+    "streamed: the run needs 2.0 GiB, 1.0 GiB allowed; 1022.0 MiB in temporary files" },
   /* What the process holds counts: 2 GiB + 1 GiB over 2.5 GiB, and the
    * slabs get 1.5 GiB. */
   { "held", 512, 512, 512, SV_SAMPLE_F32, TRUE, FALSE, FALSE, FALSE, ASK_CPU, 5 * GIB / 2, 1 * GIB, 0, 0,
     FALSE, 0, 0, SV_RUN_STREAMED, FALSE, FALSE, 1, 3 * GIB / 2, 216, 0,
-    "streamed: the run needs 3.0 GiB, 2.5 GiB allowed" },
+    "streamed: the run needs 3.0 GiB, 2.5 GiB allowed; 1020.0 MiB in temporary files" },
   { "slab-depth", 512, 512, 512, SV_SAMPLE_F32, TRUE, FALSE, FALSE, FALSE, ASK_CPU, 8 * GIB, 0, 0, 0,
     FALSE, 0, 8, SV_RUN_STREAMED, FALSE, FALSE, 1, 8 * GIB, 8, 0,
-    "streamed: slabs of 8 slices asked for" },
+    "streamed: slabs of 8 slices asked for; no temporary files" },
   { "ranks", 512, 512, 512, SV_SAMPLE_F32, TRUE, FALSE, FALSE, FALSE, ASK_CPU, 1 * GIB, 0, 0, 0, FALSE,
-    2, 0, SV_RUN_STREAMED, FALSE, FALSE, 1, 1 * GIB, 114, 0, "streamed: across 2 MPI ranks" },
+    2, 0, SV_RUN_STREAMED, FALSE, FALSE, 1, 1 * GIB, 114, 0,
+    "streamed: across 2 MPI ranks; 766.0 MiB in temporary files" },
   { "mask-file", 64, 64, 64, SV_SAMPLE_U16, TRUE, TRUE, TRUE, FALSE, ASK_CPU, 8 * GIB, 0, 0, 0, FALSE, 0,
     0, SV_RUN_STREAMED, FALSE, FALSE, 1, 8 * GIB, 64, 0,
-    "streamed: the mask is read slab by slab" },
+    "streamed: the mask is read slab by slab; no temporary files" },
   /* Auto finds no device: the CPU, with nothing to fall back from. */
   { "auto-no-device", 64, 64, 64, SV_SAMPLE_U16, TRUE, FALSE, FALSE, FALSE, ASK_AUTO, 8 * GIB, 0, 0, 0,
     FALSE, 0, 0, SV_RUN_IN_MEMORY, FALSE, FALSE, 1, 0, 0, 0,
@@ -106,18 +107,18 @@ static const Row rows[] = {
    * 4 MiB a slice, so 256 slices fit. */
   { "device-too-small", 512, 512, 512, SV_SAMPLE_F32, TRUE, FALSE, FALSE, FALSE, ASK_AUTO, 8 * GIB, 0, 1,
     1 * GIB, FALSE, 0, 0, SV_RUN_STREAMED, TRUE, TRUE, 1, 8 * GIB, 256, 256,
-    "streamed: the run needs 1.2 GiB on the GPU, 1.0 GiB there" },
+    "streamed: the run needs 1.2 GiB on the GPU, 1.0 GiB there; no temporary files" },
   { "cpu-asked", 512, 512, 512, SV_SAMPLE_F32, TRUE, FALSE, FALSE, FALSE, ASK_CPU, 8 * GIB, 0, 1, 1 * GIB,
     FALSE, 0, 0, SV_RUN_IN_MEMORY, FALSE, FALSE, 1, 0, 0, 0,
     "in memory: the run needs 2.0 GiB, 8.0 GiB allowed" },
   /* The window's volume out of core streams, within what it allows. */
   { "stays-in-file", 64, 64, 64, SV_SAMPLE_U16, TRUE, FALSE, FALSE, TRUE, ASK_CPU, 256 * MIB, 0, 0,
     0, FALSE, 0, 0, SV_RUN_STREAMED, FALSE, FALSE, 1, 256 * MIB, 64, 0,
-    "streamed: the image stays in its file" },
+    "streamed: the image stays in its file; no temporary files" },
   /* Listed devices each take slabs; a device named does not fall back. */
   { "devices-listed", 64, 64, 64, SV_SAMPLE_U16, TRUE, FALSE, FALSE, FALSE, ASK_DEVICE, 8 * GIB, 0, 2,
     1 * GIB, TRUE, 0, 0, SV_RUN_STREAMED, TRUE, FALSE, 2, 8 * GIB, 64, 16384,
-    "streamed: the slabs go to 2 listed GPUs" },
+    "streamed: the slabs go to 2 listed GPUs; no temporary files" },
 };
 
 static void
@@ -168,6 +169,184 @@ test_table (void)
       g_assert_cmpuint (plan.max_slab_depth, ==, row->max_slab_depth);
       g_assert_false (plan.lab);
     }
+}
+
+/* What a streamed run keeps between passes and where: 64×256×256 with
+ * 4096 segments (grid step 10: a connectivity window of 23 slices of 8
+ * bytes a voxel, 11.5 MiB, and 6 MiB set aside: 17.5 MiB), slabs of 8
+ * slices. A uint8 slab slice holds 896 KiB (the file's slice twice,
+ * float32, assignment and labels): 7 MiB a slab, 24.5 MiB with the
+ * rest. Kept: the prepared image, as its samples where that is exact
+ * (4 MiB of uint8, 8 MiB of uint16), else as float32 (16 MiB), and the
+ * labels as int32 (16 MiB); memory takes the slabs first, then the
+ * labels' slices of 256 KiB. */
+typedef struct
+{
+  const char *what;
+  guint nc;
+  SvSampleType type;
+  double sigma;
+  SvConvert2Lab convert2lab;
+  guint64 host_bytes, host_held;
+  guint slab_depth, n_ranks;
+  guint64 temp_bytes;
+} TempRow;
+
+static const TempRow temp_rows[] = {
+  /* 39.5 MiB left: all of it in memory. */
+  { "uint8-fits", 1, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_NO, 64 * MIB, 0, 8, 0, 0 },
+  /* 7.5 MiB left: the 4 MiB of samples, then 14 slices of labels; 50
+   * slices of labels in the file. */
+  { "uint8", 1, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_NO, 32 * MIB, 0, 8, 0, 25 * MIB / 2 },
+  /* Nothing left: 4 + 16 MiB. */
+  { "uint8-no-room", 1, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_NO, 24 * MIB, 0, 8, 0, 20 * MIB },
+  /* A uint16 slice holds 1 MiB: 6.5 MiB left, six slabs of 1 MiB and two
+   * slices of labels: 2 + 15.5 MiB. */
+  { "uint16", 1, SV_SAMPLE_U16, 0, SV_CONVERT2LAB_NO, 32 * MIB, 0, 8, 0, 35 * MIB / 2 },
+  /* float32, 1.25 MiB a slice: 4.5 MiB left, two slabs of 2 MiB and two
+   * slices of labels: 12 + 15.5 MiB. */
+  { "float32", 1, SV_SAMPLE_F32, 0, SV_CONVERT2LAB_NO, 32 * MIB, 0, 8, 0, 55 * MIB / 2 },
+  /* Smoothed: the float32 image, 30 of its slices in the 7.5 MiB, no room
+   * for labels: 8.5 + 16 MiB. */
+  { "uint8-smoothed", 1, SV_SAMPLE_U8, 1.0, SV_CONVERT2LAB_NO, 32 * MIB, 0, 8, 0, 49 * MIB / 2 },
+  /* RGB in Lab: 1664 KiB a slice, 30.5 MiB with the rest, 17.5 MiB left:
+   * two float32 slabs of 6 MiB and 22 slices of labels: 36 + 10.5 MiB. */
+  { "rgb-lab", 3, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_YES, 48 * MIB, 0, 8, 0, 93 * MIB / 2 },
+  /* The same RGB without Lab keeps its 12 MiB of samples: 10.5 MiB. */
+  { "rgb", 3, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_NO, 48 * MIB, 0, 8, 0, 21 * MIB / 2 },
+  /* Rank 0 of 2 keeps its 32 slices (2 MiB) and every rank's labels. */
+  { "ranks", 1, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_NO, 32 * MIB, 0, 8, 2, 21 * MIB / 2 },
+  /* Slabs from the limit: (32 − 17.5 MiB) / 896 KiB = 16 slices, 0.5 MiB
+   * left, for two slices of labels: 4 + 15.5 MiB. What the process holds
+   * is not the run's. */
+  { "depth-from-limit", 1, SV_SAMPLE_U8, 0, SV_CONVERT2LAB_NO, 33 * MIB, 1 * MIB, 0, 0,
+    39 * MIB / 2 },
+};
+
+/* The plan of a row; with an output, under the CLI's name of the limit. */
+static void
+temp_row_plan (const TempRow *row, gboolean measured, guint64 temp_free, const char *output,
+               SvRunPlan *plan, GError **error, gboolean *ok)
+{
+  const SvRunSource source = { 64, 256, 256, row->nc, row->type, TRUE, FALSE, FALSE, FALSE };
+  SvRunBudgets budgets = { 0 };
+  SvSlicParams params;
+
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 4096;
+  params.sigma[0] = params.sigma[1] = params.sigma[2] = row->sigma;
+  params.convert2lab = row->convert2lab;
+  budgets.host_bytes = row->host_bytes;
+  budgets.host_held = row->host_held;
+  budgets.slab_depth = row->slab_depth;
+  budgets.n_ranks = row->n_ranks;
+  budgets.temp_measured = measured;
+  budgets.temp_free = temp_free;
+  budgets.output_name = output;
+  budgets.limit_name = output != NULL ? "--memory-limit" : NULL;
+  *ok = sv_run_plan (&source, &params, &budgets, plan, error);
+}
+
+static void
+test_temp_table (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (temp_rows); i++)
+    {
+      const TempRow *row = &temp_rows[i];
+      g_autoptr (GError) error = NULL;
+      SvRunPlan plan;
+      gboolean ok;
+
+      g_test_message ("row %s", row->what);
+      temp_row_plan (row, FALSE, 0, NULL, &plan, &error, &ok);
+      g_assert_no_error (error);
+      g_assert_true (ok);
+      g_assert_cmpint (plan.mode, ==, SV_RUN_STREAMED);
+      g_assert_cmpuint (plan.temp_bytes, ==, row->temp_bytes);
+    }
+}
+
+/* The estimate is in the reason. */
+static void
+test_temp_reason (void)
+{
+  SvRunPlan plan;
+  gboolean ok;
+
+  temp_row_plan (&temp_rows[1], FALSE, 0, NULL, &plan, NULL, &ok);
+  g_assert_cmpstr (plan.reason, ==,
+                   "streamed: slabs of 8 slices asked for; 12.5 MiB in temporary files");
+  temp_row_plan (&temp_rows[0], FALSE, 0, NULL, &plan, NULL, &ok);
+  g_assert_cmpstr (plan.reason, ==, "streamed: slabs of 8 slices asked for; no temporary files");
+  temp_row_plan (&temp_rows[9], FALSE, 0, NULL, &plan, NULL, &ok);
+  g_assert_cmpstr (plan.reason, ==,
+                   "streamed: the run needs 65.0 MiB, 33.0 MiB allowed; "
+                   "19.5 MiB in temporary files");
+}
+
+/* A run whose temporary files need more than the free space fails at
+ * once, saying how much memory would keep them small enough; the plan is
+ * filled all the same. Exactly enough is enough. */
+static void
+test_temp_space_checked (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) unnamed = NULL;
+  g_autoptr (GError) grows = NULL;
+  SvRunPlan plan;
+  gboolean ok;
+
+  temp_row_plan (&temp_rows[1], TRUE, 25 * MIB / 2, "out.tif", &plan, &error, &ok);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+
+  /* 10 MiB free: 10 of the 20 MiB kept must stay in memory, 10 MiB left
+   * beside the 24.5 MiB of slabs. */
+  temp_row_plan (&temp_rows[1], TRUE, 10 * MIB, "out.tif", &plan, &error, &ok);
+  g_assert_false (ok);
+  g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_SPACE);
+  g_assert_cmpstr (error->message, ==,
+                   "the streamed run needs 12.5 MiB of temporary files beside out.tif but only "
+                   "10.0 MiB is free there: free 2.5 MiB more there, or raise --memory-limit to "
+                   "at least 34.5 MiB (now 32.0 MiB)");
+  g_assert_cmpint (plan.mode, ==, SV_RUN_STREAMED);
+  g_assert_cmpuint (plan.temp_bytes, ==, 25 * MIB / 2);
+
+  temp_row_plan (&temp_rows[2], TRUE, 0, NULL, &plan, &unnamed, &ok);
+  g_assert_false (ok);
+  g_assert_cmpstr (unnamed->message, ==,
+                   "the streamed run needs 20.0 MiB of temporary files beside the output but "
+                   "only 0 bytes is free there: free 20.0 MiB more there, or raise the memory "
+                   "limit to at least 44.5 MiB (now 24.0 MiB)");
+
+  /* Slabs sized from the limit grow with it up to the whole volume (64
+   * slices, 56 MiB: 73.5 MiB with the rest) before anything more is
+   * kept: 10 MiB more, and the 1 MiB the process holds. */
+  temp_row_plan (&temp_rows[9], TRUE, 10 * MIB, "out.tif", &plan, &grows, &ok);
+  g_assert_false (ok);
+  g_assert_cmpstr (grows->message, ==,
+                   "the streamed run needs 19.5 MiB of temporary files beside out.tif but only "
+                   "10.0 MiB is free there: free 9.5 MiB more there, or raise --memory-limit to "
+                   "at least 84.5 MiB (now 33.0 MiB)");
+}
+
+/* An in-memory run writes no temporary files: no check. */
+static void
+test_temp_space_in_memory (void)
+{
+  const SvRunSource source = { 64, 256, 256, 1, SV_SAMPLE_U8, TRUE, FALSE, FALSE, FALSE };
+  g_autoptr (GError) error = NULL;
+  SvRunBudgets budgets = { 0 };
+  SvSlicParams params;
+  SvRunPlan plan;
+
+  sv_slic_params_init_defaults (&params);
+  budgets.host_bytes = 1 * GIB;
+  budgets.temp_measured = TRUE;
+  g_assert_true (sv_run_plan (&source, &params, &budgets, &plan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (plan.mode, ==, SV_RUN_IN_MEMORY);
+  g_assert_cmpuint (plan.temp_bytes, ==, 0);
 }
 
 typedef struct
@@ -274,6 +453,10 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/run-plan/table", test_table);
+  g_test_add_func ("/engine/run-plan/temporary-files/table", test_temp_table);
+  g_test_add_func ("/engine/run-plan/temporary-files/reason", test_temp_reason);
+  g_test_add_func ("/engine/run-plan/temporary-files/space-checked", test_temp_space_checked);
+  g_test_add_func ("/engine/run-plan/temporary-files/in-memory", test_temp_space_in_memory);
   g_test_add_func ("/engine/run-plan/lab-rule", test_lab_rule);
   g_test_add_func ("/engine/run-plan/lab-rule-in-plan", test_lab_rule_in_plan);
   g_test_add_func ("/engine/run-plan/mask-shape", test_mask_shape);

@@ -15,6 +15,7 @@ typedef enum
   SV_ENGINE_ERROR_INVALID_PARAM, /* a parameter out of range */
   SV_ENGINE_ERROR_NO_MEMORY,     /* host or device memory would not suffice */
   SV_ENGINE_ERROR_BACKEND,       /* a backend failed (CUDA error, no device) */
+  SV_ENGINE_ERROR_NO_SPACE,      /* the disk would not hold a streamed run's temporary files */
 } SvEngineError;
 
 GQuark sv_engine_error_quark (void);

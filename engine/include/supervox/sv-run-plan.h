@@ -48,6 +48,13 @@ typedef struct
   gboolean devices_listed; /* devices were listed (--devices): the slabs go to each */
   guint n_ranks;           /* processes sharing the run under mpirun; 0: not under mpirun */
   guint slab_depth;        /* slices per slab asked for (--slab-depth); 0: decide */
+  /* The free bytes where a streamed run's temporary files go, beside the
+   * output (sv_stream_temp_free), when temp_measured; else no check. */
+  guint64 temp_free;
+  gboolean temp_measured;
+  const char *output_name; /* the output, for the message; NULL: "the output" */
+  const char *limit_name;  /* the caller's name of host_bytes ("--memory-limit"); NULL:
+                            * "the memory limit" */
 } SvRunBudgets;
 
 typedef enum
@@ -70,11 +77,25 @@ typedef struct
   guint64 memory_limit;     /* streamed: host bytes the slabs may use (0: the stream's default) */
   guint slab_depth;         /* streamed: slices per slab (asked for, or from memory_limit) */
   guint max_slab_depth;     /* streamed on a device: the most slices one holds; 0: no cap */
-  char reason[160];         /* why, in words: "streamed: the run needs 9.1 GiB, 4 GiB allowed" */
+  /* Streamed: what the run keeps between passes (the prepared slabs, the
+   * labels before connectivity) and does not hold in memory_limit, in
+   * temporary files beside the output; at most this (a device that keeps
+   * slabs or labels leaves less). */
+  guint64 temp_bytes;
+  /* why, in words: "streamed: the run needs 9.1 GiB, 4.0 GiB allowed; 1.2 GiB
+   * in temporary files" */
+  char reason[224];
 } SvRunPlan;
 
-/* Plans a run of `params` on `source` within `budgets`. Fails only on the
- * Lab rule's error (sv_run_lab_applies); every other source has a plan. */
+/* Plans a run of `params` on `source` within `budgets`. Fails on the Lab
+ * rule's error (sv_run_lab_applies), and for a streamed run whose
+ * temporary files need more than budgets->temp_free with
+ * SV_ENGINE_ERROR_NO_SPACE: "the streamed run needs 212.0 GiB of
+ * temporary files beside OUT but only 180.0 GiB is free there: free 32.0
+ * GiB more there, or raise the memory limit to at least 40.5 GiB (now
+ * 8.0 GiB)"; the plan is
+ * filled all the same then (mode, temp_bytes). Every other source has a
+ * plan. */
 gboolean sv_run_plan (const SvRunSource *source, const SvSlicParams *params,
                       const SvRunBudgets *budgets, SvRunPlan *plan, GError **error);
 

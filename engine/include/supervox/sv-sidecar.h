@@ -4,7 +4,8 @@
  * it with --json), the window writes it on export. Keys in this order:
  * input, output, mask, shape, channels, channel, compression, sample_type,
  * spacing_unit, n_labels, n_clusters, iterations, backend, [mode,
- * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window],
+ * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window,
+ * temporary_bytes_planned, temporary_bytes],
  * [devices, peak_device_memory_bytes, resident_slabs, connectivity_on_device,
  * labels_on_device],
  * [mpi_ranks]],
@@ -60,6 +61,10 @@ typedef struct
   guint64 peak_memory_bytes;
   guint slab_depth;          /* streaming: slices per slab, else 0 (left out) */
   guint connectivity_window; /* streaming: slices the connectivity held */
+  /* streaming: the bytes of temporary files the plan allowed for (what
+   * the memory limit does not hold), and those the run wrote */
+  guint64 temporary_bytes_planned;
+  guint64 temporary_bytes;
   guint mpi_ranks;           /* ranks the z range was split across; 0: no MPI (left out) */
   guint devices;             /* GPUs a streamed run spread its slabs over; 0: none (left out) */
   guint64 peak_device_memory_bytes; /* with devices: the most the slab steps held, all devices */

@@ -58,8 +58,9 @@ typedef struct
   int channel;          /* −1: every channel, else only this one */
   int n_threads;        /* <= 0: all processors */
   guint slab_depth;     /* slices per slab; 0: from memory_limit */
-  guint64 memory_limit; /* bytes the run may allocate (the mask is the caller's)
-                         * when slab_depth is 0; 0: 1 GiB */
+  guint64 memory_limit; /* bytes the run may allocate (the mask is the caller's): its
+                         * slabs when slab_depth is 0, and in what they leave what it
+                         * keeps between passes, the rest in temporary files; 0: 1 GiB */
   SvTiffWriteOptions write_options;
   /* The spacing the run used, z, y, x, which the labels of a file with no
    * calibration carry (sv_label_calibration); NULL: ones. A calibrated
@@ -100,8 +101,15 @@ typedef struct
   guint64 image_passes;       /* passes over the image file */
   guint n_workers;            /* backends that ran the slab steps */
   guint64 device_peak_bytes;  /* the most device memory the steps held, summed over devices */
-  guint64 kept_host_bytes;    /* prepared slabs kept in host memory between iterations */
-  guint64 kept_file_bytes;    /* prepared slabs kept in a temporary file instead */
+  /* Prepared slabs kept between iterations, in host memory and in a
+   * temporary file: as the file's samples where that is exact (no Lab,
+   * no smoothing, samples narrower than float32), else as float32. */
+  guint64 kept_host_bytes;
+  guint64 kept_file_bytes;
+  /* The assignment and the labels before connectivity (int32), in host
+   * memory and in a temporary file; none when a device kept them. */
+  guint64 labels_host_bytes;
+  guint64 labels_file_bytes;
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
   gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */
@@ -120,6 +128,11 @@ typedef struct
 gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
                              const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
                              SvStreamReport *report, GError **error);
+
+/* The free bytes where a streamed run that writes `output` puts its
+ * temporary files (the output's folder), as the system gives them to
+ * this user; FALSE when they cannot be told. */
+gboolean sv_stream_temp_free (const char *output, guint64 *bytes);
 
 /* Bytes the in-memory CPU run of a volume needs at its peak (image,
  * prepared copy, assignment, labels, mask), for choosing between the two. */
