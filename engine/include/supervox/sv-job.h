@@ -180,8 +180,8 @@ void sv_job_result_unref (SvJobResult *result);
  * (params.start_label 1); params.n_segments is 0 (no size was asked for);
  * stats.n_labels counts the other distinct labels; backend_name is
  * `source` ("from the file"); seconds_total is `seconds` (reading it). */
-SvJobResult *sv_job_result_new_for_labels (SvLabels *labels, guint64 generation,
-                                           const char *source, double seconds);
+SvJobResult *sv_job_result_new_for_labels (SvLabels *labels, guint64 generation, const char *source,
+                                           double seconds);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvJobResult, sv_job_result_unref)
 

@@ -17,10 +17,10 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  double adjusted_rand;  /* Hubert & Arabie (1985), as sv_adjusted_rand_index */
-  guint64 n_differing;   /* voxels that differ (see above) */
-  gsize n_labels_a;      /* distinct values in a */
-  gsize n_labels_b;      /* distinct values in b */
+  double adjusted_rand; /* Hubert & Arabie (1985), as sv_adjusted_rand_index */
+  guint64 n_differing;  /* voxels that differ (see above) */
+  gsize n_labels_a;     /* distinct values in a */
+  gsize n_labels_b;     /* distinct values in b */
 } SvPartitionDifference;
 
 /* Compares label maps `a` and `b` of n voxels (any gint32 values) into
