@@ -2,8 +2,9 @@
 // Intensity slice with window/level and gamma, then the label overlay:
 // boundaries where a neighbour (u_thickness device pixels away) has another
 // label, or filled hashed label colours, plus the label under the cursor
-// and the selected one. The colormap (grey, inverted, viridis) maps the
-// windowed intensity; sv-slice-soft.c draws the same without GL.
+// and the selected one, then the voxels where two results differ. The
+// colormap (grey, inverted, viridis) maps the windowed intensity;
+// sv-soft-renderer.c draws the same without GL.
 in vec2 v_texel;
 out vec4 frag_colour;
 
@@ -28,6 +29,8 @@ uniform int u_colormap;        // 0 grey, 1 inverted, 2 viridis
 uniform int u_selected_valid;
 uniform uint u_selected;
 uniform int u_selected_only;   // dim and leave bare everything outside the selection
+uniform usampler2D u_difference;
+uniform int u_has_difference;  // 1: u_difference marks voxels to highlight
 
 // Viridis as a degree-6 polynomial fit (matplotlib's table within 0.3 %).
 vec3 viridis (float t)
@@ -125,6 +128,14 @@ void main ()
         c = mix (c, vec3 (0.2, 0.9, 1.0), 0.45);
       if (edge)
         c = mix (c, u_mode == 0 ? u_boundary.rgb : vec3 (0.0), u_mode == 0 ? u_boundary.a : 0.6);
+    }
+  // Where the labels shown and the ones compared with differ: red, over
+  // whatever overlay (also none).
+  if (u_has_difference != 0)
+    {
+      ivec2 ds = textureSize (u_difference, 0);
+      if (texelFetch (u_difference, clamp (ivec2 (floor (v_texel)), ivec2 (0), ds - 1), 0).r != 0u)
+        c = mix (c, vec3 (1.0, 0.15, 0.1), 0.55);
     }
   frag_colour = vec4 (c, 1.0);
 }

@@ -16,10 +16,12 @@ struct _SvRenderer
   GLuint quad_vao, quad_vbo;
   GLuint shape_vao, shape_vbo;
   GLuint mark_vao, mark_vbo;
-  GLuint image_tex, label_tex;
+  GLuint image_tex, label_tex, difference_tex;
   guint image_w, image_h, image_nc;
   guint label_w, label_h;
   gboolean has_labels;
+  guint difference_w, difference_h;
+  gboolean has_difference;
   SvCentreMark *marks;
   gsize n_marks;
 };
@@ -164,6 +166,7 @@ sv_renderer_new (GError **error)
 
   r->image_tex = new_texture ();
   r->label_tex = new_texture ();
+  r->difference_tex = new_texture ();
   glBindTexture (GL_TEXTURE_2D, 0);
   return g_steal_pointer (&r);
 }
@@ -175,6 +178,7 @@ sv_renderer_free (SvRenderer *r)
     return;
   glDeleteTextures (1, &r->image_tex);
   glDeleteTextures (1, &r->label_tex);
+  glDeleteTextures (1, &r->difference_tex);
   glDeleteBuffers (1, &r->quad_vbo);
   glDeleteBuffers (1, &r->shape_vbo);
   glDeleteBuffers (1, &r->mark_vbo);
@@ -249,6 +253,28 @@ sv_renderer_set_labels_from_buffer (SvRenderer *r, guint pixel_buffer, guint wid
                      (const void *)0);
   glBindTexture (GL_TEXTURE_2D, 0);
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void
+sv_renderer_set_difference (SvRenderer *r, const guint8 *difference, guint width, guint height)
+{
+  r->has_difference = difference != NULL;
+  if (!difference)
+    return;
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 1);
+  glBindTexture (GL_TEXTURE_2D, r->difference_tex);
+  if (width != r->difference_w || height != r->difference_h)
+    {
+      glTexImage2D (GL_TEXTURE_2D, 0, GL_R8UI, width, height, 0, GL_RED_INTEGER, GL_UNSIGNED_BYTE,
+                    difference);
+      r->difference_w = width;
+      r->difference_h = height;
+    }
+  else
+    glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RED_INTEGER, GL_UNSIGNED_BYTE,
+                     difference);
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
 }
 
 void
@@ -362,6 +388,11 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glActiveTexture (GL_TEXTURE1);
   glBindTexture (GL_TEXTURE_2D, r->label_tex);
   glUniform1i (glGetUniformLocation (p, "u_labels"), 1);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, r->difference_tex);
+  glUniform1i (glGetUniformLocation (p, "u_difference"), 2);
+  glUniform1i (glGetUniformLocation (p, "u_has_difference"),
+               r->has_difference && r->difference_w == r->image_w && r->difference_h == r->image_h);
   glUniform1i (glGetUniformLocation (p, "u_channels"), (int)r->image_nc);
   glUniform1f (glGetUniformLocation (p, "u_low"), d->low);
   glUniform1f (glGetUniformLocation (p, "u_high"), d->high);
@@ -387,6 +418,8 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
   glBufferSubData (GL_ARRAY_BUFFER, 0, sizeof quad, quad);
   glDrawArrays (GL_TRIANGLE_STRIP, 0, 4);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, 0);
   glActiveTexture (GL_TEXTURE1);
   glBindTexture (GL_TEXTURE_2D, 0);
   glActiveTexture (GL_TEXTURE0);

@@ -84,6 +84,11 @@ void sv_renderer_set_labels (SvRenderer *renderer, const gint32 *labels, guint w
  * labels never pass through host memory. */
 void sv_renderer_set_labels_from_buffer (SvRenderer *renderer, guint pixel_buffer, guint width,
                                          guint height);
+/* The voxels of the slice to highlight in red (width × height bytes,
+ * nonzero: where the labels shown differ from the ones compared with); NULL
+ * drops them. */
+void sv_renderer_set_difference (SvRenderer *renderer, const guint8 *difference, guint width,
+                                 guint height);
 /* Teaching's centre marks (copied), drawn in this order when
  * display->show_centres. */
 void sv_renderer_set_centre_marks (SvRenderer *renderer, const SvCentreMark *marks, gsize n);

@@ -202,6 +202,12 @@ sv_slice_view_gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView 
   if (sv_slice_view_slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
     {
       sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+      /* Another slice or other bytes: the highlight follows the labels. */
+      if (self->labels_dirty || self->difference_dirty)
+        {
+          gboolean has = sv_slice_view_extract_difference (self, tw, th);
+          sv_renderer_set_difference (self->renderer, has ? self->difference_buf : NULL, tw, th);
+        }
       if (self->image_dirty)
         {
           sv_slice_view_extract_image (self, tw, th);

@@ -64,6 +64,13 @@ void sv_slice_view_set_region (SvSliceView *view, gboolean show, const guint lo[
  * and drawn without overlay. */
 void sv_slice_view_set_selection (SvSliceView *view, gboolean valid, gint32 label, gboolean only);
 
+/* The voxels to highlight in red: nz·ny·nx bytes of the volume, nonzero
+ * where the labels shown differ from the ones compared with (a reference
+ * is taken; NULL highlights none; bytes of another size are not drawn). */
+void sv_slice_view_set_difference (SvSliceView *view, GBytes *difference);
+/* TRUE while the view has bytes to highlight. */
+gboolean sv_slice_view_get_difference_shown (SvSliceView *view);
+
 /* The slice's own fit: logical pixels per unit of spacing that fit it into
  * the view (0 before the view has a size or a volume). */
 double sv_slice_view_get_fit_scale (SvSliceView *view);

@@ -74,6 +74,7 @@ typedef struct
 {
   const gint32 *labels;
   int w, h;
+  const guint8 *difference; /* or NULL */
 } LabelSlice;
 
 static guint32
@@ -92,6 +93,7 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
   int i = CLAMP ((int)floorf (u), 0, ls->w - 1), j = CLAMP ((int)floorf (v), 0, ls->h - 1);
   const float *px = image + ((gsize)j * ls->w + i) * nc;
   float gamma = d->gamma > 0 ? d->gamma : 1.0f;
+  gboolean different = FALSE;
 
   for (guint k = 0; k < 3; k++)
     {
@@ -115,6 +117,8 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
         break;
       }
 
+  if (ls->difference)
+    different = ls->difference[(gsize)j * ls->w + i] != 0;
   if (ls->labels && d->overlay != SV_OVERLAY_OFF)
     {
       guint32 l = label_at (ls, u, v);
@@ -149,6 +153,8 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
             mix (c, (const float[]){ 0.0f, 0.0f, 0.0f }, 0.6f);
         }
     }
+  if (different)
+    mix (c, (const float[]){ 1.0f, 0.15f, 0.1f }, 0.55f);
 }
 
 static guint32
@@ -163,13 +169,13 @@ pack (const float c[3])
 void
 sv_soft_render (cairo_surface_t *surface, const SvDisplay *d, const SvRenderFrame *f,
                 const float *image, guint width, guint height, guint nc, const gint32 *labels,
-                const SvCentreMark *marks, gsize n_marks)
+                const guint8 *difference, const SvCentreMark *marks, gsize n_marks)
 {
   const float clear[3] = { 0.12f, 0.12f, 0.13f };
   guint8 *data;
   int stride, W, H;
   float su, sv;
-  LabelSlice ls = { labels, (int)width, (int)height };
+  LabelSlice ls = { labels, (int)width, (int)height, difference };
   cairo_t *cr;
 
   cairo_surface_flush (surface);

@@ -312,8 +312,9 @@ append_pinned_params (GString *s, const SvSlicParams *p, const SvSlicParams *liv
  * result it is, how many supervoxels, how long and where they were computed,
  * and how they reach the screen. After Stop it says so, and whether the
  * labels are an unfinished run's iteration or an earlier complete result.
- * The pinned labels, while flipped to, are described as the pinned run:
- * its count and parameters; a region's run says so and the region's size. */
+ * The pinned labels, while flipped to, are described as the pin: its name
+ * ("pin 2", a label file's), count and parameters; a region's run says so
+ * and the region's size. */
 static char *
 result_text (SvWindow *self, SvJobResult *result)
 {
@@ -332,11 +333,18 @@ result_text (SvWindow *self, SvJobResult *result)
         g_string_append_printf (s, "region preview %u×%u×%u %s · ", n[0], n[1], n[2],
                                 words->count_unit);
     }
-  if (self->showing_pinned && result == self->pinned)
+  if (self->showing_pinned && self->pinned && result == self->pinned->result)
     {
-      g_string_append_printf (s, "pinned · %" G_GSIZE_FORMAT " %s · ", result->stats.n_labels,
+      g_autofree char *name = sv_pin_name (self->pinned);
+      g_string_append_printf (s, "%s · %" G_GSIZE_FORMAT " %s", name, result->stats.n_labels,
                               result->stats.n_labels == 1 ? words->supervoxel : words->supervoxels);
-      append_pinned_params (s, &result->params, self->result ? &self->result->params : NULL);
+      /* A label file has no parameters. */
+      if (!self->pinned->path)
+        {
+          g_string_append (s, " · ");
+          append_pinned_params (s, &self->pinned->params,
+                                self->result ? &self->result->params : NULL);
+        }
       g_string_append (s, " · C: the live labels");
       return g_string_free (s, FALSE);
     }

@@ -20,8 +20,8 @@
 /* Actions that need the whole volume in memory (Run on Whole Volume is
  * off already: there is no region). */
 static const char *const off_actions[]
-    = { "win.open-mask",  "win.teach-step", "win.teach-back", "win.teach-play",
-        "win.open-truth", "win.pin",        "win.flip-pinned" };
+    = { "win.open-mask",  "win.teach-step", "win.teach-back",  "win.teach-play",
+        "win.open-truth", "win.pin",        "win.flip-pinned", "win.open-labels" };
 
 gboolean
 sv_window_ooc_wanted (const char *path, guint64 budget)

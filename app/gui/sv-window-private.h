@@ -12,7 +12,10 @@
  *   sv-window-table.c    the exported table: supervox-cli stats' CSV
  *   sv-window-actions.c  view and teaching actions, "Copy as command" and "Copy as Python"
  *   sv-window-quality.c  the quality of each result (a worker thread),
- *                        the ground truth, pinning and comparing results
+ *                        the ground truth
+ *   sv-window-pins.c     the pin history: pinning, flipping to and comparing
+ *                        with a pin, restoring its parameters, differences
+ *   sv-window-labels.c   Open Labels…: a label file as a pin
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap
  *   sv-window-region.c   the region preview: the job on a box of the volume
@@ -30,6 +33,8 @@
 #include "supervox/sv-sidecar.h"
 #include "sv-contrast-panel.h"
 #include "sv-pick-panel.h"
+#include "sv-pin-list.h"
+#include "sv-pin.h"
 #include "sv-quality-panel.h"
 #include "sv-volume-view.h"
 #include "sv-window-ooc.h"
@@ -127,13 +132,17 @@ struct _SvWindow
 
   /* Quality, ground truth and compare (sv-window-quality.c). */
   SvQualityPanel *quality_panel;
+  SvPinList *pin_list; /* the Pins tab (sv-window-pins.c) */
   SvQualityWorker *quality_worker;
   SvQuality *quality; /* of the newest exact result, or NULL */
   SvLabels *truth;    /* the ground truth opened for the volume, or NULL */
   char *truth_path;
-  SvJobResult *pinned; /* the pinned result, or NULL */
-  SvQuality *pinned_quality;
-  gboolean showing_pinned;    /* the views show the pinned result */
+  /* The pin history (sv-window-pins.c), label files among them. */
+  GPtrArray *pins;              /* SvPin, newest first, at most SV_PINS_MAX; NULL: none yet */
+  SvPin *pinned;                /* the one compared with and flipped to (in pins), or NULL */
+  guint last_pin_id;            /* pins are numbered 1, 2, … */
+  guint64 last_file_generation; /* label files count down from G_MAXUINT64 (sv-window-labels.c) */
+  gboolean showing_pinned;      /* the views show the pinned result */
   SvConvergence *convergence; /* teaching: of the parameters in convergence_key */
   char *convergence_key;      /* those parameters as JSON; NULL when none asked for */
 
@@ -271,7 +280,37 @@ void sv_window_quality_result (SvWindow *self, SvJobResult *result);
 SvJobResult *sv_window_shown_result (SvWindow *self);
 /* The quality of the shown result, or NULL while it is computed. */
 SvQuality *sv_window_shown_quality (SvWindow *self);
+/* The quality panel, the pin list and the highlighted voxels follow the
+ * results, the pins and their numbers. */
+void sv_window_quality_update_panel (SvWindow *self);
 void sv_window_class_add_quality_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-pins.c */
+#define SV_PINS_MAX 8
+/* Adds `pin` (taken) as the newest, compared with from now on; the oldest
+ * beyond SV_PINS_MAX goes. */
+void sv_window_pins_add (SvWindow *self, SvPin *pin);
+/* The number of the pin kept: the next pin's. */
+guint sv_window_pins_next_id (SvWindow *self);
+/* A finished analysis: the pins of that result without numbers take it;
+ * TRUE when it was of a pin and not of the newest result. */
+gboolean sv_window_pins_take_quality (SvWindow *self, SvQuality *quality);
+/* A new quality worker (another truth or mask): it compares with the
+ * pinned result, and measures every pin whose numbers are missing. */
+void sv_window_pins_start_worker (SvWindow *self);
+/* Another truth: every pin's numbers are computed again. */
+void sv_window_pins_forget_quality (SvWindow *self);
+/* The pin list and the views' highlighted voxels follow. */
+void sv_window_pins_update (SvWindow *self);
+/* The side panel shows the Pins tab. */
+void sv_window_pins_show_tab (SvWindow *self);
+/* A new volume: the pins go. */
+void sv_window_pins_forget (SvWindow *self);
+void sv_window_pins_init (SvWindow *self);
+void sv_window_class_add_pin_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-labels.c */
+void sv_window_class_add_labels_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-pick.c */
 /* Selects the supervoxel at voxel (z, y, x) of the shown result. */

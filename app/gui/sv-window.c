@@ -400,8 +400,8 @@ sv_window_dispose (GObject *object)
   sv_window_cancel_loading (self);
   sv_window_quality_stop (self);
   g_clear_pointer (&self->quality, sv_quality_unref);
-  g_clear_pointer (&self->pinned, sv_job_result_unref);
-  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  self->pinned = NULL;
+  g_clear_pointer (&self->pins, g_ptr_array_unref);
   g_clear_pointer (&self->convergence, sv_convergence_unref);
   g_clear_pointer (&self->result, sv_job_result_unref);
 #if SV_HAVE_CUDA
@@ -572,6 +572,7 @@ sv_window_init (SvWindow *self)
 
   g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
   sv_window_pick_init (self);
+  sv_window_pins_init (self);
   sv_window_contrast_init (self);
   sv_window_region_init (self);
   sv_window_zoom_init (self);

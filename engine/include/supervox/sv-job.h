@@ -174,6 +174,15 @@ sv_job_result_is_final (const SvJobResult *result)
 SvJobResult *sv_job_result_ref (SvJobResult *result);
 void sv_job_result_unref (SvJobResult *result);
 
+/* A result that no run made: the labels of a label file (taken), so that
+ * they are shown and measured as a run's are. `generation` must be none of
+ * the job's. Label 0 is the background, as in label images of other tools
+ * (params.start_label 1); params.n_segments is 0 (no size was asked for);
+ * stats.n_labels counts the other distinct labels; backend_name is
+ * `source` ("from the file"); seconds_total is `seconds` (reading it). */
+SvJobResult *sv_job_result_new_for_labels (SvLabels *labels, guint64 generation, const char *source,
+                                           double seconds);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvJobResult, sv_job_result_unref)
 
 /* Callbacks, all called on the job's main context. */
