@@ -1,8 +1,9 @@
-/* Supervox GUI: the main window's channel for SLIC: "Segment on" in the
- * parameter panel picks every channel or one; the job then runs on a copy
- * of that channel, the very volume supervox-cli slic --channel N reads, so
- * that "Copy as command", "Copy as Python" and the sidecar name it and
- * give the same labels. */
+/* Supervox GUI: the main window's channels: which a volume shows as a
+ * composite, and the channel for SLIC: "Segment on" in the parameter
+ * panel picks every channel or one; the job then runs on a copy of that
+ * channel, the very volume supervox-cli slic --channel N reads, so that
+ * "Copy as command", "Copy as Python" and the sidecar name it and give
+ * the same labels. */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -68,6 +69,9 @@ sv_window_channel_sync (SvWindow *self)
         }
     }
   sv_window_start_job (self);
+  /* Without the copy the run is on every channel, and the panel says so. */
+  if (self->segment_channel != channel)
+    sv_params_panel_set_channel (self->params_panel, -1);
   return TRUE;
 }
 

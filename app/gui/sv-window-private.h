@@ -15,7 +15,7 @@
  *   sv-window-pick.c     the picked supervoxel and Escape
  *   sv-window-contrast.c the contrast histogram and the colormap, a
  *                        composite's channels
- *   sv-window-channel.c  the channel SLIC segments ("Segment on")
+ *   sv-window-channel.c  composites, and the channel SLIC segments ("Segment on")
  *   sv-window-region.c   the region preview: the job on a box of the volume
  *   sv-window-teach.c    teaching's note: what the step on screen did
  *   sv-window-memory.c   the memory in use, in the status bar
