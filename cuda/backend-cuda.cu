@@ -510,6 +510,17 @@ sv_cuda_backend_get_stage_times (SvBackend *backend, SvCudaStageTimes *times)
 
 /* No take_labels: the labels live on the device, and get_labels copies
  * them to the host. */
+static gboolean
+cuda_device_free_bytes (guint64 *free_bytes, GError **error)
+{
+  gsize f = 0;
+
+  if (!sv_cuda_mem_get_info (&f, NULL, error))
+    return FALSE;
+  *free_bytes = f;
+  return TRUE;
+}
+
 static const SvBackendClass cuda_class = {
   .name = "cuda",
   .display_name = "the GPU",
@@ -536,6 +547,10 @@ static const SvBackendClass cuda_class = {
   .slab_steps = &sv__cuda_slab_steps,
   .in_memory_bytes = sv_cuda_in_memory_bytes,
   .stream_max_depth = sv_cuda_stream_max_depth,
+  .device_count = sv_cuda_device_count,
+  .device_free_bytes = cuda_device_free_bytes,
+  .new_on_device = sv_cuda_backend_new_on_device,
+  .set_memory_limit = sv_cuda_backend_set_memory_limit,
   .clock = NULL,
 };
 

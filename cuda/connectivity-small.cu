@@ -25,6 +25,7 @@
 #include <glib.h>
 
 #include "connectivity-private.cuh"
+#include "cuda-check.h"
 
 enum
 {
@@ -218,9 +219,8 @@ cc_classify_small_kernel (const int *__restrict__ parent, int *__restrict__ link
  * neighbour that gives a label (one exists: the piece was reached). */
 __global__ void
 cc_replay_kernel (int n_replay, int nz, int ny, int nx, long long max_size,
-                  const int *__restrict__ replay,
-                  const int *__restrict__ parent, int *__restrict__ link,
-                  const int *__restrict__ rank, int base, uint8_t *flag,
+                  const int *__restrict__ replay, const int *__restrict__ parent,
+                  int *__restrict__ link, const int *__restrict__ rank, int base, uint8_t *flag,
                   const int *__restrict__ small_roots, const int *__restrict__ small_offsets,
                   int *__restrict__ queue)
 {
@@ -263,15 +263,6 @@ cc_settle_kernel (const int *__restrict__ parent, int *link, const int *__restri
   ((volatile int *)link)[r] = l + 2;
 }
 
-#define TRY(x)                                                                                     \
-  do                                                                                               \
-    {                                                                                              \
-      err = (x);                                                                                   \
-      if (err != cudaSuccess)                                                                      \
-        goto out;                                                                                  \
-    }                                                                                              \
-  while (0)
-
 /* Reads one device counter (synchronising the stream). */
 static cudaError_t
 read_counter (const int *counters, int which, int *value, cudaStream_t stream)
@@ -294,37 +285,38 @@ resolve_orphans (int nz, int ny, int nx, int n_small, int base, long long max_si
   int *list = NULL;
   int n_list = 0, changed = 0, total_large = 0, rounds = 0;
 
-  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nn, stream));
+  SV_CUDA_TRY (cudaMemsetAsync (s->visited, 0, (size_t)nn, stream));
   do
     {
-      TRY (cudaMemsetAsync (s->counters + COUNTER_CHANGED, 0, sizeof (int), stream));
+      SV_CUDA_TRY (cudaMemsetAsync (s->counters + COUNTER_CHANGED, 0, sizeof (int), stream));
       cc_reach_kernel<<<(unsigned int)((nn + SV_CC_BLOCK * REACH_PER_THREAD - 1)
                                        / (SV_CC_BLOCK * REACH_PER_THREAD)),
                         SV_CC_BLOCK, 0, stream>>> (nn, nz, ny, nx, s->parent, s->size, base,
                                                      s->visited, s->counters);
-      TRY (cudaGetLastError ());
-      TRY (read_counter (s->counters, COUNTER_CHANGED, &changed, stream));
+      SV_CUDA_TRY (cudaGetLastError ());
+      SV_CUDA_TRY (read_counter (s->counters, COUNTER_CHANGED, &changed, stream));
       rounds++;
     }
   while (changed);
 
-  TRY (cudaMallocAsync (&list, (size_t)n_small * sizeof (int), stream));
-  TRY (cudaMemcpyAsync (&total_large, s->size + nn, sizeof (int), cudaMemcpyDeviceToHost, stream));
-  TRY (cudaStreamSynchronize (stream));
-  TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
+  SV_CUDA_TRY (cudaMallocAsync (&list, (size_t)n_small * sizeof (int), stream));
+  SV_CUDA_TRY (
+      cudaMemcpyAsync (&total_large, s->size + nn, sizeof (int), cudaMemcpyDeviceToHost, stream));
+  SV_CUDA_TRY (cudaStreamSynchronize (stream));
+  SV_CUDA_TRY (cudaMemsetAsync (s->counters + COUNTER_LISTED, 0, sizeof (int), stream));
   cc_classify_small_kernel<<<sv_cc_grid (n_small), SV_CC_BLOCK, 0, stream>>> (
       s->parent, s->link, s->size, s->visited, s->small_roots, total_large, base, list,
       s->counters);
-  TRY (cudaGetLastError ());
-  TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
+  SV_CUDA_TRY (cudaGetLastError ());
+  SV_CUDA_TRY (read_counter (s->counters, COUNTER_LISTED, &n_list, stream));
   g_debug ("connectivity: %d small pieces, orphan-rooted ones found in %d rounds, %d replayed",
            n_small, rounds, n_list);
   if (n_list > 0)
     {
       cc_replay_kernel<<<(n_list + 63) / 64, 64, 0, stream>>> (
-          n_list, nz, ny, nx, max_size, list, s->parent, s->link, s->size, base, s->visited, s->small_roots,
-          s->small_offsets, s->queue);
-      TRY (cudaGetLastError ());
+          n_list, nz, ny, nx, max_size, list, s->parent, s->link, s->size, base, s->visited,
+          s->small_roots, s->small_offsets, s->queue);
+      SV_CUDA_TRY (cudaGetLastError ());
     }
 out:
   cudaFreeAsync (list, stream);
@@ -338,11 +330,11 @@ link_to_last_neighbour (int nz, int ny, int nx, int n_small, long long max_size,
 {
   cudaError_t err;
 
-  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nz * ny * nx, stream));
+  SV_CUDA_TRY (cudaMemsetAsync (s->visited, 0, (size_t)nz * ny * nx, stream));
   cc_small_bfs_kernel<<<(n_small + 63) / 64, 64, 0, stream>>> (
       nz, ny, nx, max_size, s->parent, s->small_roots, s->small_offsets, s->queue, s->visited,
       s->link, s->counters);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY (cudaGetLastError ());
 out:
   return err;
 }
@@ -362,14 +354,14 @@ sv__cuda_cc_link_small (int nz, int ny, int nx, int n_small, int base, long long
   cudaError_t err;
   int orphan = 0;
 
-  TRY (link_to_last_neighbour (nz, ny, nx, n_small, max_size, s, stream));
-  TRY (read_counter (s->counters, COUNTER_ORPHAN, &orphan, stream));
+  SV_CUDA_TRY (link_to_last_neighbour (nz, ny, nx, n_small, max_size, s, stream));
+  SV_CUDA_TRY (read_counter (s->counters, COUNTER_ORPHAN, &orphan, stream));
   /* Without an orphan no piece is orphan-rooted (the first one would be an
    * orphan, or next to an earlier window's voxel of the counter's label)
    * and the first replay's links are exact. */
   if (orphan || counter_in_use)
-    TRY (resolve_orphans (nz, ny, nx, n_small, base, max_size, s, stream));
-  TRY (sv__cuda_cc_settle_small (n_small, base, s, stream));
+    SV_CUDA_TRY (resolve_orphans (nz, ny, nx, n_small, base, max_size, s, stream));
+  SV_CUDA_TRY (sv__cuda_cc_settle_small (n_small, base, s, stream));
 out:
   return err;
 }
@@ -381,11 +373,11 @@ sv__cuda_cc_link_small_connected (int nz, int ny, int nx, int n_small, long long
   cudaError_t err;
   const int n = nz * ny * nx;
 
-  TRY (link_to_last_neighbour (nz, ny, nx, n_small, max_size, s, stream));
+  SV_CUDA_TRY (link_to_last_neighbour (nz, ny, nx, n_small, max_size, s, stream));
   /* The replays are done with the queue: it takes the scan's flags. */
   cc_new_label_flags_kernel<<<sv_cc_grid ((long long)n + 1), SV_CC_BLOCK, 0, stream>>> (
       n, s->link, s->queue);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY (cudaGetLastError ());
 out:
   return err;
 }

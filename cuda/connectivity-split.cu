@@ -20,6 +20,7 @@
 #include <limits.h>
 
 #include "connectivity-private.cuh"
+#include "cuda-check.h"
 
 #define SPLIT_BLOCK 256
 #define UNCLAIMED 0xffffffffu
@@ -65,12 +66,13 @@ cc_open (const int32_t *in, const uint8_t *taken, int label, const int nb[6], co
 
 /* One block per oversized component (see the file comment). list holds
  * the component's voxels in raster order, q its queue space. */
-__global__ void __launch_bounds__ (SPLIT_BLOCK)
-cc_split_kernel (int nz, int ny, int nx, const int32_t *__restrict__ in,
-                 const int *__restrict__ roots, const int *__restrict__ offsets,
-                 const int *__restrict__ comp_size, const int *__restrict__ sorted,
-                 int *__restrict__ queue, long long max_size, uint8_t *taken,
-                 unsigned int *claim, int *__restrict__ parent, int *__restrict__ size)
+__global__ void
+__launch_bounds__ (SPLIT_BLOCK)
+    cc_split_kernel (int nz, int ny, int nx, const int32_t *__restrict__ in,
+                     const int *__restrict__ roots, const int *__restrict__ offsets,
+                     const int *__restrict__ comp_size, const int *__restrict__ sorted,
+                     int *__restrict__ queue, long long max_size, uint8_t *taken,
+                     unsigned int *claim, int *__restrict__ parent, int *__restrict__ size)
 {
   typedef cub::BlockScan<int, SPLIT_BLOCK> BlockScan;
   __shared__ typename BlockScan::TempStorage scan_storage;
@@ -179,15 +181,6 @@ cc_split_kernel (int nz, int ny, int nx, const int32_t *__restrict__ in,
     }
 }
 
-#define TRY(x)                                                                                     \
-  do                                                                                               \
-    {                                                                                              \
-      err = (x);                                                                                   \
-      if (err != cudaSuccess)                                                                      \
-        goto out;                                                                                  \
-    }                                                                                              \
-  while (0)
-
 cudaError_t
 sv__cuda_cc_split_oversized (const int32_t *labels, int nz, int ny, int nx, long long max_size,
                              int k, SvCudaConnScratch *s, cudaStream_t stream)
@@ -202,35 +195,36 @@ sv__cuda_cc_split_oversized (const int32_t *labels, int nz, int ny, int nx, long
   cub::DoubleBuffer<int> keys (s->link, s->small_roots);
   cub::DoubleBuffer<int> values (s->small_offsets, s->queue);
 
-  TRY (cudaMallocAsync (&roots, (size_t)k * sizeof (int), stream));
-  TRY (cudaMallocAsync (&comp_size, (size_t)(k + 1) * sizeof (int), stream));
-  TRY (cudaMallocAsync (&offsets, (size_t)(k + 1) * sizeof (int), stream));
-  TRY (cudaMemsetAsync (comp_size, 0, (size_t)(k + 1) * sizeof (int), stream));
+  SV_CUDA_TRY (cudaMallocAsync (&roots, (size_t)k * sizeof (int), stream));
+  SV_CUDA_TRY (cudaMallocAsync (&comp_size, (size_t)(k + 1) * sizeof (int), stream));
+  SV_CUDA_TRY (cudaMallocAsync (&offsets, (size_t)(k + 1) * sizeof (int), stream));
+  SV_CUDA_TRY (cudaMemsetAsync (comp_size, 0, (size_t)(k + 1) * sizeof (int), stream));
   cc_collect_kernel<<<sv_cc_grid (nn), SV_CC_BLOCK, 0, stream>>> (
       nn, s->parent, s->size, max_size, roots, comp_size, s->queue, s->counters);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY (cudaGetLastError ());
   cc_key_kernel<<<sv_cc_grid (nn), SV_CC_BLOCK, 0, stream>>> (
       nn, s->parent, s->size, max_size, s->queue, k, s->link, s->small_offsets);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY (cudaGetLastError ());
   /* Stable: within a component the voxels stay in raster order. */
-  TRY (cub::DeviceRadixSort::SortPairs (NULL, tmp, keys, values, nn, 0, end_bit, stream));
+  SV_CUDA_TRY (cub::DeviceRadixSort::SortPairs (NULL, tmp, keys, values, nn, 0, end_bit, stream));
   if (tmp > s->scan_tmp_bytes)
-    TRY (sv__cuda_cc_grow_scratch (s, tmp));
+    SV_CUDA_TRY (sv__cuda_cc_grow_scratch (s, tmp));
   tmp = s->scan_tmp_bytes;
-  TRY (cub::DeviceRadixSort::SortPairs (s->scan_tmp, tmp, keys, values, nn, 0, end_bit, stream));
+  SV_CUDA_TRY (
+      cub::DeviceRadixSort::SortPairs (s->scan_tmp, tmp, keys, values, nn, 0, end_bit, stream));
   tmp = 0;
-  TRY (cub::DeviceScan::ExclusiveSum (NULL, tmp, comp_size, offsets, k + 1, stream));
+  SV_CUDA_TRY (cub::DeviceScan::ExclusiveSum (NULL, tmp, comp_size, offsets, k + 1, stream));
   if (tmp > s->scan_tmp_bytes)
-    TRY (sv__cuda_cc_grow_scratch (s, tmp));
+    SV_CUDA_TRY (sv__cuda_cc_grow_scratch (s, tmp));
   tmp = s->scan_tmp_bytes;
-  TRY (cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, comp_size, offsets, k + 1, stream));
+  SV_CUDA_TRY (cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, comp_size, offsets, k + 1, stream));
   /* The sort keys are spent: one of their buffers holds the claims. */
-  TRY (cudaMemsetAsync (keys.Alternate (), 0xff, (size_t)nn * sizeof (int), stream));
-  TRY (cudaMemsetAsync (s->visited, 0, (size_t)nn, stream));
+  SV_CUDA_TRY (cudaMemsetAsync (keys.Alternate (), 0xff, (size_t)nn * sizeof (int), stream));
+  SV_CUDA_TRY (cudaMemsetAsync (s->visited, 0, (size_t)nn, stream));
   cc_split_kernel<<<k, SPLIT_BLOCK, 0, stream>>> (
       nz, ny, nx, labels, roots, offsets, comp_size, values.Current (), values.Alternate (),
       max_size, s->visited, (unsigned int *)keys.Alternate (), s->parent, s->size);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY (cudaGetLastError ());
 out:
   cudaFreeAsync (roots, stream);
   cudaFreeAsync (comp_size, stream);

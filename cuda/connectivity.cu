@@ -268,21 +268,11 @@ grow_tmp (SvCudaConnScratch *s, const int *in, int *out, int n, cudaStream_t str
   return sv__cuda_cc_grow_scratch (s, tmp);
 }
 
-#define TRY(x)                                                                                     \
-  do                                                                                               \
-    {                                                                                              \
-      err = (x);                                                                                   \
-      if (err != cudaSuccess)                                                                      \
-        return err;                                                                                \
-    }                                                                                              \
-  while (0)
-
 cudaError_t
 sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, long long max_size,
                  int start_label, bool legacy, const SvCcWindow *window, SvCudaConnScratch *s,
                  cudaStream_t stream, int *n_large, bool *in_use)
 {
-  cudaError_t err;
   const long long n = (long long)nz * ny * nx;
   const int nn = (int)n;
   const int background = start_label - 1;
@@ -290,36 +280,36 @@ sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, lo
   int32_t *out = window != NULL ? window->known : labels;
   int h_counters[N_COUNTERS];
 
-  TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
-  TRY (cudaMemsetAsync (s->size, 0, (size_t)(n + 1) * sizeof (int), stream));
+  SV_CUDA_TRY_RETURN (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
+  SV_CUDA_TRY_RETURN (cudaMemsetAsync (s->size, 0, (size_t)(n + 1) * sizeof (int), stream));
   cc_init_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, nx, labels, background,
                                                                 s->parent);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY_RETURN (cudaGetLastError ());
   cc_union_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nz, ny, nx, labels, background,
                                                                  s->parent);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY_RETURN (cudaGetLastError ());
   cc_compress_size_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, s->parent, s->size);
-  TRY (cudaGetLastError ());
+  SV_CUDA_TRY_RETURN (cudaGetLastError ());
   if (window != NULL)
     {
       cc_window_mark_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (
           nn, window->known, background, start_label, window->core_end, s->parent);
-      TRY (cudaGetLastError ());
+      SV_CUDA_TRY_RETURN (cudaGetLastError ());
     }
   cc_classify_kernel<<<sv_cc_grid (n + 1), SV_CC_BLOCK, 0, stream>>> (
       nn, s->parent, s->size, min_size, max_size, s->link, s->small_roots, s->small_offsets,
       s->counters);
-  TRY (cudaGetLastError ());
-  TRY (
+  SV_CUDA_TRY_RETURN (cudaGetLastError ());
+  SV_CUDA_TRY_RETURN (
       cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost, stream));
-  TRY (cudaStreamSynchronize (stream));
+  SV_CUDA_TRY_RETURN (cudaStreamSynchronize (stream));
   if (h_counters[COUNTER_OVERSIZED] > 0)
     {
       g_debug ("connectivity: %d oversized components", h_counters[COUNTER_OVERSIZED]);
       /* Cut the oversized components into their sequential pieces, then
        * classify the pieces again (no piece is oversized any more). */
-      TRY (sv__cuda_cc_split_oversized (labels, nz, ny, nx, max_size, h_counters[COUNTER_OVERSIZED],
-                                        s, stream));
+      SV_CUDA_TRY_RETURN (sv__cuda_cc_split_oversized (labels, nz, ny, nx, max_size,
+                                                       h_counters[COUNTER_OVERSIZED], s, stream));
       /* A cut component of the window's core may go on past it: its
        * pieces that start at core_end or later are the next window's,
        * which cuts what is left of it the same way (a BFS only walks the
@@ -328,16 +318,16 @@ sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, lo
         {
           cc_window_mark_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (
               nn, window->known, background, start_label, window->core_end, s->parent);
-          TRY (cudaGetLastError ());
+          SV_CUDA_TRY_RETURN (cudaGetLastError ());
         }
-      TRY (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
+      SV_CUDA_TRY_RETURN (cudaMemsetAsync (s->counters, 0, N_COUNTERS * sizeof (int), stream));
       cc_classify_kernel<<<sv_cc_grid (n + 1), SV_CC_BLOCK, 0, stream>>> (
           nn, s->parent, s->size, min_size, LLONG_MAX, s->link, s->small_roots, s->small_offsets,
           s->counters);
-      TRY (cudaGetLastError ());
-      TRY (cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost,
-                            stream));
-      TRY (cudaStreamSynchronize (stream));
+      SV_CUDA_TRY_RETURN (cudaGetLastError ());
+      SV_CUDA_TRY_RETURN (cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters,
+                                           cudaMemcpyDeviceToHost, stream));
+      SV_CUDA_TRY_RETURN (cudaStreamSynchronize (stream));
     }
 
   const int n_small = h_counters[COUNTER_N_SMALL];
@@ -346,27 +336,30 @@ sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, lo
   const int *flags = s->link;
   if (!legacy && n_small > 0)
     {
-      TRY (sv__cuda_cc_link_small_connected (nz, ny, nx, n_small, max_size, s, stream));
+      SV_CUDA_TRY_RETURN (
+          sv__cuda_cc_link_small_connected (nz, ny, nx, n_small, max_size, s, stream));
       flags = s->queue;
     }
   /* rank = exclusive scan of the new-label flags; the sizes are spent. */
-  TRY (grow_tmp (s, flags, s->size, nn + 1, stream));
+  SV_CUDA_TRY_RETURN (grow_tmp (s, flags, s->size, nn + 1, stream));
   size_t tmp = s->scan_tmp_bytes;
-  TRY (cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, flags, s->size, nn + 1, stream));
+  SV_CUDA_TRY_RETURN (
+      cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, flags, s->size, nn + 1, stream));
 
   if (legacy && n_small > 0)
-    TRY (sv__cuda_cc_link_small (nz, ny, nx, n_small, base, max_size,
-                                 window != NULL && window->counter_in_use, s, stream));
+    SV_CUDA_TRY_RETURN (sv__cuda_cc_link_small (
+        nz, ny, nx, n_small, base, max_size, window != NULL && window->counter_in_use, s, stream));
   else if (n_small > 0)
-    TRY (sv__cuda_cc_settle_small (n_small, base, s, stream));
+    SV_CUDA_TRY_RETURN (sv__cuda_cc_settle_small (n_small, base, s, stream));
 
   cc_final_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, s->parent, s->link, s->size,
                                                                  base, start_label, out);
-  TRY (cudaGetLastError ());
-  TRY (cudaMemcpyAsync (n_large, s->size + n, sizeof (int), cudaMemcpyDeviceToHost, stream));
-  TRY (
+  SV_CUDA_TRY_RETURN (cudaGetLastError ());
+  SV_CUDA_TRY_RETURN (
+      cudaMemcpyAsync (n_large, s->size + n, sizeof (int), cudaMemcpyDeviceToHost, stream));
+  SV_CUDA_TRY_RETURN (
       cudaMemcpyAsync (h_counters, s->counters, sizeof h_counters, cudaMemcpyDeviceToHost, stream));
-  TRY (cudaStreamSynchronize (stream));
+  SV_CUDA_TRY_RETURN (cudaStreamSynchronize (stream));
   *in_use = h_counters[COUNTER_IN_USE] != 0;
   return cudaSuccess;
 }
@@ -375,16 +368,15 @@ cudaError_t
 sv__cuda_cc_uniform (int32_t *labels, long long n, int start_label, SvCudaConnScratch *s,
                      cudaStream_t stream, bool *any)
 {
-  cudaError_t err;
   int h_any = 0;
 
-  TRY (cudaMemsetAsync (s->counters + COUNTER_ANY, 0, sizeof (int), stream));
+  SV_CUDA_TRY_RETURN (cudaMemsetAsync (s->counters + COUNTER_ANY, 0, sizeof (int), stream));
   cc_uniform_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (n, labels, start_label - 1,
                                                                    start_label, s->counters);
-  TRY (cudaGetLastError ());
-  TRY (cudaMemcpyAsync (&h_any, s->counters + COUNTER_ANY, sizeof (int), cudaMemcpyDeviceToHost,
-                        stream));
-  TRY (cudaStreamSynchronize (stream));
+  SV_CUDA_TRY_RETURN (cudaGetLastError ());
+  SV_CUDA_TRY_RETURN (cudaMemcpyAsync (&h_any, s->counters + COUNTER_ANY, sizeof (int),
+                                       cudaMemcpyDeviceToHost, stream));
+  SV_CUDA_TRY_RETURN (cudaStreamSynchronize (stream));
   *any = h_any != 0;
   return cudaSuccess;
 }
@@ -392,11 +384,9 @@ sv__cuda_cc_uniform (int32_t *labels, long long n, int start_label, SvCudaConnSc
 cudaError_t
 sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_size,
                       long long max_size, int start_label, SvConnectivityRule rule,
-                      SvCudaConnScratch *s, cudaStream_t stream, long long *n_labels,
-                      bool *handled)
+                      SvCudaConnScratch *s, cudaStream_t stream, long long *n_labels, bool *handled)
 {
   const bool legacy = rule == SV_CONNECTIVITY_RULE_LEGACY;
-  cudaError_t err;
   long long n = (long long)nz * ny * nx;
   int total = 0;
   bool in_use = false;
@@ -407,13 +397,13 @@ sv_cuda_connectivity (int32_t *labels, int nz, int ny, int nx, long long min_siz
   if (legacy && min_size > max_size && min_size > 1)
     {
       bool any = false;
-      TRY (sv__cuda_cc_uniform (labels, n, start_label, s, stream, &any));
+      SV_CUDA_TRY_RETURN (sv__cuda_cc_uniform (labels, n, start_label, s, stream, &any));
       *n_labels = any ? 1 : 0;
       *handled = true;
       return cudaSuccess;
     }
-  TRY (sv__cuda_cc_run (labels, nz, ny, nx, min_size, max_size, start_label, legacy, NULL, s,
-                        stream, &total, &in_use));
+  SV_CUDA_TRY_RETURN (sv__cuda_cc_run (labels, nz, ny, nx, min_size, max_size, start_label, legacy,
+                                       NULL, s, stream, &total, &in_use));
   *n_labels = (long long)total + (in_use ? 1 : 0);
   *handled = true;
   return cudaSuccess;
@@ -477,7 +467,7 @@ sv_cuda_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gi
   if (n == 0)
     {
       *n_labels
-        = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
+          = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
       return TRUE;
     }
   if (!sv__cuda_check_free (sv__cuda_conn_scratch_bytes (n) + n * sizeof (int),

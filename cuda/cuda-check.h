@@ -1,9 +1,17 @@
-/* Supervox CUDA backend: mapping CUDA errors to GErrors.
+/* Supervox CUDA backend: the one family of CUDA error macros.
  *
- * Every CUDA call in the glue code goes through SV_CUDA_CHECK, which sets
- * `error` (a GError ** in scope) from cudaGetErrorString and jumps to the
- * function's `out:` label, where everything allocated so far is released.
- * Kernel launches are followed by SV_CUDA_CHECK (cudaGetLastError ()). */
+ * - SV_CUDA_CHECK: glue code that reports a GError. It sets `error` (a
+ *   GError ** in scope) from cudaGetErrorString and jumps to the
+ *   function's `out:` label, where everything allocated so far is
+ *   released. Kernel launches are followed by
+ *   SV_CUDA_CHECK (cudaGetLastError ()).
+ * - SV_CUDA_TRY: device-side steps that return a cudaError_t (the
+ *   connectivity's stages). It keeps the error in `err` (a cudaError_t in
+ *   scope) and jumps to `out:`.
+ * - SV_CUDA_TRY_RETURN: the same for a step with nothing to release: it
+ *   returns the error at once.
+ * A cudaError_t becomes a GError once, where the glue code calls such a
+ * step (SV_CUDA_CHECK). */
 #pragma once
 
 #include <cuda_runtime.h>
@@ -48,3 +56,21 @@ sv_cuda_clear (T **pointer)
  * free") when `bytes` more would not fit on the device next to a small
  * reserve; `what` names the consumer. */
 gboolean sv__cuda_check_free (size_t bytes, const char *what, GError **error);
+
+#define SV_CUDA_TRY(call)                                                                          \
+  do                                                                                               \
+    {                                                                                              \
+      err = (call);                                                                                \
+      if (err != cudaSuccess)                                                                      \
+        goto out;                                                                                  \
+    }                                                                                              \
+  while (0)
+
+#define SV_CUDA_TRY_RETURN(call)                                                                   \
+  do                                                                                               \
+    {                                                                                              \
+      cudaError_t sv__err = (call);                                                                \
+      if (sv__err != cudaSuccess)                                                                  \
+        return sv__err;                                                                            \
+    }                                                                                              \
+  while (0)

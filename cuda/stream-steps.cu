@@ -232,12 +232,13 @@ sums_buffer (SvCudaSlabs *s, gsize n, GError **error)
 }
 
 static gboolean
-slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error)
+slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, gsize k0, gsize k1,
+               GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize k = s != NULL && s->clusters != NULL ? s->clusters->k : 0;
   const guint nc = s != NULL && s->have_pass ? s->ctx.image->nc : 0;
-  const gsize n_sums = k * (4 + nc);
+  const gsize ns = 4 + nc;
   float *host_max = NULL;
   gboolean ok = FALSE;
 
@@ -250,23 +251,27 @@ slab_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError 
       if (!sv__slab_deliver (s, b, error))
         goto out;
     }
-  if (sums != NULL && k > 0)
+  k1 = MIN (k1, k);
+  /* Only the band of clusters whose windows met this device's slabs. */
+  if (sums != NULL && k0 < k1)
     {
+      const gsize n_sums = (k1 - k0) * ns;
+
       if (!sums_buffer (s, n_sums, error))
         goto out;
-      SV_CUDA_CHECK (
-          cudaMemcpy (s->h_sums, s->d_sums, n_sums * sizeof (guint64), cudaMemcpyDeviceToHost));
+      SV_CUDA_CHECK (cudaMemcpy (s->h_sums, s->d_sums + k0 * ns, n_sums * sizeof (guint64),
+                                 cudaMemcpyDeviceToHost));
       /* Two's complement: the device's unsigned sums are the int64 ones. */
       for (gsize i = 0; i < n_sums; i++)
-        sums[i] += (gint64)s->h_sums[i];
+        sums[k0 * ns + i] += (gint64)s->h_sums[i];
     }
-  if (max_dist_colour != NULL && k > 0)
+  if (max_dist_colour != NULL && k0 < k1)
     {
-      host_max = g_new (float, k);
-      SV_CUDA_CHECK (
-          cudaMemcpy (host_max, s->d_max_dist, k * sizeof (float), cudaMemcpyDeviceToHost));
-      for (gsize i = 0; i < k; i++)
-        max_dist_colour[i] = MAX (max_dist_colour[i], host_max[i]);
+      host_max = g_new (float, k1 - k0);
+      SV_CUDA_CHECK (cudaMemcpy (host_max, s->d_max_dist + k0, (k1 - k0) * sizeof (float),
+                                 cudaMemcpyDeviceToHost));
+      for (gsize i = k0; i < k1; i++)
+        max_dist_colour[i] = MAX (max_dist_colour[i], host_max[i - k0]);
     }
   sv__slab_marks_read_pass (s);
   s->times.passes++;

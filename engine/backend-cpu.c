@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend-private.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
 #include "internal.h"
@@ -102,13 +103,10 @@ cpu_start (SvBackend *backend, const SvSlicRun *run, GError **error)
 
   g_clear_pointer (&self->labels, g_free);
   g_clear_pointer (&self->nearest, g_free);
-  self->nearest = g_try_new (gint32, MAX (n, 1));
+  self->nearest = sv_try_alloc_n (n, sizeof (gint32), FALSE, error,
+                                  "the labels of %" G_GSIZE_FORMAT " voxels", n);
   if (self->nearest == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n);
-      return FALSE;
-    }
+    return FALSE;
   for (gsize v = 0; v < n; v++)
     self->nearest[v] = -1;
   return TRUE;
@@ -175,13 +173,10 @@ cpu_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 m
   SvBackendCpu *self = cpu (backend);
   const gsize n = n_voxels (self);
 
-  self->labels = g_try_new (gint32, MAX (n, 1));
+  self->labels = sv_try_alloc_n (n, sizeof (gint32), FALSE, error,
+                                 "the labels of %" G_GSIZE_FORMAT " voxels", n);
   if (self->labels == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %" G_GSIZE_FORMAT " voxels", n);
-      return FALSE;
-    }
+    return FALSE;
   *n_labels
       = sv_connectivity_enforce (self->nearest, self->volume.nz, self->volume.ny, self->volume.nx,
                                  min_size, max_size, run->params->start_label,

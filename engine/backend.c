@@ -2,6 +2,7 @@
  * dispatch of sv_backend_* calls to the chosen backend's table. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-backend.h"
 
 #include <string.h>
@@ -185,6 +186,36 @@ sv_backend_class_title (const SvBackendClass *klass, const char *fallback)
   return klass->title != NULL ? klass->title : klass->name;
 }
 
+int
+sv_backend_class_device_count (const SvBackendClass *klass)
+{
+  return klass != NULL && klass->device_count != NULL ? klass->device_count () : 0;
+}
+
+gboolean
+sv_backend_class_device_free_bytes (const SvBackendClass *klass, guint64 *free_bytes)
+{
+  *free_bytes = 0;
+  return klass != NULL && klass->device_free_bytes != NULL
+         && klass->device_free_bytes (free_bytes, NULL);
+}
+
+SvBackend *
+sv_backend_new_on_device (const SvBackendClass *klass, int device, GError **error)
+{
+  g_return_val_if_fail (klass != NULL, NULL);
+  if (klass->new_on_device == NULL)
+    return sv_backend_new_of_class (klass, error);
+  return klass->new_on_device (device, error);
+}
+
+void
+sv_backend_set_memory_limit (SvBackend *backend, guint64 bytes)
+{
+  if (backend->klass->set_memory_limit != NULL)
+    backend->klass->set_memory_limit (backend, bytes);
+}
+
 void
 sv_backend_free (SvBackend *backend)
 {
@@ -355,13 +386,10 @@ sv_backend_take_labels (SvBackend *backend, gsize n_voxels, GError **error)
     return NULL;
   if (backend->klass->take_labels != NULL)
     return backend->klass->take_labels (backend, error);
-  labels = g_try_malloc_n (MAX (n_voxels, 1), sizeof (gint32));
+  labels = sv_try_alloc_n (n_voxels, sizeof (gint32), FALSE, error,
+                           "%" G_GSIZE_FORMAT " labels", n_voxels);
   if (labels == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for %" G_GSIZE_FORMAT " labels", n_voxels);
-      return NULL;
-    }
+    return NULL;
   if (!backend->klass->get_labels (backend, labels, error))
     return NULL;
   return g_steal_pointer (&labels);

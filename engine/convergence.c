@@ -1,6 +1,7 @@
 /* Supervox engine: per-iteration convergence of SLIC, for teaching. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-convergence.h"
 
 #include <math.h>
@@ -138,9 +139,8 @@ sv_convergence_compute (const SvVolume *volume, const guint8 *mask, const SvSlic
   f.after = g_try_new (gint32, f.n);
   if (!f.before || !f.after)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "not enough memory to follow %" G_GSIZE_FORMAT " voxels through the iterations",
-                   f.n);
+      sv_set_no_memory (error, "following %" G_GSIZE_FORMAT " voxels through the iterations",
+                        f.n);
       goto out;
     }
 

@@ -2,6 +2,7 @@
  * segmentation._get_grid_centroids, plus deterministic maskSLIC seeding. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-seeds.h"
 
 #include <math.h>
@@ -126,13 +127,10 @@ sv_seeds_grid (const guint shape_zyx[3], gint64 n_segments, SvSeeds *seeds, GErr
     count[a] = grid_count (shape_zyx[a], start[a], step[a]);
   n = count[0] * count[1] * count[2];
 
-  seeds->zyx = g_try_new (float, n * 3);
+  seeds->zyx = sv_try_alloc_n (n * 3, sizeof (float), FALSE, error,
+                               "%" G_GSIZE_FORMAT " seeds", n);
   if (seeds->zyx == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for %" G_GSIZE_FORMAT " seeds", n);
-      return FALSE;
-    }
+    return FALSE;
   for (gsize z = 0; z < count[0]; z++)
     for (gsize y = 0; y < count[1]; y++)
       for (gsize x = 0; x < count[2]; x++, i++)

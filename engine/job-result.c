@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 /* The public result and what only this file touches. */
@@ -125,10 +126,8 @@ sv_job_result_get_labels (const SvJobResult *result, GError **error)
       if (reader == NULL)
         g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
                              "the result has no labels");
-      else if ((data = g_try_new (gint32, MAX (n, 1))) == NULL)
-        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                     "not enough memory for the labels (%" G_GSIZE_FORMAT " MiB)",
-                     n * sizeof (gint32) >> 20);
+      else if ((data = sv_try_alloc_n (n, sizeof (gint32), FALSE, error, "the labels")) == NULL)
+        ;
       else if (!reader->download (result->device_data, data, error))
         g_clear_pointer (&data, g_free);
       if (data != NULL)

@@ -2,6 +2,7 @@
  * available memory, from /proc. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include <stdarg.h>
 #include "supervox/sv-memory.h"
 
 #include "supervox/sv-error.h"
@@ -72,4 +73,46 @@ sv_parse_size (const char *option, const char *text, guint64 *bytes, GError **er
     }
   *bytes = (guint64)(value * scale);
   return TRUE;
+}
+
+static void
+set_no_memory (GError **error, guint64 bytes, const char *what, va_list args)
+{
+  g_autofree char *thing = g_strdup_vprintf (what, args);
+  g_autofree char *size = bytes > 0 ? g_format_size (bytes) : NULL;
+
+  if (size != NULL)
+    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                 "not enough memory for %s (%s)", thing, size);
+  else
+    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY, "not enough memory for %s",
+                 thing);
+}
+
+gpointer
+sv_try_alloc_n (gsize n, gsize size, gboolean zero, GError **error, const char *what, ...)
+{
+  gpointer p = NULL;
+  va_list args;
+
+  n = MAX (n, 1);
+  size = MAX (size, 1);
+  if (n <= G_MAXSIZE / size)
+    p = zero ? g_try_malloc0_n (n, size) : g_try_malloc_n (n, size);
+  if (p != NULL)
+    return p;
+  va_start (args, what);
+  set_no_memory (error, n <= G_MAXSIZE / size ? (guint64)n * size : G_MAXUINT64, what, args);
+  va_end (args);
+  return NULL;
+}
+
+void
+sv_set_no_memory (GError **error, const char *what, ...)
+{
+  va_list args;
+
+  va_start (args, what);
+  set_no_memory (error, 0, what, args);
+  va_end (args);
 }

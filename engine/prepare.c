@@ -3,6 +3,7 @@
  * rescale and Lab of sources it computes in float64. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-prepare.h"
 
 #include <math.h>
@@ -254,13 +255,10 @@ sv_prepare (const SvVolume *volume, const guint8 *mask, const SvSlicParams *para
   prepared->nx = nx;
   prepared->nc = nc;
   prepared->is_lab = lab;
-  prepared->data = g_try_malloc_n (MAX (n_values, 1), sizeof (float));
+  prepared->data = sv_try_alloc_n (n_values, sizeof (float), FALSE, error,
+                                   "a %u×%u×%u×%u working copy of the image", nz, ny, nx, nc);
   if (prepared->data == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a %u×%u×%u×%u working copy of the image", nz, ny, nx, nc);
-      return NULL;
-    }
+    return NULL;
   if (n_values > 0)
     memcpy (prepared->data, volume->data, n_values * sizeof (float));
 

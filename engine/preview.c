@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 static guint
@@ -51,8 +52,7 @@ sv_preview_volume_new (const SvVolume *volume, const guint8 *mask, guint factor,
   total = g_try_new0 (guint32, n_small);
   if (!sum || !count || !total)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a preview of %u×%u×%u voxels", s[0], s[1], s[2]);
+      sv_set_no_memory (error, "a preview of %u×%u×%u voxels", s[0], s[1], s[2]);
       return NULL;
     }
 

@@ -40,6 +40,18 @@ sv_run_source_from_header (SvRunSource *source, const SvTiffSlabInfo *info)
   source->from_file = TRUE;
 }
 
+void
+sv_run_source_from_volume (SvRunSource *source, const SvVolume *volume, gboolean mask)
+{
+  memset (source, 0, sizeof *source);
+  source->nz = volume->nz;
+  source->ny = volume->ny;
+  source->nx = volume->nx;
+  source->nc = volume->nc;
+  source->sample_type = volume->source_type;
+  source->mask = mask;
+}
+
 /* z×y×x, or y×x for a 2D image, as the front ends print shapes. */
 static void
 format_shape (char *out, gsize size, const guint zyx[3])

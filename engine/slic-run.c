@@ -5,6 +5,7 @@
  * run itself is slic-pipeline.c's. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-slic.h"
 
 #include <math.h>
@@ -56,8 +57,7 @@ sv_clusters_init (SvClusters *clusters, const SvSeeds *seeds, guint nc, GError *
   if (clusters->centres == NULL || clusters->alive == NULL || clusters->max_dist_colour == NULL)
     {
       sv_clusters_clear (clusters);
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for %" G_GSIZE_FORMAT " clusters", seeds->n);
+      sv_set_no_memory (error, "%" G_GSIZE_FORMAT " clusters", seeds->n);
       return FALSE;
     }
   clusters->k = seeds->n;

@@ -4,6 +4,7 @@
  * are copied out. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-slice-cache.h"
 
 #include <string.h>
@@ -119,13 +120,9 @@ lookup (SvSliceCache *cache, guint z, GError **error)
       return e;
     }
   cache->misses++;
-  samples = g_try_malloc (MAX (cache->slice_bytes, 1));
+  samples = sv_try_alloc_n (cache->slice_bytes, 1, FALSE, error, "slice %u", z + 1);
   if (samples == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for slice %u", z + 1);
-      return NULL;
-    }
+    return NULL;
   if (!sv_tiff_slab_reader_read (cache->reader, z, z + 1, samples, error))
     {
       g_free (samples);
@@ -195,13 +192,9 @@ sv_slice_cache_sample_histogram (SvSliceCache *cache, guint n_bins, guint64 samp
   sample = sv_volume_new (MAX (n_sample, 1), info->ny, info->nx, info->nc, error);
   if (sample == NULL)
     return NULL;
-  raw = g_try_malloc (MAX (cache->slice_bytes, 1));
+  raw = sv_try_alloc_n (cache->slice_bytes, 1, FALSE, error, "a slice");
   if (raw == NULL)
-    {
-      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                           "not enough memory for a slice");
-      return NULL;
-    }
+    return NULL;
   /* Past the cache: the slices on screen stay in it. */
   for (guint z = 0; z < info->nz; z += stride, n++)
     {

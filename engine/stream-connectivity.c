@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-sink-thread.h"
 
@@ -68,8 +69,7 @@ writer_start (Ring *r, GError **error)
   else
     r->slab = r->own_slab = g_try_new (gint32, values);
   if (r->slab == NULL && r->sink == NULL)
-    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                 "not enough memory for %u slices of labels", r->out_depth);
+    sv_set_no_memory (error, "%u slices of labels", r->out_depth);
   return r->slab != NULL;
 }
 
@@ -178,8 +178,7 @@ sv__stream_connectivity (SvSlabSource source, gpointer source_data, guint nz, gu
   queue = g_try_new (Voxel, queue_len);
   if (in == NULL || out == NULL || queue == NULL)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for %u slices of labels", r.window);
+      sv_set_no_memory (error, "%u slices of labels", r.window);
       return -1;
     }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-run-plan.h"
 
@@ -305,9 +306,8 @@ alloc_buffers (SvStreamImage *img, guint depth, guint halo, gboolean raw, GError
   img->work = g_try_malloc_n (MAX (slices * img->ny * img->nx * img->nc, 1), sizeof (float));
   if ((raw && img->raw == NULL) || img->work == NULL)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a slab of %" G_GSIZE_FORMAT " slices of %u×%u×%u", slices,
-                   img->ny, img->nx, img->nc);
+      sv_set_no_memory (error, "a slab of %" G_GSIZE_FORMAT " slices of %u×%u×%u", slices,
+                        img->ny, img->nx, img->nc);
       return FALSE;
     }
   return TRUE;

@@ -102,7 +102,7 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
   for (guint w = 0; ok && iterated && w < n_fillers; w++)
-    ok = plan->workers[w]->klass->slab_steps->end_pass (plan->workers[w], NULL, NULL, error);
+    ok = plan->workers[w]->klass->slab_steps->end_pass (plan->workers[w], NULL, NULL, 0, 0, error);
   for (guint w = 0; ok && plan->assignment_kept && w < plan->n_workers; w++)
     ok = sv__label_tally_from_backend (&tally, plan->workers[w], error);
   sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);

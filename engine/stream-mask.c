@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-run-plan.h"
 #include "internal.h"
@@ -101,14 +102,11 @@ sv__stream_mask_slab (SvStreamMask *m, guint z0, guint z1, GError **error)
       if (z1 - z0 > m->capacity)
         {
           g_free (m->bytes);
-          m->bytes = g_try_malloc (MAX ((gsize)(z1 - z0) * m->plane, 1));
+          m->bytes = sv_try_alloc_n ((gsize)(z1 - z0) * m->plane, 1, FALSE, error,
+                                     "%u slices of the mask", z1 - z0);
           m->capacity = m->bytes != NULL ? z1 - z0 : 0;
           if (m->bytes == NULL)
-            {
-              g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                           "not enough memory for %u slices of the mask", z1 - z0);
-              return NULL;
-            }
+            return NULL;
         }
       if (!read_slices (m, z0, z1, error))
         return NULL;

@@ -237,11 +237,23 @@ typedef struct
   gint64 **worker_sums;
 } SvSlabPlan;
 
-/* The worker that takes slab z0 (the workers take every n-th slab). */
+/* The worker that takes the slab-th slab: each takes a run of
+ * neighbouring slabs, as even as their count allows, so that the clusters
+ * it sums are a narrow band of cluster numbers (seeds are numbered z
+ * first) and only that band of the sums comes back from it. */
+static inline guint
+sv__slab_plan_worker (const SvSlabPlan *plan, guint slab)
+{
+  const guint n_slabs = (plan->z_end - plan->z_begin + plan->depth - 1) / plan->depth;
+
+  return (guint)((guint64)slab * plan->n_workers / MAX (n_slabs, 1));
+}
+
+/* The worker that takes slab z0. */
 static inline SvBackend *
 sv__slab_plan_owner (const SvSlabPlan *plan, guint z0)
 {
-  return plan->workers[((z0 - plan->z_begin) / plan->depth) % plan->n_workers];
+  return plan->workers[sv__slab_plan_worker (plan, (z0 - plan->z_begin) / plan->depth)];
 }
 
 /* Runs the slab steps of one pass over every slab of `plan`: ASSIGN adds

@@ -14,6 +14,7 @@
  * run, from the last assignment to the label file, is stream-labels.c. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-stream.h"
 
 #include <string.h>
@@ -105,16 +106,12 @@ run_iteration (Run *run, gboolean keep, GError **error)
   /* One buffer for every pass: with millions of clusters it is hundreds of
    * MiB, and a fresh one costs its page faults every pass. */
   if (run->sums == NULL)
-    run->sums = g_try_new0 (gint64, n_sums);
+    run->sums = sv_try_alloc_n (n_sums, sizeof (gint64), TRUE, error,
+                                "the sums of %" G_GSIZE_FORMAT " clusters", run->clusters.k);
   else
     memset (run->sums, 0, n_sums * sizeof (gint64));
   if (run->sums == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the sums of %" G_GSIZE_FORMAT " clusters",
-                   run->clusters.k);
-      ok = FALSE;
-    }
+    ok = FALSE;
   sums = run->sums;
 
   /* From the second pass on: the first one decided which slabs the
@@ -163,18 +160,13 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
   /* The mask is pointed at each slab before its steps (run_mask_slab). */
   sv_slic_context_init (&run->ctx, &run->view, run->mask.whole, seeds, params,
                         run->options->n_threads);
-  *nearest = run->nearest = g_try_new (gint32, (gsize)run->depth * run->plane);
   *spill = run->spill
       = sv__spill_new (run->output, "labels", run->nz, run->plane * sizeof (gint32), error);
   if (*spill == NULL)
     return FALSE;
-  if (*nearest == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the labels of %u slices", run->depth);
-      return FALSE;
-    }
-  return TRUE;
+  *nearest = run->nearest = sv_try_alloc_n ((gsize)run->depth * run->plane, sizeof (gint32),
+                                            FALSE, error, "the labels of %u slices", run->depth);
+  return *nearest != NULL;
 }
 
 /* The backends that run the slab steps (the caller's, or a CPU one) and
@@ -220,11 +212,11 @@ plan_workers (Run *run, GError **error)
 
       plan->worker_sums = g_new0 (gint64 *, plan->n_workers);
       for (guint w = 0; w < plan->n_workers; w++)
-        if ((plan->worker_sums[w] = g_try_new (gint64, n_sums)) == NULL)
+        if ((plan->worker_sums[w]
+             = sv_try_alloc_n (n_sums, sizeof (gint64), FALSE, error,
+                               "the sums of %" G_GSIZE_FORMAT " clusters", run->clusters.k))
+            == NULL)
           {
-            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                         "not enough memory for the sums of %" G_GSIZE_FORMAT " clusters",
-                         run->clusters.k);
             return FALSE;
           }
     }
@@ -434,29 +426,4 @@ out:
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);
   return ok;
-}
-
-gboolean
-sv_stream_slic_run_with_fallback (const char *input, const char *output, const SvSlicParams *params,
-                                  const guint8 *mask, const SvStreamOptions *options,
-                                  SvRunStats *stats, SvStreamReport *report, GError **device_error,
-                                  GError **error)
-{
-  GError *local = NULL;
-  SvStreamOptions on_cpu;
-
-  if (sv_stream_slic_run (input, output, params, mask, options, stats, report, &local))
-    return TRUE;
-  if (options->n_backends == 0 || options->ranks != NULL
-      || !sv_backend_error_is_device_failure (local))
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-  g_propagate_error (device_error, local);
-  on_cpu = *options;
-  on_cpu.backends = NULL;
-  on_cpu.n_backends = 0;
-  on_cpu.max_slab_depth = 0;
-  return sv_stream_slic_run (input, output, params, mask, &on_cpu, stats, report, error);
 }

@@ -9,6 +9,7 @@
 
 #include "backend-private.h"
 #include "internal.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 /* One pass: its context and clusters (borrowed) and its sums. */
@@ -107,8 +108,7 @@ cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const
 
   if (nearest == NULL)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for the assignment of %u slices", z1 - z0);
+      sv_set_no_memory (error, "the assignment of %u slices", z1 - z0);
       return FALSE;
     }
   base = nearest_base (&pass->ctx, nearest, z0);
@@ -145,15 +145,17 @@ cpu_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
 }
 
 static gboolean
-cpu_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error)
+cpu_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, gsize k0, gsize k1,
+              GError **error)
 {
   CpuPass *pass = cpu_pass (backend);
+  const gsize ns = pass->clusters->k > 0 ? pass->n_sums / pass->clusters->k : 0;
 
   if (sums != NULL)
-    for (gsize i = 0; i < pass->n_sums; i++)
+    for (gsize i = k0 * ns; i < k1 * ns; i++)
       sums[i] += pass->sums[i];
   if (max_dist_colour != NULL)
-    for (gsize k = 0; k < pass->clusters->k; k++)
+    for (gsize k = k0; k < k1; k++)
       max_dist_colour[k] = MAX (max_dist_colour[k], pass->maxima.max_dist_colour[k]);
   return TRUE;
 }

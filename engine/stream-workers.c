@@ -1,7 +1,10 @@
 /* Supervox engine: one pass of a streamed iteration over the slabs, shared
  * by the backends that run the slab steps. With one backend the slabs go
  * through it in z order on the caller's thread; with several (one per
- * GPU) each gets a worker thread and every n-th slab. Reading the image
+ * GPU) each gets a worker thread and a run of neighbouring slabs, and
+ * only the band of clusters that can reach them comes back from it after
+ * the pass (not the sums of every cluster from every device). Reading the
+ * image
  * file (one reader, one cache) and handing a slab to a backend happen
  * under one lock; a device backend copies the slab to its own memory and
  * returns, so the devices compute while the next slab is read. Each worker
@@ -13,6 +16,7 @@
 
 #include "backend-private.h"
 #include "stream-private.h"
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 typedef struct
@@ -110,6 +114,45 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   return sv__stream_image_keep (plan->image, z0, z1, error);
 }
 
+/* The clusters [*k0, *k1) whose search windows can meet worker w's slabs,
+ * from the centres the pass starts with: a window spans 2·step slices
+ * either side of its centre (sv_slic_assign); one slice more on each side
+ * keeps the rounding of the bounds out of the question. Every other
+ * cluster's sums and maxima stay zero on that worker. */
+static void
+worker_clusters (const Pass *pass, guint w, gsize *k0, gsize *k1)
+{
+  const SvSlabPlan *plan = pass->plan;
+  const SvClusters *clusters = pass->clusters;
+  const gsize nf = 3 + clusters->nc;
+  const guint n_slabs = (plan->z_end - plan->z_begin + plan->depth - 1) / plan->depth;
+  const double reach = 2.0 * pass->ctx->window_step[0] + 2.0;
+  guint first = G_MAXUINT, last = 0;
+  double zlo, zhi;
+
+  *k0 = *k1 = 0;
+  for (guint slab = 0; slab < n_slabs; slab++)
+    if (sv__slab_plan_worker (plan, slab) == w)
+      {
+        first = MIN (first, slab);
+        last = slab;
+      }
+  if (first == G_MAXUINT)
+    return;
+  zlo = plan->z_begin + (double)first * plan->depth;
+  zhi = MIN (plan->z_begin + (double)(last + 1) * plan->depth, plan->z_end);
+  for (gsize k = 0; k < clusters->k; k++)
+    {
+      const double cz = clusters->centres[k * nf];
+
+      if (!clusters->alive[k] || cz + reach < zlo || cz - reach >= zhi)
+        continue;
+      if (*k1 == 0)
+        *k0 = k;
+      *k1 = k + 1;
+    }
+}
+
 static gboolean
 worker_run (Pass *pass, guint w, GError **error)
 {
@@ -121,6 +164,7 @@ worker_run (Pass *pass, guint w, GError **error)
    * copy of hundreds of MiB with millions of clusters); several add their
    * own (made once for the run) under the lock at the end. */
   const gboolean alone = plan->n_workers == 1;
+  const gsize ns = 4 + pass->clusters->nc;
   gint64 *own_sums = pass->sums != NULL && !alone ? plan->worker_sums[w] : NULL;
   g_autofree float *own_maxima = pass->maxima != NULL && !alone
                                      ? g_memdup2 (pass->maxima, MAX (k, 1) * sizeof (float))
@@ -128,28 +172,28 @@ worker_run (Pass *pass, guint w, GError **error)
   gint64 *sums = alone ? pass->sums : own_sums;
   float *maxima = alone ? pass->maxima : own_maxima;
   g_autofree gint32 *nearest = NULL;
+  gsize k0 = 0, k1 = k;
   gboolean ok;
   guint slab = 0;
 
-  if (own_sums != NULL)
-    memset (own_sums, 0, pass->n_sums * sizeof (gint64));
+  if (!alone)
+    worker_clusters (pass, w, &k0, &k1);
+  if (own_sums != NULL && k0 < k1)
+    memset (own_sums + k0 * ns, 0, (k1 - k0) * ns * sizeof (gint64));
   if (pass->kind == SV_SLAB_MAXIMA)
     {
-      nearest = g_try_new (gint32, (gsize)plan->depth * plan->plane);
+      nearest = sv_try_alloc_n ((gsize)plan->depth * plan->plane, sizeof (gint32), FALSE, error,
+                                "the labels of %u slices", plan->depth);
       if (nearest == NULL)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                       "not enough memory for the labels of %u slices", plan->depth);
-          return FALSE;
-        }
+        return FALSE;
     }
   g_mutex_lock (&pass->lock);
   ok = !pass->failed && steps->begin_pass (backend, pass->ctx, pass->clusters, error);
   g_mutex_unlock (&pass->lock);
   for (guint z0 = plan->z_begin; ok && z0 < plan->z_end; z0 += plan->depth, slab++)
     {
-      /* Every n-th slab, as sv__slab_plan_owner says. */
-      if (slab % plan->n_workers != w)
+      /* Its run of slabs, as sv__slab_plan_owner says. */
+      if (sv__slab_plan_worker (plan, slab) != w)
         continue;
       g_mutex_lock (&pass->lock);
       ok = !pass->failed
@@ -158,15 +202,15 @@ worker_run (Pass *pass, guint w, GError **error)
     }
   /* Waiting for the device happens outside the lock: the other workers
    * keep feeding theirs. */
-  ok = ok && steps->end_pass (backend, sums, maxima, error);
+  ok = ok && steps->end_pass (backend, sums, maxima, k0, k1, error);
   if (!ok)
     return FALSE;
   g_mutex_lock (&pass->lock);
   if (own_sums != NULL)
-    for (gsize i = 0; i < pass->n_sums; i++)
+    for (gsize i = k0 * ns; i < k1 * ns; i++)
       pass->sums[i] += own_sums[i];
   if (own_maxima != NULL)
-    for (gsize i = 0; i < k; i++)
+    for (gsize i = k0; i < k1; i++)
       pass->maxima[i] = MAX (pass->maxima[i], own_maxima[i]);
   g_mutex_unlock (&pass->lock);
   return TRUE;

@@ -2,6 +2,7 @@
  * memory) and an image TIFF, both read a z-slab at a time. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-supervoxel-table.h"
 
 #include <string.h>
@@ -222,8 +223,7 @@ sv_supervoxel_table_new_from_files (const char *labels_path, const SvLabels *lab
   if ((label_reader && (slab_labels == NULL || slab_samples == NULL))
       || (image_reader && slab_image == NULL))
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for slabs of %u slices of %u×%u voxels", slab_depth, ny, nx);
+      sv_set_no_memory (error, "slabs of %u slices of %u×%u voxels", slab_depth, ny, nx);
       return NULL;
     }
 

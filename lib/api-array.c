@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
 gsize
@@ -231,13 +232,9 @@ sv_api_mask_from_host (const SupervoxArray *mask, const SupervoxArray *image, GE
   if (!sv_api_mask_check_shape (mask, image, error))
     return NULL;
   n = sv_api_array_n_voxels (mask);
-  out = g_try_malloc (MAX (n, 1));
+  out = sv_try_alloc_n (n, 1, FALSE, error, "a mask of %" G_GSIZE_FORMAT " voxels", n);
   if (out == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a mask of %" G_GSIZE_FORMAT " voxels", n);
-      return NULL;
-    }
+    return NULL;
   for (gint64 z = 0; z < mask->shape[0]; z++)
     for (gint64 y = 0; y < mask->shape[1]; y++)
       for (gint64 x = 0; x < mask->shape[2]; x++)

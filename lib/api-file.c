@@ -11,13 +11,9 @@
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-memory.h"
+#include "supervox/sv-run-execute.h"
 #include "supervox/sv-run-plan.h"
 #include "supervox/sv-stream.h"
-#include "sv-config.h"
-
-#if SV_HAVE_CUDA
-#include "sv-cuda.h"
-#endif
 
 /* The file as the run plan sees it; FALSE with the reader's error. */
 static gboolean
@@ -40,20 +36,14 @@ read_source (const char *input, gboolean mask, SvRunSource *source, GError **err
 static void
 measure_budgets (const SvBackendChoice *choice, guint64 memory_limit, SvRunBudgets *budgets)
 {
+  SvRunDevices devices;
+
   memset (budgets, 0, sizeof *budgets);
   budgets->backend = *choice;
   budgets->host_bytes = memory_limit > 0 ? memory_limit : sv_memory_available ();
-#if SV_HAVE_CUDA
-  {
-    gsize free_bytes = 0;
-
-    if ((choice->is_auto || choice->wants_device) && sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
-      {
-        budgets->n_devices = 1;
-        budgets->device_bytes = free_bytes;
-      }
-  }
-#endif
+  sv_run_devices_init (&devices, choice->device, NULL, -1, 0);
+  sv_run_devices_measure (&devices, choice, budgets);
+  sv_run_devices_clear (&devices);
 }
 
 /* The whole volume in memory: read, run, write. */
@@ -87,27 +77,29 @@ run_in_memory (const char *input, const char *output, const char *mask_path,
   return sv_tiff_write_labels (output, labels, error);
 }
 
-/* Slab by slab through one GPU (when the plan went to one) or the CPU. */
+/* Slab by slab through one GPU (when the plan went to one: the pool's
+ * backend for the current device) or the CPU. */
 static gboolean
 run_streamed (const char *input, const char *output, const char *mask_path,
               const SvSlicParams *params, const SvRunPlan *plan, const SvRunControl *control,
               SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
-  g_autoptr (GError) device_error = NULL;
   SvBackend *gpu = NULL;
   SvStreamOptions options;
-  SvStreamReport report;
+  SvRunDevices devices;
+  SvRunJobSpec spec = { 0 };
+  SvRunReport report;
   gboolean ok;
 
   sv_stream_options_init_defaults (&options);
   options.n_threads = control->n_threads;
   options.write_options.n_threads = control->n_threads;
-  options.memory_limit = plan->memory_limit;
   options.mask_path = mask_path;
   options.label_spacing = params->spacing;
   options.progress = control->progress;
   options.user_data = control->user_data;
   options.cancellable = control->cancellable;
+  sv_run_devices_init (&devices, plan->backend, NULL, -1, 0);
   if (plan->on_device)
     {
       GError *local = NULL;
@@ -119,23 +111,31 @@ run_streamed (const char *input, const char *output, const char *mask_path,
           return FALSE;
         }
       g_clear_error (&local);
+      /* auto without a device streams on the CPU. */
+      devices.broken = gpu == NULL;
     }
   if (gpu != NULL)
     {
-      /* Slabs the device's double buffers hold beside the clusters. */
-      options.max_slab_depth = plan->max_slab_depth;
-      options.backends = &gpu;
-      options.n_backends = 1;
+      devices.backends = &gpu;
+      devices.n_backends = 1;
     }
-  if (gpu != NULL && plan->falls_back)
-    ok = sv_stream_slic_run_with_fallback (input, output, params, NULL, &options, stats, &report,
-                                           &device_error, error);
-  else
-    ok = sv_stream_slic_run (input, output, params, NULL, &options, stats, &report, error);
-  if (device_error != NULL)
-    g_info ("the GPU failed (%s); streamed on the CPU instead", device_error->message);
-  *is_cuda = gpu != NULL && device_error == NULL;
-  sv_api_backend_done (gpu, ok && device_error == NULL);
+  spec.plan = plan;
+  spec.params = params;
+  spec.input = input;
+  spec.output = output;
+  spec.stream = &options;
+  spec.devices = &devices;
+  ok = sv_run_execute (&spec, &report, error);
+  if (report.device_error != NULL)
+    g_info ("the GPU failed (%s); streamed on the CPU instead", report.device_error->message);
+  *stats = report.stats;
+  *is_cuda = report.n_devices > 0;
+  sv_api_backend_done (gpu, ok && report.device_error == NULL);
+  sv_run_report_clear (&report);
+  /* The pool's backend is not the devices' to free. */
+  devices.backends = NULL;
+  devices.n_backends = 0;
+  sv_run_devices_clear (&devices);
   return ok;
 }
 

@@ -10,6 +10,7 @@
 
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-execute.h"
 #include "sv-config.h"
 #if SV_HAVE_CUDA
 #include "sv-cuda.h"
@@ -301,27 +302,34 @@ sv_api_run_host (const SvBackendChoice *choice, const SvVolume *volume, const gu
                  SupervoxDtype label_dtype, SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
   SvBackend *backend = sv_api_backend_for (choice, error);
-  g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *out = NULL;
   gsize n = sv_volume_n_voxels (volume);
-  SvBackend *ran;
+  SvRunBudgets budgets = { .backend = *choice };
+  SvRunJobSpec spec = { 0 };
+  SvRunReport report = { 0 };
+  SvRunSource source;
+  SvRunPlan plan;
   gboolean ok;
 
   if (backend == NULL)
     return FALSE;
-  /* A kept backend may still name an earlier volume that lived at this
-   * address, which the fallback would take as loaded: load this one (a
-   * failure here is met again, and handled, by the fallback). */
-  ok = sv_backend_set_volume (backend, volume, mask, choice->is_auto ? NULL : error);
-  if (choice->is_auto)
-    ok = sv_backend_run_with_fallback (backend, volume, mask, params, control, stats, &cpu, NULL,
-                                       error);
-  else
-    ok = ok && sv_backend_run (backend, params, control, stats, error);
-  ran = cpu != NULL ? cpu : backend;
-  ok = ok && (out = sv_backend_take_labels (ran, n, error)) != NULL;
-  *is_cuda = !sv_backend_is_reference (ran);
-  sv_api_backend_done (backend, ok && cpu == NULL);
+  /* The backend is the device auto found, or the CPU. */
+  budgets.n_devices = sv_backend_class_is_device (sv_backend_get_class (backend)) ? 1 : 0;
+  sv_run_source_from_volume (&source, volume, mask != NULL);
+  spec.plan = &plan;
+  spec.params = params;
+  spec.volume = volume;
+  spec.mask = mask;
+  spec.backend = backend;
+  spec.control = control;
+  ok = sv_run_plan (&source, params, &budgets, &plan, error)
+       && sv_run_execute (&spec, &report, error)
+       && (out = sv_backend_take_labels (sv_run_report_backend (&report, &spec), n, error)) != NULL;
+  if (report.ran_on != NULL)
+    *stats = report.stats;
+  *is_cuda = sv_backend_class_is_device (report.ran_on);
+  sv_api_backend_done (backend, ok && report.own_backend == NULL);
+  sv_run_report_clear (&report);
   if (ok)
     sv_api_labels_store (out, n, labels, label_dtype);
   return ok;

@@ -3,6 +3,7 @@
  * slic-file.c, many inputs in one process by slic-batch.c. */
 #define G_LOG_DOMAIN "sv-cli"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-common.h"
@@ -244,11 +245,17 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
         return FALSE;
       ctx->slab_depth = (guint)v;
     }
+  guint64 device_limit = 0;
+  const char *local_rank = g_getenv ("OMPI_COMM_WORLD_LOCAL_RANK");
+
   if (o->device_memory_limit != NULL
-      && !sv_cli_parse_size ("--device-memory-limit", o->device_memory_limit,
-                             &ctx->device_memory_limit, error))
+      && !sv_cli_parse_size ("--device-memory-limit", o->device_memory_limit, &device_limit,
+                             error))
     return FALSE;
-  ctx->devices = o->devices;
+  /* Under mpirun each rank drives the GPU of its rank on the host. */
+  sv_run_devices_init (&ctx->devices, ctx->backend_choice.device, o->devices,
+                       sv_cli_mpi_active () && local_rank != NULL ? atoi (local_rank) : -1,
+                       device_limit);
   return TRUE;
 }
 
@@ -400,7 +407,7 @@ run_slic (SlicOptions *o)
   else
     status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);
-  sv_cli_slic_context_close_devices (&ctx);
+  sv_run_devices_clear (&ctx.devices);
   sv_cli_slic_zarr_done (&zarr);
   return status;
 }

@@ -16,6 +16,7 @@
 #include "supervox/sv-error.h"
 #include "supervox/sv-few-labels.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-run-execute.h"
 #include "supervox/sv-run-plan.h"
 #include "supervox/sv-sidecar.h"
 #include "sv-config.h"
@@ -246,34 +247,30 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_d
     adapter->ctx->progress (adapter->file, 0, 0, adapter->ctx->progress_data);
 }
 
-static gboolean
-run_on (SvBackend *backend, SvCliSlicFile *file, const SvCliSlicContext *ctx,
-        const SvRunControl *control, GError **error)
-{
-  memset (&file->stats, 0, sizeof file->stats);
-  return sv_backend_set_volume (backend, file->volume, ctx->mask, error)
-         && sv_backend_run (backend, &file->params, control, &file->stats, error);
-}
-
 gboolean
 sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autoptr (SvBackend) cpu = NULL;
-  SvBackend *backend = ctx->backend;
-  gboolean on_gpu = !sv_backend_is_reference (ctx->backend);
-  gboolean is_auto = ctx->backend_choice.is_auto;
   ProgressAdapter adapter = { ctx, file };
   SvRunControl control = { 0 };
+  SvRunJobSpec spec = { 0 };
+  SvRunReport report;
+  SvRunSource source;
+  SvRunBudgets budgets = { 0 };
+  SvRunPlan plan;
   SvLabels *labels;
   gint32 *data;
   gboolean ok;
 
   if (file->streaming)
     return sv_cli_slic_file_stream (file, ctx, error);
+  sv_run_source_from_volume (&source, file->volume, ctx->mask != NULL);
+  budgets.backend = ctx->backend_choice;
+  sv_run_devices_measure (&ctx->devices, &ctx->backend_choice, &budgets);
   if (!sv_cli_slic_resolve_axes (ctx->request, file->input, file->volume, &file->params,
                                  file->notes, &local)
-      || !sv_slic_params_validate (&file->params, &local))
+      || !sv_slic_params_validate (&file->params, &local)
+      || !sv_run_plan (&source, &file->params, &budgets, &plan, &local))
     {
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
@@ -285,49 +282,36 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   control.user_data = &adapter;
   control.cancellable = ctx->cancellable;
 
-  /* After a CUDA error the device is not trusted again in this process. */
-  if (on_gpu && ctx->gpu_broken)
-    {
-      cpu = sv_backend_new_of_class (sv_backend_cpu_class (), error);
-      if (cpu == NULL)
-        return FALSE;
-      backend = cpu;
-    }
-  if (backend == ctx->backend && on_gpu && is_auto)
-    {
-      /* Under auto the engine reruns a GPU failure on the CPU. */
-      g_autoptr (GError) device_error = NULL;
-
-      memset (&file->stats, 0, sizeof file->stats);
-      ok = sv_backend_run_with_fallback (backend, file->volume, ctx->mask, &file->params, &control,
-                                         &file->stats, &cpu, &device_error, &local);
-      if (ok && cpu != NULL)
-        {
-          gboolean broken
-              = g_error_matches (device_error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
-
-          if (!ctx->quiet)
-            sv_cli_note ("%s: CUDA backend failed (%s); running %s on the CPU", file->input,
-                         device_error->message, broken ? "it and the files after it" : "it");
-          ctx->gpu_broken = ctx->gpu_broken || broken;
-          backend = cpu;
-        }
-    }
-  else
-    ok = run_on (backend, file, ctx, &control, &local);
+  spec.plan = &plan;
+  spec.params = &file->params;
+  spec.volume = file->volume;
+  spec.mask = ctx->mask;
+  spec.backend = ctx->backend;
+  spec.control = &control;
+  spec.devices = &ctx->devices;
+  ok = sv_run_execute (&spec, &report, &local);
+  if (report.device_error != NULL && !ctx->quiet)
+    sv_cli_note ("%s: %s failed (%s); running %s on the CPU", file->input,
+                 sv_backend_class_display_name (plan.backend, "the device"),
+                 report.device_error->message,
+                 ctx->devices.broken ? "it and the files after it" : "it");
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)
     {
+      sv_run_report_clear (&report);
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
-  file->backend = sv_backend_get_name (backend);
+  file->stats = report.stats;
+  file->backend = report.ran_on->name;
   file->seconds[1] = file->stats.seconds_prepare;
   file->seconds[2] = file->stats.seconds_iterate;
   file->seconds[3] = file->stats.seconds_connect;
 
-  data = sv_backend_take_labels (backend, sv_volume_n_voxels (file->volume), error);
+  data = sv_backend_take_labels (sv_run_report_backend (&report, &spec),
+                                 sv_volume_n_voxels (file->volume), error);
+  sv_run_report_clear (&report);
   if (data == NULL)
     return FALSE;
   labels = g_new0 (SvLabels, 1);

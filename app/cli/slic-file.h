@@ -8,6 +8,7 @@
 #include "supervox/sv-backend.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-params.h"
+#include "supervox/sv-run-execute.h"
 #include "supervox/sv-stream.h"
 #include "supervox/sv-volume.h"
 
@@ -55,15 +56,12 @@ typedef struct
   guint64 memory_limit;        /* --memory-limit in bytes; 0: what the system has free */
   guint slab_depth;            /* --slab-depth: stream in slabs of this many slices; 0: decide */
   const SvStreamRanks *ranks;  /* under mpirun: every file streams across the ranks */
-  const char *devices;         /* --devices: "0,1", "all"; NULL: one (the local rank's) */
-  guint64 device_memory_limit; /* --device-memory-limit per GPU; 0: what the GPU has free */
-  /* The CUDA backends of a streamed run, one per device, made on first use
-   * and kept for the batch (sv_cli_slic_context_close_devices). */
-  SvBackend **device_backends;
-  guint n_device_backends;
+  /* The GPUs: --devices ("0,1", "all"; NULL: the local rank's) and
+   * --device-memory-limit, their backends for streamed runs, kept for the
+   * batch, and whether one failed (the CPU from then on). */
+  SvRunDevices devices;
 
-  SvBackend *backend;  /* one for the whole batch */
-  gboolean gpu_broken; /* a CUDA error that is not out-of-memory: CPU from then on */
+  SvBackend *backend; /* the in-memory runs', one for the whole batch */
 
   const char *stats_path; /* --stats: the supervoxel table, written after the labels; NULL: none */
 } SvCliSlicContext;
@@ -71,8 +69,6 @@ typedef struct
 /* Opens the backend asked for (ctx->backend_choice) as ctx->backend. auto
  * without a usable GPU is the CPU; cuda without one is an error. */
 gboolean sv_cli_slic_context_open_backend (SvCliSlicContext *ctx, GError **error);
-/* Frees the streamed run's device backends. */
-void sv_cli_slic_context_close_devices (SvCliSlicContext *ctx);
 
 /* One input. The steps fill it in turn; `error` holds the first failure,
  * already naming the file it is about. */

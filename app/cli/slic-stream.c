@@ -11,11 +11,11 @@
 #include <sys/resource.h>
 
 #include "cli-common.h"
-#include "slic-devices.h"
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-memory.h"
+#include "supervox/sv-run-execute.h"
 #include "supervox/sv-run-plan.h"
 #include "supervox/sv-stream.h"
 #include "sv-config.h"
@@ -74,7 +74,7 @@ measure_budgets (const SvCliSlicContext *ctx, SvRunBudgets *budgets)
   budgets->backend = ctx->backend_choice;
   budgets->host_bytes = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
   budgets->host_held = sv_cli_peak_memory ();
-  sv_cli_slic_measure_devices (ctx, budgets);
+  sv_run_devices_measure (&ctx->devices, &ctx->backend_choice, budgets);
   budgets->n_ranks = ctx->ranks != NULL ? ctx->ranks->n_ranks : 0;
   budgets->slab_depth = ctx->slab_depth;
 }
@@ -157,12 +157,12 @@ gboolean
 sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autoptr (GError) device_error = NULL;
   g_autoptr (SvTiffSlabReader) reader = NULL;
   SvTiffReadOptions read_options;
   SvStreamOptions options;
   SvVolume header = { 0 };
-  SvStreamReport report;
+  SvRunJobSpec spec = { 0 };
+  SvRunReport report;
   SvRunBudgets budgets;
   SvRunPlan plan = { 0 };
   gboolean ok;
@@ -199,9 +199,6 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.channel = ctx->channel;
   options.n_threads = ctx->request->n_threads;
   options.slab_depth = ctx->slab_depth;
-  /* The limit is for the whole process: the plan leaves out what it holds
-   * already (code, the mask, buffers). */
-  options.memory_limit = plan.memory_limit;
   options.write_options = ctx->write_options;
   options.write_options.n_threads = ctx->request->n_threads;
   /* An uncalibrated file's labels carry the run's spacing. */
@@ -211,61 +208,40 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.user_data = file;
   options.cancellable = ctx->cancellable;
   options.ranks = ctx->ranks;
-
-  file->n_devices = 0;
-  file->device_peak_bytes = 0;
-  if (ok && plan.on_device && !ctx->gpu_broken)
-    {
-      ok = sv_cli_slic_open_devices (ctx, &local);
-      if (ok)
-        options.max_slab_depth = plan.max_slab_depth;
-      if (!ok && plan.falls_back)
-        {
-          /* auto without a usable GPU streams on the CPU. */
-          g_clear_error (&local);
-          ok = TRUE;
-        }
-      options.backends = ctx->device_backends;
-      options.n_backends = ctx->n_device_backends;
-    }
-  if (!sv_stream_ranks_agree (ctx->ranks, ok, &local))
-    {
-      sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
-      return FALSE;
-    }
-
-  memset (&file->stats, 0, sizeof file->stats);
   options.mask_path = ctx->mask_streamed ? ctx->mask_path : NULL;
-  /* A GPU that fails (not bad data, not a cancel) hands the run to the
-   * CPU, as the in-memory run does; MPI ranks must stay in step, so they
-   * report the failure instead. */
-  ok = sv_stream_slic_run_with_fallback (file->input, file->output, &file->params, ctx->mask,
-                                         &options, &file->stats, &report, &device_error, &local);
-  if (device_error != NULL)
-    {
-      if (!ctx->quiet)
-        sv_cli_note ("%s: the GPU failed (%s); streaming on the CPU instead", file->input,
-                     device_error->message);
-      ctx->gpu_broken = TRUE;
-      options.n_backends = 0;
-    }
+
+  spec.plan = &plan;
+  spec.params = &file->params;
+  spec.mask = ctx->mask;
+  spec.input = file->input;
+  spec.output = file->output;
+  spec.stream = &options;
+  spec.devices = &ctx->devices;
+  memset (&file->stats, 0, sizeof file->stats);
+  ok = sv_run_execute (&spec, &report, &local);
+  if (report.device_error != NULL && !ctx->quiet)
+    sv_cli_note ("%s: %s failed (%s); streaming on the CPU instead", file->input,
+                 sv_backend_class_display_name (spec.plan->backend, "the device"),
+                 report.device_error->message);
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)
     {
+      sv_run_report_clear (&report);
       sv_cli_slic_propagate_naming (error, g_steal_pointer (&local), file->input);
       return FALSE;
     }
-  file->backend = options.n_backends > 0 ? sv_backend_get_name (options.backends[0])
-                                         : sv_backend_cpu_class ()->name;
-  file->n_devices = options.n_backends;
-  file->device_peak_bytes = report.device_peak_bytes;
-  file->resident_slabs = report.resident_slabs;
-  file->connect_on_device = report.connect_on_device;
-  file->labels_on_device = report.labels_on_device;
+  file->stats = report.stats;
+  file->backend = report.ran_on->name;
+  file->n_devices = report.n_devices;
+  file->device_peak_bytes = report.stream.device_peak_bytes;
+  file->resident_slabs = report.stream.resident_slabs;
+  file->connect_on_device = report.stream.connect_on_device;
+  file->labels_on_device = report.stream.labels_on_device;
   file->streamed = TRUE;
-  file->slab_depth = report.slab_depth;
-  file->connect_window = report.connect_window;
+  file->slab_depth = report.stream.slab_depth;
+  file->connect_window = report.stream.connect_window;
+  sv_run_report_clear (&report);
   file->seconds[1] = file->stats.seconds_prepare;
   file->seconds[2] = file->stats.seconds_iterate;
   file->seconds[3] = file->stats.seconds_connect;

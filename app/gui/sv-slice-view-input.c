@@ -1,6 +1,7 @@
 /* Supervox GUI: one slice view's pointer and zoom: the voxel under a
- * point, hover, pick, slices on the wheel, pan and zoom, and Shift-drag
- * drawing the region preview's box. */
+ * point, hover, pick, slices on the wheel, pan and zoom (also as another
+ * view's, for linked views), and Shift-drag drawing the region preview's
+ * box. */
 #define G_LOG_DOMAIN "sv-slice-view"
 
 #include "sv-slice-view-private.h"
@@ -30,6 +31,24 @@ sv_slice_view_pixel_to_voxel (SvSliceView *self, double px, double py, guint zyx
   return TRUE;
 }
 
+/* The voxel point (fractional, not clamped) under view point (px, py); its
+ * third coordinate is the middle of the slice shown. */
+static gboolean
+point_to_voxel (SvSliceView *self, double px, double py, double zyx[3])
+{
+  double x0, y0, x1, y1;
+  guint tw, th;
+  int u, v, w;
+
+  if (!sv_slice_view_slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    return FALSE;
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+  zyx[u] = (px - x0) / (x1 - x0) * tw;
+  zyx[v] = (py - y0) / (y1 - y0) * th;
+  zyx[w] = sv_slice_view_get_slice (self) + 0.5;
+  return TRUE;
+}
+
 void
 sv_slice_view_motion_cb (GtkEventControllerMotion *motion, double x, double y, SvSliceView *self)
 {
@@ -38,6 +57,7 @@ sv_slice_view_motion_cb (GtkEventControllerMotion *motion, double x, double y, S
 
   self->pointer_x = x;
   self->pointer_y = y;
+  self->pointer_inside = TRUE;
   if (valid == self->hover_valid && (!valid || memcmp (zyx, self->hover_zyx, sizeof zyx) == 0))
     return;
   self->hover_valid = valid;
@@ -51,6 +71,7 @@ sv_slice_view_motion_cb (GtkEventControllerMotion *motion, double x, double y, S
 void
 sv_slice_view_leave_cb (GtkEventControllerMotion *motion, SvSliceView *self)
 {
+  self->pointer_inside = FALSE;
   if (!self->hover_valid)
     return;
   self->hover_valid = FALSE;
@@ -66,7 +87,13 @@ sv_slice_view_scroll_cb (GtkEventControllerScroll *scroll, double dx, double dy,
 
   if (mods & GDK_CONTROL_MASK)
     {
+      double zyx[3], before = self->zoom;
+      gboolean placed = point_to_voxel (self, self->pointer_x, self->pointer_y, zyx);
+
       sv_slice_view_zoom_at (self, pow (1.2, -dy), self->pointer_x, self->pointer_y);
+      /* The factor after clamping, for the views linked to this one. */
+      if (placed && self->zoom != before)
+        sv_slice_view_emit_zoom (self, self->zoom / before, zyx);
     }
   else
     sv_slice_view_step_slice (self, dy > 0 ? 1 : dy < 0 ? -1 : 0);
@@ -203,4 +230,71 @@ sv_slice_view_zoom_one (SvSliceView *self)
   sv_slice_view_zoom_at (self, tw / (x1 - x0),
                          gtk_widget_get_width (GTK_WIDGET (self->gl_area)) / 2.0,
                          gtk_widget_get_height (GTK_WIDGET (self->gl_area)) / 2.0);
+}
+
+void
+sv_slice_view_zoom_about (SvSliceView *self, double factor, const double zyx[3])
+{
+  double x0, y0, x1, y1;
+  guint tw, th;
+  int u, v, w;
+
+  if (!sv_slice_view_slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
+    return;
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+  sv_slice_view_zoom_at (self, factor, x0 + zyx[u] / tw * (x1 - x0), y0 + zyx[v] / th * (y1 - y0));
+}
+
+/* Logical pixels per unit of spacing at zoom 1. */
+static double
+fit_scale (SvSliceView *self)
+{
+  return self->shared_fit > 0 ? self->shared_fit : sv_slice_view_get_fit_scale (self);
+}
+
+void
+sv_slice_view_set_scale (SvSliceView *self, double scale)
+{
+  double fit = fit_scale (self);
+
+  g_return_if_fail (SV_IS_SLICE_VIEW (self));
+  if (fit <= 0 || scale <= 0)
+    return;
+  /* The pan is in pixels from the middle: the same pan at the same scale
+   * shows the same place. */
+  self->zoom = scale / fit;
+  sv_slice_view_queue_frame (self);
+}
+
+/* The pan along axis `a` that keeps voxel coordinate c where zoom 1
+ * without pan puts it. */
+static double
+pan_keeping (SvSliceView *self, int a, double c)
+{
+  const SvVolume *vol = self->volume;
+  const guint n[3] = { vol->nz, vol->ny, vol->nx };
+
+  return (c - n[a] / 2.0) * vol->spacing[a] * fit_scale (self) * (1.0 - self->zoom);
+}
+
+void
+sv_slice_view_follow (SvSliceView *self, SvSliceView *ref, const double zyx[3])
+{
+  int u, v, w, ru, rv, rw;
+
+  g_return_if_fail (SV_IS_SLICE_VIEW (self) && SV_IS_SLICE_VIEW (ref));
+  if (!self->volume || self == ref)
+    return;
+  sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+  sv_slice_view_axis_dims (ref->axis, &ru, &rv, &rw);
+  self->zoom = ref->zoom;
+  self->pan_x = u == ru ? ref->pan_x : pan_keeping (self, u, zyx[u]);
+  self->pan_y = v == rv ? ref->pan_y : pan_keeping (self, v, zyx[v]);
+  sv_slice_view_queue_frame (self);
+}
+
+gboolean
+sv_slice_view_has_pointer (SvSliceView *self)
+{
+  return self->pointer_inside;
 }

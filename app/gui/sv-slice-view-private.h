@@ -51,6 +51,7 @@ struct _SvSliceView
   double drag_pan_x, drag_pan_y;
 
   double pointer_x, pointer_y;
+  gboolean pointer_inside;
   gboolean hover_valid;
   guint hover_zyx[3];
   gboolean cross_valid;
@@ -104,6 +105,7 @@ void sv_slice_view_emit_hover (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_pick (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_resize (SvSliceView *self, int width, int height);
 void sv_slice_view_emit_region (SvSliceView *self, const guint lo[3], const guint hi[3]);
+void sv_slice_view_emit_zoom (SvSliceView *self, double factor, const double zyx[3]);
 
 /* Template callbacks (sv-slice-view-gl.c). */
 void sv_slice_view_gl_realize_cb (GtkGLArea *area, SvSliceView *self);

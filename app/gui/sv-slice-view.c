@@ -30,6 +30,7 @@ enum
   SIGNAL_PICK,
   SIGNAL_RESIZE,
   SIGNAL_REGION,
+  SIGNAL_ZOOM,
   N_SIGNALS
 };
 
@@ -60,6 +61,12 @@ void
 sv_slice_view_emit_region (SvSliceView *self, const guint lo[3], const guint hi[3])
 {
   g_signal_emit (self, signals[SIGNAL_REGION], 0, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+}
+
+void
+sv_slice_view_emit_zoom (SvSliceView *self, double factor, const double zyx[3])
+{
+  g_signal_emit (self, signals[SIGNAL_ZOOM], 0, factor, zyx[0], zyx[1], zyx[2]);
 }
 
 void
@@ -515,6 +522,12 @@ sv_slice_view_class_init (SvSliceViewClass *klass)
   signals[SIGNAL_REGION] = g_signal_new ("region", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                          NULL, NULL, NULL, G_TYPE_NONE, 6, G_TYPE_UINT, G_TYPE_UINT,
                                          G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_UINT);
+
+  /* Ctrl+wheel zoomed the view by a factor about the voxel point z, y, x
+   * (fractional voxels), so that linked views can follow. */
+  signals[SIGNAL_ZOOM]
+      = g_signal_new ("zoom", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                      G_TYPE_NONE, 4, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-slice-view.ui");

@@ -80,6 +80,19 @@ void sv_slice_view_zoom_fit (SvSliceView *view);
 void sv_slice_view_zoom_one (SvSliceView *view);
 /* Multiplies the zoom by factor keeping the view point (x, y) in place. */
 void sv_slice_view_zoom_at (SvSliceView *view, double factor, double x, double y);
+/* Multiplies the zoom by factor keeping the voxel point zyx (z, y, x in
+ * voxels, fractional: 2.5 is the middle of voxel 2) where it is on screen,
+ * as a Ctrl+wheel over that point in another view does ("zoom" signal). */
+void sv_slice_view_zoom_about (SvSliceView *view, double factor, const double zyx[3]);
+/* Draws at `scale` logical pixels per unit of spacing, the pan kept. */
+void sv_slice_view_set_scale (SvSliceView *view, double scale);
+/* Takes ref's zoom (the two views must share one fit) and its pan along
+ * an axis that both show on the same side, so that rows and columns line
+ * up with ref's; along its other axis the voxel point zyx (as for
+ * sv_slice_view_zoom_about) stays where the fit puts it. */
+void sv_slice_view_follow (SvSliceView *view, SvSliceView *ref, const double zyx[3]);
+/* TRUE while the pointer is over the view's drawing area. */
+gboolean sv_slice_view_has_pointer (SvSliceView *view);
 
 /* How the current result's labels reach GL, in words: "drawn from the GPU"
  * when they go from the device into GL through a registered pixel buffer (a

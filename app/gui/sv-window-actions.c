@@ -189,20 +189,6 @@ slice_action (GtkWidget *widget, const char *name, GVariant *param)
 }
 
 static void
-zoom_action (GtkWidget *widget, const char *name, GVariant *param)
-{
-  SvWindow *self = SV_WINDOW (widget);
-
-  for (guint i = 0; i < 3; i++)
-    {
-      if (g_str_equal (name, "win.zoom-fit"))
-        sv_slice_view_zoom_fit (sv_window_view (self, i));
-      else
-        sv_slice_view_zoom_one (sv_window_view (self, i));
-    }
-}
-
-static void
 auto_contrast_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   SvWindow *self = SV_WINDOW (widget);
@@ -290,8 +276,6 @@ sv_window_class_add_view_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.copy-python", NULL, copy_command_action);
   gtk_widget_class_install_action (widget_class, "win.slice-next", NULL, slice_action);
   gtk_widget_class_install_action (widget_class, "win.slice-prev", NULL, slice_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-one", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.auto-contrast", NULL, auto_contrast_action);
   gtk_widget_class_install_action (widget_class, "win.overlay", "s", overlay_action);
   gtk_widget_class_install_action (widget_class, "win.cycle-overlay", NULL, cycle_overlay_action);

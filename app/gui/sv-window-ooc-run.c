@@ -14,11 +14,8 @@
 
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
+#include "supervox/sv-run-execute.h"
 #include "supervox/sv-run-plan.h"
-#include "sv-config.h"
-#if SV_HAVE_CUDA
-#include "sv-cuda.h"
-#endif
 
 #define TICK_MS 100
 
@@ -71,9 +68,10 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer data)
 }
 
 /* The plan of a streamed run of the volume: within the run's share of the
- * window's budget, on the backend the panel asks for. */
+ * window's budget, on the backend the panel asks for, through device 0 as
+ * `supervox-cli slic --backend cuda` streams. */
 static void
-plan_run (const SvOocRun *run, SvRunPlan *plan)
+plan_run (const SvOocRun *run, SvRunDevices *devices, SvRunPlan *plan)
 {
   const SvRunSource source = { .nz = run->nz,
                                .ny = run->ny,
@@ -86,18 +84,8 @@ plan_run (const SvOocRun *run, SvRunPlan *plan)
 
   sv_backend_choose (run->backend, &budgets.backend, NULL);
   budgets.host_bytes = run->memory_limit;
-#if SV_HAVE_CUDA
-  {
-    gsize free_bytes = 0;
-
-    if (budgets.backend.device != NULL && (budgets.backend.is_auto || budgets.backend.wants_device))
-      {
-        budgets.n_devices = (guint)sv_cuda_device_count ();
-        if (budgets.n_devices > 0 && sv_cuda_mem_get_info (&free_bytes, NULL, NULL))
-          budgets.device_bytes = free_bytes;
-      }
-  }
-#endif
+  sv_run_devices_init (devices, budgets.backend.device, NULL, -1, 0);
+  sv_run_devices_measure (devices, &budgets.backend, &budgets);
   /* The panel's parameters passed its checks; a Lab error would come
    * again from the run, in its words. */
   if (!sv_run_plan (&source, &run->params, &budgets, plan, NULL))
@@ -105,69 +93,45 @@ plan_run (const SvOocRun *run, SvRunPlan *plan)
   g_debug ("%s: %s", run->input, plan->reason);
 }
 
-/* With a device in the plan, the slabs stream through device 0 as
- * `supervox-cli slic --backend cuda` streams them; NULL: the CPU runs
- * them. */
-static SvBackend *
-open_gpu (const SvOocRun *run, SvStreamOptions *options)
-{
-#if SV_HAVE_CUDA
-  g_autoptr (GError) error = NULL;
-  SvRunPlan plan;
-  SvBackend *gpu;
-
-  plan_run (run, &plan);
-  if (!plan.on_device || sv_cuda_device_count () == 0)
-    return NULL;
-  gpu = sv_cuda_backend_new_on_device (0, &error);
-  if (gpu == NULL)
-    {
-      g_message ("streaming on the CPU: %s", error->message);
-      return NULL;
-    }
-  options->max_slab_depth = plan.max_slab_depth;
-  return gpu;
-#else
-  (void)run;
-  (void)options;
-  (void)plan_run;
-  return NULL;
-#endif
-}
-
 static void
 run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   SvOocRun *run = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GError) device_error = NULL;
   SvStreamOptions options;
-  SvBackend *gpu;
+  SvRunDevices devices;
+  SvRunJobSpec spec = { 0 };
+  SvRunReport report;
+  SvRunPlan plan;
   gint64 start = g_get_monotonic_time ();
   gboolean ok;
 
   sv_stream_options_init_defaults (&options);
   options.n_threads = 0;
-  options.memory_limit = run->memory_limit;
   options.label_spacing = run->params.spacing;
   options.channel = run->channel;
   options.progress = progress_cb;
   options.user_data = run;
   options.cancellable = cancellable;
-  gpu = open_gpu (run, &options);
-  options.backends = gpu != NULL ? &gpu : NULL;
-  options.n_backends = gpu != NULL ? 1 : 0;
-  run->ran_on = gpu != NULL ? sv_backend_get_name (gpu) : sv_backend_cpu_class ()->name;
+  plan_run (run, &devices, &plan);
+  /* The window's budget, not what the plan leaves of what is free. */
+  plan.memory_limit = run->memory_limit;
+  spec.plan = &plan;
+  spec.params = &run->params;
+  spec.input = run->input;
+  spec.output = run->output;
+  spec.stream = &options;
+  spec.devices = &devices;
   /* A GPU that fails (not bad data, not a cancel) hands the run to the
-   * CPU, as the in-memory job does. */
-  ok = sv_stream_slic_run_with_fallback (run->input, run->output, &run->params, NULL, &options,
-                                         &run->stats, &run->report, &device_error, &error);
-  if (device_error != NULL)
-    {
-      g_message ("the GPU failed (%s); streamed on the CPU instead", device_error->message);
-      run->ran_on = sv_backend_cpu_class ()->name;
-    }
-  g_clear_pointer (&gpu, sv_backend_free);
+   * CPU under auto, as the in-memory job does. */
+  ok = sv_run_execute (&spec, &report, &error);
+  if (report.device_error != NULL)
+    g_message ("the GPU failed (%s); streamed on the CPU instead", report.device_error->message);
+  run->ran_on = report.ran_on != NULL ? report.ran_on->name : sv_backend_cpu_class ()->name;
+  run->stats = report.stats;
+  run->report = report.stream;
+  sv_run_report_clear (&report);
+  sv_run_devices_clear (&devices);
   g_debug ("streamed run on the %s backend: %s, %u slabs of %u slices", run->ran_on,
            ok ? "done" : error->message, run->report.n_slabs, run->report.slab_depth);
   if (!ok)

@@ -3,6 +3,7 @@
  *   sv-window.c          the type, the volume, crosshair and panels
  *   sv-window-hover.c    the hovered voxel's words and teaching's search window
  *   sv-window-keys.c     keys other than the application's accelerators
+ *   sv-window-zoom.c     the views' zoom, linked or each its own
  *   sv-window-job.c      the engine job: live requests while dragging,
  *                        progress, results, Stop
  *   sv-window-open.c     opening files on a worker thread, masks, recent
@@ -95,6 +96,10 @@ struct _SvWindow
   gboolean hover_valid;
   guint hover_zyx[3];
   SvSliceView *active_view;
+  /* sv-window-zoom.c */
+  gboolean link_zoom;       /* the orthogonal views share one scale */
+  SvSliceView *zoomed_view; /* the view zoomed last, NULL after a fit */
+  gboolean relink_pending;  /* XZ and YZ take XY's zoom at their next size */
   guint play_source;
   GtkWindow *error_dialog; /* weak */
 
@@ -233,6 +238,19 @@ guint64 sv_window_memory_budget (void);
 /* sv-window-keys.c */
 /* The window's shortcut controllers (sv_window_get_keys' table). */
 void sv_window_keys_init (SvWindow *self);
+
+/* sv-window-zoom.c */
+/* Linked in the orthogonal layout: one fit for the three views; else each
+ * its own. On a view's resize. */
+void sv_window_update_fit (SvWindow *self);
+/* A new volume: the views fitted it, none is zoomed. */
+void sv_window_zoom_reset (SvWindow *self);
+/* The layout changed (self->orthogonal). */
+void sv_window_zoom_layout_changed (SvWindow *self);
+/* Links or unlinks the views' zoom; FALSE when it was so already. */
+gboolean sv_window_set_link_zoom (SvWindow *self, gboolean link);
+void sv_window_zoom_init (SvWindow *self);
+void sv_window_class_add_zoom_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-status.c */
 /* Sets a status bar label's text, and its tooltip to the whole text (the

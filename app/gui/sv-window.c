@@ -16,6 +16,7 @@ enum
 {
   PROP_0,
   PROP_ORTHOGONAL,
+  PROP_LINK_ZOOM,
   N_PROPS
 };
 
@@ -50,28 +51,10 @@ hover_cb (SvSliceView *view, int z, int y, int x, SvWindow *self)
   sv_window_update_search_window (self);
 }
 
-/* Orthogonal layout: one scale for the three views (the smallest fit), so
- * that XY's rows continue in YZ beside it and its columns in XZ below. */
-static void
-update_shared_fit (SvWindow *self)
-{
-  double fit = G_MAXDOUBLE;
-
-  for (guint i = 0; i < 3 && self->orthogonal; i++)
-    {
-      double f = sv_slice_view_get_fit_scale (sv_window_view (self, i));
-      if (f > 0)
-        fit = MIN (fit, f);
-    }
-  for (guint i = 0; i < 3; i++)
-    sv_slice_view_set_shared_fit (sv_window_view (self, i),
-                                  self->orthogonal && fit < G_MAXDOUBLE ? fit : 0.0);
-}
-
 static void
 view_resize_cb (SvSliceView *view, int width, int height, SvWindow *self)
 {
-  update_shared_fit (self);
+  sv_window_update_fit (self);
 }
 
 static void
@@ -178,7 +161,7 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   self->cursor_zyx[0] = volume->nz / 2;
   self->cursor_zyx[1] = volume->ny / 2;
   self->cursor_zyx[2] = volume->nx / 2;
-  update_shared_fit (self);
+  sv_window_zoom_reset (self);
   update_crosshairs (self);
 
   /* A 2D image's size as a photo's: height × width. */
@@ -301,7 +284,7 @@ set_orthogonal (SvWindow *self, gboolean orthogonal)
       sv_slice_view_set_slice (self->xz_view, self->cursor_zyx[1]);
       sv_slice_view_set_slice (self->yz_view, self->cursor_zyx[2]);
     }
-  update_shared_fit (self);
+  sv_window_zoom_layout_changed (self);
   update_crosshairs (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGONAL]);
 }
@@ -464,6 +447,9 @@ sv_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_ORTHOGONAL:
       g_value_set_boolean (value, self->orthogonal);
       break;
+    case PROP_LINK_ZOOM:
+      g_value_set_boolean (value, self->link_zoom);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -478,6 +464,10 @@ sv_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     {
     case PROP_ORTHOGONAL:
       set_orthogonal (self, g_value_get_boolean (value));
+      break;
+    case PROP_LINK_ZOOM:
+      if (sv_window_set_link_zoom (self, g_value_get_boolean (value)))
+        g_object_notify_by_pspec (object, pspec);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -498,6 +488,10 @@ sv_window_class_init (SvWindowClass *klass)
   /* XY, XZ and YZ views linked by a crosshair. */
   properties[PROP_ORTHOGONAL]
       = g_param_spec_boolean ("orthogonal", NULL, NULL, FALSE,
+                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The orthogonal views share one scale (sv-window-zoom.c). */
+  properties[PROP_LINK_ZOOM]
+      = g_param_spec_boolean ("link-zoom", NULL, NULL, TRUE,
                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -538,12 +532,14 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_export_actions (widget_class);
   sv_window_class_add_table_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
+  sv_window_class_add_zoom_actions (widget_class);
   sv_window_class_add_quality_actions (widget_class);
   sv_window_class_add_pick_actions (widget_class);
   sv_window_class_add_contrast_actions (widget_class);
   sv_window_class_add_region_actions (widget_class);
   sv_window_class_add_nonfinite_actions (widget_class);
   gtk_widget_class_install_property_action (widget_class, "win.orthogonal", "orthogonal");
+  gtk_widget_class_install_property_action (widget_class, "win.link-zoom", "link-zoom");
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
 }
 
@@ -581,6 +577,7 @@ sv_window_init (SvWindow *self)
   sv_window_pick_init (self);
   sv_window_contrast_init (self);
   sv_window_region_init (self);
+  sv_window_zoom_init (self);
   sv_window_memory_start (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   for (guint i = 0; i < 3; i++)

@@ -86,8 +86,11 @@ typedef struct
                                gint32 *nearest, GError **error);
   /* Waits for what the pass queued (every sink called), then adds its sums
    * (k × (4 + nc), as sv__slic_sums_add) to `sums` and raises
-   * `max_dist_colour` (k) to its maxima; either may be NULL. */
-  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour, GError **error);
+   * `max_dist_colour` (k) to its maxima; either may be NULL. Only clusters
+   * [k0, k1) can have reached the pass's slabs (their windows meet them):
+   * only their sums and maxima need to come back. */
+  gboolean (*end_pass) (SvBackend *backend, gint64 *sums, float *max_dist_colour, gsize k0,
+                        gsize k1, GError **error);
   /* Frees what the passes hold; called once at the end of the run, also
    * after a failure or a cancel. */
   void (*release) (SvBackend *backend);
@@ -235,6 +238,15 @@ struct _SvBackendClass
   guint64 (*in_memory_bytes) (guint nz, guint ny, guint nx, guint nc, gboolean mask);
   guint (*stream_max_depth) (guint64 limit, guint ny, guint nx, guint nc, gint64 n_segments,
                              gboolean mask);
+
+  /* A device class's devices (NULL for the CPU): how many this machine
+   * has (0 when none is usable), what the current one has free, a backend
+   * on device `device`, and the device memory a backend may use (0: what
+   * is free), which its streamed slabs and connectivity keep within. */
+  int (*device_count) (void);
+  gboolean (*device_free_bytes) (guint64 *free_bytes, GError **error);
+  SvBackend *(*new_on_device) (int device, GError **error);
+  void (*set_memory_limit) (SvBackend *backend, guint64 bytes);
 
   /* Optional: the backend's clock in microseconds (default
    * g_get_monotonic_time); test doubles simulate slow stages with it. */

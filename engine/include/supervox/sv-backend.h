@@ -113,6 +113,16 @@ gboolean sv_backend_class_keeps_labels_on_device (const SvBackendClass *klass);
 const char *sv_backend_class_display_name (const SvBackendClass *klass, const char *fallback);
 const char *sv_backend_class_title (const SvBackendClass *klass, const char *fallback);
 
+/* A device class's devices (sv-backend-class.h): how many (0 for a class
+ * without devices, or NULL), what the current one has free (FALSE when
+ * it cannot say), a backend on device `device` (SV_ENGINE_ERROR_BACKEND
+ * "no CUDA device 3: this machine has 2"), and the device memory a
+ * backend may use (ignored by the CPU). */
+int sv_backend_class_device_count (const SvBackendClass *klass);
+gboolean sv_backend_class_device_free_bytes (const SvBackendClass *klass, guint64 *free_bytes);
+SvBackend *sv_backend_new_on_device (const SvBackendClass *klass, int device, GError **error);
+void sv_backend_set_memory_limit (SvBackend *backend, guint64 bytes);
+
 /* "cpu", "cuda" or "auto" (CUDA when registered and a device is usable,
  * else CPU). Fails with SV_ENGINE_ERROR_BACKEND and the reason. */
 SvBackend *sv_backend_new (const char *name, GError **error);

@@ -18,4 +18,15 @@ guint64 sv_memory_available (void);
  * (SV_ENGINE_ERROR_INVALID_PARAM) names `option`. */
 gboolean sv_parse_size (const char *option, const char *text, guint64 *bytes, GError **error);
 
+/* n items of `size` bytes (zeroed when `zero`), at least one byte; NULL
+ * when they cannot be had (or n·size overflows), with
+ * SV_ENGINE_ERROR_NO_MEMORY "not enough memory for WHAT (SIZE)", where
+ * `what` (printf) says what they were for: "the sums of 100 clusters". */
+gpointer sv_try_alloc_n (gsize n, gsize size, gboolean zero, GError **error, const char *what, ...)
+    G_GNUC_PRINTF (5, 6);
+
+/* The same error for an allocation made otherwise (several at once):
+ * "not enough memory for WHAT". */
+void sv_set_no_memory (GError **error, const char *what, ...) G_GNUC_PRINTF (2, 3);
+
 G_END_DECLS

@@ -33,6 +33,10 @@ typedef struct
  * file, without a mask. */
 void sv_run_source_from_header (SvRunSource *source, const SvTiffSlabInfo *info);
 
+/* A volume in memory (an array, a photo, a file read whole) as a source
+ * that runs in memory, with or without a mask. */
+void sv_run_source_from_volume (SvRunSource *source, const SvVolume *volume, gboolean mask);
+
 /* What the machine lets the run use, as the caller measured it. */
 typedef struct
 {

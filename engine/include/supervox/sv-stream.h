@@ -121,18 +121,6 @@ gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlic
                              const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
                              SvStreamReport *report, GError **error);
 
-/* sv_stream_slic_run, and when its backends (GPUs) fail with a device
- * failure (sv_backend_error_is_device_failure: not bad data, not a
- * cancel) the same run again on the CPU, as sv_backend_run_with_fallback
- * does for the in-memory run. *device_error (may be NULL) receives the
- * device's error when the CPU took over. Without backends, or with ranks
- * (MPI ranks must stop together), it is sv_stream_slic_run. */
-gboolean sv_stream_slic_run_with_fallback (const char *input, const char *output,
-                                           const SvSlicParams *params, const guint8 *mask,
-                                           const SvStreamOptions *options, SvRunStats *stats,
-                                           SvStreamReport *report, GError **device_error,
-                                           GError **error);
-
 /* Bytes the in-memory CPU run of a volume needs at its peak (image,
  * prepared copy, assignment, labels, mask), for choosing between the two. */
 guint64 sv_stream_in_memory_bytes (guint nz, guint ny, guint nx, guint nc, gboolean mask);

@@ -1,0 +1,143 @@
+/* Supervox engine: the devices a front end's runs may use. The list the
+ * user gave (--devices) is read here, against the device class's count;
+ * under mpirun each rank takes its host-local rank's device. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "supervox/sv-run-execute.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervox/sv-error.h"
+
+void
+sv_run_devices_init (SvRunDevices *devices, const SvBackendClass *klass, const char *list,
+                     int local_rank, guint64 memory_limit)
+{
+  memset (devices, 0, sizeof *devices);
+  devices->klass = klass;
+  devices->list = g_strdup (list);
+  devices->local_rank = local_rank;
+  devices->memory_limit = memory_limit;
+}
+
+static void
+close_backends (SvRunDevices *devices)
+{
+  for (guint i = 0; i < devices->n_backends; i++)
+    sv_backend_free (devices->backends[i]);
+  g_clear_pointer (&devices->backends, g_free);
+  devices->n_backends = 0;
+}
+
+void
+sv_run_devices_clear (SvRunDevices *devices)
+{
+  close_backends (devices);
+  g_clear_pointer (&devices->list, g_free);
+}
+
+/* The device numbers of the list ("all": every one), or the local rank's,
+ * or device 0. */
+static GArray *
+device_numbers (const SvRunDevices *devices, GError **error)
+{
+  GArray *numbers = g_array_new (FALSE, FALSE, sizeof (int));
+  const int count = sv_backend_class_device_count (devices->klass);
+
+  if (count == 0)
+    {
+      SvBackend *none;
+
+      /* The class says why it has no device. */
+      g_array_free (numbers, TRUE);
+      if (error == NULL)
+        return NULL;
+      none = devices->klass != NULL ? sv_backend_new_of_class (devices->klass, error) : NULL;
+      if (none != NULL || devices->klass == NULL)
+        g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                             "no CUDA device: none is usable");
+      sv_backend_free (none);
+      return NULL;
+    }
+  if (devices->list != NULL && strcmp (devices->list, "all") == 0)
+    for (int d = 0; d < count; d++)
+      g_array_append_val (numbers, d);
+  else if (devices->list != NULL)
+    {
+      g_auto (GStrv) items = g_strsplit (devices->list, ",", -1);
+
+      for (guint i = 0; items[i] != NULL; i++)
+        {
+          char *end = NULL;
+          long d = strtol (items[i], &end, 10);
+
+          if (end == items[i] || *end != '\0' || d < 0 || d >= count)
+            {
+              g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "--devices must list GPUs from 0 to %d, or say all; got %s", count - 1,
+                           devices->list);
+              g_array_free (numbers, TRUE);
+              return NULL;
+            }
+          g_array_append_val (numbers, (int){ (int)d });
+        }
+    }
+  else
+    {
+      int d = devices->local_rank >= 0 ? devices->local_rank % count : 0;
+
+      g_array_append_val (numbers, d);
+    }
+  return numbers;
+}
+
+void
+sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choice,
+                        SvRunBudgets *budgets)
+{
+  g_autoptr (GArray) numbers = NULL;
+
+  budgets->n_devices = 0;
+  budgets->device_bytes = 0;
+  budgets->devices_listed = devices->list != NULL;
+  if (choice->device == NULL || (!choice->is_auto && !choice->wants_device))
+    return;
+  numbers = device_numbers (devices, NULL);
+  budgets->n_devices = numbers != NULL           ? numbers->len
+                       : budgets->devices_listed ? (guint)sv_backend_class_device_count (choice->device)
+                                                 : 0;
+  if (devices->memory_limit > 0)
+    budgets->device_bytes = devices->memory_limit;
+  else
+    sv_backend_class_device_free_bytes (choice->device, &budgets->device_bytes);
+}
+
+gboolean
+sv_run_devices_open (SvRunDevices *devices, GError **error)
+{
+  if (devices->n_backends == 0)
+    {
+      g_autoptr (GArray) numbers = device_numbers (devices, error);
+
+      if (numbers == NULL)
+        return FALSE;
+      devices->backends = g_new0 (SvBackend *, numbers->len);
+      for (guint i = 0; i < numbers->len; i++)
+        {
+          devices->backends[i]
+              = sv_backend_new_on_device (devices->klass, g_array_index (numbers, int, i), error);
+          if (devices->backends[i] == NULL)
+            {
+              close_backends (devices);
+              return FALSE;
+            }
+          devices->n_backends = i + 1;
+        }
+    }
+  /* Slabs stay on the devices, and the connectivity runs there, within
+   * the same limit. */
+  for (guint i = 0; i < devices->n_backends; i++)
+    sv_backend_set_memory_limit (devices->backends[i], devices->memory_limit);
+  return TRUE;
+}

@@ -1,0 +1,147 @@
+/* Supervox engine: a planned run carried out, in memory or streamed, with
+ * the one rule for a device that fails: under auto the CPU runs the same
+ * job again, and a device error (not a lack of memory) keeps the device
+ * out of the runs that follow. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include "supervox/sv-run-execute.h"
+
+#include <string.h>
+
+#include "supervox/sv-backend-class.h"
+#include "supervox/sv-error.h"
+
+void
+sv_run_report_clear (SvRunReport *report)
+{
+  g_clear_pointer (&report->own_backend, sv_backend_free);
+  g_clear_error (&report->device_error);
+}
+
+SvBackend *
+sv_run_report_backend (const SvRunReport *report, const SvRunJobSpec *spec)
+{
+  return report->own_backend != NULL ? report->own_backend : spec->backend;
+}
+
+/* In memory on `backend`. */
+static gboolean
+run_in_memory (const SvRunJobSpec *spec, SvBackend *backend, SvRunReport *report, GError **error)
+{
+  memset (&report->stats, 0, sizeof report->stats);
+  report->ran_on = sv_backend_get_class (backend);
+  return sv_backend_set_volume (backend, spec->volume, spec->mask, error)
+         && sv_backend_run (backend, spec->params, spec->control, &report->stats, error);
+}
+
+/* Streamed through `backends` (n of them; none: a CPU backend). */
+static gboolean
+run_streamed (const SvRunJobSpec *spec, SvBackend *const *backends, guint n, SvRunReport *report,
+              GError **error)
+{
+  SvStreamOptions options = *spec->stream;
+
+  options.memory_limit = spec->plan->memory_limit;
+  options.backends = backends;
+  options.n_backends = n;
+  options.max_slab_depth = n > 0 ? spec->plan->max_slab_depth : 0;
+  report->ran_on = n > 0 ? sv_backend_get_class (backends[0]) : sv_backend_cpu_class ();
+  report->n_devices = n;
+  return sv_stream_slic_run (spec->input, spec->output, spec->params, spec->mask,
+                             &options, &report->stats, &report->stream, error);
+}
+
+/* A streamed run's devices, opened once; under auto a device that cannot
+ * be had is the CPU's run without an error (*on_device turns FALSE). Every
+ * MPI rank passes here, on a device or not, so that a rank that cannot
+ * open its device stops the others. */
+static gboolean
+open_devices (const SvRunJobSpec *spec, gboolean *on_device, GError **error)
+{
+  gboolean ok = TRUE;
+
+  if (*on_device)
+    {
+      ok = spec->devices != NULL && sv_run_devices_open (spec->devices, error);
+      if (!ok && spec->plan->falls_back)
+        {
+          g_clear_error (error);
+          ok = TRUE;
+          *on_device = FALSE;
+        }
+      else if (!ok && spec->devices == NULL)
+        g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                             "no device for a run planned on one");
+    }
+  return sv_stream_ranks_agree (spec->stream->ranks, ok, error);
+}
+
+static gboolean
+run_on_cpu (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
+{
+  if (spec->plan->mode == SV_RUN_STREAMED)
+    return run_streamed (spec, NULL, 0, report, error);
+  if (spec->backend != NULL && !sv_backend_class_is_device (sv_backend_get_class (spec->backend)))
+    return run_in_memory (spec, spec->backend, report, error);
+  g_clear_pointer (&report->own_backend, sv_backend_free);
+  report->own_backend = sv_backend_new_of_class (sv_backend_cpu_class (), error);
+  return report->own_backend != NULL
+         && run_in_memory (spec, report->own_backend, report, error);
+}
+
+gboolean
+sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  const SvRunPlan *plan = spec->plan;
+  const gboolean streamed = plan->mode == SV_RUN_STREAMED;
+  gboolean on_device, ok;
+  GCancellable *cancellable;
+
+  g_return_val_if_fail (plan != NULL && spec->params != NULL, FALSE);
+  g_return_val_if_fail (streamed ? spec->input != NULL && spec->output != NULL
+                                       && spec->stream != NULL
+                                 : spec->volume != NULL,
+                        FALSE);
+  memset (report, 0, sizeof *report);
+  report->streamed = streamed;
+  cancellable = streamed                ? spec->stream->cancellable
+                : spec->control != NULL ? spec->control->cancellable
+                                        : NULL;
+
+  /* After a device error the devices are not tried again. */
+  on_device = plan->on_device && (spec->devices == NULL || !spec->devices->broken)
+              && (streamed
+                  || (spec->backend != NULL
+                      && sv_backend_class_is_device (sv_backend_get_class (spec->backend))));
+  if (streamed && !open_devices (spec, &on_device, error))
+    return FALSE;
+  if (!on_device)
+    return run_on_cpu (spec, report, error);
+
+  ok = streamed ? run_streamed (spec, spec->devices->backends, spec->devices->n_backends, report,
+                                &local)
+                : run_in_memory (spec, spec->backend, report, &local);
+  if (ok)
+    return TRUE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  /* The CPU recovers from what only a device has; bad data and bad
+   * parameters would fail the same way there, MPI ranks must stop
+   * together, and a volume only in device memory has no host copy. */
+  if (!plan->falls_back || (streamed && spec->stream->ranks != NULL)
+      || !sv_backend_error_is_device_failure (local)
+      || (!streamed && spec->volume->data == NULL))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  g_info ("%s failed (%s); running on the CPU",
+          sv_backend_class_display_name (report->ran_on, "the device"), local->message);
+  if (spec->devices != NULL && g_error_matches (local, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND))
+    spec->devices->broken = TRUE;
+  report->device_error = g_steal_pointer (&local);
+  report->n_devices = 0;
+  memset (&report->stream, 0, sizeof report->stream);
+  return run_on_cpu (spec, report, error);
+}
