@@ -108,6 +108,16 @@ sync_sensitivity (SvParamsPanel *self)
   gtk_adjustment_set_upper (self->iteration_adj, gtk_adjustment_get_value (self->max_num_iter_adj));
 }
 
+/* "params-changed" with the parameters now shown. */
+static void
+emit_params_changed (SvParamsPanel *self)
+{
+  SvSlicParams params;
+
+  sv_params_panel_get_params (self, &params);
+  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0, &params);
+}
+
 void
 sv_params_panel_changed (SvParamsPanel *self)
 {
@@ -117,7 +127,7 @@ sv_params_panel_changed (SvParamsPanel *self)
   sync_sensitivity (self);
   self->updating--;
   sv_params_panel_hide_kept (self);
-  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
+  emit_params_changed (self);
 }
 
 static void
@@ -166,7 +176,7 @@ sv_params_panel_set_params (SvParamsPanel *self, const SvSlicParams *p)
   g_return_if_fail (SV_IS_PARAMS_PANEL (self));
   sv_params_panel_apply_params (self, p);
   sv_params_panel_hide_kept (self);
-  g_signal_emit (self, signals[SIGNAL_PARAMS_CHANGED], 0);
+  emit_params_changed (self);
 }
 
 void
@@ -346,10 +356,12 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  /* Any SLIC parameter (or the backend, or teaching) changed: restart the job. */
+  /* Any SLIC parameter (or the backend, or teaching) changed: restart the
+   * job. It carries the parameters shown (const SvSlicParams *, valid
+   * during the emission). */
   signals[SIGNAL_PARAMS_CHANGED]
       = g_signal_new ("params-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                      NULL, G_TYPE_NONE, 0);
+                      NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
   /* Only the look changed: redraw. */
   signals[SIGNAL_DISPLAY_CHANGED]
       = g_signal_new ("display-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,

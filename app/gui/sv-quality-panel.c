@@ -85,7 +85,8 @@ format_stage_time (double seconds)
 
 /* The time bar's legend: each stage's colour before its name and time,
  * held together (no-break spaces) so that a wrapped line never leaves a
- * colour beside the time of the stage before it. */
+ * colour beside the time of the stage before it; connect always starts
+ * the second line, so that the tab is as tall whatever the times. */
 static char *
 time_legend_markup (const SvJobResult *r)
 {
@@ -99,7 +100,7 @@ time_legend_markup (const SvJobResult *r)
       g_autofree char *time = i == 0 && r->stats.prepare_reused ? g_strdup ("reused")
                                                                 : format_stage_time (seconds[i]);
       g_string_append_printf (s, "%s<span foreground=\"#%02x%02x%02x\">■</span>\u202f%s\u00a0%s",
-                              i ? "\u2002" : "", (guint)(stage_rgb[i][0] * 255),
+                              i == 2 ? "\n" : i ? "\u2002" : "", (guint)(stage_rgb[i][0] * 255),
                               (guint)(stage_rgb[i][1] * 255), (guint)(stage_rgb[i][2] * 255),
                               names[i], time);
     }

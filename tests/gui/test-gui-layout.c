@@ -130,13 +130,10 @@ typedef struct
 } Drag;
 
 static void
-compactness_changed_cb (SvParamsPanel *panel, Drag *d)
+compactness_changed_cb (SvParamsPanel *panel, const SvSlicParams *p, Drag *d)
 {
-  SvSlicParams p;
-
-  sv_params_panel_get_params (panel, &p);
-  if (d->values->len == 0 || g_array_index (d->values, double, d->values->len - 1) != p.compactness)
-    g_array_append_val (d->values, p.compactness);
+  if (d->values->len == 0 || g_array_index (d->values, double, d->values->len - 1) != p->compactness)
+    g_array_append_val (d->values, p->compactness);
 }
 
 static gboolean

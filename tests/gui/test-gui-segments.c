@@ -25,13 +25,10 @@ typedef struct
 } Drag;
 
 static void
-segments_changed_cb (SvParamsPanel *panel, Drag *d)
+segments_changed_cb (SvParamsPanel *panel, const SvSlicParams *p, Drag *d)
 {
-  SvSlicParams p;
-
-  sv_params_panel_get_params (panel, &p);
-  if (g_array_index (d->counts, gint64, d->counts->len - 1) != p.n_segments)
-    g_array_append_val (d->counts, p.n_segments);
+  if (g_array_index (d->counts, gint64, d->counts->len - 1) != p->n_segments)
+    g_array_append_val (d->counts, p->n_segments);
 }
 
 static gboolean
