@@ -43,6 +43,12 @@ sv_display_init_defaults (SvDisplay *display)
   display->shuffle = 0;
 }
 
+guint
+sv_display_texel_channels (guint nc)
+{
+  return CLAMP (nc, 1, SV_DISPLAY_MAX_CHANNELS);
+}
+
 static GLuint
 compile_shader (GLenum type, const char *name, GError **error)
 {
@@ -194,8 +200,10 @@ sv_renderer_free (SvRenderer *r)
 void
 sv_renderer_set_image (SvRenderer *r, const float *data, guint width, guint height, guint nc)
 {
-  GLenum format = nc == 3 ? GL_RGB : GL_RED;
-  GLenum internal = nc == 3 ? GL_RGB32F : GL_R32F;
+  const GLenum formats[] = { GL_RED, GL_RG, GL_RGB };
+  const GLenum internals[] = { GL_R32F, GL_RG32F, GL_RGB32F };
+  GLenum format = formats[sv_display_texel_channels (nc) - 1];
+  GLenum internal = internals[sv_display_texel_channels (nc) - 1];
 
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glBindTexture (GL_TEXTURE_2D, r->image_tex);
@@ -413,6 +421,20 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glUniform1i (glGetUniformLocation (p, "u_selected_valid"), f->selected_valid);
   glUniform1ui (glGetUniformLocation (p, "u_selected"), (guint32)f->selected);
   glUniform1i (glGetUniformLocation (p, "u_selected_only"), f->selected_only);
+  glUniform1i (glGetUniformLocation (p, "u_composite"),
+               d->n_channels >= 2 ? (int)MIN (d->n_channels, r->image_nc) : 0);
+  {
+    float windows[SV_DISPLAY_MAX_CHANNELS * 2], colours[SV_DISPLAY_MAX_CHANNELS * 3];
+
+    for (guint c = 0; c < SV_DISPLAY_MAX_CHANNELS; c++)
+      {
+        windows[c * 2] = d->channels[c].low;
+        windows[c * 2 + 1] = d->channels[c].high;
+        memcpy (colours + c * 3, d->channels[c].colour, 3 * sizeof (float));
+      }
+    glUniform2fv (glGetUniformLocation (p, "u_channel_window"), SV_DISPLAY_MAX_CHANNELS, windows);
+    glUniform3fv (glGetUniformLocation (p, "u_channel_colour"), SV_DISPLAY_MAX_CHANNELS, colours);
+  }
 
   glBindVertexArray (r->quad_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);

@@ -212,7 +212,7 @@ sv_slice_view_gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView 
         {
           sv_slice_view_extract_image (self, tw, th);
           sv_renderer_set_image (self->renderer, self->image_buf, tw, th,
-                                 self->volume->nc == 3 ? 3 : 1);
+                                 sv_display_texel_channels (self->volume->nc));
           self->image_dirty = FALSE;
         }
       if (self->labels_dirty && self->label_source)

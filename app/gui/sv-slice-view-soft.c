@@ -54,7 +54,7 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
     }
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, f.width, f.height);
   sv_soft_render (surface, &self->display, &f, has_slice ? self->image_buf : NULL, tw, th,
-                  self->volume && self->volume->nc == 3 ? 3 : 1,
+                  self->volume ? sv_display_texel_channels (self->volume->nc) : 1,
                   has_slice && self->soft_has_labels ? self->label_buf : NULL,
                   has_slice && self->soft_has_difference ? self->difference_buf : NULL,
                   self->soft_marks, self->n_soft_marks);

@@ -29,8 +29,8 @@ void sv_slice_view_set_volume (SvSliceView *view, const SvVolume *volume);
 void sv_slice_view_set_result (SvSliceView *view, SvJobResult *result);
 SvJobResult *sv_slice_view_get_result (SvSliceView *view);
 /* Slices from elsewhere than the volume's data and a result: an XY view of
- * a volume larger than memory. `image` fills slice z as ny·nx values
- * (3 per voxel for an RGB volume, else the first channel), `labels` fills
+ * a volume larger than memory. `image` fills slice z as ny·nx texels of
+ * sv_display_texel_channels (nc) values (the first channels), `labels` fills
  * ny·nx labels or returns FALSE when there are none. The volume given to
  * sv_slice_view_set_volume then only carries the shape (its data is NULL).
  * NULL functions: the volume's data and the result, as before. */

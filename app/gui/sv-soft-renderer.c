@@ -85,6 +85,18 @@ label_at (const LabelSlice *s, float u, float v)
   return (guint32)s->labels[(gsize)j * s->w + i];
 }
 
+/* A value through the window [low, high] and gamma; a zero range (black
+ * point = white point) gives mid grey for the value itself. */
+static float
+windowed (float x, float low, float high, float gamma)
+{
+  if (high > low)
+    x = CLAMP ((x - low) / (high - low), 0.0f, 1.0f);
+  else
+    x = 0.5f + 0.5f * (x > low ? 1.0f : x < low ? -1.0f : 0.0f);
+  return powf (x, 1.0f / gamma);
+}
+
 /* One texel's colour, as the fragment shader computes it. */
 static void
 shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
@@ -95,20 +107,30 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
   float gamma = d->gamma > 0 ? d->gamma : 1.0f;
   gboolean different = FALSE;
 
-  for (guint k = 0; k < 3; k++)
+  if (d->n_channels >= 2)
     {
-      float x = px[nc == 3 ? k : 0];
-      if (d->high > d->low)
-        x = CLAMP ((x - d->low) / (d->high - d->low), 0.0f, 1.0f);
-      else
-        x = 0.5f + 0.5f * (x > d->low ? 1.0f : x < d->low ? -1.0f : 0.0f);
-      c[k] = powf (x, 1.0f / gamma);
+      /* A composite: each channel through its own window, in its colour. */
+      c[0] = c[1] = c[2] = 0.0f;
+      for (guint k = 0; k < MIN (d->n_channels, nc); k++)
+        {
+          const SvChannelDisplay *ch = &d->channels[k];
+          float t = windowed (px[k], ch->low, ch->high, gamma);
+          for (guint a = 0; a < 3; a++)
+            c[a] += t * ch->colour[a];
+        }
+      for (guint a = 0; a < 3; a++)
+        c[a] = MIN (c[a], 1.0f);
     }
-  if (d->colormap == SV_COLORMAP_INVERTED)
-    for (guint k = 0; k < 3; k++)
-      c[k] = 1.0f - c[k];
-  else if (d->colormap == SV_COLORMAP_VIRIDIS && nc == 1)
-    viridis (c[0], c);
+  else
+    {
+      for (guint k = 0; k < 3; k++)
+        c[k] = windowed (px[nc == 3 ? k : 0], d->low, d->high, gamma);
+      if (d->colormap == SV_COLORMAP_INVERTED)
+        for (guint k = 0; k < 3; k++)
+          c[k] = 1.0f - c[k];
+      else if (d->colormap == SV_COLORMAP_VIRIDIS && nc == 1)
+        viridis (c[0], c);
+    }
   /* NaN or ±inf in the file: magenta, as the shader draws it. */
   for (guint k = 0; k < nc; k++)
     if (!isfinite (px[k]))

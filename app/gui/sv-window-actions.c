@@ -78,7 +78,7 @@ describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSli
     .output = *output,
     .mask = self->mask_path,
     .params = params,
-    .channel = -1,
+    .channel = sv_window_labels_channel (self),
     /* The backend that made the labels on screen: "auto" could pick another
      * one on the machine the line runs on, or after a fallback here. */
     .backend

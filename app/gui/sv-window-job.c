@@ -110,6 +110,9 @@ sv_window_params_changed (SvWindow *self)
   double exact;
 
   self->last_change_us = now;
+  /* Another channel to segment: a new job on its copy, which submits. */
+  if (sv_window_channel_sync (self))
+    return;
   if (self->ooc)
     {
       /* No previews out of core: each change is a streamed run. */
@@ -482,6 +485,8 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   SvWindow *self = user_data;
 
   sv_window_region_tag (self, result);
+  /* The job is new for each channel: its results are of the channel now. */
+  self->result_channel = self->segment_channel;
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
   g_clear_pointer (&self->run_error, g_free);

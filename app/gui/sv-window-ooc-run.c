@@ -27,6 +27,7 @@ struct _SvOocRun
   SvSlicParams params;
   char *backend;       /* the panel's choice: auto, cpu or cuda */
   guint nz, ny, nx, nc;
+  int channel; /* --channel: -1 every channel */
   SvSampleType sample_type;
   const char *ran_on;  /* the name of the backend whose slab steps ran */
   guint64 memory_limit;
@@ -38,6 +39,12 @@ struct _SvOocRun
 };
 
 static void start_run (SvWindow *self);
+
+int
+sv_window_ooc_labels_channel (SvWindow *self)
+{
+  return self->ooc->labels_path ? self->ooc->labels_channel : self->segment_channel;
+}
 
 static void
 run_free (SvOocRun *run)
@@ -69,7 +76,7 @@ plan_run (const SvOocRun *run, SvRunDevices *devices, SvRunPlan *plan)
   const SvRunSource source = { .nz = run->nz,
                                .ny = run->ny,
                                .nx = run->nx,
-                               .nc = run->nc,
+                               .nc = run->channel >= 0 ? 1 : run->nc,
                                .sample_type = run->sample_type,
                                .from_file = TRUE,
                                .stays_in_file = TRUE };
@@ -102,6 +109,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   sv_stream_options_init_defaults (&options);
   options.n_threads = 0;
   options.label_spacing = run->params.spacing;
+  options.channel = run->channel;
   options.progress = progress_cb;
   options.user_data = run;
   options.cancellable = cancellable;
@@ -224,6 +232,7 @@ show_labels (SvWindow *self, SvOocRun *run)
   ooc->labels_stats = run->stats;
   ooc->labels_report = run->report;
   ooc->labels_backend = run->ran_on;
+  ooc->labels_channel = run->channel;
   words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
                            run->stats.n_labels, run->seconds);
   sv_window_set_status (self, self->result_label, words);
@@ -299,6 +308,7 @@ start_run (SvWindow *self)
   run->ny = ooc->shape->ny;
   run->nx = ooc->shape->nx;
   run->nc = ooc->shape->nc;
+  run->channel = self->segment_channel;
   run->memory_limit = MAX (ooc->budget / SV_OOC_RUN_SHARE, 1);
   run->cancellable = g_cancellable_new ();
   ooc->running = run;

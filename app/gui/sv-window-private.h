@@ -17,7 +17,9 @@
  *                        with a pin, restoring its parameters, differences
  *   sv-window-labels.c   Open Labels…: a label file as a pin
  *   sv-window-pick.c     the picked supervoxel and Escape
- *   sv-window-contrast.c the contrast histogram and the colormap
+ *   sv-window-contrast.c the contrast histogram and the colormap, a
+ *                        composite's channels
+ *   sv-window-channel.c  composites, and the channel SLIC segments ("Segment on")
  *   sv-window-region.c   the region preview: the job on a box of the volume
  *   sv-window-teach.c    teaching's note: what the step on screen did
  *   sv-window-memory.c   the memory in use, in the status bar
@@ -154,6 +156,11 @@ struct _SvWindow
 
   /* Contrast (sv-window-contrast.c). */
   SvContrastPanel *contrast_panel;
+
+  /* The channel SLIC segments (sv-window-channel.c); -1: every channel. */
+  int segment_channel;
+  int result_channel;       /* the channel of `result`'s run */
+  SvVolume *channel_volume; /* that channel's copy for the job; NULL for every channel */
 
   /* Region preview (sv-window-region.c): the job's cropped copies. */
   gboolean region_valid;
@@ -352,10 +359,32 @@ void sv_window_class_add_nonfinite_actions (GtkWidgetClass *widget_class);
 /* sv-window-contrast.c */
 /* The volume changed: its histogram for the contrast panel. */
 void sv_window_contrast_set_volume (SvWindow *self);
-/* The display settings changed: the histogram's handles follow. */
+/* Out of core: a sample's histogram (taken) of the volume of `shape`
+ * (every channel); a composite's channels each start from it. */
+void sv_window_contrast_set_sampled (SvWindow *self, const SvVolume *shape, SvHistogram *sample);
+/* The display settings changed: the histogram's handles follow, and a
+ * composite's channels go into the display. */
 void sv_window_contrast_sync (SvWindow *self);
 void sv_window_contrast_init (SvWindow *self);
 void sv_window_class_add_contrast_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-channel.c */
+/* The volume SLIC segments: the chosen channel's copy, else the volume. */
+const SvVolume *sv_window_segmented_volume (SvWindow *self);
+/* The channel of the labels on screen (or of the next run when none is
+ * shown), counted from 0 as supervox-cli's --channel; -1: every channel. */
+int sv_window_labels_channel (SvWindow *self);
+/* "Segment on" changed: a new job on the channel's copy (TRUE), or FALSE
+ * when it names the channel the job has. */
+gboolean sv_window_channel_sync (SvWindow *self);
+/* A new volume: every channel, no copy (the job is stopped). */
+void sv_window_channel_forget (SvWindow *self);
+/* A multichannel volume's words in the title: " RGB" for a photo, " · 3
+ * channels" for a composite, else "". */
+const char *sv_window_channel_words (const SvVolume *volume);
+/* Channels drawn as a composite: 0 for one channel or a photo (8-bit RGB),
+ * else 2 or 3 (the first three of more). */
+guint sv_window_composite_channels (const SvVolume *volume);
 
 /* sv-window-teach.c */
 /* Teaching's note for the step on screen, with its numbers once the
