@@ -178,8 +178,6 @@ sv_supervoxel_table_image_type_supported (SvSampleType type)
     }
 }
 
-}
-
 /* n samples of `type` as double: the file's own values. */
 static void
 samples_to_double (SvSampleType type, const void *src, gsize n, double *out)
