@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "sv-tiff-chooser.h"
+
 struct _SvBatchDialog
 {
   GtkWindow parent_instance;
@@ -205,109 +207,11 @@ sv_batch_dialog_set_output_folder (SvBatchDialog *self, const char *folder)
   update_command (self);
 }
 
-/* ---- file choosers: GtkFileDialog from GTK 4.10, a native chooser before ---- */
-
-typedef void (*ChosenFunc) (SvBatchDialog *self, GListModel *files);
-
-typedef struct
-{
-  SvBatchDialog *self; /* a reference */
-  ChosenFunc func;
-} Choice;
-
 static void
-choice_done (Choice *c, GListModel *files)
+files_chosen (GListModel *files, gpointer data)
 {
-  if (files != NULL)
-    c->func (c->self, files);
-  g_object_unref (c->self);
-  g_free (c);
-}
+  SvBatchDialog *self = data;
 
-#if GTK_CHECK_VERSION(4, 10, 0)
-static void
-dialog_files_cb (GObject *source, GAsyncResult *res, gpointer data)
-{
-  g_autoptr (GListModel) files
-      = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (source), res, NULL);
-  choice_done (data, files);
-}
-
-static void
-dialog_folder_cb (GObject *source, GAsyncResult *res, gpointer data)
-{
-  g_autoptr (GFile) folder
-      = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), res, NULL);
-  g_autoptr (GListStore) files = g_list_store_new (G_TYPE_FILE);
-
-  if (folder)
-    g_list_store_append (files, folder);
-  choice_done (data, folder ? G_LIST_MODEL (files) : NULL);
-}
-#else
-static void
-native_response_cb (GtkNativeDialog *native, int response, gpointer data)
-{
-  g_autoptr (GListModel) files = NULL;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
-  choice_done (data, files);
-  g_object_unref (native);
-}
-#endif
-
-static void
-choose (SvBatchDialog *self, const char *title, gboolean folder, ChosenFunc func)
-{
-  Choice *c = g_new0 (Choice, 1);
-  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
-
-  c->self = g_object_ref (self);
-  c->func = func;
-  gtk_file_filter_set_name (filter, "TIFF images");
-  gtk_file_filter_add_pattern (filter, "*.tif");
-  gtk_file_filter_add_pattern (filter, "*.tiff");
-  gtk_file_filter_add_pattern (filter, "*.TIF");
-  gtk_file_filter_add_pattern (filter, "*.TIFF");
-#if GTK_CHECK_VERSION(4, 10, 0)
-  {
-    g_autoptr (GtkFileDialog) dialog = gtk_file_dialog_new ();
-    g_autoptr (GListStore) filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
-
-    gtk_file_dialog_set_title (dialog, title);
-    gtk_file_dialog_set_modal (dialog, TRUE);
-    if (folder)
-      gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL, dialog_folder_cb, c);
-    else
-      {
-        g_list_store_append (filters, filter);
-        gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
-        gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (self), NULL, dialog_files_cb, c);
-      }
-  }
-#else
-  {
-    GtkFileChooserNative *native = gtk_file_chooser_native_new (
-        title, GTK_WINDOW (self),
-        folder ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
-        folder ? "_Select" : "_Add", "_Cancel");
-
-    if (!folder)
-      {
-        gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
-        gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), TRUE);
-      }
-    gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-    g_signal_connect (native, "response", G_CALLBACK (native_response_cb), c);
-    gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
-  }
-#endif
-}
-
-static void
-files_chosen (SvBatchDialog *self, GListModel *files)
-{
   for (guint i = 0; i < g_list_model_get_n_items (files); i++)
     {
       g_autoptr (GFile) file = g_list_model_get_item (files, i);
@@ -318,8 +222,9 @@ files_chosen (SvBatchDialog *self, GListModel *files)
 }
 
 static void
-folder_chosen (SvBatchDialog *self, GListModel *files)
+folder_chosen (GListModel *files, gpointer data)
 {
+  SvBatchDialog *self = data;
   g_autoptr (GFile) folder = g_list_model_get_item (files, 0);
   g_autofree char *path = g_file_get_path (folder);
   g_autoptr (GError) error = NULL;
@@ -337,8 +242,9 @@ folder_chosen (SvBatchDialog *self, GListModel *files)
 }
 
 static void
-output_chosen (SvBatchDialog *self, GListModel *files)
+output_chosen (GListModel *files, gpointer data)
 {
+  SvBatchDialog *self = data;
   g_autoptr (GFile) folder = g_list_model_get_item (files, 0);
   g_autofree char *path = g_file_get_path (folder);
 
@@ -349,19 +255,19 @@ output_chosen (SvBatchDialog *self, GListModel *files)
 static void
 add_files_clicked_cb (SvBatchDialog *self)
 {
-  choose (self, "Add Files to the Batch", FALSE, files_chosen);
+  sv_tiff_chooser_run (GTK_WINDOW (self), "Add Files to the Batch", FALSE, files_chosen, self);
 }
 
 static void
 add_folder_clicked_cb (SvBatchDialog *self)
 {
-  choose (self, "Add a Folder's TIFF Files", TRUE, folder_chosen);
+  sv_tiff_chooser_run (GTK_WINDOW (self), "Add a Folder's TIFF Files", TRUE, folder_chosen, self);
 }
 
 static void
 output_clicked_cb (SvBatchDialog *self)
 {
-  choose (self, "Output Folder", TRUE, output_chosen);
+  sv_tiff_chooser_run (GTK_WINDOW (self), "Output Folder", TRUE, output_chosen, self);
 }
 
 static void
