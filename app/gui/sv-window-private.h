@@ -10,6 +10,7 @@
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
  *   sv-window-table.c    the exported table: supervox-cli stats' CSV
+ *   sv-window-batch.c    Run Batch…: the parameters on a list of files
  *   sv-window-actions.c  view and teaching actions, "Copy as command" and "Copy as Python"
  *   sv-window-quality.c  the quality of each result (a worker thread),
  *                        the ground truth
@@ -33,6 +34,7 @@
 
 #include "supervox/sv-quality.h"
 #include "supervox/sv-sidecar.h"
+#include "sv-batch-run.h"
 #include "sv-contrast-panel.h"
 #include "sv-pick-panel.h"
 #include "sv-pin-list.h"
@@ -128,6 +130,7 @@ struct _SvWindow
   double load_seconds; /* reading the volume shown, for the sidecar */
   char *export_path;   /* where the labels last went, or NULL */
   gboolean exporting_table; /* sv-window-table.c: a table is being written */
+  GtkWindow *batch_dialog;  /* sv-window-batch.c: Run Batch…, once opened (weak) */
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
@@ -212,6 +215,9 @@ void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 /* The supervox-cli line that reproduces the labels on screen into
  * `output` (an export's file) rather than the default name. */
 char *sv_window_build_command_writing (SvWindow *self, const char *output);
+/* What "Copy as command" passes for the labels on screen (parameters, mask
+ * file, backend), for Run Batch… on other files. */
+void sv_window_get_batch_settings (SvWindow *self, SvBatchSettings *settings);
 
 /* sv-window-export.c */
 /* Fills what every export's sidecar shares (the volume `v`'s description,
@@ -228,6 +234,9 @@ void sv_window_show_toast (SvWindow *self, const char *text);
 
 /* sv-window-table.c */
 void sv_window_class_add_table_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-batch.c */
+void sv_window_class_add_batch_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-open.c */
 void sv_window_rebuild_recent_menu (SvWindow *self);

@@ -531,6 +531,7 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_export_actions (widget_class);
   sv_window_class_add_table_actions (widget_class);
+  sv_window_class_add_batch_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   sv_window_class_add_zoom_actions (widget_class);
   sv_window_class_add_quality_actions (widget_class);
