@@ -12,7 +12,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-run-execute.h"
 #include "supervox/sv-run-plan.h"
@@ -127,7 +126,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   ok = sv_run_execute (&spec, &report, &error);
   if (report.device_error != NULL)
     g_message ("the GPU failed (%s); streamed on the CPU instead", report.device_error->message);
-  run->ran_on = report.ran_on != NULL ? report.ran_on->name : sv_backend_cpu_class ()->name;
+  run->ran_on = report.ran_on != NULL ? sv_backend_class_name (report.ran_on) : sv_backend_class_name (sv_backend_cpu_class ());
   run->stats = report.stats;
   run->report = report.stream;
   sv_run_report_clear (&report);
