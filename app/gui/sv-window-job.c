@@ -5,7 +5,7 @@
  * pointer button is held in the panel, are a drag. During a drag the window
  * asks for the exact result when the last runs say it takes at most
  * LIVE_EXACT_SECONDS, and otherwise for a coarse preview of about
- * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/preview.h). Requests
+ * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/slic/preview.h). Requests
  * are coalesced by the job: the newest wins, and a run about to finish is
  * not cancelled, so labels keep arriving while the slider moves. On release,
  * or once the slider rests for LIVE_GAP_US, the exact result is computed;

@@ -1,4 +1,4 @@
-/* Tests for engine/volume.c and engine/io-tiff.c. Every TIFF is made in the
+/* Tests for engine/base/volume.c and engine/io-tiff.c. Every TIFF is made in the
  * test, with libtiff or by hand where the byte layout matters. */
 #define G_LOG_DOMAIN "sv-test-io"
 

@@ -1,4 +1,4 @@
-/* Tests of the label sidecar (engine/sidecar.c): one schema, written the
+/* Tests of the label sidecar (engine/io/sidecar.c): one schema, written the
  * same way by the CLI and the window. */
 #define G_LOG_DOMAIN "test-sidecar"
 

@@ -9,7 +9,7 @@
  * run that takes a few frames still shows results while it moves.
  *
  * A request may ask for a coarse preview (preview_seconds > 0): SLIC on a
- * downsampled copy of the volume (engine/preview.h), sized from the last
+ * downsampled copy of the volume (engine/slic/preview.h), sized from the last
  * runs' timings so that it takes about that long, with labels drawn at full
  * size. Progress and results are queued as idle sources on the thread-default
  * GMainContext of the thread that created the job (never with
