@@ -9,7 +9,7 @@
 #include "supervox/sv-error.h"
 #include "supervox/sv-run-plan.h"
 
-/* Taps 0 … radius of the CPU's symmetric kernel (engine/gaussian.c), so
+/* Taps 0 … radius of the CPU's symmetric kernel (engine/slic/gaussian.c), so
  * that both backends smooth with identical weights. */
 static double *
 gaussian_taps (float sigma, int *radius_out)
@@ -22,7 +22,7 @@ gaussian_taps (float sigma, int *radius_out)
   return taps;
 }
 
-/* The CPU's message for non-finite input (engine/prepare.c). */
+/* The CPU's message for non-finite input (engine/slic/prepare.c). */
 static void
 set_non_finite_error (SvCudaBackend *self, const SvCudaScan *scan, GError **error)
 {

@@ -147,7 +147,7 @@ half_to_float (guint16 h)
 }
 
 /* One element as img_as_float gives it, rounded to float32: v × (1/max) in
- * double (the io readers' rule, engine/io-tiff-read.c). */
+ * double (the io readers' rule, engine/io/io-tiff-read.c). */
 static float
 element_to_float (const char *p, SupervoxDtype dtype)
 {

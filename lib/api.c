@@ -8,7 +8,6 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-run-execute.h"
 #include "sv-config.h"

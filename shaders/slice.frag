@@ -2,8 +2,10 @@
 // Intensity slice with window/level and gamma, then the label overlay:
 // boundaries where a neighbour (u_thickness device pixels away) has another
 // label, or filled hashed label colours, plus the label under the cursor
-// and the selected one. The colormap (grey, inverted, viridis) maps the
-// windowed intensity; sv-slice-soft.c draws the same without GL.
+// and the selected one, then the voxels where two results differ. The
+// colormap (grey, inverted, viridis) maps the windowed intensity; a
+// composite adds each channel, windowed on its own, in its colour, as
+// Fiji's composite does. sv-soft-renderer.c draws the same without GL.
 in vec2 v_texel;
 out vec4 frag_colour;
 
@@ -28,6 +30,11 @@ uniform int u_colormap;        // 0 grey, 1 inverted, 2 viridis
 uniform int u_selected_valid;
 uniform uint u_selected;
 uniform int u_selected_only;   // dim and leave bare everything outside the selection
+uniform usampler2D u_difference;
+uniform int u_has_difference;  // 1: u_difference marks voxels to highlight
+uniform int u_composite;          // 2 or 3: channels added in their colours; 0: grey or RGB
+uniform vec2 u_channel_window[3]; // each channel's black and white point
+uniform vec3 u_channel_colour[3]; // each channel's colour at its white point
 
 // Viridis as a degree-6 polynomial fit (matplotlib's table within 0.3 %).
 vec3 viridis (float t)
@@ -67,6 +74,14 @@ vec3 label_colour (uint label)
   return hsv_to_rgb (vec3 (hue, sat, val));
 }
 
+// One channel of a composite through its own window and the gamma.
+float windowed (float x, vec2 window)
+{
+  float t = window.y > window.x ? clamp ((x - window.x) / (window.y - window.x), 0.0, 1.0)
+                                : 0.5 + 0.5 * sign (x - window.x);
+  return pow (t, 1.0 / u_gamma);
+}
+
 uint label_at (vec2 texel)
 {
   ivec2 size = textureSize (u_labels, 0);
@@ -91,6 +106,14 @@ void main ()
   else if (u_colormap == 2 && u_channels == 1)
     v = clamp (viridis (v.r), 0.0, 1.0);
   vec3 c = v;
+  if (u_composite > 0)
+    {
+      vec4 raw = texture (u_image, v_texel / vec2 (size));
+      c = vec3 (0.0);
+      for (int k = 0; k < u_composite; k++)
+        c += windowed (raw[k], u_channel_window[k]) * u_channel_colour[k];
+      c = min (c, vec3 (1.0));
+    }
   // NaN or ±inf in the file: magenta, whatever the window and colormap
   // (exponent bits all set; isnan may be folded away by a compiler).
   uvec3 bits = floatBitsToUint (texture (u_image, v_texel / vec2 (size)).rgb);
@@ -125,6 +148,14 @@ void main ()
         c = mix (c, vec3 (0.2, 0.9, 1.0), 0.45);
       if (edge)
         c = mix (c, u_mode == 0 ? u_boundary.rgb : vec3 (0.0), u_mode == 0 ? u_boundary.a : 0.6);
+    }
+  // Where the labels shown and the ones compared with differ: red, over
+  // whatever overlay (also none).
+  if (u_has_difference != 0)
+    {
+      ivec2 ds = textureSize (u_difference, 0);
+      if (texelFetch (u_difference, clamp (ivec2 (floor (v_texel)), ivec2 (0), ds - 1), 0).r != 0u)
+        c = mix (c, vec3 (1.0, 0.15, 0.1), 0.55);
     }
   frag_colour = vec4 (c, 1.0);
 }

@@ -402,25 +402,11 @@ static SvVolume *
 volume_pick_channel (SvVolume *volume, int channel, const char *path, GError **error)
 {
   g_autoptr (SvVolume) in = volume;
-  SvVolume *out;
-  gsize n = sv_volume_n_voxels (in);
+  g_autoptr (GError) local = NULL;
+  SvVolume *out = sv_volume_extract_channel (in, (guint)channel, &local);
 
-  if ((guint)channel >= in->nc)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                   "%s: has %u channel%s (0 to %u), not channel %d", path, in->nc,
-                   in->nc == 1 ? "" : "s", in->nc - 1, channel);
-      return NULL;
-    }
-  out = sv_volume_new (in->nz, in->ny, in->nx, 1, error);
   if (out == NULL)
-    return NULL;
-  for (gsize i = 0; i < n; i++)
-    out->data[i] = in->data[i * in->nc + (guint)channel];
-  memcpy (out->spacing, in->spacing, sizeof out->spacing);
-  out->spacing_from_file = in->spacing_from_file;
-  out->unit = g_strdup (in->unit);
-  out->source_type = in->source_type;
+    g_set_error (error, local->domain, local->code, "%s: %s", path, local->message);
   return out;
 }
 #endif

@@ -9,11 +9,11 @@
 #include "cli-common.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
-#include "supervox/sv-io-slab.h"
 #include "supervox/sv-sidecar.h"
 #include "supervox/sv-params.h"
 #include "slic-batch.h"
 #include "slic-file.h"
+#include "slic-mask.h"
 #include "slic-outputs.h"
 #include "slic-mpi.h"
 #include "slic-stream.h"
@@ -166,70 +166,6 @@ parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
   return TRUE;
 }
 
-/* The shape of --mask from its header; every input must have it. */
-static gboolean
-read_mask_shape (const char *path, guint shape[3], GError **error)
-{
-  g_autoptr (SvTiffSlabReader) reader = NULL;
-  const SvTiffSlabInfo *info;
-
-  if (!sv_cli_check_input (path, error))
-    return FALSE;
-  reader = sv_tiff_slab_reader_open (path, NULL, error);
-  if (reader == NULL)
-    return FALSE;
-  info = sv_tiff_slab_reader_info (reader);
-  if (info->nc != 1)
-    {
-      g_autofree char *name = g_filename_display_name (path);
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT,
-                   "%s: a mask file must have one sample per pixel, not %u", name, info->nc);
-      return FALSE;
-    }
-  shape[0] = info->nz;
-  shape[1] = info->ny;
-  shape[2] = info->nx;
-  return TRUE;
-}
-
-/* When every input streams (and under mpirun) the mask is read slab by
- * slab with the image: held whole, it would cost as much as an 8-bit
- * image. */
-static gboolean
-mask_streams (const char *const *inputs, const SvCliSlicContext *ctx)
-{
-  if (sv_cli_mpi_active ())
-    return TRUE;
-  for (guint i = 0; inputs[i] != NULL; i++)
-    if (!sv_cli_slic_would_stream (inputs[i], ctx))
-      return FALSE;
-  return TRUE;
-}
-
-/* Reads --mask once for the whole batch; every input must have its shape. */
-static guint8 *
-read_mask (const char *path, guint shape[3], GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  g_autofree guint8 *mask = NULL;
-
-  mask = sv_tiff_read_mask (path, &shape[0], &shape[1], &shape[2], &local);
-  if (mask == NULL)
-    {
-      if (strstr (local->message, path) == NULL)
-        g_prefix_error (&local, "%s: ", path);
-      g_propagate_error (error, g_steal_pointer (&local));
-      return NULL;
-    }
-  if (memchr (mask, 1, (gsize)shape[0] * shape[1] * shape[2]) == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
-                   "%s: the mask is empty: no voxel is inside it", path);
-      return NULL;
-    }
-  return g_steal_pointer (&mask);
-}
-
 /* --memory-limit, --slab-depth, --devices and --device-memory-limit. */
 static gboolean
 parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
@@ -359,20 +295,14 @@ run_slic (SlicOptions *o)
       sv_cli_report (error);
       return 1;
     }
-  if (o->mask != NULL)
+  /* Under mpirun the mask is read slab by slab with the image, as when
+   * every input streams. */
+  if (o->mask != NULL
+      && !sv_cli_slic_context_read_mask (&ctx, o->mask, inputs, sv_cli_mpi_active (), &mask,
+                                         &error))
     {
-      ctx.mask_path = o->mask;
-      if (!read_mask_shape (o->mask, ctx.mask_shape, &error))
-        {
-          sv_cli_report (error);
-          return 1;
-        }
-      ctx.mask_streamed = mask_streams (inputs, &ctx);
-      if (!ctx.mask_streamed && (mask = read_mask (o->mask, ctx.mask_shape, &error)) == NULL)
-        {
-          sv_cli_report (error);
-          return 1;
-        }
+      sv_cli_report (error);
+      return 1;
     }
   if ((zarr.write.image_label ? !sv_cli_slic_zarr_check_labels (&zarr, inputs[0], &error)
                               : !sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind,

@@ -13,7 +13,7 @@
 
 #if SV_HAVE_CUDA && defined(SV_CLI_WITH_CUDA)
 #define SV_CLI_CUDA 1
-#include "cuda/sv-cuda.h"
+#include "sv-cuda.h"
 #else
 #define SV_CLI_CUDA 0
 #endif

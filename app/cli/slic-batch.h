@@ -1,7 +1,5 @@
-/* supervox-cli slic: many inputs in one process. While file i computes,
- * file i+1 is read on a reader thread and file i−1's labels are written on
- * a writer thread; at most one file is read ahead and one waits to be
- * written, so memory stays at about three volumes. */
+/* supervox-cli slic: many inputs in one process, through the batch
+ * pipeline (slic-batch-pipeline.h), reported on stdout and stderr. */
 #pragma once
 
 #include <glib.h>

@@ -12,7 +12,6 @@
 #include "cli-common.h"
 #include "slic-stream.h"
 #include "stats-table.h"
-#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-few-labels.h"
 #include "supervox/sv-io.h"
@@ -304,7 +303,7 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
       return FALSE;
     }
   file->stats = report.stats;
-  file->backend = report.ran_on->name;
+  file->backend = sv_backend_class_name (report.ran_on);
   file->seconds[1] = file->stats.seconds_prepare;
   file->seconds[2] = file->stats.seconds_iterate;
   file->seconds[3] = file->stats.seconds_connect;

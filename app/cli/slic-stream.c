@@ -11,7 +11,6 @@
 #include <sys/resource.h>
 
 #include "cli-common.h"
-#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-memory.h"
@@ -252,7 +251,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
       return FALSE;
     }
   file->stats = report.stats;
-  file->backend = report.ran_on->name;
+  file->backend = sv_backend_class_name (report.ran_on);
   file->n_devices = report.n_devices;
   file->device_peak_bytes = report.stream.device_peak_bytes;
   file->resident_slabs = report.stream.resident_slabs;

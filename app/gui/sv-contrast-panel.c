@@ -1,7 +1,8 @@
-/* Supervox GUI: the contrast panel: histogram, handles, colormap. */
+/* Supervox GUI: the contrast panel: histogram, handles, colormap, and a
+ * composite's channels (each its own histogram, window, colour). */
 #define G_LOG_DOMAIN "sv-contrast-panel"
 
-#include "sv-contrast-panel.h"
+#include "sv-contrast-panel-private.h"
 
 #include <math.h>
 
@@ -9,26 +10,13 @@
 #define HANDLE_GRAB_PX 8.0
 #define GRADIENT_PX 8.0
 
-struct _SvContrastPanel
-{
-  GtkWidget parent_instance;
-
-  GtkDrawingArea *plot;
-  GtkLabel *window_label;
-  GtkDropDown *colormap_dropdown;
-
-  SvHistogram *histogram;
-  double intensity_scale;
-  double low, high, gamma;
-  int dragging; /* -1 none, else an SvContrastHandle */
-};
-
 G_DEFINE_FINAL_TYPE (SvContrastPanel, sv_contrast_panel, GTK_TYPE_WIDGET)
 
 enum
 {
   PROP_0,
   PROP_COLORMAP,
+  PROP_CHANNEL,
   N_PROPS
 };
 
@@ -37,6 +25,7 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   SIGNAL_WINDOW_CHANGED,
+  SIGNAL_CHANNELS_CHANGED,
   N_SIGNALS
 };
 
@@ -161,11 +150,16 @@ draw_plot (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
       cairo_stroke (cr);
     }
 
-  /* The colormap under the window. */
+  /* The colormap under the window; a composite's channel: black to its colour. */
   for (int x = 0; x < width; x++)
     {
       double t = xh > xl ? CLAMP ((x - xl) / (xh - xl), 0.0, 1.0) : (x < xl ? 0.0 : 1.0), rgb[3];
-      colormap_rgb (map, pow (t, 1.0 / (self->gamma > 0 ? self->gamma : 1.0)), rgb);
+      t = pow (t, 1.0 / (self->gamma > 0 ? self->gamma : 1.0));
+      if (self->n_channels > 0)
+        for (guint i = 0; i < 3; i++)
+          rgb[i] = t * sv_contrast_panel_colour_rgb (self->colour[self->channel])[i];
+      else
+        colormap_rgb (map, t, rgb);
       cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
       cairo_rectangle (cr, x, height - GRADIENT_PX, 1, GRADIENT_PX);
       cairo_fill (cr);
@@ -180,8 +174,8 @@ format_value (SvContrastPanel *self, double value)
   return g_strdup_printf ("%.4g", value);
 }
 
-static void
-update_label (SvContrastPanel *self)
+void
+sv_contrast_panel_update_label (SvContrastPanel *self)
 {
   g_autofree char *lo = format_value (self, self->low);
   g_autofree char *hi = format_value (self, self->high);
@@ -197,7 +191,13 @@ sv_contrast_panel_set_window (SvContrastPanel *self, double low, double high, do
   self->low = low;
   self->high = high;
   self->gamma = gamma;
-  update_label (self);
+  /* A composite's handles are its channel's window. */
+  if (self->n_channels > 0)
+    {
+      self->channel_low[self->channel] = low;
+      self->channel_high[self->channel] = high;
+    }
+  sv_contrast_panel_update_label (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
 }
 
@@ -211,7 +211,7 @@ sv_contrast_panel_move_handle (SvContrastPanel *self, SvContrastHandle handle, d
     self->low = MIN (value, self->high);
   else
     self->high = MAX (value, self->low);
-  update_label (self);
+  sv_contrast_panel_update_label (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
   g_signal_emit (self, signals[SIGNAL_WINDOW_CHANGED], 0, self->low, self->high);
 }
@@ -250,10 +250,14 @@ sv_contrast_panel_set_histogram (SvContrastPanel *self, SvHistogram *histogram,
                                  double intensity_scale)
 {
   g_return_if_fail (SV_IS_CONTRAST_PANEL (self));
-  g_clear_pointer (&self->histogram, sv_histogram_free);
-  self->histogram = histogram;
+  sv_contrast_panel_clear_histograms (self);
+  self->histograms[0] = self->histogram = histogram;
   self->intensity_scale = intensity_scale;
-  update_label (self);
+  self->n_channels = 0;
+  self->channel = 0;
+  gtk_widget_set_visible (self->channel_box, FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->colormap_dropdown), TRUE);
+  sv_contrast_panel_update_label (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->plot));
 }
 
@@ -303,6 +307,9 @@ sv_contrast_panel_get_property (GObject *object, guint prop_id, GValue *value, G
     case PROP_COLORMAP:
       g_value_set_int (value, sv_contrast_panel_get_colormap (SV_CONTRAST_PANEL (object)));
       break;
+    case PROP_CHANNEL:
+      g_value_set_uint (value, SV_CONTRAST_PANEL (object)->channel);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -317,6 +324,9 @@ sv_contrast_panel_set_property (GObject *object, guint prop_id, const GValue *va
     case PROP_COLORMAP:
       sv_contrast_panel_set_colormap (SV_CONTRAST_PANEL (object), g_value_get_int (value));
       break;
+    case PROP_CHANNEL:
+      sv_contrast_panel_set_channel (SV_CONTRAST_PANEL (object), g_value_get_uint (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -327,7 +337,7 @@ sv_contrast_panel_dispose (GObject *object)
 {
   SvContrastPanel *self = SV_CONTRAST_PANEL (object);
 
-  g_clear_pointer (&self->histogram, sv_histogram_free);
+  sv_contrast_panel_clear_histograms (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SV_TYPE_CONTRAST_PANEL);
   /* The template's unnamed top child too. */
   for (GtkWidget *child; (child = gtk_widget_get_first_child (GTK_WIDGET (object)));)
@@ -347,17 +357,29 @@ sv_contrast_panel_class_init (SvContrastPanelClass *klass)
   properties[PROP_COLORMAP] = g_param_spec_int (
       "colormap", NULL, NULL, SV_COLORMAP_GREY, SV_COLORMAP_VIRIDIS, SV_COLORMAP_GREY,
       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* A composite's channel that the histogram and handles show, from 0. */
+  properties[PROP_CHANNEL]
+      = g_param_spec_uint ("channel", NULL, NULL, 0, SV_DISPLAY_MAX_CHANNELS - 1, 0,
+                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
   /* A handle moved: the new black and white points. */
   signals[SIGNAL_WINDOW_CHANGED]
       = g_signal_new ("window-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                       NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+  /* A composite channel's colour, or whether it shows, changed. */
+  signals[SIGNAL_CHANNELS_CHANGED]
+      = g_signal_new ("channels-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                      NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/supervox/Supervox/ui/sv-contrast-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, plot);
   gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, window_label);
   gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, colormap_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, channel_box);
+  gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, channel_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, colour_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SvContrastPanel, shown_check);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "sv-contrast-panel");
 }
@@ -379,4 +401,5 @@ sv_contrast_panel_init (SvContrastPanel *self)
   gtk_widget_add_controller (GTK_WIDGET (self->plot), GTK_EVENT_CONTROLLER (drag));
   g_signal_connect (self->colormap_dropdown, "notify::selected", G_CALLBACK (colormap_notify_cb),
                     self);
+  sv_contrast_panel_init_channels (self);
 }

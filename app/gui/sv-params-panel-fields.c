@@ -405,6 +405,47 @@ sv_params_panel_show_backend_ran (SvParamsPanel *self, const char *backend, cons
   sv_params_panel_set_note (self, note);
 }
 
+/* ---- the channels SLIC segments ---- */
+
+void
+sv_params_panel_set_channels (SvParamsPanel *self, guint channels)
+{
+  GtkStringList *names = GTK_STRING_LIST (gtk_drop_down_get_model (self->segment_channel_dropdown));
+
+  self->updating++;
+  gtk_string_list_splice (names, 0, g_list_model_get_n_items (G_LIST_MODEL (names)), NULL);
+  gtk_string_list_append (names, "All channels");
+  /* Counted from 1, as Fiji's C1, C2; supervox-cli counts from 0. */
+  for (guint c = 0; c < channels && channels > 1; c++)
+    {
+      g_autofree char *name = g_strdup_printf ("Channel %u", c + 1);
+      gtk_string_list_append (names, name);
+    }
+  gtk_drop_down_set_selected (self->segment_channel_dropdown, 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->segment_channel_dropdown), channels > 1);
+  gtk_widget_set_visible (self->segment_channel_name, channels > 1);
+  self->updating--;
+}
+
+int
+sv_params_panel_get_channel (SvParamsPanel *self)
+{
+  guint i = gtk_drop_down_get_selected (self->segment_channel_dropdown);
+
+  g_return_val_if_fail (SV_IS_PARAMS_PANEL (self), -1);
+  return i == 0 || i == GTK_INVALID_LIST_POSITION ? -1 : (int)i - 1;
+}
+
+void
+sv_params_panel_set_channel (SvParamsPanel *self, int channel)
+{
+  GListModel *names = gtk_drop_down_get_model (self->segment_channel_dropdown);
+
+  g_return_if_fail (SV_IS_PARAMS_PANEL (self));
+  g_return_if_fail (channel + 1 < (int)g_list_model_get_n_items (names));
+  gtk_drop_down_set_selected (self->segment_channel_dropdown, channel < 0 ? 0 : (guint)channel + 1);
+}
+
 void
 sv_params_panel_set_intensity_scale (SvParamsPanel *self, double scale)
 {

@@ -26,6 +26,8 @@ struct _SvParamsPanel
   GtkWidget *n_segments_spin;
   GtkCheckButton *connectivity_check, *slic_zero_check, *teach_check;
   GtkDropDown *backend_dropdown, *overlay_dropdown, *connectivity_rule_dropdown;
+  GtkDropDown *segment_channel_dropdown; /* all channels, then channel 1, 2, … */
+  GtkWidget *segment_channel_name;
   GtkColorButton *boundary_colour;
   GtkWidget *min_size_spin, *max_size_spin, *iteration_spin;
 
@@ -70,6 +72,9 @@ double sv_params_panel_clamp_compactness (SvParamsPanel *self, double value);
 void sv_params_panel_show_n_segments (SvParamsPanel *self);
 /* After the template: value formats, wheel guards, the spacing unit line. */
 void sv_params_panel_init_fields (SvParamsPanel *self);
+/* "Segment on" for a file of `channels`: all of them, then each; hidden
+ * for one channel. Does not emit. */
+void sv_params_panel_set_channels (SvParamsPanel *self, guint channels);
 void sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class);
 
 G_END_DECLS

@@ -405,6 +405,8 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   BIND (backend_dropdown);
   BIND (overlay_dropdown);
   BIND (connectivity_rule_dropdown);
+  BIND (segment_channel_dropdown);
+  BIND (segment_channel_name);
   BIND (boundary_colour);
 #undef BIND
   gtk_widget_class_bind_template_child_full (widget_class, "min_size_spin", FALSE,

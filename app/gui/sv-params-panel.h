@@ -21,6 +21,10 @@ void sv_params_panel_set_params (SvParamsPanel *panel, const SvSlicParams *param
 /* "auto", "cpu" or "cuda". */
 const char *sv_params_panel_get_backend (SvParamsPanel *panel);
 void sv_params_panel_set_backend (SvParamsPanel *panel, const char *backend);
+/* The channel "Segment on" names, counted from 0 as supervox-cli's
+ * --channel (-1: all channels). Setting it emits "params-changed". */
+int sv_params_panel_get_channel (SvParamsPanel *panel);
+void sv_params_panel_set_channel (SvParamsPanel *panel, int channel);
 /* -1 outside teaching mode, else the iteration to stop after. */
 int sv_params_panel_get_stop_after_iteration (SvParamsPanel *panel);
 void sv_params_panel_set_iteration (SvParamsPanel *panel, int iteration);
@@ -56,7 +60,8 @@ void sv_params_panel_set_compactness (SvParamsPanel *panel, double compactness);
  * file's defaults take the new file's (segments for supervoxels of about
  * 10³ voxels, 20² pixels in 2D; compactness 10 for a colour photo); values
  * the user changed are kept, and a line over the fields names them, with
- * Reset. Call after sv_params_panel_set_file_spacing. Does not emit. */
+ * Reset. "Segment on" lists the channels and starts at all of them. Call
+ * after sv_params_panel_set_file_spacing. Does not emit. */
 void sv_params_panel_set_file (SvParamsPanel *panel, const guint shape[3], guint channels);
 /* Every SLIC value back to the file's defaults (the spacing stays); emits. */
 void sv_params_panel_reset_to_defaults (SvParamsPanel *panel);

@@ -222,8 +222,12 @@ update_texts (SvQualityPanel *self)
 
   if (o)
     {
-      /* The live result's analysis holds the index against the pinned one. */
-      double ari = isnan (q->reference_ari) ? o->reference_ari : q->reference_ari;
+      /* The live analysis holds the index, against the pin it was compared
+       * with: none while that is another pin. */
+      const SvJobResult *ro = self->other_result;
+      double ari = ro && q->reference_generation == ro->generation ? q->reference_ari
+                   : o->reference_generation == r->generation      ? o->reference_ari
+                                                                   : NAN;
       if (isnan (ari))
         text = g_strdup_printf ("%s shown", self->shown_pinned ? "pinned" : "live");
       else

@@ -16,10 +16,12 @@ struct _SvRenderer
   GLuint quad_vao, quad_vbo;
   GLuint shape_vao, shape_vbo;
   GLuint mark_vao, mark_vbo;
-  GLuint image_tex, label_tex;
+  GLuint image_tex, label_tex, difference_tex;
   guint image_w, image_h, image_nc;
   guint label_w, label_h;
   gboolean has_labels;
+  guint difference_w, difference_h;
+  gboolean has_difference;
   SvCentreMark *marks;
   gsize n_marks;
 };
@@ -39,6 +41,12 @@ sv_display_init_defaults (SvDisplay *display)
   display->thickness = 1;
   display->fill_opacity = 0.4f;
   display->shuffle = 0;
+}
+
+guint
+sv_display_texel_channels (guint nc)
+{
+  return CLAMP (nc, 1, SV_DISPLAY_MAX_CHANNELS);
 }
 
 static GLuint
@@ -164,6 +172,7 @@ sv_renderer_new (GError **error)
 
   r->image_tex = new_texture ();
   r->label_tex = new_texture ();
+  r->difference_tex = new_texture ();
   glBindTexture (GL_TEXTURE_2D, 0);
   return g_steal_pointer (&r);
 }
@@ -175,6 +184,7 @@ sv_renderer_free (SvRenderer *r)
     return;
   glDeleteTextures (1, &r->image_tex);
   glDeleteTextures (1, &r->label_tex);
+  glDeleteTextures (1, &r->difference_tex);
   glDeleteBuffers (1, &r->quad_vbo);
   glDeleteBuffers (1, &r->shape_vbo);
   glDeleteBuffers (1, &r->mark_vbo);
@@ -190,8 +200,10 @@ sv_renderer_free (SvRenderer *r)
 void
 sv_renderer_set_image (SvRenderer *r, const float *data, guint width, guint height, guint nc)
 {
-  GLenum format = nc == 3 ? GL_RGB : GL_RED;
-  GLenum internal = nc == 3 ? GL_RGB32F : GL_R32F;
+  const GLenum formats[] = { GL_RED, GL_RG, GL_RGB };
+  const GLenum internals[] = { GL_R32F, GL_RG32F, GL_RGB32F };
+  GLenum format = formats[sv_display_texel_channels (nc) - 1];
+  GLenum internal = internals[sv_display_texel_channels (nc) - 1];
 
   glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
   glBindTexture (GL_TEXTURE_2D, r->image_tex);
@@ -249,6 +261,28 @@ sv_renderer_set_labels_from_buffer (SvRenderer *r, guint pixel_buffer, guint wid
                      (const void *)0);
   glBindTexture (GL_TEXTURE_2D, 0);
   glBindBuffer (GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void
+sv_renderer_set_difference (SvRenderer *r, const guint8 *difference, guint width, guint height)
+{
+  r->has_difference = difference != NULL;
+  if (!difference)
+    return;
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 1);
+  glBindTexture (GL_TEXTURE_2D, r->difference_tex);
+  if (width != r->difference_w || height != r->difference_h)
+    {
+      glTexImage2D (GL_TEXTURE_2D, 0, GL_R8UI, width, height, 0, GL_RED_INTEGER, GL_UNSIGNED_BYTE,
+                    difference);
+      r->difference_w = width;
+      r->difference_h = height;
+    }
+  else
+    glTexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RED_INTEGER, GL_UNSIGNED_BYTE,
+                     difference);
+  glBindTexture (GL_TEXTURE_2D, 0);
+  glPixelStorei (GL_UNPACK_ALIGNMENT, 4);
 }
 
 void
@@ -362,6 +396,11 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glActiveTexture (GL_TEXTURE1);
   glBindTexture (GL_TEXTURE_2D, r->label_tex);
   glUniform1i (glGetUniformLocation (p, "u_labels"), 1);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, r->difference_tex);
+  glUniform1i (glGetUniformLocation (p, "u_difference"), 2);
+  glUniform1i (glGetUniformLocation (p, "u_has_difference"),
+               r->has_difference && r->difference_w == r->image_w && r->difference_h == r->image_h);
   glUniform1i (glGetUniformLocation (p, "u_channels"), (int)r->image_nc);
   glUniform1f (glGetUniformLocation (p, "u_low"), d->low);
   glUniform1f (glGetUniformLocation (p, "u_high"), d->high);
@@ -382,11 +421,27 @@ sv_renderer_draw (SvRenderer *r, const SvDisplay *d, const SvRenderFrame *f)
   glUniform1i (glGetUniformLocation (p, "u_selected_valid"), f->selected_valid);
   glUniform1ui (glGetUniformLocation (p, "u_selected"), (guint32)f->selected);
   glUniform1i (glGetUniformLocation (p, "u_selected_only"), f->selected_only);
+  glUniform1i (glGetUniformLocation (p, "u_composite"),
+               d->n_channels >= 2 ? (int)MIN (d->n_channels, r->image_nc) : 0);
+  {
+    float windows[SV_DISPLAY_MAX_CHANNELS * 2], colours[SV_DISPLAY_MAX_CHANNELS * 3];
+
+    for (guint c = 0; c < SV_DISPLAY_MAX_CHANNELS; c++)
+      {
+        windows[c * 2] = d->channels[c].low;
+        windows[c * 2 + 1] = d->channels[c].high;
+        memcpy (colours + c * 3, d->channels[c].colour, 3 * sizeof (float));
+      }
+    glUniform2fv (glGetUniformLocation (p, "u_channel_window"), SV_DISPLAY_MAX_CHANNELS, windows);
+    glUniform3fv (glGetUniformLocation (p, "u_channel_colour"), SV_DISPLAY_MAX_CHANNELS, colours);
+  }
 
   glBindVertexArray (r->quad_vao);
   glBindBuffer (GL_ARRAY_BUFFER, r->quad_vbo);
   glBufferSubData (GL_ARRAY_BUFFER, 0, sizeof quad, quad);
   glDrawArrays (GL_TRIANGLE_STRIP, 0, 4);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, 0);
   glActiveTexture (GL_TEXTURE1);
   glBindTexture (GL_TEXTURE_2D, 0);
   glActiveTexture (GL_TEXTURE0);

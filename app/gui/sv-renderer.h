@@ -22,6 +22,18 @@ typedef enum
   SV_COLORMAP_VIRIDIS, /* perceptually uniform; single-channel images only */
 } SvColormap;
 
+/* The most channels a composite shows (Fiji's composite of 2 or 3
+ * fluorescence channels); texels carry at most this many. */
+#define SV_DISPLAY_MAX_CHANNELS 3
+
+/* One channel of a composite: windowed on its own, then added in its
+ * colour. */
+typedef struct
+{
+  float low, high; /* this channel's window: low → nothing, high → the full colour */
+  float colour[3]; /* at full intensity; zeros hide the channel */
+} SvChannelDisplay;
+
 /* How slices and labels look; shared by every view of a window. */
 typedef struct
 {
@@ -34,9 +46,18 @@ typedef struct
   guint32 shuffle;       /* changes every label colour when changed */
   gboolean show_centres; /* teaching mode: centres as points */
   SvColormap colormap;
+  /* 2 or 3: a composite of that many channels, each with its own window
+   * and colour (low, high and colormap are then unused; gamma applies to
+   * each). 0: one window over grey, or over a photo's red, green and blue. */
+  guint n_channels;
+  SvChannelDisplay channels[SV_DISPLAY_MAX_CHANNELS];
 } SvDisplay;
 
 void sv_display_init_defaults (SvDisplay *display);
+
+/* Floats per texel for `nc` channels: 1, or up to SV_DISPLAY_MAX_CHANNELS
+ * (the first three of a hyperstack with more). */
+guint sv_display_texel_channels (guint nc);
 
 /* Where and what to draw, in device pixels with the origin at the top left. */
 typedef struct
@@ -74,7 +95,7 @@ SvRenderer *sv_renderer_new (GError **error);
 /* Deletes the GL objects. */
 void sv_renderer_free (SvRenderer *renderer);
 
-/* Uploads a width × height slice with nc (1 or 3) floats per texel. */
+/* Uploads a width × height slice with nc (1 to 3) floats per texel. */
 void sv_renderer_set_image (SvRenderer *renderer, const float *data, guint width, guint height,
                             guint nc);
 /* Uploads a label slice (host path: glTexSubImage2D); NULL drops the labels. */
@@ -84,6 +105,11 @@ void sv_renderer_set_labels (SvRenderer *renderer, const gint32 *labels, guint w
  * labels never pass through host memory. */
 void sv_renderer_set_labels_from_buffer (SvRenderer *renderer, guint pixel_buffer, guint width,
                                          guint height);
+/* The voxels of the slice to highlight in red (width × height bytes,
+ * nonzero: where the labels shown differ from the ones compared with); NULL
+ * drops them. */
+void sv_renderer_set_difference (SvRenderer *renderer, const guint8 *difference, guint width,
+                                 guint height);
 /* Teaching's centre marks (copied), drawn in this order when
  * display->show_centres. */
 void sv_renderer_set_centre_marks (SvRenderer *renderer, const SvCentreMark *marks, gsize n);

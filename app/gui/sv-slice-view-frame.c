@@ -11,7 +11,7 @@ void
 sv_slice_view_extract_image (SvSliceView *self, guint tw, guint th)
 {
   const SvVolume *vol = self->volume;
-  guint nc = vol->nc == 3 ? 3 : 1;
+  guint nc = sv_display_texel_channels (vol->nc);
   guint s = sv_slice_view_get_slice (self);
   guint zyx[3];
   int u, v, w;

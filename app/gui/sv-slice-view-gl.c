@@ -202,11 +202,17 @@ sv_slice_view_gl_render_cb (GtkGLArea *area, GdkGLContext *context, SvSliceView 
   if (sv_slice_view_slice_rect (self, &x0, &y0, &x1, &y1, &tw, &th))
     {
       sv_slice_view_axis_dims (self->axis, &u, &v, &w);
+      /* Another slice or other bytes: the highlight follows the labels. */
+      if (self->labels_dirty || self->difference_dirty)
+        {
+          gboolean has = sv_slice_view_extract_difference (self, tw, th);
+          sv_renderer_set_difference (self->renderer, has ? self->difference_buf : NULL, tw, th);
+        }
       if (self->image_dirty)
         {
           sv_slice_view_extract_image (self, tw, th);
           sv_renderer_set_image (self->renderer, self->image_buf, tw, th,
-                                 self->volume->nc == 3 ? 3 : 1);
+                                 sv_display_texel_channels (self->volume->nc));
           self->image_dirty = FALSE;
         }
       if (self->labels_dirty && self->label_source)

@@ -4,7 +4,8 @@
  *   sv-slice-view-frame.c  what a frame shows: slices, centres, overlays
  *   sv-slice-view-gl.c     GL drawing and CUDA–GL interop
  *   sv-slice-view-input.c  pointer, hover, pick, wheel, pan and zoom
- *   sv-slice-view-soft.c   the software path when GL cannot be had */
+ *   sv-slice-view-soft.c   the software path when GL cannot be had
+ *   sv-slice-view-difference.c  the voxels where two results differ */
 #pragma once
 
 #include "sv-slice-view.h"
@@ -62,6 +63,10 @@ struct _SvSliceView
   gint32 selected;
   gboolean region_valid, drawing_region;
   guint region_lo[3], region_hi[3]; /* the region box, z y x, hi exclusive */
+  GBytes *difference; /* nz·ny·nx bytes to highlight, or NULL (sv-slice-view-difference.c) */
+  guint8 *difference_buf;
+  gboolean difference_dirty;
+  gboolean soft_has_difference;
 
   /* The software path (sv-slice-view-soft.c). */
   gboolean soft;
@@ -123,6 +128,11 @@ void sv_slice_view_drag_update_cb (GtkGestureDrag *drag, double dx, double dy, S
 void sv_slice_view_drag_end_cb (GtkGestureDrag *drag, double dx, double dy, SvSliceView *self);
 void sv_slice_view_click_cb (GtkGestureClick *click, int n_press, double x, double y,
                              SvSliceView *self);
+
+/* sv-slice-view-difference.c: the slice of the highlighted voxels into
+ * difference_buf; FALSE when there are none for this volume. */
+gboolean sv_slice_view_extract_difference (SvSliceView *self, guint tw, guint th);
+void sv_slice_view_difference_finalize (SvSliceView *self);
 
 /* sv-slice-view-soft.c: draws with sv_soft_render from now on; `why` is
  * said once per process. */

@@ -30,6 +30,8 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
           sv_slice_view_extract_image (self, tw, th);
           self->image_dirty = FALSE;
         }
+      if (self->labels_dirty || self->difference_dirty)
+        self->soft_has_difference = sv_slice_view_extract_difference (self, tw, th);
       if (self->labels_dirty)
         {
           if (self->label_source)
@@ -52,9 +54,10 @@ soft_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer da
     }
   surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, f.width, f.height);
   sv_soft_render (surface, &self->display, &f, has_slice ? self->image_buf : NULL, tw, th,
-                  self->volume && self->volume->nc == 3 ? 3 : 1,
-                  has_slice && self->soft_has_labels ? self->label_buf : NULL, self->soft_marks,
-                  self->n_soft_marks);
+                  self->volume ? sv_display_texel_channels (self->volume->nc) : 1,
+                  has_slice && self->soft_has_labels ? self->label_buf : NULL,
+                  has_slice && self->soft_has_difference ? self->difference_buf : NULL,
+                  self->soft_marks, self->n_soft_marks);
 
   if (self->capture_func)
     {

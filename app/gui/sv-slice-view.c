@@ -482,6 +482,7 @@ sv_slice_view_finalize (GObject *object)
   g_free (self->label_buf);
   g_free (self->gl_error);
   sv_slice_view_soft_finalize (self);
+  sv_slice_view_difference_finalize (self);
   G_OBJECT_CLASS (sv_slice_view_parent_class)->finalize (object);
 }
 

@@ -29,8 +29,8 @@ void sv_slice_view_set_volume (SvSliceView *view, const SvVolume *volume);
 void sv_slice_view_set_result (SvSliceView *view, SvJobResult *result);
 SvJobResult *sv_slice_view_get_result (SvSliceView *view);
 /* Slices from elsewhere than the volume's data and a result: an XY view of
- * a volume larger than memory. `image` fills slice z as ny·nx values
- * (3 per voxel for an RGB volume, else the first channel), `labels` fills
+ * a volume larger than memory. `image` fills slice z as ny·nx texels of
+ * sv_display_texel_channels (nc) values (the first channels), `labels` fills
  * ny·nx labels or returns FALSE when there are none. The volume given to
  * sv_slice_view_set_volume then only carries the shape (its data is NULL).
  * NULL functions: the volume's data and the result, as before. */
@@ -63,6 +63,13 @@ void sv_slice_view_set_region (SvSliceView *view, gboolean show, const guint lo[
 /* The picked supervoxel, tinted; with `only` everything else is dimmed
  * and drawn without overlay. */
 void sv_slice_view_set_selection (SvSliceView *view, gboolean valid, gint32 label, gboolean only);
+
+/* The voxels to highlight in red: nz·ny·nx bytes of the volume, nonzero
+ * where the labels shown differ from the ones compared with (a reference
+ * is taken; NULL highlights none; bytes of another size are not drawn). */
+void sv_slice_view_set_difference (SvSliceView *view, GBytes *difference);
+/* TRUE while the view has bytes to highlight. */
+gboolean sv_slice_view_get_difference_shown (SvSliceView *view);
 
 /* The slice's own fit: logical pixels per unit of spacing that fit it into
  * the view (0 before the view has a size or a volume). */

@@ -74,6 +74,7 @@ typedef struct
 {
   const gint32 *labels;
   int w, h;
+  const guint8 *difference; /* or NULL */
 } LabelSlice;
 
 static guint32
@@ -84,6 +85,18 @@ label_at (const LabelSlice *s, float u, float v)
   return (guint32)s->labels[(gsize)j * s->w + i];
 }
 
+/* A value through the window [low, high] and gamma; a zero range (black
+ * point = white point) gives mid grey for the value itself. */
+static float
+windowed (float x, float low, float high, float gamma)
+{
+  if (high > low)
+    x = CLAMP ((x - low) / (high - low), 0.0f, 1.0f);
+  else
+    x = 0.5f + 0.5f * (x > low ? 1.0f : x < low ? -1.0f : 0.0f);
+  return powf (x, 1.0f / gamma);
+}
+
 /* One texel's colour, as the fragment shader computes it. */
 static void
 shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
@@ -92,21 +105,32 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
   int i = CLAMP ((int)floorf (u), 0, ls->w - 1), j = CLAMP ((int)floorf (v), 0, ls->h - 1);
   const float *px = image + ((gsize)j * ls->w + i) * nc;
   float gamma = d->gamma > 0 ? d->gamma : 1.0f;
+  gboolean different = FALSE;
 
-  for (guint k = 0; k < 3; k++)
+  if (d->n_channels >= 2)
     {
-      float x = px[nc == 3 ? k : 0];
-      if (d->high > d->low)
-        x = CLAMP ((x - d->low) / (d->high - d->low), 0.0f, 1.0f);
-      else
-        x = 0.5f + 0.5f * (x > d->low ? 1.0f : x < d->low ? -1.0f : 0.0f);
-      c[k] = powf (x, 1.0f / gamma);
+      /* A composite: each channel through its own window, in its colour. */
+      c[0] = c[1] = c[2] = 0.0f;
+      for (guint k = 0; k < MIN (d->n_channels, nc); k++)
+        {
+          const SvChannelDisplay *ch = &d->channels[k];
+          float t = windowed (px[k], ch->low, ch->high, gamma);
+          for (guint a = 0; a < 3; a++)
+            c[a] += t * ch->colour[a];
+        }
+      for (guint a = 0; a < 3; a++)
+        c[a] = MIN (c[a], 1.0f);
     }
-  if (d->colormap == SV_COLORMAP_INVERTED)
-    for (guint k = 0; k < 3; k++)
-      c[k] = 1.0f - c[k];
-  else if (d->colormap == SV_COLORMAP_VIRIDIS && nc == 1)
-    viridis (c[0], c);
+  else
+    {
+      for (guint k = 0; k < 3; k++)
+        c[k] = windowed (px[nc == 3 ? k : 0], d->low, d->high, gamma);
+      if (d->colormap == SV_COLORMAP_INVERTED)
+        for (guint k = 0; k < 3; k++)
+          c[k] = 1.0f - c[k];
+      else if (d->colormap == SV_COLORMAP_VIRIDIS && nc == 1)
+        viridis (c[0], c);
+    }
   /* NaN or ±inf in the file: magenta, as the shader draws it. */
   for (guint k = 0; k < nc; k++)
     if (!isfinite (px[k]))
@@ -115,6 +139,8 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
         break;
       }
 
+  if (ls->difference)
+    different = ls->difference[(gsize)j * ls->w + i] != 0;
   if (ls->labels && d->overlay != SV_OVERLAY_OFF)
     {
       guint32 l = label_at (ls, u, v);
@@ -149,6 +175,8 @@ shade (const SvDisplay *d, const SvRenderFrame *f, const float *image, guint nc,
             mix (c, (const float[]){ 0.0f, 0.0f, 0.0f }, 0.6f);
         }
     }
+  if (different)
+    mix (c, (const float[]){ 1.0f, 0.15f, 0.1f }, 0.55f);
 }
 
 static guint32
@@ -163,13 +191,13 @@ pack (const float c[3])
 void
 sv_soft_render (cairo_surface_t *surface, const SvDisplay *d, const SvRenderFrame *f,
                 const float *image, guint width, guint height, guint nc, const gint32 *labels,
-                const SvCentreMark *marks, gsize n_marks)
+                const guint8 *difference, const SvCentreMark *marks, gsize n_marks)
 {
   const float clear[3] = { 0.12f, 0.12f, 0.13f };
   guint8 *data;
   int stride, W, H;
   float su, sv;
-  LabelSlice ls = { labels, (int)width, (int)height };
+  LabelSlice ls = { labels, (int)width, (int)height, difference };
   cairo_t *cr;
 
   cairo_surface_flush (surface);

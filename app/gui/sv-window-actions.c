@@ -1,5 +1,6 @@
 /* Supervox GUI: the main window's view and teaching actions, "Copy as
- * command" and "Copy as Python". */
+ * command" and "Copy as Python", and Run Batch…'s settings (the same
+ * parameters). */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -78,7 +79,7 @@ describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSli
     .output = *output,
     .mask = self->mask_path,
     .params = params,
-    .channel = -1,
+    .channel = sv_window_labels_channel (self),
     /* The backend that made the labels on screen: "auto" could pick another
      * one on the machine the line runs on, or after a fallback here. */
     .backend
@@ -155,6 +156,19 @@ char *
 sv_window_build_command_writing (SvWindow *self, const char *output)
 {
   return build_text (self, output, FALSE);
+}
+
+void
+sv_window_get_batch_settings (SvWindow *self, SvBatchSettings *settings)
+{
+  g_autofree char *synth = NULL, *output = NULL, *finite_mask = NULL;
+  SvSlicCommand line;
+
+  describe_labels (self, NULL, &line, &settings->params, &synth, &output, &finite_mask);
+  /* The mask file opened; the window's own mask of this volume's
+   * non-finite voxels has no file and means nothing for other files. */
+  settings->mask = g_strdup (self->mask_path);
+  settings->backend = g_strdup (line.backend);
 }
 
 char *

@@ -45,8 +45,10 @@ sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *st
   sidecar->shape[0] = v->nz;
   sidecar->shape[1] = v->ny;
   sidecar->shape[2] = v->nx;
-  sidecar->channels = v->nc;
-  sidecar->channel = -1;
+  sidecar->channel = sv_window_labels_channel (self);
+  /* As supervox-cli writes it: in memory the channels it segmented, when
+   * streamed the file's. */
+  sidecar->channels = sidecar->channel >= 0 && sidecar->mode == NULL ? 1 : v->nc;
   sidecar->compression = SV_WINDOW_EXPORT_COMPRESSION;
   sidecar->sample_type = v->source_type;
   sidecar->spacing_unit = v->unit;

@@ -5,7 +5,7 @@
  * pointer button is held in the panel, are a drag. During a drag the window
  * asks for the exact result when the last runs say it takes at most
  * LIVE_EXACT_SECONDS, and otherwise for a coarse preview of about
- * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/preview.h). Requests
+ * LIVE_PREVIEW_SECONDS (a downsampled volume: engine/slic/preview.h). Requests
  * are coalesced by the job: the newest wins, and a run about to finish is
  * not cancelled, so labels keep arriving while the slider moves. On release,
  * or once the slider rests for LIVE_GAP_US, the exact result is computed;
@@ -110,6 +110,9 @@ sv_window_params_changed (SvWindow *self)
   double exact;
 
   self->last_change_us = now;
+  /* Another channel to segment: a new job on its copy, which submits. */
+  if (sv_window_channel_sync (self))
+    return;
   if (self->ooc)
     {
       /* No previews out of core: each change is a streamed run. */
@@ -312,8 +315,9 @@ append_pinned_params (GString *s, const SvSlicParams *p, const SvSlicParams *liv
  * result it is, how many supervoxels, how long and where they were computed,
  * and how they reach the screen. After Stop it says so, and whether the
  * labels are an unfinished run's iteration or an earlier complete result.
- * The pinned labels, while flipped to, are described as the pinned run:
- * its count and parameters; a region's run says so and the region's size. */
+ * The pinned labels, while flipped to, are described as the pin: its name
+ * ("pin 2", a label file's), count and parameters; a region's run says so
+ * and the region's size. */
 static char *
 result_text (SvWindow *self, SvJobResult *result)
 {
@@ -332,11 +336,18 @@ result_text (SvWindow *self, SvJobResult *result)
         g_string_append_printf (s, "region preview %u×%u×%u %s · ", n[0], n[1], n[2],
                                 words->count_unit);
     }
-  if (self->showing_pinned && result == self->pinned)
+  if (self->showing_pinned && self->pinned && result == self->pinned->result)
     {
-      g_string_append_printf (s, "pinned · %" G_GSIZE_FORMAT " %s · ", result->stats.n_labels,
+      g_autofree char *name = sv_pin_name (self->pinned);
+      g_string_append_printf (s, "%s · %" G_GSIZE_FORMAT " %s", name, result->stats.n_labels,
                               result->stats.n_labels == 1 ? words->supervoxel : words->supervoxels);
-      append_pinned_params (s, &result->params, self->result ? &self->result->params : NULL);
+      /* A label file has no parameters. */
+      if (!self->pinned->path)
+        {
+          g_string_append (s, " · ");
+          append_pinned_params (s, &self->pinned->params,
+                                self->result ? &self->result->params : NULL);
+        }
       g_string_append (s, " · C: the live labels");
       return g_string_free (s, FALSE);
     }
@@ -474,6 +485,8 @@ job_result_cb (SvJobResult *result, gpointer user_data)
   SvWindow *self = user_data;
 
   sv_window_region_tag (self, result);
+  /* The job is new for each channel: its results are of the channel now. */
+  self->result_channel = self->segment_channel;
   g_clear_pointer (&self->result, sv_job_result_unref);
   self->result = sv_job_result_ref (result);
   g_clear_pointer (&self->run_error, g_free);

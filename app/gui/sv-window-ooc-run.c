@@ -12,7 +12,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-run-execute.h"
 #include "supervox/sv-run-plan.h"
@@ -27,6 +26,7 @@ struct _SvOocRun
   SvSlicParams params;
   char *backend;       /* the panel's choice: auto, cpu or cuda */
   guint nz, ny, nx, nc;
+  int channel; /* --channel: -1 every channel */
   SvSampleType sample_type;
   const char *ran_on;  /* the name of the backend whose slab steps ran */
   guint64 memory_limit;
@@ -39,6 +39,12 @@ struct _SvOocRun
 };
 
 static void start_run (SvWindow *self);
+
+int
+sv_window_ooc_labels_channel (SvWindow *self)
+{
+  return self->ooc->labels_path ? self->ooc->labels_channel : self->segment_channel;
+}
 
 static void
 run_free (SvOocRun *run)
@@ -70,7 +76,7 @@ plan_run (const SvOocRun *run, SvRunDevices *devices, SvRunPlan *plan)
   const SvRunSource source = { .nz = run->nz,
                                .ny = run->ny,
                                .nx = run->nx,
-                               .nc = run->nc,
+                               .nc = run->channel >= 0 ? 1 : run->nc,
                                .sample_type = run->sample_type,
                                .from_file = TRUE,
                                .stays_in_file = TRUE };
@@ -103,6 +109,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   sv_stream_options_init_defaults (&options);
   options.n_threads = 0;
   options.label_spacing = run->params.spacing;
+  options.channel = run->channel;
   options.progress = progress_cb;
   options.user_data = run;
   options.cancellable = cancellable;
@@ -121,7 +128,7 @@ run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   ok = sv_run_execute (&spec, &report, &error);
   if (report.device_error != NULL)
     g_message ("the GPU failed (%s); streamed on the CPU instead", report.device_error->message);
-  run->ran_on = report.ran_on != NULL ? report.ran_on->name : sv_backend_cpu_class ()->name;
+  run->ran_on = report.ran_on != NULL ? sv_backend_class_name (report.ran_on) : sv_backend_class_name (sv_backend_cpu_class ());
   run->stats = report.stats;
   run->report = report.stream;
   sv_run_report_clear (&report);
@@ -227,6 +234,7 @@ show_labels (SvWindow *self, SvOocRun *run)
   ooc->labels_report = run->report;
   ooc->labels_temp_planned = run->temp_planned;
   ooc->labels_backend = run->ran_on;
+  ooc->labels_channel = run->channel;
   words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
                            run->stats.n_labels, run->seconds);
   sv_window_set_status (self, self->result_label, words);
@@ -302,6 +310,7 @@ start_run (SvWindow *self)
   run->ny = ooc->shape->ny;
   run->nx = ooc->shape->nx;
   run->nc = ooc->shape->nc;
+  run->channel = self->segment_channel;
   run->memory_limit = MAX (ooc->budget / SV_OOC_RUN_SHARE, 1);
   run->cancellable = g_cancellable_new ();
   ooc->running = run;

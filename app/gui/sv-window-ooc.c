@@ -20,8 +20,8 @@
 /* Actions that need the whole volume in memory (Run on Whole Volume is
  * off already: there is no region). */
 static const char *const off_actions[]
-    = { "win.open-mask",  "win.teach-step", "win.teach-back", "win.teach-play",
-        "win.open-truth", "win.pin",        "win.flip-pinned" };
+    = { "win.open-mask",  "win.teach-step", "win.teach-back",  "win.teach-play",
+        "win.open-truth", "win.pin",        "win.flip-pinned", "win.open-labels" };
 
 gboolean
 sv_window_ooc_wanted (const char *path, guint64 budget)
@@ -107,13 +107,13 @@ sv_window_ooc_free (SvWindowOoc *ooc)
   g_free (ooc);
 }
 
-/* The XY view's slice z: the first channel, or all three of RGB. */
+/* The XY view's slice z: its first channels, as many as a texel holds. */
 static void
 image_source (guint z, float *out, gpointer data)
 {
   SvWindowOoc *ooc = data;
   const SvVolume *v = ooc->shape;
-  guint nc = v->nc == 3 ? 3 : 1;
+  guint nc = sv_display_texel_channels (v->nc);
   gsize n = (gsize)v->ny * v->nx;
   g_autoptr (GError) error = NULL;
 
@@ -180,7 +180,7 @@ sv_window_ooc_show (SvWindow *self, SvWindowOoc *ooc, const char *name)
   self->load_seconds = ooc->open_seconds;
 
   title = g_strdup_printf ("%s — %u×%u×%u%s (out of core)", name, v->nz, v->ny, v->nx,
-                           v->nc == 3 ? " RGB" : "");
+                           sv_window_channel_words (v));
   gtk_label_set_text (self->title_label, title);
   gtk_window_set_title (GTK_WINDOW (self), title);
   sv_window_set_status (self, self->result_label, NULL);
@@ -198,7 +198,7 @@ sv_window_ooc_show (SvWindow *self, SvWindowOoc *ooc, const char *name)
   else
     {
       sv_params_panel_set_intensity_range (self->params_panel, h->min, h->max);
-      sv_contrast_panel_set_histogram (self->contrast_panel, h, sv_window_intensity_scale (v));
+      sv_window_contrast_set_sampled (self, v, h);
       sv_window_auto_contrast (self);
     }
   sv_window_update_memory_status (self);

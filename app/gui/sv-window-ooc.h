@@ -50,6 +50,7 @@ struct _SvWindowOoc
   SvStreamReport labels_report;
   guint64 labels_temp_planned; /* the temporary files its plan allowed for */
   const char *labels_backend; /* the name of the backend whose slab steps made them */
+  int labels_channel;         /* the channel they segment; -1: every channel */
 
   /* Runs (sv-window-ooc-run.c). */
   SvOocRun *running;  /* NULL when idle */
@@ -87,6 +88,8 @@ gboolean sv_window_ooc_busy (SvWindow *self);
 /* Labels of slice z of the labels shown; FALSE when none are. */
 gboolean sv_window_ooc_read_labels (SvWindowOoc *ooc, guint z, gint32 *out, GError **error);
 gboolean sv_window_ooc_check_exportable (SvWindow *self, GError **error);
+/* The channel of the labels shown, or of the next run when none are. */
+int sv_window_ooc_labels_channel (SvWindow *self);
 /* Copies the labels shown to `path` (streaming) with the sidecar. */
 gboolean sv_window_ooc_export (SvWindow *self, const char *path, GError **error);
 

@@ -10,11 +10,17 @@
  *   sv-window-files.c    screenshots, presets, file chooser, errors
  *   sv-window-export.c   exported labels, their sidecar and name, the toast
  *   sv-window-table.c    the exported table: supervox-cli stats' CSV
+ *   sv-window-batch.c    Run Batch…: the parameters on a list of files
  *   sv-window-actions.c  view and teaching actions, "Copy as command" and "Copy as Python"
  *   sv-window-quality.c  the quality of each result (a worker thread),
- *                        the ground truth, pinning and comparing results
+ *                        the ground truth
+ *   sv-window-pins.c     the pin history: pinning, flipping to and comparing
+ *                        with a pin, restoring its parameters, differences
+ *   sv-window-labels.c   Open Labels…: a label file as a pin
  *   sv-window-pick.c     the picked supervoxel and Escape
- *   sv-window-contrast.c the contrast histogram and the colormap
+ *   sv-window-contrast.c the contrast histogram and the colormap, a
+ *                        composite's channels
+ *   sv-window-channel.c  composites, and the channel SLIC segments ("Segment on")
  *   sv-window-region.c   the region preview: the job on a box of the volume
  *   sv-window-teach.c    teaching's note: what the step on screen did
  *   sv-window-memory.c   the memory in use, in the status bar
@@ -28,8 +34,11 @@
 
 #include "supervox/sv-quality.h"
 #include "supervox/sv-sidecar.h"
+#include "sv-batch-run.h"
 #include "sv-contrast-panel.h"
 #include "sv-pick-panel.h"
+#include "sv-pin-list.h"
+#include "sv-pin.h"
 #include "sv-quality-panel.h"
 #include "sv-volume-view.h"
 #include "sv-window-ooc.h"
@@ -121,19 +130,24 @@ struct _SvWindow
   double load_seconds; /* reading the volume shown, for the sidecar */
   char *export_path;   /* where the labels last went, or NULL */
   gboolean exporting_table; /* sv-window-table.c: a table is being written */
+  GtkWindow *batch_dialog;  /* sv-window-batch.c: Run Batch…, once opened (weak) */
 #if SV_HAVE_CUDA
   SvCudaLabelsPool *cuda_labels; /* the published device labels, for interop */
 #endif
 
   /* Quality, ground truth and compare (sv-window-quality.c). */
   SvQualityPanel *quality_panel;
+  SvPinList *pin_list; /* the Pins tab (sv-window-pins.c) */
   SvQualityWorker *quality_worker;
   SvQuality *quality; /* of the newest exact result, or NULL */
   SvLabels *truth;    /* the ground truth opened for the volume, or NULL */
   char *truth_path;
-  SvJobResult *pinned; /* the pinned result, or NULL */
-  SvQuality *pinned_quality;
-  gboolean showing_pinned;    /* the views show the pinned result */
+  /* The pin history (sv-window-pins.c), label files among them. */
+  GPtrArray *pins;              /* SvPin, newest first, at most SV_PINS_MAX; NULL: none yet */
+  SvPin *pinned;                /* the one compared with and flipped to (in pins), or NULL */
+  guint last_pin_id;            /* pins are numbered 1, 2, … */
+  guint64 last_file_generation; /* label files count down from G_MAXUINT64 (sv-window-labels.c) */
+  gboolean showing_pinned;      /* the views show the pinned result */
   SvConvergence *convergence; /* teaching: of the parameters in convergence_key */
   char *convergence_key;      /* those parameters as JSON; NULL when none asked for */
 
@@ -145,6 +159,11 @@ struct _SvWindow
 
   /* Contrast (sv-window-contrast.c). */
   SvContrastPanel *contrast_panel;
+
+  /* The channel SLIC segments (sv-window-channel.c); -1: every channel. */
+  int segment_channel;
+  int result_channel;       /* the channel of `result`'s run */
+  SvVolume *channel_volume; /* that channel's copy for the job; NULL for every channel */
 
   /* Region preview (sv-window-region.c): the job's cropped copies. */
   gboolean region_valid;
@@ -196,6 +215,9 @@ void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 /* The supervox-cli line that reproduces the labels on screen into
  * `output` (an export's file) rather than the default name. */
 char *sv_window_build_command_writing (SvWindow *self, const char *output);
+/* What "Copy as command" passes for the labels on screen (parameters, mask
+ * file, backend), for Run Batch… on other files. */
+void sv_window_get_batch_settings (SvWindow *self, SvBatchSettings *settings);
 
 /* sv-window-export.c */
 /* Fills what every export's sidecar shares (the volume `v`'s description,
@@ -212,6 +234,9 @@ void sv_window_show_toast (SvWindow *self, const char *text);
 
 /* sv-window-table.c */
 void sv_window_class_add_table_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-batch.c */
+void sv_window_class_add_batch_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-open.c */
 void sv_window_rebuild_recent_menu (SvWindow *self);
@@ -271,7 +296,37 @@ void sv_window_quality_result (SvWindow *self, SvJobResult *result);
 SvJobResult *sv_window_shown_result (SvWindow *self);
 /* The quality of the shown result, or NULL while it is computed. */
 SvQuality *sv_window_shown_quality (SvWindow *self);
+/* The quality panel, the pin list and the highlighted voxels follow the
+ * results, the pins and their numbers. */
+void sv_window_quality_update_panel (SvWindow *self);
 void sv_window_class_add_quality_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-pins.c */
+#define SV_PINS_MAX 8
+/* Adds `pin` (taken) as the newest, compared with from now on; the oldest
+ * beyond SV_PINS_MAX goes. */
+void sv_window_pins_add (SvWindow *self, SvPin *pin);
+/* The number of the pin kept: the next pin's. */
+guint sv_window_pins_next_id (SvWindow *self);
+/* A finished analysis: the pins of that result without numbers take it;
+ * TRUE when it was of a pin and not of the newest result. */
+gboolean sv_window_pins_take_quality (SvWindow *self, SvQuality *quality);
+/* A new quality worker (another truth or mask): it compares with the
+ * pinned result, and measures every pin whose numbers are missing. */
+void sv_window_pins_start_worker (SvWindow *self);
+/* Another truth: every pin's numbers are computed again. */
+void sv_window_pins_forget_quality (SvWindow *self);
+/* The pin list and the views' highlighted voxels follow. */
+void sv_window_pins_update (SvWindow *self);
+/* The side panel shows the Pins tab. */
+void sv_window_pins_show_tab (SvWindow *self);
+/* A new volume: the pins go. */
+void sv_window_pins_forget (SvWindow *self);
+void sv_window_pins_init (SvWindow *self);
+void sv_window_class_add_pin_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-labels.c */
+void sv_window_class_add_labels_actions (GtkWidgetClass *widget_class);
 
 /* sv-window-pick.c */
 /* Selects the supervoxel at voxel (z, y, x) of the shown result. */
@@ -313,10 +368,32 @@ void sv_window_class_add_nonfinite_actions (GtkWidgetClass *widget_class);
 /* sv-window-contrast.c */
 /* The volume changed: its histogram for the contrast panel. */
 void sv_window_contrast_set_volume (SvWindow *self);
-/* The display settings changed: the histogram's handles follow. */
+/* Out of core: a sample's histogram (taken) of the volume of `shape`
+ * (every channel); a composite's channels each start from it. */
+void sv_window_contrast_set_sampled (SvWindow *self, const SvVolume *shape, SvHistogram *sample);
+/* The display settings changed: the histogram's handles follow, and a
+ * composite's channels go into the display. */
 void sv_window_contrast_sync (SvWindow *self);
 void sv_window_contrast_init (SvWindow *self);
 void sv_window_class_add_contrast_actions (GtkWidgetClass *widget_class);
+
+/* sv-window-channel.c */
+/* The volume SLIC segments: the chosen channel's copy, else the volume. */
+const SvVolume *sv_window_segmented_volume (SvWindow *self);
+/* The channel of the labels on screen (or of the next run when none is
+ * shown), counted from 0 as supervox-cli's --channel; -1: every channel. */
+int sv_window_labels_channel (SvWindow *self);
+/* "Segment on" changed: a new job on the channel's copy (TRUE), or FALSE
+ * when it names the channel the job has. */
+gboolean sv_window_channel_sync (SvWindow *self);
+/* A new volume: every channel, no copy (the job is stopped). */
+void sv_window_channel_forget (SvWindow *self);
+/* A multichannel volume's words in the title: " RGB" for a photo, " · 3
+ * channels" for a composite, else "". */
+const char *sv_window_channel_words (const SvVolume *volume);
+/* Channels drawn as a composite: 0 for one channel or a photo (8-bit RGB),
+ * else 2 or 3 (the first three of more). */
+guint sv_window_composite_channels (const SvVolume *volume);
 
 /* sv-window-teach.c */
 /* Teaching's note for the step on screen, with its numbers once the

@@ -2,9 +2,9 @@
  * quality is computed by the engine on a worker thread of its own
  * (quality.h) and shown in the quality panel; a ground truth opened beside
  * the volume adds boundary recall, undersegmentation error and achievable
- * accuracy; a pinned result can be flipped with the live one (P pins, C
- * flips), the panel showing the differences. In teaching mode the worker
- * also follows the iterations' convergence, plotted with the step shown. */
+ * accuracy; with a pin (sv-window-pins.c) the panel shows the differences
+ * between the live and the pinned result. In teaching mode the worker also
+ * follows the iterations' convergence, plotted with the step shown. */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -15,7 +15,7 @@
 SvJobResult *
 sv_window_shown_result (SvWindow *self)
 {
-  return self->showing_pinned && self->pinned ? self->pinned : self->result;
+  return self->showing_pinned && self->pinned ? self->pinned->result : self->result;
 }
 
 SvQuality *
@@ -24,15 +24,15 @@ sv_window_shown_quality (SvWindow *self)
   SvJobResult *shown = sv_window_shown_result (self);
 
   if (self->showing_pinned && self->pinned)
-    return self->pinned_quality;
+    return self->pinned->quality;
   if (shown && self->quality && self->quality->generation == shown->generation)
     return self->quality;
   return NULL;
 }
 
 /* The panel shows the shown result's numbers, and the other's differences. */
-static void
-update_panel (SvWindow *self)
+void
+sv_window_quality_update_panel (SvWindow *self)
 {
   SvJobResult *shown = sv_window_shown_result (self);
   SvQuality *q = sv_window_shown_quality (self);
@@ -40,15 +40,16 @@ update_panel (SvWindow *self)
   SvQuality *other = NULL;
   SvJobResult *other_result = NULL;
 
-  if (self->pinned && self->pinned_quality)
+  if (self->pinned && self->pinned->quality)
     {
       other = flipped ? (self->quality && self->result
                                  && self->quality->generation == self->result->generation
                              ? self->quality
                              : NULL)
-                      : self->pinned_quality;
-      other_result = other ? (flipped ? self->result : self->pinned) : NULL;
+                      : self->pinned->quality;
+      other_result = other ? (flipped ? self->result : self->pinned->result) : NULL;
     }
+  sv_window_pins_update (self);
   if (q)
     sv_quality_panel_set (self->quality_panel, q, shown, other, other_result, flipped);
   if (!shown)
@@ -74,7 +75,11 @@ update_panel (SvWindow *self)
   else if (!q)
     sv_quality_panel_set_state (self->quality_panel, "computing…");
   else if (flipped)
-    sv_quality_panel_set_state (self->quality_panel, "the pinned result (C flips to the live one)");
+    {
+      g_autofree char *title = sv_pin_title (self->pinned);
+      g_autofree char *text = g_strdup_printf ("%s (C flips to the live labels)", title);
+      sv_quality_panel_set_state (self->quality_panel, text);
+    }
   else if (shown->region)
     {
       const guint *o = shown->region_offset, *n = shown->region_shape;
@@ -92,15 +97,12 @@ quality_done_cb (SvQuality *quality, gpointer user_data)
 {
   SvWindow *self = user_data;
 
-  if (self->pinned && quality->generation == self->pinned->generation)
+  /* A pin's own numbers, or an older analysis than the one shown still on
+   * its way. */
+  if (sv_window_pins_take_quality (self, quality)
+      || (self->quality && self->quality->generation > quality->generation))
     {
-      g_clear_pointer (&self->pinned_quality, sv_quality_unref);
-      self->pinned_quality = sv_quality_ref (quality);
-    }
-  /* An older analysis than the one shown can still be on its way. */
-  if (self->quality && self->quality->generation > quality->generation)
-    {
-      update_panel (self);
+      sv_window_quality_update_panel (self);
       return;
     }
   g_clear_pointer (&self->quality, sv_quality_unref);
@@ -110,7 +112,7 @@ quality_done_cb (SvQuality *quality, gpointer user_data)
                " labels, EV %.4f, compactness %.4f in %.3f s",
                quality->generation, quality->metrics.n_labels, quality->metrics.explained_variation,
                quality->metrics.compactness, quality->seconds);
-  update_panel (self);
+  sv_window_quality_update_panel (self);
   sv_window_update_selection (self);
 }
 
@@ -184,8 +186,7 @@ sv_window_quality_start (SvWindow *self)
   self->quality_worker
       = sv_quality_worker_new (sv_window_job_volume (self), sv_window_job_mask (self),
                                sv_window_job_truth (self), &quality_callbacks, self);
-  if (self->pinned)
-    sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
+  sv_window_pins_start_worker (self);
   if (self->result && sv_job_result_is_final (self->result))
     sv_quality_worker_submit (self->quality_worker, self->result);
   /* Another mask changes the iterations too. */
@@ -205,11 +206,9 @@ sv_window_quality_forget (SvWindow *self)
   g_clear_pointer (&self->quality, sv_quality_unref);
   g_clear_pointer (&self->truth, sv_labels_free);
   g_clear_pointer (&self->truth_path, g_free);
-  g_clear_pointer (&self->pinned, sv_job_result_unref);
-  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  sv_window_pins_forget (self);
   g_clear_pointer (&self->convergence, sv_convergence_unref);
   g_clear_pointer (&self->convergence_key, g_free);
-  self->showing_pinned = FALSE;
   self->selection_valid = FALSE;
   sv_quality_panel_set (self->quality_panel, NULL, NULL, NULL, NULL, FALSE);
   sv_quality_panel_set_state (self->quality_panel, NULL);
@@ -224,7 +223,7 @@ sv_window_quality_stopped (SvWindow *self)
   if (self->quality_worker && self->result && self->result->in_progress_iteration > 0
       && self->result->preview_factor <= 1)
     sv_quality_worker_submit (self->quality_worker, self->result);
-  update_panel (self);
+  sv_window_quality_update_panel (self);
 }
 
 void
@@ -235,8 +234,8 @@ sv_window_quality_result (SvWindow *self, SvJobResult *result)
   /* Flipped to the pinned result: the views keep showing it. */
   if (self->showing_pinned && self->pinned)
     for (guint i = 0; i < 3; i++)
-      sv_slice_view_set_result (sv_window_view (self, i), self->pinned);
-  update_panel (self);
+      sv_slice_view_set_result (sv_window_view (self, i), self->pinned->result);
+  sv_window_quality_update_panel (self);
   update_convergence (self, FALSE);
   sv_window_update_selection (self);
 }
@@ -287,11 +286,11 @@ truth_read_cb (GObject *source, GAsyncResult *res, gpointer user_data)
   g_free (self->truth_path);
   self->truth_path = g_steal_pointer (&path);
   g_clear_pointer (&self->quality, sv_quality_unref);
-  /* The pinned result's numbers against the new truth too (the worker
-   * computes them first). */
-  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  /* The pins' numbers against the new truth too (the worker computes them
+   * first). */
+  sv_window_pins_forget_quality (self);
   sv_window_quality_start (self);
-  update_panel (self);
+  sv_window_quality_update_panel (self);
   gtk_notebook_set_current_page (
       self->side_notebook,
       gtk_notebook_page_num (self->side_notebook, GTK_WIDGET (self->quality_panel)));
@@ -339,73 +338,6 @@ sv_window_has_ground_truth (SvWindow *self)
   return self->truth != NULL;
 }
 
-/* ---- compare ---- */
-
-void
-sv_window_pin (SvWindow *self)
-{
-  g_return_if_fail (SV_IS_WINDOW (self));
-  if (!self->result || !sv_job_result_is_final (self->result))
-    {
-      sv_window_show_toast (self, self->stopped
-                                      ? "nothing to pin: the run was stopped; change a value "
-                                        "to run again"
-                                      : "nothing to pin: wait for the exact result");
-      return;
-    }
-  g_clear_pointer (&self->pinned, sv_job_result_unref);
-  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
-  self->pinned = sv_job_result_ref (self->result);
-  if (self->quality && self->quality->generation == self->pinned->generation)
-    self->pinned_quality = sv_quality_ref (self->quality);
-  self->showing_pinned = FALSE;
-  if (self->quality_worker)
-    sv_quality_worker_set_reference (self->quality_worker, self->pinned, !self->pinned_quality);
-  sv_window_show_toast (self, "pinned: C flips between the pinned and the live labels");
-  update_panel (self);
-}
-
-void
-sv_window_flip_pinned (SvWindow *self)
-{
-  SvJobResult *shown;
-
-  g_return_if_fail (SV_IS_WINDOW (self));
-  if (!self->pinned)
-    {
-      sv_window_show_toast (self, "nothing pinned: P pins the labels shown");
-      return;
-    }
-  self->showing_pinned = !self->showing_pinned;
-  sv_window_show_toast (self, self->showing_pinned ? "pinned labels shown (C: the live ones)"
-                                                   : "live labels shown (C: the pinned ones)");
-  shown = sv_window_shown_result (self);
-  for (guint i = 0; i < 3; i++)
-    sv_slice_view_set_result (sv_window_view (self, i), shown);
-  update_panel (self);
-  sv_window_update_selection (self);
-  /* The status line describes what is on screen. */
-  sv_window_update_result_text (self);
-}
-
-gboolean
-sv_window_get_showing_pinned (SvWindow *self)
-{
-  return self->showing_pinned && self->pinned;
-}
-
-static void
-pin_action (GtkWidget *widget, const char *name, GVariant *param)
-{
-  sv_window_pin (SV_WINDOW (widget));
-}
-
-static void
-flip_action (GtkWidget *widget, const char *name, GVariant *param)
-{
-  sv_window_flip_pinned (SV_WINDOW (widget));
-}
-
 SvQualityPanel *
 sv_window_get_quality_panel (SvWindow *self)
 {
@@ -418,6 +350,6 @@ sv_window_class_add_quality_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_child (widget_class, SvWindow, quality_panel);
   gtk_widget_class_bind_template_child (widget_class, SvWindow, side_notebook);
   gtk_widget_class_install_action (widget_class, "win.open-truth", NULL, open_truth_action);
-  gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_action);
-  gtk_widget_class_install_action (widget_class, "win.flip-pinned", NULL, flip_action);
+  sv_window_class_add_pin_actions (widget_class);
+  sv_window_class_add_labels_actions (widget_class);
 }

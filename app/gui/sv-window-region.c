@@ -18,7 +18,7 @@
 const SvVolume *
 sv_window_job_volume (SvWindow *self)
 {
-  return self->region_volume ? self->region_volume : self->volume;
+  return self->region_volume ? self->region_volume : sv_window_segmented_volume (self);
 }
 
 const guint8 *
@@ -49,7 +49,8 @@ free_copies (SvWindow *self)
 void
 sv_window_region_prepare (SvWindow *self)
 {
-  const SvVolume *v = self->volume;
+  /* The region of what SLIC segments: the chosen channel's copy. */
+  const SvVolume *v = sv_window_segmented_volume (self);
 
   free_copies (self);
   if (!self->region_valid || !v)

@@ -134,6 +134,7 @@ sv_window_forget_volume (SvWindow *self)
   /* A mask belongs to the volume it was opened for. */
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->mask_path, g_free);
+  sv_window_channel_forget (self);
   self->n_nan = self->n_inf = 0;
   self->mask_nonfinite = FALSE;
   gtk_revealer_set_reveal_child (self->nonfinite_revealer, FALSE);
@@ -166,10 +167,10 @@ sv_window_set_volume (SvWindow *self, SvVolume *volume, const char *name)
   /* A 2D image's size as a photo's: height × width. */
   if (volume->nz == 1)
     title = g_strdup_printf ("%s — %u×%u%s", name, volume->ny, volume->nx,
-                             volume->nc == 3 ? " RGB" : "");
+                             sv_window_channel_words (volume));
   else
     title = g_strdup_printf ("%s — %u×%u×%u%s", name, volume->nz, volume->ny, volume->nx,
-                             volume->nc == 3 ? " RGB" : "");
+                             sv_window_channel_words (volume));
   gtk_label_set_text (self->title_label, title);
   gtk_window_set_title (GTK_WINDOW (self), title);
   sv_window_set_status (self, self->result_label, NULL);
@@ -400,8 +401,8 @@ sv_window_dispose (GObject *object)
   sv_window_cancel_loading (self);
   sv_window_quality_stop (self);
   g_clear_pointer (&self->quality, sv_quality_unref);
-  g_clear_pointer (&self->pinned, sv_job_result_unref);
-  g_clear_pointer (&self->pinned_quality, sv_quality_unref);
+  self->pinned = NULL;
+  g_clear_pointer (&self->pins, g_ptr_array_unref);
   g_clear_pointer (&self->convergence, sv_convergence_unref);
   g_clear_pointer (&self->result, sv_job_result_unref);
 #if SV_HAVE_CUDA
@@ -429,6 +430,7 @@ sv_window_finalize (GObject *object)
   g_clear_pointer (&self->truth, sv_labels_free);
   g_free (self->truth_path);
   g_clear_pointer (&self->region_volume, sv_volume_free);
+  g_clear_pointer (&self->channel_volume, sv_volume_free);
   g_free (self->region_mask);
   g_clear_pointer (&self->region_truth, sv_labels_free);
   g_free (self->convergence_key);
@@ -529,6 +531,7 @@ sv_window_class_init (SvWindowClass *klass)
   sv_window_class_add_file_actions (widget_class);
   sv_window_class_add_export_actions (widget_class);
   sv_window_class_add_table_actions (widget_class);
+  sv_window_class_add_batch_actions (widget_class);
   sv_window_class_add_view_actions (widget_class);
   sv_window_class_add_zoom_actions (widget_class);
   sv_window_class_add_quality_actions (widget_class);
@@ -569,9 +572,11 @@ sv_window_init (SvWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->active_view = self->xy_view;
   sv_display_init_defaults (&self->display);
+  sv_window_channel_forget (self);
 
   g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
   sv_window_pick_init (self);
+  sv_window_pins_init (self);
   sv_window_contrast_init (self);
   sv_window_region_init (self);
   sv_window_zoom_init (self);

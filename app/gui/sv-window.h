@@ -7,6 +7,7 @@
 #include "sv-contrast-panel.h"
 #include "sv-params-panel.h"
 #include "sv-pick-panel.h"
+#include "sv-pin-list.h"
 #include "sv-quality-panel.h"
 #include "sv-volume-view.h"
 #include "sv-slice-view.h"
@@ -146,12 +147,28 @@ SvContrastPanel *sv_window_get_contrast_panel (SvWindow *window);
 /* The 3D view of the orthogonal layout. */
 SvVolumeView *sv_window_get_volume_view (SvWindow *window);
 
-/* Compare (P, C): pins the exact labels on screen, and flips the views
- * between the pinned and the live result; the quality panel shows the one
- * on screen and the differences from the other. */
+/* Compare (P, C): pins the exact labels on screen with the panel's
+ * parameters, as the newest of up to 8 pins (the quality panel lists
+ * them), and compares the live labels with it; C flips the views between
+ * the pinned and the live result; the quality panel shows the one on
+ * screen and the differences from the other. */
 void sv_window_pin (SvWindow *window);
 void sv_window_flip_pinned (SvWindow *window);
 gboolean sv_window_get_showing_pinned (SvWindow *window);
+guint sv_window_get_n_pins (SvWindow *window);
+/* The Pins tab. */
+SvPinList *sv_window_get_pin_list (SvWindow *window);
+/* The live labels compared with the pinned ones, once measured: their
+ * adjusted Rand index and the voxels that differ (sv-partition-compare.h).
+ * FALSE while it is computed, or with nothing pinned. */
+gboolean sv_window_get_comparison (SvWindow *window, double *ari, guint64 *n_differing);
+
+/* Open Labels…: reads a label TIFF (integers of 8 to 32 bits, 0 the
+ * background) on a worker thread and adds it as the newest pin, compared
+ * with the live labels. One that cannot be read or is not of the image's
+ * shape is said in one line over the status bar (sv_window_get_warning_text)
+ * and changes nothing. FALSE when reading could not start. */
+gboolean sv_window_open_labels (SvWindow *window, GFile *file);
 
 /* Region preview: the job runs on the box [lo, hi) (z, y, x; a Shift-drag
  * in a view draws one) and the labels show inside it; FALSE with an error

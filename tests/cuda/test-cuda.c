@@ -202,7 +202,7 @@ test_bit_identical (gconstpointer data)
   result_clear (&gpu);
 }
 
-/* Lab of a uint8 image (converted in float64 on the host, engine/lab.c)
+/* Lab of a uint8 image (converted in float64 on the host, engine/slic/lab.c)
  * where colour decides the labels: the device runs on the same prepared
  * image. */
 static void

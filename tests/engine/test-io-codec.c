@@ -1,4 +1,4 @@
-/* Tests for the TIFF codecs and threads (engine/io-tiff-codec.c,
+/* Tests for the TIFF codecs and threads (engine/io/io-tiff-codec.c,
  * io-tiff-write.c, io-tiff-decode.c, io-tiff-options.c) and for ImageJ
  * layouts as tifffile writes them. Arrays are compared through a weighted
  * sum of their bit patterns, sum(v[i] * (i % 7 + 1)) mod 2^64, computed

@@ -1,4 +1,4 @@
-/* Tests for engine/volume.c and engine/io-tiff.c. Every TIFF is made in the
+/* Tests for engine/base/volume.c and engine/io-tiff.c. Every TIFF is made in the
  * test, with libtiff or by hand where the byte layout matters. */
 #define G_LOG_DOMAIN "sv-test-io"
 
@@ -734,6 +734,19 @@ test_spacing_imagej_channels (Fixture *f, gconstpointer data)
   g_assert_cmpuint (one->nc, ==, 1);
   for (guint i = 0; i < 8; i++)
     g_assert_cmpfloat (one->data[i], ==, v->data[i * 2 + 1]);
+  /* The window's copy of a channel is the reader's, value for value. */
+  {
+    g_autoptr (SvVolume) copy = sv_volume_extract_channel (v, 1, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (copy->nc, ==, 1);
+    g_assert_cmpmem (copy->data, 8 * sizeof (float), one->data, 8 * sizeof (float));
+    g_assert_cmpuint (copy->source_type, ==, one->source_type);
+    g_assert_cmpfloat (copy->spacing[0], ==, one->spacing[0]);
+    g_assert_null (sv_volume_extract_channel (v, 2, &error));
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+    g_assert_nonnull (strstr (error->message, "has 2 channels (0 to 1), not channel 2"));
+    g_clear_error (&error);
+  }
 
   options.channel = 2;
   g_assert_null (sv_tiff_read_volume_full (path, &options, NULL, &error));

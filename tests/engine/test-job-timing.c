@@ -1,4 +1,4 @@
-/* Tests of the job's time model (engine/job-timing.c) on recorded stage
+/* Tests of the job's time model (engine/job/job-timing.c) on recorded stage
  * times: no clock is read, every instant is given. */
 #define G_LOG_DOMAIN "test-job-timing"
 

@@ -1,4 +1,4 @@
-/* Tests of the engine's worker thread (engine/job.c). */
+/* Tests of the engine's worker thread (engine/job/job.c). */
 #define G_LOG_DOMAIN "test-job"
 
 #include <math.h>

@@ -102,6 +102,42 @@ test_size_histogram (void)
 }
 
 /* 10 000 values 0 … 9999: Auto leaves at most 0.175 % below and above. */
+/* One channel's histogram, as the contrast panel shows each channel of a
+ * composite: only its values, counted once each. */
+static void
+test_histogram_one_channel (void)
+{
+  g_autoptr (SvVolume) v = sv_volume_new (1, 10, 10, 2, NULL);
+  g_autoptr (SvHistogram) first = NULL;
+  g_autoptr (SvHistogram) second = NULL;
+  g_autoptr (SvHistogram) both = NULL;
+  guint64 total = 0;
+
+  for (gsize i = 0; i < 100; i++)
+    {
+      v->data[i * 2] = (float)i;
+      v->data[i * 2 + 1] = 1000.0f + (float)(i % 10);
+    }
+  first = sv_histogram_new_channel (v, 0, 100);
+  second = sv_histogram_new_channel (v, 1, 10);
+  both = sv_histogram_new (v, 100);
+  g_assert_cmpfloat (first->min, ==, 0.0);
+  g_assert_cmpfloat (first->max, ==, 99.0);
+  g_assert_cmpuint (first->n_values, ==, 100);
+  for (guint b = 0; b < 100; b++)
+    g_assert_cmpuint (first->counts[b], ==, 1);
+  g_assert_cmpfloat (second->min, ==, 1000.0);
+  g_assert_cmpfloat (second->max, ==, 1009.0);
+  for (guint b = 0; b < 10; b++)
+    {
+      g_assert_cmpuint (second->counts[b], ==, 10);
+      total += second->counts[b];
+    }
+  g_assert_cmpuint (total, ==, 100);
+  g_assert_cmpfloat (both->max, ==, 1009.0);
+  g_assert_cmpuint (both->n_values, ==, 200);
+}
+
 static void
 test_saturated_window (void)
 {
@@ -255,6 +291,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/label-stats/sparse-labels", test_sparse_labels);
   g_test_add_func ("/engine/label-stats/size-histogram", test_size_histogram);
   g_test_add_func ("/engine/histogram/saturated-window", test_saturated_window);
+  g_test_add_func ("/engine/histogram/one-channel", test_histogram_one_channel);
   g_test_add_func ("/engine/convergence/first-iteration-labels-every-voxel", test_convergence);
   g_test_add_func ("/engine/convergence/equals-stopped-runs",
                    test_convergence_equals_stopped_runs);

@@ -1,4 +1,4 @@
-/* Tests of the SLIC pipeline (engine/slic-pipeline.c): the iteration hook,
+/* Tests of the SLIC pipeline (engine/slic/slic-pipeline.c): the iteration hook,
  * the teaching rule and the fallback from a failing device backend to the
  * CPU reference. */
 #define G_LOG_DOMAIN "test-pipeline"

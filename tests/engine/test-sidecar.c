@@ -1,4 +1,4 @@
-/* Tests of the label sidecar (engine/sidecar.c): one schema, written the
+/* Tests of the label sidecar (engine/io/sidecar.c): one schema, written the
  * same way by the CLI and the window. */
 #define G_LOG_DOMAIN "test-sidecar"
 
@@ -106,6 +106,32 @@ test_command (void)
   g_assert_cmpstr (line->str, ==, want);
 }
 
+/* A batch's line names every input, in order, before one -o. */
+static void
+test_command_batch (void)
+{
+  SvSlicParams p;
+  const char *const inputs[] = { "a.tif", "day 2/b.tif", NULL };
+  g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (GString) params = g_string_new (NULL);
+  g_autofree char *want = NULL;
+  SvSlicCommand c = {
+    .input = "ignored.tif",
+    .inputs = inputs,
+    .output = "out/{stem}.tif",
+    .params = &p,
+    .channel = -1,
+  };
+
+  sv_slic_params_init_defaults (&p);
+  p.n_segments = 250;
+  sv_slic_params_append_cli (&p, params);
+  sv_slic_command_append (&c, line);
+  want = g_strdup_printf ("supervox-cli slic a.tif 'day 2/b.tif' -o 'out/{stem}.tif'%s",
+                          params->str);
+  g_assert_cmpstr (line->str, ==, want);
+}
+
 /* The Python form of the same description: every parameter by its
  * scikit-image name, "auto" Lab resolved as the engine resolves it, the
  * channel taken, names as Python literals. (The GUI suite runs it.) */
@@ -178,6 +204,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/sidecar/exact", test_sidecar_exact);
   g_test_add_func ("/engine/sidecar/command", test_command);
+  g_test_add_func ("/engine/sidecar/command-batch", test_command_batch);
   g_test_add_func ("/engine/sidecar/python", test_python);
   g_test_add_func ("/engine/sidecar/path", test_sidecar_path);
   return g_test_run ();

@@ -25,21 +25,16 @@ have_xdotool (void)
   return TRUE;
 }
 
-/* Runs xdotool with `args` against the window's X window (window
+/* Runs xdotool with `args` against `window`'s X window (window
  * coordinates become the surface's). */
-void
-xdotool (SvWindow *w, const char *format, ...)
+static void
+run_xdotool (GtkWindow *window, const char *args)
 {
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (w));
-  g_autofree char *args = NULL;
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
   g_autofree char *line = NULL;
   g_autoptr (GError) error = NULL;
   int status = 0;
-  va_list ap;
 
-  va_start (ap, format);
-  args = g_strdup_vprintf (format, ap);
-  va_end (ap);
   line = g_strdup_printf ("xdotool %s", args);
   /* WINDOW stands for the X window's id. */
   if (strstr (line, "WINDOW"))
@@ -54,17 +49,57 @@ xdotool (SvWindow *w, const char *format, ...)
   g_assert_cmpint (status, ==, 0);
 }
 
+void
+xdotool (SvWindow *w, const char *format, ...)
+{
+  g_autofree char *args = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  args = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  run_xdotool (GTK_WINDOW (w), args);
+}
+
+void
+xdotool_window (GtkWindow *window, const char *format, ...)
+{
+  g_autofree char *args = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  args = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  run_xdotool (window, args);
+}
+
 /* `widget`'s point (x, y) in the surface's coordinates. */
 void
 surface_point (SvWindow *w, GtkWidget *widget, double x, double y, int *sx, int *sy)
 {
+  surface_point_in (GTK_WINDOW (w), widget, x, y, sx, sy);
+}
+
+void
+surface_point_in (GtkWindow *window, GtkWidget *widget, double x, double y, int *sx, int *sy)
+{
   graphene_point_t in = GRAPHENE_POINT_INIT (x, y), out;
   double tx, ty;
 
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (w), &in, &out));
-  gtk_native_get_surface_transform (GTK_NATIVE (w), &tx, &ty);
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (window), &in, &out));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &tx, &ty);
   *sx = (int)lround (out.x + tx);
   *sy = (int)lround (out.y + ty);
+}
+
+void
+click_widget (GtkWindow *window, GtkWidget *widget)
+{
+  int x, y;
+
+  surface_point_in (window, widget, gtk_widget_get_width (widget) / 2.0,
+                    gtk_widget_get_height (widget) / 2.0, &x, &y);
+  xdotool_window (window, "mousemove --window WINDOW %d %d click 1", x, y);
 }
 
 /* The knob of a GtkScale (its CSS node "slider"). */

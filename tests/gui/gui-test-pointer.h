@@ -10,7 +10,12 @@ gboolean have_xdotool (void);
 /* Runs xdotool with `format`'s arguments; WINDOW stands for the window's X
  * id (window coordinates become the surface's). */
 void xdotool (SvWindow *w, const char *format, ...) G_GNUC_PRINTF (2, 3);
+/* The same against another toplevel, such as a dialog. */
+void xdotool_window (GtkWindow *window, const char *format, ...) G_GNUC_PRINTF (2, 3);
 /* `widget`'s point (x, y) in the surface's coordinates. */
 void surface_point (SvWindow *w, GtkWidget *widget, double x, double y, int *sx, int *sy);
+void surface_point_in (GtkWindow *window, GtkWidget *widget, double x, double y, int *sx, int *sy);
+/* A real click in the middle of `widget`, which `window` holds. */
+void click_widget (GtkWindow *window, GtkWidget *widget);
 /* The knob of a GtkScale (its CSS node "slider"). */
 GtkWidget *find_knob (GtkWidget *widget);

@@ -149,9 +149,15 @@ is_true (gpointer flag)
 void
 save_window_png (SvWindow *window, const char *name)
 {
+  save_toplevel_png (GTK_WINDOW (window), name);
+}
+
+void
+save_toplevel_png (GtkWindow *window, const char *name)
+{
   const char *dir = g_getenv ("SV_LOG_DIR");
   g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
-  GtkWidget *content = gtk_window_get_child (GTK_WINDOW (window));
+  GtkWidget *content = gtk_window_get_child (window);
   g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (content);
   g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr (GskRenderNode) node = NULL;

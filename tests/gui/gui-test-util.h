@@ -37,6 +37,8 @@ void fixture_setup (Fixture *f, gconstpointer data);
 void fixture_teardown (Fixture *f, gconstpointer data);
 /* The window's content as a PNG in the build's log folder. */
 void save_window_png (SvWindow *window, const char *name);
+/* The same for another toplevel, such as a dialog. */
+void save_toplevel_png (GtkWindow *window, const char *name);
 /* The first descendant of `type` whose tooltip starts with `prefix`. */
 GtkWidget *find_by_tooltip (GtkWidget *root, GType type, const char *prefix);
 /* The widget's event controller of that name, or NULL. */

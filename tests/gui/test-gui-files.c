@@ -279,9 +279,11 @@ static const char compare_sidecars[]
       "                             if w.get(k) != c.get(k)}, end='')\n";
 
 /* "Copy as command" writes the very file Export Labels writes, with the
- * input's calibration, on an EM stack of 40×4×4 nm and an MRI of
+ * input's calibration, on an EM stack of 40×4×4 nm, an MRI of
  * 1.2×0.9×0.9 mm (whose relative spacing, 4/3 in z, the line must spell
- * so that it reads back to the same double). */
+ * so that it reads back to the same double) and a 3-channel 16-bit
+ * fluorescence stack segmented on its channel 2 ("Segment on", the
+ * line's --channel 1). */
 static void
 test_export_same_as_command (Fixture *f, gconstpointer data)
 {
@@ -291,9 +293,12 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
     double spacing[3];
     const char *unit;
     SvSampleType type;
+    guint nc;
+    int channel; /* "Segment on", counted from 0; -1: all channels */
   } files[] = {
-    { "em", { 40.0, 4.0, 4.0 }, "nm", SV_SAMPLE_U8 },
-    { "mri", { 1.2, 0.9, 0.9 }, "mm", SV_SAMPLE_U16 },
+    { "em", { 40.0, 4.0, 4.0 }, "nm", SV_SAMPLE_U8, 1, -1 },
+    { "mri", { 1.2, 0.9, 0.9 }, "mm", SV_SAMPLE_U16, 1, -1 },
+    { "fluo", { 1.0, 0.2, 0.2 }, "micron", SV_SAMPLE_U16, 3, 1 },
   };
   g_autofree char *dir = g_dir_make_tmp ("sv-gui-XXXXXX", NULL);
   g_autofree char *window_dir = g_build_filename (dir, "window", NULL);
@@ -322,8 +327,18 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
       sp.nx = 44;
       sp.n_cells = 6;
       {
-        g_autoptr (SvVolume) v = sv_synth_cells (&sp, NULL, &error);
+        g_autoptr (SvVolume) v = sv_volume_new (sp.nz, sp.ny, sp.nx, files[i].nc, &error);
         g_assert_no_error (error);
+        /* Each channel its own cells. */
+        for (guint c = 0; c < files[i].nc; c++)
+          {
+            g_autoptr (SvVolume) one = NULL;
+            sp.seed = 1 + c;
+            one = sv_synth_cells (&sp, NULL, &error);
+            g_assert_no_error (error);
+            for (gsize k = 0; k < sv_volume_n_voxels (v); k++)
+              v->data[k * files[i].nc + c] = one->data[k];
+          }
         memcpy (v->spacing, files[i].spacing, sizeof v->spacing);
         v->unit = g_strdup (files[i].unit);
         g_assert_true (sv_tiff_write_volume_full (in, v, files[i].type, NULL, &error));
@@ -331,6 +346,16 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
       }
       open_and_wait (f->window, file);
       wait_for_current_result (f->window);
+      if (files[i].channel >= 0)
+        {
+          GtkWidget *segment_on
+              = find_by_tooltip (GTK_WIDGET (sv_window_get_params_panel (f->window)),
+                                 GTK_TYPE_DROP_DOWN, "Segment on");
+          g_assert_nonnull (segment_on);
+          /* Its entries: all channels, then channel 1, 2, 3. */
+          gtk_drop_down_set_selected (GTK_DROP_DOWN (segment_on), (guint)files[i].channel + 1);
+          wait_for_current_result (f->window);
+        }
 
       g_assert_true (sv_window_export_labels (f->window, exported, &error));
       g_assert_no_error (error);
@@ -347,6 +372,14 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
       cli_json = sv_sidecar_path (from_cli);
       same = sv_test_python_args (compare_sidecars, exported_json, cli_json);
       g_assert_cmpstr (same, ==, "same");
+      {
+        g_autofree char *json = NULL;
+        g_autofree char *channel = files[i].channel >= 0
+                                       ? g_strdup_printf ("\"channel\":%d,", files[i].channel)
+                                       : g_strdup ("\"channel\":null,");
+        g_assert_true (g_file_get_contents (exported_json, &json, NULL, NULL));
+        g_assert_nonnull (strstr (json, channel));
+      }
     }
   sv_test_remove_tree (dir);
 }

@@ -2,7 +2,7 @@
  * /usr/bin/python3 with the built library and the source tree's package,
  * makes the labels on screen byte for byte: the sample (made again by
  * supervox-cli synth), a teaching step, a 16-bit TIFF with its spacing and a
- * mask. */
+ * mask, and one channel of a 3-channel TIFF ("Segment on"). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
@@ -180,6 +180,53 @@ test_python_reproduces_tiff_and_mask (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
+/* "Segment on: Channel 2": the code reads the file's three channels and
+ * segments the second alone. */
+static void
+test_python_reproduces_one_channel (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = sv_test_make_dir ("sv-gui-py-channel");
+  g_autofree char *path = g_build_filename (dir, "three channels.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) v = sv_volume_new (8, 30, 34, 3, &error);
+  GtkWidget *segment_on;
+  SvSynthParams sp;
+
+  if (!python_ready ())
+    return;
+  g_assert_no_error (error);
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = 8;
+  sp.ny = 30;
+  sp.nx = 34;
+  sp.n_cells = 6;
+  for (guint c = 0; c < 3; c++)
+    {
+      g_autoptr (SvVolume) one = NULL;
+      sp.seed = 21 + c;
+      one = sv_synth_cells (&sp, NULL, &error);
+      g_assert_no_error (error);
+      for (gsize i = 0; i < sv_volume_n_voxels (v); i++)
+        v->data[i * 3 + c] = one->data[i];
+    }
+  g_assert_true (sv_tiff_write_volume (path, v, SV_SAMPLE_U16, &error));
+  g_assert_no_error (error);
+  open_and_wait (f->window, file);
+  segment_on = find_by_tooltip (GTK_WIDGET (sv_window_get_params_panel (f->window)),
+                                GTK_TYPE_DROP_DOWN, "Segment on");
+  g_assert_nonnull (segment_on);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (segment_on), 2);
+  wait_for_current_result (f->window);
+  {
+    g_autofree char *code = sv_window_build_python (f->window);
+    g_assert_nonnull (strstr (code, "(8, 30, 34, 3))[..., 1]"));
+    g_assert_nonnull (strstr (code, "channel_axis=None"));
+  }
+  assert_python_reproduces_labels (f->window);
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -188,5 +235,7 @@ main (int argc, char **argv)
               test_python_reproduces_sample, fixture_teardown);
   g_test_add ("/gui/python/copy-as-python-reproduces-tiff-and-mask", Fixture, NULL, fixture_setup,
               test_python_reproduces_tiff_and_mask, fixture_teardown);
+  g_test_add ("/gui/python/copy-as-python-reproduces-one-channel", Fixture, NULL, fixture_setup,
+              test_python_reproduces_one_channel, fixture_teardown);
   return g_test_run ();
 }

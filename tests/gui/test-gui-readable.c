@@ -238,12 +238,12 @@ test_status_pinned_and_region (Fixture *f, gconstpointer data)
   live = sv_window_get_result (w);
   g_assert_cmpuint (live->stats.n_labels, !=, pinned->stats.n_labels);
 
-  /* Flipped to the pinned labels: the pinned run's count and values. */
+  /* Flipped to the pinned labels: which pin, the pinned run's count and values. */
   sv_window_flip_pinned (w);
   g_assert_true (sv_window_get_showing_pinned (w));
   {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    pinned_words = g_strdup_printf ("pinned · %" G_GSIZE_FORMAT " supervoxels · %" G_GINT64_FORMAT
+    pinned_words = g_strdup_printf ("pin 1 · %" G_GSIZE_FORMAT " supervoxels · %" G_GINT64_FORMAT
                                     " segments, compactness %s",
                                     pinned->stats.n_labels, pinned->params.n_segments,
                                     sv_format_double (buf, pinned->params.compactness));

@@ -96,6 +96,12 @@ gboolean sv_backend_choose (const char *word, SvBackendChoice *choice, GError **
  * where auto is decided (the run plan asks it). */
 const SvBackendClass *sv_backend_resolve (const SvBackendChoice *choice, guint n_devices);
 
+/* The CPU backend's class, the reference (always available). */
+const SvBackendClass *sv_backend_cpu_class (void);
+
+/* The name results and sidecars give a class: "cpu", "cuda". */
+const char *sv_backend_class_name (const SvBackendClass *klass);
+
 /* The class registered under `name` ("cpu", "cuda"), as results and
  * sidecars name it, or NULL. */
 const SvBackendClass *sv_backend_class_lookup (const char *name);

@@ -20,6 +20,9 @@ typedef struct
  * their minimum and maximum. One value (or none) puts everything in bin 0.
  * Single-threaded, one pass for the range and one for the counts. */
 SvHistogram *sv_histogram_new (const SvVolume *volume, guint n_bins);
+/* The same over one channel (counted from 0; -1: every channel, as
+ * sv_histogram_new), as Fiji's B&C shows each channel of a composite. */
+SvHistogram *sv_histogram_new_channel (const SvVolume *volume, int channel, guint n_bins);
 void sv_histogram_free (SvHistogram *histogram);
 
 /* The window [low, high] at bin edges that leaves about `fraction` of all

@@ -9,7 +9,7 @@
  * run that takes a few frames still shows results while it moves.
  *
  * A request may ask for a coarse preview (preview_seconds > 0): SLIC on a
- * downsampled copy of the volume (engine/preview.h), sized from the last
+ * downsampled copy of the volume (engine/slic/preview.h), sized from the last
  * runs' timings so that it takes about that long, with labels drawn at full
  * size. Progress and results are queued as idle sources on the thread-default
  * GMainContext of the thread that created the job (never with
@@ -173,6 +173,15 @@ sv_job_result_is_final (const SvJobResult *result)
 
 SvJobResult *sv_job_result_ref (SvJobResult *result);
 void sv_job_result_unref (SvJobResult *result);
+
+/* A result that no run made: the labels of a label file (taken), so that
+ * they are shown and measured as a run's are. `generation` must be none of
+ * the job's. Label 0 is the background, as in label images of other tools
+ * (params.start_label 1); params.n_segments is 0 (no size was asked for);
+ * stats.n_labels counts the other distinct labels; backend_name is
+ * `source` ("from the file"); seconds_total is `seconds` (reading it). */
+SvJobResult *sv_job_result_new_for_labels (SvLabels *labels, guint64 generation, const char *source,
+                                           double seconds);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvJobResult, sv_job_result_unref)
 

@@ -2,7 +2,8 @@
  * of its own so that the window stays responsive: the engine's metrics
  * (metrics.h; against a ground truth when one is set), per-supervoxel
  * statistics (label-stats.h) and the size histogram, and, when a reference
- * result is pinned, the adjusted Rand index between the two; for teaching,
+ * result is pinned, the adjusted Rand index between the two and the voxels
+ * where they differ (partition-compare.h); for teaching,
  * the convergence of the iterations (convergence.h). Like SvJob,
  * requests are coalesced (the newest pending one wins) and results are
  * delivered on the main context that created the worker. */
@@ -34,6 +35,10 @@ typedef struct
   guint64 size_counts[SV_QUALITY_SIZE_BINS]; /* background left out */
   double reference_ari;                      /* vs the reference result; NaN when none */
   guint64 reference_generation;              /* 0 when none */
+  /* Voxels whose labels differ from the reference's (sv-partition-compare.h),
+   * and the nz·ny·nx bytes that say which (1: differs); NULL when none. */
+  guint64 reference_differing;
+  GBytes *reference_difference;
   double seconds;                            /* time the analysis took */
 } SvQuality;
 
@@ -72,9 +77,13 @@ SvQualityWorker *sv_quality_worker_new (const SvVolume *volume, const guint8 *ma
 void sv_quality_worker_request_convergence (SvQualityWorker *worker, const SvSlicParams *params);
 /* The result later ones are compared with (a reference is taken; NULL for
  * none). With `analyse` its own quality is computed and delivered too,
- * before any pending request. */
+ * before any pending request (sv_quality_worker_analyse). */
 void sv_quality_worker_set_reference (SvQualityWorker *worker, SvJobResult *reference,
                                       gboolean analyse);
+/* Computes `result`'s own quality, compared with nothing (a reference is
+ * taken), before any pending request; several such wait in turn, and one
+ * already waiting is not added twice. */
+void sv_quality_worker_analyse (SvQualityWorker *worker, SvJobResult *result);
 /* Analyses `result` (a reference is taken), replacing a pending request. */
 void sv_quality_worker_submit (SvQualityWorker *worker, SvJobResult *result);
 /* Cancels a convergence being computed, waits for the running analysis,

@@ -86,6 +86,9 @@ typedef struct
 typedef struct
 {
   const char *input;
+  /* A batch's inputs, in order (NULL-terminated), named instead of
+   * `input`; NULL: `input` alone. */
+  const char *const *inputs;
   const char *output;
   const char *mask; /* NULL: none */
   const SvSlicParams *params;
@@ -101,7 +104,7 @@ typedef struct
   guint channels;
 } SvSlicCommand;
 
-/* Appends "[BEFORE && ]supervox-cli slic IN -o OUT [--mask M] <every
+/* Appends "[BEFORE && ]supervox-cli slic IN… -o OUT [--mask M] <every
  * parameter> [--channel N] [--compression C] [--backend B]" to line, file
  * names quoted for a POSIX shell where they need it. Both front ends write
  * their "command" with it. */

@@ -45,6 +45,13 @@ void sv_volume_free (SvVolume *volume);
 gsize sv_volume_n_voxels (const SvVolume *volume);
 const char *sv_sample_type_to_string (SvSampleType type);
 
+/* A copy of one channel (counted from 0) of `volume`, with its spacing,
+ * unit and sample type: the volume the TIFF reader gives for that channel
+ * (SvTiffReadOptions.channel), value for value. A channel the volume does
+ * not have is SV_ENGINE_ERROR_INVALID_PARAM ("has 2 channels (0 to 1), not
+ * channel 2"). */
+SvVolume *sv_volume_extract_channel (const SvVolume *volume, guint channel, GError **error);
+
 /* TRUE when scikit-image's slic computes a source of this type in float64
  * (img_as_float, then _supported_float_type): every type but float32 and
  * float16, which it computes in float32. */

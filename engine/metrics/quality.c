@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "supervox/sv-error.h"
+#include "supervox/sv-partition-compare.h"
 
 /* ---- one analysis ---- */
 
@@ -14,6 +15,7 @@ quality_clear (gpointer data)
 {
   SvQuality *q = data;
   g_clear_pointer (&q->table, sv_label_table_free);
+  g_clear_pointer (&q->reference_difference, g_bytes_unref);
 }
 
 SvQuality *
@@ -75,7 +77,13 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
     ref_labels = sv_job_result_get_labels (reference, NULL);
   if (ref_labels && sv_labels_n_voxels (ref_labels) == n)
     {
-      q->reference_ari = sv_adjusted_rand_index (ref_labels->data, labels->data, n);
+      SvPartitionDifference d;
+      guint8 *differing = g_malloc (MAX (n, 1));
+
+      sv_partition_compare (ref_labels->data, labels->data, n, &d, differing);
+      q->reference_ari = d.adjusted_rand;
+      q->reference_differing = d.n_differing;
+      q->reference_difference = g_bytes_new_take (differing, n);
       q->reference_generation = reference->generation;
     }
   q->seconds = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;
@@ -107,7 +115,7 @@ struct _SvQualityWorker
   /* Under lock. */
   SvJobResult *pending;
   SvJobResult *reference;
-  gboolean analyse_reference;
+  GQueue alone; /* results to analyse compared with nothing, first first */
   gboolean convergence_pending;
   SvSlicParams convergence_params;
 };
@@ -172,8 +180,7 @@ worker_main (gpointer data)
       Delivery *d;
 
       g_mutex_lock (&w->lock);
-      while (!w->quit && !w->pending && !(w->analyse_reference && w->reference)
-             && !w->convergence_pending)
+      while (!w->quit && !w->pending && g_queue_is_empty (&w->alone) && !w->convergence_pending)
         g_cond_wait (&w->cond, &w->lock);
       if (w->quit)
         {
@@ -202,12 +209,11 @@ worker_main (gpointer data)
             }
           continue;
         }
-      if (w->analyse_reference && w->reference)
+      if (!g_queue_is_empty (&w->alone))
         {
-          /* The reference's own numbers first, compared with nothing. */
-          result = sv_job_result_ref (w->reference);
+          /* Pinned results' own numbers first, compared with nothing. */
+          result = g_queue_pop_head (&w->alone);
           reference = NULL;
-          w->analyse_reference = FALSE;
         }
       else
         {
@@ -255,10 +261,21 @@ sv_quality_worker_set_reference (SvQualityWorker *w, SvJobResult *reference, gbo
   g_mutex_lock (&w->lock);
   old = w->reference;
   w->reference = reference ? sv_job_result_ref (reference) : NULL;
-  w->analyse_reference = analyse && reference;
   g_cond_signal (&w->cond);
   g_mutex_unlock (&w->lock);
   g_clear_pointer (&old, sv_job_result_unref);
+  if (analyse && reference)
+    sv_quality_worker_analyse (w, reference);
+}
+
+void
+sv_quality_worker_analyse (SvQualityWorker *w, SvJobResult *result)
+{
+  g_mutex_lock (&w->lock);
+  if (!g_queue_find (&w->alone, result))
+    g_queue_push_tail (&w->alone, sv_job_result_ref (result));
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
 }
 
 void
@@ -304,6 +321,7 @@ sv_quality_worker_free (SvQualityWorker *w)
   g_atomic_rc_box_release (w->link);
   g_clear_pointer (&w->pending, sv_job_result_unref);
   g_clear_pointer (&w->reference, sv_job_result_unref);
+  g_queue_clear_full (&w->alone, (GDestroyNotify)sv_job_result_unref);
   g_main_context_unref (w->context);
   g_mutex_clear (&w->lock);
   g_cond_clear (&w->cond);

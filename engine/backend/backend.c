@@ -186,6 +186,12 @@ sv_backend_class_title (const SvBackendClass *klass, const char *fallback)
   return klass->title != NULL ? klass->title : klass->name;
 }
 
+const char *
+sv_backend_class_name (const SvBackendClass *klass)
+{
+  return klass != NULL ? klass->name : NULL;
+}
+
 int
 sv_backend_class_device_count (const SvBackendClass *klass)
 {

@@ -1,4 +1,4 @@
-/* Supervox engine: the prepare stage (engine/prepare.c) a slab at a time.
+/* Supervox engine: the prepare stage (engine/slic/prepare.c) a slab at a time.
  * The rescale needs the global minimum and maximum, and SLIC's fixed-point
  * colour sums need the largest |value| of the prepared image, so two
  * statistics passes (stream-statistics.c) read the file before the

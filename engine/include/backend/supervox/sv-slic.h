@@ -4,9 +4,9 @@
 #include <glib.h>
 #include <gio/gio.h>
 
-#include "sv-seeds.h"
-#include "sv-params.h"
-#include "sv-prepare.h"
+#include "supervox/sv-seeds.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-prepare.h"
 
 G_BEGIN_DECLS
 

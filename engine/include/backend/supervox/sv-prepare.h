@@ -6,8 +6,8 @@
 
 #include <glib.h>
 
-#include "sv-params.h"
-#include "sv-volume.h"
+#include "supervox/sv-params.h"
+#include "supervox/sv-volume.h"
 
 G_BEGIN_DECLS
 

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "contingency.h"
 #include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
 
@@ -65,6 +66,33 @@ sv__job_step_result_new (const SvJobRequest *request, const SvVolume *volume,
   result->n_centres = n_centres;
   result->stats.n_clusters = n_centres;
   result->stats.iterations = iterations;
+  return result;
+}
+
+SvJobResult *
+sv_job_result_new_for_labels (SvLabels *labels, guint64 generation, const char *source,
+                              double seconds)
+{
+  const guint shape[3] = { labels->nz, labels->ny, labels->nx };
+  const gsize n = sv_labels_n_voxels (labels);
+  SvDenseLabels dense = { 0 };
+  SvSlicParams params;
+  SvJobResult *result;
+  gboolean has_background = FALSE;
+
+  sv_slic_params_init_defaults (&params);
+  params.start_label = 1;
+  params.n_segments = 0;
+  memcpy (params.spacing, labels->spacing, sizeof params.spacing);
+  result = sv__job_result_new (generation, &params, source, shape, labels->spacing);
+  for (gsize i = 0; i < n && !has_background; i++)
+    has_background = labels->data[i] == 0;
+  sv__dense_labels_init (&dense, labels->data, n);
+  result->stats.n_labels = dense.n_distinct - has_background;
+  sv__dense_labels_clear (&dense);
+  result->seconds_total = seconds;
+  sv__job_result_set_host_labels (result, g_steal_pointer (&labels->data));
+  sv_labels_free (labels);
   return result;
 }
 

@@ -155,15 +155,27 @@ sv_shell_word (const char *path)
   return g_strdup (path);
 }
 
+/* " PATH", quoted where it needs it. */
+static void
+append_shell_word (GString *line, const char *path)
+{
+  g_autofree char *word = sv_shell_word (path);
+  g_string_append_printf (line, " %s", word);
+}
+
 void
 sv_slic_command_append (const SvSlicCommand *c, GString *line)
 {
-  g_autofree char *input = sv_shell_word (c->input);
   g_autofree char *output = sv_shell_word (c->output);
 
   if (c->before != NULL)
     g_string_append_printf (line, "%s && ", c->before);
-  g_string_append_printf (line, "supervox-cli slic %s -o %s", input, output);
+  g_string_append (line, "supervox-cli slic");
+  if (c->inputs == NULL)
+    append_shell_word (line, c->input);
+  for (guint i = 0; c->inputs != NULL && c->inputs[i] != NULL; i++)
+    append_shell_word (line, c->inputs[i]);
+  g_string_append_printf (line, " -o %s", output);
   if (c->mask != NULL)
     {
       g_autofree char *mask = sv_shell_word (c->mask);

@@ -178,24 +178,6 @@ sv_supervoxel_table_image_type_supported (SvSampleType type)
     }
 }
 
-static guint
-sample_bytes (SvSampleType type)
-{
-  switch (type)
-    {
-    case SV_SAMPLE_U8:
-    case SV_SAMPLE_I8:
-      return 1;
-    case SV_SAMPLE_U16:
-    case SV_SAMPLE_I16:
-      return 2;
-    case SV_SAMPLE_F64:
-      return 8;
-    default:
-      return 4;
-    }
-}
-
 /* n samples of `type` as double: the file's own values. */
 static void
 samples_to_double (SvSampleType type, const void *src, gsize n, double *out)

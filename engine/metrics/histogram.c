@@ -8,30 +8,45 @@
 SvHistogram *
 sv_histogram_new (const SvVolume *volume, guint n_bins)
 {
+  return sv_histogram_new_channel (volume, -1, n_bins);
+}
+
+SvHistogram *
+sv_histogram_new_channel (const SvVolume *volume, int channel, guint n_bins)
+{
   SvHistogram *h;
-  gsize n;
+  gsize n, first, step;
 
   g_return_val_if_fail (volume != NULL && n_bins > 0, NULL);
+  g_return_val_if_fail (channel < (int)volume->nc, NULL);
+  /* Every value, or every nc-th from the channel's first. */
+  first = channel < 0 ? 0 : (gsize)channel;
+  step = channel < 0 ? 1 : volume->nc;
+  n = sv_volume_n_voxels (volume) * (channel < 0 ? volume->nc : 1);
   h = g_new0 (SvHistogram, 1);
-  n = sv_volume_n_voxels (volume) * volume->nc;
   h->n_bins = n_bins;
   h->counts = g_new0 (guint64, n_bins);
   h->n_values = n;
   h->min = G_MAXDOUBLE;
   h->max = -G_MAXDOUBLE;
   for (gsize i = 0; i < n; i++)
-    if (isfinite (volume->data[i]))
-      {
-        h->min = MIN (h->min, volume->data[i]);
-        h->max = MAX (h->max, volume->data[i]);
-      }
+    {
+      float v = volume->data[first + i * step];
+      if (isfinite (v))
+        {
+          h->min = MIN (h->min, v);
+          h->max = MAX (h->max, v);
+        }
+    }
   for (gsize i = 0; i < n; i++)
-    if (isfinite (volume->data[i]))
-      {
-        guint b = h->max > h->min ? (guint)((volume->data[i] - h->min) / (h->max - h->min) * n_bins)
-                                  : 0;
-        h->counts[MIN (b, n_bins - 1)]++;
-      }
+    {
+      float v = volume->data[first + i * step];
+      if (isfinite (v))
+        {
+          guint b = h->max > h->min ? (guint)((v - h->min) / (h->max - h->min) * n_bins) : 0;
+          h->counts[MIN (b, n_bins - 1)]++;
+        }
+    }
   return h;
 }
 

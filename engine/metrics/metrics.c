@@ -1,10 +1,5 @@
-/* Supervox engine: superpixel quality metrics.
- *
- * Labels of any gint32 values are first mapped to dense indices 0..n-1 in
- * increasing value order; the truth likewise. The overlap of the two is a
- * sparse contingency table built by grouping voxels by superpixel (a
- * counting sort), which is exact in 64-bit integers and needs 4 bytes per
- * voxel, whatever the number of distinct (superpixel, truth) pairs. */
+/* Supervox engine: superpixel quality metrics, on the dense labels and
+ * the contingency table of contingency.c. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "supervox/sv-metrics.h"
@@ -13,28 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contingency.h"
 #include "supervox/sv-error.h"
-
-/* Dense relabelling of a label map. */
-typedef struct
-{
-  guint32 *index; /* per voxel, 0..n_distinct-1 in increasing label value */
-  gsize n_distinct;
-} DenseLabels;
-
-static void
-dense_labels_clear (DenseLabels *d)
-{
-  g_clear_pointer (&d->index, g_free);
-  d->n_distinct = 0;
-}
-
-static int
-compare_gint32 (const void *a, const void *b)
-{
-  gint32 x = *(const gint32 *)a, y = *(const gint32 *)b;
-  return (x > y) - (x < y);
-}
 
 static int
 compare_guint64 (const void *a, const void *b)
@@ -43,182 +18,20 @@ compare_guint64 (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static void
-dense_labels_init (DenseLabels *d, const gint32 *data, gsize n)
-{
-  d->index = g_new (guint32, MAX (n, 1));
-  d->n_distinct = 0;
-  if (n == 0)
-    return;
-
-  gint32 lo = data[0], hi = data[0];
-  for (gsize i = 1; i < n; i++)
-    {
-      lo = MIN (lo, data[i]);
-      hi = MAX (hi, data[i]);
-    }
-  guint64 range = (guint64)((gint64)hi - (gint64)lo) + 1;
-
-  /* Label values are usually a compact range: a lookup table is then
-   * cheapest. Scattered values fall back to sort + binary search. */
-  if (range <= MAX ((guint64)n * 4, (guint64)1 << 16))
-    {
-      g_autofree guint32 *table = g_new0 (guint32, range);
-      for (gsize i = 0; i < n; i++)
-        table[(gint64)data[i] - lo] = 1;
-      guint32 next = 0;
-      for (guint64 v = 0; v < range; v++)
-        table[v] = table[v] ? next++ : G_MAXUINT32;
-      for (gsize i = 0; i < n; i++)
-        d->index[i] = table[(gint64)data[i] - lo];
-      d->n_distinct = next;
-      return;
-    }
-
-  g_autofree gint32 *values = g_memdup2 (data, n * sizeof (gint32));
-  qsort (values, n, sizeof (gint32), compare_gint32);
-  gsize m = 0;
-  for (gsize i = 0; i < n; i++)
-    if (m == 0 || values[m - 1] != values[i])
-      values[m++] = values[i];
-  for (gsize i = 0; i < n; i++)
-    {
-      gint32 *hit = bsearch (&data[i], values, m, sizeof (gint32), compare_gint32);
-      d->index[i] = (guint32)(hit - values);
-    }
-  d->n_distinct = m;
-}
-
-/* Sparse contingency table of two dense label maps, in rows by `a`. */
-typedef struct
-{
-  gsize n;          /* voxels */
-  gsize n_a, n_b;   /* distinct labels in each map */
-  guint64 *size_a;  /* n_a voxel counts */
-  guint64 *size_b;  /* n_b voxel counts */
-  gsize *row_start; /* n_a + 1: pairs of row s are [row_start[s], row_start[s+1]) */
-  guint32 *pair_b;  /* column of each nonzero entry */
-  guint64 *pair_n;  /* its count */
-} Contingency;
-
-static void
-contingency_clear (Contingency *t)
-{
-  g_clear_pointer (&t->size_a, g_free);
-  g_clear_pointer (&t->size_b, g_free);
-  g_clear_pointer (&t->row_start, g_free);
-  g_clear_pointer (&t->pair_b, g_free);
-  g_clear_pointer (&t->pair_n, g_free);
-}
-
-static void
-contingency_init (Contingency *t, const DenseLabels *a, const DenseLabels *b, gsize n)
-{
-  t->n = n;
-  t->n_a = a->n_distinct;
-  t->n_b = b->n_distinct;
-  t->size_a = g_new0 (guint64, MAX (t->n_a, 1));
-  t->size_b = g_new0 (guint64, MAX (t->n_b, 1));
-  for (gsize i = 0; i < n; i++)
-    {
-      t->size_a[a->index[i]]++;
-      t->size_b[b->index[i]]++;
-    }
-
-  /* Counting sort of the b-labels by their a-label. */
-  g_autofree gsize *offset = g_new (gsize, t->n_a + 1);
-  offset[0] = 0;
-  for (gsize s = 0; s < t->n_a; s++)
-    offset[s + 1] = offset[s] + t->size_a[s];
-  g_autofree guint32 *grouped = g_new (guint32, MAX (n, 1));
-  {
-    g_autofree gsize *fill = g_memdup2 (offset, (t->n_a + 1) * sizeof (gsize));
-    for (gsize i = 0; i < n; i++)
-      grouped[fill[a->index[i]]++] = b->index[i];
-  }
-
-  /* One row at a time: count into a scratch array, remember which columns
-   * were touched, emit them in order of first appearance, reset. */
-  g_autofree guint64 *scratch = g_new0 (guint64, MAX (t->n_b, 1));
-  g_autofree guint32 *touched = g_new (guint32, MAX (t->n_b, 1));
-  GArray *pb = g_array_new (FALSE, FALSE, sizeof (guint32));
-  GArray *pn = g_array_new (FALSE, FALSE, sizeof (guint64));
-  t->row_start = g_new (gsize, t->n_a + 1);
-  for (gsize s = 0; s < t->n_a; s++)
-    {
-      t->row_start[s] = pb->len;
-      gsize n_touched = 0;
-      for (gsize k = offset[s]; k < offset[s + 1]; k++)
-        {
-          guint32 g = grouped[k];
-          if (scratch[g]++ == 0)
-            touched[n_touched++] = g;
-        }
-      for (gsize k = 0; k < n_touched; k++)
-        {
-          guint32 g = touched[k];
-          g_array_append_val (pb, g);
-          g_array_append_val (pn, scratch[g]);
-          scratch[g] = 0;
-        }
-    }
-  t->row_start[t->n_a] = pb->len;
-  t->pair_b = (guint32 *)g_array_free (pb, FALSE);
-  t->pair_n = (guint64 *)g_array_free (pn, FALSE);
-}
-
-static inline guint64
-pairs_of (guint64 k)
-{
-  /* k (k - 1) / 2, halving the even factor first so nothing overflows
-   * while the result fits in 64 bits. */
-  return (k & 1) ? k * ((k - 1) / 2) : (k / 2) * (k - 1);
-}
-
-/* Hubert & Arabie (1985):
- *   ARI = (Σ_ij C(n_ij,2) − E) / (½(Σ_i C(a_i,2) + Σ_j C(b_j,2)) − E),
- *   E   = Σ_i C(a_i,2) · Σ_j C(b_j,2) / C(n,2).
- * The pair sums are exact in 64 bits up to ~6·10⁹ voxels; the last few
- * operations run in long double. When the denominator vanishes both maps are
- * the same trivial partition (all one label, or all distinct) and the index
- * is 1, as scikit-learn returns. */
-static double
-contingency_ari (const Contingency *t)
-{
-  if (t->n < 2)
-    return 1.0;
-
-  guint64 sum_ij = 0, sum_a = 0, sum_b = 0;
-  for (gsize k = 0; k < t->row_start[t->n_a]; k++)
-    sum_ij += pairs_of (t->pair_n[k]);
-  for (gsize s = 0; s < t->n_a; s++)
-    sum_a += pairs_of (t->size_a[s]);
-  for (gsize g = 0; g < t->n_b; g++)
-    sum_b += pairs_of (t->size_b[g]);
-
-  long double total = (long double)pairs_of (t->n);
-  long double expected = (long double)sum_a * (long double)sum_b / total;
-  long double max_index = 0.5L * ((long double)sum_a + (long double)sum_b);
-  long double denom = max_index - expected;
-  if (denom == 0.0L)
-    return 1.0;
-  return (double)(((long double)sum_ij - expected) / denom);
-}
-
 double
 sv_adjusted_rand_index (const gint32 *a, const gint32 *b, gsize n)
 {
   g_return_val_if_fail (n == 0 || (a != NULL && b != NULL), NAN);
 
-  DenseLabels da = { 0 }, db = { 0 };
-  Contingency t = { 0 };
-  dense_labels_init (&da, a, n);
-  dense_labels_init (&db, b, n);
-  contingency_init (&t, &da, &db, n);
-  double ari = contingency_ari (&t);
-  contingency_clear (&t);
-  dense_labels_clear (&da);
-  dense_labels_clear (&db);
+  SvDenseLabels da = { 0 }, db = { 0 };
+  SvContingency t = { 0 };
+  sv__dense_labels_init (&da, a, n);
+  sv__dense_labels_init (&db, b, n);
+  sv__contingency_init (&t, &da, &db, n);
+  double ari = sv__contingency_ari (&t);
+  sv__contingency_clear (&t);
+  sv__dense_labels_clear (&da);
+  sv__dense_labels_clear (&db);
   return ari;
 }
 
@@ -464,8 +277,8 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
   if (n == 0)
     return TRUE;
 
-  DenseLabels dl = { 0 };
-  dense_labels_init (&dl, labels->data, n);
+  SvDenseLabels dl = { 0 };
+  sv__dense_labels_init (&dl, labels->data, n);
   const gsize n_labels = dl.n_distinct;
   /* The dense index of the background, G_MAXSIZE when it has no voxel. */
   gsize skip = G_MAXSIZE;
@@ -496,10 +309,10 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
 
   if (truth != NULL)
     {
-      DenseLabels dg = { 0 };
-      Contingency t = { 0 };
-      dense_labels_init (&dg, truth->data, n);
-      contingency_init (&t, &dl, &dg, n);
+      SvDenseLabels dg = { 0 };
+      SvContingency t = { 0 };
+      sv__dense_labels_init (&dg, truth->data, n);
+      sv__contingency_init (&t, &dl, &dg, n);
 
       /* ASA: every superpixel given to the truth segment it overlaps most.
        * The undersegmentation error counts the voxels that then leak out. */
@@ -513,7 +326,7 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
         }
       metrics->asa = (double)best_total / (double)n;
       metrics->undersegmentation = (double)(n - best_total) / (double)n;
-      metrics->adjusted_rand = contingency_ari (&t);
+      metrics->adjusted_rand = sv__contingency_ari (&t);
 
       g_autofree guint8 *truth_edge = boundary_mask (dg.index, nz, ny, nx);
       g_autofree guint8 *label_edge = boundary_mask (dl.index, nz, ny, nx);
@@ -527,10 +340,10 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
           }
       metrics->boundary_recall = n_truth_edge > 0 ? (double)n_hit / (double)n_truth_edge : NAN;
 
-      contingency_clear (&t);
-      dense_labels_clear (&dg);
+      sv__contingency_clear (&t);
+      sv__dense_labels_clear (&dg);
     }
 
-  dense_labels_clear (&dl);
+  sv__dense_labels_clear (&dl);
   return TRUE;
 }

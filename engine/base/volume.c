@@ -97,6 +97,33 @@ sv_volume_n_voxels (const SvVolume *volume)
   return (gsize)volume->nz * volume->ny * volume->nx;
 }
 
+SvVolume *
+sv_volume_extract_channel (const SvVolume *in, guint channel, GError **error)
+{
+  SvVolume *out;
+  gsize n;
+
+  g_return_val_if_fail (in != NULL, NULL);
+  if (channel >= in->nc)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "has %u channel%s (0 to %u), not channel %u", in->nc, in->nc == 1 ? "" : "s",
+                   in->nc - 1, channel);
+      return NULL;
+    }
+  out = sv_volume_new (in->nz, in->ny, in->nx, 1, error);
+  if (out == NULL)
+    return NULL;
+  n = sv_volume_n_voxels (in);
+  for (gsize i = 0; i < n; i++)
+    out->data[i] = in->data[i * in->nc + channel];
+  memcpy (out->spacing, in->spacing, sizeof out->spacing);
+  out->spacing_from_file = in->spacing_from_file;
+  out->unit = g_strdup (in->unit);
+  out->source_type = in->source_type;
+  return out;
+}
+
 const char *
 sv_sample_type_to_string (SvSampleType type)
 {

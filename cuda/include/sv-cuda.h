@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "supervox/sv-backend-class.h"
+#include "supervox/sv-backend.h"
 #include "supervox/supervox.h"
 
 G_BEGIN_DECLS

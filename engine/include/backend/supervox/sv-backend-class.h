@@ -10,11 +10,11 @@
 
 #include <glib.h>
 
-#include "sv-backend.h"
-#include "sv-volume.h"
-#include "sv-seeds.h"
-#include "sv-prepare.h"
-#include "sv-slic.h"
+#include "supervox/sv-backend.h"
+#include "supervox/sv-volume.h"
+#include "supervox/sv-seeds.h"
+#include "supervox/sv-prepare.h"
+#include "supervox/sv-slic.h"
 
 G_BEGIN_DECLS
 
@@ -253,8 +253,6 @@ struct _SvBackendClass
   gint64 (*clock) (SvBackend *backend);
 };
 
-/* The CPU backend's class, the reference (always available). */
-const SvBackendClass *sv_backend_cpu_class (void);
 
 /* For a backend's own way of loading a volume (one in device memory): what
  * sv_backend_set_volume records, the shape (volume->data may be NULL: no

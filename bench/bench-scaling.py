@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+"""Scaling: one run divided over devices (--devices) and over MPI ranks
+(mpirun -np N), file in and file out, against one device or one process.
+
+Volumes: bench/make-volume.py's generator (smooth structure, steps and
+NOISE·U(0, 1), uint8, one page per slice), one per size and noise. Each
+point (size L, noise, compactness C) runs
+
+    supervox-cli slic IN -o OUT --json --compactness C
+                 --n-segments L^3/1000 --backend B [--devices LIST]
+    mpirun -np R supervox-cli slic … (one GPU per rank with --backend cuda,
+                 --threads T per rank on the CPU)
+
+and times the whole process (wall), reads the stage times from --json and
+checks that every label file is byte for byte the first run's (the single
+device or single process). scikit-image's slic() runs on the smallest size
+in the same run, on the same array, for the ratio against one process.
+
+Prints a table, --json writes every point with the machine, --plot draws
+the speed-up over one device or one process against the ideal line (needs
+matplotlib; --replot JSON draws it from a JSON written elsewhere). Exits 1
+when a run failed or its labels differ.
+
+  bench/bench-scaling.py --cli build/app/cli/supervox-cli --backend cpu \\
+      --sizes 96 --ranks 1,2 --threads 1
+  bench/bench-scaling.py --cli .devbundle/bin/supervox-cli --backend cuda \\
+      --sizes 1024,2048 --devices '0;0,1;0,1,2,3' --ranks 1,2,4 \\
+      --json scaling.json --plot scaling.png
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def make_volume(path, n, noise):
+    subprocess.run([sys.executable, os.path.join(HERE, "make-volume.py"), path, str(n), str(noise)],
+                   check=True)
+
+
+def run_timed(cmd, env=None):
+    """(wall seconds, the --json object or None, stderr)."""
+    t0 = time.monotonic()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.monotonic() - t0
+    result = None
+    if done.returncode == 0:
+        for line in done.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                result = json.loads(line)
+                break
+    return wall, result, done.stderr.strip() if done.returncode != 0 else ""
+
+
+def same_bytes(a, b):
+    if os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(1 << 24), fb.read(1 << 24)
+            if x != y:
+                return False
+            if not x:
+                return True
+
+
+def skimage_seconds(path, n_segments, compactness):
+    """scikit-image's slic on the same array, or None without it."""
+    try:
+        import numpy as np
+        import tifffile
+        from skimage.segmentation import slic
+    except ImportError:
+        return None
+    image = tifffile.imread(path).astype(np.float32) / 255.0
+    kwargs = {"channel_axis": None}
+    t0 = time.monotonic()
+    slic(image, n_segments=n_segments, compactness=compactness, max_num_iter=10,
+         start_label=1, **kwargs)
+    return time.monotonic() - t0
+
+
+def points(args):
+    """The configurations of one size: ("devices", "0,1") or ("ranks", 2)."""
+    out = []
+    if args.backend == "cuda":
+        for lst in args.devices.split(";"):
+            out.append(("devices", lst))
+    else:
+        out.append(("devices", None))
+    for r in args.ranks:
+        if r > 1:
+            out.append(("ranks", r))
+    return out
+
+
+def command(args, how, what, vol, out, c, n_segments):
+    cmd = [args.cli, "slic", vol, "-o", out, "--json", "--compactness", repr(c),
+           "--n-segments", str(n_segments), "--backend", args.backend,
+           "--compression", args.compression]
+    if args.backend == "cpu":
+        cmd += ["--threads", str(args.threads)]
+    if how == "devices" and what is not None:
+        cmd += ["--devices", what]
+    if how == "ranks":
+        mpirun = [args.mpirun, "--oversubscribe", "-np", str(what)]
+        if os.geteuid() == 0:
+            mpirun.insert(1, "--allow-run-as-root")
+        cmd = mpirun + cmd
+    return cmd
+
+
+def label(how, what):
+    if how == "ranks":
+        return "%d ranks" % what
+    if what is None:
+        return "1 process"
+    return "%d device%s" % (len(what.split(",")), "" if what.count(",") == 0 else "s")
+
+
+def width(how, what):
+    if how == "ranks":
+        return what
+    return 1 if what is None else len(what.split(","))
+
+
+def plot(data, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    groups = {}
+    for p in data["points"]:
+        key = "%d³ C=%g %s" % (p["size"], p["compactness"], p["how"])
+        groups.setdefault(key, []).append((p["width"], p["speedup"]))
+    top = 1
+    for key, values in sorted(groups.items()):
+        values.sort()
+        xs, ys = zip(*values)
+        top = max(top, max(xs))
+        ax.plot(xs, ys, "o-", label=key)
+    ax.plot([1, top], [1, top], "k--", label="ideal")
+    ax.set_xlabel("devices or ranks")
+    ax.set_ylabel("speed-up over one (wall, file in → file out)")
+    ax.set_title("Supervox scaling (%s, %s)" % (data["backend"], data["machine"]["host"]))
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", help="supervox-cli")
+    ap.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
+    ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--sizes", default="96")
+    ap.add_argument("--noise", default="0.05")
+    ap.add_argument("--compactness", default="0.1,10")
+    ap.add_argument("--devices", default="0;0,1", help="lists of --devices, ';' between them")
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--threads", type=int, default=1, help="--threads a process (CPU)")
+    ap.add_argument("--compression", default="deflate:6")
+    ap.add_argument("--workdir")
+    ap.add_argument("--json")
+    ap.add_argument("--plot")
+    ap.add_argument("--replot")
+    args = ap.parse_args()
+    if args.replot:
+        with open(args.replot) as f:
+            plot(json.load(f), args.plot)
+        return 0
+    args.ranks = [int(r) for r in args.ranks.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",")]
+    noises = [float(x) for x in args.noise.split(",")]
+    compactness = [float(x) for x in args.compactness.split(",")]
+    work = args.workdir or tempfile.mkdtemp(prefix="sv-scaling-")
+    os.makedirs(work, exist_ok=True)
+    data = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "backend": args.backend,
+        "command": " ".join(sys.argv),
+        "machine": {"host": socket.gethostname(), "cpus": os.cpu_count(),
+                    "platform": platform.platform()},
+        "points": [],
+        "skimage": [],
+    }
+    failed = False
+    print("%-6s %-5s %-7s %-10s %8s %8s %8s %8s %8s %8s %s" % (
+        "size", "noise", "C", "run", "wall s", "prepare", "iterate", "connect", "total",
+        "speed-up", "same"))
+    for n in sizes:
+        for noise in noises:
+            vol = os.path.join(work, "v%d-%g.tif" % (n, noise))
+            if not os.path.exists(vol):
+                make_volume(vol, n, noise)
+            n_segments = max(n ** 3 // 1000, 1)
+            for c in compactness:
+                first = None
+                base_wall = None
+                for how, what in points(args):
+                    out = os.path.join(work, "o-%d-%g-%g-%s-%s.tif" % (
+                        n, noise, c, how, str(what).replace(",", "_")))
+                    wall, result, err = run_timed(command(args, how, what, vol, out, c,
+                                                          n_segments))
+                    if result is None:
+                        print("%d³ C=%g %s failed: %s" % (n, c, label(how, what), err))
+                        failed = True
+                        continue
+                    same = True
+                    if first is None:
+                        first, base_wall = out, wall
+                    else:
+                        same = same_bytes(first, out)
+                        failed = failed or not same
+                        os.remove(out)
+                    s = result.get("seconds", {})
+                    point = {"size": n, "noise": noise, "compactness": c, "how": how,
+                             "what": what, "width": width(how, what), "wall": wall,
+                             "seconds": s, "speedup": base_wall / wall, "same": same,
+                             "devices": result.get("devices"), "mode": result.get("mode"),
+                             "labels": result.get("n_labels")}
+                    data["points"].append(point)
+                    print("%-6d %-5g %-7g %-10s %8.2f %8.2f %8.2f %8.2f %8.2f %7.2fx %s" % (
+                        n, noise, c, label(how, what), wall, s.get("prepare", 0),
+                        s.get("iterate", 0), s.get("connect", 0), s.get("total", 0),
+                        point["speedup"], "yes" if same else "NO"))
+                if first is not None:
+                    os.remove(first)
+                if n == min(sizes) and noise == noises[0]:
+                    sk = skimage_seconds(vol, n_segments, c)
+                    if sk is not None and base_wall:
+                        data["skimage"].append({"size": n, "compactness": c, "seconds": sk,
+                                                "ratio_to_one": sk / base_wall})
+                        print("%-6d %-5g %-7g %-10s %8.2f %37s %7.2fx (one run is that much "
+                              "faster)" % (n, noise, c, "scikit-image", sk, "", sk / base_wall))
+                if args.json:
+                    with open(args.json, "w") as f:
+                        json.dump(data, f, indent=1)
+    if args.plot:
+        plot(data, args.plot)
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

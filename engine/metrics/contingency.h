@@ -1,0 +1,46 @@
+/* Supervox engine: two label maps of the same voxels, overlapped
+ * (contingency.c). Not public API; shared by metrics.c and
+ * partition-compare.c.
+ *
+ * Labels of any gint32 values are first mapped to dense indices 0..n-1 in
+ * increasing value order. The overlap of two such maps is a sparse
+ * contingency table built by grouping voxels by the first map's label (a
+ * counting sort), which is exact in 64-bit integers and needs 4 bytes per
+ * voxel, whatever the number of distinct label pairs. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Dense relabelling of a label map. */
+typedef struct
+{
+  guint32 *index; /* per voxel, 0..n_distinct-1 in increasing label value */
+  gsize n_distinct;
+} SvDenseLabels;
+
+/* Fills `d` (g_free'd by sv__dense_labels_clear) from n labels. */
+void sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n);
+void sv__dense_labels_clear (SvDenseLabels *d);
+
+/* Sparse contingency table of two dense label maps, in rows by `a`. */
+typedef struct
+{
+  gsize n;          /* voxels */
+  gsize n_a, n_b;   /* distinct labels in each map */
+  guint64 *size_a;  /* n_a voxel counts */
+  guint64 *size_b;  /* n_b voxel counts */
+  gsize *row_start; /* n_a + 1: pairs of row s are [row_start[s], row_start[s+1]) */
+  guint32 *pair_b;  /* column of each nonzero entry */
+  guint64 *pair_n;  /* its count */
+} SvContingency;
+
+/* The table of two dense maps of the same n voxels. */
+void sv__contingency_init (SvContingency *t, const SvDenseLabels *a, const SvDenseLabels *b,
+                           gsize n);
+void sv__contingency_clear (SvContingency *t);
+/* The adjusted Rand index of the two maps (sv_adjusted_rand_index). */
+double sv__contingency_ari (const SvContingency *t);
+
+G_END_DECLS
