@@ -227,6 +227,7 @@ sv__stream_image_slab (SvStreamImage *img, guint z0, guint z1, GError **error)
   if (img->keep_samples && slot >= 0 && (img->kept[slot] != NULL || img->spilled[slot]))
     {
       img->cached_z0 = img->cached_z1 = 0;
+      img->raw_z0 = img->raw_z1 = 0;
       if (img->kept[slot] != NULL)
         memcpy (img->raw, img->kept[slot],
                 (gsize)(z1 - z0) * sv_tiff_slab_reader_slice_bytes (img->reader));
