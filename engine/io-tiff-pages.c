@@ -106,16 +106,16 @@ sv__tiff_strip_fill (const SvTiffWriteJob *job, const SvStripGeometry *g, guint6
 /* LZW through libtiff's own encoder */
 
 /* A file in memory for libtiff's client I/O. */
-typedef struct
+struct _SvTiffMemFile
 {
   guint8 *data;
   gsize size, capacity, pos;
-} MemFile;
+};
 
 static tmsize_t
 mem_read (thandle_t h, void *buf, tmsize_t n)
 {
-  MemFile *m = h;
+  SvTiffMemFile *m = h;
   gsize k = m->pos < m->size ? MIN ((gsize)n, m->size - m->pos) : 0;
 
   memcpy (buf, m->data + m->pos, k);
@@ -126,7 +126,7 @@ mem_read (thandle_t h, void *buf, tmsize_t n)
 static tmsize_t
 mem_write (thandle_t h, void *buf, tmsize_t n)
 {
-  MemFile *m = h;
+  SvTiffMemFile *m = h;
   gsize end = m->pos + (gsize)n;
 
   if (end > m->capacity)
@@ -150,7 +150,7 @@ mem_write (thandle_t h, void *buf, tmsize_t n)
 static toff_t
 mem_seek (thandle_t h, toff_t offset, int whence)
 {
-  MemFile *m = h;
+  SvTiffMemFile *m = h;
 
   if (whence == SEEK_CUR)
     offset += m->pos;
@@ -169,7 +169,7 @@ mem_close (thandle_t h)
 static toff_t
 mem_size (thandle_t h)
 {
-  return ((MemFile *)h)->size;
+  return ((SvTiffMemFile *)h)->size;
 }
 
 static int
@@ -186,37 +186,33 @@ mem_unmap (thandle_t h, void *base, toff_t size)
 TIFF *
 sv__tiff_open_memory (SvTiffMemFile **file, gboolean bigtiff, TIFFOpenOptions *opts)
 {
-  MemFile *m = g_new0 (MemFile, 1);
+  SvTiffMemFile *m = g_new0 (SvTiffMemFile, 1);
   TIFF *tif = TIFFClientOpenExt ("memory", bigtiff ? "w8" : "w", m, mem_read, mem_write, mem_seek,
                                  mem_close, mem_size, mem_map, mem_unmap, opts);
 
   if (tif == NULL)
     {
-      sv__tiff_memory_free ((SvTiffMemFile *)m);
+      sv__tiff_memory_free (m);
       return NULL;
     }
-  *file = (SvTiffMemFile *)m;
+  *file = m;
   return tif;
 }
 
 const guint8 *
 sv__tiff_memory_bytes (const SvTiffMemFile *file, gsize *size)
 {
-  const MemFile *m = (const MemFile *)file;
-
-  *size = m->size;
-  return m->data;
+  *size = file->size;
+  return file->data;
 }
 
 void
 sv__tiff_memory_free (SvTiffMemFile *file)
 {
-  MemFile *m = (MemFile *)file;
-
-  if (m == NULL)
+  if (file == NULL)
     return;
-  g_free (m->data);
-  g_free (m);
+  g_free (file->data);
+  g_free (file);
 }
 
 /* One strip through libtiff's encoder, as TIFFWriteEncodedStrip writes it

@@ -127,8 +127,7 @@ place_directory_locked (SvTiffStripWriter *w, guint z, GArray *pieces)
 
   if (!sv__tiff_layout_place_directory (w->layout, z, &w->cursor, &page->directory))
     {
-      fail_locked (w, g_strdup ("the labels do not fit in a classic TIFF (4 GiB); "
-                                "set SV_TIFF_FORCE_BIGTIFF=1"));
+      fail_locked (w, g_strdup ("the file would pass the 4 GiB a classic TIFF can hold"));
       return;
     }
   if (z == 0)
