@@ -1,10 +1,11 @@
 /* Supervox GUI: the streamed SLIC runs of a volume larger than memory.
- * One run at a time on a worker thread writes its labels into the
- * window's scratch folder; a newer request cancels it and starts when it
- * has stopped (newest wins, as the in-memory job). A finished run's file
- * replaces the labels shown; a cancelled run leaves no file (the engine
- * writes through a temporary name), and a run finished after Stop or
- * after a newer request is removed unseen. */
+ * They are a streamed SvJob's (sv_job_new_streamed): one run at a time on
+ * its worker thread writes its labels into the window's scratch folder,
+ * and a newer request cancels it (newest wins, the in-memory job's rule,
+ * in one place). A finished run's result owns its file and replaces the
+ * labels shown; a cancelled run leaves no file (the engine writes through
+ * a temporary name), and a result that is not wanted (after Stop or a
+ * newer request) is dropped with its file. */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
@@ -13,32 +14,11 @@
 #include <string.h>
 
 #include "supervox/sv-error.h"
-#include "supervox/sv-run-execute.h"
-#include "supervox/sv-run-plan.h"
+#include "supervox/sv-job.h"
 
 #define TICK_MS 100
 
-struct _SvOocRun
-{
-  SvWindow *window; /* a reference */
-  guint64 generation;
-  char *input, *output;
-  SvSlicParams params;
-  char *backend;       /* the panel's choice: auto, cpu or cuda */
-  guint nz, ny, nx, nc;
-  int channel; /* --channel: -1 every channel */
-  SvSampleType sample_type;
-  const char *ran_on;  /* the name of the backend whose slab steps ran */
-  guint64 memory_limit;
-  GCancellable *cancellable;
-  gint stage, iteration, n_iterations; /* atomic: the progress */
-  SvRunStats stats;
-  SvStreamReport report;
-  guint64 temp_planned; /* the plan's temporary files, for the sidecar */
-  double seconds;
-};
-
-static void start_run (SvWindow *self);
+static void show_progress (SvWindow *self);
 
 int
 sv_window_ooc_labels_channel (SvWindow *self)
@@ -47,101 +27,89 @@ sv_window_ooc_labels_channel (SvWindow *self)
 }
 
 static void
-run_free (SvOocRun *run)
+job_progress_cb (guint64 generation, SvStage stage, guint iteration, guint n_iterations,
+                 gpointer user_data)
 {
-  g_object_unref (run->window);
-  g_free (run->input);
-  g_free (run->output);
-  g_free (run->backend);
-  g_object_unref (run->cancellable);
-  g_free (run);
+  SvWindowOoc *ooc = SV_WINDOW (user_data)->ooc;
+
+  if (ooc == NULL || generation != ooc->generation)
+    return;
+  ooc->stage = stage;
+  ooc->iteration = iteration;
+  ooc->n_iterations = n_iterations;
 }
 
+/* A finished run's file becomes the labels shown; the result keeps it. */
 static void
-progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer data)
+show_labels (SvWindow *self, SvJobResult *result)
 {
-  SvOocRun *run = data;
-
-  g_atomic_int_set (&run->stage, (gint)stage);
-  g_atomic_int_set (&run->iteration, (gint)iteration);
-  g_atomic_int_set (&run->n_iterations, (gint)n_iterations);
-}
-
-/* The plan of a streamed run of the volume: within the run's share of the
- * window's budget, on the backend the panel asks for, through device 0 as
- * `supervox-cli slic --backend cuda` streams. */
-static void
-plan_run (const SvOocRun *run, SvRunDevices *devices, SvRunPlan *plan)
-{
-  const SvRunSource source = { .nz = run->nz,
-                               .ny = run->ny,
-                               .nx = run->nx,
-                               .nc = run->channel >= 0 ? 1 : run->nc,
-                               .sample_type = run->sample_type,
-                               .from_file = TRUE,
-                               .stays_in_file = TRUE };
-  SvRunBudgets budgets = { 0 };
-
-  sv_backend_choose (run->backend, &budgets.backend, NULL);
-  budgets.host_bytes = run->memory_limit;
-  sv_run_devices_init (devices, budgets.backend.device, NULL, -1, 0);
-  sv_run_devices_measure (devices, &budgets.backend, &budgets);
-  /* The panel's parameters passed its checks; a Lab error would come
-   * again from the run, in its words. */
-  if (!sv_run_plan (&source, &run->params, &budgets, plan, NULL))
-    memset (plan, 0, sizeof *plan);
-  g_debug ("%s: %s", run->input, plan->reason);
-}
-
-static void
-run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  SvOocRun *run = data;
+  SvWindowOoc *ooc = self->ooc;
   g_autoptr (GError) error = NULL;
-  SvStreamOptions options;
-  SvRunDevices devices;
-  SvRunJobSpec spec = { 0 };
-  SvRunReport report;
-  SvRunPlan plan;
-  gint64 start = g_get_monotonic_time ();
-  gboolean ok;
+  SvSliceCache *labels
+      = sv_slice_cache_new (result->labels_path, NULL, ooc->budget / SV_OOC_CACHE_SHARE, &error);
+  g_autofree char *words = NULL;
 
-  sv_stream_options_init_defaults (&options);
-  options.n_threads = 0;
-  options.label_spacing = run->params.spacing;
-  options.channel = run->channel;
-  options.progress = progress_cb;
-  options.user_data = run;
-  options.cancellable = cancellable;
-  plan_run (run, &devices, &plan);
-  run->temp_planned = plan.temp_bytes;
-  /* The window's budget, not what the plan leaves of what is free. */
-  plan.memory_limit = run->memory_limit;
-  spec.plan = &plan;
-  spec.params = &run->params;
-  spec.input = run->input;
-  spec.output = run->output;
-  spec.stream = &options;
-  spec.devices = &devices;
-  /* A GPU that fails (not bad data, not a cancel) hands the run to the
-   * CPU under auto, as the in-memory job does. */
-  ok = sv_run_execute (&spec, &report, &error);
-  if (report.device_error != NULL)
-    g_message ("the GPU failed (%s); streamed on the CPU instead", report.device_error->message);
-  run->ran_on = report.ran_on != NULL ? sv_backend_class_name (report.ran_on) : sv_backend_class_name (sv_backend_cpu_class ());
-  run->stats = report.stats;
-  run->report = report.stream;
-  sv_run_report_clear (&report);
-  sv_run_devices_clear (&devices);
-  g_debug ("streamed run on the %s backend: %s, %u slabs of %u slices", run->ran_on,
-           ok ? "done" : error->message, run->report.n_slabs, run->report.slab_depth);
-  if (!ok)
+  if (labels == NULL)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
+      ooc->error = g_strdup (error->message);
       return;
     }
-  run->seconds = (double)(g_get_monotonic_time () - start) / G_USEC_PER_SEC;
-  g_task_return_boolean (task, TRUE);
+  g_clear_pointer (&ooc->labels, sv_slice_cache_free);
+  g_clear_pointer (&ooc->labels_result, sv_job_result_unref);
+  ooc->labels_result = sv_job_result_ref (result);
+  ooc->labels_path = result->labels_path;
+  ooc->labels = labels;
+  /* A slice in the widest label type. */
+  ooc->raw = g_realloc (ooc->raw, (gsize)ooc->shape->ny * ooc->shape->nx * sizeof (gint32));
+  ooc->labels_params = result->params;
+  ooc->labels_stats = result->stats;
+  ooc->labels_report = result->stream;
+  ooc->labels_temp_planned = result->temp_planned;
+  ooc->labels_backend = result->backend_name;
+  ooc->labels_channel = ooc->running_channel;
+  if (result->fallback_message != NULL)
+    g_message ("%s", result->fallback_message);
+  words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
+                           result->stats.n_labels, result->seconds_total);
+  sv_window_set_status (self, self->result_label, words);
+  sv_slice_view_source_changed (self->xy_view);
+  sv_window_update_hover_status (self);
+}
+
+static void
+run_over (SvWindow *self)
+{
+  self->ooc->running = FALSE;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
+  show_progress (self);
+}
+
+static void
+job_result_cb (SvJobResult *result, gpointer user_data)
+{
+  SvWindow *self = SV_WINDOW (user_data);
+  SvWindowOoc *ooc = self->ooc;
+
+  /* An older run that finished, or one after Stop, is dropped (its file
+   * goes with the result). */
+  if (ooc == NULL || result->generation != ooc->generation || ooc->stopped)
+    return;
+  g_clear_pointer (&ooc->error, g_free);
+  show_labels (self, result);
+  run_over (self);
+}
+
+static void
+job_error_cb (guint64 generation, const GError *error, gpointer user_data)
+{
+  SvWindow *self = SV_WINDOW (user_data);
+  SvWindowOoc *ooc = self->ooc;
+
+  if (ooc == NULL || generation != ooc->generation)
+    return;
+  g_free (ooc->error);
+  ooc->error = g_strdup (error->message);
+  run_over (self);
 }
 
 /* The progress bar: the stage and the iteration, or the outcome. */
@@ -149,15 +117,14 @@ static void
 show_progress (SvWindow *self)
 {
   SvWindowOoc *ooc = self->ooc;
-  SvOocRun *run = ooc->running;
   g_autofree char *text = NULL;
   double fraction = 0.0;
 
-  if (run != NULL && !ooc->stopped)
+  if (ooc->running && !ooc->stopped)
     {
-      SvStage stage = (SvStage)g_atomic_int_get (&run->stage);
-      guint k = (guint)g_atomic_int_get (&run->iteration);
-      guint n = (guint)g_atomic_int_get (&run->n_iterations);
+      SvStage stage = ooc->stage;
+      guint k = ooc->iteration;
+      guint n = ooc->n_iterations;
       if (stage == SV_STAGE_ITERATE && n > 0)
         {
           text = g_strdup_printf ("Streaming SLIC: iteration %u of %u", MIN (k + 1, n), n);
@@ -197,7 +164,7 @@ tick_cb (gpointer data)
   if (self->ooc == NULL)
     return G_SOURCE_REMOVE;
   show_progress (self);
-  if (self->ooc->running == NULL)
+  if (!self->ooc->running)
     {
       self->ooc->tick_source = 0;
       return G_SOURCE_REMOVE;
@@ -205,140 +172,49 @@ tick_cb (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* A finished run's file becomes the labels shown. */
-static void
-show_labels (SvWindow *self, SvOocRun *run)
-{
-  SvWindowOoc *ooc = self->ooc;
-  g_autoptr (GError) error = NULL;
-  SvSliceCache *labels
-      = sv_slice_cache_new (run->output, NULL, ooc->budget / SV_OOC_CACHE_SHARE, &error);
-  g_autofree char *words = NULL;
-
-  if (labels == NULL)
-    {
-      g_remove (run->output);
-      ooc->error = g_strdup (error->message);
-      return;
-    }
-  g_clear_pointer (&ooc->labels, sv_slice_cache_free);
-  if (ooc->labels_path)
-    g_remove (ooc->labels_path);
-  g_free (ooc->labels_path);
-  ooc->labels_path = g_strdup (run->output);
-  ooc->labels = labels;
-  /* A slice in the widest label type. */
-  ooc->raw = g_realloc (ooc->raw, (gsize)ooc->shape->ny * ooc->shape->nx * sizeof (gint32));
-  ooc->labels_params = run->params;
-  ooc->labels_stats = run->stats;
-  ooc->labels_report = run->report;
-  ooc->labels_temp_planned = run->temp_planned;
-  ooc->labels_backend = run->ran_on;
-  ooc->labels_channel = run->channel;
-  words = g_strdup_printf ("%" G_GSIZE_FORMAT " supervoxels · streamed from the file in %.1f s",
-                           run->stats.n_labels, run->seconds);
-  sv_window_set_status (self, self->result_label, words);
-  sv_slice_view_source_changed (self->xy_view);
-  sv_window_update_hover_status (self);
-}
-
-static void
-run_done_cb (GObject *source, GAsyncResult *res, gpointer data)
-{
-  SvWindow *self = SV_WINDOW (source);
-  SvOocRun *run = g_task_get_task_data (G_TASK (res));
-  SvWindowOoc *ooc = self->ooc;
-  g_autoptr (GError) error = NULL;
-  gboolean ok = g_task_propagate_boolean (G_TASK (res), &error);
-  gboolean wanted = ooc != NULL && ooc->running == run && !ooc->stopped && !ooc->pending
-                    && run->generation == ooc->generation;
-
-  if (ok && !wanted)
-    g_remove (run->output);
-  if (ooc == NULL || ooc->running != run)
-    {
-      /* The volume closed meanwhile: its scratch folder goes once empty. */
-      g_autofree char *dir = g_path_get_dirname (run->output);
-      g_rmdir (dir);
-      return;
-    }
-  ooc->running = NULL;
-  if (wanted)
-    {
-      g_clear_pointer (&ooc->error, g_free);
-      if (ok)
-        show_labels (self, run);
-      else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        ooc->error = g_strdup (error->message);
-    }
-  if (ooc->pending && !ooc->stopped)
-    start_run (self);
-  else
-    gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
-  show_progress (self);
-}
-
-static void
-start_run (SvWindow *self)
-{
-  SvWindowOoc *ooc = self->ooc;
-  g_autoptr (GTask) task = NULL;
-  g_autoptr (GError) error = NULL;
-  SvOocRun *run;
-
-  ooc->pending = FALSE;
-  if (ooc->scratch_dir == NULL)
-    {
-      ooc->scratch_dir = g_dir_make_tmp ("supervox-labels-XXXXXX", &error);
-      if (ooc->scratch_dir == NULL)
-        {
-          g_free (ooc->error);
-          ooc->error = g_strdup (error->message);
-          return;
-        }
-    }
-  run = g_new0 (SvOocRun, 1);
-  run->window = g_object_ref (self);
-  run->generation = ooc->generation;
-  run->input = g_strdup (ooc->path);
-  run->output
-      = g_strdup_printf ("%s/labels-%" G_GUINT64_FORMAT ".tif", ooc->scratch_dir, ++ooc->n_runs);
-  sv_params_panel_get_params (self->params_panel, &run->params);
-  run->backend = g_strdup (sv_params_panel_get_backend (self->params_panel));
-  run->nz = ooc->shape->nz;
-  run->sample_type = ooc->shape->source_type;
-  run->ny = ooc->shape->ny;
-  run->nx = ooc->shape->nx;
-  run->nc = ooc->shape->nc;
-  run->channel = self->segment_channel;
-  run->memory_limit = MAX (ooc->budget / SV_OOC_RUN_SHARE, 1);
-  run->cancellable = g_cancellable_new ();
-  ooc->running = run;
-  task = g_task_new (self, run->cancellable, run_done_cb, NULL);
-  g_task_set_task_data (task, run, (GDestroyNotify)run_free);
-  g_task_set_name (task, "sv-window streamed run");
-  g_task_run_in_thread (task, run_thread);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", TRUE);
-  if (!ooc->tick_source)
-    ooc->tick_source = g_timeout_add (TICK_MS, tick_cb, self);
-  show_progress (self);
-}
+static const SvJobCallbacks job_callbacks = {
+  .progress = job_progress_cb,
+  .result = job_result_cb,
+  .error = job_error_cb,
+};
 
 void
 sv_window_ooc_submit (SvWindow *self)
 {
   SvWindowOoc *ooc = self->ooc;
+  g_autoptr (GError) error = NULL;
+  SvJobRequest request;
 
-  ooc->generation++;
-  ooc->stopped = FALSE;
-  if (ooc->running != NULL)
+  if (ooc->job == NULL)
     {
-      /* It starts when the one running has stopped. */
-      ooc->pending = TRUE;
-      g_cancellable_cancel (ooc->running->cancellable);
-      return;
+      if (ooc->scratch_dir == NULL)
+        ooc->scratch_dir = g_dir_make_tmp ("supervox-labels-XXXXXX", &error);
+      if (ooc->scratch_dir == NULL)
+        {
+          g_free (ooc->error);
+          ooc->error = g_strdup (error->message);
+          show_progress (self);
+          return;
+        }
+      ooc->job = sv_job_new_streamed (ooc->path, ooc->scratch_dir, &job_callbacks, self);
     }
-  start_run (self);
+  sv_job_request_init (&request);
+  sv_params_panel_get_params (self->params_panel, &request.params);
+  g_strlcpy (request.backend, sv_params_panel_get_backend (self->params_panel),
+             sizeof request.backend);
+  request.generation = ++ooc->generation;
+  request.channel = self->segment_channel;
+  request.memory_limit = MAX (ooc->budget / SV_OOC_RUN_SHARE, 1);
+  ooc->running_channel = self->segment_channel;
+  ooc->stopped = FALSE;
+  ooc->running = TRUE;
+  ooc->stage = SV_STAGE_PREPARE;
+  ooc->iteration = ooc->n_iterations = 0;
+  sv_job_submit (ooc->job, &request);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", TRUE);
+  if (!ooc->tick_source)
+    ooc->tick_source = g_timeout_add (TICK_MS, tick_cb, self);
+  show_progress (self);
 }
 
 void
@@ -347,9 +223,9 @@ sv_window_ooc_stop (SvWindow *self)
   SvWindowOoc *ooc = self->ooc;
 
   ooc->stopped = TRUE;
-  ooc->pending = FALSE;
-  if (ooc->running != NULL)
-    g_cancellable_cancel (ooc->running->cancellable);
+  ooc->running = FALSE;
+  if (ooc->job != NULL)
+    sv_job_cancel (ooc->job);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);
   show_progress (self);
 }
@@ -357,7 +233,7 @@ sv_window_ooc_stop (SvWindow *self)
 gboolean
 sv_window_ooc_busy (SvWindow *self)
 {
-  return self->ooc != NULL && self->ooc->running != NULL;
+  return self->ooc != NULL && self->ooc->running;
 }
 
 gboolean
@@ -404,11 +280,11 @@ sv_window_ooc_check_exportable (SvWindow *self, GError **error)
   if (ooc->error)
     g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                  "the segmentation failed: %s", ooc->error);
-  else if (ooc->labels == NULL || ooc->running != NULL || ooc->pending)
+  else if (ooc->labels == NULL || ooc->running)
     g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                          "no labels for these parameters yet: wait for the streamed run to "
                          "finish");
-  return ooc->error == NULL && ooc->labels != NULL && ooc->running == NULL && !ooc->pending;
+  return ooc->error == NULL && ooc->labels != NULL && !ooc->running;
 }
 
 gboolean

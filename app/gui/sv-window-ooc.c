@@ -79,11 +79,15 @@ sv_window_ooc_new (const char *path, guint64 budget, GError **error)
   return ooc;
 }
 
+/* The job stops (its thread joined; a run being cancelled removes its own
+ * temporary file), the labels shown go with their result, and the scratch
+ * folder, empty then, goes too. */
 static void
 remove_scratch (SvWindowOoc *ooc)
 {
-  if (ooc->labels_path)
-    g_remove (ooc->labels_path);
+  g_clear_pointer (&ooc->job, sv_job_free);
+  g_clear_pointer (&ooc->labels_result, sv_job_result_unref);
+  ooc->labels_path = NULL;
   if (ooc->scratch_dir)
     g_rmdir (ooc->scratch_dir);
 }
@@ -96,7 +100,6 @@ sv_window_ooc_free (SvWindowOoc *ooc)
   g_clear_pointer (&ooc->labels, sv_slice_cache_free);
   remove_scratch (ooc);
   g_free (ooc->scratch_dir);
-  g_free (ooc->labels_path);
   g_free (ooc->error);
   sv_slice_cache_free (ooc->image);
   g_free (ooc->shape->unit);
@@ -215,8 +218,6 @@ sv_window_ooc_close (SvWindow *self)
   sv_slice_view_set_source (self->xy_view, NULL, NULL, NULL);
   sv_slice_view_set_volume (self->xy_view, NULL);
   set_tools (self, TRUE);
-  /* A run still stopping owns nothing of the window's state but its own
-   * file, which it removes when it sees it is not wanted. */
   g_clear_pointer (&self->ooc, sv_window_ooc_free);
 }
 

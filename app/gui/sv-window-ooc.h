@@ -10,6 +10,8 @@
  *                        Stop, the labels shown, export */
 #pragma once
 
+#include "supervox/sv-job.h"
+
 #include <gtk/gtk.h>
 
 #include "supervox/sv-params.h"
@@ -20,7 +22,6 @@ G_BEGIN_DECLS
 
 typedef struct _SvWindow SvWindow;
 typedef struct _SvWindowOoc SvWindowOoc;
-typedef struct _SvOocRun SvOocRun;
 
 /* The image cache and the label cache may each hold this fraction of the
  * budget; the streamed run has the half left. */
@@ -43,7 +44,8 @@ struct _SvWindowOoc
 
   /* The labels shown: a finished run's file, read slice by slice. */
   char *scratch_dir; /* the runs' label files; removed on close */
-  char *labels_path;
+  SvJobResult *labels_result; /* the run whose file is shown; it owns the file */
+  const char *labels_path;    /* its file */
   SvSliceCache *labels;
   SvSlicParams labels_params;
   SvRunStats labels_stats;
@@ -52,11 +54,13 @@ struct _SvWindowOoc
   const char *labels_backend; /* the name of the backend whose slab steps made them */
   int labels_channel;         /* the channel they segment; -1: every channel */
 
-  /* Runs (sv-window-ooc-run.c). */
-  SvOocRun *running;  /* NULL when idle */
-  gboolean pending;   /* a newer request waits until the running one stops */
+  /* Runs (sv-window-ooc-run.c): a streamed job. */
+  SvJob *job;
+  gboolean running;   /* the newest request has neither finished nor failed */
   guint64 generation; /* of the newest request */
-  guint64 n_runs;     /* names the label files */
+  int running_channel; /* the channel the newest request segments */
+  SvStage stage;      /* its progress */
+  guint iteration, n_iterations;
   gboolean stopped;   /* Stop since the newest request */
   char *error;        /* why the newest run failed, or NULL */
   guint tick_source;  /* refreshes the progress bar */

@@ -105,6 +105,12 @@ ensure_out (SvTiffCodec *codec, gsize size)
   return codec->out != NULL;
 }
 
+guint8 *
+sv__tiff_codec_buffer (SvTiffCodec *codec, gsize size)
+{
+  return ensure_out (codec, MAX (size, 1)) ? codec->out : NULL;
+}
+
 const guint8 *
 sv__tiff_codec_encode (SvTiffCodec *codec, SvTiffCompression compression, int level,
                        const guint8 *in, gsize in_len, gsize *out_len)

@@ -60,6 +60,10 @@ gboolean sv__tiff_codec_can_decode (guint16 compression);
 gboolean sv__tiff_codec_decode (SvTiffCodec *codec, guint16 compression, const guint8 *in,
                                 gsize in_len, guint8 *out, gsize out_len);
 
+/* The codec's output buffer, at least `size` bytes (valid until the next
+ * call); NULL without memory. */
+guint8 *sv__tiff_codec_buffer (SvTiffCodec *codec, gsize size);
+
 /* Compresses `in`; returns the compressed bytes (owned by the codec, valid
  * until the next call) and their count, or NULL on failure. */
 const guint8 *sv__tiff_codec_encode (SvTiffCodec *codec, SvTiffCompression compression, int level,
@@ -187,16 +191,130 @@ typedef struct
 void sv__tiff_write_job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options,
                                    gboolean auto_predictor);
 
+/* ---- pages and strips of a written file (io-tiff-pages.c) --------------- */
+
+/* How a page is cut into strips: pages up to 1 MiB are one strip, larger
+ * ones strips of about 512 KiB, the last one shorter. Strips are numbered
+ * over the whole file, page after page. */
+typedef struct
+{
+  gsize row_bytes;
+  guint32 rows_per_strip, strips_per_page;
+  gsize strip_bytes; /* of a full strip */
+} SvStripGeometry;
+
+void sv__tiff_strip_geometry (const SvTiffWriteJob *job, SvStripGeometry *g);
+
+guint16 sv__tiff_compression_tag (SvTiffCompression compression);
+
+/* Sets page z's tags; `description` (ImageJ's) goes on the first page. */
+void sv__tiff_set_page_fields (TIFF *tif, const SvTiffWriteJob *job, guint32 rows_per_strip,
+                               guint z, const char *description);
+
+/* Fills strip `strip` from the job's source into `raw` (strip_bytes);
+ * returns its bytes and (rows_out may be NULL) its rows. */
+gsize sv__tiff_strip_fill (const SvTiffWriteJob *job, const SvStripGeometry *g, guint64 strip,
+                           guint8 *raw, guint *rows_out);
+
+/* Fills, predicts and compresses one strip: the bytes that go to the file
+ * (`raw` itself or the codec's buffer, valid until the codec's next call)
+ * and their count in `len`; NULL when the codec fails. LZW goes through
+ * libtiff's own encoder, which makes the bytes libtiff would write. */
+const guint8 *sv__tiff_strip_encode (const SvTiffWriteJob *job, const SvStripGeometry *g,
+                                     SvTiffCodec *codec, guint64 strip, guint8 *raw, gsize *len);
+
+/* A TIFF written into memory (libtiff's client I/O); bigtiff as "w8". */
+typedef struct _SvTiffMemFile SvTiffMemFile;
+TIFF *sv__tiff_open_memory (SvTiffMemFile **file, gboolean bigtiff, TIFFOpenOptions *opts);
+const guint8 *sv__tiff_memory_bytes (const SvTiffMemFile *file, gsize *size);
+void sv__tiff_memory_free (SvTiffMemFile *file);
+
+/* ---- the layout of a written file (io-tiff-layout.c) --------------------- */
+
+/* Where libtiff puts header, strips and directories, and what the
+ * directories hold; see io-tiff-layout.c. The four steps of writing a file
+ * that several writers share (threads now; MPI ranks or devices later):
+ * compress strips → sizes (sv__tiff_strip_encode), sizes → offsets
+ * (sv__tiff_layout_place_*), strips written at their offsets
+ * (sv__tiff_write_at), directories and header (sv__tiff_layout_directory,
+ * sv__tiff_layout_header). */
+typedef struct _SvTiffLayout SvTiffLayout;
+
+/* The layout of the job's file; NULL with `problem` when libtiff's own
+ * directories for it do not have the expected layout. */
+SvTiffLayout *sv__tiff_layout_new (const SvTiffWriteJob *job, gboolean bigtiff, char **problem);
+void sv__tiff_layout_free (SvTiffLayout *layout);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffLayout, sv__tiff_layout_free)
+
+gboolean sv__tiff_layout_is_bigtiff (const SvTiffLayout *layout);
+/* Bytes of the header: the first strip's offset. */
+gsize sv__tiff_layout_header_size (const SvTiffLayout *layout);
+/* Bytes of page z's directory with its values. */
+gsize sv__tiff_layout_directory_size (const SvTiffLayout *layout, guint z);
+
+/* Offsets from sizes, a running cursor (the end of what is placed, first
+ * the header size). A strip goes at the cursor. */
+guint64 sv__tiff_layout_place_strip (guint64 *cursor, guint64 size);
+/* Page z's directory goes at the next even offset; FALSE when a classic
+ * TIFF would pass 4 GiB. */
+gboolean sv__tiff_layout_place_directory (const SvTiffLayout *layout, guint z, guint64 *cursor,
+                                          guint64 *directory);
+/* Both for a whole page: its strips' sizes to their offsets. */
+gboolean sv__tiff_layout_place_page (const SvTiffLayout *layout, guint z, const guint64 *sizes,
+                                     guint64 *offsets, guint64 *cursor, guint64 *directory);
+
+/* The parity of page z's first strip offset, the same in every file of
+ * this layout. A writer of pages [z0, z1) alone (an MPI rank, a device)
+ * places them from a cursor of this parity: its extent (end − parity) is
+ * all that the writers after it need to know (an exclusive scan), and its
+ * offsets move by (true offset of its first strip − parity), an even
+ * number, so its directories stay where libtiff puts them. */
+guint sv__tiff_layout_strip_parity (const SvTiffLayout *layout, guint z);
+
+/* The header, pointing at the first directory (header_size bytes). */
+void sv__tiff_layout_header (const SvTiffLayout *layout, guint64 first_directory, guint8 *out);
+/* Page z's directory at `directory` (directory_size bytes), with its
+ * strips' offsets and sizes and `next` (the next page's directory, 0 for
+ * the last). FALSE when a size does not fit the type libtiff chose. */
+gboolean sv__tiff_layout_directory (const SvTiffLayout *layout, guint z, const guint64 *offsets,
+                                    const guint64 *sizes, guint64 directory, guint64 next,
+                                    guint8 *out);
+
+/* Writes all of `data` at `offset` (pwrite: any thread); FALSE with errno
+ * (ENOSPC for a write that made no progress). (io-tiff-strip-writer.c) */
+gboolean sv__tiff_write_at (int fd, guint64 offset, const void *data, gsize len, int *saved_errno);
+
+/* ---- writers ------------------------------------------------------------ */
+
+/* Strips compressed and written at their offsets by a pool of the job's
+ * threads (io-tiff-strip-writer.c); takes `layout`. The pages come in
+ * order; each call returns when its pages are in the file, directories
+ * included. */
+typedef struct _SvTiffStripWriter SvTiffStripWriter;
+SvTiffStripWriter *sv__tiff_strip_writer_new (int fd, const SvTiffWriteJob *job,
+                                              SvTiffLayout *layout, char **problem);
+gboolean sv__tiff_strip_writer_pages (SvTiffStripWriter *writer, guint z0, guint z1,
+                                      char **problem);
+void sv__tiff_strip_writer_free (SvTiffStripWriter *writer);
+
+/* Pages [z0, z1) through libtiff in order (io-tiff-write-libtiff.c). */
+gboolean sv__tiff_write_pages_libtiff (TIFF *tif, const SvTiffWriteJob *job, guint z0, guint z1,
+                                       SvTiffMessages *msgs, char **problem);
+
 /* A file on its way to `path`: written under a temporary name beside it,
  * pages in order (all at once or slab after slab: the bytes are the same),
  * renamed at the end. Any failure, and abort, removes the temporary file;
- * each function frees what it holds when it fails or finishes. */
+ * each function frees what it holds when it fails or finishes. The strip
+ * writer writes it, or libtiff (`tif`) when SV_TIFF_WRITER=libtiff or the
+ * layout is not the known one. (io-tiff-write.c) */
 typedef struct
 {
   char *path;
   char *tmp_path;
   SvTiffMessages msgs;
   TIFFOpenOptions *opts;
+  int fd;
+  SvTiffStripWriter *strips;
   TIFF *tif;
 } SvTiffOutput;
 

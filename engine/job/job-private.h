@@ -4,6 +4,7 @@
 #pragma once
 
 #include "supervox/sv-job.h"
+#include "supervox/sv-run-execute.h"
 
 #include "job-delivery.h"
 #include "job-teaching.h"
@@ -48,6 +49,13 @@ struct _SvJob
   SvTeachingCache *teaching; /* the teaching steps of the exact volume */
   gboolean cuda_failed;      /* after one CUDA failure every run goes to the CPU */
   gboolean fallback_reported;
+
+  /* A streamed job (sv_job_new_streamed): its file, the folder of its
+   * label files, how many it wrote, and the devices its runs may use. */
+  char *stream_input;
+  char *scratch_dir;
+  guint n_streamed;
+  SvRunDevices devices;
 };
 
 /* Under job->lock. Seconds `request` would take; negative when unknown. */
@@ -56,5 +64,9 @@ double sv__job_estimate_locked (SvJob *job, const SvJobRequest *request);
 /* Worker thread: runs `request` and delivers its result or error (nothing
  * when cancelled). */
 void sv__job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancellable);
+
+/* The same for a streamed job (job-stream.c). */
+void sv__job_process_streamed (SvJob *job, const SvJobRequest *request,
+                               GCancellable *cancellable);
 
 G_END_DECLS

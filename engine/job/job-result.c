@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "contingency.h"
 #include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
@@ -114,6 +116,10 @@ job_result_clear (gpointer data)
   g_clear_pointer (&result->centres, g_free);
   g_clear_pointer (&result->backend_name, g_free);
   g_clear_pointer (&result->fallback_message, g_free);
+  /* A streamed result's label file is its own. */
+  if (result->labels_path != NULL)
+    g_remove (result->labels_path);
+  g_clear_pointer (&result->labels_path, g_free);
   if (result->device_data && result->device_data_free)
     result->device_data_free (result->device_data);
   result->device_data = NULL;

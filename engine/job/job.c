@@ -20,6 +20,7 @@ sv_job_request_init (SvJobRequest *request)
   sv_slic_params_init_defaults (&request->params);
   g_strlcpy (request->backend, "auto", sizeof request->backend);
   request->stop_after_iteration = -1;
+  request->channel = -1;
 }
 
 double
@@ -67,7 +68,10 @@ job_thread (gpointer data)
       job->busy = TRUE;
       g_mutex_unlock (&job->lock);
 
-      sv__job_process (job, request, cancellable);
+      if (job->stream_input != NULL)
+        sv__job_process_streamed (job, request, cancellable);
+      else
+        sv__job_process (job, request, cancellable);
 
       g_mutex_lock (&job->lock);
       g_clear_object (&job->running);
@@ -81,6 +85,7 @@ job_thread (gpointer data)
   g_clear_pointer (&job->preview_volume, sv_volume_free);
   g_clear_pointer (&job->preview_mask, g_free);
   g_clear_pointer (&job->teaching, sv__teaching_cache_free);
+  sv_run_devices_clear (&job->devices);
   return NULL;
 }
 
@@ -100,6 +105,29 @@ sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *ca
   job->exact.volume = volume;
   job->exact.mask = mask;
   job->teaching = sv__teaching_cache_new (sv_volume_n_voxels (volume));
+  context = g_main_context_ref_thread_default ();
+  job->sink = sv__job_sink_new (context, callbacks, user_data);
+  g_main_context_unref (context);
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+  job->thread = g_thread_new ("sv-job", job_thread, job);
+  return job;
+}
+
+SvJob *
+sv_job_new_streamed (const char *input, const char *scratch_dir, const SvJobCallbacks *callbacks,
+                     gpointer user_data)
+{
+  GMainContext *context;
+  SvJob *job;
+
+  g_return_val_if_fail (input != NULL && scratch_dir != NULL, NULL);
+  g_return_val_if_fail (callbacks != NULL, NULL);
+
+  job = g_new0 (SvJob, 1);
+  job->stream_input = g_strdup (input);
+  job->scratch_dir = g_strdup (scratch_dir);
+  sv_run_devices_init (&job->devices, NULL, NULL, -1, 0);
   context = g_main_context_ref_thread_default ();
   job->sink = sv__job_sink_new (context, callbacks, user_data);
   g_main_context_unref (context);
@@ -219,6 +247,8 @@ sv_job_free (SvJob *job)
   g_thread_join (job->thread);
 
   sv__job_sink_close (job->sink);
+  g_free (job->stream_input);
+  g_free (job->scratch_dir);
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);

@@ -1,9 +1,10 @@
 /* Supervox engine: TIFF input and output through libtiff.
  *
  * Strips and tiles are read with pread and decoded (deflate, zstd,
- * horizontal and floating-point predictors) on worker threads; written ones
- * are encoded on worker threads and handed to libtiff raw. Other codecs
- * (LZW, PackBits, JPEG, ...) go through libtiff's own. */
+ * horizontal and floating-point predictors) on worker threads; other codecs
+ * (LZW, PackBits, JPEG, ...) are read through libtiff's own. Written strips
+ * are encoded (LZW by libtiff's encoder) and written at their offsets on
+ * worker threads, byte for byte as libtiff lays out the file. */
 #pragma once
 
 #include <glib.h>
@@ -75,7 +76,7 @@ typedef enum
   SV_TIFF_COMPRESSION_NONE,
   SV_TIFF_COMPRESSION_DEFLATE, /* zlib stream, TIFF's Adobe deflate (8) */
   SV_TIFF_COMPRESSION_ZSTD,    /* one zstd frame per strip (50000) */
-  SV_TIFF_COMPRESSION_LZW,     /* libtiff's encoder, one strip at a time */
+  SV_TIFF_COMPRESSION_LZW,     /* libtiff's encoder, on every thread */
 } SvTiffCompression;
 
 typedef enum

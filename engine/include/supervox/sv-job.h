@@ -22,6 +22,7 @@
 
 #include "sv-backend.h"
 #include "sv-params.h"
+#include "sv-stream.h"
 #include "sv-volume.h"
 
 G_BEGIN_DECLS
@@ -36,6 +37,10 @@ typedef struct
   guint64 generation;       /* increasing; results carry it back */
   int stop_after_iteration; /* < 0: full run; n >= 0: teaching mode (see SvRunControl) */
   double preview_seconds;   /* 0: the exact result; > 0: a coarse preview taking about this long */
+  /* A streamed job's (sv_job_new_streamed): the channel segmented (−1:
+   * all) and the host memory the run may use (0: the stream's default). */
+  int channel;
+  guint64 memory_limit;
 } SvJobRequest;
 
 /* Fills a request with default parameters, backend "auto", generation 0,
@@ -91,6 +96,12 @@ typedef struct
   gboolean region;
   guint region_offset[3];
   guint region_shape[3];
+  /* A streamed job's result: the label file the run wrote (owned by the
+   * result: it is removed when the last reference goes) and what the
+   * streamed run did. NULL for an in-memory result. */
+  char *labels_path;
+  SvStreamReport stream;
+  guint64 temp_planned; /* the bytes of temporary files its plan allowed for */
 } SvJobResult;
 
 /* The labels in host memory (labels_shape, the result's spacing). When they
@@ -212,6 +223,15 @@ typedef void (*SvJobResultHook) (SvBackend *backend, SvJobResult *result, gpoint
 
 /* Installs (or with NULL removes) the result hook; user_data must stay
  * valid until the hook is replaced or the job is freed. */
+/* A job whose runs stream the TIFF at `input` slab by slab (never held in
+ * memory) into label files in `scratch_dir`, planned and executed as
+ * supervox-cli plans and executes them (sv_run_plan, sv_run_execute), with
+ * the same newest-wins rule, progress and delivery as sv_job_new. Its
+ * results carry labels_path instead of labels; previews and teaching steps
+ * are not offered (a request asking for them runs exact). */
+SvJob *sv_job_new_streamed (const char *input, const char *scratch_dir,
+                            const SvJobCallbacks *callbacks, gpointer user_data);
+
 void sv_job_set_result_hook (SvJob *job, SvJobResultHook hook, gpointer user_data);
 
 /* Starts the worker thread for `volume` (and `mask`, NULL or nz*ny*nx bytes).
