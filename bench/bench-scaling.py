@@ -147,6 +147,9 @@ def plot(data, path):
         groups.setdefault(key, []).append((p["width"], p["speedup"]))
     top = 1
     for key, values in sorted(groups.items()):
+        # Every speed-up is over the one device or one process of its point.
+        if all(w != 1 for w, _ in values):
+            values.append((1, 1.0))
         values.sort()
         xs, ys = zip(*values)
         top = max(top, max(xs))
