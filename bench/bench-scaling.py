@@ -14,7 +14,8 @@ point (size L, noise, compactness C) runs
 and times the whole process (wall), reads the stage times from --json and
 checks that every label file is byte for byte the first run's (the single
 device or single process). scikit-image's slic() runs on the smallest size
-in the same run, on the same array, for the ratio against one process.
+(up to --skimage-max-size) in the same run, on the same array, for the
+ratio against one process.
 
 Prints a table, --json writes every point with the machine, --plot draws
 the speed-up over one device or one process against the ideal line (needs
@@ -177,6 +178,8 @@ def main():
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--threads", type=int, default=1, help="--threads a process (CPU)")
     ap.add_argument("--compression", default="deflate:6")
+    ap.add_argument("--skimage-max-size", type=int, default=256,
+                    help="scikit-image runs on the smallest size when it is at most this")
     ap.add_argument("--workdir")
     ap.add_argument("--json")
     ap.add_argument("--plot")
@@ -214,9 +217,9 @@ def main():
             for c in compactness:
                 first = None
                 base_wall = None
-                for how, what in points(args):
-                    out = os.path.join(work, "o-%d-%g-%g-%s-%s.tif" % (
-                        n, noise, c, how, str(what).replace(",", "_")))
+                for i, (how, what) in enumerate(points(args)):
+                    out = os.path.join(work, "o-%d-%g-%g-%d-%s-%s.tif" % (
+                        n, noise, c, i, how, str(what).replace(",", "_")))
                     wall, result, err = run_timed(command(args, how, what, vol, out, c,
                                                           n_segments))
                     if result is None:
@@ -243,7 +246,7 @@ def main():
                         point["speedup"], "yes" if same else "NO"))
                 if first is not None:
                     os.remove(first)
-                if n == min(sizes) and noise == noises[0]:
+                if n == min(sizes) and n <= args.skimage_max_size and noise == noises[0]:
                     sk = skimage_seconds(vol, n_segments, c)
                     if sk is not None and base_wall:
                         data["skimage"].append({"size": n, "compactness": c, "seconds": sk,

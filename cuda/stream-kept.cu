@@ -64,6 +64,7 @@ sv__cuda_kept_clear (SvCudaSlabs *s)
   sv_cuda_clear (&s->d_zmin);
   sv_cuda_clear (&s->d_zmax);
   sv_cuda_clear (&s->d_counts);
+  g_clear_pointer (&s->kept_mine, g_free);
   s->bytes -= s->kept_bytes;
   s->kept_bytes = 0;
   s->kept_nz = 0;
@@ -106,6 +107,7 @@ sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize 
       return FALSE;
     }
   s->kept_bytes = s->bytes - before;
+  s->kept_mine = g_new0 (guint8, nz);
   return TRUE;
 }
 
@@ -150,6 +152,7 @@ sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const gui
   if (s->clusters->k > 0)
     SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, p.mask, s->d_centres, s->d_alive, s->d_kept + first,
                                             s->compute));
+  memset (s->kept_mine + z0, 1, z1 - z0);
   if (n > 0)
     {
       kept_label_kernel<<<(unsigned)((n + KEPT_BLOCK - 1) / KEPT_BLOCK), KEPT_BLOCK, 0,

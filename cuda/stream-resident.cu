@@ -121,6 +121,18 @@ typedef struct
   SvSinkThread *sink_thread;
 } LabelRoute;
 
+/* Whether this device made the labels of slices [z0, z1). */
+static gboolean
+owns_slices (const SvCudaSlabs *s, guint z0, guint z1)
+{
+  if (s->d_kept == NULL || s->kept_mine == NULL || z1 > s->kept_nz)
+    return FALSE;
+  for (guint z = z0; z < z1; z++)
+    if (!s->kept_mine[z])
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
 {
@@ -137,6 +149,16 @@ route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
   for (guint c0 = z0; c0 < z1; c0 += r->depth)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
+
+      /* Labels this device made are copied on it, not through the host. */
+      if (owns_slices (r->s, c0, c1))
+        {
+          SV_CUDA_CHECK (cudaMemcpyAsync (d + (gsize)(c0 - z0) * plane,
+                                          r->s->d_kept + (gsize)c0 * plane,
+                                          (gsize)(c1 - c0) * plane * sizeof (int32_t),
+                                          cudaMemcpyDeviceToDevice, r->s->compute));
+          continue;
+        }
       if (!r->source (c0, c1, r->host, r->user_data, error))
         return FALSE;
       /* The source may have read another device's labels. */

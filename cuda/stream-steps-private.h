@@ -72,6 +72,9 @@ struct _SvCudaSlabs
   unsigned long long *d_counts; /* mask-in voxels, a negative label */
   guint kept_nz;
   gsize kept_plane, tally_k;
+  /* kept_nz flags: the slices whose labels this device made (each device
+   * of a run keeps its own slabs' labels in its own d_kept). */
+  guint8 *kept_mine;
   guint64 kept_bytes;
   gboolean tally_started;
 
