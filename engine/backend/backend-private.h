@@ -33,6 +33,10 @@ extern const SvSlabSteps sv__slab_steps_cpu;
 /* Records the volume and mask a backend has loaded (counts the mask). */
 void sv__backend_loaded (SvBackend *backend, const SvVolume *volume, const guint8 *mask);
 
+/* TRUE when the last sv_backend_set_volume was of this volume (the same
+ * data, shape and mask): a run of it needs no new upload. */
+gboolean sv__backend_holds_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask);
+
 /* The SLIC run on `backend` (slic-pipeline.c); control and stats are set. */
 gboolean sv__slic_pipeline_run (SvBackend *backend, const SvSlicParams *params,
                                 const SvRunControl *control, SvRunStats *stats, GError **error);

@@ -324,6 +324,15 @@ sv_backend_error_is_device_failure (const GError *error)
 }
 
 gboolean
+sv__backend_holds_volume (SvBackend *backend, const SvVolume *volume, const guint8 *mask)
+{
+  return backend->volume != NULL && backend->loaded.data == volume->data
+         && backend->loaded.nz == volume->nz && backend->loaded.ny == volume->ny
+         && backend->loaded.nx == volume->nx && backend->loaded.nc == volume->nc
+         && backend->mask == mask;
+}
+
+gboolean
 sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
                               const SvSlicParams *params, const SvRunControl *control,
                               SvRunStats *stats, SvBackend **cpu_out, GError **device_error,
@@ -335,10 +344,7 @@ sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume, const 
 
   g_return_val_if_fail (backend != NULL && volume != NULL && cpu_out != NULL, FALSE);
   *cpu_out = NULL;
-  loaded = backend->volume != NULL && backend->loaded.data == volume->data
-           && backend->loaded.nz == volume->nz && backend->loaded.ny == volume->ny
-           && backend->loaded.nx == volume->nx && backend->loaded.nc == volume->nc
-           && backend->mask == mask;
+  loaded = sv__backend_holds_volume (backend, volume, mask);
   if ((loaded || sv_backend_set_volume (backend, volume, mask, &local))
       && sv_backend_run (backend, params, control, stats, &local))
     return TRUE;

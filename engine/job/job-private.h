@@ -47,15 +47,17 @@ struct _SvJob
   guint8 *preview_mask;      /* owned */
   guint preview_factor;      /* of preview_volume; 0 when none */
   SvTeachingCache *teaching; /* the teaching steps of the exact volume */
-  gboolean cuda_failed;      /* after one CUDA failure every run goes to the CPU */
   gboolean fallback_reported;
 
+  /* The devices the runs may use, and whether one failed: after one
+   * device failure every run goes to the CPU (sv_run_execute's rule). */
+  SvRunDevices devices;
+
   /* A streamed job (sv_job_new_streamed): its file, the folder of its
-   * label files, how many it wrote, and the devices its runs may use. */
+   * label files and how many it wrote. */
   char *stream_input;
   char *scratch_dir;
   guint n_streamed;
-  SvRunDevices devices;
 };
 
 /* Under job->lock. Seconds `request` would take; negative when unknown. */

@@ -154,16 +154,22 @@ job_ensure_preview (SvJob *job, guint factor, GError **error)
   return TRUE;
 }
 
-/* Runs on the slot's backend for `name`. A device failure, also of a
- * device backend that cannot start, reruns on the CPU
- * (sv_backend_run_with_fallback); the CPU backend then takes the slot and
- * *device_error says why. */
+/* Runs on the slot's backend for `name`, as sv_run_execute runs an
+ * in-memory plan. A device failure, also of a device backend that cannot
+ * start, reruns on the CPU; the CPU backend then takes the slot and
+ * *device_error says why. The window falls back whatever the panel asked
+ * for: its user gets labels and a note rather than an empty view. */
 static gboolean
-job_run_on (SvJobSlot *slot, const char *name, const SvSlicParams *params,
-            const SvRunControl *control, SvRunStats *stats, GError **device_error, GError **error)
+job_run_on (SvJob *job, SvJobSlot *slot, const char *name, const SvSlicParams *params,
+            const SvRunControl *control, SvRunStats *stats, GError **device_error,
+            GError **error)
 {
-  g_autoptr (SvBackend) cpu = NULL;
+  SvRunPlan plan = { .mode = SV_RUN_IN_MEMORY, .n_workers = 1 };
+  SvRunJobSpec spec = { .plan = &plan, .params = params, .control = control,
+                        .devices = &job->devices, .reuse_loaded = TRUE };
+  SvRunReport report;
   GError *local = NULL;
+  gboolean ok;
 
   if (!job_ensure_backend (slot, name, &local))
     {
@@ -176,16 +182,25 @@ job_run_on (SvJobSlot *slot, const char *name, const SvSlicParams *params,
       if (!job_ensure_backend (slot, "cpu", error))
         return FALSE;
     }
-  if (!sv_backend_run_with_fallback (slot->backend, slot->volume, slot->mask, params, control,
-                                     stats, &cpu, device_error, error))
-    return FALSE;
-  if (cpu != NULL)
+  plan.backend = sv_backend_get_class (slot->backend);
+  plan.on_device = sv_backend_class_is_device (plan.backend);
+  plan.falls_back = plan.on_device;
+  spec.volume = slot->volume;
+  spec.mask = slot->mask;
+  spec.backend = slot->backend;
+  ok = sv_run_execute (&spec, &report, error);
+  if (ok)
+    *stats = report.stats;
+  if (report.device_error != NULL)
+    g_propagate_error (device_error, g_steal_pointer (&report.device_error));
+  if (ok && report.own_backend != NULL)
     {
       g_clear_pointer (&slot->backend, sv_backend_free);
-      slot->backend = g_steal_pointer (&cpu);
+      slot->backend = g_steal_pointer (&report.own_backend);
       g_strlcpy (slot->request, "cpu", sizeof slot->request);
     }
-  return TRUE;
+  sv_run_report_clear (&report);
+  return ok;
 }
 
 /* The labels of a host-path result: the backend's own host buffer when it
@@ -380,7 +395,7 @@ sv__job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancella
 
   /* After a CUDA failure the CPU takes every run: retrying the GPU on each
    * slider step would repeat the failure and its delay. */
-  if (job->cuda_failed && g_strcmp0 (name, "cpu") != 0)
+  if (job->devices.broken && g_strcmp0 (name, "cpu") != 0)
     name = "cpu";
 
   if (request->preview_seconds > 0)
@@ -454,13 +469,15 @@ sv__job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancella
       control.iteration = job_iteration_cb;
     }
 
-  ok = job_run_on (slot, name, &params, &control, &stats, &device_error, &error);
+  ok = job_run_on (job, slot, name, &params, &control, &stats, &device_error, &error);
   if (ok && device_error != NULL)
     {
       fallback = g_strdup_printf ("The GPU run failed (%s); computing on the CPU instead.",
                                   device_error->message);
       g_message ("%s", fallback);
-      job->cuda_failed = TRUE;
+      /* The volume stays the same for the job's life: whatever failed on
+       * the device (its memory too) would fail again. */
+      job->devices.broken = TRUE;
       /* The other slot's device backend goes too: the device is not trusted again. */
       g_clear_pointer (slot == &job->exact ? &job->preview.backend : &job->exact.backend,
                        sv_backend_free);
@@ -488,7 +505,7 @@ sv__job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancella
       progress.teaching = NULL;
       control.iteration = NULL;
       control.stop_after_iteration = request->stop_after_iteration;
-      ok = job_run_on (slot, name, &params, &control, &stats, &device_error, &error);
+      ok = job_run_on (job, slot, name, &params, &control, &stats, &device_error, &error);
     }
 
   if (!ok)

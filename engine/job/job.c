@@ -100,6 +100,7 @@ sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *ca
   g_return_val_if_fail (callbacks != NULL, NULL);
 
   job = g_new0 (SvJob, 1);
+  sv_run_devices_init (&job->devices, NULL, NULL, -1, 0);
   job->volume = volume;
   job->mask = mask;
   job->exact.volume = volume;

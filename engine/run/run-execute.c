@@ -6,6 +6,8 @@
 
 #include "supervox/sv-run-execute.h"
 
+#include "backend-private.h"
+
 #include <string.h>
 
 #include "supervox/sv-backend-class.h"
@@ -30,7 +32,8 @@ run_in_memory (const SvRunJobSpec *spec, SvBackend *backend, SvRunReport *report
 {
   memset (&report->stats, 0, sizeof report->stats);
   report->ran_on = sv_backend_get_class (backend);
-  return sv_backend_set_volume (backend, spec->volume, spec->mask, error)
+  return ((spec->reuse_loaded && sv__backend_holds_volume (backend, spec->volume, spec->mask))
+          || sv_backend_set_volume (backend, spec->volume, spec->mask, error))
          && sv_backend_run (backend, spec->params, spec->control, &report->stats, error);
 }
 

@@ -209,6 +209,7 @@ broken_prepare (SvBackend *backend, const SvSlicParams *params, int n_threads, g
 
 static const SvBackendClass broken_cuda_class = {
   .name = "cuda",
+  .is_device = TRUE,
   .create = gate_create,
   .destroy = gate_destroy,
   .set_volume = gate_set_volume,

@@ -60,6 +60,10 @@ typedef struct
   const SvVolume *volume;
   const guint8 *mask;
   SvBackend *backend;
+  /* The backend may keep the volume it holds when it is this one (the
+   * window's job runs one volume many times); FALSE loads it every run
+   * (an array may reuse an earlier one's address). */
+  gboolean reuse_loaded;
   /* Streamed: the image file, the label file it writes, and the stream's
    * options (threads, channel, codec, ranks, a mask in memory or its
    * file, progress); the plan's memory and slab depth and the devices
