@@ -134,8 +134,11 @@ update_segment_size (SvParamsPanel *self)
       physical = format_physical (each * (planar ? s[1] * s[2] : s[0] * s[1] * s[2]), self->unit,
                                   planar ? 2 : 3);
     }
-  text = g_strdup_printf ("≈ %s %s each%s%s", count, planar ? "px" : "voxels",
-                          physical ? " · " : "", physical ? physical : "");
+  /* The physical size on a line of its own: how many lines the label takes
+   * then depends on the file alone, not on the count, so that the rows
+   * below do not jump as the segments change. */
+  text = g_strdup_printf ("≈ %s %s each%s%s", count, planar ? "px" : "voxels", physical ? "\n" : "",
+                          physical ? physical : "");
   gtk_label_set_text (self->segment_size_label, text);
 }
 
