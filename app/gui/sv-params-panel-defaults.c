@@ -134,8 +134,11 @@ update_segment_size (SvParamsPanel *self)
       physical = format_physical (each * (planar ? s[1] * s[2] : s[0] * s[1] * s[2]), self->unit,
                                   planar ? 2 : 3);
     }
-  text = g_strdup_printf ("≈ %s %s each%s%s", count, planar ? "px" : "voxels",
-                          physical ? " · " : "", physical ? physical : "");
+  /* The physical size on a line of its own: how many lines the label takes
+   * then depends on the file alone, not on the count, so that the rows
+   * below do not jump as the segments change. */
+  text = g_strdup_printf ("≈ %s %s each%s%s", count, planar ? "px" : "voxels", physical ? "\n" : "",
+                          physical ? physical : "");
   gtk_label_set_text (self->segment_size_label, text);
 }
 
@@ -172,6 +175,10 @@ static void
 keep_changed (const SvSlicParams *cur, const SvSlicParams *old, SvSlicParams *next,
               GPtrArray *kept)
 {
+  /* Values as the panel and the command line write them (0.123456789,
+   * not %g's 0.123457, nor a locale's comma). */
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
 #define KEEP(field, ...)                                                                           \
   if (cur->field != old->field)                                                                    \
     {                                                                                              \
@@ -179,12 +186,12 @@ keep_changed (const SvSlicParams *cur, const SvSlicParams *old, SvSlicParams *ne
       g_ptr_array_add (kept, g_strdup_printf (__VA_ARGS__));                                       \
     }
   KEEP (n_segments, "%" G_GINT64_FORMAT " segments", cur->n_segments);
-  KEEP (compactness, "compactness %g", cur->compactness);
+  KEEP (compactness, "compactness %s", sv_format_double (buf, cur->compactness));
   KEEP (max_num_iter, "%d iterations", cur->max_num_iter);
-  KEEP (sigma[0], "sigma %g", cur->sigma[0]);
+  KEEP (sigma[0], "sigma %s", sv_format_double (buf, cur->sigma[0]));
   KEEP (enforce_connectivity, "connectivity %s", cur->enforce_connectivity ? "on" : "off");
-  KEEP (min_size_factor, "smallest size %g", cur->min_size_factor);
-  KEEP (max_size_factor, "largest size %g", cur->max_size_factor);
+  KEEP (min_size_factor, "smallest size %s", sv_format_double (buf, cur->min_size_factor));
+  KEEP (max_size_factor, "largest size %s", sv_format_double (buf, cur->max_size_factor));
   KEEP (slic_zero, "SLIC-zero %s", cur->slic_zero ? "on" : "off");
   KEEP (start_label, "first label %d", cur->start_label);
   KEEP (connectivity_rule, "the %s connectivity rule",

@@ -68,7 +68,8 @@ void sv_params_panel_reset_to_defaults (SvParamsPanel *panel);
 /* The line about kept values, or NULL when none is shown. */
 const char *sv_params_panel_get_kept_text (SvParamsPanel *panel);
 /* The supervoxel size the segment count gives, beside the field
- * ("≈ 1 200 voxels each · 0.38 µm³"). */
+ * ("≈ 1 200 voxels each", and "0.38 µm³" on a second line for a file
+ * with a unit). */
 const char *sv_params_panel_get_segment_size_text (SvParamsPanel *panel);
 /* Segments for supervoxels of about 10³ voxels (20² pixels when nz is 1),
  * two significant digits, from 1 to `most`. */

@@ -97,8 +97,10 @@ time_legend_markup (const SvJobResult *r)
 
   for (guint i = 0; i < 3; i++)
     {
-      g_autofree char *time = i == 0 && r->stats.prepare_reused ? g_strdup ("reused")
-                                                                : format_stage_time (seconds[i]);
+      /* A run stopped in its iterations timed no stage: no time, not 0. */
+      g_autofree char *time = r->in_progress_iteration > 0        ? g_strdup ("—")
+                              : i == 0 && r->stats.prepare_reused ? g_strdup ("reused")
+                                                                  : format_stage_time (seconds[i]);
       g_string_append_printf (s, "%s<span foreground=\"#%02x%02x%02x\">■</span>\u202f%s\u00a0%s",
                               i == 2 ? "\n" : i ? "\u2002" : "", (guint)(stage_rgb[i][0] * 255),
                               (guint)(stage_rgb[i][1] * 255), (guint)(stage_rgb[i][2] * 255),

@@ -52,12 +52,23 @@ point_to_voxel (SvSliceView *self, double px, double py, double zyx[3])
 void
 sv_slice_view_motion_cb (GtkEventControllerMotion *motion, double x, double y, SvSliceView *self)
 {
-  guint zyx[3];
-  gboolean valid = sv_slice_view_pixel_to_voxel (self, x, y, zyx);
-
   self->pointer_x = x;
   self->pointer_y = y;
   self->pointer_inside = TRUE;
+  sv_slice_view_update_hover (self);
+}
+
+/* The voxel under the pointer, said when it changes: on motion, and when
+ * the slice changes under a pointer at rest (the wheel, the keys). */
+void
+sv_slice_view_update_hover (SvSliceView *self)
+{
+  guint zyx[3];
+  gboolean valid;
+
+  if (!self->pointer_inside)
+    return;
+  valid = sv_slice_view_pixel_to_voxel (self, self->pointer_x, self->pointer_y, zyx);
   if (valid == self->hover_valid && (!valid || memcmp (zyx, self->hover_zyx, sizeof zyx) == 0))
     return;
   self->hover_valid = valid;

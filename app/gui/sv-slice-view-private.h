@@ -107,6 +107,9 @@ void sv_slice_view_fill_frame (SvSliceView *self, int scale, double x0, double y
 /* Asks for a new frame on whichever path draws. */
 void sv_slice_view_queue_frame (SvSliceView *self);
 void sv_slice_view_emit_hover (SvSliceView *self, int z, int y, int x);
+/* Emits "hover" when the voxel under the pointer changed (the pointer
+ * moved, or the slice under it). */
+void sv_slice_view_update_hover (SvSliceView *self);
 void sv_slice_view_emit_pick (SvSliceView *self, int z, int y, int x);
 void sv_slice_view_emit_resize (SvSliceView *self, int width, int height);
 void sv_slice_view_emit_region (SvSliceView *self, const guint lo[3], const guint hi[3]);

@@ -145,6 +145,7 @@ slice_changed_cb (GtkAdjustment *adjustment, SvSliceView *self)
   self->labels_dirty = TRUE;
   self->points_dirty = TRUE;
   sv_slice_view_queue_frame (self);
+  sv_slice_view_update_hover (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SLICE]);
 }
 

@@ -2,7 +2,8 @@
  * under the pointer; it is tinted in every view and described in the
  * selection panel from the engine's per-supervoxel statistics (computed
  * with the quality, label-stats.h). The selection is held as the voxel
- * clicked, so it follows that place through new results. Escape stops a
+ * clicked, so it follows that place through new results (and shows
+ * nothing while no supervoxel is there). Escape stops a
  * running job first and clears the selection when nothing runs. */
 #define G_LOG_DOMAIN "sv-window"
 
@@ -19,7 +20,10 @@ selected_label (SvWindow *self, gint32 *label)
     return FALSE;
   *label = sv_job_result_probe_label (shown, self->selection_zyx[0], self->selection_zyx[1],
                                       self->selection_zyx[2]);
-  return TRUE;
+  /* Below the first label lies no supervoxel (a voxel masked out, or
+   * teaching's step 0, where no voxel has a cluster yet): nothing to tint
+   * or describe, until a result puts one there again. */
+  return *label >= shown->params.start_label;
 }
 
 void

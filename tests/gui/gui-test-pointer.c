@@ -1,8 +1,10 @@
 /* Real pointer and keys for the GUI tests: xdotool against the window's X
- * window, and where a widget lies on the surface. */
+ * window, where a widget lies on the surface, and typing into fields as a
+ * user types. */
 #define G_LOG_DOMAIN "test-gui"
 
 #include "gui-test-pointer.h"
+#include "gui-test-util.h"
 
 #include <gdk/x11/gdkx.h>
 #include <string.h>
@@ -115,4 +117,91 @@ find_knob (GtkWidget *widget)
         return found;
     }
   return NULL;
+}
+
+void
+point_at_widget (SvWindow *w, GtkWidget *widget, double fx, double fy)
+{
+  int x, y;
+
+  surface_point (w, widget, gtk_widget_get_width (widget) * fx, gtk_widget_get_height (widget) * fy,
+                 &x, &y);
+  xdotool (w, "mousemove --window WINDOW %d %d", x, y);
+}
+
+/* The text part of a field. */
+static GtkWidget *
+find_text (GtkWidget *widget)
+{
+  if (GTK_IS_TEXT (widget))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_text (c);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_focus_within (gpointer widget)
+{
+  return gtk_widget_has_focus (widget) || gtk_widget_get_focus_child (widget) != NULL;
+}
+
+static gboolean
+holds_wanted_text (gpointer editable)
+{
+  return g_str_equal (gtk_editable_get_text (editable),
+                      (const char *)g_object_get_data (G_OBJECT (editable), "sv-test-typed"));
+}
+
+void
+type_into (SvWindow *w, GtkWidget *entry, const char *text)
+{
+  GtkWidget *text_widget = find_text (entry);
+  int x, y;
+
+  g_assert_nonnull (text_widget);
+  surface_point (w, text_widget, 8, gtk_widget_get_height (text_widget) / 2.0, &x, &y);
+  xdotool (w, "mousemove --window WINDOW %d %d click 1", x, y);
+  wait_until (has_focus_within, entry, "the focus in the field");
+  xdotool (w, "key ctrl+a");
+  xdotool (w, "type --delay 20 '%s'", text);
+  g_object_set_data_full (G_OBJECT (entry), "sv-test-typed", g_strdup (text), g_free);
+  wait_until (holds_wanted_text, entry, "the typed text");
+}
+
+static gboolean
+value_taken (gpointer spin)
+{
+  const char *text = g_object_get_data (G_OBJECT (spin), "sv-test-typed");
+  return gtk_spin_button_get_value (spin) == g_ascii_strtod (text, NULL);
+}
+
+void
+enter_number (SvWindow *w, GtkWidget *spin, const char *text)
+{
+  type_into (w, spin, text);
+  xdotool (w, "key Return");
+  wait_until (value_taken, spin, "the typed number to be taken");
+}
+
+void
+click_tab (SvWindow *w, GtkWidget *widget)
+{
+  GtkNotebook *notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (widget, GTK_TYPE_NOTEBOOK));
+
+  g_assert_nonnull (notebook);
+  for (int i = 0; i < gtk_notebook_get_n_pages (notebook); i++)
+    {
+      GtkWidget *page = gtk_notebook_get_nth_page (notebook, i);
+      if (page == widget || gtk_widget_is_ancestor (widget, page))
+        {
+          click_widget (GTK_WINDOW (w), gtk_notebook_get_tab_label (notebook, page));
+          return;
+        }
+    }
+  g_assert_not_reached ();
 }

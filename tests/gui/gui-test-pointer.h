@@ -19,3 +19,14 @@ void surface_point_in (GtkWindow *window, GtkWidget *widget, double x, double y,
 void click_widget (GtkWindow *window, GtkWidget *widget);
 /* The knob of a GtkScale (its CSS node "slider"). */
 GtkWidget *find_knob (GtkWidget *widget);
+/* The pointer moved to (fx, fy) of `widget`'s size: keys, without a
+ * window manager, go to the window under it. */
+void point_at_widget (SvWindow *w, GtkWidget *widget, double fx, double fy);
+/* A click into the text of `entry` (not on a spin button's buttons), all
+ * of it selected and `text` typed; returns once the field holds it. */
+void type_into (SvWindow *w, GtkWidget *entry, const char *text);
+/* A number typed into a spin button and taken with Return; returns once
+ * the button's value is that number. */
+void enter_number (SvWindow *w, GtkWidget *spin, const char *text);
+/* A click on the tab of the notebook page that holds `widget`. */
+void click_tab (SvWindow *w, GtkWidget *widget);

@@ -284,7 +284,7 @@ test_new_file_resets_own_keeps_users (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (p.compactness, ==, 10.0);
   g_assert_cmpint (p.n_segments, ==, 48);
   g_assert_null (sv_params_panel_get_kept_text (panel));
-  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 400 px each · 400 µm²");
+  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 400 px each\n400 µm²");
 
   /* The stack: the window's compactness again, 20·60·60 / 10³ = 72
    * segments, and nothing said to be kept. */
@@ -298,10 +298,10 @@ test_new_file_resets_own_keeps_users (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sv_window_get_result (f->window)->params.compactness, ==, 0.1);
   /* 1000 voxels of 0.5 × 0.1 × 0.1 µm. */
   g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==,
-                   "≈ 1\u202f000 voxels each · 5 µm³");
+                   "≈ 1\u202f000 voxels each\n5 µm³");
   /* The size follows the field. */
   gtk_spin_button_set_value (segments, 144);
-  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 500 voxels each · 2.5 µm³");
+  g_assert_cmpstr (sv_params_panel_get_segment_size_text (panel), ==, "≈ 500 voxels each\n2.5 µm³");
   sv_params_panel_set_compactness (panel, 3.0);
   wait_until (window_settled, f->window, "the user's values");
 
