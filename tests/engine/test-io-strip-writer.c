@@ -68,11 +68,15 @@ static SvLabels *
 make_labels (guint nz, guint ny, guint nx, gboolean negative)
 {
   SvLabels *l = sv_labels_new (nz, ny, nx, NULL);
+  const gsize n = sv_labels_n_voxels (l);
 
-  for (gsize i = 0; i < sv_labels_n_voxels (l); i++)
+  for (gsize i = 0; i < n; i++)
     l->data[i] = (gint32)(hash32 ((guint32)(i / 9)) % 70000);
-  l->data[1] = G_MAXINT32;
-  if (negative)
+  /* The widest label, and a negative one (a volume of one voxel has
+   * room for neither). */
+  if (n > 1)
+    l->data[1] = G_MAXINT32;
+  if (negative && n > 2)
     l->data[2] = -5;
   l->spacing[0] = 2.0;
   l->spacing[1] = l->spacing[2] = 0.25;
