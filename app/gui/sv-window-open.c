@@ -5,6 +5,9 @@
 
 #include "sv-window-private.h"
 
+#include "supervox/sv-io-zarr.h"
+#include "sv-tiff-chooser.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -95,10 +98,26 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   g_autoptr (GError) error = NULL;
   g_autofree char *lower = g_ascii_strdown (load->path, -1);
   gint64 start = g_get_monotonic_time ();
-  gboolean tiff = g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
+  /* A Zarr folder (an OME-Zarr image opens at its finest level) is read
+   * by the engine's readers as a TIFF is. */
+  const gboolean zarr = sv_zarr_is_store (load->path);
+  gboolean tiff = zarr || g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
                   || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8");
   guint64 budget = sv_window_memory_budget ();
   SvVolume *volume;
+
+  if (zarr && sv_zarr_is_ome_image (load->path))
+    {
+      char *level = sv_zarr_level_path (load->path, 0, &error);
+
+      if (level == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      g_free (load->path);
+      load->path = level;
+    }
 
   /* Larger than the budget: its slices are read when they are shown. */
   if (tiff && sv_window_ooc_wanted (load->path, budget))
@@ -110,7 +129,8 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
         g_task_return_pointer (task, NULL, NULL);
       return;
     }
-  if (!read_ahead (load, cancellable, &error))
+  /* A folder of chunks has no one file to read ahead. */
+  if (!zarr && !read_ahead (load, cancellable, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -255,6 +275,23 @@ open_chosen (SvWindow *self, GFile *file, gpointer data)
 }
 
 static void
+zarr_chosen (GListModel *files, gpointer data)
+{
+  g_autoptr (GFile) folder = g_list_model_get_item (files, 0);
+
+  if (folder != NULL)
+    sv_window_open_file (SV_WINDOW (data), folder);
+}
+
+/* An OME-Zarr image (or a plain Zarr array) is a folder: the chooser
+ * picks folders. */
+static void
+open_zarr_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  sv_tiff_chooser_run (GTK_WINDOW (widget), "Open OME-Zarr Folder", TRUE, zarr_chosen, widget);
+}
+
+static void
 open_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   static const char *const patterns[] = { "*.tif", "*.tiff", "*.TIF",  "*.TIFF", "*.png",
@@ -353,4 +390,5 @@ sv_window_class_add_open_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.open-sample", NULL, open_sample_action);
   gtk_widget_class_install_action (widget_class, "win.open-mask", NULL, open_mask_action);
+  gtk_widget_class_install_action (widget_class, "win.open-zarr", NULL, open_zarr_action);
 }

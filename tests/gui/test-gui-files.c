@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gui-test-command.h"
 #include "gui-test-util.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-sidecar.h"
@@ -493,6 +494,54 @@ test_single_voxel_is_grey (Fixture *f, gconstpointer data)
     g_assert_cmpint (ABS ((int)centre[c] - 128), <=, 4);
 }
 
+/* An OME-Zarr image opens from its folder as a TIFF does, at its finest
+ * level: supervox-cli's Zarr labels of a phantom open as a volume whose
+ * voxels are the same run's TIFF labels, and the window segments it. */
+static void
+test_open_ome_zarr (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-zarr-XXXXXX", NULL);
+  g_autofree char *zarr = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree char *tif = g_build_filename (dir, "labels.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (zarr);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvVolume) expected = NULL;
+  SvTestRun run = run_shell (dir, "supervox-cli synth -o cells.tif --shape 12,30,36"
+                                  " && supervox-cli slic cells.tif -o labels.zarr"
+                                  " --output-format zarr --n-segments 40"
+                                  " && supervox-cli slic cells.tif -o labels.tif --n-segments 40");
+  const SvVolume *v;
+
+  g_assert_cmpint (run.status, ==, 0);
+  sv_test_run_clear (&run);
+  g_assert_true (g_file_test (zarr, G_FILE_TEST_IS_DIR));
+  open_and_wait (f->window, file);
+  v = sv_window_get_volume (f->window);
+  g_assert_nonnull (v);
+  g_assert_cmpuint (v->nz, ==, 12);
+  g_assert_cmpuint (v->ny, ==, 30);
+  g_assert_cmpuint (v->nx, ==, 36);
+  expected = sv_tiff_read_volume (tif, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (v->data, sv_volume_n_voxels (v) * sizeof (float), expected->data,
+                   sv_volume_n_voxels (expected) * sizeof (float));
+  g_assert_true (has_result (f->window));
+  /* File ▸ Open OME-Zarr… asks for such a folder. */
+  {
+    const char *name = NULL, *property = NULL;
+    const GVariantType *type = NULL;
+    GType owner;
+    gboolean found = FALSE;
+
+    for (guint i = 0; gtk_widget_class_query_action (GTK_WIDGET_GET_CLASS (f->window), i, &owner,
+                                                     &name, &type, &property);
+         i++)
+      found = found || g_strcmp0 (name, "win.open-zarr") == 0;
+    g_assert_true (found);
+  }
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -509,6 +558,8 @@ main (int argc, char **argv)
               test_screenshot_orthogonal, fixture_teardown);
   g_test_add ("/gui/load/nan-opens-shown-and-masked", Fixture, NULL, fixture_setup,
               test_nan_file_opens_and_masks, fixture_teardown);
+  g_test_add ("/gui/load/ome-zarr-folder", Fixture, NULL, fixture_setup, test_open_ome_zarr,
+              fixture_teardown);
   g_test_add ("/gui/view/single-voxel-is-grey", Fixture, NULL, fixture_setup,
               test_single_voxel_is_grey, fixture_teardown);
   return g_test_run ();
