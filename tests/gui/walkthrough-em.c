@@ -308,9 +308,10 @@ stopped_measured (gpointer data)
 }
 
 /* Trap 9: the time left said once the run has timed a few iterations of
- * its own (at the first it can go only by the last runs, which may have
- * shared the processors) against the pace of the iterations after it, when
- * the bar said both. */
+ * its own, beside the pace of the iterations after it, for the log. It is
+ * not asserted: wall-clock pace on a shared machine is no oracle;
+ * tests/engine/test-job-timing.c checks the estimate against a clock of
+ * its own. */
 static void
 check_time_left (const Progress *pr, guint n_iter)
 {
@@ -339,7 +340,6 @@ check_time_left (const Progress *pr, guint n_iter)
     double pace = (t_last - t_said) / (k_last - k_said);
     g_test_message ("at iteration %u: %.1f s left said, %.1f s at the pace seen after", k_said,
                     said, pace * (n_iter - k_said));
-    g_assert_cmpfloat (said, <, 2.0 * pace * (n_iter - k_said));
   }
 }
 
