@@ -89,24 +89,12 @@ job_thread (gpointer data)
   return NULL;
 }
 
-SvJob *
-sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *callbacks,
-            gpointer user_data)
+/* Starts the thread of a job whose fields say what it runs. */
+static SvJob *
+job_start (SvJob *job, const SvJobCallbacks *callbacks, gpointer user_data)
 {
-  GMainContext *context;
-  SvJob *job;
+  GMainContext *context = g_main_context_ref_thread_default ();
 
-  g_return_val_if_fail (volume != NULL, NULL);
-  g_return_val_if_fail (callbacks != NULL, NULL);
-
-  job = g_new0 (SvJob, 1);
-  sv_run_devices_init (&job->devices, NULL, NULL, -1, 0);
-  job->volume = volume;
-  job->mask = mask;
-  job->exact.volume = volume;
-  job->exact.mask = mask;
-  job->teaching = sv__teaching_cache_new (sv_volume_n_voxels (volume));
-  context = g_main_context_ref_thread_default ();
   job->sink = sv__job_sink_new (context, callbacks, user_data);
   g_main_context_unref (context);
   g_mutex_init (&job->lock);
@@ -115,27 +103,42 @@ sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *ca
   return job;
 }
 
+static SvJob *
+job_alloc (void)
+{
+  SvJob *job = g_new0 (SvJob, 1);
+
+  sv_run_devices_init (&job->devices, NULL, NULL, -1, 0);
+  return job;
+}
+
+SvJob *
+sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *callbacks,
+            gpointer user_data)
+{
+  SvJob *job;
+
+  g_return_val_if_fail (volume != NULL, NULL);
+  g_return_val_if_fail (callbacks != NULL, NULL);
+  job = job_alloc ();
+  job->volume = job->exact.volume = volume;
+  job->mask = job->exact.mask = mask;
+  job->teaching = sv__teaching_cache_new (sv_volume_n_voxels (volume));
+  return job_start (job, callbacks, user_data);
+}
+
 SvJob *
 sv_job_new_streamed (const char *input, const char *scratch_dir, const SvJobCallbacks *callbacks,
                      gpointer user_data)
 {
-  GMainContext *context;
   SvJob *job;
 
   g_return_val_if_fail (input != NULL && scratch_dir != NULL, NULL);
   g_return_val_if_fail (callbacks != NULL, NULL);
-
-  job = g_new0 (SvJob, 1);
+  job = job_alloc ();
   job->stream_input = g_strdup (input);
   job->scratch_dir = g_strdup (scratch_dir);
-  sv_run_devices_init (&job->devices, NULL, NULL, -1, 0);
-  context = g_main_context_ref_thread_default ();
-  job->sink = sv__job_sink_new (context, callbacks, user_data);
-  g_main_context_unref (context);
-  g_mutex_init (&job->lock);
-  g_cond_init (&job->cond);
-  job->thread = g_thread_new ("sv-job", job_thread, job);
-  return job;
+  return job_start (job, callbacks, user_data);
 }
 
 void
