@@ -223,15 +223,6 @@ typedef void (*SvJobResultHook) (SvBackend *backend, SvJobResult *result, gpoint
 
 /* Installs (or with NULL removes) the result hook; user_data must stay
  * valid until the hook is replaced or the job is freed. */
-/* A job whose runs stream the TIFF at `input` slab by slab (never held in
- * memory) into label files in `scratch_dir`, planned and executed as
- * supervox-cli plans and executes them (sv_run_plan, sv_run_execute), with
- * the same newest-wins rule, progress and delivery as sv_job_new. Its
- * results carry labels_path instead of labels; previews and teaching steps
- * are not offered (a request asking for them runs exact). */
-SvJob *sv_job_new_streamed (const char *input, const char *scratch_dir,
-                            const SvJobCallbacks *callbacks, gpointer user_data);
-
 void sv_job_set_result_hook (SvJob *job, SvJobResultHook hook, gpointer user_data);
 
 /* Starts the worker thread for `volume` (and `mask`, NULL or nz*ny*nx bytes).
@@ -239,6 +230,16 @@ void sv_job_set_result_hook (SvJob *job, SvJobResultHook hook, gpointer user_dat
  * go to the thread-default main context of the calling thread. */
 SvJob *sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallbacks *callbacks,
                    gpointer user_data);
+
+/* A job whose runs stream the image at `input` (a TIFF or a Zarr folder)
+ * slab by slab (never held in
+ * memory) into label files in `scratch_dir`, planned and executed as
+ * supervox-cli plans and executes them (sv_run_plan, sv_run_execute), with
+ * the same newest-wins rule, progress and delivery as sv_job_new. Its
+ * results carry labels_path instead of labels; previews and teaching steps
+ * are not offered (a request asking for them runs exact). */
+SvJob *sv_job_new_streamed (const char *input, const char *scratch_dir,
+                            const SvJobCallbacks *callbacks, gpointer user_data);
 
 /* Posts a request: it replaces any pending one and cancels the running one
  * unless that is about to finish (see above). Never blocks on a run. */
