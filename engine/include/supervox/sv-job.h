@@ -232,12 +232,12 @@ SvJob *sv_job_new (const SvVolume *volume, const guint8 *mask, const SvJobCallba
                    gpointer user_data);
 
 /* A job whose runs stream the image at `input` (a TIFF or a Zarr folder)
- * slab by slab (never held in
- * memory) into label files in `scratch_dir`, planned and executed as
- * supervox-cli plans and executes them (sv_run_plan, sv_run_execute), with
- * the same newest-wins rule, progress and delivery as sv_job_new. Its
- * results carry labels_path instead of labels; previews and teaching steps
- * are not offered (a request asking for them runs exact). */
+ * slab by slab, never held in memory, into label files in `scratch_dir`,
+ * planned and executed as supervox-cli plans and executes them
+ * (sv_run_plan, sv_run_execute), with the same newest-wins rule, progress
+ * and delivery as sv_job_new. Its results carry labels_path instead of
+ * labels; previews and teaching steps are not offered (a request asking
+ * for them runs exact). */
 SvJob *sv_job_new_streamed (const char *input, const char *scratch_dir,
                             const SvJobCallbacks *callbacks, gpointer user_data);
 
