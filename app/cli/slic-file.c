@@ -246,6 +246,18 @@ progress_cb (SvStage stage, guint iteration, guint n_iterations, gpointer user_d
     adapter->ctx->progress (adapter->file, 0, 0, adapter->ctx->progress_data);
 }
 
+void
+sv_cli_slic_note_fallback (const SvCliSlicFile *file, const SvCliSlicContext *ctx,
+                           const SvRunPlan *plan, const SvRunReport *report)
+{
+  if (report->device_error == NULL || ctx->quiet)
+    return;
+  sv_cli_note ("%s: %s failed (%s); the CPU runs %s", file->input,
+               sv_backend_class_display_name (plan->backend, "the device"),
+               report->device_error->message,
+               ctx->devices.broken ? "it and the files after it" : "it");
+}
+
 gboolean
 sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
 {
@@ -289,11 +301,7 @@ sv_cli_slic_file_compute (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **e
   spec.control = &control;
   spec.devices = &ctx->devices;
   ok = sv_run_execute (&spec, &report, &local);
-  if (report.device_error != NULL && !ctx->quiet)
-    sv_cli_note ("%s: %s failed (%s); running %s on the CPU", file->input,
-                 sv_backend_class_display_name (plan.backend, "the device"),
-                 report.device_error->message,
-                 ctx->devices.broken ? "it and the files after it" : "it");
+  sv_cli_slic_note_fallback (file, ctx, &plan, &report);
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)

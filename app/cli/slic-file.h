@@ -124,6 +124,11 @@ gboolean sv_cli_slic_resolve_axes (const SvCliSlicRequest *r, const char *input,
                                    const SvVolume *volume, SvSlicParams *p, GPtrArray *notes,
                                    GError **error);
 
+/* After a run: the note (unless --json) that the device failed and the
+ * CPU ran the file, and the files after it when the device is out. */
+void sv_cli_slic_note_fallback (const SvCliSlicFile *file, const SvCliSlicContext *ctx,
+                                const SvRunPlan *plan, const SvRunReport *report);
+
 /* Propagates `local`, prefixed with `path` unless it names it already. */
 void sv_cli_slic_propagate_naming (GError **error, GError *local, const char *path);
 

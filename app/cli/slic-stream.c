@@ -238,10 +238,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   spec.devices = &ctx->devices;
   memset (&file->stats, 0, sizeof file->stats);
   ok = sv_run_execute (&spec, &report, &local);
-  if (report.device_error != NULL && !ctx->quiet)
-    sv_cli_note ("%s: %s failed (%s); streaming on the CPU instead", file->input,
-                 sv_backend_class_display_name (spec.plan->backend, "the device"),
-                 report.device_error->message);
+  sv_cli_slic_note_fallback (file, ctx, &plan, &report);
   if (ctx->progress != NULL)
     ctx->progress (file, 0, 0, ctx->progress_data);
   if (!ok)
