@@ -74,8 +74,8 @@ run_in_memory (const char *input, const char *output, const char *mask_path,
     }
   labels = sv_labels_new (volume->nz, volume->ny, volume->nx, error);
   if (labels == NULL
-      || !sv_api_run_host (choice, volume, mask, params, control, labels->data, SUPERVOX_INT32, stats,
-                           is_cuda, error))
+      || !sv_api_run_host (choice, volume, mask, params, control, labels->data, SUPERVOX_INT32,
+                           stats, is_cuda, error))
     return FALSE;
   labels->unit = g_strdup (
       sv_label_calibration (volume->spacing, volume->unit, params->spacing, labels->spacing));

@@ -8,7 +8,6 @@
 #include "job-private.h"
 #include "job-result.h"
 
-
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-run-execute.h"
@@ -112,9 +111,9 @@ sv__job_process_streamed (SvJob *job, const SvJobRequest *request, GCancellable 
   result->seconds_total = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
   if (report.device_error != NULL && !job->fallback_reported)
     {
-      result->fallback_message = g_strdup_printf ("%s failed (%s); streamed on the CPU instead",
-                                                  sv_backend_class_title (plan.backend, "the device"),
-                                                  report.device_error->message);
+      result->fallback_message = g_strdup_printf (
+          "%s failed (%s); streamed on the CPU instead",
+          sv_backend_class_title (plan.backend, "the device"), report.device_error->message);
       job->fallback_reported = TRUE;
     }
   sv_run_report_clear (&report);

@@ -104,9 +104,10 @@ sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choi
   if (choice->device == NULL || (!choice->is_auto && !choice->wants_device))
     return;
   numbers = device_numbers (devices, NULL);
-  budgets->n_devices = numbers != NULL           ? numbers->len
-                       : budgets->devices_listed ? (guint)sv_backend_class_device_count (choice->device)
-                                                 : 0;
+  budgets->n_devices = numbers != NULL ? numbers->len
+                       : budgets->devices_listed
+                           ? (guint)sv_backend_class_device_count (choice->device)
+                           : 0;
   if (devices->memory_limit > 0)
     budgets->device_bytes = devices->memory_limit;
   else

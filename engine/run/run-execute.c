@@ -50,8 +50,8 @@ run_streamed (const SvRunJobSpec *spec, SvBackend *const *backends, guint n, SvR
   options.max_slab_depth = n > 0 ? spec->plan->max_slab_depth : 0;
   report->ran_on = n > 0 ? sv_backend_get_class (backends[0]) : sv_backend_cpu_class ();
   report->n_devices = n;
-  return sv_stream_slic_run (spec->input, spec->output, spec->params, spec->mask,
-                             &options, &report->stats, &report->stream, error);
+  return sv_stream_slic_run (spec->input, spec->output, spec->params, spec->mask, &options,
+                             &report->stats, &report->stream, error);
 }
 
 /* A streamed run's devices, opened once; under auto a device that cannot
@@ -88,8 +88,7 @@ run_on_cpu (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
     return run_in_memory (spec, spec->backend, report, error);
   g_clear_pointer (&report->own_backend, sv_backend_free);
   report->own_backend = sv_backend_new_of_class (sv_backend_cpu_class (), error);
-  return report->own_backend != NULL
-         && run_in_memory (spec, report->own_backend, report, error);
+  return report->own_backend != NULL && run_in_memory (spec, report->own_backend, report, error);
 }
 
 gboolean
@@ -102,9 +101,9 @@ sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
   GCancellable *cancellable;
 
   g_return_val_if_fail (plan != NULL && spec->params != NULL, FALSE);
-  g_return_val_if_fail (streamed ? spec->input != NULL && spec->output != NULL
-                                       && spec->stream != NULL
-                                 : spec->volume != NULL,
+  g_return_val_if_fail (streamed
+                            ? spec->input != NULL && spec->output != NULL && spec->stream != NULL
+                            : spec->volume != NULL,
                         FALSE);
   memset (report, 0, sizeof *report);
   report->streamed = streamed;
@@ -122,9 +121,9 @@ sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
   if (!on_device)
     return run_on_cpu (spec, report, error);
 
-  ok = streamed ? run_streamed (spec, spec->devices->backends, spec->devices->n_backends, report,
-                                &local)
-                : run_in_memory (spec, spec->backend, report, &local);
+  ok = streamed
+           ? run_streamed (spec, spec->devices->backends, spec->devices->n_backends, report, &local)
+           : run_in_memory (spec, spec->backend, report, &local);
   if (ok)
     return TRUE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -133,8 +132,7 @@ sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
    * parameters would fail the same way there, MPI ranks must stop
    * together, and a volume only in device memory has no host copy. */
   if (!plan->falls_back || (streamed && spec->stream->ranks != NULL)
-      || !sv_backend_error_is_device_failure (local)
-      || (!streamed && spec->volume->data == NULL))
+      || !sv_backend_error_is_device_failure (local) || (!streamed && spec->volume->data == NULL))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;

@@ -87,7 +87,7 @@ typedef struct
   /* In memory: a backend made for the run (the CPU's, after a device
    * failure or with spec->backend NULL), which holds the labels; owned. */
   SvBackend *own_backend;
-  GError *device_error;         /* the device failure the CPU took over from, or NULL (owned) */
+  GError *device_error; /* the device failure the CPU took over from, or NULL (owned) */
 } SvRunReport;
 
 void sv_run_report_clear (SvRunReport *report);
@@ -98,7 +98,8 @@ void sv_run_report_clear (SvRunReport *report);
  * set; a device error that is not a lack of memory marks the devices
  * broken, so that later runs go to the CPU at once. MPI ranks never fall
  * back alone: they stop together with the error. In memory the labels
- * stay in the backend (sv_run_report_backend): sv_backend_take_labels. Streamed, they are in spec->output. */
+ * stay in the backend (sv_run_report_backend): sv_backend_take_labels. Streamed, they are in
+ * spec->output. */
 gboolean sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error);
 
 /* The backend that holds an in-memory run's labels. */
