@@ -48,7 +48,7 @@ void sv_api_info_fill (SupervoxRunInfo *info, const SvRunStats *stats, SupervoxB
 /* One run on a host volume, the labels into `labels` as label_dtype. With
  * auto, a GPU that fails (out of memory, a CUDA error) leaves the run to
  * the CPU reference, which gives the same labels, as the CLI and the
- * window do (sv_backend_run_with_fallback); cuda asked for fails instead. */
+ * window do (sv_run_execute); cuda asked for fails instead. */
 gboolean sv_api_run_host (const SvBackendChoice *choice, const SvVolume *volume, const guint8 *mask,
                           const SvSlicParams *params, const SvRunControl *control, void *labels,
                           SupervoxDtype label_dtype, SvRunStats *stats, gboolean *is_cuda,

@@ -332,43 +332,6 @@ sv__backend_holds_volume (SvBackend *backend, const SvVolume *volume, const guin
          && backend->mask == mask;
 }
 
-gboolean
-sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume, const guint8 *mask,
-                              const SvSlicParams *params, const SvRunControl *control,
-                              SvRunStats *stats, SvBackend **cpu_out, GError **device_error,
-                              GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  g_autoptr (SvBackend) cpu = NULL;
-  gboolean loaded;
-
-  g_return_val_if_fail (backend != NULL && volume != NULL && cpu_out != NULL, FALSE);
-  *cpu_out = NULL;
-  loaded = sv__backend_holds_volume (backend, volume, mask);
-  if ((loaded || sv_backend_set_volume (backend, volume, mask, &local))
-      && sv_backend_run (backend, params, control, stats, &local))
-    return TRUE;
-  if (control != NULL && g_cancellable_set_error_if_cancelled (control->cancellable, error))
-    return FALSE;
-  /* The CPU reference recovers from what only a device has; bad data and
-   * bad parameters would fail the same way there. */
-  if (sv_backend_is_reference (backend) || !sv_backend_error_is_device_failure (local)
-      || volume->data == NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local));
-      return FALSE;
-    }
-  g_info ("%s backend failed (%s); running on the CPU", sv_backend_get_name (backend),
-          local->message);
-  cpu = sv_backend_new ("cpu", error);
-  if (cpu == NULL || !sv_backend_set_volume (cpu, volume, mask, error)
-      || !sv_backend_run (cpu, params, control, stats, error))
-    return FALSE;
-  g_propagate_error (device_error, g_steal_pointer (&local));
-  *cpu_out = g_steal_pointer (&cpu);
-  return TRUE;
-}
-
 static gboolean
 check_result (SvBackend *backend, GError **error)
 {

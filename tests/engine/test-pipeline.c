@@ -9,6 +9,7 @@
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-params.h"
+#include "supervox/sv-run-execute.h"
 #include "supervox/sv-volume.h"
 
 enum
@@ -235,6 +236,7 @@ fake_prepare (SvBackend *backend, const SvSlicParams *params, int n_threads, gbo
 
 static const SvBackendClass fake_device_class = {
   .name = "fake-device",
+  .is_device = TRUE,
   .create = fake_create,
   .destroy = fake_destroy,
   .set_volume = fake_set_volume,
@@ -248,18 +250,32 @@ typedef struct
   gboolean falls_back;
 } FallbackCase;
 
+/* `v` in memory on `backend`, planned as auto plans a device (a device
+ * failure falls back to the CPU), keeping a volume the backend holds. */
+static gboolean
+execute_on (SvBackend *backend, const SvVolume *v, const SvSlicParams *p,
+            const SvRunControl *control, SvRunReport *report, GError **error)
+{
+  SvRunPlan plan = { .mode = SV_RUN_IN_MEMORY, .n_workers = 1 };
+  SvRunJobSpec spec = { .plan = &plan, .params = p, .volume = v, .backend = backend,
+                        .control = control, .reuse_loaded = TRUE };
+
+  plan.backend = sv_backend_get_class (backend);
+  plan.on_device = sv_backend_class_is_device (plan.backend);
+  plan.falls_back = plan.on_device;
+  return sv_run_execute (&spec, report, error);
+}
+
 static void
 test_fallback (gconstpointer data)
 {
   const FallbackCase *c = data;
   g_autoptr (SvVolume) v = make_volume ();
   g_autoptr (GError) error = NULL;
-  g_autoptr (GError) device_error = NULL;
   g_autoptr (SvBackend) device = sv_backend_new ("fake-device", &error);
-  g_autoptr (SvBackend) cpu = NULL;
   g_autofree gint32 *labels = g_new (gint32, N);
   g_autofree gint32 *reference = g_new (gint32, N);
-  SvRunStats stats = { 0 };
+  SvRunReport report;
   SvSlicParams p;
   gboolean ok;
 
@@ -268,26 +284,28 @@ test_fallback (gconstpointer data)
   params_for_test (&p);
   fail_at = c->at;
   fail_code = c->code;
-  ok = sv_backend_run_with_fallback (device, v, NULL, &p, NULL, &stats, &cpu, &device_error,
-                                     &error);
+  ok = execute_on (device, v, &p, NULL, &report, &error);
   if (!c->falls_back)
     {
       /* Bad data would fail on the CPU the same way: the device's error. */
       g_assert_false (ok);
       g_assert_error (error, SV_ENGINE_ERROR, c->code);
-      g_assert_null (cpu);
-      g_assert_null (device_error);
+      g_assert_null (report.own_backend);
+      g_assert_null (report.device_error);
+      sv_run_report_clear (&report);
       return;
     }
   g_assert_no_error (error);
   g_assert_true (ok);
-  g_assert_nonnull (cpu);
-  g_assert_true (sv_backend_is_reference (cpu));
-  g_assert_error (device_error, SV_ENGINE_ERROR, c->code);
-  g_assert_cmpuint (stats.iterations, ==, (guint)p.max_num_iter);
-  g_assert_true (sv_backend_get_labels (cpu, labels, &error));
+  g_assert_nonnull (report.own_backend);
+  g_assert_true (sv_backend_is_reference (report.own_backend));
+  g_assert_true (report.ran_on == sv_backend_cpu_class ());
+  g_assert_error (report.device_error, SV_ENGINE_ERROR, c->code);
+  g_assert_cmpuint (report.stats.iterations, ==, (guint)p.max_num_iter);
+  g_assert_true (sv_backend_get_labels (report.own_backend, labels, &error));
   run_cpu (v, &p, -1, reference, NULL, NULL);
   g_assert_cmpmem (labels, N * sizeof (gint32), reference, N * sizeof (gint32));
+  sv_run_report_clear (&report);
 }
 
 /* A cancelled run is not run again on the CPU. */
@@ -297,19 +315,19 @@ test_fallback_not_after_cancel (void)
   g_autoptr (SvVolume) v = make_volume ();
   g_autoptr (GError) error = NULL;
   g_autoptr (SvBackend) device = sv_backend_new ("fake-device", &error);
-  g_autoptr (SvBackend) cpu = NULL;
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   SvRunControl control = { .stop_after_iteration = -1, .cancellable = cancellable };
+  SvRunReport report;
   SvSlicParams p;
 
   params_for_test (&p);
   fail_at = FAIL_PREPARE;
   fail_code = SV_ENGINE_ERROR_BACKEND;
   g_cancellable_cancel (cancellable);
-  g_assert_false (
-      sv_backend_run_with_fallback (device, v, NULL, &p, &control, NULL, &cpu, NULL, &error));
+  g_assert_false (execute_on (device, v, &p, &control, &report, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_null (cpu);
+  g_assert_null (report.own_backend);
+  g_assert_null (report.device_error);
 }
 
 /* A volume loaded once is not uploaded again for each run. */
@@ -319,7 +337,7 @@ test_fallback_keeps_loaded_volume (void)
   g_autoptr (SvVolume) v = make_volume ();
   g_autoptr (GError) error = NULL;
   g_autoptr (SvBackend) backend = sv_backend_new ("cpu", &error);
-  g_autoptr (SvBackend) cpu = NULL;
+  SvRunReport report;
   SvRunStats stats;
   SvSlicParams p;
 
@@ -328,11 +346,10 @@ test_fallback_keeps_loaded_volume (void)
   g_assert_true (sv_backend_run (backend, &p, NULL, &stats, &error));
   g_assert_false (stats.prepare_reused);
   /* set_volume would drop the prepared image. */
-  g_assert_true (
-      sv_backend_run_with_fallback (backend, v, NULL, &p, NULL, &stats, &cpu, NULL, &error));
+  g_assert_true (execute_on (backend, v, &p, NULL, &report, &error));
   g_assert_no_error (error);
-  g_assert_null (cpu);
-  g_assert_true (stats.prepare_reused);
+  g_assert_null (report.own_backend);
+  g_assert_true (report.stats.prepare_reused);
 }
 
 int

@@ -157,18 +157,6 @@ gboolean sv_backend_run (SvBackend *backend, const SvSlicParams *params,
  * (SV_ENGINE_ERROR_NO_MEMORY). Bad data fails the same way everywhere. */
 gboolean sv_backend_error_is_device_failure (const GError *error);
 
-/* Loads volume and mask into `backend` unless they are loaded already and
- * runs SLIC; when `backend` is not the CPU reference and either step fails
- * with a device failure (not a cancellation), the same run goes to a new
- * CPU backend. *cpu_out receives that CPU backend, which then holds the
- * results (the caller frees it), or NULL when `backend` ran; *device_error
- * (may be NULL) receives the device's error when the CPU took over. */
-gboolean sv_backend_run_with_fallback (SvBackend *backend, const SvVolume *volume,
-                                       const guint8 *mask, const SvSlicParams *params,
-                                       const SvRunControl *control, SvRunStats *stats,
-                                       SvBackend **cpu_out, GError **device_error,
-                                       GError **error);
-
 /* The labels and centres of a run, read from an iteration hook; same
  * layouts as sv_backend_get_labels and sv_backend_get_centres. The labels
  * are those that a run stopped after this iteration (teaching mode) gives. */
