@@ -222,6 +222,8 @@ connect_whole (LabelRoute *route, guint nz, guint ny, guint nx, gint64 min_size,
   long long count = 0;
   bool handled = false;
   int done = -1;
+  const gint64 t0 = g_get_monotonic_time ();
+  gint64 t_loaded = t0, t_connected = t0;
 
   memset (&scratch, 0, sizeof scratch);
   if (route->source != NULL)
@@ -235,6 +237,8 @@ connect_whole (LabelRoute *route, guint nz, guint ny, guint nx, gint64 min_size,
     d_labels = s->d_kept;
   if (!sv__cuda_conn_scratch_alloc (&scratch, n, error))
     goto out;
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  t_loaded = g_get_monotonic_time ();
   SV_CUDA_CHECK (sv_cuda_connectivity (d_labels, (int)nz, (int)ny, (int)nx, min_size, max_size,
                                        start_label, rule, &scratch, s->compute, &count, &handled));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
@@ -243,8 +247,12 @@ connect_whole (LabelRoute *route, guint nz, guint ny, guint nx, gint64 min_size,
       done = 0;
       goto out;
     }
+  t_connected = g_get_monotonic_time ();
   if (!route_store (0, nz, d_labels, route, error))
     goto out;
+  g_debug ("connectivity on device %d: load %.3f s, rule %.3f s, store %.3f s", s->device,
+           (t_loaded - t0) / 1e6, (t_connected - t_loaded) / 1e6,
+           (g_get_monotonic_time () - t_connected) / 1e6);
   *n_labels = count;
   done = 1;
 out:

@@ -96,8 +96,9 @@ SvVolume *sv_cli_read_volume_channel (const char *path, int channel, GError **er
  * TIFFs. `text` NULL gives the defaults. */
 #define SV_CLI_COMPRESSION_HELP                                                                    \
   "Codec of the written TIFF: none, deflate, zstd or lzw, deflate and zstd with an optional "      \
-  ":LEVEL (default deflate:6; Fiji and tifffile without imagecodecs read only none, deflate and "  \
-  "lzw)"
+  ":LEVEL, or deflate:runs (the default for labels: deflate made of runs, several times faster "   \
+  "than deflate:6 and about a third larger; images default to deflate:6; Fiji and tifffile "       \
+  "without imagecodecs read only none, deflate and lzw)"
 gboolean sv_cli_parse_compression (const char *text, SvTiffWriteOptions *options, GError **error);
 
 /* Parses --channel: a channel number from 0; `text` NULL gives -1 (all). */

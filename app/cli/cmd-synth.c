@@ -86,7 +86,7 @@ run_synth (SynthOptions *o)
   g_autoptr (GError) error = NULL;
   g_autoptr (SvVolume) volume = NULL;
   g_autoptr (SvLabels) truth = NULL;
-  SvTiffWriteOptions write_options;
+  SvTiffWriteOptions write_options, volume_options;
   SvSynthParams p;
 
   if (o->rest != NULL && o->rest[0] != NULL)
@@ -100,8 +100,12 @@ run_synth (SynthOptions *o)
       sv_cli_error ("synth: missing -o VOL.tif (try '%s synth --help')", SV_CLI_PROGRAM);
       return 1;
     }
+  /* The default codec is made for labels; the phantom's float samples
+   * are stored with deflate level 6. */
   if (!parse_synth (o, &p, &error)
-      || !sv_cli_parse_compression (o->compression, &write_options, &error))
+      || !sv_cli_parse_compression (o->compression, &write_options, &error)
+      || !sv_cli_parse_compression (o->compression != NULL ? o->compression : "deflate:6",
+                                    &volume_options, &error))
     {
       sv_cli_report (error);
       return 1;
@@ -132,7 +136,7 @@ run_synth (SynthOptions *o)
       sv_cli_report (error);
       return 1;
     }
-  if (!sv_tiff_write_volume_full (o->output, volume, SV_SAMPLE_F32, &write_options, &error))
+  if (!sv_tiff_write_volume_full (o->output, volume, SV_SAMPLE_F32, &volume_options, &error))
     {
       sv_cli_report_file (o->output, error);
       return 1;

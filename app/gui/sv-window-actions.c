@@ -86,7 +86,7 @@ describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSli
     = self->result ? self->result->backend_name : sv_params_panel_get_backend (self->params_panel),
     .before = *synth,
     /* An export's sidecar names its codec, as supervox-cli's does. */
-    .compression = written != NULL ? SV_WINDOW_EXPORT_COMPRESSION : NULL,
+    .compression = written != NULL ? sv_window_export_compression () : NULL,
   };
   *finite_mask = NULL;
   if (self->mask_nonfinite && self->volume && self->volume_path)

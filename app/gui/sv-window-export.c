@@ -13,6 +13,21 @@
 
 #define TOAST_SECONDS 2
 
+const char *
+sv_window_export_compression (void)
+{
+  static char *text = NULL;
+
+  if (g_once_init_enter (&text))
+    {
+      SvTiffWriteOptions options;
+
+      sv_tiff_write_options_init_defaults (&options);
+      g_once_init_leave (&text, sv_tiff_write_options_to_string (&options));
+    }
+  return text;
+}
+
 char *
 sv_window_default_export_name (SvWindow *self)
 {
@@ -49,7 +64,7 @@ sv_window_write_sidecar (SvWindow *self, const SvVolume *v, const SvRunStats *st
   /* As supervox-cli writes it: in memory the channels it segmented, when
    * streamed the file's. */
   sidecar->channels = sidecar->channel >= 0 && sidecar->mode == NULL ? 1 : v->nc;
-  sidecar->compression = SV_WINDOW_EXPORT_COMPRESSION;
+  sidecar->compression = sv_window_export_compression ();
   sidecar->sample_type = v->source_type;
   sidecar->spacing_unit = v->unit;
   sidecar->n_labels = stats->n_labels;

@@ -208,8 +208,9 @@ void sv_window_choose_file (SvWindow *self, const char *title, gboolean save,
                             const char *initial_name, SvFileChosenFunc func, gpointer data);
 void sv_window_class_add_file_actions (GtkWidgetClass *widget_class);
 
-/* The codec of exported labels: supervox-cli's default, in its spelling. */
-#define SV_WINDOW_EXPORT_COMPRESSION "deflate:6"
+/* The codec of exported labels: the engine's default, in supervox-cli's
+ * spelling ("deflate:runs"); static. */
+const char *sv_window_export_compression (void);
 
 /* sv-window-actions.c */
 /* The supervox-cli line that reproduces the labels on screen into

@@ -25,6 +25,7 @@ struct _SvTiffCodec
   gsize out_size;
   guint8 *row; /* one row for the floating-point predictor */
   gsize row_size;
+  SvTiffRunsCoder *runs;
 };
 
 SvTiffCodec *
@@ -46,6 +47,7 @@ sv__tiff_codec_free (SvTiffCodec *codec)
   ZSTD_freeCCtx (codec->zstd_c);
   g_free (codec->out);
   g_free (codec->row);
+  sv__tiff_runs_coder_free (codec->runs);
   g_free (codec);
 }
 
@@ -153,6 +155,18 @@ sv__tiff_codec_encode (SvTiffCodec *codec, SvTiffCompression compression, int le
     default:
       return NULL;
     }
+}
+
+const guint8 *
+sv__tiff_codec_encode_runs (SvTiffCodec *codec, const guint8 *in, gsize in_len, gsize row_bytes,
+                            guint sample_bytes, gsize *out_len)
+{
+  if (codec->runs == NULL)
+    codec->runs = sv__tiff_runs_coder_new ();
+  if (!ensure_out (codec, sv__tiff_deflate_runs_bound (in_len)))
+    return NULL;
+  *out_len = sv__tiff_deflate_runs (codec->runs, in, in_len, row_bytes, sample_bytes, codec->out);
+  return *out_len > 0 ? codec->out : NULL;
 }
 
 /* ------------------------------------------------------------------------ */

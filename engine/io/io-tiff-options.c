@@ -11,9 +11,12 @@
  * tifffile (so napari) without imagecodecs, read neither zstd nor, for
  * 32-bit labels, the predictor correctly. libdeflate's level 6 stores SLIC
  * labels slightly smaller than zlib's level 6 at about twice its speed per
- * core; its levels 1-3 make label files 5× larger (bench/RESULTS.md). */
-#define SV_TIFF_DEFAULT_COMPRESSION SV_TIFF_COMPRESSION_DEFLATE
-#define SV_TIFF_DEFAULT_LEVEL 6
+ * core, but at 2048³ it took longer than the segmentation; its levels 1-3
+ * make label files 5× larger. Deflate of runs (io-tiff-deflate-runs.c)
+ * writes the same kind of stream about three times faster, a third larger
+ * than level 6 (bench/RESULTS.md). */
+#define SV_TIFF_DEFAULT_COMPRESSION SV_TIFF_COMPRESSION_DEFLATE_RUNS
+#define SV_TIFF_DEFAULT_LEVEL 0
 
 void
 sv_tiff_read_options_init_defaults (SvTiffReadOptions *options)
@@ -48,6 +51,10 @@ static const struct
   { "zstd", SV_TIFF_COMPRESSION_ZSTD, 1, 22, 3 },
   { "lzw", SV_TIFF_COMPRESSION_LZW, 0, 0, 0 },
 };
+
+/* The level word of deflate of runs. */
+#define RUNS_WORD "runs"
+
 
 gboolean
 sv_tiff_write_options_parse (SvTiffWriteOptions *options, const char *text, GError **error)
@@ -85,14 +92,23 @@ sv_tiff_write_options_parse (SvTiffWriteOptions *options, const char *text, GErr
                        "compression %s has no levels, got '%s'", codecs[i].name, text);
           return FALSE;
         }
+      if (codecs[i].compression == SV_TIFF_COMPRESSION_DEFLATE
+          && g_ascii_strcasecmp (level_text, RUNS_WORD) == 0)
+        {
+          options->compression = SV_TIFF_COMPRESSION_DEFLATE_RUNS;
+          options->level = 0;
+          return TRUE;
+        }
       errno = 0;
       level = g_ascii_strtoll (level_text, &end, 10);
       if (*level_text == '\0' || end == level_text || *end != '\0' || errno == ERANGE
           || level < codecs[i].min_level || level > codecs[i].max_level)
         {
           g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "compression %s takes a level from %d to %d, got '%s'", codecs[i].name,
-                       codecs[i].min_level, codecs[i].max_level, text);
+                       "compression %s takes a level from %d to %d%s, got '%s'",
+                       codecs[i].name, codecs[i].min_level, codecs[i].max_level,
+                       codecs[i].compression == SV_TIFF_COMPRESSION_DEFLATE ? " or " RUNS_WORD : "",
+                       text);
           return FALSE;
         }
       options->compression = codecs[i].compression;
@@ -101,7 +117,7 @@ sv_tiff_write_options_parse (SvTiffWriteOptions *options, const char *text, GErr
     }
   g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
                "compression must be none, deflate, zstd or lzw, optionally with :LEVEL "
-               "(deflate:1, zstd:3), got '%s'",
+               "(deflate:1, zstd:3, deflate:runs), got '%s'",
                text);
   return FALSE;
 }
@@ -110,6 +126,11 @@ sv_tiff_write_options_parse (SvTiffWriteOptions *options, const char *text, GErr
 static int
 effective_level (const SvTiffWriteOptions *options, const char **name)
 {
+  if (options->compression == SV_TIFF_COMPRESSION_DEFLATE_RUNS)
+    {
+      *name = "deflate";
+      return 0;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (codecs); i++)
     if (codecs[i].compression == options->compression)
       {
@@ -131,6 +152,8 @@ sv_tiff_write_options_to_string (const SvTiffWriteOptions *options)
 
   g_return_val_if_fail (options != NULL, NULL);
 
+  if (options->compression == SV_TIFF_COMPRESSION_DEFLATE_RUNS)
+    return g_strdup ("deflate:" RUNS_WORD);
   level = effective_level (options, &name);
   if (level == 0)
     return g_strdup (name);

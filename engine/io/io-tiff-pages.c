@@ -35,6 +35,7 @@ sv__tiff_compression_tag (SvTiffCompression compression)
   switch (compression)
     {
     case SV_TIFF_COMPRESSION_DEFLATE:
+    case SV_TIFF_COMPRESSION_DEFLATE_RUNS:
       return COMPRESSION_ADOBE_DEFLATE;
     case SV_TIFF_COMPRESSION_ZSTD:
       return COMPRESSION_ZSTD;
@@ -268,5 +269,8 @@ sv__tiff_strip_encode (const SvTiffWriteJob *job, const SvStripGeometry *g, SvTi
     return encode_with_libtiff (job, codec, raw, rows, raw_len, len);
   if (job->predictor)
     sv__tiff_predictor_apply (raw, rows, job->nx, job->nc, job->bps / 8);
+  if (job->compression == SV_TIFF_COMPRESSION_DEFLATE_RUNS)
+    return sv__tiff_codec_encode_runs (codec, raw, raw_len, g->row_bytes,
+                                       (guint)job->nc * (job->bps / 8), len);
   return sv__tiff_codec_encode (codec, job->compression, job->level, raw, raw_len, len);
 }

@@ -10,6 +10,20 @@
 
 G_BEGIN_DECLS
 
+/* ---- deflate of runs, for label strips (io-tiff-deflate-runs.c) -------- */
+
+typedef struct _SvTiffRunsCoder SvTiffRunsCoder;
+
+SvTiffRunsCoder *sv__tiff_runs_coder_new (void);
+void sv__tiff_runs_coder_free (SvTiffRunsCoder *coder);
+/* The most bytes sv__tiff_deflate_runs writes for in_len bytes. */
+gsize sv__tiff_deflate_runs_bound (gsize in_len);
+/* A zlib stream of `in` (rows of row_bytes, samples of sample_bytes, which
+ * divides in_len) made of runs along the row and from the row above;
+ * returns its length, 0 without memory. */
+gsize sv__tiff_deflate_runs (SvTiffRunsCoder *coder, const guint8 *in, gsize in_len,
+                             gsize row_bytes, guint sample_bytes, guint8 *out);
+
 /* ---- libtiff messages (io-tiff-common.c) -------------------------------- */
 
 typedef struct
@@ -66,6 +80,10 @@ guint8 *sv__tiff_codec_buffer (SvTiffCodec *codec, gsize size);
 
 /* Compresses `in`; returns the compressed bytes (owned by the codec, valid
  * until the next call) and their count, or NULL on failure. */
+/* Deflate of runs (SV_TIFF_COMPRESSION_DEFLATE_RUNS) of rows of row_bytes
+ * and samples of sample_bytes. */
+const guint8 *sv__tiff_codec_encode_runs (SvTiffCodec *codec, const guint8 *in, gsize in_len,
+                                          gsize row_bytes, guint sample_bytes, gsize *out_len);
 const guint8 *sv__tiff_codec_encode (SvTiffCodec *codec, SvTiffCompression compression, int level,
                                      const guint8 *in, gsize in_len, gsize *out_len);
 

@@ -168,6 +168,7 @@ typedef struct
 {
   Run *run;
   SvTiffLabelWriter *writer;
+  gint64 usec_sink; /* in the label file's appends */
 } LabelRoute;
 
 static gboolean
@@ -182,10 +183,14 @@ static gboolean
 writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GError **error)
 {
   LabelRoute *route = user_data;
+  const gint64 t0 = g_get_monotonic_time ();
+  gboolean ok;
 
   if (g_cancellable_set_error_if_cancelled (route->run->options->cancellable, error))
     return FALSE;
-  return sv_tiff_label_writer_append (route->writer, labels, z1 - z0, error);
+  ok = sv_tiff_label_writer_append (route->writer, labels, z1 - z0, error);
+  route->usec_sink += g_get_monotonic_time () - t0;
+  return ok;
 }
 
 /* Connectivity on the first backend's device, at once or window by window
@@ -197,9 +202,10 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
 {
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
-  LabelRoute route = { run, writer };
+  LabelRoute route = { run, writer, 0 };
   gint64 n_labels = 0;
   guint held = run->nz;
+  const gint64 t0 = g_get_monotonic_time ();
   int done;
 
   if (steps == NULL || steps->connect_volume == NULL)
@@ -211,6 +217,8 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
       &route, &n_labels, &held, error);
   if (done < 0)
     return -2;
+  g_debug ("connectivity on the device: %.3f s, of it %.3f s in the label file's appends",
+           (g_get_monotonic_time () - t0) / 1e6, route.usec_sink / 1e6);
   report->connect_on_device = done == 1;
   if (done == 1)
     report->connect_window = held;
@@ -263,5 +271,11 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
         return FALSE;
       stats->n_labels = (gsize)summary->n_distinct;
     }
-  return sv_tiff_label_writer_finish (writer, error);
+  {
+    const gint64 t0 = g_get_monotonic_time ();
+    gboolean ok = sv_tiff_label_writer_finish (writer, error);
+
+    g_debug ("label file finished in %.3f s", (g_get_monotonic_time () - t0) / 1e6);
+    return ok;
+  }
 }

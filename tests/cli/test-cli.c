@@ -808,9 +808,9 @@ test_slic_roundtrip (Fixture *f, gconstpointer data)
                         "sorted(d['seconds'].keys()), "
                         "all(v >= 0 for v in d['seconds'].values()), "
                         "all(round(v, 6) == v for v in d['seconds'].values()), "
-                        "d['compression'], d['channel'], d['command'].endswith(' deflate:6')");
+                        "d['compression'], d['channel'], d['command'].endswith(' deflate:runs')");
   expected_n = g_strdup_printf ("True [6, 20, 24] 1 cpu %s 40 0.2 2 ['connect', 'iterate', "
-                                "'load', 'prepare', 'total', 'write'] True True deflate:6 None "
+                                "'load', 'prepare', 'total', 'write'] True True deflate:runs None "
                                 "True",
                                 SV_VERSION);
   g_assert_cmpstr (values, ==, expected_n);
@@ -1853,7 +1853,7 @@ test_compression_bad_values (Fixture *f, gconstpointer data)
   } cases[] = {
     { "gzip", "--compression must be none, deflate, zstd or lzw" },
     { "zstd:0", "--compression zstd takes a level from 1 to 22, got 'zstd:0'" },
-    { "deflate:x", "--compression deflate takes a level from 1 to 12" },
+    { "deflate:x", "--compression deflate takes a level from 1 to 12 or runs, got 'deflate:x'" },
     { "lzw:1", "--compression lzw has no levels" },
   };
 
@@ -1880,6 +1880,7 @@ test_compression_codecs (Fixture *f, gconstpointer data)
   } cases[] = {
     { "none", "none", COMPRESSION_NONE },
     { "deflate:1", "deflate:1", COMPRESSION_ADOBE_DEFLATE },
+    { "deflate:runs", "deflate:runs", COMPRESSION_ADOBE_DEFLATE },
     { "zstd", "zstd:3", COMPRESSION_ZSTD },
     { "lzw", "lzw", COMPRESSION_LZW },
   };

@@ -130,6 +130,8 @@ test_options (void)
     { "zstd", SV_TIFF_COMPRESSION_ZSTD, "zstd:3" },
     { "zstd:22", SV_TIFF_COMPRESSION_ZSTD, "zstd:22" },
     { "lzw", SV_TIFF_COMPRESSION_LZW, "lzw" },
+    { "deflate:runs", SV_TIFF_COMPRESSION_DEFLATE_RUNS, "deflate:runs" },
+    { "Deflate:RUNS", SV_TIFF_COMPRESSION_DEFLATE_RUNS, "deflate:runs" },
   };
   static const char *const bad[] = { "",
                                      "gzip",
@@ -141,13 +143,16 @@ test_options (void)
                                      "lzw:2",
                                      "none:1",
                                      ":3",
-                                     "deflate:99999999999999999999" };
+                                     "deflate:99999999999999999999",
+                                     "deflate:run",
+                                     "zstd:runs",
+                                     "runs" };
   SvTiffWriteOptions o;
   g_autofree char *defaults = NULL;
 
   sv_tiff_write_options_init_defaults (&o);
   defaults = sv_tiff_write_options_to_string (&o);
-  g_assert_cmpstr (defaults, ==, "deflate:6");
+  g_assert_cmpstr (defaults, ==, "deflate:runs");
   g_assert_cmpint (o.predictor, ==, SV_TIFF_PREDICTOR_AUTO);
   for (guint i = 0; i < G_N_ELEMENTS (good); i++)
     {

@@ -136,7 +136,8 @@ check_labels (Fixture *f, const SvLabels *l, const char *codec, SvTiffPredictor 
 }
 
 static const char *const codecs[]
-    = { "none", "deflate:1", "deflate:6", "deflate:12", "zstd:1", "zstd:3", "zstd:9", "lzw" };
+    = { "none",   "deflate:1", "deflate:6", "deflate:12", "deflate:runs",
+        "zstd:1", "zstd:3",    "zstd:9",    "lzw" };
 
 static void
 test_labels_same_as_libtiff (Fixture *f, gconstpointer data)
@@ -168,6 +169,7 @@ test_labels_other_shapes (Fixture *f, gconstpointer data)
         if (big)
           g_setenv ("SV_TIFF_FORCE_BIGTIFF", "1", TRUE);
         check_labels (f, l, "deflate:6", SV_TIFF_PREDICTOR_NONE);
+        check_labels (f, l, "deflate:runs", SV_TIFF_PREDICTOR_NONE);
         check_labels (f, l, "lzw", SV_TIFF_PREDICTOR_HORIZONTAL);
         check_labels (f, l, "none", SV_TIFF_PREDICTOR_NONE);
         g_unsetenv ("SV_TIFF_FORCE_BIGTIFF");
@@ -184,7 +186,7 @@ test_volumes_same_as_libtiff (Fixture *f, gconstpointer data)
     SvSampleType as;
     guint nc;
   } kinds[] = { { SV_SAMPLE_U16, 1 }, { SV_SAMPLE_U8, 3 }, { SV_SAMPLE_F32, 1 } };
-  static const char *const volume_codecs[] = { "none", "deflate:6", "zstd:3", "lzw" };
+  static const char *const volume_codecs[] = { "none", "deflate:6", "deflate:runs", "zstd:3", "lzw" };
   g_autofree char *ref = fixture_path (f, "ref.tif");
   g_autofree char *path = fixture_path (f, "strips.tif");
 
@@ -218,7 +220,7 @@ test_volumes_same_as_libtiff (Fixture *f, gconstpointer data)
 static void
 test_slabs_same_as_libtiff (Fixture *f, gconstpointer data)
 {
-  static const char *const slab_codecs[] = { "none", "deflate:6", "zstd:3", "lzw" };
+  static const char *const slab_codecs[] = { "none", "deflate:6", "deflate:runs", "zstd:3", "lzw" };
   static const guint depths[] = { 1, 3 };
   g_autoptr (SvLabels) l = make_labels (5, NY, NX, FALSE);
   g_autofree char *ref = fixture_path (f, "ref.tif");
