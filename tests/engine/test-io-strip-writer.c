@@ -256,6 +256,49 @@ test_slabs_same_as_libtiff (Fixture *f, gconstpointer data)
       }
 }
 
+/* A negative label in a file started for labels >= 0 (uint32): the slab
+ * that holds it fails with the slice named, whichever writer threads met
+ * it, and no file is left; the in-memory writer makes such labels int32. */
+static void
+test_slab_negative_label (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvLabels) l = make_labels (5, NY, NX, FALSE);
+  g_autofree char *path = fixture_path (f, "negative.tif");
+  const gsize plane = (gsize)NY * NX;
+  const char *codecs_here[] = { "deflate:runs", "lzw" };
+
+  l->data[3 * plane + 7 * NX + 11] = -4;
+  for (guint c = 0; c < G_N_ELEMENTS (codecs_here); c++)
+    {
+      g_autoptr (GError) error = NULL;
+      SvTiffWriteOptions o = options_for (codecs_here[c], SV_TIFF_PREDICTOR_NONE, 3);
+      SvTiffLabelWriter *w
+          = sv_tiff_label_writer_new (path, l->nz, NY, NX, FALSE, l->spacing, l->unit, &o, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (sv_tiff_label_writer_append (w, l->data, 2, &error));
+      g_assert_no_error (error);
+      g_assert_false (sv_tiff_label_writer_append (w, l->data + 2 * plane, 3, &error));
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+      g_assert_nonnull (strstr (error->message, "a negative label in slice 3 of a file started "
+                                                "for labels >= 0"));
+      sv_tiff_label_writer_free (w);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+    }
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SvLabels) back = NULL;
+    SvTiffWriteOptions o = options_for ("deflate:runs", SV_TIFF_PREDICTOR_NONE, 3);
+
+    g_assert_true (sv_tiff_write_labels_full (path, l, &o, &error));
+    g_assert_no_error (error);
+    back = sv_tiff_read_labels (path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (back->data[3 * plane + 7 * NX + 11], ==, -4);
+    g_assert_cmpmem (back->data, plane * 5 * sizeof (gint32), l->data, plane * 5 * sizeof (gint32));
+  }
+}
+
 /* ------------------------------------------------------------------------ */
 /* The steps as separate writers use them */
 
@@ -465,5 +508,6 @@ main (int argc, char **argv)
        test_steps_compose);
   ADD ("/engine/io/strip-writer/steps-compose/bigtiff", GINT_TO_POINTER (TRUE), test_steps_compose);
   ADD ("/engine/io/strip-writer/disk-full", NULL, test_disk_full);
+  ADD ("/engine/io/strip-writer/slab-negative-label", NULL, test_slab_negative_label);
   return g_test_run ();
 }
