@@ -193,15 +193,30 @@ sv__slic_sums_add (const SvSlicContext *ctx, const gint32 *nearest, const SvClus
   g_free (job.sums);
 }
 
-void
-sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClusters *clusters)
+typedef struct
 {
+  const SvSlicContext *ctx;
+  const gint64 *sums;
+  SvClusters *clusters;
+  int n_threads;
+} CentresJob;
+
+/* Each cluster's centre depends on its own sums only: threads take runs of
+ * clusters (millions of them in a streamed run, every pass). */
+static void
+centres_worker (gpointer data, int thread)
+{
+  const CentresJob *job = data;
+  const SvSlicContext *ctx = job->ctx;
+  SvClusters *clusters = job->clusters;
   const guint nc = clusters->nc, ns = 4 + nc;
   const gsize nf = 3 + nc;
+  const gsize share = (clusters->k + (gsize)job->n_threads - 1) / (gsize)job->n_threads;
+  const gsize end = MIN ((gsize)(thread + 1) * share, clusters->k);
 
-  for (gsize k = 0; k < clusters->k; k++)
+  for (gsize k = (gsize)thread * share; k < end; k++)
     {
-      const gint64 *s = sums + k * ns;
+      const gint64 *s = job->sums + k * ns;
       float *c = clusters->centres + k * nf;
 
       if (!clusters->alive[k])
@@ -220,6 +235,18 @@ sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClus
       for (guint ch = 0; ch < nc; ch++)
         c[3 + ch] = sv_arith_colour_mean (s[4 + ch], ctx->colour_shift, s[0]);
     }
+}
+
+void
+sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClusters *clusters)
+{
+  /* A thread for every 64 Ki clusters at most: below that one is quicker
+   * than starting threads. */
+  CentresJob job = { ctx, sums, clusters, 1 };
+
+  job.n_threads = (int)MIN ((gsize)sv__resolve_threads (ctx->n_threads),
+                            clusters->k / 65536 + 1);
+  sv__run_parallel (job.n_threads, centres_worker, &job);
 }
 
 void

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend-private.h"
+#include "internal.h"
 #include "stream-private.h"
 #include "supervox/sv-memory.h"
 #include "supervox/sv-error.h"
@@ -29,6 +30,8 @@ typedef struct
   gint64 *sums;  /* shared, may be NULL */
   float *maxima; /* shared, may be NULL */
   gsize n_sums;
+  gsize *band; /* worker w's clusters [band[2w], band[2w + 1]) */
+  int n_threads;
   GMutex lock;
   gboolean failed; /* a worker failed: the others stop at their next slab */
   GError *error;   /* the first worker's error */
@@ -178,6 +181,8 @@ worker_run (Pass *pass, guint w, GError **error)
 
   if (!alone)
     worker_clusters (pass, w, &k0, &k1);
+  pass->band[2 * w] = k0;
+  pass->band[2 * w + 1] = k1;
   if (own_sums != NULL && k0 < k1)
     memset (own_sums + k0 * ns, 0, (k1 - k0) * ns * sizeof (gint64));
   if (pass->kind == SV_SLAB_MAXIMA)
@@ -187,9 +192,15 @@ worker_run (Pass *pass, guint w, GError **error)
       if (nearest == NULL)
         return FALSE;
     }
+  const gint64 t0 = g_get_monotonic_time ();
+  gint64 t1, t2, t3;
+  /* Outside the lock: a device backend uploads the centres here, every
+   * device at once. */
   g_mutex_lock (&pass->lock);
-  ok = !pass->failed && steps->begin_pass (backend, pass->ctx, pass->clusters, error);
+  ok = !pass->failed;
   g_mutex_unlock (&pass->lock);
+  ok = ok && steps->begin_pass (backend, pass->ctx, pass->clusters, error);
+  t1 = g_get_monotonic_time ();
   for (guint z0 = plan->z_begin; ok && z0 < plan->z_end; z0 += plan->depth, slab++)
     {
       /* Its run of slabs, as sv__slab_plan_owner says. */
@@ -202,18 +213,51 @@ worker_run (Pass *pass, guint w, GError **error)
     }
   /* Waiting for the device happens outside the lock: the other workers
    * keep feeding theirs. */
+  t2 = g_get_monotonic_time ();
   ok = ok && steps->end_pass (backend, sums, maxima, k0, k1, error);
   if (!ok)
     return FALSE;
+  t3 = g_get_monotonic_time ();
+  /* The workers' sums are added after the pass (merge_sums). */
   g_mutex_lock (&pass->lock);
-  if (own_sums != NULL)
-    for (gsize i = k0 * ns; i < k1 * ns; i++)
-      pass->sums[i] += own_sums[i];
   if (own_maxima != NULL)
     for (gsize i = k0; i < k1; i++)
       pass->maxima[i] = MAX (pass->maxima[i], own_maxima[i]);
   g_mutex_unlock (&pass->lock);
+  g_debug ("pass worker %u: begin %.1f ms, slabs %.1f ms, end %.1f ms, merge %.1f ms "
+           "(clusters %" G_GSIZE_FORMAT "-%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT ")",
+           w, (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3,
+           (g_get_monotonic_time () - t3) / 1e3, k0, k1, k);
   return TRUE;
+}
+
+/* The workers' sums into the pass's, on every core, cluster by cluster in
+ * worker order (exact integers: the order does not change them). */
+static void
+merge_worker (gpointer data, int thread)
+{
+  const Pass *pass = data;
+  const SvSlabPlan *plan = pass->plan;
+  const gsize ns = 4 + pass->clusters->nc, k = pass->clusters->k;
+  const gsize share = (k + (gsize)pass->n_threads - 1) / (gsize)pass->n_threads;
+  const gsize a = (gsize)thread * share, b = MIN (a + share, k);
+
+  for (guint w = 0; w < plan->n_workers; w++)
+    {
+      const gsize k0 = MAX (a, pass->band[2 * w]), k1 = MIN (b, pass->band[2 * w + 1]);
+      const gint64 *own = plan->worker_sums[w];
+
+      for (gsize i = k0 * ns; i < k1 * ns; i++)
+        pass->sums[i] += own[i];
+    }
+}
+
+static void
+merge_sums (Pass *pass)
+{
+  pass->n_threads = (int)MIN ((gsize)sv__resolve_threads (pass->ctx->n_threads),
+                              pass->clusters->k / 65536 + 1);
+  sv__run_parallel (pass->n_threads, merge_worker, pass);
 }
 
 static gpointer
@@ -250,6 +294,7 @@ sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep, const
   pass.sums = sums;
   pass.maxima = maxima;
   pass.n_sums = MAX (clusters->k, 1) * (4 + clusters->nc);
+  pass.band = g_new0 (gsize, 2 * MAX (plan->n_workers, 1));
   g_mutex_init (&pass.lock);
   if (plan->n_workers == 1)
     ok = worker_run (&pass, 0, error);
@@ -266,6 +311,8 @@ sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep, const
       for (guint w = 0; w < plan->n_workers; w++)
         g_thread_join (threads[w]);
       ok = !pass.failed;
+      if (ok && sums != NULL)
+        merge_sums (&pass);
       if (!ok)
         {
           if (pass.error != NULL)
@@ -276,5 +323,6 @@ sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep, const
         }
     }
   g_mutex_clear (&pass.lock);
+  g_free (pass.band);
   return ok;
 }
