@@ -106,6 +106,7 @@ sv_cli_slic_file_load (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
   SvVolume *volume;
 
   file->t_start = sv_cli_now ();
+  g_debug ("%s: starts", file->input);
   if (!sv_cli_check_input (file->input, error) || !sv_cli_slic_file_plan (file, ctx, error))
     return FALSE;
   if (file->streaming)

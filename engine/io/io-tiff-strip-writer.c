@@ -2,8 +2,12 @@
  * worker threads, in the layout libtiff would give them
  * (io-tiff-layout.c).
  *
- * A worker fills a strip, runs the predictor and compresses it into its
- * slot of a window of strips; then, under the lock, it places every strip
+ * A worker takes the next strip of the pages asked for, fills it, runs the
+ * predictor and compresses it into its slot of a window of strips (the
+ * workers take strips themselves: handing them out one by one from the
+ * caller's thread woke a sleeping worker for every strip, and with 64
+ * cores the workers spent most of the time waiting for that); then, under
+ * the lock, it places every strip
  * whose turn has come (in file order, the next free offset: a prefix sum of
  * the compressed sizes) and, when a page's last strip is placed, that
  * page's directory; out of the lock it writes what it placed with pwrite.
@@ -73,7 +77,10 @@ struct _SvTiffStripWriter
   GCond cond;
   /* Under the lock: */
   guint n_busy;       /* slots not free */
-  guint64 next_strip; /* the next strip to push */
+  guint n_workers;    /* workers taking strips */
+  int n_threads;
+  guint64 next_strip; /* the next strip to take */
+  guint64 end_strip;  /* the end of the pages asked for */
   guint64 next_place; /* the next strip to place */
   guint64 cursor;     /* the end of what is placed */
   PagePlan pages[2];  /* page z at z % 2 */
@@ -231,10 +238,8 @@ write_pieces (SvTiffStripWriter *w, GArray *pieces)
 }
 
 static void
-strip_cb (gpointer data, gpointer user_data)
+encode_strip (SvTiffStripWriter *w, Slot *slot)
 {
-  Slot *slot = data;
-  SvTiffStripWriter *w = user_data;
   g_autoptr (GArray) pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
   const guint8 *out = NULL;
   gboolean skip;
@@ -268,6 +273,37 @@ strip_cb (gpointer data, gpointer user_data)
     write_pieces (w, pieces);
 }
 
+/* A worker: takes strips until the pages asked for are all taken. A strip
+ * waits for its slot, whose strip n_slots back is placed and written by
+ * the worker that placed it, so a waiting worker holds nothing another
+ * one needs. */
+static void
+strip_cb (gpointer data, gpointer user_data)
+{
+  SvTiffStripWriter *w = user_data;
+
+  g_mutex_lock (&w->lock);
+  while (w->problem == NULL && w->next_strip < w->end_strip)
+    {
+      Slot *slot = &w->slots[w->next_strip % w->n_slots];
+
+      if (slot->state != SLOT_FREE)
+        {
+          g_cond_wait (&w->cond, &w->lock);
+          continue;
+        }
+      slot->strip = w->next_strip++;
+      slot->state = SLOT_ENCODING;
+      w->n_busy++;
+      g_mutex_unlock (&w->lock);
+      encode_strip (w, slot);
+      g_mutex_lock (&w->lock);
+    }
+  w->n_workers--;
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
 SvTiffStripWriter *
 sv__tiff_strip_writer_new (int fd, const SvTiffWriteJob *job, SvTiffLayout *layout, char **problem)
 {
@@ -278,6 +314,7 @@ sv__tiff_strip_writer_new (int fd, const SvTiffWriteJob *job, SvTiffLayout *layo
 
   w->fd = fd;
   w->job = job;
+  w->n_threads = n_threads;
   w->layout = layout;
   sv__tiff_strip_geometry (job, &w->geometry);
   w->cursor = sv__tiff_layout_header_size (layout);
@@ -325,25 +362,18 @@ sv__tiff_strip_writer_pages (SvTiffStripWriter *w, guint z0, guint z1, char **pr
   const guint64 end = (guint64)z1 * w->geometry.strips_per_page;
   gboolean ok;
 
-  /* Pages come in order; only this thread moves next_strip. */
+  /* Pages come in order, each call after the last one's strips. */
   g_return_val_if_fail (w->next_strip == (guint64)z0 * w->geometry.strips_per_page, FALSE);
   g_mutex_lock (&w->lock);
-  for (; w->next_strip < end && w->problem == NULL; w->next_strip++)
+  w->end_strip = end;
+  for (guint i = 0; i < (guint)w->n_threads && (guint64)i < end - w->next_strip; i++)
     {
-      Slot *slot = &w->slots[w->next_strip % w->n_slots];
-
-      /* Its previous strip, n_slots back, is written by now or soon. */
-      while (slot->state != SLOT_FREE && w->problem == NULL)
-        g_cond_wait (&w->cond, &w->lock);
-      if (w->problem != NULL)
-        break;
-      slot->strip = w->next_strip;
-      slot->state = SLOT_ENCODING;
-      w->n_busy++;
-      g_thread_pool_push (w->pool, slot, NULL);
+      w->n_workers++;
+      /* The pool's data must not be NULL; the workers read the writer. */
+      g_thread_pool_push (w->pool, w, NULL);
     }
   /* The caller's rows must not be read after we return. */
-  while (w->n_busy > 0)
+  while (w->n_workers > 0 || w->n_busy > 0)
     g_cond_wait (&w->cond, &w->lock);
   ok = w->problem == NULL;
   if (!ok)

@@ -116,8 +116,10 @@ sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
               && (streamed
                   || (spec->backend != NULL
                       && sv_backend_class_is_device (sv_backend_get_class (spec->backend))));
+  g_debug ("run: opening the devices");
   if (streamed && !open_devices (spec, &on_device, error))
     return FALSE;
+  g_debug ("run: devices open");
   if (!on_device)
     return run_on_cpu (spec, report, error);
 

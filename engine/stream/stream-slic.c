@@ -286,6 +286,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     return FALSE;
 
   t0 = g_get_monotonic_time ();
+  g_debug ("streamed run: starts");
   sv_tiff_read_options_init_defaults (&read_options);
   read_options.channel = options->channel;
   read_options.n_threads = options->n_threads;
@@ -363,6 +364,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!plan_workers (&run, error))
     goto out;
 
+  g_debug ("streamed run: prepared, first pass starts");
   n_passes = sv__stream_mask_any (&run.mask) ? 2 : 1;
   n_total = n_passes * (guint)params->max_num_iter;
   for (guint pass = 0; pass < n_passes; pass++)
@@ -382,8 +384,10 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
         }
     }
   t2 = g_get_monotonic_time ();
+  g_debug ("streamed run: passes done");
   if (!sv__stream_run_final_labels (&run, params->max_num_iter > 0, &summary, error))
     goto out;
+  g_debug ("streamed run: final labels made");
   report->seconds_labels = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
   if (!sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth, error))
     goto out;
