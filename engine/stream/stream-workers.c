@@ -117,6 +117,24 @@ feed_slab (Pass *pass, SvBackend *backend, guint z0, guint z1, gint32 *nearest, 
   return sv__stream_image_keep (plan->image, z0, z1, error);
 }
 
+/* Whether a slab can go to the backend without the lock: it holds the
+ * slab's values, and neither the mask's reader nor the spill file is
+ * needed. A device backend may wait in such a call for its own earlier
+ * slabs; under the lock that wait held up every other device, and the
+ * devices took their turns instead of working at once. */
+static gboolean
+feeds_alone (const Pass *pass, SvBackend *backend, guint z0, guint z1)
+{
+  const SvSlabPlan *plan = pass->plan;
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+
+  if (steps->holds_slab == NULL || !steps->holds_slab (backend, z0, z1)
+      || sv__stream_mask_any (plan->mask))
+    return FALSE;
+  return pass->kind == SV_SLAB_ASSIGN ? !(pass->keep && !plan->assignment_kept)
+                                      : plan->assignment_kept;
+}
+
 /* The clusters [*k0, *k1) whose search windows can meet worker w's slabs,
  * from the centres the pass starts with: a window spans 2·step slices
  * either side of its centre (sv_slic_assign); one slice more on each side
@@ -204,11 +222,23 @@ worker_run (Pass *pass, guint w, GError **error)
   for (guint z0 = plan->z_begin; ok && z0 < plan->z_end; z0 += plan->depth, slab++)
     {
       /* Its run of slabs, as sv__slab_plan_owner says. */
+      const guint z1 = MIN (z0 + plan->depth, plan->z_end);
+
       if (sv__slab_plan_worker (plan, slab) != w)
         continue;
+      if (feeds_alone (pass, backend, z0, z1))
+        {
+          g_mutex_lock (&pass->lock);
+          ok = !pass->failed;
+          g_mutex_unlock (&pass->lock);
+          ok = ok && !g_cancellable_set_error_if_cancelled (plan->cancellable, error)
+               && (pass->kind == SV_SLAB_ASSIGN
+                       ? steps->assign_sum (backend, z0, z1, NULL, NULL, NULL, NULL, error)
+                       : steps->raise_maxima (backend, z0, z1, NULL, NULL, NULL, error));
+          continue;
+        }
       g_mutex_lock (&pass->lock);
-      ok = !pass->failed
-           && feed_slab (pass, backend, z0, MIN (z0 + plan->depth, plan->z_end), nearest, error);
+      ok = !pass->failed && feed_slab (pass, backend, z0, z1, nearest, error);
       g_mutex_unlock (&pass->lock);
     }
   /* Waiting for the device happens outside the lock: the other workers
