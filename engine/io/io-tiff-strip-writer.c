@@ -17,6 +17,7 @@
 #define G_LOG_DOMAIN "sv-engine"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +26,12 @@
 
 /* At most this much raw strip data waits in the window. */
 #define SV_WINDOW_MAX_BYTES (64 * 1024 * 1024)
+
+/* After this many bytes written the disk is asked to start writing them
+ * back: on a machine with hundreds of GiB of memory the kernel would let
+ * a whole label file sit in the page cache, and the fsync before the
+ * rename then wrote gigabytes with nothing else left to do. */
+#define SV_WRITEBACK_BYTES ((guint64)256 << 20)
 
 typedef enum
 {
@@ -83,6 +90,7 @@ struct _SvTiffStripWriter
   guint64 end_strip;  /* the end of the pages asked for */
   guint64 next_place; /* the next strip to place */
   guint64 cursor;     /* the end of what is placed */
+  guint64 unsynced;   /* bytes written since the last writeback request */
   PagePlan pages[2];  /* page z at z % 2 */
   char *problem;      /* the first failure */
 };
@@ -206,10 +214,25 @@ sv__tiff_write_at (int fd, guint64 offset, const void *data, gsize len, int *sav
 }
 
 /* Writes the pieces and gives their slots back. */
+/* Starts the writeback of what was written (Linux; elsewhere the fsync
+ * at the end does it all). */
+static void
+start_writeback (int fd)
+{
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+  /* Whole file, asynchronous; a failure here only means a longer fsync. */
+  (void)sync_file_range (fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd;
+#endif
+}
+
 static void
 write_pieces (SvTiffStripWriter *w, GArray *pieces)
 {
   char *problem = NULL;
+  guint64 written = 0;
+  gboolean writeback = FALSE;
 
   for (guint i = 0; i < pieces->len && problem == NULL; i++)
     {
@@ -219,8 +242,15 @@ write_pieces (SvTiffStripWriter *w, GArray *pieces)
       if (!sv__tiff_write_at (w->fd, piece->offset, piece->data, piece->len, &saved_errno))
         problem
             = g_strdup_printf ("cannot write page %u: %s", piece->z + 1, g_strerror (saved_errno));
+      written += piece->len;
     }
   g_mutex_lock (&w->lock);
+  w->unsynced += written;
+  if (w->unsynced >= SV_WRITEBACK_BYTES)
+    {
+      w->unsynced = 0;
+      writeback = TRUE;
+    }
   for (guint i = 0; i < pieces->len; i++)
     {
       Piece *piece = &g_array_index (pieces, Piece, i);
@@ -235,6 +265,8 @@ write_pieces (SvTiffStripWriter *w, GArray *pieces)
     fail_locked (w, problem);
   g_cond_broadcast (&w->cond);
   g_mutex_unlock (&w->lock);
+  if (writeback)
+    start_writeback (w->fd);
 }
 
 static void
