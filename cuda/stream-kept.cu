@@ -222,3 +222,44 @@ sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
 out:
   return FALSE;
 }
+
+/* Slices [z0, z1) of the kept labels into `dst` on the target backend's
+ * device, on its compute stream: over NVLink (or PCIe peer to peer) where
+ * the two devices reach each other, else the runtime stages the copy. The
+ * labels of other devices went down to the host and up again before:
+ * 24 GiB at 2048³ on four devices. */
+int
+sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *target,
+                            gpointer dst, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  SvCudaBackend *into = sv__cuda_backend (target);
+  SvCudaSlabs *t = into != NULL ? into->slabs : NULL;
+  const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->kept_plane : 0);
+  int can = 0;
+
+  if (s == NULL)
+    return -1;
+  if (t == NULL || s->d_kept == NULL || z1 > s->kept_nz)
+    return 0;
+  /* The kept labels are final once this device's work is done. */
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  SV_CUDA_CHECK (cudaSetDevice (t->device));
+  if (t->device != s->device)
+    {
+      SV_CUDA_CHECK (cudaDeviceCanAccessPeer (&can, t->device, s->device));
+      if (can)
+        {
+          cudaError_t err = cudaDeviceEnablePeerAccess (s->device, 0);
+          if (err == cudaErrorPeerAccessAlreadyEnabled)
+            cudaGetLastError ();
+          else
+            SV_CUDA_CHECK (err);
+        }
+    }
+  SV_CUDA_CHECK (cudaMemcpyPeerAsync (dst, t->device, s->d_kept + (gsize)z0 * s->kept_plane,
+                                      s->device, n * sizeof (int32_t), t->compute));
+  return 1;
+out:
+  return -1;
+}

@@ -112,7 +112,9 @@ sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1)
 typedef struct
 {
   SvCudaSlabs *s;
+  SvBackend *backend;
   SvSlabSource source;
+  SvSlabDeviceSource device_source;
   SvSlabSink sink;
   gpointer user_data;
   gint32 *host;
@@ -150,7 +152,8 @@ route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
 
-      /* Labels this device made are copied on it, not through the host. */
+      /* Labels this device made are copied on it, not through the host;
+       * another device's come straight from it when they can. */
       if (owns_slices (r->s, c0, c1))
         {
           SV_CUDA_CHECK (cudaMemcpyAsync (d + (gsize)(c0 - z0) * plane,
@@ -158,6 +161,16 @@ route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
                                           (gsize)(c1 - c0) * plane * sizeof (int32_t),
                                           cudaMemcpyDeviceToDevice, r->s->compute));
           continue;
+        }
+      if (r->device_source != NULL)
+        {
+          int done = r->device_source (c0, c1, r->backend, d + (gsize)(c0 - z0) * plane,
+                                       r->user_data, error);
+          SV_CUDA_CHECK (cudaSetDevice (r->s->device));
+          if (done < 0)
+            return FALSE;
+          if (done > 0)
+            continue;
         }
       if (!r->source (c0, c1, r->host, r->user_data, error))
         return FALSE;
@@ -265,7 +278,8 @@ out:
 int
 sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                               guint extent, gint64 min_size, gint64 max_size, int start_label,
-                              SvConnectivityRule rule, SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                              SvConnectivityRule rule, SvSlabSource source,
+                              SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
                               gint64 *n_labels, guint *held, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
@@ -308,7 +322,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
         return 0;
     }
   depth = CLAMP (depth, 1, nz);
-  route = (LabelRoute){ s, source, sink, user_data, NULL, depth, plane, NULL };
+  route = (LabelRoute){ s, backend, source, device_source, sink, user_data, NULL, depth, plane,
+                        NULL };
   route.sink_thread = sv_sink_thread_new (sink, user_data, (gsize)depth * plane, 2);
   /* Host memory for the source's slabs, and for the sink's without a
    * thread. */

@@ -155,8 +155,10 @@ void sv__cuda_resident_clear (SvCudaSlabs *s);
 gboolean sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1);
 int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                                   guint extent, gint64 min_size, gint64 max_size, int start_label,
-                                  SvConnectivityRule rule, SvSlabSource source, SvSlabSink sink, gpointer user_data,
-                                  gint64 *n_labels, guint *held, GError **error);
+                                  SvConnectivityRule rule, SvSlabSource source,
+                                  SvSlabDeviceSource device_source, SvSlabSink sink,
+                                  gpointer user_data, gint64 *n_labels, guint *held,
+                                  GError **error);
 
 /* Whether `bytes` more fit under the steps' limit (or in what the device
  * has free, less a reserve). */
@@ -173,6 +175,8 @@ gboolean sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax,
                                    gboolean *negative, GError **error);
 gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
                                   GError **error);
+int sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *target,
+                                gpointer dst, GError **error);
 
 /* ---- stream-samples.cu ---- */
 

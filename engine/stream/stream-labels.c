@@ -177,6 +177,40 @@ route_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **e
   return run_read_labels (((LabelRoute *)user_data)->run, z0, z1, labels, error);
 }
 
+/* Kept slabs straight into the connecting device's memory, slab by slab
+ * (a range may cross keepers, the connecting device among them). */
+static int
+route_device_source (guint z0, guint z1, SvBackend *target, gpointer dst, gpointer user_data,
+                     GError **error)
+{
+  Run *run = ((LabelRoute *)user_data)->run;
+  const gsize plane = run->plane;
+
+  if (!run->plan.assignment_kept)
+    return 0;
+  for (guint c0 = z0, c1; c0 < z1; c0 = c1)
+    {
+      SvBackend *keeper = sv__slab_plan_owner (&run->plan, c0);
+      const SvSlabSteps *steps = keeper->klass->slab_steps;
+
+      c1 = MIN (z1, (c0 / run->depth + 1) * run->depth);
+      if (keeper->klass != target->klass || steps->copy_kept_to == NULL)
+        return 0;
+    }
+  for (guint c0 = z0, c1; c0 < z1; c0 = c1)
+    {
+      SvBackend *keeper = sv__slab_plan_owner (&run->plan, c0);
+      int done;
+
+      c1 = MIN (z1, (c0 / run->depth + 1) * run->depth);
+      done = keeper->klass->slab_steps->copy_kept_to (
+          keeper, c0, c1, target, (gint32 *)dst + (gsize)(c0 - z0) * plane, error);
+      if (done <= 0)
+        return done;
+    }
+  return 1;
+}
+
 /* A cancel ends a device's connectivity at its next slab, as the host's
  * window checks it at every slice. */
 static gboolean
@@ -213,8 +247,9 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   done = steps->connect_volume (
       backend, run->nz, run->ny, run->nx, run->depth, extent, min_size, max_size,
       run->params->start_label, run->params->connectivity_rule,
-      run->plan.assignment_kept && run->plan.n_workers == 1 ? NULL : route_source, writer_sink,
-      &route, &n_labels, &held, error);
+      run->plan.assignment_kept && run->plan.n_workers == 1 ? NULL : route_source,
+      run->plan.n_workers > 1 ? route_device_source : NULL, writer_sink, &route, &n_labels, &held,
+      error);
   if (done < 0)
     return -2;
   g_debug ("connectivity on the device: %.3f s, of it %.3f s in the label file's appends",

@@ -272,7 +272,8 @@ static int
 keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth, guint extent,
                         gint64 min_size, gint64 max_size, int start_label,
                         SvConnectivityRule rule, SvSlabSource source,
-                        SvSlabSink sink, gpointer user_data, gint64 *n_labels, guint *held,
+                        SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
+                        gint64 *n_labels, guint *held,
                         GError **error)
 {
   Keeper *kp = keeper_of (backend);

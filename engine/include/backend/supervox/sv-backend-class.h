@@ -38,6 +38,12 @@ typedef gboolean (*SvSlabSink) (guint z0, guint z1, const gint32 *nearest, gpoin
 /* Where slab steps read slices [z0, z1) of a label volume into `labels`. */
 typedef gboolean (*SvSlabSource) (guint z0, guint z1, gint32 *labels, gpointer user_data,
                                   GError **error);
+/* Where slab steps may read slices [z0, z1) of a label volume straight
+ * into `dst` in `target`'s own memory (another device's, over NVLink):
+ * 1 when done, 0 when they cannot come that way (the caller reads them
+ * through its SvSlabSource), −1 with `error` set. */
+typedef int (*SvSlabDeviceSource) (guint z0, guint z1, SvBackend *target, gpointer dst,
+                                   gpointer user_data, GError **error);
 
 /* How a slab's samples, as the file holds them, become prepared values
  * when no Lab conversion or smoothing applies: img_as_float (v · (1 /
@@ -104,14 +110,17 @@ typedef struct
    * in the backend's memory, at once or window by window: the labels come
    * from `source` and the result goes to `sink`, at most `depth` slices at
    * a time in z order. `extent` is the largest z extent of one label,
-   * minus one (G_MAXUINT: not known), which bounds a window. Returns 1
+   * minus one (G_MAXUINT: not known), which bounds a window; with a
+   * `device_source` (may be NULL) slices another device keeps come from it
+   * before `source` is asked. Returns 1
    * when done (*n_labels set, *held: the most slices it held at once), 0
    * when it does not fit (nothing was written; the caller runs its own),
    * −1 with `error` set. The passes are over: a backend may free what
    * they kept. */
   int (*connect_volume) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                          guint extent, gint64 min_size, gint64 max_size, int start_label,
-                         SvConnectivityRule rule, SvSlabSource source, SvSlabSink sink, gpointer user_data,
+                         SvConnectivityRule rule, SvSlabSource source,
+                         SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
                          gint64 *n_labels, guint *held, GError **error);
 
   /* ---- the assignment kept in the backend's memory (all optional) ----
@@ -142,6 +151,11 @@ typedef struct
                           gboolean *negative, GError **error);
   /* Slices [z0, z1) of the kept labels into `labels` (an SvSlabSource). */
   gboolean (*read_kept) (SvBackend *backend, guint z0, guint z1, gint32 *labels, GError **error);
+  /* Optional: slices [z0, z1) of the kept labels straight into `dst` in
+   * the memory of `target`, a backend of the same class or this one (an
+   * SvSlabDeviceSource's 1, 0, −1). */
+  int (*copy_kept_to) (SvBackend *backend, guint z0, guint z1, SvBackend *target, gpointer dst,
+                       GError **error);
 
   /* Optional: takes slab [z0, z1) as the file's samples (`raw`, channel
    * fastest) and prepares it in its own memory as `how` says, to hold it
