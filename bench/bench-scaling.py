@@ -177,7 +177,7 @@ def main():
     ap.add_argument("--devices", default="0;0,1", help="lists of --devices, ';' between them")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--threads", type=int, default=1, help="--threads a process (CPU)")
-    ap.add_argument("--compression", default="deflate:6")
+    ap.add_argument("--compression", default="deflate:runs")
     ap.add_argument("--skimage-max-size", type=int, default=256,
                     help="scikit-image runs on the smallest size when it is at most this")
     ap.add_argument("--workdir")

@@ -223,6 +223,31 @@ out:
   return FALSE;
 }
 
+/* Lets the current device (`to`) read device `from`'s memory, once per
+ * process: peer access belongs to the context and outlives a run, and
+ * asking twice is an error the runtime reports. */
+static cudaError_t
+enable_peer (int to, int from)
+{
+  static GMutex lock;
+  static guint64 asked[64]; /* bit `from` of asked[to] */
+  cudaError_t err = cudaSuccess;
+  int can = 0;
+
+  if (to == from || to < 0 || to >= 64 || from < 0 || from >= 64)
+    return cudaSuccess;
+  g_mutex_lock (&lock);
+  if (!(asked[to] & ((guint64)1 << from)))
+    {
+      asked[to] |= (guint64)1 << from;
+      err = cudaDeviceCanAccessPeer (&can, to, from);
+      if (err == cudaSuccess && can)
+        err = cudaDeviceEnablePeerAccess (from, 0);
+    }
+  g_mutex_unlock (&lock);
+  return err;
+}
+
 /* Slices [z0, z1) of the kept labels into `dst` on the target backend's
  * device, on its compute stream: over NVLink (or PCIe peer to peer) where
  * the two devices reach each other, else the runtime stages the copy. The
@@ -236,7 +261,6 @@ sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *t
   SvCudaBackend *into = sv__cuda_backend (target);
   SvCudaSlabs *t = into != NULL ? into->slabs : NULL;
   const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->kept_plane : 0);
-  int can = 0;
 
   if (s == NULL)
     return -1;
@@ -245,18 +269,7 @@ sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *t
   /* The kept labels are final once this device's work is done. */
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
   SV_CUDA_CHECK (cudaSetDevice (t->device));
-  if (t->device != s->device)
-    {
-      SV_CUDA_CHECK (cudaDeviceCanAccessPeer (&can, t->device, s->device));
-      if (can)
-        {
-          cudaError_t err = cudaDeviceEnablePeerAccess (s->device, 0);
-          if (err == cudaErrorPeerAccessAlreadyEnabled)
-            cudaGetLastError ();
-          else
-            SV_CUDA_CHECK (err);
-        }
-    }
+  SV_CUDA_CHECK (enable_peer (t->device, s->device));
   SV_CUDA_CHECK (cudaMemcpyPeerAsync (dst, t->device, s->d_kept + (gsize)z0 * s->kept_plane,
                                       s->device, n * sizeof (int32_t), t->compute));
   return 1;
