@@ -1,9 +1,10 @@
 /* libsupervox: the supervoxel table of host arrays (regionprops_table's
- * numbers), as named columns. */
+ * numbers) and its pairs of touching labels, as named columns. */
 #define G_LOG_DOMAIN "sv-api"
 
 #include "api-private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@
 struct _SupervoxTable
 {
   SvSupervoxelTable *table;
+  gboolean adjacency;
+  double spacing[3]; /* z, y, x, for the pairs' face_area */
 };
 
 void
@@ -22,6 +25,8 @@ supervox_table_options_init (SupervoxTableOptions *options)
     return;
   memset (options, 0, sizeof *options);
   options->has_background = 1;
+  for (int d = 0; d < 3; d++)
+    options->spacing[d] = 1.0;
 }
 
 /* One element of an integer or float array as a double. */
@@ -182,17 +187,27 @@ supervox_table_new (const SupervoxArray *labels, const SupervoxArray *intensity,
                    "background %" G_GINT64_FORMAT " is outside int32", options->background);
       return sv_api_fail (error);
     }
+  for (int d = 0; d < 3; d++)
+    if (!(options->spacing[d] > 0.0 && options->spacing[d] < INFINITY))
+      {
+        g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                     "spacing must be positive and finite; axis %d has %g", d, options->spacing[d]);
+        return sv_api_fail (error);
+      }
 
   sv_supervoxel_table_options_init_defaults (&engine_options);
   engine_options.has_background = options->has_background != 0;
   engine_options.background = (gint32)options->background;
   engine_options.n_threads = options->n_threads;
+  engine_options.adjacency = options->adjacency != 0;
   t = sv_supervoxel_table_new ((guint)labels->shape[0], (guint)labels->shape[1],
                                (guint)labels->shape[2], nc, SV_SAMPLE_F64, &engine_options);
   sv_supervoxel_table_add_slab (t, ids, values, (guint)labels->shape[0]);
   sv_supervoxel_table_finish (t);
   *table = g_new0 (SupervoxTable, 1);
   (*table)->table = t;
+  (*table)->adjacency = engine_options.adjacency;
+  memcpy ((*table)->spacing, options->spacing, sizeof (*table)->spacing);
   return SUPERVOX_OK;
 }
 
@@ -295,6 +310,78 @@ supervox_table_column (const SupervoxTable *table, const char *name, double *out
           break;
         default:
           out[i] = row.max[index];
+          break;
+        }
+    }
+  return SUPERVOX_OK;
+}
+
+int64_t
+supervox_table_n_pairs (const SupervoxTable *table)
+{
+  return table ? (int64_t)sv_supervoxel_table_n_pairs (table->table) : 0;
+}
+
+int
+supervox_table_pair_column (const SupervoxTable *table, const char *name, double *out)
+{
+  GError *error = NULL;
+  const SvSupervoxelTable *t;
+  guint index = 0;
+  int kind = -1; /* 0 label-a, 1 label-b, 2 faces, 3 face_area, 4 boundary_mean */
+  gsize n;
+
+  if (table == NULL || name == NULL || out == NULL)
+    {
+      g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "table, name and out must not be NULL");
+      return sv_api_fail (error);
+    }
+  if (!table->adjacency)
+    {
+      g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "this table has no pairs: make it with the adjacency option");
+      return sv_api_fail (error);
+    }
+  t = table->table;
+  if (strcmp (name, "label-a") == 0)
+    kind = 0;
+  else if (strcmp (name, "label-b") == 0)
+    kind = 1;
+  else if (strcmp (name, "faces") == 0)
+    kind = 2;
+  else if (strcmp (name, "face_area") == 0)
+    kind = 3;
+  else if (split_index (name, "boundary_mean", &index)
+           && index < sv_supervoxel_table_n_channels (t))
+    kind = 4;
+  if (kind < 0)
+    {
+      g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "no pair column named '%s' in this table", name);
+      return sv_api_fail (error);
+    }
+  n = sv_supervoxel_table_n_pairs (t);
+  for (gsize i = 0; i < n; i++)
+    {
+      SvSupervoxelPair pair;
+      sv_supervoxel_table_get_pair (t, i, &pair);
+      switch (kind)
+        {
+        case 0:
+          out[i] = pair.a;
+          break;
+        case 1:
+          out[i] = pair.b;
+          break;
+        case 2:
+          out[i] = (double)(pair.faces[0] + pair.faces[1] + pair.faces[2]);
+          break;
+        case 3:
+          out[i] = sv_supervoxel_pair_area (&pair, table->spacing);
+          break;
+        default:
+          out[i] = pair.boundary_mean[index];
           break;
         }
     }

@@ -135,9 +135,6 @@ sv_supervoxel_table_write_adjacency_csv (const SvSupervoxelTable *table, const d
   g_autoptr (GString) line = g_string_new (NULL);
   const guint nc = sv_supervoxel_table_n_channels (table);
   const gsize n = sv_supervoxel_table_n_pairs (table);
-  /* A face normal to z spans y·x, and so on. */
-  const double face_area[3]
-      = { spacing[1] * spacing[2], spacing[0] * spacing[2], spacing[0] * spacing[1] };
 
   g_string_append_printf (line, "a,b,faces,area_%s2", u);
   for (guint c = 0; c < nc; c++)
@@ -151,9 +148,7 @@ sv_supervoxel_table_write_adjacency_csv (const SvSupervoxelTable *table, const d
       sv_supervoxel_table_get_pair (table, i, &pair);
       g_string_append_printf (line, "%d,%d,%" G_GUINT64_FORMAT ",", pair.a, pair.b,
                               pair.faces[0] + pair.faces[1] + pair.faces[2]);
-      put_double (line, (double)pair.faces[0] * face_area[0]
-                            + (double)pair.faces[1] * face_area[1]
-                            + (double)pair.faces[2] * face_area[2]);
+      put_double (line, sv_supervoxel_pair_area (&pair, spacing));
       for (guint c = 0; c < nc; c++)
         {
           g_string_append_c (line, ',');

@@ -168,3 +168,14 @@ sv_supervoxel_table_get_pair (const SvSupervoxelTable *table, gsize i, SvSupervo
   memcpy (pair->faces, p->faces, sizeof pair->faces);
   pair->boundary_mean = table->nc ? table->pair_means + i * table->nc : NULL;
 }
+
+double
+sv_supervoxel_pair_area (const SvSupervoxelPair *pair, const double spacing[3])
+{
+  /* A face normal to z spans y·x, and so on. */
+  const double face_area[3]
+      = { spacing[1] * spacing[2], spacing[0] * spacing[2], spacing[0] * spacing[1] };
+
+  return (double)pair->faces[0] * face_area[0] + (double)pair->faces[1] * face_area[1]
+         + (double)pair->faces[2] * face_area[2];
+}

@@ -16,11 +16,17 @@ does not fit in memory (the same labels as in memory).
     >>> table = supervox.regionprops_table(labels, intensity_image=volume)
 
 gives scikit-image's regionprops_table numbers (label, area, bbox,
-centroid, intensity_mean, ...) computed on all cores.
+centroid, intensity_mean, ...) computed on all cores, and
+
+    >>> pairs = supervox.adjacency_table(labels, intensity_image=volume)
+
+the pairs of touching supervoxels (label-a < label-b, face_area,
+boundary_intensity_mean), as `supervox-cli stats --adjacency` gives them.
 The package is also a scikit-image dispatch backend (supervox.skimage_backend).
 """
 
 from . import _lib
+from ._adjacency import adjacency_table
 from ._regionprops import regionprops_table
 from ._slic import SupervoxError, get_num_threads, set_num_threads, slic, slic_file
 
@@ -39,5 +45,5 @@ def cuda_release_cache():
     _lib.lib.supervox_cuda_release_cache()
 
 
-__all__ = ["slic", "slic_file", "regionprops_table", "set_num_threads", "get_num_threads", "cuda_available",
+__all__ = ["slic", "slic_file", "regionprops_table", "adjacency_table", "set_num_threads", "get_num_threads", "cuda_available",
            "cuda_release_cache", "SupervoxError", "__version__"]

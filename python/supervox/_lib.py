@@ -12,7 +12,7 @@ import os
 
 API_VERSION_MAJOR = 0
 # The oldest minor version with every function bound below.
-API_VERSION_MINOR = 5
+API_VERSION_MINOR = 6
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -167,6 +167,8 @@ class SupervoxTableOptions(ctypes.Structure):
         ("has_background", ctypes.c_int32),
         ("background", ctypes.c_int64),
         ("n_threads", ctypes.c_int32),
+        ("adjacency", ctypes.c_int32),
+        ("spacing", ctypes.c_double * 3),
     ]
 
 
@@ -188,6 +190,10 @@ lib.supervox_table_n_rows.restype = ctypes.c_int64
 lib.supervox_table_n_rows.argtypes = [ctypes.c_void_p]
 lib.supervox_table_column.restype = ctypes.c_int
 lib.supervox_table_column.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+lib.supervox_table_n_pairs.restype = ctypes.c_int64
+lib.supervox_table_n_pairs.argtypes = [ctypes.c_void_p]
+lib.supervox_table_pair_column.restype = ctypes.c_int
+lib.supervox_table_pair_column.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 lib.supervox_cuda_release_cache.restype = None
 lib.supervox_cuda_release_cache.argtypes = []

@@ -30,7 +30,7 @@ extern "C"
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 5
+#define SUPERVOX_API_VERSION_MINOR 6
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -238,6 +238,9 @@ extern "C"
     int32_t has_background; /* 1: voxels equal to `background` are left out (default 1) */
     int64_t background;     /* 0 */
     int32_t n_threads;      /* 0: all cores */
+    /* API 0.6: the pairs of touching labels. */
+    int32_t adjacency; /* 1: also collect them (default 0) */
+    double spacing[3]; /* 1, 1, 1; z, y, x voxel size for the pairs' face_area, > 0 */
   } SupervoxTableOptions;
 
   /* Fills options with the defaults above. */
@@ -262,9 +265,25 @@ extern "C"
    * "bbox-5" (min z, y, x, then max z, y, x, half-open), and for channel
    * C of the intensity "intensity_mean-C", "intensity_std-C" (ddof 0),
    * "intensity_min-C", "intensity_max-C". An unknown name is
-   * SUPERVOX_ERROR_INVALID_ARGUMENT. */
+   * SUPERVOX_ERROR_INVALID_PARAM. */
   SUPERVOX_EXPORT int supervox_table_column (const SupervoxTable *table, const char *name,
                                              double *out);
+
+  /* Pairs (API 0.6): with options->adjacency, one per pair of labels a < b
+   * that share voxel faces (6-neighbourhood; background voxels touch
+   * nothing), in increasing (a, b) order; 0 without. */
+  SUPERVOX_EXPORT int64_t supervox_table_n_pairs (const SupervoxTable *table);
+
+  /* Copies a pair column (n_pairs doubles) into `out`: the numbers of
+   * `supervox-cli stats --adjacency`. Names: "label-a", "label-b", "faces"
+   * (voxel faces shared), "face_area" (those faces' physical area from
+   * options->spacing: a face between slices counts y·x, and so on), and for
+   * channel C of the intensity "boundary_mean-C" (over every shared face,
+   * the mean of the two voxels' values: Σ (I(p) + I(q)) / (2 · faces)). An
+   * unknown name, or a table made without adjacency, is
+   * SUPERVOX_ERROR_INVALID_PARAM. */
+  SUPERVOX_EXPORT int supervox_table_pair_column (const SupervoxTable *table, const char *name,
+                                                  double *out);
 
   /* Frees the GPU memory kept between CUDA runs (see the top of this file),
    * on every device. Runs in progress keep theirs until they end. Does

@@ -88,6 +88,11 @@ gsize sv_supervoxel_table_n_pairs (const SvSupervoxelTable *table);
 void sv_supervoxel_table_get_pair (const SvSupervoxelTable *table, gsize i,
                                    SvSupervoxelPair *pair);
 
+/* The physical area of a pair's shared faces: each face times the area of
+ * a voxel face across its axis (a face between slices spans y·x, and so
+ * on). spacing: z, y, x. The CSV's area column and the C API's face_area. */
+double sv_supervoxel_pair_area (const SvSupervoxelPair *pair, const double spacing[3]);
+
 /* ---- from files (supervoxel-table-file.c) ------------------------------ */
 
 /* Where the numbers come from, and what the physical columns use. */
