@@ -173,13 +173,14 @@ job_run_on (SvJob *job, SvJobSlot *slot, const char *name, const SvSlicParams *p
 
   if (!job_ensure_backend (slot, name, &local))
     {
-      if (g_strcmp0 (name, "cpu") == 0 || !sv_backend_error_is_device_failure (local))
+      if (sv_backend_class_lookup (name) == sv_backend_cpu_class ()
+          || !sv_backend_error_is_device_failure (local))
         {
           g_propagate_error (error, local);
           return FALSE;
         }
       g_propagate_error (device_error, local);
-      if (!job_ensure_backend (slot, "cpu", error))
+      if (!job_ensure_backend (slot, sv_backend_class_name (sv_backend_cpu_class ()), error))
         return FALSE;
     }
   plan.backend = sv_backend_get_class (slot->backend);
@@ -197,7 +198,8 @@ job_run_on (SvJob *job, SvJobSlot *slot, const char *name, const SvSlicParams *p
     {
       g_clear_pointer (&slot->backend, sv_backend_free);
       slot->backend = g_steal_pointer (&report.own_backend);
-      g_strlcpy (slot->request, "cpu", sizeof slot->request);
+      g_strlcpy (slot->request, sv_backend_class_name (sv_backend_cpu_class ()),
+                 sizeof slot->request);
     }
   sv_run_report_clear (&report);
   return ok;
@@ -395,8 +397,8 @@ sv__job_process (SvJob *job, const SvJobRequest *request, GCancellable *cancella
 
   /* After a CUDA failure the CPU takes every run: retrying the GPU on each
    * slider step would repeat the failure and its delay. */
-  if (job->devices.broken && g_strcmp0 (name, "cpu") != 0)
-    name = "cpu";
+  if (job->devices.broken)
+    name = sv_backend_class_name (sv_backend_cpu_class ());
 
   if (request->preview_seconds > 0)
     factor = job_preview_factor (job, request);
