@@ -102,6 +102,15 @@ mpi_send_labels (gpointer self, const gint32 *labels, gsize n, gboolean ok)
               MPI_COMM_WORLD);
 }
 
+/* In pieces that MPI's int count can hold. */
+static void
+mpi_broadcast (gpointer self, guint root, gpointer data, gsize bytes)
+{
+  for (gsize done = 0; done < bytes; done += (gsize)G_MAXINT32)
+    MPI_Bcast ((guint8 *)data + done, (int)MIN (bytes - done, (gsize)G_MAXINT32), MPI_BYTE,
+               (int)root, MPI_COMM_WORLD);
+}
+
 static gboolean
 mpi_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
 {
@@ -141,6 +150,7 @@ sv_cli_mpi_init (int *argc, char ***argv)
     .gather = mpi_gather,
     .send_labels = mpi_send_labels,
     .recv_labels = mpi_recv_labels,
+    .broadcast = mpi_broadcast,
   };
   if (mpi.size > 1 && mpi.rank > 0)
     sv_cli_hold_messages ();

@@ -277,7 +277,14 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
                                      label_spacing, label_unit, &options->write_options, error);
   if (writer == NULL)
     return FALSE;
-  if (params->enforce_connectivity)
+  if (run->connected_labels >= 0)
+    {
+      /* The ranks ran the connectivity (stream-pieces.c). */
+      if (!run_copy_labels (run, writer, error))
+        return FALSE;
+      stats->n_labels = (gsize)run->connected_labels;
+    }
+  else if (params->enforce_connectivity)
     {
       gint64 min_size, max_size, n_labels;
 

@@ -29,6 +29,9 @@ typedef struct
   SvStreamRoom room;     /* what is kept in host memory between passes */
   guint passes_done;     /* assignment passes over the slabs */
   gboolean keep_asked;   /* the workers were asked to keep the assignment */
+  /* Labels after the ranks' connectivity (stream-pieces.c), which left
+   * nothing for rank 0 to do but copy them; −1 before or without it. */
+  gint64 connected_labels;
 } Run;
 
 /* What the final pass learns about the labels. */
@@ -59,5 +62,17 @@ gboolean sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary 
 gboolean sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3],
                                       const char *unit, const LabelSummary *summary,
                                       SvRunStats *stats, SvStreamReport *report, GError **error);
+
+/* ---- stream-pieces.c ---- */
+
+/* Whether the ranks run the connectivity themselves (several ranks with
+ * a broadcast, the connected rule, the labels in the spill). */
+gboolean sv__stream_pieces_applies (const Run *run);
+/* On every rank, after the final labels: the connected rule over the whole
+ * volume, each rank relabelling its own slices in the spill (`extent`:
+ * LabelSummary.max_extent). Returns the number of labels, −1 with `error`
+ * set on every rank. */
+gint64 sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_size,
+                                  GError **error);
 
 G_END_DECLS

@@ -269,6 +269,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   Run run = { 0 };
   guint n_passes, n_total, done = 0, scan_depth;
   gint64 t0, t1, t2;
+  double seconds_pieces = 0;
   gboolean ok = FALSE;
 
   g_return_val_if_fail (input != NULL && output != NULL && params != NULL, FALSE);
@@ -296,6 +297,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   info = sv_tiff_slab_reader_info (reader);
   run.params = params;
   run.options = options;
+  run.connected_labels = -1;
   run.output = output;
   run.nz = info->nz;
   run.ny = info->ny;
@@ -399,11 +401,28 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv__stream_run_final_labels (&run, params->max_num_iter > 0, &summary, error))
     goto out;
   g_debug ("streamed run: final labels made");
+  if (sv__stream_pieces_applies (&run))
+    {
+      gint64 min_size, max_size;
+      const gint64 t_pieces = g_get_monotonic_time ();
+
+      sv_connectivity_sizes (summary.n_in, run.clusters.k, params->min_size_factor,
+                             params->max_size_factor, &min_size, &max_size);
+      run.connected_labels
+          = sv__stream_pieces_connect (&run, summary.max_extent, min_size, max_size, error);
+      if (run.connected_labels < 0)
+        goto out;
+      seconds_pieces = (double)(g_get_monotonic_time () - t_pieces) / G_USEC_PER_SEC;
+      report->connect_by_ranks = TRUE;
+      report->connect_window
+          = (guint)MIN ((guint64)(run.z_end - run.z_begin) + 3 * (guint64)summary.max_extent + 2,
+                        (guint64)run.nz);
+    }
   report->seconds_labels = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
   if (!sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth, error))
     goto out;
   t2 = g_get_monotonic_time ();
-  stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC;
+  stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC - seconds_pieces;
   report_progress (options, SV_STAGE_CONNECT, done, done);
   stats->n_clusters = run.clusters.k;
   stats->iterations = done;
@@ -417,7 +436,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   ok = sv_stream_ranks_agree (run.ranks, ok, error);
   if (ok)
     {
-      stats->seconds_connect = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
+      stats->seconds_connect
+          = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC + seconds_pieces;
       report_progress (options, SV_STAGE_DONE, done, done);
     }
 

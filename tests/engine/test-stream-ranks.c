@@ -46,7 +46,9 @@ typedef struct
   const char *input, *output;
   const SvSlicParams *params;
   const guint8 *mask;
+  guint slab_depth;
   gboolean ok;
+  SvStreamReport report;
   GError *error;
 } Member;
 
@@ -145,6 +147,20 @@ team_send_labels (gpointer self, const gint32 *labels, gsize n, gboolean ok)
   g_async_queue_push (m->team->mailbox[m->ranks.rank], letter);
 }
 
+/* Every rank copies the root's bytes once all have arrived. */
+static void
+team_broadcast (gpointer self, guint root, gpointer data, gsize bytes)
+{
+  Member *m = self;
+  Team *t = m->team;
+
+  t->slots[m->ranks.rank] = data;
+  team_sync (t);
+  if (m->ranks.rank != root)
+    memcpy (data, t->slots[root], bytes);
+  team_sync (t);
+}
+
 static gboolean
 team_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
 {
@@ -170,17 +186,18 @@ member_run (gpointer data)
 
   sv_stream_options_init_defaults (&options);
   options.ranks = &m->ranks;
-  options.slab_depth = 2;
-  m->ok = sv_stream_slic_run (m->input, m->output, m->params, m->mask, &options, NULL, NULL,
+  options.slab_depth = m->slab_depth > 0 ? m->slab_depth : 2;
+  m->ok = sv_stream_slic_run (m->input, m->output, m->params, m->mask, &options, NULL, &m->report,
                               &m->error);
   return NULL;
 }
 
 /* Runs the streamed SLIC in n ranks; returns rank 0's outcome and checks
- * that every rank had the same. */
+ * that every rank had the same. *by_ranks (may be NULL): whether the ranks
+ * ran the connectivity themselves, all of them alike. */
 static gboolean
-run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams *params,
-              const guint8 *mask, GError **error)
+run_in_ranks_full (guint n, const char *input, const char *output, const SvSlicParams *params,
+                   const guint8 *mask, guint slab_depth, gboolean *by_ranks, GError **error)
 {
   Team team = { .n = n };
   g_autofree Member *members = g_new0 (Member, n);
@@ -194,9 +211,12 @@ run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams
   for (guint r = 0; r < n; r++)
     {
       team.mailbox[r] = g_async_queue_new ();
-      members[r] = (Member){
-        .team = &team, .input = input, .output = output, .params = params, .mask = mask
-      };
+      members[r] = (Member){ .team = &team,
+                             .input = input,
+                             .output = output,
+                             .params = params,
+                             .mask = mask,
+                             .slab_depth = slab_depth };
       members[r].ranks = (SvStreamRanks){
         .rank = r,
         .n_ranks = n,
@@ -208,6 +228,7 @@ run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams
         .gather = team_gather,
         .send_labels = team_send_labels,
         .recv_labels = team_recv_labels,
+        .broadcast = team_broadcast,
       };
     }
   for (guint r = 0; r < n; r++)
@@ -218,6 +239,9 @@ run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams
   for (guint r = 0; r < n; r++)
     {
       g_assert_cmpint (members[r].ok, ==, ok);
+      if (ok)
+        g_assert_cmpint (members[r].report.connect_by_ranks, ==,
+                         members[0].report.connect_by_ranks);
       if (!ok)
         g_assert_cmpstr (members[r].error->message, ==, members[0].error->message);
       if (r > 0)
@@ -225,6 +249,8 @@ run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams
       g_assert_cmpint (g_async_queue_length (team.mailbox[r]), ==, 0);
       g_async_queue_unref (team.mailbox[r]);
     }
+  if (by_ranks != NULL)
+    *by_ranks = members[0].report.connect_by_ranks;
   if (!ok)
     g_propagate_error (error, members[0].error);
   g_free (team.slots);
@@ -232,6 +258,13 @@ run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams
   g_mutex_clear (&team.lock);
   g_cond_clear (&team.cond);
   return ok;
+}
+
+static gboolean
+run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams *params,
+              const guint8 *mask, GError **error)
+{
+  return run_in_ranks_full (n, input, output, params, mask, 0, NULL, error);
 }
 
 /* ---- tests ----------------------------------------------------------------- */
@@ -346,6 +379,60 @@ test_identical (Fixture *f, gconstpointer data)
             g_test_message ("params %u, mask %d, %u ranks", p, masked, n_ranks[i]);
             g_assert_true (run_in_ranks (n_ranks[i], in, ranks, &params[p], mask, &error));
             g_assert_no_error (error);
+            sv_test_assert_same_file (one, ranks);
+          }
+      }
+}
+
+/* A volume deep enough that a rank's window (its slices, one label's
+ * extent below and two above) leaves out the others' far slices: the
+ * ranks' own connectivity (stream-pieces.c) cuts, joins and numbers the
+ * pieces exactly as the one process does, with the splits of a small
+ * max_size and the merges of a large min_size, masked and not, and over a
+ * mask that leaves whole ranks empty; the legacy rule goes through rank 0
+ * and gives the one process's file too. */
+static void
+test_pieces (Fixture *f, gconstpointer data)
+{
+  static const guint n_ranks[] = { 2, 3, 5 };
+  const guint nz = 45, ny = 14, nx = 15;
+  g_autofree char *in = write_input (f, nz, ny, nx);
+  g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
+  g_autofree char *ranks = g_build_filename (f->dir, "ranks.tif", NULL);
+  g_autofree guint8 *slab_mask = g_new0 (guint8, (gsize)nz * ny * nx);
+  SvSlicParams params[3];
+
+  /* Only slices 10 to 29, and a hole: ranks with nothing to label. */
+  for (guint z = 10; z < 30; z++)
+    for (gsize i = 0; i < (gsize)ny * nx; i++)
+      slab_mask[(gsize)z * ny * nx + i] = !(z > 15 && z < 20 && i % nx > 4 && i % nx < 9);
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    {
+      sv_slic_params_init_defaults (&params[p]);
+      params[p].n_segments = 400;
+    }
+  params[1].compactness = 0.1;
+  params[1].min_size_factor = 0.9;
+  params[1].max_size_factor = 1.0;
+  params[2].connectivity_rule = SV_CONNECTIVITY_RULE_LEGACY;
+  params[2].compactness = 0.3;
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    for (int masked = 0; masked < 2; masked++)
+      {
+        const guint8 *mask = masked ? slab_mask : NULL;
+
+        one_process (in, one, &params[p], mask);
+        for (guint i = 0; i < G_N_ELEMENTS (n_ranks); i++)
+          {
+            g_autoptr (GError) error = NULL;
+            gboolean by_ranks = FALSE;
+
+            g_test_message ("params %u, mask %d, %u ranks", p, masked, n_ranks[i]);
+            g_assert_true (
+                run_in_ranks_full (n_ranks[i], in, ranks, &params[p], mask, 3, &by_ranks, &error));
+            g_assert_no_error (error);
+            g_assert_cmpint (by_ranks, ==,
+                             params[p].connectivity_rule == SV_CONNECTIVITY_RULE_CONNECTED);
             sv_test_assert_same_file (one, ranks);
           }
       }
@@ -653,6 +740,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/stream/ranks/range", test_rank_range);
   g_test_add ("/engine/stream/ranks/identical-to-one-process", Fixture, NULL, fixture_setup,
               test_identical, fixture_teardown);
+  g_test_add ("/engine/stream/ranks/pieces-without-gatherer", Fixture, NULL, fixture_setup,
+              test_pieces, fixture_teardown);
   g_test_add ("/engine/stream/ranks/failing-rank-stops-all", Fixture, NULL, fixture_setup,
               test_failing_rank, fixture_teardown);
   g_test_add ("/engine/stream/workers/identical-to-one-backend", Fixture, NULL, fixture_setup,

@@ -42,6 +42,10 @@ typedef struct
    * order they were sent. recv_labels returns FALSE on the mark. */
   void (*send_labels) (gpointer self, const gint32 *labels, gsize n, gboolean ok);
   gboolean (*recv_labels) (gpointer self, guint from, gint32 *labels, gsize n);
+  /* Optional: `bytes` bytes of `data` from rank `root` to every rank. With
+   * it the ranks run the connectivity themselves, each on its own slices,
+   * and rank 0 only writes the file. */
+  void (*broadcast) (gpointer self, guint root, gpointer data, gsize bytes);
 } SvStreamRanks;
 
 /* The slices [*z0, *z1) that `rank` of n_ranks owns: contiguous, in rank
@@ -112,6 +116,7 @@ typedef struct
   guint64 labels_file_bytes;
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
+  gboolean connect_by_ranks;  /* every rank ran it on its own slices (no gatherer) */
   gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */
   double seconds_first_pass;  /* of seconds_iterate: the first pass (it prepares every slab) */
   double seconds_labels;      /* of seconds_iterate: the last assignment made labels */

@@ -1,0 +1,327 @@
+/* Supervox engine: the connectivity rule over ranks without a gatherer.
+ * Each rank finds the pieces of its own slices, the ranks share a table of
+ * pieces (first voxel, and for a small piece the piece it joins), every
+ * rank numbers the table in raster order, and each relabels its own
+ * slices: the labels of sv_connectivity_enforce's connected rule over the
+ * whole volume, bit for bit, with no rank holding more than its slices and
+ * their neighbours'.
+ *
+ * Why a rank's window is enough. The sequential rule cuts every 6-connected
+ * component C of one input label into pieces that depend on C alone (BFSs
+ * from the first voxel of C not yet taken, each stopping at max_size). A
+ * piece P is numbered after the pieces that start before it: a new label
+ * when it is large or meets no earlier piece, else the label of the last
+ * earlier piece its BFS meets (the connected rule). A component spans at
+ * most E + 1 slices (E: the largest z extent of one label, minus one). So
+ * for the pieces that start in a rank's slices [a, b), their components,
+ * their BFS neighbours (slices a − 1 to b + E) and those neighbours'
+ * components all lie in [a − 1 − E, b + 2E + 1): the sequential rule run
+ * over that window cuts them exactly and finds the same earlier piece for
+ * each small one (named by its first voxel, not by a label). Components the
+ * window truncates are cut wrongly there, but they touch none of those.
+ *
+ * The slices a rank needs from others come by broadcast: each rank sends
+ * the slices of its range that another's window can reach (its first 2E + 1
+ * and its last E + 1). */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <string.h>
+
+#include "stream-run-private.h"
+#include "supervox/sv-error.h"
+#include "supervox/sv-memory.h"
+
+#define UNSET (-2)
+#define MASKED (-1)
+
+typedef struct
+{
+  gint64 start;   /* first voxel, over the whole volume */
+  gint64 size;    /* voxels */
+  gint32 joins;   /* the last earlier piece its BFS met, or −1 */
+} Piece;
+
+/* A rank's window of slices [w0, w1): the input labels and, after the
+ * rule, each voxel's piece. */
+typedef struct
+{
+  guint w0, w1, ny, nx;
+  gsize plane;
+  gint32 *in;
+  gint32 *piece;
+  GArray *pieces; /* Piece, in the order they start */
+} Window;
+
+/* The sequential rule over the window (sv_connectivity_enforce's search,
+ * step by step: BFS over +x −x +y −y +z −z through voxels of one label,
+ * capped at max_size), recording pieces instead of labels. */
+static gboolean
+cut_pieces (Window *w, gint32 mask_label, gint64 max_size, GError **error)
+{
+  const guint nz = w->w1 - w->w0, ny = w->ny, nx = w->nx;
+  const gsize plane = w->plane, n = (gsize)nz * plane;
+  const gsize queue_len = (gsize)MIN ((guint64)MAX (max_size, 1), (guint64)n);
+  g_autofree gsize *queue
+      = sv_try_alloc_n (MAX (queue_len, 1), sizeof (gsize), FALSE, error, "the search queue");
+
+  if (queue == NULL)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    w->piece[i] = w->in[i] == mask_label ? MASKED : UNSET;
+  for (gsize v = 0; v < n; v++)
+    {
+      const gint32 label = w->in[v];
+      const gint32 id = (gint32)w->pieces->len;
+      gint64 size = 1, visited = 0;
+      gint32 joins = -1;
+      Piece p;
+
+      if (w->piece[v] != UNSET)
+        continue;
+      w->piece[v] = id;
+      queue[0] = v;
+      while (visited < size && size < max_size)
+        {
+          const gsize q = queue[visited];
+          const guint z = (guint)(q / plane), y = (guint)(q % plane / nx), x = (guint)(q % nx);
+#define SV_VISIT(inside, n_)                                                                       \
+  if (inside)                                                                                      \
+    {                                                                                              \
+      const gsize nb = (n_);                                                                       \
+      if (w->in[nb] == label && w->piece[nb] == UNSET)                                             \
+        {                                                                                          \
+          w->piece[nb] = id;                                                                       \
+          queue[size++] = nb;                                                                      \
+          if (size >= max_size)                                                                    \
+            goto neighbours_done;                                                                  \
+        }                                                                                          \
+      else if (w->piece[nb] >= 0 && w->piece[nb] != id)                                            \
+        joins = w->piece[nb];                                                                      \
+    }
+          SV_VISIT (x + 1 < nx, q + 1)
+          SV_VISIT (x > 0, q - 1)
+          SV_VISIT (y + 1 < ny, q + nx)
+          SV_VISIT (y > 0, q - nx)
+          SV_VISIT (z + 1 < nz, q + plane)
+          SV_VISIT (z > 0, q - plane)
+#undef SV_VISIT
+        neighbours_done:
+          visited++;
+        }
+      p.start = (gint64)((gsize)w->w0 * plane + v);
+      p.size = size;
+      p.joins = joins;
+      g_array_append_val (w->pieces, p);
+      if (w->pieces->len >= (guint)G_MAXINT32)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "too many pieces in slices %u to %u", w->w0, w->w1);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The slices of rank s's range [a, b) that another rank's window reaches. */
+static gboolean
+shared_slice (guint z, guint a, guint b, guint extent)
+{
+  return z < b && z >= a
+         && ((guint64)z < (guint64)a + 2 * (guint64)extent + 1 || (guint64)z + extent + 1 >= b);
+}
+
+/* Fills the window: this rank's slices from where the run keeps them, the
+ * others' by broadcast, slice by slice, every rank in the same order. */
+static gboolean
+fill_window (Run *run, Window *w, guint extent, GError **error)
+{
+  const SvStreamRanks *ranks = run->ranks;
+  g_autofree gint32 *slice = g_try_new (gint32, w->plane);
+  gboolean ok = slice != NULL;
+
+  if (!ok)
+    sv_set_no_memory (error, "one slice of labels");
+  if (ok)
+    ok = sv__spill_read (run->spill, run->z_begin, run->z_end,
+                         w->in + (gsize)(run->z_begin - w->w0) * w->plane, error);
+  if (!sv_stream_ranks_agree (ranks, ok, error))
+    return FALSE;
+  for (guint s = 0; s < ranks->n_ranks; s++)
+    {
+      guint a, b;
+
+      sv_stream_rank_range (run->nz, s, ranks->n_ranks, &a, &b);
+      for (guint z = a; z < b; z++)
+        {
+          if (!shared_slice (z, a, b, extent))
+            continue;
+          if (s == ranks->rank)
+            memcpy (slice, w->in + (gsize)(z - w->w0) * w->plane, w->plane * sizeof (gint32));
+          ranks->broadcast (ranks->self, s, slice, w->plane * sizeof (gint32));
+          if (s != ranks->rank && z >= w->w0 && z < w->w1)
+            memcpy (w->in + (gsize)(z - w->w0) * w->plane, slice, w->plane * sizeof (gint32));
+        }
+    }
+  return TRUE;
+}
+
+/* The table: every rank's pieces that start in its slices, as (first
+ * voxel, first voxel of the piece it joins or −1), all ranks' in rank
+ * order, which is raster order. */
+static GArray *
+share_table (Run *run, const Window *w, gint64 min_size)
+{
+  const SvStreamRanks *ranks = run->ranks;
+  const gint64 first = (gint64)run->z_begin * (gint64)run->plane;
+  const gint64 end = (gint64)run->z_end * (gint64)run->plane;
+  GArray *table = g_array_new (FALSE, FALSE, 2 * sizeof (gint64));
+  g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, 2 * sizeof (gint64));
+
+  for (guint i = 0; i < w->pieces->len; i++)
+    {
+      const Piece *p = &g_array_index (w->pieces, Piece, i);
+      gint64 row[2];
+
+      if (p->start < first || p->start >= end)
+        continue;
+      row[0] = p->start;
+      /* A small piece that meets an earlier one joins it; any other piece
+       * takes a new label (the connected rule). */
+      row[1] = p->size < min_size && p->joins >= 0
+                   ? g_array_index (w->pieces, Piece, p->joins).start
+                   : -1;
+      g_array_append_val (mine, row);
+    }
+  for (guint s = 0; s < ranks->n_ranks; s++)
+    {
+      gint64 count = s == ranks->rank ? (gint64)mine->len : 0;
+      guint at = table->len;
+
+      ranks->broadcast (ranks->self, s, &count, sizeof count);
+      g_array_set_size (table, at + (guint)count);
+      if (s == ranks->rank && count > 0)
+        memcpy (&g_array_index (table, gint64, 2 * (gsize)at), mine->data,
+                (gsize)count * 2 * sizeof (gint64));
+      if (count > 0)
+        ranks->broadcast (ranks->self, s, &g_array_index (table, gint64, 2 * (gsize)at),
+                          (gsize)count * 2 * sizeof (gint64));
+    }
+  return table;
+}
+
+/* The position of the piece that starts at `start` in the table, or −1. */
+static gint64
+find_piece (const GArray *table, gint64 start)
+{
+  gint64 lo = 0, hi = (gint64)table->len;
+
+  while (lo < hi)
+    {
+      const gint64 mid = lo + (hi - lo) / 2;
+      const gint64 s = g_array_index (table, gint64, 2 * (gsize)mid);
+
+      if (s == start)
+        return mid;
+      if (s < start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return -1;
+}
+
+gboolean
+sv__stream_pieces_applies (const Run *run)
+{
+  const SvStreamRanks *ranks = run->ranks;
+
+  return ranks != NULL && ranks->n_ranks > 1 && ranks->broadcast != NULL
+         && run->params->enforce_connectivity
+         && run->params->connectivity_rule == SV_CONNECTIVITY_RULE_CONNECTED
+         && !run->plan.assignment_kept;
+}
+
+gint64
+sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_size,
+                           GError **error)
+{
+  const gint32 start_label = run->params->start_label;
+  Window w = { 0 };
+  g_autoptr (GArray) table = NULL;
+  g_autofree gint32 *labels = NULL;
+  g_autofree gint32 *local = NULL;
+  gint64 counter = start_label;
+  gboolean ok;
+  gsize n;
+
+  /* [a − 1 − E, b + 2E + 1), within the volume. */
+  w.w0 = (guint)MAX ((gint64)run->z_begin - 1 - (gint64)extent, 0);
+  w.w1 = (guint)MIN ((guint64)run->z_end + 2 * (guint64)extent + 1, (guint64)run->nz);
+  if (run->z_begin >= run->z_end)
+    w.w0 = w.w1 = run->z_begin;
+  w.ny = run->ny;
+  w.nx = run->nx;
+  w.plane = run->plane;
+  n = (gsize)(w.w1 - w.w0) * w.plane;
+  w.in = sv_try_alloc_n (MAX (n, 1), sizeof (gint32), FALSE, error,
+                         "the labels of slices %u to %u", w.w0, w.w1);
+  w.piece = w.in != NULL ? sv_try_alloc_n (MAX (n, 1), sizeof (gint32), FALSE, error,
+                                           "the pieces of slices %u to %u", w.w0, w.w1)
+                         : NULL;
+  w.pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
+  ok = w.piece != NULL;
+  if (sv_stream_ranks_agree (run->ranks, ok, error) && fill_window (run, &w, extent, error))
+    {
+      ok = cut_pieces (&w, start_label - 1, max_size, error);
+      if (sv_stream_ranks_agree (run->ranks, ok, error))
+        {
+          table = share_table (run, &w, min_size);
+          /* Raster order: a new label, or the label of the earlier piece
+           * it joins (numbered already). Every rank numbers the whole
+           * table the same way. */
+          labels = g_new (gint32, MAX (table->len, 1));
+          ok = TRUE;
+          for (guint i = 0; i < table->len && ok; i++)
+            {
+              const gint64 joins = g_array_index (table, gint64, 2 * (gsize)i + 1);
+              const gint64 at = joins < 0 ? -1 : find_piece (table, joins);
+
+              if (joins < 0)
+                labels[i] = (gint32)counter++;
+              else if (at >= 0 && at < (gint64)i)
+                labels[i] = labels[at];
+              else
+                {
+                  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                               "connectivity: a piece joins one that is not before it");
+                  ok = FALSE;
+                }
+            }
+          /* The window's pieces as labels, then this rank's slices. */
+          local = ok ? g_new (gint32, MAX (w.pieces->len, 1)) : NULL;
+          for (guint i = 0; ok && i < w.pieces->len; i++)
+            {
+              const gint64 at = find_piece (table, g_array_index (w.pieces, Piece, i).start);
+              local[i] = at >= 0 ? labels[at] : start_label - 2;
+            }
+          if (ok)
+            {
+              const gsize first = (gsize)(run->z_begin - w.w0) * w.plane;
+              const gsize count = (gsize)(run->z_end - run->z_begin) * w.plane;
+
+              for (gsize v = first; v < first + count; v++)
+                w.in[v] = w.piece[v] == MASKED ? start_label - 1 : local[w.piece[v]];
+              ok = sv__spill_write (run->spill, run->z_begin, run->z_end, w.in + first, error);
+            }
+          ok = sv_stream_ranks_agree (run->ranks, ok, error);
+        }
+      else
+        ok = FALSE;
+    }
+  else
+    ok = FALSE;
+  g_free (w.in);
+  g_free (w.piece);
+  g_array_unref (w.pieces);
+  return ok ? counter - start_label : -1;
+}
