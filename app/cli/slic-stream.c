@@ -63,19 +63,6 @@ open_header (const char *input, const SvCliSlicContext *ctx)
   return sv_tiff_slab_reader_open (input, &options, &local);
 }
 
-/* The free space beside `output` for a streamed run's temporary files.
- * SV_TEST_DISK_FREE=SIZE stands in for what the disk says, so that the
- * tests can run out of space on any disk (a test hook, read only here). */
-static gboolean
-measure_temp_free (const char *output, guint64 *bytes)
-{
-  const char *pretend = g_getenv ("SV_TEST_DISK_FREE");
-
-  if (pretend != NULL && sv_cli_parse_size ("SV_TEST_DISK_FREE", pretend, bytes, NULL))
-    return TRUE;
-  return sv_stream_temp_free (output, bytes);
-}
-
 /* What this command lets a run use, measured now: --memory-limit or what
  * the system has free, beside what the process holds already; the GPUs;
  * the ranks; --slab-depth; the free space beside `output` (NULL: not
@@ -90,7 +77,7 @@ measure_budgets (const SvCliSlicContext *ctx, const char *output, SvRunBudgets *
   sv_run_devices_measure (&ctx->devices, &ctx->backend_choice, budgets);
   budgets->n_ranks = ctx->ranks != NULL ? ctx->ranks->n_ranks : 0;
   budgets->slab_depth = ctx->slab_depth;
-  budgets->temp_measured = output != NULL && measure_temp_free (output, &budgets->temp_free);
+  budgets->temp_measured = output != NULL && sv_stream_temp_free (output, &budgets->temp_free);
   budgets->output_name = output;
   budgets->limit_name = "--memory-limit";
 }

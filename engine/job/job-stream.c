@@ -63,6 +63,12 @@ sv__job_process_streamed (SvJob *job, const SvJobRequest *request, GCancellable 
   sv_run_source_from_header (&source, info);
   source.stays_in_file = TRUE;
   budgets.host_bytes = request->memory_limit;
+  /* Room for the temporary files is checked before the run, as the CLI
+   * does: a shortfall is one line at once, not a failure minutes in. */
+  output = g_strdup_printf ("%s/labels-%u.tif", job->scratch_dir, job->n_streamed + 1);
+  budgets.temp_measured = sv_stream_temp_free (output, &budgets.temp_free);
+  budgets.output_name = job->scratch_dir;
+  budgets.limit_name = "the window's memory budget";
   if (job->devices.klass == NULL)
     job->devices.klass = budgets.backend.device;
   sv_run_devices_measure (&job->devices, &budgets.backend, &budgets);
@@ -75,7 +81,7 @@ sv__job_process_streamed (SvJob *job, const SvJobRequest *request, GCancellable 
   plan.memory_limit = request->memory_limit;
   g_debug ("%s: %s", job->stream_input, plan.reason);
 
-  output = g_strdup_printf ("%s/labels-%u.tif", job->scratch_dir, ++job->n_streamed);
+  job->n_streamed++;
   sv_stream_options_init_defaults (&options);
   options.channel = request->channel;
   options.n_threads = 0;

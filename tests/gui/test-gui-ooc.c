@@ -274,12 +274,56 @@ test_streamed_labels (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
+static gboolean
+run_failed (gpointer data)
+{
+  return g_str_has_prefix (sv_window_get_progress_text (data), "Failed: ");
+}
+
+/* No room on the disk for the streamed run's temporary files: the window
+ * says so in one line before any work (the plan's check, as the CLI's),
+ * and leaves nothing in its scratch folder. SV_TEST_DISK_FREE stands in
+ * for the disk's free space. */
+static void
+test_disk_full (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-gui-ooc-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "ramp.tif", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  const char *text;
+
+  write_ramp (path);
+  g_setenv ("SV_MEMORY_LIMIT", BUDGET, TRUE);
+  g_setenv ("SV_TEST_DISK_FREE", "1K", TRUE);
+  g_assert_true (sv_window_open_file (f->window, file));
+  wait_until (ooc_open, f->window, "the volume to open out of core");
+  wait_until (run_failed, f->window, "the streamed run to fail");
+  g_unsetenv ("SV_TEST_DISK_FREE");
+  g_unsetenv ("SV_MEMORY_LIMIT");
+  text = sv_window_get_progress_text (f->window);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "the streamed run needs "));
+  g_assert_nonnull (strstr (text, "but only 1.0 KiB is free there"));
+  g_assert_nonnull (strstr (text, "the window's memory budget"));
+  g_assert_null (strchr (text, '\n'));
+  {
+    const char *scratch = sv_window_get_scratch_dir (f->window);
+    g_autoptr (GDir) d = scratch ? g_dir_open (scratch, 0, NULL) : NULL;
+    g_assert_nonnull (d);
+    g_assert_null (g_dir_read_name (d));
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add ("/gui/ooc/slices-from-file-stop-leaves-nothing", Fixture, NULL, fixture_setup,
               test_slices_from_file, fixture_teardown);
+  g_test_add ("/gui/ooc/disk-full-says-so-before-work", Fixture, NULL, fixture_setup,
+              test_disk_full, fixture_teardown);
   g_test_add ("/gui/ooc/streamed-labels-equal-cli-in-memory", Fixture, NULL, fixture_setup,
               test_streamed_labels, fixture_teardown);
   return g_test_run ();

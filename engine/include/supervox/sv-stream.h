@@ -136,7 +136,9 @@ gboolean sv_stream_slic_run (const char *input, const char *output, const SvSlic
 
 /* The free bytes where a streamed run that writes `output` puts its
  * temporary files (the output's folder), as the system gives them to
- * this user; FALSE when they cannot be told. */
+ * this user; FALSE when they cannot be told. SV_TEST_DISK_FREE=SIZE
+ * (bytes, or with K, M, G or T) stands in for what the disk says, so that
+ * tests can run out of space on any disk (a test hook, read only here). */
 gboolean sv_stream_temp_free (const char *output, guint64 *bytes);
 
 /* Bytes the in-memory CPU run of a volume needs at its peak (image,
