@@ -204,6 +204,10 @@ typedef struct
   gpointer user_data;
 } SvTiffWriteJob;
 
+/* Whether a file of raw_bytes uncompressed bytes is written as BigTIFF
+ * (or SV_TIFF_FORCE_BIGTIFF=1 asks for it). */
+gboolean sv__tiff_wants_bigtiff (guint64 raw_bytes);
+
 /* The job's codec fields from `options` (NULL: defaults); auto_predictor is
  * what SV_TIFF_PREDICTOR_AUTO means for this kind of file. */
 void sv__tiff_write_job_set_codec (SvTiffWriteJob *job, const SvTiffWriteOptions *options,

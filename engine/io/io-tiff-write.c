@@ -65,11 +65,17 @@ set_write_error (GError **error, SvEngineError code, const char *path, const cha
 }
 
 gboolean
+sv__tiff_wants_bigtiff (guint64 raw_bytes)
+{
+  return raw_bytes > SV_BIGTIFF_THRESHOLD || env_is ("SV_TIFF_FORCE_BIGTIFF", "1");
+}
+
+gboolean
 sv__tiff_output_begin (SvTiffOutput *out, const char *path, const SvTiffWriteJob *job,
                        GError **error)
 {
   guint64 raw_bytes = (guint64)job->nz * job->ny * job->nx * job->nc * (job->bps / 8);
-  gboolean bigtiff = raw_bytes > SV_BIGTIFF_THRESHOLD || env_is ("SV_TIFF_FORCE_BIGTIFF", "1");
+  gboolean bigtiff = sv__tiff_wants_bigtiff (raw_bytes);
   guint16 compression = sv__tiff_compression_tag (job->compression);
   g_autofree char *problem = NULL;
   int fd, saved_errno;

@@ -75,4 +75,16 @@ gboolean sv__stream_pieces_applies (const Run *run);
 gint64 sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_size,
                                   GError **error);
 
+/* ---- stream-rank-file.c ---- */
+
+/* Whether every rank writes its own pages of the label file (after the
+ * ranks' own connectivity, into a TIFF). */
+gboolean sv__stream_rank_file_applies (const Run *run);
+/* On every rank: the label file at `output` from each rank's slices in
+ * the spill, as sv__stream_run_write_labels would write it; every rank
+ * gets the outcome. */
+gboolean sv__stream_rank_file_write (Run *run, const char *output, const double spacing[3],
+                                     const char *unit, const LabelSummary *summary,
+                                     SvRunStats *stats, GError **error);
+
 G_END_DECLS

@@ -419,7 +419,10 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                         (guint64)run.nz);
     }
   report->seconds_labels = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
-  if (!sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth, error))
+  /* Without a gatherer the ranks write their own pages of the file. */
+  if (!sv__stream_rank_file_applies (&run)
+      && !sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth,
+                                    error))
     goto out;
   t2 = g_get_monotonic_time ();
   stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC - seconds_pieces;
@@ -427,8 +430,15 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   stats->n_clusters = run.clusters.k;
   stats->iterations = done;
 
-  /* Rank 0 writes the file; the others wait to hear how that went. */
-  if (run.ranks != NULL && run.ranks->rank > 0)
+  /* Rank 0 writes the file and the others wait to hear how that went, or
+   * every rank writes its pages. */
+  if (sv__stream_rank_file_applies (&run))
+    {
+      ok = sv__stream_rank_file_write (&run, output, info->spacing, info->unit, &summary, stats,
+                                       error);
+      report->file_by_ranks = ok;
+    }
+  else if (run.ranks != NULL && run.ranks->rank > 0)
     ok = TRUE;
   else
     ok = sv__stream_run_write_labels (&run, output, info->spacing, info->unit, &summary, stats,

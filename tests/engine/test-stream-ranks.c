@@ -240,8 +240,13 @@ run_in_ranks_full (guint n, const char *input, const char *output, const SvSlicP
     {
       g_assert_cmpint (members[r].ok, ==, ok);
       if (ok)
-        g_assert_cmpint (members[r].report.connect_by_ranks, ==,
-                         members[0].report.connect_by_ranks);
+        {
+          g_assert_cmpint (members[r].report.connect_by_ranks, ==,
+                           members[0].report.connect_by_ranks);
+          /* The ranks that ran the connectivity write their own pages. */
+          g_assert_cmpint (members[r].report.file_by_ranks, ==,
+                           members[r].report.connect_by_ranks);
+        }
       if (!ok)
         g_assert_cmpstr (members[r].error->message, ==, members[0].error->message);
       if (r > 0)
@@ -436,6 +441,25 @@ test_pieces (Fixture *f, gconstpointer data)
             sv_test_assert_same_file (one, ranks);
           }
       }
+  /* The file written by every rank cannot take the output's name (a
+   * folder has it): every rank fails with rank 0's one line, and no part
+   * of the file is left beside it. */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autofree char *taken = g_build_filename (f->dir, "taken", NULL);
+    g_autoptr (GDir) d = NULL;
+    const char *entry;
+
+    g_assert_cmpint (g_mkdir (taken, 0755), ==, 0);
+    g_assert_false (run_in_ranks (3, in, taken, &params[0], NULL, &error));
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO);
+    g_assert_nonnull (strstr (error->message, "rank 0: "));
+    g_assert_nonnull (strstr (error->message, "cannot replace the file"));
+    d = g_dir_open (f->dir, 0, NULL);
+    while ((entry = g_dir_read_name (d)) != NULL)
+      g_assert_false (g_str_has_prefix (entry, "taken."));
+    g_rmdir (taken);
+  }
 }
 
 /* Slabs spread over several backends, one worker thread each (what

@@ -76,4 +76,32 @@ gboolean sv_tiff_label_writer_finish (SvTiffLabelWriter *writer, GError **error)
 void sv_tiff_label_writer_free (SvTiffLabelWriter *writer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffLabelWriter, sv_tiff_label_writer_free)
 
+/* The pages [z0, z1) of a label file that several writers share, one
+ * writer each (MPI ranks; io-tiff-part-writer.c): the same options and
+ * shape for every writer. Append the slices in order (compressed on all
+ * threads and kept, about a tenth of the labels), exchange the extents,
+ * then write at the offsets they give. Together the writers make the
+ * bytes sv_tiff_label_writer_* make. */
+typedef struct _SvTiffPartWriter SvTiffPartWriter;
+
+SvTiffPartWriter *sv_tiff_part_writer_new (guint nz, guint ny, guint nx, gboolean negative,
+                                           const double spacing[3], const char *unit,
+                                           const SvTiffWriteOptions *options, guint z0, guint z1,
+                                           GError **error);
+gboolean sv_tiff_part_writer_append (SvTiffPartWriter *w, const gint32 *labels, guint depth,
+                                     GError **error);
+/* After the last append: where this writer's offsets were placed from,
+ * how far they reach from there, and its first directory from there. The
+ * writers in z order: the first's origin is where the file's pages begin,
+ * each next one's pages begin where the one before ends (begin + extent). */
+void sv_tiff_part_writer_extent (const SvTiffPartWriter *w, guint64 *origin, guint64 *extent,
+                                 guint64 *first_directory);
+/* Writes the strips and directories into `fd` with the pages beginning
+ * at `begin`; the last page's directory links to next_directory (the next
+ * writer's first, or 0). The writer of slice 0 writes the header too. */
+gboolean sv_tiff_part_writer_write (SvTiffPartWriter *w, int fd, guint64 begin,
+                                    guint64 next_directory, GError **error);
+void sv_tiff_part_writer_free (SvTiffPartWriter *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffPartWriter, sv_tiff_part_writer_free)
+
 G_END_DECLS

@@ -117,6 +117,7 @@ typedef struct
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
   gboolean connect_by_ranks;  /* every rank ran it on its own slices (no gatherer) */
+  gboolean file_by_ranks;     /* every rank wrote its own pages of the label file */
   gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */
   double seconds_first_pass;  /* of seconds_iterate: the first pass (it prepares every slab) */
   double seconds_labels;      /* of seconds_iterate: the last assignment made labels */
