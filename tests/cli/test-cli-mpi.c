@@ -105,12 +105,12 @@ path_in (Fixture *f, const char *name)
   return g_build_filename (f->dir, name, NULL);
 }
 
-/* One process in memory, then 2 and 3 ranks: the same bytes, and the
+/* One process in memory, then 2, 3 and 4 ranks: the same bytes, and the
  * sidecar says how many ranks ran. */
 static void
 assert_ranks_identical (Fixture *f, const char *in, const char *params)
 {
-  static const guint n_ranks[] = { 2, 3 };
+  static const guint n_ranks[] = { 2, 3, 4 };
   g_autofree char *expected = path_in (f, "one.tif");
   Result r = run_slic (f, 0, in, expected, params);
 
@@ -141,6 +141,8 @@ static const char *const param_sets[] = {
   "--n-segments 30 --slic-zero --compactness 0.05 --start-label 0 --slab-depth 2",
   /* Splits (max 1.0 × segment) and merges (min 0.9 ×) across ranks. */
   "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0 --sigma 0.7,1,1",
+  /* The legacy rule: rank 0 gathers the labels and runs it alone. */
+  "--n-segments 35 --compactness 0.3 --connectivity-rule legacy",
 };
 
 static void
