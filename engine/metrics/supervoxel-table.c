@@ -354,8 +354,13 @@ add_face (Bucket *b, guint nc, gint32 p, gint32 q, guint axis, const double *vp,
         {
           PairAcc fresh = { .key = key };
           g_array_append_val (b->pairs, fresh);
-          g_array_set_size (b->pair_values, b->pair_values->len + nc);
-          memset (&g_array_index (b->pair_values, double, (gsize)k * nc), 0, nc * sizeof (double));
+          /* Without an image there are no values (and no array to clear). */
+          if (nc > 0)
+            {
+              g_array_set_size (b->pair_values, b->pair_values->len + nc);
+              memset (&g_array_index (b->pair_values, double, (gsize)k * nc), 0,
+                      nc * sizeof (double));
+            }
         }
       *last_key = key;
       *last_index = k;
@@ -513,9 +518,12 @@ merge_pair (Bucket *shard, guint nc, const PairAcc *p, const double *sums)
     {
       PairAcc fresh = { .key = p->key };
       g_array_append_val (shard->pairs, fresh);
-      g_array_set_size (shard->pair_values, shard->pair_values->len + nc);
-      memset (&g_array_index (shard->pair_values, double, (gsize)k * nc), 0,
-              nc * sizeof (double));
+      if (nc > 0)
+        {
+          g_array_set_size (shard->pair_values, shard->pair_values->len + nc);
+          memset (&g_array_index (shard->pair_values, double, (gsize)k * nc), 0,
+                  nc * sizeof (double));
+        }
     }
   g = &g_array_index (shard->pairs, PairAcc, k);
   gs = &g_array_index (shard->pair_values, double, (gsize)k * nc);
