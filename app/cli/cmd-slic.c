@@ -316,13 +316,22 @@ run_slic (SlicOptions *o)
   for (guint i = 0; inputs[i] != NULL; i++)
     {
       g_autofree char *source = sv_cli_slic_zarr_input (&zarr, inputs[i], &error);
+      SvCliSlicFile *file;
+
       if (source == NULL)
         {
           sv_cli_report (error);
           sv_cli_slic_zarr_done (&zarr);
           return 1;
         }
-      g_ptr_array_add (files, sv_cli_slic_file_new (i, source, outputs[i]));
+      file = sv_cli_slic_file_new (i, source, outputs[i]);
+      /* The sidecar's command names the image and its level as given. */
+      if (zarr.level != NULL && sv_zarr_is_store (inputs[i]))
+        {
+          file->zarr_image = g_strdup (inputs[i]);
+          file->zarr_level = zarr.level_index;
+        }
+      g_ptr_array_add (files, file);
     }
   ctx.request = &request;
   ctx.mask_path = o->mask;

@@ -39,6 +39,7 @@ sv_cli_slic_file_free (SvCliSlicFile *file)
   if (file == NULL)
     return;
   g_free (file->input);
+  g_free (file->zarr_image);
   g_free (file->output);
   g_free (file->sidecar);
   g_clear_pointer (&file->volume, sv_volume_free);
@@ -341,11 +342,13 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
 {
   g_autoptr (GString) command = g_string_new (NULL);
   SvSlicCommand line = {
-    .input = file->input,
+    .input = file->zarr_image != NULL ? file->zarr_image : file->input,
     .output = file->output,
     .mask = ctx->mask_path,
     .params = &file->params,
     .channel = ctx->channel,
+    .zarr_image = file->zarr_image != NULL,
+    .zarr_level = file->zarr_level,
     .compression = ctx->compression,
     /* A backend named on the command line is named again; auto has no option. */
     .backend = !ctx->backend_choice.is_auto ? ctx->backend_name : NULL,

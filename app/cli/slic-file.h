@@ -76,6 +76,10 @@ struct _SvCliSlicFile
 {
   guint index; /* position in the list of inputs, from 0 */
   char *input;
+  /* The OME-Zarr image `input` is level zarr_level of (--zarr-level), for
+   * the sidecar's command; NULL: none asked for. */
+  char *zarr_image;
+  guint zarr_level;
   char *output;
   char *sidecar;
 

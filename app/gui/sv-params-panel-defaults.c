@@ -212,6 +212,12 @@ sv_params_panel_set_file (SvParamsPanel *self, const guint shape[3], guint chann
   /* A 2D image has no z to space. */
   gtk_widget_set_visible (self->spacing_z_name, shape[0] > 1);
   gtk_widget_set_visible (self->spacing_z_spin, shape[0] > 1);
+  if (self->keep_for_level)
+    {
+      self->keep_for_level = FALSE;
+      update_segment_size (self);
+      return;
+    }
   sv_params_panel_set_channels (self, channels);
   fresh = self->template_params;
   fresh.n_segments = sv_params_default_n_segments (

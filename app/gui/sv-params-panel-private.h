@@ -28,6 +28,9 @@ struct _SvParamsPanel
   GtkDropDown *backend_dropdown, *overlay_dropdown, *connectivity_rule_dropdown;
   GtkDropDown *segment_channel_dropdown; /* all channels, then channel 1, 2, … */
   GtkWidget *segment_channel_name;
+  GtkDropDown *zarr_level_dropdown; /* an OME-Zarr image's levels (sv-params-panel-level.c) */
+  GtkWidget *zarr_level_name;
+  gboolean keep_for_level; /* the next set_file is the same image at another level */
   GtkColorButton *boundary_colour;
   GtkWidget *min_size_spin, *max_size_spin, *iteration_spin;
 
@@ -76,5 +79,8 @@ void sv_params_panel_init_fields (SvParamsPanel *self);
  * for one channel. Does not emit. */
 void sv_params_panel_set_channels (SvParamsPanel *self, guint channels);
 void sv_params_panel_class_bind_field_callbacks (GtkWidgetClass *widget_class);
+
+/* sv-params-panel-level.c: "Level", its signal and widgets. */
+void sv_params_panel_class_add_level (GtkWidgetClass *widget_class);
 
 G_END_DECLS

@@ -421,6 +421,7 @@ sv_params_panel_class_init (SvParamsPanelClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, shuffle_clicked_cb);
   sv_params_panel_class_bind_field_callbacks (widget_class);
   sv_params_panel_class_bind_defaults (widget_class);
+  sv_params_panel_class_add_level (widget_class);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

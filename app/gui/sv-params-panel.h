@@ -63,6 +63,21 @@ void sv_params_panel_set_compactness (SvParamsPanel *panel, double compactness);
  * Reset. "Segment on" lists the channels and starts at all of them. Call
  * after sv_params_panel_set_file_spacing. Does not emit. */
 void sv_params_panel_set_file (SvParamsPanel *panel, const guint shape[3], guint channels);
+
+/* "Level" (sv-params-panel-level.c): an OME-Zarr image's resolution
+ * levels, named as `names` (NULL-terminated) gives them ("1:
+ * 512×512×512, 2×2×2 µm"), `selected` the one shown; hidden for fewer
+ * than two. Does not emit. A pick by the user emits "level-chosen" with
+ * the level (guint). */
+void sv_params_panel_set_levels (SvParamsPanel *panel, const char *const *names, guint selected);
+/* The level "Level" shows; 0 while hidden. */
+guint sv_params_panel_get_level (SvParamsPanel *panel);
+/* The next sv_params_panel_set_file is the same image at another level:
+ * every value stays as it is (the segment count too: it divides the same
+ * physical volume, so supervoxels keep their size in µm) and so do "Segment
+ * on", the defaults and the line about kept values; only the shape (and
+ * the spacing, from sv_params_panel_set_file_spacing) is the level's. */
+void sv_params_panel_keep_for_level (SvParamsPanel *panel);
 /* Every SLIC value back to the file's defaults (the spacing stays); emits. */
 void sv_params_panel_reset_to_defaults (SvParamsPanel *panel);
 /* The line about kept values, or NULL when none is shown. */

@@ -80,6 +80,11 @@ describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSli
     .mask = self->mask_path,
     .params = params,
     .channel = sv_window_labels_channel (self),
+    /* A level of an OME-Zarr image: the image and its level, as the user
+     * names them to supervox-cli (the level's folder alone reads the same
+     * voxels, but says nothing of the pyramid). */
+    .zarr_image = self->volume_path != NULL && self->zarr_image != NULL,
+    .zarr_level = self->zarr_level,
     /* The backend that made the labels on screen: "auto" could pick another
      * one on the machine the line runs on, or after a fallback here. */
     .backend
@@ -88,6 +93,8 @@ describe_labels (SvWindow *self, const char *written, SvSlicCommand *line, SvSli
     /* An export's sidecar names its codec, as supervox-cli's does. */
     .compression = written != NULL ? sv_window_export_compression () : NULL,
   };
+  if (line->zarr_image)
+    line->input = self->zarr_image;
   *finite_mask = NULL;
   if (self->mask_nonfinite && self->volume && self->volume_path)
     {

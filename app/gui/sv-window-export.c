@@ -37,7 +37,8 @@ sv_window_default_export_name (SvWindow *self)
   g_return_val_if_fail (SV_IS_WINDOW (self), NULL);
   if (!self->volume_path)
     return g_strdup ("sample-labels.tif");
-  base = g_path_get_basename (self->volume_path);
+  /* A level's folder is a number: the image names the labels. */
+  base = g_path_get_basename (self->zarr_image != NULL ? self->zarr_image : self->volume_path);
   /* brain.ome.tif and brain.tif both give brain-labels.tif. */
   dot = strchr (base, '.');
   if (dot && dot != base)

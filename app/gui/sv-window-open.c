@@ -49,6 +49,13 @@ typedef struct
 {
   GFile *file;
   char *path;
+  /* An OME-Zarr image: its folder (path is then its level's), the level
+   * asked for, its levels as listed, and whether the image is the one
+   * shown (a pick in "Level"). */
+  char *image;
+  guint level;
+  GPtrArray *levels;
+  gboolean same_image;
   gint percent;     /* atomic: 0..100 while reading, -1 while decoding */
   SvWindowOoc *ooc; /* set instead of a volume when it opens out of core */
   double seconds;   /* reading and decoding, set by the reader */
@@ -62,6 +69,8 @@ load_free (gpointer data)
   g_object_unref (load->file);
   sv_window_ooc_free (load->ooc);
   g_free (load->path);
+  g_free (load->image);
+  g_clear_pointer (&load->levels, g_ptr_array_unref);
   g_free (load);
 }
 
@@ -98,8 +107,8 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   g_autoptr (GError) error = NULL;
   g_autofree char *lower = g_ascii_strdown (load->path, -1);
   gint64 start = g_get_monotonic_time ();
-  /* A Zarr folder (an OME-Zarr image opens at its finest level) is read
-   * by the engine's readers as a TIFF is. */
+  /* A Zarr folder (an OME-Zarr image opens at its finest level, or the
+   * level asked for) is read by the engine's readers as a TIFF is. */
   const gboolean zarr = sv_zarr_is_store (load->path);
   gboolean tiff = zarr || g_str_has_suffix (lower, ".tif") || g_str_has_suffix (lower, ".tiff")
                   || g_str_has_suffix (lower, ".btf") || g_str_has_suffix (lower, ".tf8");
@@ -108,14 +117,17 @@ load_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancella
 
   if (zarr && sv_zarr_is_ome_image (load->path))
     {
-      char *level = sv_zarr_level_path (load->path, 0, &error);
+      char *level = sv_zarr_level_path (load->path, load->level, &error);
 
       if (level == NULL)
         {
           g_task_return_error (task, g_steal_pointer (&error));
           return;
         }
-      g_free (load->path);
+      /* The levels for "Level"; a broken coarser one leaves it out, not
+       * the image. */
+      load->levels = sv_zarr_list_levels (load->path, NULL);
+      load->image = load->path;
       load->path = level;
     }
 
@@ -195,6 +207,7 @@ load_done_cb (GObject *source, GAsyncResult *res, gpointer data)
   Load *load = g_task_get_task_data (task);
   g_autoptr (GError) error = NULL;
   SvVolume *volume;
+  SvLevelPlace place;
 
   /* Stopped, or replaced by a newer load: its volume is dropped. */
   if (g_task_get_cancellable (task) != self->load_cancellable
@@ -203,6 +216,8 @@ load_done_cb (GObject *source, GAsyncResult *res, gpointer data)
   self->loading = FALSE;
   g_clear_object (&self->load_cancellable);
   volume = g_task_propagate_pointer (task, &error);
+  if (load->same_image && (volume || load->ooc))
+    sv_window_levels_leave (self, &place);
   if (!volume && load->ooc)
     {
       g_autofree char *base = g_file_get_basename (load->file);
@@ -210,6 +225,8 @@ load_done_cb (GObject *source, GAsyncResult *res, gpointer data)
       g_free (self->volume_path);
       self->volume_path = g_strdup (load->path);
       sv_window_ooc_show (self, g_steal_pointer (&load->ooc), base);
+      sv_window_levels_opened (self, load->image, load->level, g_steal_pointer (&load->levels),
+                               load->same_image ? &place : NULL);
       gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
       sv_window_rebuild_recent_menu (self);
       return;
@@ -221,17 +238,22 @@ load_done_cb (GObject *source, GAsyncResult *res, gpointer data)
       gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
       gtk_progress_bar_set_text (self->progress_bar, "");
       sv_window_show_error (self, primary, error);
+      sv_window_levels_show (self);
       /* Something to look at behind the dialog when nothing was open. */
       if (!self->volume)
         sv_window_load_sample (self, SAMPLE_NZ, SAMPLE_NY, SAMPLE_NX, NULL);
       return;
     }
   open_volume (self, volume, load->file, load->path);
+  sv_window_levels_opened (self, load->image, load->level, g_steal_pointer (&load->levels),
+                           load->same_image ? &place : NULL);
   self->load_seconds = load->seconds;
 }
 
-gboolean
-sv_window_open_file (SvWindow *self, GFile *file)
+/* Reads `file` (level `level` of an OME-Zarr image) on a worker thread;
+ * `same_image`: it is the image shown, at another level. */
+static gboolean
+start_load (SvWindow *self, GFile *file, guint level, gboolean same_image)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GTask) task = NULL;
@@ -239,7 +261,6 @@ sv_window_open_file (SvWindow *self, GFile *file)
   g_autofree char *base = g_file_get_basename (file);
   Load *load;
 
-  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
   if (!path)
     {
       g_set_error (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s is not a local file",
@@ -252,6 +273,10 @@ sv_window_open_file (SvWindow *self, GFile *file)
   load = g_new0 (Load, 1);
   load->file = g_object_ref (file);
   load->path = g_steal_pointer (&path);
+  load->level = level;
+  load->same_image = same_image;
+  if (same_image)
+    sv_window_levels_asked (self, level);
   self->loading = TRUE;
   self->load_cancellable = g_cancellable_new ();
   task = g_task_new (self, self->load_cancellable, load_done_cb, NULL);
@@ -266,6 +291,25 @@ sv_window_open_file (SvWindow *self, GFile *file)
                       g_object_unref);
   g_task_run_in_thread (task, load_thread);
   return TRUE;
+}
+
+gboolean
+sv_window_open_file (SvWindow *self, GFile *file)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  return start_load (self, file, 0, FALSE);
+}
+
+gboolean
+sv_window_open_level (SvWindow *self, guint level)
+{
+  g_autoptr (GFile) file = NULL;
+
+  g_return_val_if_fail (SV_IS_WINDOW (self), FALSE);
+  if (self->zarr_image == NULL)
+    return FALSE;
+  file = g_file_new_for_path (self->zarr_image);
+  return start_load (self, file, level, TRUE);
 }
 
 static void
@@ -377,10 +421,15 @@ open_sample_action (GtkWidget *widget, const char *name, GVariant *param)
 void
 sv_window_cancel_loading (SvWindow *self)
 {
+  gboolean was_loading = self->loading;
+
   if (self->load_cancellable)
     g_cancellable_cancel (self->load_cancellable);
   g_clear_object (&self->load_cancellable);
   self->loading = FALSE;
+  /* A level asked for and dropped: "Level" names the one shown. */
+  if (was_loading && self->zarr_levels != NULL)
+    sv_window_levels_show (self);
 }
 
 void

@@ -21,6 +21,7 @@
  *   sv-window-contrast.c the contrast histogram and the colormap, a
  *                        composite's channels
  *   sv-window-channel.c  composites, and the channel SLIC segments ("Segment on")
+ *   sv-window-levels.c   an OME-Zarr image's resolution levels ("Level")
  *   sv-window-region.c   the region preview: the job on a box of the volume
  *   sv-window-teach.c    teaching's note: what the step on screen did
  *   sv-window-memory.c   the memory in use, in the status bar
@@ -32,6 +33,7 @@
 
 #include "sv-window.h"
 
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-quality.h"
 #include "supervox/sv-sidecar.h"
 #include "sv-batch-run.h"
@@ -165,6 +167,12 @@ struct _SvWindow
   int result_channel;       /* the channel of `result`'s run */
   SvVolume *channel_volume; /* that channel's copy for the job; NULL for every channel */
 
+  /* The OME-Zarr image the volume is a level of (sv-window-levels.c);
+   * NULL when it is none. */
+  char *zarr_image;
+  guint zarr_level;
+  GPtrArray *zarr_levels; /* SvZarrLevel, finest first; NULL: not listed */
+
   /* Region preview (sv-window-region.c): the job's cropped copies. */
   gboolean region_valid;
   guint region_lo[3], region_hi[3]; /* z, y, x; hi exclusive */
@@ -244,6 +252,10 @@ void sv_window_rebuild_recent_menu (SvWindow *self);
 void sv_window_class_add_open_actions (GtkWidgetClass *widget_class);
 /* Drops a load in progress (its volume is freed when the reader returns). */
 void sv_window_cancel_loading (SvWindow *self);
+/* Reads level `level` of the OME-Zarr image shown as opening the image
+ * does (the load thread, Stop), then shows it keeping the panel's values
+ * (sv-window-levels.c). FALSE when no OME-Zarr image is shown. */
+gboolean sv_window_open_level (SvWindow *self, guint level);
 
 /* sv-window-memory.c: the status bar's memory in use, refreshed each
  * second between start and stop. */
@@ -395,6 +407,32 @@ const char *sv_window_channel_words (const SvVolume *volume);
 /* Channels drawn as a composite: 0 for one channel or a photo (8-bit RGB),
  * else 2 or 3 (the first three of more). */
 guint sv_window_composite_channels (const SvVolume *volume);
+
+/* sv-window-levels.c */
+/* Where the view of a level was, for the same place in the next one. */
+typedef struct
+{
+  guint shape[3];  /* z, y, x of the level left */
+  guint cursor[3]; /* the slices shown in it */
+} SvLevelPlace;
+void sv_window_levels_init (SvWindow *self);
+/* Another volume: no image, no levels, "Level" hidden. */
+void sv_window_levels_forget (SvWindow *self);
+/* Before another level of the same image is shown: where the view is;
+ * the panel keeps its values through the next file. */
+void sv_window_levels_leave (SvWindow *self, SvLevelPlace *place);
+/* After a load: the volume shown is level `level` of the OME-Zarr image
+ * `image` (NULL: it is none), whose levels are `levels` (taken; NULL: not
+ * listed). `place`: where the view of the last level was (NULL: another
+ * file), for the same slices here and the channel "Segment on" kept. */
+void sv_window_levels_opened (SvWindow *self, const char *image, guint level, GPtrArray *levels,
+                              const SvLevelPlace *place);
+/* "Level" shows the level on screen again (a load stopped or failed). */
+void sv_window_levels_show (SvWindow *self);
+/* "Level" shows `level`, being read. */
+void sv_window_levels_asked (SvWindow *self, guint level);
+/* The entry of "Level" for `level`: "1: 512×512×512, 2×2×2 µm". */
+char *sv_window_level_words (const SvZarrLevel *level);
 
 /* sv-window-teach.c */
 /* Teaching's note for the step on screen, with its numbers once the

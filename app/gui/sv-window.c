@@ -135,6 +135,7 @@ sv_window_forget_volume (SvWindow *self)
   g_clear_pointer (&self->mask, g_free);
   g_clear_pointer (&self->mask_path, g_free);
   sv_window_channel_forget (self);
+  sv_window_levels_forget (self);
   self->n_nan = self->n_inf = 0;
   self->mask_nonfinite = FALSE;
   gtk_revealer_set_reveal_child (self->nonfinite_revealer, FALSE);
@@ -431,6 +432,8 @@ sv_window_finalize (GObject *object)
   g_free (self->truth_path);
   g_clear_pointer (&self->region_volume, sv_volume_free);
   g_clear_pointer (&self->channel_volume, sv_volume_free);
+  g_free (self->zarr_image);
+  g_clear_pointer (&self->zarr_levels, g_ptr_array_unref);
   g_free (self->region_mask);
   g_clear_pointer (&self->region_truth, sv_labels_free);
   g_free (self->convergence_key);
@@ -579,6 +582,7 @@ sv_window_init (SvWindow *self)
   sv_window_pins_init (self);
   sv_window_contrast_init (self);
   sv_window_region_init (self);
+  sv_window_levels_init (self);
   sv_window_zoom_init (self);
   sv_window_memory_start (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", FALSE);

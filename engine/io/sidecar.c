@@ -182,6 +182,8 @@ sv_slic_command_append (const SvSlicCommand *c, GString *line)
       g_string_append_printf (line, " --mask %s", mask);
     }
   sv_slic_params_append_cli (c->params, line);
+  if (c->zarr_image)
+    g_string_append_printf (line, " --zarr-level %u", c->zarr_level);
   if (c->channel >= 0)
     g_string_append_printf (line, " --channel %d", c->channel);
   if (c->compression != NULL)
@@ -221,6 +223,19 @@ static const char python_reader[]
       "            axes = axes.replace(axis, \"\") + axis\n"
       "    return image.reshape(shape)\n";
 
+/* read_zarr_level (image, level, shape): an OME-Zarr image's level with
+ * its channel axis moved last, as the engine's Zarr reader orders it. */
+static const char python_zarr_reader[]
+    = "def read_zarr_level(image, level, shape):\n"
+      "    \"\"\"A level of an OME-Zarr image as z, y, x, channel, as Supervox reads it.\"\"\"\n"
+      "    group = zarr.open_group(image, mode=\"r\")\n"
+      "    multiscale = group.attrs[\"multiscales\"][0]\n"
+      "    axes = [a[\"name\"] if isinstance(a, dict) else a for a in multiscale[\"axes\"]]\n"
+      "    data = np.asarray(group[multiscale[\"datasets\"][level][\"path\"]])\n"
+      "    if \"c\" in axes:\n"
+      "        data = np.moveaxis(data, axes.index(\"c\"), -1)\n"
+      "    return data.reshape(shape)\n";
+
 static void
 append_read (GString *code, const char *path, const SvSlicCommand *c, guint channels)
 {
@@ -238,15 +253,29 @@ sv_slic_python_append (const SvSlicCommand *c, GString *code)
   g_return_if_fail (c != NULL && c->params != NULL && code != NULL);
   g_return_if_fail (c->shape[0] > 0 && c->channels > 0);
 
-  g_string_append (code, "import numpy as np\nimport tifffile\n\nimport supervox\n");
+  g_string_append (code, "import numpy as np\nimport tifffile\n");
+  if (c->zarr_image)
+    g_string_append (code, "import zarr\n");
+  g_string_append (code, "\nimport supervox\n");
   if (c->before != NULL)
     {
       g_string_append (code, "import shlex\nimport subprocess\n\nsubprocess.run(shlex.split(");
       append_python_string (code, c->before);
       g_string_append (code, "), check=True)\n");
     }
-  g_string_append_printf (code, "\n\n%s\n\nimage = ", python_reader);
-  append_read (code, c->input, c, c->channels);
+  g_string_append_printf (code, "\n\n%s\n\n", python_reader);
+  if (c->zarr_image)
+    {
+      g_string_append_printf (code, "%s\n\nimage = read_zarr_level(", python_zarr_reader);
+      append_python_string (code, c->input);
+      g_string_append_printf (code, ", %u, (%u, %u, %u, %u))", c->zarr_level, c->shape[0],
+                              c->shape[1], c->shape[2], c->channels);
+    }
+  else
+    {
+      g_string_append (code, "image = ");
+      append_read (code, c->input, c, c->channels);
+    }
   if (!all_channels)
     g_string_append_printf (code, "[..., %d]", MAX (c->channel, 0));
   g_string_append_c (code, '\n');

@@ -181,6 +181,59 @@ test_python (void)
   g_assert_nonnull (strstr (code->str, "connectivity_rule='connected', channel_axis=None)\n"));
 }
 
+/* An OME-Zarr image's level: the line names the image and the level as
+ * supervox-cli takes them, the Python code reads that level with
+ * zarr-python; level 0 is named too (the labels were made on it). */
+static void
+test_zarr_level (void)
+{
+  SvSlicParams p;
+  g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (GString) params = g_string_new (NULL);
+  g_autoptr (GString) code = g_string_new (NULL);
+  g_autofree char *want = NULL;
+  SvSlicCommand c = {
+    .input = "day 1/cells.zarr",
+    .output = "cells-labels.tif",
+    .params = &p,
+    .channel = 1,
+    .zarr_image = TRUE,
+    .zarr_level = 2,
+    .shape = { 5, 20, 30 },
+    .channels = 3,
+  };
+
+  sv_slic_params_init_defaults (&p);
+  sv_slic_params_append_cli (&p, params);
+  sv_slic_command_append (&c, line);
+  want = g_strdup_printf ("supervox-cli slic 'day 1/cells.zarr' -o cells-labels.tif%s"
+                          " --zarr-level 2 --channel 1",
+                          params->str);
+  g_assert_cmpstr (line->str, ==, want);
+
+  g_string_truncate (line, 0);
+  c.zarr_level = 0;
+  sv_slic_command_append (&c, line);
+  g_assert_nonnull (strstr (line->str, " --zarr-level 0 --channel 1"));
+
+  c.zarr_level = 2;
+  sv_slic_python_append (&c, code);
+  g_test_message ("%s", code->str);
+  g_assert_true (
+      g_str_has_prefix (code->str, "import numpy as np\nimport tifffile\nimport zarr\n"));
+  g_assert_nonnull (strstr (code->str, "def read_zarr_level(image, level, shape):\n"));
+  g_assert_nonnull (strstr (
+      code->str, "image = read_zarr_level('day 1/cells.zarr', 2, (5, 20, 30, 3))[..., 1]\n"));
+  g_assert_null (strstr (code->str, "image = read_zyxc("));
+
+  /* A TIFF needs no zarr. */
+  g_string_truncate (code, 0);
+  c.zarr_image = FALSE;
+  c.input = "cells.tif";
+  sv_slic_python_append (&c, code);
+  g_assert_null (strstr (code->str, "zarr"));
+}
+
 /* The sidecar's name beside its labels, for every front end. */
 static void
 test_sidecar_path (void)
@@ -206,6 +259,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/sidecar/command", test_command);
   g_test_add_func ("/engine/sidecar/command-batch", test_command_batch);
   g_test_add_func ("/engine/sidecar/python", test_python);
+  g_test_add_func ("/engine/sidecar/zarr-level", test_zarr_level);
   g_test_add_func ("/engine/sidecar/path", test_sidecar_path);
   return g_test_run ();
 }

@@ -10,6 +10,7 @@
 #include "gui-test-pointer.h"
 #include "gui-test-util.h"
 #include "sv-test-files.h"
+#include "sv-test-python.h"
 
 SvTestRun
 run_shell (const char *dir, const char *line)
@@ -91,4 +92,26 @@ assert_copied_command_writes_export (SvWindow *w, const char *dir)
   sv_test_run_clear (&run);
   sv_test_assert_same_file (exported, from_cli);
   return g_steal_pointer (&from_cli);
+}
+
+/* The window's sidecar and the CLI's, apart from what says how each ran
+ * (timings, threads, who wrote it, how the CLI held the volume) and where
+ * the labels went. */
+static const char compare_sidecars_script[]
+    = "import json, sys\n"
+      "w, c = (json.load(open(p)) for p in sys.argv[1:3])\n"
+      "for d in (w, c):\n"
+      "    for k in ('seconds', 'threads', 'program', 'mode', 'memory_limit_bytes',\n"
+      "              'peak_memory_bytes'):\n"
+      "        d.pop(k, None)\n"
+      "w['command'] = w['command'].replace(' -o ' + w['output'] + ' ',\n"
+      "                                    ' -o ' + c['output'] + ' ')\n"
+      "w['output'] = c['output']\n"
+      "print('same' if w == c else {k: (w.get(k), c.get(k)) for k in set(w) | set(c)\n"
+      "                             if w.get(k) != c.get(k)}, end='')\n";
+
+char *
+compare_sidecars (const char *window_json, const char *cli_json)
+{
+  return sv_test_python_args (compare_sidecars_script, window_json, cli_json);
 }

@@ -17,3 +17,7 @@ char *copy_command_with_keys (SvWindow *w);
  * `dir`/cli: the two label files hold the same bytes. Returns the path of
  * the one supervox-cli wrote. */
 char *assert_copied_command_writes_export (SvWindow *w, const char *dir);
+/* The window's sidecar and supervox-cli's: "same" apart from what says
+ * how and where each ran (timings, threads, program, mode, memory, the
+ * output), else what differs (g_free). */
+char *compare_sidecars (const char *window_json, const char *cli_json);

@@ -27,12 +27,12 @@ have_xdotool (void)
   return TRUE;
 }
 
-/* Runs xdotool with `args` against `window`'s X window (window
- * coordinates become the surface's). */
+/* Runs xdotool with `args` against the X window of `native` (a window or
+ * a popover; window coordinates become the surface's). */
 static void
-run_xdotool (GtkWindow *window, const char *args)
+run_xdotool (GtkNative *native, const char *args)
 {
-  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+  GdkSurface *surface = gtk_native_get_surface (native);
   g_autofree char *line = NULL;
   g_autoptr (GError) error = NULL;
   int status = 0;
@@ -60,7 +60,7 @@ xdotool (SvWindow *w, const char *format, ...)
   va_start (ap, format);
   args = g_strdup_vprintf (format, ap);
   va_end (ap);
-  run_xdotool (GTK_WINDOW (w), args);
+  run_xdotool (GTK_NATIVE (w), args);
 }
 
 void
@@ -72,7 +72,7 @@ xdotool_window (GtkWindow *window, const char *format, ...)
   va_start (ap, format);
   args = g_strdup_vprintf (format, ap);
   va_end (ap);
-  run_xdotool (window, args);
+  run_xdotool (GTK_NATIVE (window), args);
 }
 
 /* `widget`'s point (x, y) in the surface's coordinates. */
@@ -204,4 +204,67 @@ click_tab (SvWindow *w, GtkWidget *widget)
         }
     }
   g_assert_not_reached ();
+}
+
+/* The first descendant of `root` of `type` (NULL: any) that is a label
+ * reading `text`, or of `type` when text is NULL. */
+static GtkWidget *
+find_descendant (GtkWidget *root, GType type, const char *text)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found;
+      if (G_TYPE_CHECK_INSTANCE_TYPE (c, type)
+          && (text == NULL || g_strcmp0 (gtk_label_get_text (GTK_LABEL (c)), text) == 0))
+        return c;
+      if ((found = find_descendant (c, type, text)))
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+shown_with_size (gpointer widget)
+{
+  return gtk_widget_get_mapped (widget) && gtk_widget_get_width (widget) > 0;
+}
+
+static gboolean
+dropdown_shows (gpointer dropdown)
+{
+  return gtk_drop_down_get_selected (dropdown)
+         == GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dropdown), "sv-test-chosen"));
+}
+
+void
+choose_in_dropdown (SvWindow *w, GtkDropDown *dropdown, guint position)
+{
+  GtkStringList *names = GTK_STRING_LIST (gtk_drop_down_get_model (dropdown));
+  const char *name = gtk_string_list_get_string (names, position);
+  GtkWidget *popover, *entry;
+  GtkNative *native;
+  graphene_point_t in, out;
+  double tx, ty;
+
+  g_assert_nonnull (name);
+  click_widget (GTK_WINDOW (w), GTK_WIDGET (dropdown));
+  popover = find_descendant (GTK_WIDGET (dropdown), GTK_TYPE_POPOVER, NULL);
+  g_assert_nonnull (popover);
+  wait_until (shown_with_size, popover, "the dropdown's list");
+  entry = find_descendant (popover, GTK_TYPE_LABEL, name);
+  g_assert_nonnull (entry);
+  wait_until (shown_with_size, entry, "the entry in the dropdown's list");
+  /* The list is a popup surface of its own: the click goes to its X window. */
+  native = gtk_widget_get_native (entry);
+  in = GRAPHENE_POINT_INIT (gtk_widget_get_width (entry) / 2.0,
+                            gtk_widget_get_height (entry) / 2.0);
+  g_assert_true (gtk_widget_compute_point (entry, GTK_WIDGET (native), &in, &out));
+  gtk_native_get_surface_transform (native, &tx, &ty);
+  {
+    g_autofree char *args = g_strdup_printf ("mousemove --window WINDOW %ld %ld click 1",
+                                             lround (out.x + tx), lround (out.y + ty));
+    run_xdotool (native, args);
+  }
+  g_object_set_data (G_OBJECT (dropdown), "sv-test-chosen", GUINT_TO_POINTER (position));
+  wait_until (dropdown_shows, dropdown, "the entry chosen");
 }

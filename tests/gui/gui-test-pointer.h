@@ -30,3 +30,6 @@ void type_into (SvWindow *w, GtkWidget *entry, const char *text);
 void enter_number (SvWindow *w, GtkWidget *spin, const char *text);
 /* A click on the tab of the notebook page that holds `widget`. */
 void click_tab (SvWindow *w, GtkWidget *widget);
+/* A real click on `dropdown`, then on the entry at `position` in the
+ * list that opens; returns once the dropdown shows it. */
+void choose_in_dropdown (SvWindow *w, GtkDropDown *dropdown, guint position);

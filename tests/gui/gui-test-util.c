@@ -4,6 +4,8 @@
 
 #include "gui-test-util.h"
 
+#include "sv-application.h"
+
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -99,7 +101,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
 
-  f->window = SV_WINDOW (sv_window_new (NULL));
+  f->window = SV_WINDOW (sv_window_new (f->app));
   f->weak_window = f->window;
   f->weak_xy = sv_window_get_slice_view (f->window, SV_AXIS_XY);
   f->weak_panel = sv_window_get_params_panel (f->window);
@@ -120,10 +122,24 @@ all_finalised (gpointer data)
 }
 
 void
+fixture_setup_app (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  f->app = GTK_APPLICATION (sv_application_new ());
+  g_application_set_flags (G_APPLICATION (f->app), g_application_get_flags (G_APPLICATION (f->app))
+                                                       | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (f->app), NULL, &error));
+  g_assert_no_error (error);
+  fixture_setup (f, data);
+}
+
+void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
   gtk_window_destroy (GTK_WINDOW (f->window));
   wait_until (all_finalised, f, "the window, its views and panel to be finalised");
+  g_clear_object (&f->app);
 }
 
 gboolean

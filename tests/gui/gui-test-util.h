@@ -16,6 +16,7 @@ typedef struct
 {
   SvWindow *window;
   gpointer weak_window, weak_xy, weak_panel;
+  GtkApplication *app; /* fixture_setup_app's; NULL otherwise */
 } Fixture;
 
 /* Runs the main loop until `done` says so; fails after 90 s. */
@@ -34,6 +35,9 @@ GdkTexture *capture_xy (SvWindow *w);
 guint8 *texture_bytes (GdkTexture *t, gsize *stride);
 /* A window with the NZ×NY×NX sample, segmented. */
 void fixture_setup (Fixture *f, gconstpointer data);
+/* The same window in an SvApplication, whose accelerators (Ctrl+Shift+C)
+ * it then has, as a user's window does. */
+void fixture_setup_app (Fixture *f, gconstpointer data);
 void fixture_teardown (Fixture *f, gconstpointer data);
 /* The window's content as a PNG in the build's log folder. */
 void save_window_png (SvWindow *window, const char *name);

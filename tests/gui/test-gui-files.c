@@ -264,21 +264,6 @@ run_copied_command (SvWindow *w, const char *dir)
   return g_build_filename (dir, name, NULL);
 }
 
-/* The window's sidecar and the CLI's, apart from what says how each ran
- * (timings, threads, who wrote it, how the CLI held the volume) and where
- * the labels went: "same" or what differs. */
-static const char compare_sidecars[]
-    = "import json, sys\n"
-      "w, c = (json.load(open(p)) for p in sys.argv[1:3])\n"
-      "for d in (w, c):\n"
-      "    for k in ('seconds', 'threads', 'program', 'mode', 'memory_limit_bytes',\n"
-      "              'peak_memory_bytes'):\n"
-      "        d.pop(k, None)\n"
-      "w['command'] = w['command'].replace(' -o ' + w['output'] + ' ', ' -o ' + c['output'] + ' ')\n"
-      "w['output'] = c['output']\n"
-      "print('same' if w == c else {k: (w.get(k), c.get(k)) for k in set(w) | set(c)\n"
-      "                             if w.get(k) != c.get(k)}, end='')\n";
-
 /* "Copy as command" writes the very file Export Labels writes, with the
  * input's calibration, on an EM stack of 40×4×4 nm, an MRI of
  * 1.2×0.9×0.9 mm (whose relative spacing, 4/3 in z, the line must spell
@@ -371,7 +356,7 @@ test_export_same_as_command (Fixture *f, gconstpointer data)
         g_assert_cmpfloat_with_epsilon (back->spacing[a], files[i].spacing[a], 1e-6);
 
       cli_json = sv_sidecar_path (from_cli);
-      same = sv_test_python_args (compare_sidecars, exported_json, cli_json);
+      same = compare_sidecars (exported_json, cli_json);
       g_assert_cmpstr (same, ==, "same");
       {
         g_autofree char *json = NULL;

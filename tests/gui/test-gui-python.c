@@ -2,7 +2,8 @@
  * /usr/bin/python3 with the built library and the source tree's package,
  * makes the labels on screen byte for byte: the sample (made again by
  * supervox-cli synth), a teaching step, a 16-bit TIFF with its spacing and a
- * mask, and one channel of a 3-channel TIFF ("Segment on"). */
+ * mask, one channel of a 3-channel TIFF ("Segment on"), and one channel
+ * of an OME-Zarr image's level 1 ("Level"). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include "sv-test-files.h"
 #include "sv-test-python.h"
 #include "sv-test-run.h"
+#include "sv-test-volumes.h"
+#include "sv-test-zarr.h"
 
 /* Runs the window's Python with /usr/bin/python3 in a fresh folder (the
  * built supervox-cli first on PATH, the built libsupervox and the source
@@ -227,6 +230,58 @@ test_python_reproduces_one_channel (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
+static gboolean
+shows_level_1 (gpointer window)
+{
+  const SvVolume *v = sv_window_get_volume (window);
+  return !sv_window_is_busy (window) && v != NULL && v->nz == 6;
+}
+
+/* Level 1 of a two-level OME-Zarr image, 2 channels, "Segment on" the
+ * second: the code reads that level with zarr-python. */
+static void
+test_python_reproduces_zarr_level (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = sv_test_make_dir ("sv-gui-py-zarr");
+  g_autofree char *image = NULL;
+  g_autoptr (GFile) file = NULL;
+  SvVolume *levels[2];
+  GtkWidget *level, *segment_on;
+
+  if (!python_ready ())
+    return;
+  if (!sv_test_python_has ("zarr"))
+    {
+      g_test_skip ("/usr/bin/python3 with zarr is needed to run the copied code");
+      return;
+    }
+  levels[0] = sv_test_textured_volume (12, 40, 36, 2);
+  levels[1] = sv_test_downsample (levels[0]);
+  image = sv_test_write_ome_zarr (dir, "cells.zarr", levels, 2, "micrometer", NULL);
+  sv_volume_free (levels[0]);
+  sv_volume_free (levels[1]);
+  file = g_file_new_for_path (image);
+  open_and_wait (f->window, file);
+  level = find_by_tooltip (GTK_WIDGET (sv_window_get_params_panel (f->window)), GTK_TYPE_DROP_DOWN,
+                           "Level");
+  segment_on = find_by_tooltip (GTK_WIDGET (sv_window_get_params_panel (f->window)),
+                                GTK_TYPE_DROP_DOWN, "Segment on");
+  g_assert_nonnull (level);
+  g_assert_nonnull (segment_on);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (segment_on), 2);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (level), 1);
+  wait_until (shows_level_1, f->window, "level 1 to load");
+  wait_for_current_result (f->window);
+  {
+    g_autofree char *code = sv_window_build_python (f->window);
+    g_autofree char *read
+        = g_strdup_printf ("read_zarr_level('%s', 1, (6, 20, 18, 2))[..., 1]", image);
+    g_assert_nonnull (strstr (code, read));
+  }
+  assert_python_reproduces_labels (f->window);
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -237,5 +292,7 @@ main (int argc, char **argv)
               test_python_reproduces_tiff_and_mask, fixture_teardown);
   g_test_add ("/gui/python/copy-as-python-reproduces-one-channel", Fixture, NULL, fixture_setup,
               test_python_reproduces_one_channel, fixture_teardown);
+  g_test_add ("/gui/python/copy-as-python-reproduces-zarr-level", Fixture, NULL, fixture_setup,
+              test_python_reproduces_zarr_level, fixture_teardown);
   return g_test_run ();
 }

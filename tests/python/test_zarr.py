@@ -8,6 +8,7 @@ and leave nothing behind."""
 
 import json
 import os
+import shlex
 import subprocess
 
 import numpy as np
@@ -150,6 +151,26 @@ def test_ome_image_with_channels_levels_and_scale(tmp_path, stream):
         *PARAMS, *extra)
     np.testing.assert_array_equal(tifffile.imread(out),
                                   tiff_labels(tmp_path, half[0], "--spacing", "2,1,1"))
+
+
+def test_sidecar_command_names_the_level(tmp_path):
+    # The sidecar's command names the image and --zarr-level as given, its
+    # input the level's array; run again, the command gives the same file.
+    data = volume("uint16", shape=(12, 40, 36))
+    store = ome_image(tmp_path / "img.zarr", data, (4, 16, 16), COMPRESSORS["zstd"],
+                      levels=[data, data[:, ::2, ::2].copy()])
+    out = tmp_path / "labels.tif"
+    run(str(store), "-o", str(out), "--zarr-level", "1", *PARAMS)
+    side = json.loads((tmp_path / "labels.json").read_text())
+    assert side["input"] == str(store / "1")
+    assert side["shape"] == [12, 20, 18]
+    words = shlex.split(side["command"])
+    assert words[2] == str(store)
+    assert words[words.index("--zarr-level") + 1] == "1"
+    again = tmp_path / "again.tif"
+    words[words.index("-o") + 1] = str(again)
+    assert subprocess.run([CLI] + words[1:], capture_output=True).returncode == 0
+    assert again.read_bytes() == out.read_bytes()
 
 
 # (b) output: the TIFF run's labels, as python3-zarr reads them

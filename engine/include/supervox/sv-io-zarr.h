@@ -66,4 +66,28 @@ gboolean sv_zarr_is_ome_image (const char *path);
  * `path` itself). */
 char *sv_zarr_level_path (const char *path, guint level, GError **error);
 
+/* One resolution level of an OME-Zarr image, as its array and the
+ * image's multiscales describe it. */
+typedef struct
+{
+  guint level;       /* 0: the finest */
+  char *path;        /* the level's folder, as sv_zarr_level_path gives it */
+  guint shape[3];    /* z, y, x */
+  guint channels;    /* the c axis's length; 1 without one */
+  double spacing[3]; /* z, y, x: the level's scale times the image's; 1 without one */
+  char *unit;        /* as the TIFF reader names it ("µm"); NULL: none */
+  /* The store gives a scale for this level. */
+  gboolean spacing_from_file;
+} SvZarrLevel;
+
+void sv_zarr_level_free (SvZarrLevel *level);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvZarrLevel, sv_zarr_level_free)
+
+/* Every resolution level of the OME-Zarr image at `path`, finest first:
+ * a GPtrArray of SvZarrLevel (g_ptr_array_unref frees them). Reads each
+ * level's .zarray and the image's .zattrs, no chunk. A plain array, or
+ * a level that cannot be opened, fails as opening it would
+ * (SV_ENGINE_ERROR_FORMAT, _IO). */
+GPtrArray *sv_zarr_list_levels (const char *path, GError **error);
+
 G_END_DECLS

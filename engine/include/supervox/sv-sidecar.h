@@ -95,6 +95,10 @@ typedef struct
   int channel;             /* < 0: all channels (no option) */
   const char *compression; /* NULL: no option */
   const char *backend;     /* NULL: no option */
+  /* TRUE: the input is an OME-Zarr image read at resolution level
+   * zarr_level (--zarr-level N); FALSE: no option. */
+  gboolean zarr_image;
+  guint zarr_level;
   /* A supervox-cli line that makes the input first (the window's sample);
    * NULL: none. */
   const char *before;
@@ -105,14 +109,15 @@ typedef struct
 } SvSlicCommand;
 
 /* Appends "[BEFORE && ]supervox-cli slic IN… -o OUT [--mask M] <every
- * parameter> [--channel N] [--compression C] [--backend B]" to line, file
- * names quoted for a POSIX shell where they need it. Both front ends write
- * their "command" with it. */
+ * parameter> [--zarr-level L] [--channel N] [--compression C] [--backend
+ * B]" to line, file names quoted for a POSIX shell where they need it.
+ * Both front ends write their "command" with it. */
 void sv_slic_command_append (const SvSlicCommand *command, GString *line);
 
 /* Appends Python code that computes the same labels with the supervox
  * package, bit for bit: the input (and mask) read with tifffile as z, y, x,
- * channel, as the TIFF reader reads them, then labels = supervox.slic (…)
+ * channel, as the TIFF reader reads them (an OME-Zarr image's level with
+ * zarr-python), then labels = supervox.slic (…)
  * with every parameter spelled out and the backend named. Needs
  * command->shape and ->channels; output and compression are not used (the
  * labels stay in the variable `labels`). */
