@@ -205,20 +205,27 @@ typedef struct
   gsize len, size;
 } Tokens;
 
+/* Room for the most tokens a strip can make: one per sample, and one
+ * more per row for a row's closing literals. */
 static gboolean
+tokens_reserve (Tokens *t, gsize n)
+{
+  guint32 *data;
+
+  if (n <= t->size)
+    return TRUE;
+  data = g_try_renew (guint32, t->data, n);
+  if (data == NULL)
+    return FALSE;
+  t->data = data;
+  t->size = n;
+  return TRUE;
+}
+
+static inline void
 tokens_push (Tokens *t, guint32 token)
 {
-  if (t->len == t->size)
-    {
-      gsize size = MAX (t->size * 2, 4096);
-      guint32 *data = g_try_renew (guint32, t->data, size);
-      if (data == NULL)
-        return FALSE;
-      t->data = data;
-      t->size = size;
-    }
   t->data[t->len++] = token;
-  return TRUE;
 }
 
 /* The strip as tokens, row by row (no token crosses a row, so that rows
@@ -231,6 +238,8 @@ strip_tokens (const Strip *st, Tokens *t)
   const guint min_samples = (MIN_MATCH + st->size - 1) / st->size;
 
   t->len = 0;
+  if (!tokens_reserve (t, st->n + st->n / MAX (st->row, 1) + 1))
+    return FALSE;
   for (gsize r0 = 0; r0 < st->n; r0 += st->row)
     {
       const gsize end = MIN (r0 + st->row, st->n);
@@ -248,16 +257,14 @@ strip_tokens (const Strip *st, Tokens *t)
               i++;
               continue;
             }
-          if (literals > 0 && !tokens_push (t, (guint32)literals << TOKEN_SHIFT))
-            return FALSE;
+          if (literals > 0)
+            tokens_push (t, (guint32)literals << TOKEN_SHIFT);
           literals = 0;
-          if (!tokens_push (t, ((guint32)run << TOKEN_SHIFT) | TOKEN_MATCH
-                                   | (up > left ? TOKEN_UP : 0)))
-            return FALSE;
+          tokens_push (t, ((guint32)run << TOKEN_SHIFT) | TOKEN_MATCH | (up > left ? TOKEN_UP : 0));
           i += run;
         }
-      if (literals > 0 && !tokens_push (t, (guint32)literals << TOKEN_SHIFT))
-        return FALSE;
+      if (literals > 0)
+        tokens_push (t, (guint32)literals << TOKEN_SHIFT);
     }
   return TRUE;
 }
