@@ -288,6 +288,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
 
   t0 = g_get_monotonic_time ();
   g_debug ("streamed run: starts");
+  report_progress (options, SV_STAGE_PREPARE, 0, 0);
   sv_tiff_read_options_init_defaults (&read_options);
   read_options.channel = options->channel;
   read_options.n_threads = options->n_threads;

@@ -389,6 +389,57 @@ test_identical (Fixture *f, gconstpointer data)
       }
 }
 
+/* The stages a streamed run reports, in order. */
+typedef struct
+{
+  GString *stages;
+  guint last;
+} StageLog;
+
+static void
+log_stage (SvStage stage, guint i, guint n, gpointer user_data)
+{
+  StageLog *log = user_data;
+  static const char *const names[] = { "prepare", "iterate", "connect", "done" };
+
+  g_assert_cmpint (stage, <, G_N_ELEMENTS (names));
+  if (stage == SV_STAGE_ITERATE)
+    {
+      g_assert_cmpuint (i, ==, log->last + 1);
+      g_assert_cmpuint (i, <=, n);
+      log->last = i;
+      if (i < n)
+        return;
+    }
+  g_string_append_printf (log->stages, "%s%s", log->stages->len ? " " : "", names[stage]);
+}
+
+/* A streamed run reports every stage, as the in-memory pipeline does: the
+ * preparation first, each iteration once and in order, then the
+ * connectivity and the end. */
+static void
+test_stages (Fixture *f, gconstpointer data)
+{
+  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
+  g_autofree char *out = g_build_filename (f->dir, "out.tif", NULL);
+  g_autoptr (GError) error = NULL;
+  StageLog log = { g_string_new (NULL), 0 };
+  SvStreamOptions options;
+  SvSlicParams params;
+
+  sv_slic_params_init_defaults (&params);
+  params.n_segments = 30;
+  sv_stream_options_init_defaults (&options);
+  options.slab_depth = 3;
+  options.progress = log_stage;
+  options.user_data = &log;
+  g_assert_true (sv_stream_slic_run (in, out, &params, NULL, &options, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (log.last, ==, (guint)params.max_num_iter);
+  g_assert_cmpstr (log.stages->str, ==, "prepare iterate connect done");
+  g_string_free (log.stages, TRUE);
+}
+
 /* A volume deep enough that a rank's window (its slices, one label's
  * extent below and two above) leaves out the others' far slices: the
  * ranks' own connectivity (stream-pieces.c) cuts, joins and numbers the
@@ -766,6 +817,8 @@ main (int argc, char **argv)
               test_identical, fixture_teardown);
   g_test_add ("/engine/stream/ranks/pieces-without-gatherer", Fixture, NULL, fixture_setup,
               test_pieces, fixture_teardown);
+  g_test_add ("/engine/stream/stages-in-order", Fixture, NULL, fixture_setup, test_stages,
+              fixture_teardown);
   g_test_add ("/engine/stream/ranks/failing-rank-stops-all", Fixture, NULL, fixture_setup,
               test_failing_rank, fixture_teardown);
   g_test_add ("/engine/stream/workers/identical-to-one-backend", Fixture, NULL, fixture_setup,
