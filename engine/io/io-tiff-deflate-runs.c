@@ -52,15 +52,15 @@ typedef struct
   guint8 n_bits;
 } Code;
 
-static const guint16 length_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,
-                                         15, 17, 19, 23, 27, 31, 35, 43, 51,  59,
-                                         67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const guint16 length_base[29]
+    = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+        31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
 static const guint8 length_extra[29]
     = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
 static const guint32 distance_base[30]
     = { 1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
         193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
-static const guint8 distance_extra[30] = { 0, 0, 0, 0, 1, 1, 2,  2,  3,  3,  4,  4,  5,  5,  6,
+static const guint8 distance_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                            6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
 /* The order in which the code length code's lengths are sent. */
 static const guint8 codelen_order[N_CODELEN]
@@ -183,7 +183,8 @@ same (const guint8 *in, gsize j, gsize k, guint size)
       *up = j - i;                                                                                 \
   }
 
-#define SAME_4(j, k) (((const guint32 *)(const void *)in)[j] == ((const guint32 *)(const void *)in)[k])
+#define SAME_4(j, k)                                                                               \
+  (((const guint32 *)(const void *)in)[j] == ((const guint32 *)(const void *)in)[k])
 #define SAME_ANY(j, k) same (in, j, k, size)
 SV_RUNS_AT (runs_at_4, 4, SAME_4)
 SV_RUNS_AT (runs_at_any, st->size, SAME_ANY)
@@ -330,8 +331,8 @@ huffman_lengths (const guint32 *freq_in, guint n, guint max_len, guint8 *lengths
         {
           guint pick[2];
           for (guint k = 0; k < 2; k++)
-            pick[k] = leaf < m && (inner >= next || weight[leaf] <= weight[inner]) ? leaf++
-                                                                                  : inner++;
+            pick[k]
+                = leaf < m && (inner >= next || weight[leaf] <= weight[inner]) ? leaf++ : inner++;
           weight[next] = weight[pick[0]] + weight[pick[1]];
           parent[pick[0]] = parent[pick[1]] = next;
           next++;
@@ -552,10 +553,10 @@ sv__tiff_deflate_runs (SvTiffRunsCoder *coder, const guint8 *in, gsize in_len, g
   canonical_codes (litlen_len, N_LITLEN, litlen);
   canonical_codes (dist_len, N_DIST, dist);
   for (guint d = 0; d < 2; d++)
-    dist_code[d] = (Code){ dist[dist_sym[d]].bits
-                               | ((distance[d] - distance_base[dist_sym[d]])
-                                  << dist[dist_sym[d]].n_bits),
-                           (guint8)(dist[dist_sym[d]].n_bits + distance_extra[dist_sym[d]]) };
+    dist_code[d]
+        = (Code){ dist[dist_sym[d]].bits
+                      | ((distance[d] - distance_base[dist_sym[d]]) << dist[dist_sym[d]].n_bits),
+                  (guint8)(dist[dist_sym[d]].n_bits + distance_extra[dist_sym[d]]) };
 
   /* zlib: deflate, 32 KiB window, "fastest" (RFC 1950); the check bits
    * make 0x7801 a multiple of 31. */

@@ -99,7 +99,7 @@ sv_tiff_part_writer_new (guint nz, guint ny, guint nx, gboolean negative, const 
   w->pages = g_new0 (PartPage, MAX (z1 - z0, 1));
   /* The first writer's strips follow the header; any other's start on
    * the parity its first strip has in every file of this layout. */
-  w->origin = z0 == 0 ? sv__tiff_layout_header_size (w->layout)
+  w->origin = z0 == 0   ? sv__tiff_layout_header_size (w->layout)
               : z0 < z1 ? sv__tiff_layout_strip_parity (w->layout, z0)
                         : 0;
   w->cursor = w->origin;
@@ -146,8 +146,7 @@ encode_share (gpointer data, int t)
 }
 
 gboolean
-sv_tiff_part_writer_append (SvTiffPartWriter *w, const gint32 *labels, guint depth,
-                            GError **error)
+sv_tiff_part_writer_append (SvTiffPartWriter *w, const gint32 *labels, guint depth, GError **error)
 {
   const guint32 per_page = w->geometry.strips_per_page;
   EncodeJob job = { w, (guint64)w->z_next * per_page, (guint64)depth * per_page, 1, 0 };
@@ -248,8 +247,7 @@ sv_tiff_part_writer_write (SvTiffPartWriter *w, int fd, guint64 start, guint64 n
       guint8 header[16];
 
       sv__tiff_layout_header (w->layout, w->pages[0].directory, header);
-      if (!sv__tiff_write_at (fd, 0, header, sv__tiff_layout_header_size (w->layout),
-                              &saved_errno))
+      if (!sv__tiff_write_at (fd, 0, header, sv__tiff_layout_header_size (w->layout), &saved_errno))
         goto failed;
     }
   return TRUE;

@@ -36,9 +36,9 @@
 
 typedef struct
 {
-  gint64 start;   /* first voxel, over the whole volume */
-  gint64 size;    /* voxels */
-  gint32 joins;   /* the last earlier piece its BFS met, or −1 */
+  gint64 start; /* first voxel, over the whole volume */
+  gint64 size;  /* voxels */
+  gint32 joins; /* the last earlier piece its BFS met, or −1 */
 } Piece;
 
 /* A rank's window of slices [w0, w1): the input labels and, after the
@@ -242,8 +242,7 @@ sv__stream_pieces_applies (const Run *run)
 }
 
 gint64
-sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_size,
-                           GError **error)
+sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_size, GError **error)
 {
   const gint32 start_label = run->params->start_label;
   Window w = { 0 };
@@ -263,8 +262,8 @@ sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_s
   w.nx = run->nx;
   w.plane = run->plane;
   n = (gsize)(w.w1 - w.w0) * w.plane;
-  w.in = sv_try_alloc_n (MAX (n, 1), sizeof (gint32), FALSE, error,
-                         "the labels of slices %u to %u", w.w0, w.w1);
+  w.in = sv_try_alloc_n (MAX (n, 1), sizeof (gint32), FALSE, error, "the labels of slices %u to %u",
+                         w.w0, w.w1);
   w.piece = w.in != NULL ? sv_try_alloc_n (MAX (n, 1), sizeof (gint32), FALSE, error,
                                            "the pieces of slices %u to %u", w.w0, w.w1)
                          : NULL;

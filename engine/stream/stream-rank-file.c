@@ -69,9 +69,8 @@ fold_extents (const Run *run, const guint64 *all, guint64 *begin, guint64 *next)
 }
 
 gboolean
-sv__stream_rank_file_write (Run *run, const char *output, const double spacing[3],
-                            const char *unit, const LabelSummary *summary, SvRunStats *stats,
-                            GError **error)
+sv__stream_rank_file_write (Run *run, const char *output, const double spacing[3], const char *unit,
+                            const LabelSummary *summary, SvRunStats *stats, GError **error)
 {
   const SvStreamRanks *ranks = run->ranks;
   const SvStreamOptions *options = run->options;
@@ -107,8 +106,8 @@ sv__stream_rank_file_write (Run *run, const char *output, const double spacing[3
         {
           int saved_errno = errno;
           g_autofree char *dir = g_path_get_dirname (output);
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot write in folder %s: %s",
-                       output, dir, g_strerror (saved_errno));
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                       "%s: cannot write in folder %s: %s", output, dir, g_strerror (saved_errno));
         }
       else if (!ok)
         g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: the name is too long",

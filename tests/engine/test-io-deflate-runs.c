@@ -50,11 +50,11 @@ hash32 (guint32 x)
 
 typedef enum
 {
-  BLOCKS,    /* boxes of 7×5×9 voxels: runs along x and repeated rows */
-  ROUGH,     /* boxes with a ragged edge: short runs, broken repeats */
-  NOISE,     /* every voxel its own label: literals only */
-  CONSTANT,  /* one label: one run */
-  WIDE,      /* labels of every byte width, negative ones */
+  BLOCKS,   /* boxes of 7×5×9 voxels: runs along x and repeated rows */
+  ROUGH,    /* boxes with a ragged edge: short runs, broken repeats */
+  NOISE,    /* every voxel its own label: literals only */
+  CONSTANT, /* one label: one run */
+  WIDE,     /* labels of every byte width, negative ones */
 } Pattern;
 
 static gint32
@@ -176,8 +176,7 @@ test_labels_decode (Fixture *f, gconstpointer data)
         g_assert_no_error (error);
         sv_test_assert_same_file (one, three);
         assert_libtiff_reads (one, (const guint8 *)l->data,
-                              (gsize)shapes[s][1] * shapes[s][2] * sizeof (gint32),
-                              shapes[s][0]);
+                              (gsize)shapes[s][1] * shapes[s][2] * sizeof (gint32), shapes[s][0]);
       }
 }
 
@@ -273,8 +272,8 @@ test_tifffile_reads (Fixture *f, gconstpointer data)
                              path);
   if (out == NULL)
     return;
-  expected = g_strdup_printf ("%" G_GSIZE_FORMAT " %" G_GUINT64_FORMAT "\n",
-                              sv_labels_n_voxels (l), sum);
+  expected = g_strdup_printf ("%" G_GSIZE_FORMAT " %" G_GUINT64_FORMAT "\n", sv_labels_n_voxels (l),
+                              sum);
   g_assert_cmpstr (out, ==, expected);
 }
 
@@ -288,7 +287,7 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/io/deflate-runs/images-decode", Fixture, NULL, fixture_setup, test_images_decode,
               fixture_teardown);
-  g_test_add ("/io/deflate-runs/tifffile-reads", Fixture, NULL, fixture_setup,
-              test_tifffile_reads, fixture_teardown);
+  g_test_add ("/io/deflate-runs/tifffile-reads", Fixture, NULL, fixture_setup, test_tifffile_reads,
+              fixture_teardown);
   return g_test_run ();
 }
