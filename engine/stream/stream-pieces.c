@@ -230,15 +230,39 @@ find_piece (const GArray *table, gint64 start)
   return -1;
 }
 
+/* The slices [*w0, *w1) a rank's window holds: [a − 1 − E, b + 2E + 1)
+ * within the volume. */
+static void
+window_of (const Run *run, guint extent, guint *w0, guint *w1)
+{
+  *w0 = (guint)MAX ((gint64)run->z_begin - 1 - (gint64)extent, 0);
+  *w1 = (guint)MIN ((guint64)run->z_end + 2 * (guint64)extent + 1, (guint64)run->nz);
+  if (run->z_begin >= run->z_end)
+    *w0 = *w1 = run->z_begin;
+}
+
 gboolean
-sv__stream_pieces_applies (const Run *run)
+sv__stream_pieces_applies (const Run *run, guint extent)
 {
   const SvStreamRanks *ranks = run->ranks;
+  /* What the run may allocate (SvStreamOptions: 0 is 1 GiB). */
+  const guint64 budget = run->options->memory_limit > 0 ? run->options->memory_limit
+                                                         : G_GUINT64_CONSTANT (1) << 30;
+  gint64 too_big;
+  guint w0, w1;
 
-  return ranks != NULL && ranks->n_ranks > 1 && ranks->broadcast != NULL
-         && run->params->enforce_connectivity
-         && run->params->connectivity_rule == SV_CONNECTIVITY_RULE_CONNECTED
-         && !run->plan.assignment_kept;
+  if (ranks == NULL || ranks->n_ranks <= 1 || ranks->broadcast == NULL
+      || !run->params->enforce_connectivity
+      || run->params->connectivity_rule != SV_CONNECTIVITY_RULE_CONNECTED
+      || run->plan.assignment_kept)
+    return FALSE;
+  /* A window holds its labels and pieces in memory; a rank whose window
+   * would not fit sends every rank back to rank 0's ring, which holds a
+   * few slices (every rank must take the same way). */
+  window_of (run, extent, &w0, &w1);
+  too_big = (guint64)(w1 - w0) * run->plane * 2 * sizeof (gint32) > budget;
+  ranks->max_int64 (ranks->self, &too_big, 1);
+  return too_big == 0;
 }
 
 gint64
@@ -253,11 +277,7 @@ sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_s
   gboolean ok;
   gsize n;
 
-  /* [a − 1 − E, b + 2E + 1), within the volume. */
-  w.w0 = (guint)MAX ((gint64)run->z_begin - 1 - (gint64)extent, 0);
-  w.w1 = (guint)MIN ((guint64)run->z_end + 2 * (guint64)extent + 1, (guint64)run->nz);
-  if (run->z_begin >= run->z_end)
-    w.w0 = w.w1 = run->z_begin;
+  window_of (run, extent, &w.w0, &w.w1);
   w.ny = run->ny;
   w.nx = run->nx;
   w.plane = run->plane;

@@ -66,8 +66,10 @@ gboolean sv__stream_run_write_labels (Run *run, const char *output, const double
 /* ---- stream-pieces.c ---- */
 
 /* Whether the ranks run the connectivity themselves (several ranks with
- * a broadcast, the connected rule, the labels in the spill). */
-gboolean sv__stream_pieces_applies (const Run *run);
+ * a broadcast, the connected rule, the labels in the spill, and every
+ * rank's window within the memory limit); `extent`: LabelSummary.max_extent.
+ * Every rank calls it at the same point and gets the same answer. */
+gboolean sv__stream_pieces_applies (const Run *run, guint extent);
 /* On every rank, after the final labels: the connected rule over the whole
  * volume, each rank relabelling its own slices in the spill (`extent`:
  * LabelSummary.max_extent). Returns the number of labels, −1 with `error`

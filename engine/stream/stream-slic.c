@@ -402,7 +402,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv__stream_run_final_labels (&run, params->max_num_iter > 0, &summary, error))
     goto out;
   g_debug ("streamed run: final labels made");
-  if (sv__stream_pieces_applies (&run))
+  if (sv__stream_pieces_applies (&run, summary.max_extent))
     {
       gint64 min_size, max_size;
       const gint64 t_pieces = g_get_monotonic_time ();

@@ -47,6 +47,7 @@ typedef struct
   const SvSlicParams *params;
   const guint8 *mask;
   guint slab_depth;
+  guint64 memory_limit;
   gboolean ok;
   SvStreamReport report;
   GError *error;
@@ -187,6 +188,7 @@ member_run (gpointer data)
   sv_stream_options_init_defaults (&options);
   options.ranks = &m->ranks;
   options.slab_depth = m->slab_depth > 0 ? m->slab_depth : 2;
+  options.memory_limit = m->memory_limit;
   m->ok = sv_stream_slic_run (m->input, m->output, m->params, m->mask, &options, NULL, &m->report,
                               &m->error);
   return NULL;
@@ -197,7 +199,8 @@ member_run (gpointer data)
  * ran the connectivity themselves, all of them alike. */
 static gboolean
 run_in_ranks_full (guint n, const char *input, const char *output, const SvSlicParams *params,
-                   const guint8 *mask, guint slab_depth, gboolean *by_ranks, GError **error)
+                   const guint8 *mask, guint slab_depth, guint64 memory_limit, gboolean *by_ranks,
+                   GError **error)
 {
   Team team = { .n = n };
   g_autofree Member *members = g_new0 (Member, n);
@@ -216,7 +219,8 @@ run_in_ranks_full (guint n, const char *input, const char *output, const SvSlicP
                              .output = output,
                              .params = params,
                              .mask = mask,
-                             .slab_depth = slab_depth };
+                             .slab_depth = slab_depth,
+                             .memory_limit = memory_limit };
       members[r].ranks = (SvStreamRanks){
         .rank = r,
         .n_ranks = n,
@@ -269,7 +273,7 @@ static gboolean
 run_in_ranks (guint n, const char *input, const char *output, const SvSlicParams *params,
               const guint8 *mask, GError **error)
 {
-  return run_in_ranks_full (n, input, output, params, mask, 0, NULL, error);
+  return run_in_ranks_full (n, input, output, params, mask, 0, 0, NULL, error);
 }
 
 /* ---- tests ----------------------------------------------------------------- */
@@ -484,14 +488,27 @@ test_pieces (Fixture *f, gconstpointer data)
             gboolean by_ranks = FALSE;
 
             g_test_message ("params %u, mask %d, %u ranks", p, masked, n_ranks[i]);
-            g_assert_true (
-                run_in_ranks_full (n_ranks[i], in, ranks, &params[p], mask, 3, &by_ranks, &error));
+            g_assert_true (run_in_ranks_full (n_ranks[i], in, ranks, &params[p], mask, 3, 0,
+                                              &by_ranks, &error));
             g_assert_no_error (error);
             g_assert_cmpint (by_ranks, ==,
                              params[p].connectivity_rule == SV_CONNECTIVITY_RULE_CONNECTED);
             sv_test_assert_same_file (one, ranks);
           }
       }
+  /* A memory limit that a window of labels and pieces does not fit: every
+   * rank goes back to rank 0's ring, with the same file. */
+  {
+    g_autoptr (GError) error = NULL;
+    gboolean by_ranks = TRUE;
+
+    one_process (in, one, &params[0], NULL);
+    g_assert_true (run_in_ranks_full (2, in, ranks, &params[0], NULL, 3, 16 << 10, &by_ranks,
+                                      &error));
+    g_assert_no_error (error);
+    g_assert_false (by_ranks);
+    sv_test_assert_same_file (one, ranks);
+  }
   /* The file written by every rank cannot take the output's name (a
    * folder has it): every rank fails with rank 0's one line, and no part
    * of the file is left beside it. */
