@@ -30,13 +30,14 @@ source_read_cb (guint z0, guint z1, void *samples, gpointer user_data, GError **
   if (status == 0)
     return TRUE;
   message[sizeof message - 1] = '\0';
-  if (message[0] != '\0')
-    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
-                 "%s: slices %u to %u could not be read: %s", sr->name, z0, z1 - 1, message);
+  if (message[0] == '\0')
+    g_snprintf (message, sizeof message, "the read function returned %d", status);
+  if (z1 - z0 == 1)
+    g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: slice %u could not be read: %s",
+                 sr->name, z0, message);
   else
     g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
-                 "%s: slices %u to %u could not be read: the read function returned %d",
-                 sr->name, z0, z1 - 1, status);
+                 "%s: slices %u to %u could not be read: %s", sr->name, z0, z1 - 1, message);
   return FALSE;
 }
 

@@ -169,7 +169,7 @@ test_source_read_fails (void)
   source = source_of (&served);
   g_assert_cmpint (supervox_slic_source (&source, out, NULL, &p, SUPERVOX_BACKEND_CPU, 20000, NULL,
                                          NULL), ==, SUPERVOX_ERROR_IO);
-  g_assert_nonnull (strstr (supervox_last_error (), "served volume: slices "));
+  g_assert_nonnull (strstr (supervox_last_error (), "served volume: slice"));
   g_assert_nonnull (strstr (supervox_last_error (), "could not be read: the chunk server went away"));
   /* Neither the labels nor a temporary file stay behind. */
   left = g_dir_open (dir, 0, NULL);

@@ -265,7 +265,7 @@ extern "C"
    * supervox-cli's default codec) when `output` ends in ".zarr". mask,
    * params, backend, control and info as for supervox_slic_file. A read
    * function that fails stops the run with SUPERVOX_ERROR_IO and the
-   * message "NAME: slices Z0 to Z1 could not be read: MESSAGE"; no output
+   * message "NAME: slices Z0 to Z1 could not be read: MESSAGE" (Z1 the last slice asked for); no output
    * is left then. */
   SUPERVOX_EXPORT int supervox_slic_source (const SupervoxSlabSource *source, const char *output,
                                             const char *mask, const SupervoxParams *params,
