@@ -1,6 +1,7 @@
 /* libsupervox: SLIC from a TIFF file into a label TIFF (supervox_slic_file),
  * in memory when the run fits there and slab by slab when it does not, as
- * supervox-cli slic chooses, with the same bytes either way. */
+ * supervox-cli slic chooses, with the same bytes either way; the caller's
+ * slab source (lib/api-source.c) always streams through the same run. */
 #define G_LOG_DOMAIN "supervox"
 
 #include "api-private.h"
@@ -9,6 +10,7 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-memory.h"
 #include "supervox/sv-run-execute.h"
@@ -29,6 +31,18 @@ read_source (const char *input, gboolean mask, SvRunSource *source, GError **err
   sv_run_source_from_header (source, sv_tiff_slab_reader_info (reader));
   source->mask = mask;
   return TRUE;
+}
+
+/* An output named "*.zarr" (a trailing '/' allowed) is an OME-Zarr store,
+ * as supervox-cli slic -o decides. */
+static gboolean
+names_zarr_store (const char *output)
+{
+  gsize len = strlen (output);
+
+  while (len > 1 && output[len - 1] == G_DIR_SEPARATOR)
+    len--;
+  return len > 5 && g_ascii_strncasecmp (output + len - 5, ".zarr", 5) == 0;
 }
 
 /* What the run may use: memory_limit or what the system has free, the
@@ -55,7 +69,8 @@ measure_budgets (const SvBackendChoice *choice, guint64 memory_limit, const char
 static gboolean
 run_in_memory (const char *input, const char *output, const char *mask_path,
                const SvBackendChoice *choice, const SvSlicParams *params,
-               const SvRunControl *control, SvRunStats *stats, gboolean *is_cuda, GError **error)
+               const SvTiffWriteOptions *write_options, const SvRunControl *control,
+               SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
   g_autoptr (SvVolume) volume = sv_tiff_read_volume (input, error);
   g_autoptr (SvLabels) labels = NULL;
@@ -79,15 +94,16 @@ run_in_memory (const char *input, const char *output, const char *mask_path,
     return FALSE;
   labels->unit = g_strdup (
       sv_label_calibration (volume->spacing, volume->unit, params->spacing, labels->spacing));
-  return sv_tiff_write_labels (output, labels, error);
+  return sv_tiff_write_labels_full (output, labels, write_options, error);
 }
 
 /* Slab by slab through one GPU (when the plan went to one: the pool's
  * backend for the current device) or the CPU. */
 static gboolean
-run_streamed (const char *input, const char *output, const char *mask_path,
-              const SvSlicParams *params, const SvRunPlan *plan, const SvRunControl *control,
-              SvRunStats *stats, gboolean *is_cuda, GError **error)
+run_streamed (const char *input, SvTiffSlabReader *source, const char *output,
+              const char *mask_path, const SvSlicParams *params,
+              const SvTiffWriteOptions *write_options, const SvRunPlan *plan,
+              const SvRunControl *control, SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
   SvBackend *gpu = NULL;
   SvStreamOptions options;
@@ -98,7 +114,8 @@ run_streamed (const char *input, const char *output, const char *mask_path,
 
   sv_stream_options_init_defaults (&options);
   options.n_threads = control->n_threads;
-  options.write_options.n_threads = control->n_threads;
+  options.write_options = *write_options;
+  options.source = source;
   options.mask_path = mask_path;
   options.label_spacing = params->spacing;
   options.progress = control->progress;
@@ -145,9 +162,9 @@ run_streamed (const char *input, const char *output, const char *mask_path,
 }
 
 int
-supervox_slic_file (const char *input, const char *output, const char *mask,
-                    const SupervoxParams *params, SupervoxBackend backend, uint64_t memory_limit,
-                    const SupervoxControl *control, SupervoxFileInfo *info)
+sv_api_slic_to_file (const char *input, SvTiffSlabReader *reader, const char *output,
+                     const char *mask, const SupervoxParams *params, SupervoxBackend backend,
+                     uint64_t memory_limit, const SupervoxControl *control, SupervoxFileInfo *info)
 {
   GError *error = NULL;
   SvSlicParams p;
@@ -159,6 +176,8 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
   SvRunSource source;
   SvRunBudgets budgets;
   SvRunPlan plan;
+  SvTiffWriteOptions write_options;
+  SvZarrWriteOptions zarr;
   gboolean is_cuda = FALSE, streamed, ok;
 
   sv_api_register_backends ();
@@ -170,8 +189,16 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
       return SUPERVOX_ERROR_INVALID_ARGUMENT;
     }
   if (!sv_api_backend_choose (backend, &choice, &error)
-      || !sv_api_params_to_engine (params, &p, &error)
-      || !read_source (input, mask != NULL, &source, &error))
+      || !sv_api_params_to_engine (params, &p, &error))
+    return sv_api_fail (error);
+  if (reader != NULL)
+    {
+      /* The caller's array is never held whole: it streams. */
+      sv_run_source_from_header (&source, sv_tiff_slab_reader_info (reader));
+      source.mask = mask != NULL;
+      source.stays_in_file = TRUE;
+    }
+  else if (!read_source (input, mask != NULL, &source, &error))
     return sv_api_fail (error);
 
   measure_budgets (&choice, memory_limit, output, &budgets);
@@ -180,10 +207,19 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
   g_debug ("%s: %s", input, plan.reason);
   streamed = plan.mode == SV_RUN_STREAMED;
   sv_api_control_init (&run, &bridge, control, params != NULL ? params->n_threads : 0);
+  sv_tiff_write_options_init_defaults (&write_options);
+  write_options.n_threads = run.n_threads;
+  if (names_zarr_store (output))
+    {
+      sv_zarr_write_options_init_defaults (&zarr);
+      write_options.zarr = &zarr;
+    }
   if (streamed)
-    ok = run_streamed (input, output, mask, &p, &plan, &run, &stats, &is_cuda, &error);
+    ok = run_streamed (input, reader, output, mask, &p, &write_options, &plan, &run, &stats,
+                       &is_cuda, &error);
   else
-    ok = run_in_memory (input, output, mask, &choice, &p, &run, &stats, &is_cuda, &error);
+    ok = run_in_memory (input, output, mask, &choice, &p, &write_options, &run, &stats, &is_cuda,
+                        &error);
   g_clear_object (&bridge.cancellable);
   if (!ok)
     return sv_api_fail (error);
@@ -197,4 +233,13 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
       info->streamed = streamed;
     }
   return SUPERVOX_OK;
+}
+
+int
+supervox_slic_file (const char *input, const char *output, const char *mask,
+                    const SupervoxParams *params, SupervoxBackend backend, uint64_t memory_limit,
+                    const SupervoxControl *control, SupervoxFileInfo *info)
+{
+  return sv_api_slic_to_file (input, NULL, output, mask, params, backend, memory_limit, control,
+                              info);
 }

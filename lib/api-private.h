@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "supervox/sv-backend.h"
+#include "supervox/sv-io-slab.h"
 #include "supervox/sv-params.h"
 #include "supervox/supervox.h"
 #include "supervox/sv-volume.h"
@@ -99,5 +100,13 @@ gboolean sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mas
                             const SvSlicParams *params, void *labels, SupervoxDtype label_dtype,
                             void *cuda_stream, const SvRunControl *control, SvRunStats *stats,
                             GError **error);
+
+/* supervox_slic_file's run: from the file at `input`, or (reader not NULL,
+ * borrowed) always streamed from `reader`, which `input` then names in
+ * messages. The labels go to `output`, a TIFF or an OME-Zarr store. */
+int sv_api_slic_to_file (const char *input, SvTiffSlabReader *reader, const char *output,
+                         const char *mask, const SupervoxParams *params, SupervoxBackend backend,
+                         uint64_t memory_limit, const SupervoxControl *control,
+                         SupervoxFileInfo *info);
 
 G_END_DECLS

@@ -20,6 +20,10 @@ struct _SvTiffSlabReader
   guint sample_bytes;
   gboolean *want; /* per page, reused by every slab */
   SvZarrSlabs *zarr; /* a Zarr folder instead of a TIFF (r is then NULL) */
+  /* Or the caller's function (r and zarr are then NULL). */
+  SvSlabReadFunc read;
+  gpointer read_data;
+  char *own_unit;
 };
 
 /* A Zarr array or OME-Zarr image serves slabs of the same layout. */
@@ -95,11 +99,32 @@ sv_tiff_slab_reader_open (const char *path, const SvTiffReadOptions *options, GE
   return reader;
 }
 
+SvTiffSlabReader *
+sv_tiff_slab_reader_new_for_func (const SvTiffSlabInfo *info, SvSlabReadFunc read,
+                                  gpointer user_data)
+{
+  SvTiffSlabReader *reader;
+
+  g_return_val_if_fail (info != NULL && read != NULL, NULL);
+
+  reader = g_new0 (SvTiffSlabReader, 1);
+  reader->info = *info;
+  reader->info.note = NULL;
+  reader->own_unit = g_strdup (info->unit);
+  reader->info.unit = reader->own_unit;
+  reader->channel = -1;
+  reader->sample_bytes = sv__sample_type_bytes (info->sample_type);
+  reader->read = read;
+  reader->read_data = user_data;
+  return reader;
+}
+
 void
 sv_tiff_slab_reader_free (SvTiffSlabReader *reader)
 {
   if (reader == NULL)
     return;
+  g_free (reader->own_unit);
   sv__zarr_slabs_free (reader->zarr);
   if (reader->r != NULL)
     sv__tiff_reader_free (reader->r);
@@ -173,6 +198,8 @@ sv_tiff_slab_reader_read (SvTiffSlabReader *reader, guint z0, guint z1, void *sa
 
   if (reader->zarr != NULL)
     return sv__zarr_slabs_read (reader->zarr, z0, z1, samples, error);
+  if (reader->read != NULL)
+    return z0 == z1 || reader->read (z0, z1, samples, reader->read_data, error);
   if (z0 == z1)
     return TRUE;
   for (guint i = 0; i < r->pages->len; i++)

@@ -257,7 +257,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                     const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
                     SvStreamReport *report, GError **error)
 {
-  g_autoptr (SvTiffSlabReader) reader = NULL;
+  g_autoptr (SvTiffSlabReader) own_reader = NULL;
+  SvTiffSlabReader *reader;
   g_autoptr (SvSpill) spill = NULL;
   g_autofree gint32 *nearest = NULL;
   const SvTiffSlabInfo *info;
@@ -292,7 +293,10 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   sv_tiff_read_options_init_defaults (&read_options);
   read_options.channel = options->channel;
   read_options.n_threads = options->n_threads;
-  reader = sv_tiff_slab_reader_open (input, &read_options, error);
+  if (options->source != NULL)
+    reader = options->source;
+  else
+    reader = own_reader = sv_tiff_slab_reader_open (input, &read_options, error);
   if (!sv_stream_ranks_agree (options->ranks, reader != NULL, error))
     return FALSE;
   info = sv_tiff_slab_reader_info (reader);

@@ -11,7 +11,13 @@ other CUDA arrays (DLPack producers) in, CuPy out.
     >>> supervox.slic_file("em-2048.tif", "labels.tif", n_segments=8_000_000)
 
 reads a TIFF and writes a label TIFF, streaming it slab by slab when it
-does not fit in memory (the same labels as in memory).
+does not fit in memory (the same labels as in memory), and
+
+    >>> supervox.slic_to(zarr.open("em.zarr/0"), "labels.zarr", n_segments=8_000_000,
+    ...                  channel_axis=None)
+
+runs slic on a zarr or Dask array larger than memory, pulling it slab by
+slab, into an OME-Zarr store (or a TIFF).
 
     >>> table = supervox.regionprops_table(labels, intensity_image=volume)
 
@@ -29,6 +35,7 @@ from . import _lib
 from ._adjacency import adjacency_table
 from ._regionprops import regionprops_table
 from ._slic import SupervoxError, get_num_threads, set_num_threads, slic, slic_file
+from ._slic_to import slic_to
 
 __version__ = _lib.version()
 
@@ -45,5 +52,5 @@ def cuda_release_cache():
     _lib.lib.supervox_cuda_release_cache()
 
 
-__all__ = ["slic", "slic_file", "regionprops_table", "adjacency_table", "set_num_threads", "get_num_threads", "cuda_available",
+__all__ = ["slic", "slic_file", "slic_to", "regionprops_table", "adjacency_table", "set_num_threads", "get_num_threads", "cuda_available",
            "cuda_release_cache", "SupervoxError", "__version__"]

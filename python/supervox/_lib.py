@@ -12,7 +12,7 @@ import os
 
 API_VERSION_MAJOR = 0
 # The oldest minor version with every function bound below.
-API_VERSION_MINOR = 6
+API_VERSION_MINOR = 7
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -177,6 +177,31 @@ if (lib.supervox_api_version() // 1000 != API_VERSION_MAJOR
     raise ImportError("libsupervox API version %d does not match this package (%d.%d or a later "
                       "minor)" % (lib.supervox_api_version(), API_VERSION_MAJOR,
                                   API_VERSION_MINOR))
+
+# int read(z0, z1, samples, user_data, message, message_size)
+SLAB_READ_FUNC = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                                  ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+
+class SupervoxSlabSource(ctypes.Structure):
+    _fields_ = [
+        ("dtype", ctypes.c_int),
+        ("shape", ctypes.c_int64 * 4),
+        ("spacing", ctypes.c_double * 3),
+        ("unit", ctypes.c_char_p),
+        ("name", ctypes.c_char_p),
+        ("read", SLAB_READ_FUNC),
+        ("user_data", ctypes.c_void_p),
+    ]
+
+
+lib.supervox_slab_source_init.restype = None
+lib.supervox_slab_source_init.argtypes = [ctypes.POINTER(SupervoxSlabSource)]
+lib.supervox_slic_source.restype = ctypes.c_int
+lib.supervox_slic_source.argtypes = [
+    ctypes.POINTER(SupervoxSlabSource), ctypes.c_char_p, ctypes.c_char_p,
+    ctypes.POINTER(SupervoxParams), ctypes.c_int, ctypes.c_uint64,
+    ctypes.POINTER(SupervoxControl), ctypes.POINTER(SupervoxFileInfo)]
 
 lib.supervox_table_options_init.restype = None
 lib.supervox_table_options_init.argtypes = [ctypes.POINTER(SupervoxTableOptions)]

@@ -30,7 +30,7 @@ extern "C"
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 6
+#define SUPERVOX_API_VERSION_MINOR 7
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -222,11 +222,56 @@ extern "C"
    * the CPU when the GPU fails. The output appears whole or not at all (a
    * failed or cancelled run leaves no file). control and info may be NULL.
    * Returns SUPERVOX_OK or a negative status (SUPERVOX_ERROR_IO for a file
-   * that cannot be read or written). */
+   * that cannot be read or written). API 0.7: an output ending in ".zarr"
+   * is written as an OME-Zarr store instead of a TIFF. */
   SUPERVOX_EXPORT int supervox_slic_file (const char *input, const char *output, const char *mask,
                                           const SupervoxParams *params, SupervoxBackend backend,
                                           uint64_t memory_limit, const SupervoxControl *control,
                                           SupervoxFileInfo *info);
+
+  /* API 0.7: fills slices [z0, z1) of `samples`: (z1 − z0)·ny·nx·channels
+   * elements of the source's dtype, z-major, channel fastest (the layout
+   * of a C-contiguous z, y, x, c array). Returns 0 on success; anything
+   * else stops the run, with `message` (message_size bytes, "" on entry)
+   * saying why when the function wrote one. Called from one thread at a
+   * time, not necessarily the caller's. */
+  typedef int (*SupervoxSlabReadFunc) (int64_t z0, int64_t z1, void *samples, void *user_data,
+                                       char *message, size_t message_size);
+
+  /* API 0.7: a volume the caller serves a z-slab at a time (a chunked array
+   * larger than memory), for supervox_slic_source. */
+  typedef struct
+  {
+    SupervoxDtype dtype; /* UINT8/16/32, INT8/16/32, FLOAT32 or FLOAT64 */
+    int64_t shape[4];    /* z, y, x, channels; a 2D image has shape[0] == 1 */
+    /* The calibration the label file carries, z, y, x (0: none, then
+     * params->spacing without a unit, as supervox_slic_file does). */
+    double spacing[3];
+    const char *unit; /* of spacing ("µm"); NULL: none */
+    const char *name; /* names the source in messages; NULL: "the slab source" */
+    SupervoxSlabReadFunc read;
+    void *user_data;
+  } SupervoxSlabSource;
+
+  /* Fills source with no read function, no calibration, shape zeros. */
+  SUPERVOX_EXPORT void supervox_slab_source_init (SupervoxSlabSource *source);
+
+  /* supervox_slic_file with the volume read slab by slab from `source`
+   * instead of a file: the run always streams (the volume is never held
+   * whole nor copied), within memory_limit bytes (0: what the machine has
+   * free), with its temporary files beside `output`. The labels are
+   * supervox_slic's on the same array, written as supervox_slic_file
+   * writes them: a label TIFF, or an OME-Zarr store (Zarr v2, with
+   * supervox-cli's default codec) when `output` ends in ".zarr". mask,
+   * params, backend, control and info as for supervox_slic_file. A read
+   * function that fails stops the run with SUPERVOX_ERROR_IO and the
+   * message "NAME: slices Z0 to Z1 could not be read: MESSAGE" (Z1 the last slice asked for); no output
+   * is left then. */
+  SUPERVOX_EXPORT int supervox_slic_source (const SupervoxSlabSource *source, const char *output,
+                                            const char *mask, const SupervoxParams *params,
+                                            SupervoxBackend backend, uint64_t memory_limit,
+                                            const SupervoxControl *control,
+                                            SupervoxFileInfo *info);
 
   /* Per-supervoxel statistics of a label array (API 0.5): what
    * scikit-image's regionprops_table gives, computed on all cores with the

@@ -30,6 +30,18 @@ typedef struct
  * sv_tiff_read_volume_full (NULL: defaults); the same errors. */
 SvTiffSlabReader *sv_tiff_slab_reader_open (const char *path, const SvTiffReadOptions *options,
                                             GError **error);
+/* Fills slices [z0, z1) of `samples` ((z1 − z0) slice bytes, z-major,
+ * channel fastest, in the source's sample type); FALSE with an error
+ * that says what went wrong. */
+typedef gboolean (*SvSlabReadFunc) (guint z0, guint z1, void *samples, gpointer user_data,
+                                    GError **error);
+
+/* A reader whose slabs come from `read` instead of a file: an array the
+ * caller holds out of core (a Zarr or Dask array behind the C API). info
+ * gives the shape, sample type and calibration (copied; note ignored);
+ * `read` is called from one thread at a time, not always the caller's. */
+SvTiffSlabReader *sv_tiff_slab_reader_new_for_func (const SvTiffSlabInfo *info, SvSlabReadFunc read,
+                                                    gpointer user_data);
 void sv_tiff_slab_reader_free (SvTiffSlabReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffSlabReader, sv_tiff_slab_reader_free)
 

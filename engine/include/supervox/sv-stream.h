@@ -11,6 +11,7 @@
 
 #include "sv-backend.h"
 #include "sv-io.h"
+#include "sv-io-slab.h"
 #include "sv-params.h"
 
 G_BEGIN_DECLS
@@ -90,6 +91,10 @@ typedef struct
    * previous one computes (the environment's SV_STREAM_READ_AHEAD=off
    * does the same); the labels are the same either way. */
   gboolean no_read_ahead;
+  /* The image from this reader (borrowed; sv_tiff_slab_reader_new_for_func)
+   * instead of the file at `input`, which then only names it in messages;
+   * channel is not applied to it. NULL: open `input`. */
+  SvTiffSlabReader *source;
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
