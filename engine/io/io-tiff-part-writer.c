@@ -43,17 +43,9 @@ static void
 fill_cb (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data)
 {
   SvTiffPartWriter *w = user_data;
-  const gsize n = (gsize)rows * w->job.nx;
   const gint32 *src = w->slab + ((gsize)(z - w->slab_z0) * w->job.ny + y0) * w->job.nx;
-  gint32 *out = (gint32 *)(void *)dst;
-  gint32 any = 0;
 
-  for (gsize i = 0; i < n; i++)
-    {
-      out[i] = src[i];
-      any |= src[i];
-    }
-  if (any < 0 && !w->negative)
+  if (sv__tiff_copy_labels (dst, src, (gsize)rows * w->job.nx) && !w->negative)
     g_atomic_int_compare_and_exchange (&w->bad_slice, 0, (gint)z + 1);
 }
 

@@ -204,6 +204,23 @@ typedef struct
   gpointer user_data;
 } SvTiffWriteJob;
 
+/* Copies n labels into a strip's rows (uint32 and int32 share the bit
+ * pattern of labels >= 0) and returns whether one was negative: the label
+ * writers' check rides on the copy, on the threads that fill strips. */
+static inline gboolean
+sv__tiff_copy_labels (guint8 *dst, const gint32 *src, gsize n)
+{
+  gint32 *out = (gint32 *)(void *)dst;
+  gint32 any = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      out[i] = src[i];
+      any |= src[i];
+    }
+  return any < 0;
+}
+
 /* Whether a file of raw_bytes uncompressed bytes is written as BigTIFF
  * (or SV_TIFF_FORCE_BIGTIFF=1 asks for it). */
 gboolean sv__tiff_wants_bigtiff (guint64 raw_bytes);
