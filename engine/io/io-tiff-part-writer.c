@@ -65,18 +65,8 @@ sv_tiff_part_writer_new (guint nz, guint ny, guint nx, gboolean negative, const 
   else
     w->spacing[0] = w->spacing[1] = w->spacing[2] = 1.0;
   w->unit = g_strdup (unit);
-  w->job.nz = nz;
-  w->job.ny = ny;
-  w->job.nx = nx;
-  w->job.nc = 1;
-  w->job.bps = 32;
-  w->job.format = negative ? SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT;
-  /* As the label writers: no predictor by default. */
-  sv__tiff_write_job_set_codec (&w->job, options, FALSE);
-  w->job.spacing = w->spacing;
-  w->job.unit = w->unit;
-  w->job.fill = fill_cb;
-  w->job.user_data = w;
+  sv__tiff_label_job_init (&w->job, nz, ny, nx, negative, options, w->spacing, w->unit, fill_cb,
+                           w);
   sv__tiff_strip_geometry (&w->job, &w->geometry);
   w->layout = sv__tiff_layout_new (&w->job, sv__tiff_wants_bigtiff (raw_bytes), &problem);
   if (w->layout == NULL)

@@ -221,6 +221,13 @@ sv__tiff_copy_labels (guint8 *dst, const gint32 *src, gsize n)
   return any < 0;
 }
 
+/* A label file's job: nz·ny·nx 32-bit labels (int32 with negative ones,
+ * else uint32), no predictor unless `options` asks, `spacing` and `unit`
+ * borrowed, rows from `fill`. */
+void sv__tiff_label_job_init (SvTiffWriteJob *job, guint nz, guint ny, guint nx, gboolean negative,
+                              const SvTiffWriteOptions *options, const double *spacing,
+                              const char *unit, SvFillRows fill, gpointer user_data);
+
 /* Whether a file of raw_bytes uncompressed bytes is written as BigTIFF
  * (or SV_TIFF_FORCE_BIGTIFF=1 asks for it). */
 gboolean sv__tiff_wants_bigtiff (guint64 raw_bytes);

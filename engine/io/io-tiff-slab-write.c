@@ -66,18 +66,8 @@ sv_tiff_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboole
   memcpy (w->spacing, spacing, sizeof w->spacing);
   w->unit = g_strdup (unit);
   w->negative = negative;
-  w->job.nz = nz;
-  w->job.ny = ny;
-  w->job.nx = nx;
-  w->job.nc = 1;
-  w->job.bps = 32;
-  w->job.format = negative ? SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT;
-  /* The in-memory label writer's choice: no predictor by default. */
-  sv__tiff_write_job_set_codec (&w->job, options, FALSE);
-  w->job.spacing = w->spacing;
-  w->job.unit = w->unit;
-  w->job.fill = fill_slab_cb;
-  w->job.user_data = w;
+  sv__tiff_label_job_init (&w->job, nz, ny, nx, negative, options, w->spacing, w->unit,
+                           fill_slab_cb, w);
   if (!sv__tiff_output_begin (&w->out, path, &w->job, error))
     return NULL;
   w->open = TRUE;

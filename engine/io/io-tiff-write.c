@@ -64,6 +64,28 @@ set_write_error (GError **error, SvEngineError code, const char *path, const cha
   g_set_error (error, SV_ENGINE_ERROR, code, "%s: %s", name, problem);
 }
 
+void
+sv__tiff_label_job_init (SvTiffWriteJob *job, guint nz, guint ny, guint nx, gboolean negative,
+                         const SvTiffWriteOptions *options, const double *spacing,
+                         const char *unit, SvFillRows fill, gpointer user_data)
+{
+  memset (job, 0, sizeof *job);
+  job->nz = nz;
+  job->ny = ny;
+  job->nx = nx;
+  job->nc = 1;
+  job->bps = 32;
+  job->format = negative ? SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT;
+  /* No predictor by default: ImageJ undoes horizontal differencing of
+   * 32-bit integers in floating point, which breaks on negative steps; runs
+   * of equal labels deflate well without it. */
+  sv__tiff_write_job_set_codec (job, options, FALSE);
+  job->spacing = spacing;
+  job->unit = unit;
+  job->fill = fill;
+  job->user_data = user_data;
+}
+
 gboolean
 sv__tiff_wants_bigtiff (guint64 raw_bytes)
 {
@@ -314,20 +336,8 @@ sv_tiff_write_labels_full (const char *path, const SvLabels *labels,
   if (options != NULL && options->zarr != NULL)
     return sv__tiff_write_labels_zarr (path, labels, negative, options, error);
 
-  job.nz = labels->nz;
-  job.ny = labels->ny;
-  job.nx = labels->nx;
-  job.nc = 1;
-  job.bps = 32;
-  job.format = negative ? SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT;
-  /* No predictor by default: ImageJ undoes horizontal differencing of
-   * 32-bit integers in floating point, which breaks on negative steps; runs
-   * of equal labels deflate well without it. */
-  sv__tiff_write_job_set_codec (&job, options, FALSE);
-  job.spacing = labels->spacing;
-  job.unit = labels->unit;
-  job.fill = fill_labels_cb;
-  job.user_data = (gpointer)labels;
+  sv__tiff_label_job_init (&job, labels->nz, labels->ny, labels->nx, negative, options,
+                           labels->spacing, labels->unit, fill_labels_cb, (gpointer)labels);
   return write_tiff_atomically (path, &job, error);
 }
 
