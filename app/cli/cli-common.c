@@ -269,10 +269,18 @@ sv_cli_commit_temp (const char *tmp, const char *path, GError **error)
   return TRUE;
 }
 
+static int cores_share;
+
+void
+sv_cli_set_n_cores (int n)
+{
+  cores_share = n;
+}
+
 int
 sv_cli_n_cores (void)
 {
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  long n = cores_share > 0 ? cores_share : sysconf (_SC_NPROCESSORS_ONLN);
   return n >= 1 ? (int)MIN (n, 1024) : 1;
 }
 

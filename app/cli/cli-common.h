@@ -62,8 +62,11 @@ char *sv_cli_write_temp_beside (const char *path, const char *contents, GError *
 /* Renames `tmp` to `path`; on failure removes `tmp`. */
 gboolean sv_cli_commit_temp (const char *tmp, const char *path, GError **error);
 
-/* Number of online processors (>= 1). */
+/* Threads a command runs by default (>= 1): the online processors, or
+ * what sv_cli_set_n_cores set (under mpirun, a rank's share of its
+ * host's cores: slic-mpi.c). */
 int sv_cli_n_cores (void);
+void sv_cli_set_n_cores (int n);
 
 /* Seconds on the monotonic clock. */
 double sv_cli_now (void);

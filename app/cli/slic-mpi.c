@@ -5,9 +5,11 @@
 #include "slic-mpi.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli-common.h"
 #include "supervox/sv-error.h"
@@ -27,6 +29,7 @@ static struct
   gboolean initialized;
   int rank, size;
   gboolean met; /* the ranks agreed once: the first meeting is behind */
+  int cores;    /* this rank's share of the host's cores */
   SvStreamRanks ranks;
 } mpi;
 
@@ -126,6 +129,45 @@ mpi_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
   return TRUE;
 }
 
+/* Each rank takes an equal share of its host's cores. mpirun binds a rank
+ * to one core by default when it starts two or fewer, and to a socket
+ * otherwise: the rank's threads then share that one core or crowd the
+ * other ranks' threads. A rank bound to fewer cores than its share is
+ * widened to a block of the host's cores of its own. */
+static void
+share_cores (void)
+{
+  MPI_Comm host;
+  int local_rank = 0, local_size = 1;
+  const long online = sysconf (_SC_NPROCESSORS_ONLN);
+  cpu_set_t bound, share;
+
+  if (MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host)
+      == MPI_SUCCESS)
+    {
+      MPI_Comm_rank (host, &local_rank);
+      MPI_Comm_size (host, &local_size);
+      MPI_Comm_free (&host);
+    }
+  mpi.cores = (int)MAX (online / MAX (local_size, 1), 1);
+  if (online >= 1 && online <= CPU_SETSIZE && sched_getaffinity (0, sizeof bound, &bound) == 0
+      && CPU_COUNT (&bound) < mpi.cores)
+    {
+      CPU_ZERO (&share);
+      for (long c = (long)local_rank * mpi.cores;
+           c < (long)(local_rank + 1) * mpi.cores && c < online; c++)
+        CPU_SET ((int)c, &share);
+      /* A container may not allow those cores: the rank keeps its binding
+       * and runs as many threads as it has cores. */
+      if (sched_setaffinity (0, sizeof share, &share) != 0)
+        mpi.cores = CPU_COUNT (&bound);
+    }
+  if (sched_getaffinity (0, sizeof bound, &bound) != 0)
+    CPU_ZERO (&bound);
+  g_debug ("rank %d of %d on this host: %d threads on %d cores", local_rank, local_size,
+           mpi.cores, CPU_COUNT (&bound));
+}
+
 void
 sv_cli_mpi_init (int *argc, char ***argv)
 {
@@ -140,6 +182,8 @@ sv_cli_mpi_init (int *argc, char ***argv)
   mpi.initialized = TRUE;
   MPI_Comm_rank (MPI_COMM_WORLD, &mpi.rank);
   MPI_Comm_size (MPI_COMM_WORLD, &mpi.size);
+  share_cores ();
+  sv_cli_set_n_cores (mpi.cores);
   mpi.ranks = (SvStreamRanks){
     .rank = (guint)mpi.rank,
     .n_ranks = (guint)mpi.size,
@@ -161,6 +205,7 @@ sv_cli_mpi_active (void)
 {
   return mpi.initialized && mpi.size > 1;
 }
+
 
 /* The ranks' first meeting: whether every rank got as far as the files. */
 static gboolean

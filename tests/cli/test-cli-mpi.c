@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <tiffio.h>
 
@@ -199,6 +200,52 @@ test_fewer_slices_than_ranks (Fixture *f, gconstpointer data)
   assert_ranks_identical (f, in_flat, "--n-segments 20");
 }
 
+/* mpirun binds each of one or two ranks to a single core unless told
+ * otherwise; every rank still runs as many threads as its share of the
+ * host's cores, on at least that many cores (a wider binding is kept). */
+static void
+test_share_of_cores (Fixture *f, gconstpointer data)
+{
+  static const char *const bindings[] = { "core", "none" };
+  g_autoptr (SvVolume) v = sv_test_textured_volume (6, 20, 22, 1);
+  g_autofree char *in = NULL;
+  const long online = sysconf (_SC_NPROCESSORS_ONLN);
+
+  if (skip_without_mpi ())
+    return;
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
+  for (guint n_ranks = 1; n_ranks <= 2; n_ranks++)
+    for (guint b = 0; b < G_N_ELEMENTS (bindings); b++)
+      {
+        const long share = MAX (online / n_ranks, 1);
+        g_autofree char *np = g_strdup_printf ("%u", n_ranks);
+        const char *argv[] = { "timeout", "--kill-after=10", "120", mpirun_path, "--oversubscribe",
+                               "--bind-to", bindings[b], "-np", np, cli_path, "slic", in, "-o",
+                               "out.tif", "--n-segments", "20", NULL };
+        g_auto (GStrv) env = g_get_environ ();
+        g_autofree char *said = NULL;
+        g_autofree char *json = NULL;
+        g_autofree char *sidecar = path_in (f, "out.json");
+        g_autofree char *threads = g_strdup_printf ("\"threads\":%ld,", share);
+        Result r;
+
+        env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT", "1", TRUE);
+        env = g_environ_setenv (env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", TRUE);
+        env = g_environ_setenv (env, "G_MESSAGES_DEBUG", "sv-cli", TRUE);
+        r = sv_test_run_argv (f->dir, env, argv);
+        g_assert_cmpint (r.status, ==, 0);
+        /* GLib prints debug messages on stdout; rank 0's is the one kept. */
+        said = g_strdup_printf ("rank 0 of %u on this host: %ld threads on %ld cores", n_ranks,
+                                share, b == 0 ? share : online);
+        if (strstr (r.out, said) == NULL)
+          g_error ("binding %s, %u ranks: \"%s\" not in:\n%s%s", bindings[b], n_ranks, said,
+                   r.out, r.err);
+        g_assert_true (g_file_get_contents (sidecar, &json, NULL, NULL));
+        g_assert_nonnull (strstr (json, threads));
+        result_clear (&r);
+      }
+}
+
 /* Overwrites the first strip of the last page, so that it no longer
  * inflates: only the rank that owns that page meets it. */
 static void
@@ -376,6 +423,7 @@ main (int argc, char **argv)
               test_sample_type, fixture_teardown);
   ADD ("/cli/mpi/identical/mask", test_mask);
   ADD ("/cli/mpi/identical/fewer-slices-than-ranks", test_fewer_slices_than_ranks);
+  ADD ("/cli/mpi/share-of-cores", test_share_of_cores);
   ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
   ADD ("/cli/mpi/fails-cleanly/non-finite", test_non_finite);
   ADD ("/cli/mpi/fails-cleanly/rank-stops-early", test_rank_stops_early);
