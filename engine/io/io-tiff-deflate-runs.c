@@ -22,13 +22,12 @@
 #include <libdeflate.h>
 
 #include "io-tiff-private.h"
+#include "supervox/sv-deflate-runs.h"
 
-/* Deflate's window: matches reach at most this far back. */
-#define WINDOW 32768u
-#define MIN_MATCH 3u
-#define MAX_MATCH 258u
-#define N_LITLEN 286
-#define N_DIST 30
+#define WINDOW SV_RUNS_WINDOW
+#define MIN_MATCH SV_RUNS_MIN_MATCH
+#define N_LITLEN SV_RUNS_N_LITLEN
+#define N_DIST SV_RUNS_N_DIST
 #define N_CODELEN 19
 #define MAX_BITS 15
 
@@ -52,11 +51,6 @@ typedef struct
   guint8 n_bits;
 } Code;
 
-static const guint16 length_base[29]
-    = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-        31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
-static const guint8 length_extra[29]
-    = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
 static const guint32 distance_base[30]
     = { 1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
         193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
@@ -65,26 +59,6 @@ static const guint8 distance_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  
 /* The order in which the code length code's lengths are sent. */
 static const guint8 codelen_order[N_CODELEN]
     = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
-
-/* Match lengths 3–258: symbol index (0–28 for 257–285). */
-static guint8 length_index[MAX_MATCH + 1];
-
-static void
-tables_init (void)
-{
-  static gsize done = 0;
-
-  if (!g_once_init_enter (&done))
-    return;
-  for (guint len = MIN_MATCH; len <= MAX_MATCH; len++)
-    {
-      guint i = 28;
-      while (length_base[i] > len)
-        i--;
-      length_index[len] = (guint8)i;
-    }
-  g_once_init_leave (&done, 1);
-}
 
 static guint32
 reverse_bits (guint32 code, guint n)
@@ -150,54 +124,41 @@ same (const guint8 *in, gsize j, gsize k, guint size)
 
 /* The runs from sample i on, up to `end` (the end of its row), equal to
  * the sample before (*left) and to the one a row above (*up), walked
- * together until both end. Written once per sample size so that the
- * comparison is one load each (labels are 4 bytes). */
-#define SV_RUNS_AT(name, size_expr, SAME)                                                          \
-  static inline void name (const Strip *st, gsize i, gsize end, gsize *left, gsize *up)            \
-  {                                                                                                \
-    const guint8 *in = st->in;                                                                     \
-    const guint size = (size_expr);                                                                \
-    const gsize row = st->row;                                                                     \
-    gboolean l_open = i > 0, u_open = st->up_ok && i >= row;                                       \
-    gsize j = i;                                                                                   \
-                                                                                                   \
-    (void)size;                                                                                    \
-    *left = *up = 0;                                                                               \
-    while (j < end && (l_open || u_open))                                                          \
-      {                                                                                            \
-        if (l_open && !SAME (j, j - 1))                                                            \
-          {                                                                                        \
-            l_open = FALSE;                                                                        \
-            *left = j - i;                                                                         \
-          }                                                                                        \
-        if (u_open && !SAME (j, j - row))                                                          \
-          {                                                                                        \
-            u_open = FALSE;                                                                        \
-            *up = j - i;                                                                           \
-          }                                                                                        \
-        j++;                                                                                       \
-      }                                                                                            \
-    if (l_open)                                                                                    \
-      *left = j - i;                                                                               \
-    if (u_open)                                                                                    \
-      *up = j - i;                                                                                 \
-  }
-
-#define SAME_4(j, k)                                                                               \
-  (((const guint32 *)(const void *)in)[j] == ((const guint32 *)(const void *)in)[k])
-#define SAME_ANY(j, k) same (in, j, k, size)
-SV_RUNS_AT (runs_at_4, 4, SAME_4)
-SV_RUNS_AT (runs_at_any, st->size, SAME_ANY)
-#undef SAME_4
-#undef SAME_ANY
-
+ * together until both end. Labels (4 bytes) take the rule every encoder
+ * shares (sv-deflate-runs.h). */
 static inline void
 runs_at (const Strip *st, gsize i, gsize end, gsize *left, gsize *up)
 {
-  if (st->size == 4)
-    runs_at_4 (st, i, end, left, up);
-  else
-    runs_at_any (st, i, end, left, up);
+  const guint8 *in = st->in;
+  const guint size = st->size;
+  const gsize row = st->row;
+  gboolean l_open = i > 0, u_open = st->up_ok && i >= row;
+  gsize j = i;
+
+  if (size == 4)
+    {
+      sv_runs_at_u32 ((const uint32_t *)(const void *)in, i, end, row, l_open, u_open, left, up);
+      return;
+    }
+  *left = *up = 0;
+  while (j < end && (l_open || u_open))
+    {
+      if (l_open && !same (in, j, j - 1, size))
+        {
+          l_open = FALSE;
+          *left = j - i;
+        }
+      if (u_open && !same (in, j, j - row, size))
+        {
+          u_open = FALSE;
+          *up = j - i;
+        }
+      j++;
+    }
+  if (l_open)
+    *left = j - i;
+  if (u_open)
+    *up = j - i;
 }
 
 typedef struct
@@ -270,15 +231,12 @@ strip_tokens (const Strip *st, Tokens *t)
   return TRUE;
 }
 
-/* A match of `bytes` bytes as pieces of at most 258 bytes, none shorter
- * than 3 (a remainder of 1 or 2 shortens the piece before it); calls
- * `each` with every piece's length. */
+/* A match of `bytes` bytes as pieces (sv_runs_piece); runs `body` with
+ * every piece's length in `take`. */
 #define FOR_EACH_PIECE(bytes, take, body)                                                          \
   for (gsize rest_ = (bytes); rest_ > 0;)                                                          \
     {                                                                                              \
-      gsize take = rest_;                                                                          \
-      if (take > MAX_MATCH)                                                                        \
-        take = rest_ - MAX_MATCH < MIN_MATCH ? rest_ - MIN_MATCH : MAX_MATCH;                      \
+      const gsize take = sv_runs_piece (rest_);                                                    \
       body;                                                                                        \
       rest_ -= take;                                                                               \
     }
@@ -423,8 +381,8 @@ codelen_tokens (const guint8 *lengths, guint n, guint16 *tokens, guint32 *freq)
   return count;
 }
 
-/* The block header: the sizes of the tables, the code length code and the
- * two tables' lengths through it. */
+/* The block header: BFINAL and BTYPE, the sizes of the tables, the code
+ * length code and the two tables' lengths through it. */
 static void
 put_header (BitWriter *w, const guint8 *litlen_len, const guint8 *dist_len)
 {
@@ -446,6 +404,8 @@ put_header (BitWriter *w, const guint8 *litlen_len, const guint8 *dist_len)
   canonical_codes (codelen_len, N_CODELEN, codelen);
   while (hclen > 4 && codelen_len[codelen_order[hclen - 1]] == 0)
     hclen--;
+  /* One final block (BFINAL 1) with dynamic codes (BTYPE 10). */
+  put (w, 1 | (2 << 1), 3);
   put (w, hlit - 257, 5);
   put (w, hdist - 1, 5);
   put (w, hclen - 4, 4);
@@ -468,6 +428,57 @@ distance_symbol (guint32 distance)
   while (distance_base[i] > distance)
     i--;
   return i;
+}
+
+void
+sv_deflate_runs_distances (size_t row_bytes, unsigned sample_bytes, uint32_t distance[2],
+                           unsigned dist_symbol[2])
+{
+  distance[0] = sample_bytes;
+  /* Samples a row above are out of deflate's reach in very wide rows. */
+  distance[1] = row_bytes <= WINDOW && row_bytes >= sample_bytes ? (guint32)row_bytes
+                                                                  : sample_bytes;
+  for (guint d = 0; d < 2; d++)
+    dist_symbol[d] = distance_symbol (distance[d]);
+}
+
+void
+sv_deflate_runs_code (const uint32_t *freq, size_t row_bytes, unsigned sample_bytes,
+                      SvRunsCode *code)
+{
+  guint32 litlen_freq[N_LITLEN];
+  guint8 litlen_len[N_LITLEN], dist_len[N_DIST];
+  Code litlen[N_LITLEN], dist[N_DIST];
+  guint32 distance[2];
+  guint dist_sym[2];
+  BitWriter w;
+  guint n_bits;
+
+  memcpy (litlen_freq, freq, sizeof litlen_freq);
+  litlen_freq[SV_RUNS_END_OF_BLOCK] = 1;
+  huffman_lengths (litlen_freq, N_LITLEN, MAX_BITS, litlen_len);
+  huffman_lengths (freq + N_LITLEN, N_DIST, MAX_BITS, dist_len);
+  canonical_codes (litlen_len, N_LITLEN, litlen);
+  canonical_codes (dist_len, N_DIST, dist);
+  for (guint s = 0; s < N_LITLEN; s++)
+    code->litlen[s] = litlen[s].bits | ((guint32)litlen[s].n_bits << 16);
+  sv_deflate_runs_distances (row_bytes, sample_bytes, distance, dist_sym);
+  for (guint d = 0; d < 2; d++)
+    {
+      const Code c = dist[dist_sym[d]];
+      code->dist[d] = c.bits | ((distance[d] - distance_base[dist_sym[d]]) << c.n_bits);
+      code->dist_bits[d] = c.n_bits + distance_extra[dist_sym[d]];
+    }
+  memset (code->header, 0, sizeof code->header);
+  w = (BitWriter){ code->header, 0, 0 };
+  put_header (&w, litlen_len, dist_len);
+  n_bits = (guint)(w.out - code->header) * 8 + w.n_bits;
+  for (; w.n_bits > 0; w.bits >>= 8)
+    {
+      *w.out++ = (guint8)w.bits;
+      w.n_bits = w.n_bits > 8 ? w.n_bits - 8 : 0;
+    }
+  code->header_bits = n_bits;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -504,9 +515,9 @@ gsize
 sv__tiff_deflate_runs (SvTiffRunsCoder *coder, const guint8 *in, gsize in_len, gsize row_bytes,
                        guint sample_bytes, guint8 *out)
 {
-  guint32 litlen_freq[N_LITLEN] = { 0 }, dist_freq[N_DIST] = { 0 };
-  guint8 litlen_len[N_LITLEN], dist_len[N_DIST];
-  Code litlen[N_LITLEN], dist[N_DIST], dist_code[2];
+  guint32 freq[SV_RUNS_N_SYMBOLS] = { 0 };
+  guint32 *const dist_freq = freq + N_LITLEN;
+  SvRunsCode code;
   const Tokens *t = &coder->tokens;
   guint32 distance[2], adler;
   guint dist_sym[2];
@@ -514,17 +525,12 @@ sv__tiff_deflate_runs (SvTiffRunsCoder *coder, const guint8 *in, gsize in_len, g
   Strip st;
 
   g_return_val_if_fail (sample_bytes > 0 && in_len % sample_bytes == 0, 0);
-  tables_init ();
   st.in = in;
   st.size = sample_bytes;
   st.n = in_len / sample_bytes;
   st.row = row_bytes / sample_bytes;
-  /* Samples a row above are out of deflate's reach in very wide rows. */
   st.up_ok = row_bytes <= WINDOW && st.row > 0;
-  distance[0] = sample_bytes;
-  distance[1] = st.up_ok ? (guint32)row_bytes : sample_bytes;
-  for (guint d = 0; d < 2; d++)
-    dist_sym[d] = distance_symbol (distance[d]);
+  sv_deflate_runs_distances (row_bytes, sample_bytes, distance, dist_sym);
   if (!strip_tokens (&st, &coder->tokens))
     return 0;
 
@@ -538,33 +544,23 @@ sv__tiff_deflate_runs (SvTiffRunsCoder *coder, const guint8 *in, gsize in_len, g
         {
           const guint d = (token & TOKEN_UP) != 0;
           FOR_EACH_PIECE (count * sample_bytes, take, {
-            litlen_freq[257 + length_index[take]]++;
+            freq[257 + sv_runs_length_index ((guint)take)]++;
             dist_freq[dist_sym[d]]++;
           });
         }
       else
         for (gsize b = i * sample_bytes; b < (i + count) * sample_bytes; b++)
-          litlen_freq[in[b]]++;
+          freq[in[b]]++;
       i += count;
     }
-  litlen_freq[256] = 1;
-  huffman_lengths (litlen_freq, N_LITLEN, MAX_BITS, litlen_len);
-  huffman_lengths (dist_freq, N_DIST, MAX_BITS, dist_len);
-  canonical_codes (litlen_len, N_LITLEN, litlen);
-  canonical_codes (dist_len, N_DIST, dist);
-  for (guint d = 0; d < 2; d++)
-    dist_code[d]
-        = (Code){ dist[dist_sym[d]].bits
-                      | ((distance[d] - distance_base[dist_sym[d]]) << dist[dist_sym[d]].n_bits),
-                  (guint8)(dist[dist_sym[d]].n_bits + distance_extra[dist_sym[d]]) };
+  sv_deflate_runs_code (freq, row_bytes, sample_bytes, &code);
 
   /* zlib: deflate, 32 KiB window, "fastest" (RFC 1950); the check bits
    * make 0x7801 a multiple of 31. */
   out[0] = 0x78;
   out[1] = 0x01;
-  /* One final block (BFINAL 1) with dynamic codes (BTYPE 10). */
-  put (&w, 1 | (2 << 1), 3);
-  put_header (&w, litlen_len, dist_len);
+  for (guint b = 0; b < code.header_bits; b += 8)
+    put (&w, code.header[b / 8], MIN (8, code.header_bits - b));
   for (gsize k = 0, i = 0; k < t->len; k++)
     {
       const guint32 token = t->data[k];
@@ -572,21 +568,24 @@ sv__tiff_deflate_runs (SvTiffRunsCoder *coder, const guint8 *in, gsize in_len, g
 
       if (token & TOKEN_MATCH)
         {
-          const Code dc = dist_code[(token & TOKEN_UP) != 0];
+          const guint d = (token & TOKEN_UP) != 0;
           FOR_EACH_PIECE (count * sample_bytes, take, {
-            const guint li = length_index[take];
-            const Code lc = litlen[257 + li];
-            put (&w, lc.bits | ((guint32)(take - length_base[li]) << lc.n_bits),
-                 lc.n_bits + length_extra[li]);
-            put_code (&w, dc);
+            const guint li = sv_runs_length_index ((guint)take);
+            const guint32 lc = code.litlen[257 + li];
+            put (&w,
+                 SV_RUNS_CODE_BITS (lc)
+                     | ((guint32)(take - sv_runs_length_base (li)) << SV_RUNS_CODE_LENGTH (lc)),
+                 SV_RUNS_CODE_LENGTH (lc) + sv_runs_length_extra (li));
+            put (&w, code.dist[d], code.dist_bits[d]);
           });
         }
       else
         for (gsize b = i * sample_bytes; b < (i + count) * sample_bytes; b++)
-          put_code (&w, litlen[in[b]]);
+          put (&w, SV_RUNS_CODE_BITS (code.litlen[in[b]]), SV_RUNS_CODE_LENGTH (code.litlen[in[b]]));
       i += count;
     }
-  put_code (&w, litlen[256]);
+  put (&w, SV_RUNS_CODE_BITS (code.litlen[SV_RUNS_END_OF_BLOCK]),
+       SV_RUNS_CODE_LENGTH (code.litlen[SV_RUNS_END_OF_BLOCK]));
   while (w.n_bits > 0)
     {
       *w.out++ = (guint8)w.bits;

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <tiffio.h>
 
+#include "supervox/sv-deflate-runs.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
 #include "sv-test-files.h"
@@ -277,10 +278,44 @@ test_tifffile_reads (Fixture *f, gconstpointer data)
   g_assert_cmpstr (out, ==, expected);
 }
 
+/* The length symbols every encoder computes (sv-deflate-runs.h) against
+ * RFC 1951's table, for every match length. */
+static void
+test_length_symbols (void)
+{
+  static const guint base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                  31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+  static const guint extra[29]
+      = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+
+  for (guint i = 0; i < 29; i++)
+    {
+      g_assert_cmpuint (sv_runs_length_base (i), ==, base[i]);
+      g_assert_cmpuint (sv_runs_length_extra (i), ==, extra[i]);
+    }
+  for (guint len = 3; len <= 258; len++)
+    {
+      guint i = 28;
+      while (base[i] > len)
+        i--;
+      g_assert_cmpuint (sv_runs_length_index (len), ==, i);
+    }
+  /* Pieces of a long match: at most 258 bytes, none under 3. */
+  for (gsize bytes = 3; bytes < 2000; bytes++)
+    for (gsize rest = bytes; rest > 0;)
+      {
+        const gsize take = sv_runs_piece (rest);
+        g_assert_cmpuint (take, >=, 3);
+        g_assert_cmpuint (take, <=, 258);
+        rest -= take;
+      }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/io/deflate-runs/length-symbols", test_length_symbols);
   g_test_add ("/io/deflate-runs/labels-decode", Fixture, NULL, fixture_setup, test_labels_decode,
               fixture_teardown);
   g_test_add ("/io/deflate-runs/labels-size", Fixture, NULL, fixture_setup, test_labels_size,
