@@ -21,6 +21,7 @@
 #include "stream-steps-private.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-sink-thread.h"
+#include "label-strips.h"
 
 /* Left free on the device when the limit is what the device has free
  * (the runtime, cub's scratch, other work). */
@@ -121,6 +122,10 @@ typedef struct
   guint depth;
   gsize plane;
   SvSinkThread *sink_thread;
+  /* The label file's strips compressed here, when it takes them. */
+  const SvStripSink *strips;
+  SvCudaStripEncoder *encoder;
+  guint ny, nx;
 } LabelRoute;
 
 /* Whether this device made the labels of slices [z0, z1). */
@@ -193,7 +198,28 @@ route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
   for (guint c0 = z0; c0 < z1; c0 += r->depth)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
-      gint32 *host = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error) : r->host;
+      gint32 *host;
+
+      if (r->strips != NULL)
+        {
+          const guint64 *sizes;
+          const guint8 *bytes;
+          gint64 negative;
+          const int done = sv__cuda_strip_encode (
+              r->encoder, d + (gsize)(c0 - z0) * plane, c1 - c0, r->ny, r->nx,
+              r->strips->rows_per_strip, c0, r->s->compute, &sizes, &bytes, &negative, error);
+
+          if (done < 0)
+            return FALSE;
+          if (done > 0)
+            {
+              if (!r->strips->append (c0, c1, sizes, bytes, negative, r->strips->user_data, error))
+                return FALSE;
+              continue;
+            }
+          /* No room on the device for the strips: labels, as without. */
+        }
+      host = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error) : r->host;
       if (host == NULL)
         return FALSE;
       SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, host, d + (gsize)(c0 - z0) * plane,
@@ -280,7 +306,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
                               guint extent, gint64 min_size, gint64 max_size, int start_label,
                               SvConnectivityRule rule, SvSlabSource source,
                               SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
-                              gint64 *n_labels, guint *held, GError **error)
+                              const SvStripSink *strips, gint64 *n_labels, guint *held,
+                              GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
@@ -323,8 +350,13 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
     }
   depth = CLAMP (depth, 1, nz);
   route = (LabelRoute){ s, backend, source, device_source, sink, user_data, NULL, depth, plane,
-                        NULL };
-  route.sink_thread = sv_sink_thread_new (sink, user_data, (gsize)depth * plane, 2);
+                        NULL, strips, NULL, ny, nx };
+  /* Compressed strips go to the file from here, in order, so labels do
+   * too then (a slab the device has no room to compress). */
+  if (strips != NULL)
+    route.encoder = sv__cuda_strip_encoder_new (s->owner);
+  else
+    route.sink_thread = sv_sink_thread_new (sink, user_data, (gsize)depth * plane, 2);
   /* Host memory for the source's slabs, and for the sink's without a
    * thread. */
   if (source != NULL || route.sink_thread == NULL)
@@ -360,6 +392,7 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   /* The last slabs reach the sink before the caller goes on. */
   if (route.sink_thread != NULL && !sv_sink_thread_finish (route.sink_thread, done >= 0, error))
     done = -1;
+  sv__cuda_strip_encoder_free (route.encoder);
   return done;
 }
 

@@ -157,8 +157,8 @@ int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint 
                                   guint extent, gint64 min_size, gint64 max_size, int start_label,
                                   SvConnectivityRule rule, SvSlabSource source,
                                   SvSlabDeviceSource device_source, SvSlabSink sink,
-                                  gpointer user_data, gint64 *n_labels, guint *held,
-                                  GError **error);
+                                  gpointer user_data, const SvStripSink *strips,
+                                  gint64 *n_labels, guint *held, GError **error);
 
 /* Whether `bytes` more fit under the steps' limit (or in what the device
  * has free, less a reserve). */

@@ -155,4 +155,15 @@ gboolean sv_cuda_connectivity_enforce_windows (const gint32 *in, guint nz, guint
                                                SvConnectivityRule rule, guint extent, guint depth, gint32 *out,
                                                gint64 *n_labels, GError **error);
 
+/* The label file's strips of nz·ny·nx host labels compressed on `device`
+ * (deflate of runs, as sv_tiff_label_writer_append_strips takes them):
+ * strips of `rows` rows, each page's last one shorter. *sizes (one a
+ * strip, in file order) and *bytes are the caller's to free;
+ * *negative_slice is the first slice with a negative label, counted from
+ * z_first (−1: none). Tests and benchmarks of the step alone. */
+gboolean sv_cuda_compress_label_strips (int device, const gint32 *labels, guint nz, guint ny,
+                                        guint nx, guint rows, guint z_first, guint64 **sizes,
+                                        guint8 **bytes, gsize *n_bytes, gint64 *negative_slice,
+                                        GError **error);
+
 G_END_DECLS

@@ -21,6 +21,7 @@
 
 #include <libdeflate.h>
 
+#include "internal.h"
 #include "io-tiff-private.h"
 #include "supervox/sv-deflate-runs.h"
 
@@ -479,6 +480,36 @@ sv_deflate_runs_code (const uint32_t *freq, size_t row_bytes, unsigned sample_by
       w.n_bits = w.n_bits > 8 ? w.n_bits - 8 : 0;
     }
   code->header_bits = n_bits;
+}
+
+typedef struct
+{
+  gsize n;
+  const uint32_t *freq;
+  gsize row_bytes;
+  guint sample_bytes, n_threads;
+  SvRunsCode *codes;
+} CodesJob;
+
+static void
+codes_cb (gpointer data, int thread)
+{
+  const CodesJob *job = data;
+
+  for (gsize s = (gsize)thread; s < job->n; s += job->n_threads)
+    sv_deflate_runs_code (job->freq + s * SV_RUNS_N_SYMBOLS, job->row_bytes, job->sample_bytes,
+                          &job->codes[s]);
+}
+
+void
+sv_deflate_runs_codes (size_t n, const uint32_t *freq, size_t row_bytes, unsigned sample_bytes,
+                       SvRunsCode *codes, int n_threads)
+{
+  CodesJob job = { n, freq, row_bytes, sample_bytes, 1, codes };
+
+  /* A code takes tens of microseconds: threads only for many. */
+  job.n_threads = (guint)MIN ((gsize)sv__resolve_threads (n_threads), MAX (n / 64, 1));
+  sv__run_parallel ((int)job.n_threads, codes_cb, &job);
 }
 
 /* ------------------------------------------------------------------------ */

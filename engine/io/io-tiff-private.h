@@ -202,6 +202,9 @@ typedef struct
   const char *unit;
   SvFillRows fill;
   gpointer user_data;
+  /* Optional: strip `strip`'s bytes as they go to the file, compressed
+   * elsewhere (NULL: filled from `fill` and compressed here). */
+  const guint8 *(*encoded) (guint64 strip, gsize *len, gpointer user_data);
 } SvTiffWriteJob;
 
 /* Copies n labels into a strip's rows (uint32 and int32 share the bit

@@ -227,6 +227,23 @@ writer_sink (guint z0, guint z1, const gint32 *labels, gpointer user_data, GErro
   return ok;
 }
 
+/* Strips compressed on the device go straight to the file. */
+static gboolean
+strips_sink (guint z0, guint z1, const guint64 *sizes, const guint8 *bytes, gint64 negative_slice,
+             gpointer user_data, GError **error)
+{
+  LabelRoute *route = user_data;
+  const gint64 t0 = g_get_monotonic_time ();
+  gboolean ok;
+
+  if (g_cancellable_set_error_if_cancelled (route->run->options->cancellable, error))
+    return FALSE;
+  ok = sv_tiff_label_writer_append_strips (route->writer, z1 - z0, sizes, bytes, negative_slice,
+                                           error);
+  route->usec_sink += g_get_monotonic_time () - t0;
+  return ok;
+}
+
 /* Connectivity on the first backend's device, at once or window by window
  * (`extent` bounds a window; the same labels as the host's ring): the
  * number of labels, −1 when not even a window fits, −2 on error. */
@@ -237,6 +254,11 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
   LabelRoute route = { run, writer, 0 };
+  /* The device compresses the label file's strips when the file takes
+   * them so (SV_DEVICE_STRIPS=0 sends it labels, for comparison). */
+  const SvStripSink strips = { sv_tiff_label_writer_strip_rows (writer), strips_sink, &route };
+  const gboolean device_strips
+      = strips.rows_per_strip > 0 && g_strcmp0 (g_getenv ("SV_DEVICE_STRIPS"), "0") != 0;
   gint64 n_labels = 0;
   guint held = run->nz;
   const gint64 t0 = g_get_monotonic_time ();
@@ -248,8 +270,8 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
       backend, run->nz, run->ny, run->nx, run->depth, extent, min_size, max_size,
       run->params->start_label, run->params->connectivity_rule,
       run->plan.assignment_kept && run->plan.n_workers == 1 ? NULL : route_source,
-      run->plan.n_workers > 1 ? route_device_source : NULL, writer_sink, &route, &n_labels, &held,
-      error);
+      run->plan.n_workers > 1 ? route_device_source : NULL, writer_sink, &route,
+      device_strips ? &strips : NULL, &n_labels, &held, error);
   if (done < 0)
     return -2;
   g_debug ("connectivity on the device: %.3f s, of it %.3f s in the label file's appends",

@@ -15,6 +15,7 @@
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-stream.h"
 #include "backend-private.h"
+#include "io-tiff-private.h"
 #include "sv-test-files.h"
 #include "sv-test-volumes.h"
 
@@ -25,6 +26,7 @@ static struct
   gboolean only_first_keeps; /* the second device has no room for labels */
   gsize plane;
   guint samples_taken, label_slabs, connected, given_back;
+  guint strip_slabs; /* slabs of the label file handed over compressed */
 } device;
 
 /* What one pretend device holds (the backend's private state). */
@@ -268,13 +270,51 @@ label_extent (const gint32 *labels, guint nz, gsize plane, int start_label)
   return extent;
 }
 
+/* Slices [z0, z1) of `labels` as a device that compresses the label
+ * file's strips hands them over: each strip's bytes from deflate of runs,
+ * in file order. */
+static gboolean
+append_as_strips (const SvStripSink *strips, const gint32 *labels, guint z0, guint z1, guint ny,
+                  guint nx, GError **error)
+{
+  const guint rows = strips->rows_per_strip, per_page = (ny + rows - 1) / rows;
+  const gsize n = (gsize)(z1 - z0) * per_page;
+  g_autofree guint64 *sizes = g_new (guint64, n);
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  SvTiffRunsCoder *coder = sv__tiff_runs_coder_new ();
+  gint64 negative = -1;
+  gboolean ok;
+
+  for (guint z = z0; z < z1; z++)
+    for (guint k = 0; k < per_page; k++)
+      {
+        const guint y0 = k * rows, y1 = MIN (y0 + rows, ny);
+        const gint32 *strip = labels + ((gsize)z * ny + y0) * nx;
+        const gsize len = (gsize)(y1 - y0) * nx * sizeof (gint32);
+        guint8 *out = g_malloc (sv__tiff_deflate_runs_bound (len));
+        const gsize size
+            = sv__tiff_deflate_runs (coder, (const guint8 *)strip, len, nx * sizeof (gint32), 4, out);
+
+        g_assert_cmpuint (size, >, 0);
+        for (gsize i = 0; i < (gsize)(y1 - y0) * nx; i++)
+          if (strip[i] < 0 && negative < 0)
+            negative = z;
+        sizes[(gsize)(z - z0) * per_page + k] = size;
+        g_byte_array_append (bytes, out, (guint)size);
+        g_free (out);
+      }
+  sv__tiff_runs_coder_free (coder);
+  ok = strips->append (z0, z1, sizes, bytes->data, negative, strips->user_data, error);
+  device.strip_slabs++;
+  return ok;
+}
+
 static int
 keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth, guint extent,
                         gint64 min_size, gint64 max_size, int start_label,
                         SvConnectivityRule rule, SvSlabSource source,
                         SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
-                        gint64 *n_labels, guint *held,
-                        GError **error)
+                        const SvStripSink *strips, gint64 *n_labels, guint *held, GError **error)
 {
   Keeper *kp = keeper_of (backend);
   const gsize plane = (gsize)ny * nx;
@@ -304,8 +344,12 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
       = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
   *held = nz;
   device.connected++;
+  /* Every other slab compressed, when the file takes strips: both kinds
+   * make one file. */
   for (guint z0 = 0; z0 < nz; z0 += depth)
-    if (!sink (z0, MIN (z0 + depth, nz), out + (gsize)z0 * ny * nx, user_data, error))
+    if (strips != NULL && (z0 / depth) % 2 == 0
+            ? !append_as_strips (strips, out, z0, MIN (z0 + depth, nz), ny, nx, error)
+            : !sink (z0, MIN (z0 + depth, nz), out + (gsize)z0 * ny * nx, user_data, error))
       return -1;
   return 1;
 }
@@ -453,6 +497,7 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             device.only_first_keeps = rooms[r].only_first;
             device.plane = 19 * 21;
             device.samples_taken = device.label_slabs = device.connected = device.given_back = 0;
+            device.strip_slabs = 0;
             options.backends = keepers;
             options.n_backends = n_workers;
             g_assert_true (
@@ -470,6 +515,9 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             g_assert_cmpint (report.connect_on_device, ==,
                              rooms[r].connectivity && params[p].enforce_connectivity);
             g_assert_cmpuint (device.connected, ==, report.connect_on_device ? 1 : 0);
+            /* The label file (deflate of runs, the default) takes its
+             * strips compressed on the device: three of the six slabs. */
+            g_assert_cmpuint (device.strip_slabs, ==, report.connect_on_device ? 3 : 0);
             /* Six slabs, each taken once from its samples when there is
              * room. */
             g_assert_cmpuint (device.samples_taken, ==, rooms[r].slabs ? 6 : 0);

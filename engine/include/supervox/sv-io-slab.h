@@ -81,6 +81,22 @@ SvTiffLabelWriter *sv_tiff_label_writer_new (const char *path, guint nz, guint n
 gboolean sv_tiff_label_writer_append (SvTiffLabelWriter *writer, const gint32 *labels, guint depth,
                                       GError **error);
 
+/* Rows a strip when the file takes its strips compressed by whoever holds
+ * the labels (deflate of runs, sv-deflate-runs.h: a TIFF whose codec is
+ * deflate:runs without a predictor); 0 when it takes labels only. A
+ * page's last strip may hold fewer rows. */
+guint sv_tiff_label_writer_strip_rows (SvTiffLabelWriter *writer);
+
+/* Appends the next `depth` slices as their strips, compressed: `sizes`
+ * (depth · strips a page, in file order) and their bytes one after the
+ * other. negative_slice: the first of these slices with a negative label
+ * (−1: none), an error in a file started without `negative`. The bytes
+ * must be what the file's own encoder makes of those labels; the file is
+ * then the same bytes as with sv_tiff_label_writer_append. */
+gboolean sv_tiff_label_writer_append_strips (SvTiffLabelWriter *writer, guint depth,
+                                             const guint64 *sizes, const guint8 *bytes,
+                                             gint64 negative_slice, GError **error);
+
 /* After all nz slices: flushes, syncs and renames the file to its path. */
 gboolean sv_tiff_label_writer_finish (SvTiffLabelWriter *writer, GError **error);
 

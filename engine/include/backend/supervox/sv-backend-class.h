@@ -45,6 +45,20 @@ typedef gboolean (*SvSlabSource) (guint z0, guint z1, gint32 *labels, gpointer u
 typedef int (*SvSlabDeviceSource) (guint z0, guint z1, SvBackend *target, gpointer dst,
                                    gpointer user_data, GError **error);
 
+/* A label file that takes its strips compressed by whoever holds the
+ * labels, with deflate of runs (sv-deflate-runs.h): strips of
+ * rows_per_strip rows, a page's last one shorter. `append` takes slices
+ * [z0, z1) as their strips in file order: their sizes, their bytes one
+ * after the other, and the first of the slices with a negative label (−1:
+ * none). */
+typedef struct
+{
+  guint rows_per_strip;
+  gboolean (*append) (guint z0, guint z1, const guint64 *sizes, const guint8 *bytes,
+                      gint64 negative_slice, gpointer user_data, GError **error);
+  gpointer user_data;
+} SvStripSink;
+
 /* How a slab's samples, as the file holds them, become prepared values
  * when no Lab conversion or smoothing applies: img_as_float (v · (1 /
  * max) in double, clamped at −1 for signed types, then float32), then
@@ -112,7 +126,8 @@ typedef struct
    * a time in z order. `extent` is the largest z extent of one label,
    * minus one (G_MAXUINT: not known), which bounds a window; with a
    * `device_source` (may be NULL) slices another device keeps come from it
-   * before `source` is asked. Returns 1
+   * before `source` is asked; with `strips` (may be NULL) the backend may
+   * hand slabs to it compressed instead of to `sink`. Returns 1
    * when done (*n_labels set, *held: the most slices it held at once), 0
    * when it does not fit (nothing was written; the caller runs its own),
    * −1 with `error` set. The passes are over: a backend may free what
@@ -121,7 +136,8 @@ typedef struct
                          guint extent, gint64 min_size, gint64 max_size, int start_label,
                          SvConnectivityRule rule, SvSlabSource source,
                          SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
-                         gint64 *n_labels, guint *held, GError **error);
+                         const SvStripSink *strips, gint64 *n_labels, guint *held,
+                         GError **error);
 
   /* ---- the assignment kept in the backend's memory (all optional) ----
    * A device that holds the whole volume's assignment saves taking every
