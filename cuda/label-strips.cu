@@ -51,10 +51,8 @@ struct _SvCudaStripEncoder
   /* Host. */
   uint32_t *h_freq;
   SvRunsCode *h_codes;
-  guint64 *h_sizes, *h_offsets;
+  guint64 *h_offsets;
   uint64_t *h_strip_bits;
-  guint8 *h_out;
-  gsize h_out_cap;
 };
 
 __device__ static void
@@ -391,10 +389,8 @@ sv__cuda_strip_encoder_free (SvCudaStripEncoder *e)
   sv_cuda_clear (&e->d_out);
   g_free (e->h_freq);
   g_free (e->h_codes);
-  g_free (e->h_sizes);
   g_free (e->h_offsets);
   g_free (e->h_strip_bits);
-  g_free (e->h_out);
   g_free (e);
 }
 
@@ -424,7 +420,6 @@ ensure_buffers (SvCudaStripEncoder *e, gsize n_strips, gsize n_rows, GError **er
   e->row_cap = n_rows;
   e->h_freq = g_renew (uint32_t, e->h_freq, n_strips * SV_RUNS_N_SYMBOLS);
   e->h_codes = g_renew (SvRunsCode, e->h_codes, n_strips);
-  e->h_sizes = g_renew (guint64, e->h_sizes, n_strips);
   e->h_offsets = g_renew (guint64, e->h_offsets, n_strips);
   e->h_strip_bits = g_renew (uint64_t, e->h_strip_bits, n_strips);
   return 1;
@@ -439,8 +434,8 @@ out:
 
 int
 sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint depth, guint ny,
-                       guint nx, guint rows, guint z_first, cudaStream_t stream,
-                       const guint64 **sizes, const guint8 **bytes, gint64 *negative_slice,
+                       guint nx, guint rows, guint z_first, cudaStream_t stream, guint64 *sizes,
+                       guint8 *out, gsize capacity, gsize *n_bytes, gint64 *negative_slice,
                        GError **error)
 {
   const guint per_page = (ny + rows - 1) / rows;
@@ -493,9 +488,11 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
   for (gsize s = 0; s < n_strips; s++)
     {
       e->h_offsets[s] = total;
-      e->h_sizes[s] = (e->h_strip_bits[s] + 7) / 8 + 4;
-      total += e->h_sizes[s];
+      sizes[s] = (e->h_strip_bits[s] + 7) / 8 + 4;
+      total += sizes[s];
     }
+  if (total > capacity)
+    return 0;
   /* Whole words, and one more for a write that ends at a word's edge. */
   if ((total + 8) / 4 > e->out_cap)
     {
@@ -513,21 +510,6 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
       SV_CUDA_CHECK (err);
       e->out_cap = words;
     }
-  if (total > e->h_out_cap)
-    {
-      g_free (e->h_out);
-      e->h_out_cap = total + total / 4;
-      e->h_out = (guint8 *)g_try_malloc (e->h_out_cap);
-      if (e->h_out == NULL)
-        {
-          e->h_out_cap = 0;
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                       "not enough memory for %" G_GUINT64_FORMAT " bytes of label strips",
-                       total);
-          return -1;
-        }
-    }
-
   /* 4. the bits. */
   SV_CUDA_CHECK (cudaMemcpyAsync (e->d_offsets, e->h_offsets, n_strips * sizeof (uint64_t),
                                   cudaMemcpyHostToDevice, stream));
@@ -538,11 +520,10 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
   SV_CUDA_CHECK (cudaGetLastError ());
   SV_CUDA_CHECK (cudaStreamSynchronize (stream));
   if (e->owner != NULL)
-    SV_CUDA_CHECK (sv__cuda_staged_copy (e->owner, e->h_out, e->d_out, total, FALSE));
+    SV_CUDA_CHECK (sv__cuda_staged_copy (e->owner, out, e->d_out, total, FALSE));
   else
-    SV_CUDA_CHECK (cudaMemcpy (e->h_out, e->d_out, total, cudaMemcpyDeviceToHost));
-  *sizes = e->h_sizes;
-  *bytes = e->h_out;
+    SV_CUDA_CHECK (cudaMemcpy (out, e->d_out, total, cudaMemcpyDeviceToHost));
+  *n_bytes = total;
   *negative_slice = negative == ULLONG_MAX ? -1 : (gint64)negative;
   return 1;
 out:
@@ -555,35 +536,36 @@ sv_cuda_compress_label_strips (int device, const gint32 *labels, guint nz, guint
                                gsize *n_bytes, gint64 *negative_slice, GError **error)
 {
   const gsize n = (gsize)nz * ny * nx;
-  const guint per_page = (ny + rows - 1) / rows;
+  const gsize n_strips = (gsize)nz * ((ny + rows - 1) / rows);
+  /* Deflate's worst case: every byte a literal of 15 bits, a strip's
+   * header and trailer. */
+  const gsize capacity = 2 * n * sizeof (gint32) + n_strips * (SV_RUNS_HEADER_BYTES + 16);
   SvCudaStripEncoder *e = NULL;
   int32_t *d_labels = NULL;
   cudaStream_t stream = NULL;
-  const guint64 *strip_sizes;
-  const guint8 *strip_bytes;
   gboolean ok = FALSE;
   int done;
 
   g_return_val_if_fail (n > 0 && rows > 0, FALSE);
+  *sizes = g_new (guint64, n_strips);
+  *bytes = (guint8 *)g_malloc (capacity);
   SV_CUDA_CHECK (cudaSetDevice (device));
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   SV_CUDA_CHECK (cudaMalloc (&d_labels, n * sizeof (int32_t)));
   SV_CUDA_CHECK (cudaMemcpy (d_labels, labels, n * sizeof (int32_t), cudaMemcpyHostToDevice));
   e = sv__cuda_strip_encoder_new (NULL);
-  done = sv__cuda_strip_encode (e, d_labels, nz, ny, nx, rows, z_first, stream, &strip_sizes,
-                                &strip_bytes, negative_slice, error);
+  done = sv__cuda_strip_encode (e, d_labels, nz, ny, nx, rows, z_first, stream, *sizes, *bytes,
+                                capacity, n_bytes, negative_slice, error);
   if (done == 0)
     g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                  "not enough GPU memory to compress %u slices of labels", nz);
-  if (done <= 0)
-    goto out;
-  *n_bytes = 0;
-  for (gsize s = 0; s < (gsize)nz * per_page; s++)
-    *n_bytes += strip_sizes[s];
-  *sizes = (guint64 *)g_memdup2 (strip_sizes, (gsize)nz * per_page * sizeof (guint64));
-  *bytes = (guint8 *)g_memdup2 (strip_bytes, *n_bytes);
-  ok = TRUE;
+  ok = done > 0;
 out:
+  if (!ok)
+    {
+      g_clear_pointer (sizes, g_free);
+      g_clear_pointer (bytes, g_free);
+    }
   sv__cuda_strip_encoder_free (e);
   cudaFree (d_labels);
   if (stream != NULL)

@@ -17,12 +17,13 @@ void sv__cuda_strip_encoder_free (SvCudaStripEncoder *encoder);
 
 /* Compresses the `depth` slices of ny·nx labels at d_labels (device
  * memory of the encoder's device) into strips of `rows` rows, each page's
- * last one shorter. On success *sizes and *bytes hold the strips in file
- * order (the encoder's, valid until its next call) and *negative_slice
- * the first slice with a negative label, counted from z_first (−1: none).
- * Returns 1 when done, 0 when the device has no memory for it (nothing
- * is set; the caller sends labels instead), −1 with `error` set. */
+ * last one shorter: their sizes into `sizes` (depth · strips a page, in
+ * file order) and their bytes one after the other into `out` (host
+ * memory of `capacity` bytes); *n_bytes their total; *negative_slice the
+ * first slice with a negative label, counted from z_first (−1: none).
+ * Returns 1 when done, 0 when the device has no memory for it or `out` no
+ * room (the caller sends labels instead), −1 with `error` set. */
 int sv__cuda_strip_encode (SvCudaStripEncoder *encoder, const int32_t *d_labels, guint depth,
                            guint ny, guint nx, guint rows, guint z_first, cudaStream_t stream,
-                           const guint64 **sizes, const guint8 **bytes, gint64 *negative_slice,
-                           GError **error);
+                           guint64 *sizes, guint8 *out, gsize capacity, gsize *n_bytes,
+                           gint64 *negative_slice, GError **error);

@@ -126,6 +126,8 @@ typedef struct
   const SvStripSink *strips;
   SvCudaStripEncoder *encoder;
   guint ny, nx;
+  /* The slab on its way out when there is no sink thread. */
+  gint32 *own;
 } LabelRoute;
 
 /* Whether this device made the labels of slices [z0, z1). */
@@ -189,6 +191,34 @@ out:
   return FALSE;
 }
 
+/* With strips, the sink thread's buffers begin with this head: the slab
+ * is its strips, compressed here (sizes, then bytes), or its labels when
+ * the device had no room to compress them. */
+typedef struct
+{
+  guint32 strips;
+  guint32 n_strips;
+  guint64 n_bytes;
+  gint64 negative_slice;
+} SlabHead;
+#define SLAB_HEAD_VALUES 8
+G_STATIC_ASSERT (sizeof (SlabHead) <= SLAB_HEAD_VALUES * sizeof (gint32));
+
+/* The sink thread's side of a slab with a head. */
+static gboolean
+route_sink (guint z0, guint z1, const gint32 *buffer, gpointer user_data, GError **error)
+{
+  LabelRoute *r = (LabelRoute *)user_data;
+  const SlabHead *head = (const SlabHead *)buffer;
+  const gint32 *payload = buffer + SLAB_HEAD_VALUES;
+
+  if (!head->strips)
+    return r->sink (z0, z1, payload, r->user_data, error);
+  return r->strips->append (z0, z1, (const guint64 *)payload,
+                            (const guint8 *)payload + head->n_strips * sizeof (guint64),
+                            head->negative_slice, r->strips->user_data, error);
+}
+
 static gboolean
 route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
 {
@@ -198,35 +228,46 @@ route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
   for (guint c0 = z0; c0 < z1; c0 += r->depth)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
-      gint32 *host;
+      const int32_t *d_slab = d + (gsize)(c0 - z0) * plane;
+      gint32 *buffer = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error)
+                                              : r->own;
+      gint32 *labels = buffer;
 
+      if (buffer == NULL)
+        return FALSE;
       if (r->strips != NULL)
         {
-          const guint64 *sizes;
-          const guint8 *bytes;
-          gint64 negative;
-          const int done = sv__cuda_strip_encode (
-              r->encoder, d + (gsize)(c0 - z0) * plane, c1 - c0, r->ny, r->nx,
-              r->strips->rows_per_strip, c0, r->s->compute, &sizes, &bytes, &negative, error);
+          SlabHead *head = (SlabHead *)buffer;
+          guint8 *payload = (guint8 *)(buffer + SLAB_HEAD_VALUES);
+          const gsize room = (gsize)(c1 - c0) * plane * sizeof (int32_t);
+          const gsize n_strips
+              = (gsize)(c1 - c0) * ((r->ny + r->strips->rows_per_strip - 1) / r->strips->rows_per_strip);
+          gsize n_bytes = 0;
+          gint64 negative = -1;
+          int done = 0;
 
+          /* A slab that the device cannot compress (no room there, or
+           * strips larger than its labels) goes as labels. */
+          if (n_strips * sizeof (guint64) < room)
+            done = sv__cuda_strip_encode (r->encoder, d_slab, c1 - c0, r->ny, r->nx,
+                                          r->strips->rows_per_strip, c0, r->s->compute,
+                                          (guint64 *)payload, payload + n_strips * sizeof (guint64),
+                                          room - n_strips * sizeof (guint64), &n_bytes, &negative,
+                                          error);
           if (done < 0)
             return FALSE;
-          if (done > 0)
-            {
-              if (!r->strips->append (c0, c1, sizes, bytes, negative, r->strips->user_data, error))
-                return FALSE;
-              continue;
-            }
-          /* No room on the device for the strips: labels, as without. */
+          head->strips = done > 0;
+          head->n_strips = (guint32)n_strips;
+          head->n_bytes = n_bytes;
+          head->negative_slice = negative;
+          labels = head->strips ? NULL : (gint32 *)payload;
         }
-      host = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error) : r->host;
-      if (host == NULL)
-        return FALSE;
-      SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, host, d + (gsize)(c0 - z0) * plane,
-                                           (gsize)(c1 - c0) * plane * sizeof (int32_t), FALSE));
+      if (labels != NULL)
+        SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, labels, d_slab,
+                                             (gsize)(c1 - c0) * plane * sizeof (int32_t), FALSE));
       if (r->sink_thread != NULL)
-        sv_sink_thread_push (r->sink_thread, c0, c1, host);
-      else if (!r->sink (c0, c1, host, r->user_data, error))
+        sv_sink_thread_push (r->sink_thread, c0, c1, buffer);
+      else if (!(r->strips != NULL ? route_sink : r->sink) (c0, c1, buffer, r, error))
         return FALSE;
     }
   return TRUE;
@@ -350,18 +391,21 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
     }
   depth = CLAMP (depth, 1, nz);
   route = (LabelRoute){ s, backend, source, device_source, sink, user_data, NULL, depth, plane,
-                        NULL, strips, NULL, ny, nx };
-  /* Compressed strips go to the file from here, in order, so labels do
-   * too then (a slab the device has no room to compress). */
+                        NULL, strips, NULL, ny, nx, NULL };
+  /* With strips every slab carries a head saying what it is. */
   if (strips != NULL)
     route.encoder = sv__cuda_strip_encoder_new (s->owner);
-  else
-    route.sink_thread = sv_sink_thread_new (sink, user_data, (gsize)depth * plane, 2);
+  route.sink_thread
+      = strips != NULL ? sv_sink_thread_new (route_sink, &route,
+                                             (gsize)depth * plane + SLAB_HEAD_VALUES, 2)
+                       : sv_sink_thread_new (sink, user_data, (gsize)depth * plane, 2);
   /* Host memory for the source's slabs, and for the sink's without a
    * thread. */
   if (source != NULL || route.sink_thread == NULL)
     {
-      route.host = host = (gint32 *)g_try_malloc ((gsize)depth * plane * sizeof (int32_t));
+      route.host = host = (gint32 *)g_try_malloc (((gsize)depth * plane + SLAB_HEAD_VALUES)
+                                                  * sizeof (int32_t));
+      route.own = host;
       if (host == NULL)
         {
           g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,

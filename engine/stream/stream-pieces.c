@@ -27,6 +27,7 @@
 
 #include <string.h>
 
+#include "backend-private.h"
 #include "stream-run-private.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-memory.h"
@@ -251,10 +252,20 @@ sv__stream_pieces_applies (const Run *run, guint extent)
   gint64 too_big;
   guint w0, w1;
 
+  const SvSlabSteps *steps
+      = run->plan.n_workers > 0 ? run->plan.workers[0]->klass->slab_steps : NULL;
+  const char *forced = g_getenv ("SV_RANK_PIECES");
+
   if (ranks == NULL || ranks->n_ranks <= 1 || ranks->broadcast == NULL
       || !run->params->enforce_connectivity
       || run->params->connectivity_rule != SV_CONNECTIVITY_RULE_CONNECTED
       || run->plan.assignment_kept)
+    return FALSE;
+  /* The pieces are cut by one thread a rank: ranks with a GPU send their
+   * labels to rank 0, whose GPU runs the rule in a fraction of that time
+   * (SV_RANK_PIECES=1 or 0 decides, for comparison). */
+  if (forced != NULL && *forced != '\0' ? forced[0] == '0'
+                                        : steps != NULL && steps->connect_volume != NULL)
     return FALSE;
   /* A window holds its labels and pieces in memory; a rank whose window
    * would not fit sends every rank back to rank 0's ring, which holds a

@@ -429,6 +429,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
       && !sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth,
                                     error))
     goto out;
+  g_debug ("streamed run: labels made and connected or gathered in %.3f s (pieces %.3f s)",
+           (g_get_monotonic_time () - t2) / 1e6, seconds_pieces);
   t2 = g_get_monotonic_time ();
   stats->seconds_iterate = (double)(t2 - t1) / G_USEC_PER_SEC - seconds_pieces;
   report_progress (options, SV_STAGE_CONNECT, done, done);
