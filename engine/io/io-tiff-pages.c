@@ -262,15 +262,7 @@ sv__tiff_strip_encode (const SvTiffWriteJob *job, const SvStripGeometry *g, SvTi
                        guint64 strip, guint8 *raw, gsize *len)
 {
   guint rows;
-  gsize raw_len;
-
-  if (job->encoded != NULL)
-    {
-      const guint8 *bytes = job->encoded (strip, len, job->user_data);
-      if (bytes != NULL)
-        return bytes;
-    }
-  raw_len = sv__tiff_strip_fill (job, g, strip, raw, &rows);
+  gsize raw_len = sv__tiff_strip_fill (job, g, strip, raw, &rows);
 
   /* libtiff applies LZW's predictor itself. */
   if (job->compression == SV_TIFF_COMPRESSION_LZW)

@@ -202,9 +202,6 @@ typedef struct
   const char *unit;
   SvFillRows fill;
   gpointer user_data;
-  /* Optional: strip `strip`'s bytes as they go to the file, compressed
-   * elsewhere (NULL: filled from `fill` and compressed here). */
-  const guint8 *(*encoded) (guint64 strip, gsize *len, gpointer user_data);
 } SvTiffWriteJob;
 
 /* Copies n labels into a strip's rows (uint32 and int32 share the bit
@@ -344,6 +341,13 @@ SvTiffStripWriter *sv__tiff_strip_writer_new (int fd, const SvTiffWriteJob *job,
                                               SvTiffLayout *layout, char **problem);
 gboolean sv__tiff_strip_writer_pages (SvTiffStripWriter *writer, guint z0, guint z1,
                                       char **problem);
+/* Pages [z0, z1) from strips compressed elsewhere: `sizes` (strips a
+ * page each, in file order) and their bytes one after the other, placed
+ * and written from the caller's thread, a page's strips in one write
+ * (they lie one after the other in the file too). */
+gboolean sv__tiff_strip_writer_put_strips (SvTiffStripWriter *writer, guint z0, guint z1,
+                                           const guint64 *sizes, const guint8 *bytes,
+                                           char **problem);
 void sv__tiff_strip_writer_free (SvTiffStripWriter *writer);
 
 /* Pages [z0, z1) through libtiff in order (io-tiff-write-libtiff.c). */
@@ -372,6 +376,10 @@ gboolean sv__tiff_output_begin (SvTiffOutput *out, const char *path, const SvTif
 /* Writes pages [z0, z1); job->fill is called for their rows only. */
 gboolean sv__tiff_output_pages (SvTiffOutput *out, const SvTiffWriteJob *job, guint z0, guint z1,
                                 GError **error);
+/* Pages [z0, z1) from strips compressed elsewhere (the strip writer
+ * only): sv__tiff_strip_writer_put_strips. */
+gboolean sv__tiff_output_strips (SvTiffOutput *out, guint z0, guint z1, const guint64 *sizes,
+                                 const guint8 *bytes, GError **error);
 gboolean sv__tiff_output_finish (SvTiffOutput *out, GError **error);
 void sv__tiff_output_abort (SvTiffOutput *out);
 

@@ -27,11 +27,6 @@ struct _SvTiffLabelWriter
   /* 1 + the first slice in which a strip's fill met a negative label in a
    * file started for labels >= 0 (0: none); set by the writer's threads. */
   gint bad_slice;
-  /* The slab's strips compressed elsewhere: where each starts in `bytes`
-   * (strips_in_slab + 1 offsets; NULL: the slab is labels). */
-  const guint8 *strip_bytes;
-  guint64 *strip_starts;
-  guint64 slab_first_strip;
   SvZarrLabelWriter *zarr; /* an OME-Zarr store instead (SvTiffWriteOptions.zarr) */
 };
 
@@ -47,19 +42,6 @@ fill_slab_cb (guint z, guint y0, guint rows, guint8 *dst, gpointer user_data)
 
   if (sv__tiff_copy_labels (dst, w->slab + offset, (gsize)rows * w->job.nx) && !w->negative)
     g_atomic_int_compare_and_exchange (&w->bad_slice, 0, (gint)z + 1);
-}
-
-/* A strip of the slab compressed elsewhere, for the strip writer. */
-static const guint8 *
-encoded_cb (guint64 strip, gsize *len, gpointer user_data)
-{
-  SvTiffLabelWriter *w = user_data;
-  const guint64 k = strip - w->slab_first_strip;
-
-  if (w->strip_bytes == NULL)
-    return NULL;
-  *len = (gsize)(w->strip_starts[k + 1] - w->strip_starts[k]);
-  return w->strip_bytes + w->strip_starts[k];
 }
 
 SvTiffLabelWriter *
@@ -86,7 +68,6 @@ sv_tiff_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboole
   w->negative = negative;
   sv__tiff_label_job_init (&w->job, nz, ny, nx, negative, options, w->spacing, w->unit,
                            fill_slab_cb, w);
-  w->job.encoded = encoded_cb;
   if (!sv__tiff_output_begin (&w->out, path, &w->job, error))
     return NULL;
   w->open = TRUE;
@@ -147,11 +128,6 @@ gboolean
 sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
                                     const guint8 *bytes, gint64 negative_slice, GError **error)
 {
-  SvStripGeometry g;
-  g_autofree guint64 *starts = NULL;
-  gsize n;
-  gboolean ok;
-
   g_return_val_if_fail (w != NULL && w->open && sv_tiff_label_writer_strip_rows (w) > 0, FALSE);
   g_return_val_if_fail (w->z_next + depth <= w->job.nz, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -166,19 +142,7 @@ sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const gui
       w->open = FALSE;
       return FALSE;
     }
-  sv__tiff_strip_geometry (&w->job, &g);
-  n = (gsize)depth * g.strips_per_page;
-  starts = g_new (guint64, n + 1);
-  starts[0] = 0;
-  for (gsize k = 0; k < n; k++)
-    starts[k + 1] = starts[k] + sizes[k];
-  w->strip_bytes = bytes;
-  w->strip_starts = starts;
-  w->slab_first_strip = (guint64)w->z_next * g.strips_per_page;
-  ok = sv__tiff_output_pages (&w->out, &w->job, w->z_next, w->z_next + depth, error);
-  w->strip_bytes = NULL;
-  w->strip_starts = NULL;
-  if (!ok)
+  if (!sv__tiff_output_strips (&w->out, w->z_next, w->z_next + depth, sizes, bytes, error))
     {
       w->open = FALSE;
       return FALSE;

@@ -414,6 +414,44 @@ sv__tiff_strip_writer_pages (SvTiffStripWriter *w, guint z0, guint z1, char **pr
   return ok;
 }
 
+gboolean
+sv__tiff_strip_writer_put_strips (SvTiffStripWriter *w, guint z0, guint z1, const guint64 *sizes,
+                                  const guint8 *bytes, char **problem)
+{
+  const guint32 per_page = w->geometry.strips_per_page;
+  g_autoptr (GArray) pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
+  gboolean ok;
+
+  g_return_val_if_fail (w->next_strip == (guint64)z0 * per_page, FALSE);
+  g_mutex_lock (&w->lock);
+  for (guint z = z0; z < z1 && w->problem == NULL; z++)
+    {
+      PagePlan *page = &w->pages[z % 2];
+      Piece piece = { .z = z, .data = bytes };
+
+      piece.offset = w->cursor;
+      for (guint32 k = 0; k < per_page; k++)
+        {
+          page->offsets[k] = sv__tiff_layout_place_strip (&w->cursor, sizes[k]);
+          page->sizes[k] = sizes[k];
+          piece.len += sizes[k];
+        }
+      g_array_append_val (pieces, piece);
+      place_directory_locked (w, z, pieces);
+      bytes += piece.len;
+      sizes += per_page;
+    }
+  w->next_strip = w->next_place = w->end_strip = (guint64)z1 * per_page;
+  g_mutex_unlock (&w->lock);
+  write_pieces (w, pieces);
+  g_mutex_lock (&w->lock);
+  ok = w->problem == NULL;
+  if (!ok)
+    *problem = g_strdup (w->problem);
+  g_mutex_unlock (&w->lock);
+  return ok;
+}
+
 void
 sv__tiff_strip_writer_free (SvTiffStripWriter *w)
 {

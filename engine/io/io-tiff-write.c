@@ -172,6 +172,22 @@ sv__tiff_output_pages (SvTiffOutput *out, const SvTiffWriteJob *job, guint z0, g
 }
 
 gboolean
+sv__tiff_output_strips (SvTiffOutput *out, guint z0, guint z1, const guint64 *sizes,
+                        const guint8 *bytes, GError **error)
+{
+  g_autofree char *problem = NULL;
+
+  g_return_val_if_fail (out->strips != NULL, FALSE);
+  if (!sv__tiff_strip_writer_put_strips (out->strips, z0, z1, sizes, bytes, &problem))
+    {
+      set_write_error (error, SV_ENGINE_ERROR_IO, out->path, problem);
+      sv__tiff_output_abort (out);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 sv__tiff_output_finish (SvTiffOutput *out, GError **error)
 {
   g_autofree char *problem = NULL;
