@@ -223,6 +223,24 @@ out:
   return FALSE;
 }
 
+gboolean
+sv__cuda_slab_store_kept (SvBackend *backend, guint z0, guint z1, const gint32 *labels,
+                          GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  const gsize n = (gsize)(z1 - z0) * (s != NULL ? s->kept_plane : 0);
+
+  if (s == NULL)
+    return FALSE;
+  g_return_val_if_fail (s->d_kept != NULL && z1 <= s->kept_nz, FALSE);
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, s->d_kept + (gsize)z0 * s->kept_plane, labels,
+                                       n * sizeof (int32_t), TRUE));
+  return TRUE;
+out:
+  return FALSE;
+}
+
 /* Lets the current device (`to`) read device `from`'s memory, once per
  * process: peer access belongs to the context and outlives a run, and
  * asking twice is an error the runtime reports. */

@@ -173,6 +173,8 @@ gboolean sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, 
                                         int start_label, GError **error);
 gboolean sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,
                                    gboolean *negative, GError **error);
+gboolean sv__cuda_slab_store_kept (SvBackend *backend, guint z0, guint z1, const gint32 *labels,
+                                   GError **error);
 gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
                                   GError **error);
 int sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *target,

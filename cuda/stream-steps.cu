@@ -325,6 +325,7 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .label_kept_slab = sv__cuda_slab_label_kept_slab,
   .kept_tally = sv__cuda_slab_kept_tally,
   .read_kept = sv__cuda_slab_read_kept,
+  .store_kept = sv__cuda_slab_store_kept,
   .copy_kept_to = sv__cuda_slab_copy_kept_to,
   .take_samples = sv__cuda_slab_take_samples,
 };

@@ -130,6 +130,11 @@ run_read_labels (Run *run, guint z0, guint z1, gint32 *labels, GError **error)
 {
   if (!run->plan.assignment_kept)
     return sv__spill_read (run->spill, z0, z1, labels, error);
+  /* One device keeps every slice it has: under MPI rank 0's also holds
+   * the other ranks' after the gather. */
+  if (run->plan.n_workers == 1)
+    return run->plan.workers[0]->klass->slab_steps->read_kept (run->plan.workers[0], z0, z1,
+                                                                labels, error);
   /* Each slab from the device that kept it: a range may cross owners. */
   for (guint c0 = z0, c1; c0 < z1; c0 = c1)
     {
@@ -147,6 +152,26 @@ static gboolean
 labels_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
 {
   return run_read_labels (user_data, z0, z1, labels, error);
+}
+
+/* Rank 0's side of the gather: labels from another rank go where the run
+ * keeps its own. */
+static gboolean
+store_received (guint z0, guint z1, const gint32 *labels, gpointer user_data, GError **error)
+{
+  Run *run = user_data;
+  SvBackend *keeper = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
+
+  if (!run->plan.assignment_kept)
+    return sv__spill_write (run->spill, z0, z1, labels, error);
+  return keeper->klass->slab_steps->store_kept (keeper, z0, z1, labels, error);
+}
+
+gboolean
+sv__stream_run_gather_labels (Run *run, GError **error)
+{
+  return sv__stream_gather_labels (run->ranks, labels_source, store_received, run, run->nz,
+                                   run->plane, run->nearest, run->depth, error);
 }
 
 /* Copies the labels to the writer, slab by slab. */

@@ -407,10 +407,11 @@ void sv__label_tally_clear (SvLabelTally *tally);
 
 /* ---- several processes (stream-ranks.c) --------------------------------- */
 
-/* Hands every rank's labels (its slices of the nz-slice spill file) to
- * rank 0's spill file, `depth` slices per message through `buffer`, then
- * agrees. Without ranks it does nothing. */
-gboolean sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz,
-                                   gsize plane, gint32 *buffer, guint depth, GError **error);
+/* Hands every rank's labels (its slices, read through `own`) to rank 0,
+ * which puts them where its run keeps labels (`store`), `depth` slices per
+ * message through `buffer`, then agrees. Without ranks it does nothing. */
+gboolean sv__stream_gather_labels (const SvStreamRanks *ranks, SvSlabSource own, SvSlabSink store,
+                                   gpointer user_data, guint nz, gsize plane, gint32 *buffer,
+                                   guint depth, GError **error);
 
 G_END_DECLS

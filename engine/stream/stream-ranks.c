@@ -36,12 +36,12 @@ sv_stream_ranks_agree (const SvStreamRanks *ranks, gboolean ok, GError **error)
   return FALSE;
 }
 
-/* Rank 0: receives rank r's slices [z0, z1) and puts them in the spill
- * file; after a failure it goes on receiving (and dropping) so that no
- * sender is left blocked. */
+/* Rank 0: receives rank r's slices [z0, z1) and hands them to `store`;
+ * after a failure it goes on receiving (and dropping) so that no sender
+ * is left blocked. */
 static gboolean
-receive_range (const SvStreamRanks *ranks, guint r, SvSpill *spill, guint z0, guint z1, gsize plane,
-               gint32 *buffer, guint depth, gboolean ok, GError **error)
+receive_range (const SvStreamRanks *ranks, guint r, SvSlabSink store, gpointer user_data, guint z0,
+               guint z1, gsize plane, gint32 *buffer, guint depth, gboolean ok, GError **error)
 {
   for (guint a = z0; a < z1; a += depth)
     {
@@ -49,15 +49,16 @@ receive_range (const SvStreamRanks *ranks, guint r, SvSpill *spill, guint z0, gu
 
       if (!ranks->recv_labels (ranks->self, r, buffer, (gsize)(b - a) * plane))
         return ok;
-      if (ok && !sv__spill_write (spill, a, b, buffer, error))
+      if (ok && !store (a, b, buffer, user_data, error))
         ok = FALSE;
     }
   return ok;
 }
 
 gboolean
-sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz, gsize plane,
-                          gint32 *buffer, guint depth, GError **error)
+sv__stream_gather_labels (const SvStreamRanks *ranks, SvSlabSource own, SvSlabSink store,
+                          gpointer user_data, guint nz, gsize plane, gint32 *buffer, guint depth,
+                          GError **error)
 {
   gboolean ok = TRUE;
   guint z0, z1;
@@ -66,11 +67,11 @@ sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz, 
     return TRUE;
   if (ranks->rank == 0)
     {
-      /* Rank 0's own slices are in its spill file already. */
+      /* Rank 0's own slices are where its run keeps them already. */
       for (guint r = 1; r < ranks->n_ranks; r++)
         {
           sv_stream_rank_range (nz, r, ranks->n_ranks, &z0, &z1);
-          ok = receive_range (ranks, r, spill, z0, z1, plane, buffer, depth, ok, error);
+          ok = receive_range (ranks, r, store, user_data, z0, z1, plane, buffer, depth, ok, error);
         }
     }
   else
@@ -80,7 +81,7 @@ sv__stream_gather_labels (const SvStreamRanks *ranks, SvSpill *spill, guint nz, 
         {
           guint b = MIN (a + depth, z1);
 
-          if (!sv__spill_read (spill, a, b, buffer, error))
+          if (!own (a, b, buffer, user_data, error))
             {
               ranks->send_labels (ranks->self, NULL, 0, FALSE);
               ok = FALSE;

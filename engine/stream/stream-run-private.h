@@ -59,6 +59,10 @@ gboolean sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary 
  * which carries the calibration sv_label_calibration gives for the
  * input's spacing and unit; stats->n_labels and the report's connectivity
  * fields are set. */
+/* Every rank's labels to rank 0: into its device's kept labels when it
+ * keeps them, else into its spill file (sv__stream_gather_labels). */
+gboolean sv__stream_run_gather_labels (Run *run, GError **error);
+
 gboolean sv__stream_run_write_labels (Run *run, const char *output, const double spacing[3],
                                       const char *unit, const LabelSummary *summary,
                                       SvRunStats *stats, SvStreamReport *report, GError **error);

@@ -59,8 +59,11 @@ sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error)
 
 /* Before a pass whose assignment is needed again: the workers are asked,
  * once, to keep the assignment of their slabs in their own memory, all or
- * none (one process: ranks would have to gather their labels first).
- * SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the spill file, for measuring. */
+ * none. Under MPI a rank keeps it when its one device can also take the
+ * other ranks' labels for rank 0's connectivity there (store_kept); each
+ * rank decides for itself, since the labels travel between ranks through
+ * host memory either way. SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the
+ * spill file, for measuring. */
 static gboolean
 try_keep_assignment (Run *run, GError **error)
 {
@@ -68,12 +71,17 @@ try_keep_assignment (Run *run, GError **error)
   GError *local = NULL;
   guint kept = 0;
 
-  if (run->keep_asked || (run->ranks != NULL && run->ranks->n_ranks > 1)
-      || g_strcmp0 (g_getenv ("SV_STREAM_KEEP_ASSIGNMENT"), "off") == 0)
+  const gboolean ranks = run->ranks != NULL && run->ranks->n_ranks > 1;
+
+  if (run->keep_asked || g_strcmp0 (g_getenv ("SV_STREAM_KEEP_ASSIGNMENT"), "off") == 0)
     return TRUE;
   for (guint w = 0; w < plan->n_workers; w++)
     if (plan->workers[w]->klass->slab_steps->keep_assignment == NULL)
       return TRUE;
+  if (ranks
+      && (plan->n_workers != 1 || plan->workers[0]->klass->slab_steps->store_kept == NULL
+          || plan->workers[0]->klass->slab_steps->connect_volume == NULL))
+    return TRUE;
   /* The slabs' places were settled by the first pass: room does not grow. */
   run->keep_asked = TRUE;
   while (kept < plan->n_workers
@@ -425,9 +433,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     }
   report->seconds_labels = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
   /* Without a gatherer the ranks write their own pages of the file. */
-  if (!sv__stream_rank_file_applies (&run)
-      && !sv__stream_gather_labels (run.ranks, spill, run.nz, run.plane, nearest, run.depth,
-                                    error))
+  if (!sv__stream_rank_file_applies (&run) && !sv__stream_run_gather_labels (&run, error))
     goto out;
   g_debug ("streamed run: labels made and connected or gathered in %.3f s (pieces %.3f s)",
            (g_get_monotonic_time () - t2) / 1e6, seconds_pieces);

@@ -17,6 +17,7 @@
 #include "backend-private.h"
 #include "io-tiff-private.h"
 #include "sv-test-files.h"
+#include "sv-test-ranks.h"
 #include "sv-test-volumes.h"
 
 /* How much room the pretend devices say they have, and what they did. */
@@ -27,6 +28,7 @@ static struct
   gsize plane;
   guint samples_taken, label_slabs, connected, given_back;
   guint strip_slabs; /* slabs of the label file handed over compressed */
+  gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
 } device;
 
 /* What one pretend device holds (the backend's private state). */
@@ -250,6 +252,20 @@ keeping_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels, GErro
   return TRUE;
 }
 
+/* Another rank's labels, for rank 0's connectivity. */
+static gboolean
+keeping_store_kept (SvBackend *backend, guint z0, guint z1, const gint32 *labels, GError **error)
+{
+  Keeper *kp = keeper_of (backend);
+
+  g_assert_nonnull (kp->kept);
+  memcpy (kp->kept + (gsize)z0 * device.plane, labels,
+          (gsize)(z1 - z0) * device.plane * sizeof (gint32));
+  memset (kp->labelled + z0, 1, z1 - z0);
+  g_atomic_int_add (&device.stored, (gint)(z1 - z0));
+  return TRUE;
+}
+
 /* The largest z extent of one label, minus one (background out). */
 static guint
 label_extent (const gint32 *labels, guint nz, gsize plane, int start_label)
@@ -384,6 +400,7 @@ static const SvSlabSteps keeping_steps = {
   .label_kept_slab = keeping_label_kept_slab,
   .kept_tally = keeping_kept_tally,
   .read_kept = keeping_read_kept,
+  .store_kept = keeping_store_kept,
   .holds_slab = keeping_holds_slab,
   .take_samples = keeping_take_samples,
 };
@@ -463,7 +480,6 @@ test_kept_assignment (Fixture *f, gconstpointer data)
         ball[((gsize)z * 19 + y) * 21 + x]
             = (z - 11.0) * (z - 11.0) + (y - 9.0) * (y - 9.0) + (x - 10.0) * (x - 10.0) < 90;
   make_params (params);
-  sv_backend_register (&keeping_class);
   for (guint w = 0; w < 2; w++)
     {
       keepers[w] = sv_backend_new ("keeping-device", &error);
@@ -578,6 +594,90 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     sv_backend_free (keepers[w]);
 }
 
+/* What every rank runs: its own pretend device. */
+typedef struct
+{
+  const char *in, *out;
+  const SvSlicParams *params;
+  const guint8 *mask;
+  SvBackend **devices;
+} RanksJob;
+
+static gboolean
+rank_on_device (const SvStreamRanks *ranks, gpointer user_data, SvStreamReport *report,
+                GError **error)
+{
+  const RanksJob *job = user_data;
+  SvStreamOptions options;
+
+  sv_stream_options_init_defaults (&options);
+  options.ranks = ranks;
+  options.slab_depth = 3;
+  options.backends = &job->devices[ranks->rank];
+  options.n_backends = 1;
+  return sv_stream_slic_run (job->in, job->out, job->params, job->mask, &options, NULL, report,
+                             error);
+}
+
+/* Ranks with a device each keep their labels there; rank 0's device takes
+ * the others' labels and runs the connectivity on the whole volume: the
+ * file of one process on the CPU, byte for byte. */
+static void
+test_ranks_keep_on_devices (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
+  g_autofree char *in = NULL;
+  g_autofree char *cpu_out = g_build_filename (f->dir, "cpu.tif", NULL);
+  g_autofree char *out = g_build_filename (f->dir, "ranks.tif", NULL);
+  g_autofree guint8 *ball = g_new (guint8, (gsize)23 * 19 * 21);
+  g_autoptr (GError) error = NULL;
+  SvSlicParams params[5];
+
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U8);
+  for (gsize i = 0; i < (gsize)23 * 19 * 21; i++)
+    ball[i] = (i * 7919) % 13 != 0;
+  make_params (params);
+  device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+  device.only_first_keeps = FALSE;
+  device.plane = 19 * 21;
+  for (guint p = 0; p < 4; p++)
+    for (guint n = 2; n <= 3; n++)
+      {
+        const guint8 *mask = p == 2 ? ball : NULL;
+        g_autofree SvStreamReport *reports = g_new0 (SvStreamReport, n);
+        g_autofree SvBackend **devices = g_new (SvBackend *, n);
+        RanksJob job = { in, out, &params[p], mask, devices };
+        SvStreamOptions options;
+        guint z0, z1;
+
+        g_test_message ("params %u, %u ranks", p, n);
+        sv_stream_options_init_defaults (&options);
+        g_assert_true (
+            sv_stream_slic_run (in, cpu_out, &params[p], mask, &options, NULL, NULL, &error));
+        g_assert_no_error (error);
+        for (guint r = 0; r < n; r++)
+          {
+            devices[r] = sv_backend_new ("keeping-device", &error);
+            g_assert_no_error (error);
+          }
+        device.stored = 0;
+        device.connected = 0;
+        g_assert_true (sv_test_ranks_run (n, rank_on_device, &job, reports, &error));
+        g_assert_no_error (error);
+        sv_test_assert_same_file (cpu_out, out);
+        for (guint r = 0; r < n; r++)
+          g_assert_true (reports[r].labels_on_device);
+        /* Rank 0's device took every other rank's slices. */
+        sv_stream_rank_range (23, 0, n, &z0, &z1);
+        g_assert_cmpint (device.stored, ==, 23 - (gint)(z1 - z0));
+        g_assert_cmpint (reports[0].connect_on_device, ==, params[p].enforce_connectivity);
+        g_assert_cmpuint (device.connected, ==, params[p].enforce_connectivity ? 1 : 0);
+        for (guint r = 0; r < n; r++)
+          sv_backend_free (devices[r]);
+        g_assert_cmpint (g_remove (out), ==, 0);
+      }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -586,7 +686,10 @@ main (int argc, char **argv)
   steps.begin_pass = cpu->begin_pass;
   steps.fill_unassigned = cpu->fill_unassigned;
   steps.end_pass = cpu->end_pass;
+  sv_backend_register (&keeping_class);
   g_test_add ("/engine/stream/kept/identical-to-cpu", Fixture, NULL, fixture_setup,
               test_kept_assignment, fixture_teardown);
+  g_test_add ("/engine/stream/kept/ranks-keep-on-devices", Fixture, NULL, fixture_setup,
+              test_ranks_keep_on_devices, fixture_teardown);
   return g_test_run ();
 }

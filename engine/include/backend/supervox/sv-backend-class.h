@@ -167,6 +167,11 @@ typedef struct
                           gboolean *negative, GError **error);
   /* Slices [z0, z1) of the kept labels into `labels` (an SvSlabSource). */
   gboolean (*read_kept) (SvBackend *backend, guint z0, guint z1, gint32 *labels, GError **error);
+  /* Optional: slices [z0, z1) of labels made elsewhere (another MPI
+   * rank's) into the kept labels, so that the connectivity finds the whole
+   * volume there. */
+  gboolean (*store_kept) (SvBackend *backend, guint z0, guint z1, const gint32 *labels,
+                          GError **error);
   /* Optional: slices [z0, z1) of the kept labels straight into `dst` in
    * the memory of `target`, a backend of the same class or this one (an
    * SvSlabDeviceSource's 1, 0, −1). */
