@@ -38,9 +38,10 @@ SV_LANES_FN (hmax) (SV_LANES_FN (F) a)
   return a[0];
 }
 
-/* The search over one tile. nc is a compile-time constant in the
- * specialised callers so the colour loop unrolls. */
-static inline void
+/* The search over one tile; returns the distances computed (lanes). nc is
+ * a compile-time constant in the specialised callers so the colour loop
+ * unrolls. */
+static inline gint64
 SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3],
                            const Candidate *cand, int n_cand, guint nc)
 {
@@ -54,6 +55,7 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
   SV_LANES_FN (F) val[16];
   g_autofree SV_LANES_FN (F) *val_heap = nc > 16 ? g_new (SV_LANES_FN (F), nc) : NULL;
   SV_LANES_FN (F) *vals = val_heap != NULL ? val_heap : val;
+  gint64 evaluated = 0;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
@@ -121,6 +123,7 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
               /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
               if (dzy * sw > row_max)
                 continue;
+              evaluated++;
               dx = sx * (p->cx - fx);
               dx = dx * dx;
               s = (dzy + dx) * sw;
@@ -152,24 +155,22 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
             for (int l = 0; l < width; l++)
               job->nearest[v0 + l] = best_k[l];
         }
+  return evaluated * LANES;
 }
 
 /* assign_tile with nc fixed at compile time for the common counts. */
-static void
+static gint64
 SV_LANES_FN (assign_tile_nc) (const AssignJob *job, const int t0[3], const int t1[3],
                               const Candidate *cand, int n_cand, guint nc)
 {
   switch (nc)
     {
     case 1:
-      SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 1);
-      break;
+      return SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 1);
     case 3:
-      SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 3);
-      break;
+      return SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 3);
     default:
-      SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, nc);
-      break;
+      return SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, nc);
     }
 }
 
@@ -262,8 +263,8 @@ SV_LANES_FN (colour_block) (const ColourOrder *co, int i, const float *vr, guint
  * outwards on both sides while the colour term alone, which is monotone
  * along the order, can still reach its best distance. Same float32
  * operations per distance as assign_tile. Not for SLIC-zero or the
- * spatial-only pass. */
-static inline void
+ * spatial-only pass. Returns the distances computed (lanes). */
+static inline gint64
 SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const int t1[3],
                                   ColourOrder *co, guint nc)
 {
@@ -278,6 +279,7 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
   float vr_stack[16];
   g_autofree float *vr_heap = nc > 16 ? g_new (float, nc) : NULL;
   float *vr = vr_heap != NULL ? vr_heap : vr_stack;
+  gint64 blocks = 0;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
@@ -326,6 +328,7 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
               left = p - LANES / 2;
             }
             right = left + LANES;
+            blocks++;
             SV_LANES_FN (colour_block) (co, left, vr, nc, fp, ip, sp, sw, &best_d, &best_k);
 
             /* Below `left` the colours are below the voxel's, from `right`
@@ -350,6 +353,7 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
                   }
                 if (!go_left && !go_right)
                   break;
+                blocks += go_left + go_right;
                 if (go_left)
                   {
                     left = MAX (left - LANES, 0);
@@ -367,23 +371,21 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
             job->nearest[v] = k;
           }
       }
+  return blocks * LANES;
 }
 
 /* assign_tile_colour with nc fixed at compile time for the common counts. */
-static void
+static gint64
 SV_LANES_FN (assign_tile_colour_nc) (const AssignJob *job, const int t0[3], const int t1[3],
                                      ColourOrder *co, guint nc)
 {
   switch (nc)
     {
     case 1:
-      SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 1);
-      break;
+      return SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 1);
     case 3:
-      SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 3);
-      break;
+      return SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 3);
     default:
-      SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, nc);
-      break;
+      return SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, nc);
     }
 }

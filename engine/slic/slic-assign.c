@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "slic-assign-count.h"
 #include "supervox/sv-slic-arith.h"
 
 /* GCC on x86-64 also builds an eight-lane AVX2 tile search. */
@@ -112,6 +113,7 @@ typedef struct
   gboolean colour_ok;      /* the colour-ordered search applies */
   int order;               /* 0: chosen per tile; > 0 colour, < 0 bound (testing) */
   double colour_threshold; /* see prefer_colour_order */
+  gint64 evaluated[256];   /* per thread: distances computed (lanes) */
 } AssignJob;
 
 static inline int
@@ -600,6 +602,7 @@ assign_worker (gpointer data, int thread)
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
   float *vr = vrange;
+  gint64 evaluated = 0;
 
   if (job->clusters->nc > 64)
     vr = vrange_heap = g_new (float, 2 * job->clusters->nc);
@@ -628,20 +631,21 @@ assign_worker (gpointer data, int thread)
           order_by_colour (&list, n, job->clusters->nc, t0, t1, &co);
 #ifdef SV_HAVE_LANES8
           if (job->lanes == 8)
-            lanes8_assign_tile_colour_nc (job, t0, t1, &co, job->clusters->nc);
+            evaluated += lanes8_assign_tile_colour_nc (job, t0, t1, &co, job->clusters->nc);
           else
 #endif
-            lanes4_assign_tile_colour_nc (job, t0, t1, &co, job->clusters->nc);
+            evaluated += lanes4_assign_tile_colour_nc (job, t0, t1, &co, job->clusters->nc);
           continue;
         }
       order_by_bound (&list, n);
 #ifdef SV_HAVE_LANES8
       if (job->lanes == 8)
-        lanes8_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
+        evaluated += lanes8_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
       else
 #endif
-        lanes4_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
+        evaluated += lanes4_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
     }
+  job->evaluated[thread] = evaluated;
   g_free (list.items);
   g_free (list.sorted);
   g_free (list.keys);
@@ -659,6 +663,9 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   gsize n_cells = 1;
   int n_threads;
   g_autofree guint *cell_of_k = NULL;
+  const gboolean counting = sv__slic_assign_counting ();
+  const gint64 start = counting ? g_get_monotonic_time () : 0;
+  const double start_cpu = counting ? sv__process_cpu_seconds () : 0.0;
 
   job.ctx = ctx;
   job.clusters = clusters;
@@ -717,8 +724,17 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.ntile[0] = (int)(ctx->z_end - ctx->z_begin + job.tile[0] - 1) / MAX (job.tile[0], 1);
   job.n_tiles = job.ntile[0] * job.ntile[1] * job.ntile[2];
 
-  n_threads = MIN (sv__resolve_threads (ctx->n_threads), MAX (job.n_tiles, 1));
+  n_threads = MIN (MIN (sv__resolve_threads (ctx->n_threads), MAX (job.n_tiles, 1)), 256);
   sv__run_parallel (n_threads, assign_worker, &job);
+  if (counting)
+    {
+      gint64 evaluated = 0;
+      for (int t = 0; t < n_threads; t++)
+        evaluated += job.evaluated[t];
+      sv__slic_assign_report (ctx, clusters, nearest, evaluated,
+                              (g_get_monotonic_time () - start) * 1e-6,
+                              sv__process_cpu_seconds () - start_cpu);
+    }
 
   g_free (job.window);
   g_free (job.cell_start);
