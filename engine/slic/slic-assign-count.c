@@ -23,8 +23,8 @@ typedef struct
   const SvSlicContext *ctx;
   const SvClusters *clusters;
   const gint32 *nearest;
-  float *best; /* per voxel of the slab: its winner's distance */
-  gint next;   /* atomic: the next cluster */
+  float *best;        /* per voxel of the slab: its winner's distance */
+  gint next;          /* atomic: the next cluster */
   gint64 needed[256]; /* per thread */
 } FloorJob;
 
@@ -104,9 +104,8 @@ floor_worker (gpointer data, int thread)
 
               if (w < 0)
                 continue;
-              s = sv_arith_spatial (c[0], c[1], c[2], (float)z, (float)y, (float)x,
-                                    ctx->spacing[0], ctx->spacing[1], ctx->spacing[2],
-                                    ctx->spatial_weight);
+              s = sv_arith_spatial (c[0], c[1], c[2], (float)z, (float)y, (float)x, ctx->spacing[0],
+                                    ctx->spacing[1], ctx->spacing[2], ctx->spatial_weight);
               needed += s < best || (s == best && k <= w) || k == w;
             }
     }
@@ -139,9 +138,8 @@ sv__process_cpu_seconds (void)
 }
 
 void
-sv__slic_assign_report (const SvSlicContext *ctx, const SvClusters *clusters,
-                        const gint32 *nearest, gint64 evaluated, double seconds,
-                        double cpu_seconds)
+sv__slic_assign_report (const SvSlicContext *ctx, const SvClusters *clusters, const gint32 *nearest,
+                        gint64 evaluated, double seconds, double cpu_seconds)
 {
   const SvPrepared *im = ctx->image;
   const gsize n = (gsize)(ctx->z_end - ctx->z_begin) * im->ny * im->nx;

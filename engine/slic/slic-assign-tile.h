@@ -38,13 +38,47 @@ SV_LANES_FN (hmax) (SV_LANES_FN (F) a)
   return a[0];
 }
 
+/* One bit per lane of a comparison's result (all bits of a lane set or
+ * none), lane 0 the lowest. */
+static inline unsigned
+SV_LANES_FN (lane_bits) (SV_LANES_FN (I) m)
+{
+#if LANES == 8
+  const SV_LANES_FN (I) w = { 1, 2, 4, 8, 16, 32, 64, 128 };
+  m &= w;
+  m |= __builtin_shufflevector (m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+  m |= __builtin_shufflevector (m, m, 2, 3, 0, 1, 6, 7, 4, 5);
+  m |= __builtin_shufflevector (m, m, 1, 0, 3, 2, 5, 4, 7, 6);
+#else
+  const SV_LANES_FN (I) w = { 1, 2, 4, 8 };
+  m &= w;
+  m |= __builtin_shufflevector (m, m, 2, 3, 0, 1);
+  m |= __builtin_shufflevector (m, m, 1, 0, 3, 2);
+#endif
+  return (unsigned)m[0];
+}
+
 /* The search over one tile; returns the distances computed (lanes). nc is
  * a compile-time constant in the specialised callers so the colour loop
- * unrolls. */
+ * unrolls.
+ *
+ * A row of LANES voxels walks the candidates in order of their bound over
+ * the tile and stops where that bound exceeds the row's largest best
+ * distance. With few candidates (high compactness) it takes them one at a
+ * time and tightens that largest distance after each. With many (low
+ * compactness, where the colour term keeps the best distances high and
+ * the rows evaluate many candidates) it takes them LANES at a time: one
+ * vector gives the spatial term of their z and y offsets, which no lane's
+ * distance undercuts, and only those of the block within the row's
+ * largest best distance at the block's start, an upper bound still, are
+ * evaluated, one after the other with no test between them that waits on
+ * the previous one's maximum (a chain of shuffles); the maximum is taken
+ * once per block. */
 static inline gint64
 SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3],
-                           const Candidate *cand, int n_cand, guint nc)
+                           const CandidateList *list, int n_cand, guint nc)
 {
+  const Candidate *cand = list->sorted;
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
   const gsize ny = im->ny, nx = im->nx;
@@ -55,7 +89,11 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
   SV_LANES_FN (F) val[16];
   g_autofree SV_LANES_FN (F) *val_heap = nc > 16 ? g_new (SV_LANES_FN (F), nc) : NULL;
   SV_LANES_FN (F) *vals = val_heap != NULL ? val_heap : val;
+  SV_LANES_FN (I) lane_index;
   gint64 evaluated = 0;
+
+  for (int l = 0; l < LANES; l++)
+    lane_index[l] = l;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
@@ -64,8 +102,8 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
           const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
           const int width = MIN (LANES, t1[2] - x0);
           const float fz = (float)z, fy = (float)y;
-          SV_LANES_FN (F) fx, best_d;
-          SV_LANES_FN (I) xi, best_k;
+          SV_LANES_FN (F) fx, best_d = (SV_LANES_FN (F)){ 0 } + INFINITY;
+          SV_LANES_FN (I) xi, best_k = (SV_LANES_FN (I)){ 0 } - 1;
           float row_max = INFINITY;
           int n_active = LANES;
 
@@ -74,8 +112,6 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
               /* x0 + l is exact in float32 (dimensions are far below 2^24). */
               fx[l] = (float)(x0 + l);
               xi[l] = x0 + l;
-              best_d[l] = INFINITY;
-              best_k[l] = -1;
             }
 
           if (width == LANES && mask == NULL && nc == 1)
@@ -99,54 +135,130 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                 }
             }
 
-          for (int j = 0; j < n_cand && n_active > 0; j++)
+          if (n_cand < job->block_walk_min)
             {
-              const Candidate *p = &cand[j];
-              float dz, dy, dzy;
-              SV_LANES_FN (F) dx, s, d;
-              SV_LANES_FN (I) take;
-
-              /* Ordered by bound: nothing further can beat any lane. A bound
-               * equal to a best distance could still tie and win on a lower
-               * index. */
-              if (p->bound > row_max)
-                break;
-              if (!p->covers_zy
-                  && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
-                      || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
-                continue;
-              dz = sz * (p->cz - fz);
-              dy = sy * (p->cy - fy);
-              dz = dz * dz;
-              dy = dy * dy;
-              dzy = dz + dy;
-              /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
-              if (dzy * sw > row_max)
-                continue;
-              evaluated++;
-              dx = sx * (p->cx - fx);
-              dx = dx * dx;
-              s = (dzy + dx) * sw;
-              if (ignore_colour)
-                d = s;
-              else
+              for (int j = 0; j < n_cand && n_active > 0; j++)
                 {
-                  SV_LANES_FN (F) colour = { 0 };
-                  for (guint c = 0; c < nc; c++)
+                  const Candidate *p = &cand[j];
+                  float dz, dy, dzy;
+                  SV_LANES_FN (F) dx, s, d;
+                  SV_LANES_FN (I) take;
+
+                  /* Ordered by bound: nothing further can beat any lane. A bound
+                   * equal to a best distance could still tie and win on a lower
+                   * index. */
+                  if (p->bound > row_max)
+                    break;
+                  if (!p->covers_zy
+                      && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                          || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
+                    continue;
+                  dz = sz * (p->cz - fz);
+                  dy = sy * (p->cy - fy);
+                  dz = dz * dz;
+                  dy = dy * dy;
+                  dzy = dz + dy;
+                  /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
+                  if (dzy * sw > row_max)
+                    continue;
+                  evaluated++;
+                  dx = sx * (p->cx - fx);
+                  dx = dx * dx;
+                  s = (dzy + dx) * sw;
+                  if (ignore_colour)
+                    d = s;
+                  else
                     {
-                      SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
-                      colour = colour + t * t;
+                      SV_LANES_FN (F) colour = { 0 };
+                      for (guint c = 0; c < nc; c++)
+                        {
+                          SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
+                          colour = colour + t * t;
+                        }
+                      if (slic_zero)
+                        colour = colour / p->mdc;
+                      d = s + colour;
                     }
-                  if (slic_zero)
-                    colour = colour / p->mdc;
-                  d = s + colour;
+                  take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+                  if (!p->covers_x)
+                    take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+                  best_d = SV_LANES_FN (select) (take, d, best_d);
+                  best_k = (take & p->k) | (~take & best_k);
+                  row_max = SV_LANES_FN (hmax) (best_d);
                 }
-              take = (d < best_d) | ((d == best_d) & (p->k < best_k));
-              if (!p->covers_x)
-                take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
-              best_d = SV_LANES_FN (select) (take, d, best_d);
-              best_k = (take & p->k) | (~take & best_k);
-              row_max = SV_LANES_FN (hmax) (best_d);
+            }
+          else
+            {
+              for (int j0 = 0; j0 < n_cand && n_active > 0; j0 += LANES)
+                {
+                  SV_LANES_FN (F) bz, by, bdzy, bdzy_w;
+                  float dzy_a[LANES];
+                  unsigned bits;
+                  gboolean done = FALSE;
+
+                  /* As above, ordered by bound. */
+                  if (cand[j0].bound > row_max)
+                    break;
+                  memcpy (&bz, list->sorted_cz + j0, sizeof bz);
+                  memcpy (&by, list->sorted_cy + j0, sizeof by);
+                  bz = sz * (bz - fz);
+                  by = sy * (by - fy);
+                  bz = bz * bz;
+                  by = by * by;
+                  bdzy = bz + by;
+                  /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone
+                   * rounding. */
+                  bdzy_w = bdzy * sw;
+                  bits = SV_LANES_FN (lane_bits) ((bdzy_w <= row_max) & (lane_index < n_cand - j0));
+                  if (bits == 0)
+                    continue;
+                  memcpy (dzy_a, &bdzy, sizeof dzy_a);
+                  while (bits != 0)
+                    {
+                      const int l = __builtin_ctz (bits);
+                      const Candidate *p = &cand[j0 + l];
+                      const float dzy = dzy_a[l];
+                      SV_LANES_FN (F) dx, s, d;
+                      SV_LANES_FN (I) take;
+
+                      bits &= bits - 1;
+                      if (p->bound > row_max)
+                        {
+                          done = TRUE;
+                          break;
+                        }
+                      if (!p->covers_zy
+                          && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                              || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
+                        continue;
+                      evaluated++;
+                      dx = sx * (p->cx - fx);
+                      dx = dx * dx;
+                      s = (dzy + dx) * sw;
+                      if (ignore_colour)
+                        d = s;
+                      else
+                        {
+                          SV_LANES_FN (F) colour = { 0 };
+                          for (guint c = 0; c < nc; c++)
+                            {
+                              SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
+                              colour = colour + t * t;
+                            }
+                          if (slic_zero)
+                            colour = colour / p->mdc;
+                          d = s + colour;
+                        }
+                      take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+                      if (!p->covers_x)
+                        take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+                      best_d = SV_LANES_FN (select) (take, d, best_d);
+                      best_k = (take & p->k) | (~take & best_k);
+                    }
+                  row_max = SV_LANES_FN (hmax) (best_d);
+                  if (done)
+                    break;
+                }
             }
 
           if (width == LANES)
@@ -161,16 +273,16 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
 /* assign_tile with nc fixed at compile time for the common counts. */
 static gint64
 SV_LANES_FN (assign_tile_nc) (const AssignJob *job, const int t0[3], const int t1[3],
-                              const Candidate *cand, int n_cand, guint nc)
+                              const CandidateList *list, int n_cand, guint nc)
 {
   switch (nc)
     {
     case 1:
-      return SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 1);
+      return SV_LANES_FN (assign_tile) (job, t0, t1, list, n_cand, 1);
     case 3:
-      return SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 3);
+      return SV_LANES_FN (assign_tile) (job, t0, t1, list, n_cand, 3);
     default:
-      return SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, nc);
+      return SV_LANES_FN (assign_tile) (job, t0, t1, list, n_cand, nc);
     }
 }
 

@@ -37,6 +37,25 @@
 #define TILE_Y 8
 #define TILE_X 8
 
+/* From this many candidates on, a tile's rows walk them a block at a time
+ * (slic-assign-tile.h). */
+#define BLOCK_WALK_MIN 48
+
+/* BLOCK_WALK_MIN, unless the environment variable SV_CPU_ASSIGN_WALK
+ * (block or single) fixes the walk, for testing both; they give the same
+ * labels. */
+static int
+slic_block_walk_min (void)
+{
+  const char *e = g_getenv ("SV_CPU_ASSIGN_WALK");
+
+  if (e != NULL && g_str_equal (e, "block"))
+    return 0;
+  if (e != NULL && g_str_equal (e, "single"))
+    return G_MAXINT;
+  return BLOCK_WALK_MIN;
+}
+
 /* Lanes per vector in the tile search: 8 where the CPU has AVX2 (unless
  * the environment sets SV_CPU_NO_AVX2, for testing the other path), else 4.
  * Both give the same labels. */
@@ -113,6 +132,7 @@ typedef struct
   gboolean colour_ok;      /* the colour-ordered search applies */
   int order;               /* 0: chosen per tile; > 0 colour, < 0 bound (testing) */
   double colour_threshold; /* see prefer_colour_order */
+  int block_walk_min;      /* see BLOCK_WALK_MIN */
   gint64 evaluated[256];   /* per thread: distances computed (lanes) */
 } AssignJob;
 
@@ -256,6 +276,8 @@ typedef struct
 {
   Candidate *items;  /* in gathering order */
   Candidate *sorted; /* by bound */
+  float *sorted_cz;  /* the sorted centres' z and y, for the tile search's */
+  float *sorted_cy;  /* blocks; capacity + 8 each */
   SortKey *keys;
   SortKey *scratch;
   gsize capacity;
@@ -399,6 +421,8 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   list->capacity = MAX (2 * list->capacity, 64);
                   list->items = g_renew (Candidate, list->items, list->capacity);
                   list->sorted = g_renew (Candidate, list->sorted, list->capacity);
+                  list->sorted_cz = g_renew (float, list->sorted_cz, list->capacity + 8);
+                  list->sorted_cy = g_renew (float, list->sorted_cy, list->capacity + 8);
                   list->keys = g_renew (SortKey, list->keys, list->capacity);
                   list->scratch = g_renew (SortKey, list->scratch, list->capacity);
                   cand = list->items;
@@ -437,7 +461,14 @@ order_by_bound (CandidateList *list, int n)
     list->keys[i] = (SortKey){ list->items[i].bound, i };
   sort_keys (list->keys, list->scratch, n);
   for (int i = 0; i < n; i++)
-    list->sorted[i] = list->items[list->keys[i].index];
+    {
+      list->sorted[i] = list->items[list->keys[i].index];
+      list->sorted_cz[i] = list->sorted[i].cz;
+      list->sorted_cy[i] = list->sorted[i].cy;
+    }
+  /* A block past the end reads these; its lanes are never taken. */
+  for (int i = n; i < n + 8; i++)
+    list->sorted_cz[i] = list->sorted_cy[i] = 0.0f;
 }
 
 #define COLOUR_PAD 8
@@ -597,7 +628,7 @@ assign_worker (gpointer data, int thread)
   AssignJob *job = data;
   const SvPrepared *im = job->ctx->image;
   const int dims[3] = { (int)im->nz, (int)im->ny, (int)im->nx };
-  CandidateList list = { NULL, NULL, NULL, NULL, 0 };
+  CandidateList list = { 0 };
   ColourOrder co = { 0 };
   float vrange[2 * 64];
   g_autofree float *vrange_heap = NULL;
@@ -640,14 +671,16 @@ assign_worker (gpointer data, int thread)
       order_by_bound (&list, n);
 #ifdef SV_HAVE_LANES8
       if (job->lanes == 8)
-        evaluated += lanes8_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
+        evaluated += lanes8_assign_tile_nc (job, t0, t1, &list, n, job->clusters->nc);
       else
 #endif
-        evaluated += lanes4_assign_tile_nc (job, t0, t1, list.sorted, n, job->clusters->nc);
+        evaluated += lanes4_assign_tile_nc (job, t0, t1, &list, n, job->clusters->nc);
     }
   job->evaluated[thread] = evaluated;
   g_free (list.items);
   g_free (list.sorted);
+  g_free (list.sorted_cz);
+  g_free (list.sorted_cy);
   g_free (list.keys);
   g_free (list.scratch);
   colour_order_clear (&co);
@@ -673,6 +706,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.lanes = slic_lanes ();
   job.colour_ok = !ctx->slic_zero && !ctx->ignore_colour;
   job.order = slic_assign_order ();
+  job.block_walk_min = slic_block_walk_min ();
   {
     double step2 = 0.0;
     for (int a = 0; a < 3; a++)
