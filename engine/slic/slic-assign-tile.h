@@ -58,6 +58,22 @@ SV_LANES_FN (lane_bits) (SV_LANES_FN (I) m)
   return (unsigned)m[0];
 }
 
+/* What a row's walk compares candidates' spatial bounds with: the largest
+ * best distance of its lanes; or, when every candidate has the same colour
+ * term at each lane (`same`, that term per lane in `colour`), the largest
+ * over the lanes of best − colour, widened so that a spatial term above it
+ * gives a distance above the lane's best after the float32 addition:
+ * with m = fl(fl(b·(1 + 2^-16)) + 2^-120), a bound lb > fl(m − C) has
+ * lb + C > b·(1 + 2^-16)(1 − 2^-24)², so fl(lb + C) > b (a negative
+ * fl(m − C) means C > b already). Inactive lanes (−inf) never count. */
+static inline float
+SV_LANES_FN (row_reach) (SV_LANES_FN (F) best_d, gboolean same, SV_LANES_FN (F) colour)
+{
+  if (same)
+    best_d = ((best_d * (1.0f + 0x1p-16f)) + 0x1p-120f) - colour;
+  return SV_LANES_FN (hmax) (best_d);
+}
+
 /* The search over one tile; returns the distances computed (lanes). nc is
  * a compile-time constant in the specialised callers so the colour loop
  * unrolls.
@@ -90,6 +106,8 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
   g_autofree SV_LANES_FN (F) *val_heap = nc > 16 ? g_new (SV_LANES_FN (F), nc) : NULL;
   SV_LANES_FN (F) *vals = val_heap != NULL ? val_heap : val;
   SV_LANES_FN (I) lane_index;
+  const float *same_colour = job->same_colour;
+  const gboolean same = same_colour != NULL && !ignore_colour;
   gint64 evaluated = 0;
 
   for (int l = 0; l < LANES; l++)
@@ -104,6 +122,9 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
           const float fz = (float)z, fy = (float)y;
           SV_LANES_FN (F) fx, best_d = (SV_LANES_FN (F)){ 0 } + INFINITY;
           SV_LANES_FN (I) xi, best_k = (SV_LANES_FN (I)){ 0 } - 1;
+          SV_LANES_FN (F) same_term = { 0 };
+          /* Every lane's best distance, or with one colour for all, see
+           * row_reach. */
           float row_max = INFINITY;
           int n_active = LANES;
 
@@ -133,6 +154,19 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                   for (guint c = 0; c < nc && l < width; c++)
                     vals[c][l] = im->data[(v0 + l) * nc + c];
                 }
+            }
+
+          if (same)
+            {
+              /* The colour term every candidate has, in the distance's
+               * order. */
+              for (guint c = 0; c < nc; c++)
+                {
+                  SV_LANES_FN (F) t = vals[c] * ratio - same_colour[c];
+                  same_term = same_term + t * t;
+                }
+              if (slic_zero)
+                same_term = same_term / job->same_max_dist_colour;
             }
 
           if (n_cand < job->block_walk_min)
@@ -184,7 +218,7 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                     take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
                   best_d = SV_LANES_FN (select) (take, d, best_d);
                   best_k = (take & p->k) | (~take & best_k);
-                  row_max = SV_LANES_FN (hmax) (best_d);
+                  row_max = SV_LANES_FN (row_reach) (best_d, same, same_term);
                 }
             }
           else
@@ -255,7 +289,7 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                       best_d = SV_LANES_FN (select) (take, d, best_d);
                       best_k = (take & p->k) | (~take & best_k);
                     }
-                  row_max = SV_LANES_FN (hmax) (best_d);
+                  row_max = SV_LANES_FN (row_reach) (best_d, same, same_term);
                   if (done)
                     break;
                 }

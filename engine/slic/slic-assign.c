@@ -133,7 +133,11 @@ typedef struct
   int order;               /* 0: chosen per tile; > 0 colour, < 0 bound (testing) */
   double colour_threshold; /* see prefer_colour_order */
   int block_walk_min;      /* see BLOCK_WALK_MIN */
-  gint64 evaluated[256];   /* per thread: distances computed (lanes) */
+  /* The colour (and SLIC-zero maximum) of every live cluster when they
+   * all have the same, as at the first iteration; else NULL. */
+  const float *same_colour;
+  float same_max_dist_colour;
+  gint64 evaluated[256]; /* per thread: distances computed (lanes) */
 } AssignJob;
 
 static inline int
@@ -686,6 +690,33 @@ assign_worker (gpointer data, int thread)
   colour_order_clear (&co);
 }
 
+/* Whether every live cluster has the same colour bits (and SLIC-zero
+ * maximum): scikit-image starts every centre at colour 0. */
+static void
+same_colour (const SvClusters *cl, gboolean slic_zero, const float **colour, float *max_dist_colour)
+{
+  const gsize nf = 3 + cl->nc;
+  const float *first = NULL;
+  float first_max = 1.0f;
+
+  *colour = NULL;
+  for (gsize k = 0; k < cl->k; k++)
+    {
+      if (!cl->alive[k])
+        continue;
+      if (first == NULL)
+        {
+          first = cl->centres + k * nf + 3;
+          first_max = cl->max_dist_colour[k];
+        }
+      else if (memcmp (first, cl->centres + k * nf + 3, cl->nc * sizeof (float)) != 0
+               || (slic_zero && memcmp (&first_max, &cl->max_dist_colour[k], sizeof (float)) != 0))
+        return;
+    }
+  *colour = first;
+  *max_dist_colour = first_max;
+}
+
 void
 sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *nearest)
 {
@@ -707,6 +738,7 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   job.colour_ok = !ctx->slic_zero && !ctx->ignore_colour;
   job.order = slic_assign_order ();
   job.block_walk_min = slic_block_walk_min ();
+  same_colour (clusters, ctx->slic_zero, &job.same_colour, &job.same_max_dist_colour);
   {
     double step2 = 0.0;
     for (int a = 0; a < 3; a++)
