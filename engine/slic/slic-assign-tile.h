@@ -178,11 +178,13 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                   SV_LANES_FN (F) dx, s, d;
                   SV_LANES_FN (I) take;
 
-                  /* Ordered by bound: nothing further can beat any lane. A bound
-                   * equal to a best distance could still tie and win on a lower
-                   * index. */
-                  if (p->bound > row_max)
+                  /* Ordered by key (order_by_bound): nothing further can beat
+                   * any lane. A bound equal to a best distance could still
+                   * tie and win on a lower index. */
+                  if (p->key > row_max)
                     break;
+                  if (p->bound > row_max)
+                    continue;
                   if (!p->covers_zy
                       && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
                           || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
@@ -230,8 +232,8 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                   unsigned bits;
                   gboolean done = FALSE;
 
-                  /* As above, ordered by bound. */
-                  if (cand[j0].bound > row_max)
+                  /* As above, ordered by key. */
+                  if (cand[j0].key > row_max)
                     break;
                   memcpy (&bz, list->sorted_cz + j0, sizeof bz);
                   memcpy (&by, list->sorted_cy + j0, sizeof by);
@@ -256,11 +258,13 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                       SV_LANES_FN (I) take;
 
                       bits &= bits - 1;
-                      if (p->bound > row_max)
+                      if (p->key > row_max)
                         {
                           done = TRUE;
                           break;
                         }
+                      if (p->bound > row_max)
+                        continue;
                       if (!p->covers_zy
                           && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
                               || x0 + width <= p->lo[2] || x0 >= p->hi[2]))

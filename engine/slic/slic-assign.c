@@ -106,6 +106,7 @@ slic_assign_order (void)
 typedef struct
 {
   float bound; /* lower bound of the float32 spatial term over the tile */
+  float key;   /* <= bound, and never decreasing along the walk's order */
   float cz, cy, cx;
   float mdc;
   gint32 k;
@@ -284,6 +285,7 @@ typedef struct
   float *sorted_cy;  /* blocks; capacity + 8 each */
   SortKey *keys;
   SortKey *scratch;
+  gint32 *bucket; /* order_by_bound's */
   gsize capacity;
 } CandidateList;
 
@@ -429,6 +431,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                   list->sorted_cy = g_renew (float, list->sorted_cy, list->capacity + 8);
                   list->keys = g_renew (SortKey, list->keys, list->capacity);
                   list->scratch = g_renew (SortKey, list->scratch, list->capacity);
+                  list->bucket = g_renew (gint32, list->bucket, list->capacity);
                   cand = list->items;
                 }
               p = &cand[n++];
@@ -454,21 +457,52 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   return n;
 }
 
+#define BOUND_BUCKETS_MAX 128
+
 /* Orders the gathered candidates by their spatial lower bound into
- * list->sorted: small keys are sorted, then each candidate is copied once.
- * The order among equal bounds does not matter: the winner is the
+ * list->sorted, nearly: a counting sort into about one bucket per
+ * candidate of the bounds' range. The bucket of a bound never decreases
+ * with it (monotone float32 steps, then truncation), so every bound of a
+ * bucket is at least every bound of the buckets before; each candidate's
+ * `key`, its bucket's smallest bound, then never decreases along the
+ * order and never exceeds its own bound, which is all the walk's stop
+ * needs. The order within a bucket does not matter: the winner is the
  * lexicographic minimum in any visiting order. */
 static void
 order_by_bound (CandidateList *list, int n)
 {
-  for (int i = 0; i < n; i++)
-    list->keys[i] = (SortKey){ list->items[i].bound, i };
-  sort_keys (list->keys, list->scratch, n);
+  const int n_buckets = CLAMP (n, 1, BOUND_BUCKETS_MAX);
+  int start[BOUND_BUCKETS_MAX + 1] = { 0 };
+  float key[BOUND_BUCKETS_MAX];
+  float lo = INFINITY, hi = -INFINITY, scale;
+  gint32 *bucket = list->bucket;
+
   for (int i = 0; i < n; i++)
     {
-      list->sorted[i] = list->items[list->keys[i].index];
-      list->sorted_cz[i] = list->sorted[i].cz;
-      list->sorted_cy[i] = list->sorted[i].cy;
+      lo = MIN (lo, list->items[i].bound);
+      hi = MAX (hi, list->items[i].bound);
+    }
+  scale = hi > lo ? (float)n_buckets / (hi - lo) : 0.0f;
+  for (int b = 0; b < n_buckets; b++)
+    key[b] = INFINITY;
+  for (int i = 0; i < n; i++)
+    {
+      const float bound = list->items[i].bound;
+      const float f = (bound - lo) * scale;
+      const int b = f < (float)n_buckets ? (int)f : n_buckets - 1;
+      bucket[i] = b;
+      start[b + 1]++;
+      key[b] = MIN (key[b], bound);
+    }
+  for (int b = 0; b < n_buckets; b++)
+    start[b + 1] += start[b];
+  for (int i = 0; i < n; i++)
+    {
+      const int o = start[bucket[i]]++;
+      list->sorted[o] = list->items[i];
+      list->sorted[o].key = key[bucket[i]];
+      list->sorted_cz[o] = list->items[i].cz;
+      list->sorted_cy[o] = list->items[i].cy;
     }
   /* A block past the end reads these; its lanes are never taken. */
   for (int i = n; i < n + 8; i++)
@@ -687,6 +721,7 @@ assign_worker (gpointer data, int thread)
   g_free (list.sorted_cy);
   g_free (list.keys);
   g_free (list.scratch);
+  g_free (list.bucket);
   colour_order_clear (&co);
 }
 
