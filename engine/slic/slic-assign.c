@@ -124,6 +124,10 @@ typedef struct
   int *window;       /* per cluster 6 ints: lo z,y,x, hi z,y,x */
   guint *cell_start; /* CSR bins of live clusters by centre cell */
   guint *cell_items;
+  /* The binned clusters' centres and windows along z, y, x, in the bins'
+   * order, with 4 entries to spare. */
+  float *csr_centre[3];
+  gint32 *csr_lo[3], *csr_hi[3];
   int ncell[3];
   int tile[3];
   int ntile[3];
@@ -155,6 +159,20 @@ static inline SvLanesF
 lanes_select (SvLanesI take, SvLanesF a, SvLanesF b)
 {
   return (SvLanesF)((take & (SvLanesI)a) | (~take & (SvLanesI)b));
+}
+
+static inline SvLanesI
+lanes_max_i (SvLanesI a, SvLanesI b)
+{
+  SvLanesI t = a > b;
+  return (t & a) | (~t & b);
+}
+
+static inline SvLanesI
+lanes_min_i (SvLanesI a, SvLanesI b)
+{
+  SvLanesI t = a < b;
+  return (t & a) | (~t & b);
 }
 
 /* Per channel minimum and maximum of the tile's values. */
@@ -338,6 +356,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
   const float *vmin = vrange, *vmax = vrange + nc;
   int c0[3], c1[3], n = 0;
   double upper = INFINITY;
+  float upper_f;
   Candidate *cand = list->items;
 
   for (int a = 0; a < 3; a++)
@@ -383,76 +402,101 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
         }
   }
 
+  /* `upper` as a float not below it. */
+  {
+    float u = (float)upper;
+    upper_f = (double)u < upper ? nextafterf (u, INFINITY) : u;
+  }
+
+  /* Each row of cells along x holds its clusters at consecutive places of
+   * the bins; four at a time, the box where the window meets the tile and
+   * the spatial term at the box's voxel nearest the centre, made of the
+   * distance's own float32 operations (the coordinate clamped into the
+   * box, so a centre within it along an axis gives c − c = 0): rounding
+   * being monotone, no voxel of the box has a smaller term. */
   for (int cz = c0[0]; cz <= c1[0]; cz++)
     for (int cy = c0[1]; cy <= c1[1]; cy++)
-      for (int cx = c0[2]; cx <= c1[2]; cx++)
-        {
-          gsize cell = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2] + cx;
-          for (guint i = job->cell_start[cell]; i < job->cell_start[cell + 1]; i++)
-            {
-              guint k = job->cell_items[i];
-              const int *w = job->window + 6 * (gsize)k;
-              const float *c = cl->centres + k * nf;
-              int a0[3], a1[3];
-              gboolean meets = TRUE;
-              double g, bound = 0.0;
-              Candidate *p;
+      {
+        const gsize row = ((gsize)cz * job->ncell[1] + cy) * job->ncell[2];
+        const guint i_end = job->cell_start[row + c1[2] + 1];
 
-              for (int a = 0; a < 3; a++)
-                {
-                  a0[a] = MAX (t0[a], w[a]);
-                  a1[a] = MIN (t1[a], w[3 + a]) - 1;
-                  meets = meets && a0[a] <= a1[a];
-                }
-              if (!meets)
-                continue;
+        for (guint i = job->cell_start[row + c0[2]]; i < i_end; i += 4)
+          {
+            SvLanesF bound = { 0 };
+            SvLanesI keep = { -1, -1, -1, -1 };
+            float bounds[4];
+            gint32 kept[4];
 
-              /* The exact spatial term's minimum over the box, made a safe
-               * lower bound of the float32 term (a handful of roundings of
-               * relative size 2^-24, and denormals). */
-              for (int a = 0; a < 3; a++)
-                {
-                  g = (double)ctx->spacing[a] * sv_arith_axis_gap (c[a], a0[a], a1[a]);
-                  bound += g * g;
-                }
-              bound = bound * (double)ctx->spatial_weight * (1.0 - 1e-6) - 1e-30;
+            for (int a = 0; a < 3; a++)
+              {
+                SvLanesF c, e, d;
+                SvLanesI lo, hi, a0, a1;
+                memcpy (&c, job->csr_centre[a] + i, sizeof c);
+                memcpy (&lo, job->csr_lo[a] + i, sizeof lo);
+                memcpy (&hi, job->csr_hi[a] + i, sizeof hi);
+                a0 = lanes_max_i (lo, (SvLanesI){ 0 } + t0[a]);
+                a1 = lanes_min_i (hi, (SvLanesI){ 0 } + t1[a]) - 1;
+                keep &= a0 <= a1;
+                e = lanes_select (c < __builtin_convertvector (a0, SvLanesF),
+                                  __builtin_convertvector (a0, SvLanesF),
+                                  lanes_select (c > __builtin_convertvector (a1, SvLanesF),
+                                                __builtin_convertvector (a1, SvLanesF), c));
+                d = ctx->spacing[a] * (c - e);
+                d = d * d;
+                /* ((dz² + dy²) + dx²), the distance's order */
+                bound = a == 0 ? d : bound + d;
+              }
+            bound = bound * ctx->spatial_weight;
+            /* No voxel of the tile ends with a best distance above
+             * `upper`, so a cluster above it would never be looked at. */
+            keep &= bound <= upper_f;
+            for (int l = 0; l < 4; l++)
+              keep[l] &= i + (guint)l < i_end ? -1 : 0;
+            memcpy (bounds, &bound, sizeof bounds);
+            memcpy (kept, &keep, sizeof kept);
 
-              /* No voxel of the tile ends with a best distance above
-               * `upper`, so this cluster would never be looked at. */
-              if (bound > upper)
-                continue;
+            for (int l = 0; l < 4; l++)
+              {
+                guint k;
+                const int *w;
+                const float *c;
+                Candidate *p;
 
-              if ((gsize)n == list->capacity)
-                {
-                  list->capacity = MAX (2 * list->capacity, 64);
-                  list->items = g_renew (Candidate, list->items, list->capacity);
-                  list->sorted = g_renew (Candidate, list->sorted, list->capacity);
-                  list->sorted_cz = g_renew (float, list->sorted_cz, list->capacity + 8);
-                  list->sorted_cy = g_renew (float, list->sorted_cy, list->capacity + 8);
-                  list->keys = g_renew (SortKey, list->keys, list->capacity);
-                  list->scratch = g_renew (SortKey, list->scratch, list->capacity);
-                  list->bucket = g_renew (gint32, list->bucket, list->capacity);
-                  cand = list->items;
-                }
-              p = &cand[n++];
-              p->bound = (float)bound;
-              if ((double)p->bound > bound)
-                p->bound = nextafterf (p->bound, -INFINITY);
-              p->cz = c[0];
-              p->cy = c[1];
-              p->cx = c[2];
-              p->mdc = cl->max_dist_colour[k];
-              p->k = (gint32)k;
-              for (int a = 0; a < 3; a++)
-                {
-                  p->lo[a] = w[a];
-                  p->hi[a] = w[3 + a];
-                }
-              p->covers_zy = w[0] <= t0[0] && t1[0] <= w[3] && w[1] <= t0[1] && t1[1] <= w[4];
-              p->covers_x = w[2] <= t0[2] && t1[2] <= w[5];
-              p->colour = c + 3;
-            }
-        }
+                if (!kept[l])
+                  continue;
+                k = job->cell_items[i + l];
+                w = job->window + 6 * (gsize)k;
+                c = cl->centres + k * nf;
+                if ((gsize)n == list->capacity)
+                  {
+                    list->capacity = MAX (2 * list->capacity, 64);
+                    list->items = g_renew (Candidate, list->items, list->capacity);
+                    list->sorted = g_renew (Candidate, list->sorted, list->capacity);
+                    list->sorted_cz = g_renew (float, list->sorted_cz, list->capacity + 8);
+                    list->sorted_cy = g_renew (float, list->sorted_cy, list->capacity + 8);
+                    list->keys = g_renew (SortKey, list->keys, list->capacity);
+                    list->scratch = g_renew (SortKey, list->scratch, list->capacity);
+                    list->bucket = g_renew (gint32, list->bucket, list->capacity);
+                    cand = list->items;
+                  }
+                p = &cand[n++];
+                p->bound = bounds[l];
+                p->cz = c[0];
+                p->cy = c[1];
+                p->cx = c[2];
+                p->mdc = cl->max_dist_colour[k];
+                p->k = (gint32)k;
+                for (int a = 0; a < 3; a++)
+                  {
+                    p->lo[a] = w[a];
+                    p->hi[a] = w[3 + a];
+                  }
+                p->covers_zy = w[0] <= t0[0] && t1[0] <= w[3] && w[1] <= t0[1] && t1[1] <= w[4];
+                p->covers_x = w[2] <= t0[2] && t1[2] <= w[5];
+                p->colour = c + 3;
+              }
+          }
+      }
 
   return n;
 }
@@ -816,6 +860,20 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
       if (clusters->alive[k])
         job.cell_items[fill[cell_of_k[k]]++] = (guint)k;
   }
+  for (int a = 0; a < 3; a++)
+    {
+      const gsize n_live = job.cell_start[n_cells];
+      job.csr_centre[a] = g_new (float, n_live + 4);
+      job.csr_lo[a] = g_new (gint32, n_live + 4);
+      job.csr_hi[a] = g_new (gint32, n_live + 4);
+      for (gsize i = 0; i < n_live + 4; i++)
+        {
+          const gsize k = i < n_live ? job.cell_items[i] : 0;
+          job.csr_centre[a][i] = i < n_live ? clusters->centres[k * nf + a] : 0.0f;
+          job.csr_lo[a][i] = i < n_live ? job.window[6 * k + a] : 1;
+          job.csr_hi[a][i] = i < n_live ? job.window[6 * k + 3 + a] : 0;
+        }
+    }
 
   job.tile[0] = MIN (TILE_Z, (int)(ctx->z_end - ctx->z_begin));
   job.tile[1] = dims[0] == 1 ? MIN (2 * TILE_Y, dims[1]) : MIN (TILE_Y, dims[1]);
@@ -840,4 +898,10 @@ sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *ne
   g_free (job.window);
   g_free (job.cell_start);
   g_free (job.cell_items);
+  for (int a = 0; a < 3; a++)
+    {
+      g_free (job.csr_centre[a]);
+      g_free (job.csr_lo[a]);
+      g_free (job.csr_hi[a]);
+    }
 }
