@@ -345,6 +345,20 @@ covering_upper (const AssignJob *job, guint k, const int t0[3], const int t1[3],
   return (sp + col) * (1.0 + 1e-5) + 1e-30;
 }
 
+/* Doubles a thread's candidate list (64 at first). */
+static void
+candidate_list_grow (CandidateList *list)
+{
+  list->capacity = MAX (2 * list->capacity, 64);
+  list->items = g_renew (Candidate, list->items, list->capacity);
+  list->sorted = g_renew (Candidate, list->sorted, list->capacity);
+  list->sorted_cz = g_renew (float, list->sorted_cz, list->capacity + 8);
+  list->sorted_cy = g_renew (float, list->sorted_cy, list->capacity + 8);
+  list->keys = g_renew (SortKey, list->keys, list->capacity);
+  list->scratch = g_renew (SortKey, list->scratch, list->capacity);
+  list->bucket = g_renew (gint32, list->bucket, list->capacity);
+}
+
 static int
 gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], CandidateList *list,
                    float *vrange)
@@ -469,14 +483,7 @@ gather_candidates (const AssignJob *job, const int t0[3], const int t1[3], Candi
                 c = cl->centres + k * nf;
                 if ((gsize)n == list->capacity)
                   {
-                    list->capacity = MAX (2 * list->capacity, 64);
-                    list->items = g_renew (Candidate, list->items, list->capacity);
-                    list->sorted = g_renew (Candidate, list->sorted, list->capacity);
-                    list->sorted_cz = g_renew (float, list->sorted_cz, list->capacity + 8);
-                    list->sorted_cy = g_renew (float, list->sorted_cy, list->capacity + 8);
-                    list->keys = g_renew (SortKey, list->keys, list->capacity);
-                    list->scratch = g_renew (SortKey, list->scratch, list->capacity);
-                    list->bucket = g_renew (gint32, list->bucket, list->capacity);
+                    candidate_list_grow (list);
                     cand = list->items;
                   }
                 p = &cand[n++];
@@ -519,7 +526,11 @@ order_by_bound (CandidateList *list, int n)
   int start[BOUND_BUCKETS_MAX + 1] = { 0 };
   float key[BOUND_BUCKETS_MAX];
   float lo = INFINITY, hi = -INFINITY, scale;
-  gint32 *bucket = list->bucket;
+  gint32 *bucket;
+
+  if (list->capacity == 0)
+    candidate_list_grow (list); /* the padding below, even for none */
+  bucket = list->bucket;
 
   for (int i = 0; i < n; i++)
     {
