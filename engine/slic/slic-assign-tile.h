@@ -63,9 +63,10 @@ SV_LANES_FN (lane_bits) (SV_LANES_FN (I) m)
  * term at each lane (`same`, that term per lane in `colour`), the largest
  * over the lanes of best − colour, widened so that a spatial term above it
  * gives a distance above the lane's best after the float32 addition:
- * with m = fl(fl(b·(1 + 2^-16)) + 2^-120), a bound lb > fl(m − C) has
- * lb + C > b·(1 + 2^-16)(1 − 2^-24)², so fl(lb + C) > b (a negative
- * fl(m − C) means C > b already). Inactive lanes (−inf) never count. */
+ * with m = fl(fl(b·(1 + 2^-16)) + 2^-120) (the 2^-120 for a subnormal
+ * product), a bound lb > fl(m − C) has lb + C > b·(1 + 2^-16)(1 − 2^-24)²,
+ * so fl(lb + C) > b·(1 + 2^-16)(1 − 2^-24)³ > b (a negative fl(m − C)
+ * means C > b already). Inactive lanes (−inf) never count. */
 static inline float
 SV_LANES_FN (row_reach) (SV_LANES_FN (F) best_d, gboolean same, SV_LANES_FN (F) colour)
 {
