@@ -14,14 +14,29 @@ its own. Prints a table and one JSON line per size.
   agreement         fraction of equal voxels without connectivity
   ARI               adjusted Rand index with connectivity (the timed runs)
   peak MiB          ru_maxrss of the child
+  assign s          our assignment steps' seconds, summed (one more run with
+                    SV_CPU_ASSIGN_COUNT set, which prints each step's counts)
+  eval/floor        distances the assignment computed (vector lanes) over
+                    those the exact rule needs: per voxel, the clusters whose
+                    spatial term alone is under the voxel's best distance (or
+                    equal, with a lower index), and the winner
+  steps             assignment steps run (a pass stops early once its
+                    clusters come back unchanged from an update)
+
+Volumes (--volume): "phantom" (supervox-cli synth, the default), "noisy"
+(skimage.data.binary_blobs(N, n_dim=3, seed 0) as float32 plus N(0, 0.25²)
+noise from numpy's default_rng(1), bench/sweep.py's noisy volume) or
+"plain" (the blobs alone).
 
 Usage: bench-cpu.py --cli build/app/cli/supervox-cli [--sizes 128,256]
+                    [--volume noisy] [--compactness 0.01,0.1,1,10]
                     [--threads N] [--repeats 3] [--skimage-repeats-large 1]
 """
 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -79,6 +94,37 @@ def run_child_rusage(argv):
     return wall, stdout, usage.ru_maxrss / 1024.0
 
 
+def make_blobs(path, size, noisy):
+    """bench/sweep.py's volumes: binary_blobs as float32, plus noise."""
+    import inspect
+    from skimage.data import binary_blobs
+    params = inspect.signature(binary_blobs).parameters
+    key = "rng" if "rng" in params else "seed"
+    vol = binary_blobs(size, n_dim=3, **{key: 0}).astype(np.float32)
+    if noisy:
+        rng = np.random.default_rng(1)
+        vol += rng.normal(0.0, 0.25, vol.shape).astype(np.float32)
+    tifffile.imwrite(path, np.ascontiguousarray(vol))
+
+
+def assign_counts(argv):
+    """Runs argv with SV_CPU_ASSIGN_COUNT set; sums its assignment lines."""
+    env = dict(os.environ, SV_CPU_ASSIGN_COUNT="1")
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=env)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(argv), proc.stderr.strip()))
+    total = {"steps": 0, "evaluated": 0, "needed": 0, "seconds": 0.0, "cpu_seconds": 0.0}
+    for m in re.finditer(r"assign counts: voxels \d+ evaluated (\d+) needed (\d+) ratio \S+ "
+                         r"seconds (\S+) cpu (\S+)", proc.stderr):
+        total["steps"] += 1
+        total["evaluated"] += int(m.group(1))
+        total["needed"] += int(m.group(2))
+        total["seconds"] += float(m.group(3))
+        total["cpu_seconds"] += float(m.group(4))
+    return total
+
+
 def adjusted_rand_index(a, b):
     a = np.asarray(a).ravel()
     b = np.asarray(b).ravel()
@@ -98,13 +144,18 @@ def adjusted_rand_index(a, b):
     return 1.0 if maximum == expected else (sum_ij - expected) / (maximum - expected)
 
 
-def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations, tmp, log):
+def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations, tmp, log,
+               volume="phantom"):
     n_segments = SEGMENTS.get(size, max(1, size ** 3 // 1000))
-    vol = os.path.join(tmp, "phantom-%d.tif" % size)
-    # Cells scale with the volume so that the phantom looks alike at each size.
-    cells = max(8, int(60 * size ** 3 / (64 * 128 * 128)))
-    run_child([cli, "synth", "-o", vol, "--shape", "%d,%d,%d" % (size, size, size),
-               "--cells", str(cells), "--seed", "1"])
+    vol = os.path.join(tmp, "%s-%d.tif" % (volume, size))
+    if volume != "phantom":
+        if not os.path.exists(vol):  # made once for all compactness values
+            make_blobs(vol, size, volume == "noisy")
+    else:
+        # Cells scale with the volume so that the phantom looks alike at each size.
+        cells = max(8, int(60 * size ** 3 / (64 * 128 * 128)))
+        run_child([cli, "synth", "-o", vol, "--shape", "%d,%d,%d" % (size, size, size),
+                   "--cells", str(cells), "--seed", "1"])
 
     common = ["--n-segments", str(n_segments), "--compactness", repr(compactness),
               "--max-num-iter", str(iterations), "--backend", "cpu", "--threads", str(threads)]
@@ -118,6 +169,7 @@ def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations,
         ours_compute.append(stages["prepare"] + stages["iterate"] + stages["connect"])
         log("  ours    %d³ run %d: %.2f s" % (size, r + 1, wall))
     ours = tifffile.imread(ours_out).astype(np.int64).reshape(size, size, size)
+    counts = assign_counts([cli, "slic", vol, "-o", ours_out] + common)
 
     sk_out = os.path.join(tmp, "skimage-%d.npy" % size)
     sk_times, sk_mem = [], []
@@ -144,6 +196,13 @@ def bench_size(cli, size, threads, repeats, sk_repeats, compactness, iterations,
     compute_s = statistics.median(ours_compute)
     sk_s = statistics.median(sk_times)
     return {
+        "volume": volume,
+        "assign_steps": counts["steps"],
+        "assign_seconds": counts["seconds"],
+        "assign_cpu_seconds": counts["cpu_seconds"],
+        "assign_evaluated": counts["evaluated"],
+        "assign_needed": counts["needed"],
+        "assign_eval_per_floor": counts["evaluated"] / max(counts["needed"], 1),
         "size": [size, size, size],
         "n_segments": n_segments,
         "compactness": compactness,
@@ -175,7 +234,9 @@ def main():
     parser.add_argument("--skimage-repeats", type=int, default=3)
     parser.add_argument("--skimage-repeats-large", type=int, default=1,
                         help="scikit-image runs for sizes above 128 (it is slow)")
-    parser.add_argument("--compactness", type=float, default=0.1)
+    parser.add_argument("--compactness", default="0.1",
+                        help="one value or several, comma-separated")
+    parser.add_argument("--volume", choices=("phantom", "noisy", "plain"), default="phantom")
     parser.add_argument("--max-num-iter", type=int, default=10)
     args = parser.parse_args()
 
@@ -186,22 +247,27 @@ def main():
     results = []
     with tempfile.TemporaryDirectory(prefix="sv-bench-") as tmp:
         for size in [int(s) for s in args.sizes.split(",") if s]:
-            sk_repeats = args.skimage_repeats if size <= 128 else args.skimage_repeats_large
-            results.append(bench_size(args.cli, size, args.threads, args.repeats, sk_repeats,
-                                      args.compactness, args.max_num_iter, tmp, log))
+            for compactness in [float(c) for c in args.compactness.split(",") if c]:
+                sk_repeats = args.skimage_repeats if size <= 128 else args.skimage_repeats_large
+                results.append(bench_size(args.cli, size, args.threads, args.repeats, sk_repeats,
+                                          compactness, args.max_num_iter, tmp, log, args.volume))
 
     print("scikit-image %s, %d threads for supervox-cli, %d cores online"
           % (skimage.__version__, args.threads, os.cpu_count() or 1))
-    header = ("%-6s %8s %8s %10s %10s %7s %9s %10s %7s %9s %12s"
-              % ("size", "segments", "ours s", "compute s", "skimage s", "ratio", "ratio cmp",
-                 "agree raw", "ARI", "ours MiB", "skimage MiB"))
+    print("volume: %s" % args.volume)
+    header = ("%-6s %7s %8s %8s %10s %10s %7s %9s %9s %10s %5s %10s %7s %9s %12s"
+              % ("size", "C", "segments", "ours s", "compute s", "skimage s", "ratio", "ratio cmp",
+                 "assign s", "eval/floor", "steps", "agree raw", "ARI", "ours MiB",
+                 "skimage MiB"))
     print(header)
     print("-" * len(header))
     for r in results:
-        print("%-6s %8d %8.3f %10.3f %10.3f %6.1fx %8.1fx %9.2f%% %7.4f %9.0f %12.0f"
-              % ("%d³" % r["size"][0], r["n_segments"], r["seconds_ours"],
+        print("%-6s %7g %8d %8.3f %10.3f %10.3f %6.1fx %8.1fx %9.3f %9.2fx %5d %9.2f%% %7.4f %9.0f "
+              "%12.0f"
+              % ("%d³" % r["size"][0], r["compactness"], r["n_segments"], r["seconds_ours"],
                  r["seconds_ours_compute"], r["seconds_skimage"], r["ratio"],
-                 r["ratio_compute"], 100 * r["agreement_no_connectivity"],
+                 r["ratio_compute"], r["assign_seconds"], r["assign_eval_per_floor"],
+                 r["assign_steps"], 100 * r["agreement_no_connectivity"],
                  r["ari_with_connectivity"], r["peak_mib_ours"], r["peak_mib_skimage"]))
     for r in results:
         r["skimage_version"] = skimage.__version__

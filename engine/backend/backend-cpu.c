@@ -23,6 +23,13 @@ typedef struct
 
   gint32 *nearest; /* the assignment while a run is going, nz*ny*nx */
   gint32 *labels;  /* the last run's, nz*ny*nx, owned */
+
+  /* The clusters the last assignment of the pass used, and whether its
+   * update gave them back unchanged (see cpu_iterate). */
+  float *seen_centres, *seen_max_dist_colour;
+  guint8 *seen_alive;
+  gsize seen_k;
+  gboolean settled;
 } SvBackendCpu;
 
 static SvBackendCpu *
@@ -52,6 +59,9 @@ cpu_destroy (SvBackend *backend)
   g_clear_pointer (&self->prepared, sv_prepared_free);
   g_clear_pointer (&self->nearest, g_free);
   g_clear_pointer (&self->labels, g_free);
+  g_free (self->seen_centres);
+  g_free (self->seen_max_dist_colour);
+  g_free (self->seen_alive);
   g_free (self);
 }
 
@@ -101,6 +111,7 @@ cpu_start (SvBackend *backend, const SvSlicRun *run, GError **error)
   SvBackendCpu *self = cpu (backend);
   const gsize n = n_voxels (self);
 
+  self->settled = FALSE;
   g_clear_pointer (&self->labels, g_free);
   g_clear_pointer (&self->nearest, g_free);
   self->nearest = sv_try_alloc_n (n, sizeof (gint32), FALSE, error,
@@ -116,16 +127,53 @@ cpu_start (SvBackend *backend, const SvSlicRun *run, GError **error)
 static gboolean
 cpu_begin_pass (SvBackend *backend, const SvSlicRun *run, GError **error)
 {
+  cpu (backend)->settled = FALSE;
   return TRUE;
 }
 
+/* Keeps a copy of the clusters the assignment is about to use. */
+static void
+remember_clusters (SvBackendCpu *self, const SvClusters *cl)
+{
+  if (self->seen_k != cl->k || self->seen_centres == NULL)
+    {
+      g_free (self->seen_centres);
+      g_free (self->seen_max_dist_colour);
+      g_free (self->seen_alive);
+      self->seen_k = cl->k;
+      self->seen_centres = g_new (float, MAX (cl->k, 1) * (3 + cl->nc));
+      self->seen_max_dist_colour = g_new (float, MAX (cl->k, 1));
+      self->seen_alive = g_new (guint8, MAX (cl->k, 1));
+    }
+  memcpy (self->seen_centres, cl->centres, cl->k * (3 + cl->nc) * sizeof (float));
+  memcpy (self->seen_max_dist_colour, cl->max_dist_colour, cl->k * sizeof (float));
+  memcpy (self->seen_alive, cl->alive, cl->k);
+}
+
+static gboolean
+same_clusters (const SvBackendCpu *self, const SvClusters *cl)
+{
+  return memcmp (self->seen_centres, cl->centres, cl->k * (3 + cl->nc) * sizeof (float)) == 0
+         && memcmp (self->seen_max_dist_colour, cl->max_dist_colour, cl->k * sizeof (float)) == 0
+         && memcmp (self->seen_alive, cl->alive, cl->k) == 0;
+}
+
+/* Within a pass an iteration is a function of the clusters alone (the
+ * image, mask and parameters stay): once an update gives back, bit for
+ * bit, the clusters its assignment used, every later iteration of the pass
+ * would compute the same assignment and clusters again, so it is skipped.
+ * The labels and centres are those of running it. */
 static gboolean
 cpu_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
 {
   SvBackendCpu *self = cpu (backend);
 
+  if (self->settled)
+    return TRUE;
+  remember_clusters (self, &run->clusters);
   sv_slic_assign (&run->ctx, &run->clusters, self->nearest);
   sv_slic_update (&run->ctx, self->nearest, &run->clusters);
+  self->settled = same_clusters (self, &run->clusters);
   return TRUE;
 }
 

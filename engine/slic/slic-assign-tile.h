@@ -38,12 +38,64 @@ SV_LANES_FN (hmax) (SV_LANES_FN (F) a)
   return a[0];
 }
 
-/* The search over one tile. nc is a compile-time constant in the
- * specialised callers so the colour loop unrolls. */
-static inline void
-SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3],
-                           const Candidate *cand, int n_cand, guint nc)
+/* One bit per lane of a comparison's result (all bits of a lane set or
+ * none), lane 0 the lowest. */
+static inline unsigned
+SV_LANES_FN (lane_bits) (SV_LANES_FN (I) m)
 {
+#if LANES == 8
+  const SV_LANES_FN (I) w = { 1, 2, 4, 8, 16, 32, 64, 128 };
+  m &= w;
+  m |= __builtin_shufflevector (m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+  m |= __builtin_shufflevector (m, m, 2, 3, 0, 1, 6, 7, 4, 5);
+  m |= __builtin_shufflevector (m, m, 1, 0, 3, 2, 5, 4, 7, 6);
+#else
+  const SV_LANES_FN (I) w = { 1, 2, 4, 8 };
+  m &= w;
+  m |= __builtin_shufflevector (m, m, 2, 3, 0, 1);
+  m |= __builtin_shufflevector (m, m, 1, 0, 3, 2);
+#endif
+  return (unsigned)m[0];
+}
+
+/* What a row's walk compares candidates' spatial bounds with: the largest
+ * best distance of its lanes; or, when every candidate has the same colour
+ * term at each lane (`same`, that term per lane in `colour`), the largest
+ * over the lanes of best − colour, widened so that a spatial term above it
+ * gives a distance above the lane's best after the float32 addition:
+ * with m = fl(fl(b·(1 + 2^-16)) + 2^-120) (the 2^-120 for a subnormal
+ * product), a bound lb > fl(m − C) has lb + C > b·(1 + 2^-16)(1 − 2^-24)²,
+ * so fl(lb + C) > b·(1 + 2^-16)(1 − 2^-24)³ > b (a negative fl(m − C)
+ * means C > b already). Inactive lanes (−inf) never count. */
+static inline float
+SV_LANES_FN (row_reach) (SV_LANES_FN (F) best_d, gboolean same, SV_LANES_FN (F) colour)
+{
+  if (same)
+    best_d = ((best_d * (1.0f + 0x1p-16f)) + 0x1p-120f) - colour;
+  return SV_LANES_FN (hmax) (best_d);
+}
+
+/* The search over one tile; returns the distances computed (lanes). nc is
+ * a compile-time constant in the specialised callers so the colour loop
+ * unrolls.
+ *
+ * A row of LANES voxels walks the candidates in order of their bound over
+ * the tile and stops where that bound exceeds the row's largest best
+ * distance. With few candidates (high compactness) it takes them one at a
+ * time and tightens that largest distance after each. With many (low
+ * compactness, where the colour term keeps the best distances high and
+ * the rows evaluate many candidates) it takes them LANES at a time: one
+ * vector gives the spatial term of their z and y offsets, which no lane's
+ * distance undercuts, and only those of the block within the row's
+ * largest best distance at the block's start, an upper bound still, are
+ * evaluated, one after the other with no test between them that waits on
+ * the previous one's maximum (a chain of shuffles); the maximum is taken
+ * once per block. */
+static inline gint64
+SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3],
+                           const CandidateList *list, int n_cand, guint nc)
+{
+  const Candidate *cand = list->sorted;
   const SvSlicContext *ctx = job->ctx;
   const SvPrepared *im = ctx->image;
   const gsize ny = im->ny, nx = im->nx;
@@ -54,6 +106,13 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
   SV_LANES_FN (F) val[16];
   g_autofree SV_LANES_FN (F) *val_heap = nc > 16 ? g_new (SV_LANES_FN (F), nc) : NULL;
   SV_LANES_FN (F) *vals = val_heap != NULL ? val_heap : val;
+  SV_LANES_FN (I) lane_index;
+  const float *same_colour = job->same_colour;
+  const gboolean same = same_colour != NULL && !ignore_colour;
+  gint64 evaluated = 0;
+
+  for (int l = 0; l < LANES; l++)
+    lane_index[l] = l;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
@@ -62,8 +121,11 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
           const gsize v0 = ((gsize)z * ny + (gsize)y) * nx + (gsize)x0;
           const int width = MIN (LANES, t1[2] - x0);
           const float fz = (float)z, fy = (float)y;
-          SV_LANES_FN (F) fx, best_d;
-          SV_LANES_FN (I) xi, best_k;
+          SV_LANES_FN (F) fx, best_d = (SV_LANES_FN (F)){ 0 } + INFINITY;
+          SV_LANES_FN (I) xi, best_k = (SV_LANES_FN (I)){ 0 } - 1;
+          SV_LANES_FN (F) same_term = { 0 };
+          /* Every lane's best distance, or with one colour for all, see
+           * row_reach. */
           float row_max = INFINITY;
           int n_active = LANES;
 
@@ -72,8 +134,6 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
               /* x0 + l is exact in float32 (dimensions are far below 2^24). */
               fx[l] = (float)(x0 + l);
               xi[l] = x0 + l;
-              best_d[l] = INFINITY;
-              best_k[l] = -1;
             }
 
           if (width == LANES && mask == NULL && nc == 1)
@@ -97,53 +157,147 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                 }
             }
 
-          for (int j = 0; j < n_cand && n_active > 0; j++)
+          if (same)
             {
-              const Candidate *p = &cand[j];
-              float dz, dy, dzy;
-              SV_LANES_FN (F) dx, s, d;
-              SV_LANES_FN (I) take;
-
-              /* Ordered by bound: nothing further can beat any lane. A bound
-               * equal to a best distance could still tie and win on a lower
-               * index. */
-              if (p->bound > row_max)
-                break;
-              if (!p->covers_zy
-                  && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
-                      || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
-                continue;
-              dz = sz * (p->cz - fz);
-              dy = sy * (p->cy - fy);
-              dz = dz * dz;
-              dy = dy * dy;
-              dzy = dz + dy;
-              /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
-              if (dzy * sw > row_max)
-                continue;
-              dx = sx * (p->cx - fx);
-              dx = dx * dx;
-              s = (dzy + dx) * sw;
-              if (ignore_colour)
-                d = s;
-              else
+              /* The colour term every candidate has, in the distance's
+               * order. */
+              for (guint c = 0; c < nc; c++)
                 {
-                  SV_LANES_FN (F) colour = { 0 };
-                  for (guint c = 0; c < nc; c++)
-                    {
-                      SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
-                      colour = colour + t * t;
-                    }
-                  if (slic_zero)
-                    colour = colour / p->mdc;
-                  d = s + colour;
+                  SV_LANES_FN (F) t = vals[c] * ratio - same_colour[c];
+                  same_term = same_term + t * t;
                 }
-              take = (d < best_d) | ((d == best_d) & (p->k < best_k));
-              if (!p->covers_x)
-                take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
-              best_d = SV_LANES_FN (select) (take, d, best_d);
-              best_k = (take & p->k) | (~take & best_k);
-              row_max = SV_LANES_FN (hmax) (best_d);
+              if (slic_zero)
+                same_term = same_term / job->same_max_dist_colour;
+            }
+
+          if (n_cand < job->block_walk_min)
+            {
+              for (int j = 0; j < n_cand && n_active > 0; j++)
+                {
+                  const Candidate *p = &cand[j];
+                  float dz, dy, dzy;
+                  SV_LANES_FN (F) dx, s, d;
+                  SV_LANES_FN (I) take;
+
+                  /* Ordered by key (order_by_bound): nothing further can beat
+                   * any lane. A bound equal to a best distance could still
+                   * tie and win on a lower index. */
+                  if (p->key > row_max)
+                    break;
+                  if (p->bound > row_max)
+                    continue;
+                  if (!p->covers_zy
+                      && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                          || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
+                    continue;
+                  dz = sz * (p->cz - fz);
+                  dy = sy * (p->cy - fy);
+                  dz = dz * dz;
+                  dy = dy * dy;
+                  dzy = dz + dy;
+                  /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone rounding. */
+                  if (dzy * sw > row_max)
+                    continue;
+                  evaluated++;
+                  dx = sx * (p->cx - fx);
+                  dx = dx * dx;
+                  s = (dzy + dx) * sw;
+                  if (ignore_colour)
+                    d = s;
+                  else
+                    {
+                      SV_LANES_FN (F) colour = { 0 };
+                      for (guint c = 0; c < nc; c++)
+                        {
+                          SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
+                          colour = colour + t * t;
+                        }
+                      if (slic_zero)
+                        colour = colour / p->mdc;
+                      d = s + colour;
+                    }
+                  take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+                  if (!p->covers_x)
+                    take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+                  best_d = SV_LANES_FN (select) (take, d, best_d);
+                  best_k = (take & p->k) | (~take & best_k);
+                  row_max = SV_LANES_FN (row_reach) (best_d, same, same_term);
+                }
+            }
+          else
+            {
+              for (int j0 = 0; j0 < n_cand && n_active > 0; j0 += LANES)
+                {
+                  SV_LANES_FN (F) bz, by, bdzy, bdzy_w;
+                  float dzy_a[LANES];
+                  unsigned bits;
+                  gboolean done = FALSE;
+
+                  /* As above, ordered by key. */
+                  if (cand[j0].key > row_max)
+                    break;
+                  memcpy (&bz, list->sorted_cz + j0, sizeof bz);
+                  memcpy (&by, list->sorted_cy + j0, sizeof by);
+                  bz = sz * (bz - fz);
+                  by = sy * (by - fy);
+                  bz = bz * bz;
+                  by = by * by;
+                  bdzy = bz + by;
+                  /* fl(dzy·w) <= ((dzy + dx²)·w) for every lane: monotone
+                   * rounding. */
+                  bdzy_w = bdzy * sw;
+                  bits = SV_LANES_FN (lane_bits) ((bdzy_w <= row_max) & (lane_index < n_cand - j0));
+                  if (bits == 0)
+                    continue;
+                  memcpy (dzy_a, &bdzy, sizeof dzy_a);
+                  while (bits != 0)
+                    {
+                      const int l = __builtin_ctz (bits);
+                      const Candidate *p = &cand[j0 + l];
+                      const float dzy = dzy_a[l];
+                      SV_LANES_FN (F) dx, s, d;
+                      SV_LANES_FN (I) take;
+
+                      bits &= bits - 1;
+                      if (p->key > row_max)
+                        {
+                          done = TRUE;
+                          break;
+                        }
+                      if (p->bound > row_max)
+                        continue;
+                      if (!p->covers_zy
+                          && (z < p->lo[0] || z >= p->hi[0] || y < p->lo[1] || y >= p->hi[1]
+                              || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
+                        continue;
+                      evaluated++;
+                      dx = sx * (p->cx - fx);
+                      dx = dx * dx;
+                      s = (dzy + dx) * sw;
+                      if (ignore_colour)
+                        d = s;
+                      else
+                        {
+                          SV_LANES_FN (F) colour = { 0 };
+                          for (guint c = 0; c < nc; c++)
+                            {
+                              SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
+                              colour = colour + t * t;
+                            }
+                          if (slic_zero)
+                            colour = colour / p->mdc;
+                          d = s + colour;
+                        }
+                      take = (d < best_d) | ((d == best_d) & (p->k < best_k));
+                      if (!p->covers_x)
+                        take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+                      best_d = SV_LANES_FN (select) (take, d, best_d);
+                      best_k = (take & p->k) | (~take & best_k);
+                    }
+                  row_max = SV_LANES_FN (row_reach) (best_d, same, same_term);
+                  if (done)
+                    break;
+                }
             }
 
           if (width == LANES)
@@ -152,24 +306,22 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
             for (int l = 0; l < width; l++)
               job->nearest[v0 + l] = best_k[l];
         }
+  return evaluated * LANES;
 }
 
 /* assign_tile with nc fixed at compile time for the common counts. */
-static void
+static gint64
 SV_LANES_FN (assign_tile_nc) (const AssignJob *job, const int t0[3], const int t1[3],
-                              const Candidate *cand, int n_cand, guint nc)
+                              const CandidateList *list, int n_cand, guint nc)
 {
   switch (nc)
     {
     case 1:
-      SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 1);
-      break;
+      return SV_LANES_FN (assign_tile) (job, t0, t1, list, n_cand, 1);
     case 3:
-      SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, 3);
-      break;
+      return SV_LANES_FN (assign_tile) (job, t0, t1, list, n_cand, 3);
     default:
-      SV_LANES_FN (assign_tile) (job, t0, t1, cand, n_cand, nc);
-      break;
+      return SV_LANES_FN (assign_tile) (job, t0, t1, list, n_cand, nc);
     }
 }
 
@@ -262,8 +414,8 @@ SV_LANES_FN (colour_block) (const ColourOrder *co, int i, const float *vr, guint
  * outwards on both sides while the colour term alone, which is monotone
  * along the order, can still reach its best distance. Same float32
  * operations per distance as assign_tile. Not for SLIC-zero or the
- * spatial-only pass. */
-static inline void
+ * spatial-only pass. Returns the distances computed (lanes). */
+static inline gint64
 SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const int t1[3],
                                   ColourOrder *co, guint nc)
 {
@@ -278,6 +430,7 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
   float vr_stack[16];
   g_autofree float *vr_heap = nc > 16 ? g_new (float, nc) : NULL;
   float *vr = vr_heap != NULL ? vr_heap : vr_stack;
+  gint64 blocks = 0;
 
   for (int z = t0[0]; z < t1[0]; z++)
     for (int y = t0[1]; y < t1[1]; y++)
@@ -326,6 +479,7 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
               left = p - LANES / 2;
             }
             right = left + LANES;
+            blocks++;
             SV_LANES_FN (colour_block) (co, left, vr, nc, fp, ip, sp, sw, &best_d, &best_k);
 
             /* Below `left` the colours are below the voxel's, from `right`
@@ -350,6 +504,7 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
                   }
                 if (!go_left && !go_right)
                   break;
+                blocks += go_left + go_right;
                 if (go_left)
                   {
                     left = MAX (left - LANES, 0);
@@ -367,23 +522,21 @@ SV_LANES_FN (assign_tile_colour) (const AssignJob *job, const int t0[3], const i
             job->nearest[v] = k;
           }
       }
+  return blocks * LANES;
 }
 
 /* assign_tile_colour with nc fixed at compile time for the common counts. */
-static void
+static gint64
 SV_LANES_FN (assign_tile_colour_nc) (const AssignJob *job, const int t0[3], const int t1[3],
                                      ColourOrder *co, guint nc)
 {
   switch (nc)
     {
     case 1:
-      SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 1);
-      break;
+      return SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 1);
     case 3:
-      SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 3);
-      break;
+      return SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, 3);
     default:
-      SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, nc);
-      break;
+      return SV_LANES_FN (assign_tile_colour) (job, t0, t1, co, nc);
     }
 }

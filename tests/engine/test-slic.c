@@ -1112,6 +1112,15 @@ test_pruned_equals_brute_force (void)
               = params.slic_zero ? (float)g_rand_double_range (rand, 0.5, 4) : 1.0f;
           cl.alive[k] = cl.k == 1 || g_rand_int_range (rand, 0, 6) != 0;
         }
+      /* Every cluster with the same colour and SLIC-zero maximum, as at the
+       * first iteration: the search then bounds by best distance less the
+       * colour term. */
+      if (trial % 8 == 5)
+        for (gsize k = 1; k < cl.k; k++)
+          {
+            memcpy (cl.centres + k * (3 + nc) + 3, cl.centres + 3, nc * sizeof (float));
+            cl.max_dist_colour[k] = cl.max_dist_colour[0];
+          }
 
       sv_slic_assign (&ctx, &cl, fast);
       naive_assign (&ctx, &cl, slow);
