@@ -101,7 +101,8 @@ run_in_memory (const char *input, const char *output, const char *mask_path,
  * backend for the current device) or the CPU. */
 static gboolean
 run_streamed (const char *input, SvTiffSlabReader *source, const char *output,
-              const char *mask_path, const SvSlicParams *params,
+              const char *mask_path, SvTiffSlabReader *mask_source, const char *mask_name,
+              const SvSlicParams *params,
               const SvTiffWriteOptions *write_options, const SvRunPlan *plan,
               const SvRunControl *control, SvRunStats *stats, gboolean *is_cuda, GError **error)
 {
@@ -117,6 +118,8 @@ run_streamed (const char *input, SvTiffSlabReader *source, const char *output,
   options.write_options = *write_options;
   options.source = source;
   options.mask_path = mask_path;
+  options.mask_source = mask_source;
+  options.mask_source_name = mask_name;
   options.label_spacing = params->spacing;
   options.progress = control->progress;
   options.user_data = control->user_data;
@@ -163,7 +166,8 @@ run_streamed (const char *input, SvTiffSlabReader *source, const char *output,
 
 int
 sv_api_slic_to_file (const char *input, SvTiffSlabReader *reader, const char *output,
-                     const char *mask, const SupervoxParams *params, SupervoxBackend backend,
+                     const char *mask, SvTiffSlabReader *mask_reader, const char *mask_name,
+                     const SupervoxParams *params, SupervoxBackend backend,
                      uint64_t memory_limit, const SupervoxControl *control, SupervoxFileInfo *info)
 {
   GError *error = NULL;
@@ -195,7 +199,7 @@ sv_api_slic_to_file (const char *input, SvTiffSlabReader *reader, const char *ou
     {
       /* The caller's array is never held whole: it streams. */
       sv_run_source_from_header (&source, sv_tiff_slab_reader_info (reader));
-      source.mask = mask != NULL;
+      source.mask = mask != NULL || mask_reader != NULL;
       source.stays_in_file = TRUE;
     }
   else if (!read_source (input, mask != NULL, &source, &error))
@@ -215,8 +219,8 @@ sv_api_slic_to_file (const char *input, SvTiffSlabReader *reader, const char *ou
       write_options.zarr = &zarr;
     }
   if (streamed)
-    ok = run_streamed (input, reader, output, mask, &p, &write_options, &plan, &run, &stats,
-                       &is_cuda, &error);
+    ok = run_streamed (input, reader, output, mask, mask_reader, mask_name, &p, &write_options,
+                       &plan, &run, &stats, &is_cuda, &error);
   else
     ok = run_in_memory (input, output, mask, &choice, &p, &write_options, &run, &stats, &is_cuda,
                         &error);
@@ -240,6 +244,6 @@ supervox_slic_file (const char *input, const char *output, const char *mask,
                     const SupervoxParams *params, SupervoxBackend backend, uint64_t memory_limit,
                     const SupervoxControl *control, SupervoxFileInfo *info)
 {
-  return sv_api_slic_to_file (input, NULL, output, mask, params, backend, memory_limit, control,
-                              info);
+  return sv_api_slic_to_file (input, NULL, output, mask, NULL, NULL, params, backend,
+                              memory_limit, control, info);
 }

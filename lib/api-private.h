@@ -105,7 +105,8 @@ gboolean sv_api_run_device (const SupervoxArray *image, const SupervoxArray *mas
  * borrowed) always streamed from `reader`, which `input` then names in
  * messages. The labels go to `output`, a TIFF or an OME-Zarr store. */
 int sv_api_slic_to_file (const char *input, SvTiffSlabReader *reader, const char *output,
-                         const char *mask, const SupervoxParams *params, SupervoxBackend backend,
+                         const char *mask, SvTiffSlabReader *mask_reader,
+                         const char *mask_name, const SupervoxParams *params, SupervoxBackend backend,
                          uint64_t memory_limit, const SupervoxControl *control,
                          SupervoxFileInfo *info);
 

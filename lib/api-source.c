@@ -93,6 +93,58 @@ supervox_slab_source_init (SupervoxSlabSource *source)
     memset (source, 0, sizeof *source);
 }
 
+/* A source as the engine's slab reader; NULL with `error` for one the run
+ * cannot read. */
+static SvTiffSlabReader *
+source_reader (const SupervoxSlabSource *source, const char *fallback_name, SourceRead *sr,
+               GError **error)
+{
+  SvTiffSlabInfo header;
+
+  if (source->read == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s has no read function", fallback_name);
+      return NULL;
+    }
+  sr->source = source;
+  sr->name = source->name != NULL ? source->name : fallback_name;
+  if (!source_info (source, sr->name, &header, error))
+    return NULL;
+  return sv_tiff_slab_reader_new_for_func (&header, source_read_cb, sr);
+}
+
+int
+supervox_slic_sources (const SupervoxSlabSource *source, const SupervoxSlabSource *mask,
+                       const char *output, const SupervoxParams *params, SupervoxBackend backend,
+                       uint64_t memory_limit, const SupervoxControl *control,
+                       SupervoxFileInfo *info)
+{
+  g_autoptr (SvTiffSlabReader) reader = NULL;
+  g_autoptr (SvTiffSlabReader) mask_reader = NULL;
+  GError *error = NULL;
+  SourceRead sr, mask_sr;
+
+  if (source == NULL)
+    {
+      g_set_error_literal (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                           "no slab source");
+      sv_api_fail (error);
+      return SUPERVOX_ERROR_INVALID_ARGUMENT;
+    }
+  reader = source_reader (source, "the slab source", &sr, &error);
+  if (reader != NULL && mask != NULL)
+    mask_reader = source_reader (mask, "the mask's slab source", &mask_sr, &error);
+  if (reader == NULL || (mask != NULL && mask_reader == NULL))
+    {
+      sv_api_fail (error);
+      return SUPERVOX_ERROR_INVALID_ARGUMENT;
+    }
+  return sv_api_slic_to_file (sr.name, reader, output, NULL, mask_reader,
+                              mask != NULL ? mask_sr.name : NULL, params, backend, memory_limit,
+                              control, info);
+}
+
 int
 supervox_slic_source (const SupervoxSlabSource *source, const char *output, const char *mask,
                       const SupervoxParams *params, SupervoxBackend backend,
@@ -101,24 +153,21 @@ supervox_slic_source (const SupervoxSlabSource *source, const char *output, cons
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
   GError *error = NULL;
-  SvTiffSlabInfo header;
   SourceRead sr;
 
-  if (source == NULL || source->read == NULL)
+  if (source == NULL)
     {
       g_set_error_literal (&error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           source == NULL ? "no slab source" : "the slab source has no read function");
+                           "no slab source");
       sv_api_fail (error);
       return SUPERVOX_ERROR_INVALID_ARGUMENT;
     }
-  sr.source = source;
-  sr.name = source->name != NULL ? source->name : "the slab source";
-  if (!source_info (source, sr.name, &header, &error))
+  reader = source_reader (source, "the slab source", &sr, &error);
+  if (reader == NULL)
     {
       sv_api_fail (error);
       return SUPERVOX_ERROR_INVALID_ARGUMENT;
     }
-  reader = sv_tiff_slab_reader_new_for_func (&header, source_read_cb, &sr);
-  return sv_api_slic_to_file (sr.name, reader, output, mask, params, backend, memory_limit,
-                              control, info);
+  return sv_api_slic_to_file (sr.name, reader, output, mask, NULL, NULL, params, backend,
+                              memory_limit, control, info);
 }

@@ -15,7 +15,8 @@
 #include "internal.h"
 
 gboolean
-sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path, guint nz, guint ny,
+sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path,
+                      SvTiffSlabReader *source, const char *source_name, guint nz, guint ny,
                       guint nx, int n_threads, GError **error)
 {
   const SvTiffSlabInfo *info;
@@ -25,20 +26,28 @@ sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path, gu
   m->whole = whole;
   m->nz = nz;
   m->plane = (gsize)ny * nx;
-  if (path == NULL)
+  if (path == NULL && source == NULL)
     return TRUE;
-  m->name = g_filename_display_name (path);
-
-  sv_tiff_read_options_init_defaults (&options);
-  options.n_threads = n_threads;
-  m->reader = sv_tiff_slab_reader_open (path, &options, error);
-  if (m->reader == NULL)
-    return FALSE;
+  if (source != NULL)
+    {
+      m->name = g_strdup (source_name != NULL ? source_name : "the mask");
+      m->reader = source;
+    }
+  else
+    {
+      m->name = g_filename_display_name (path);
+      sv_tiff_read_options_init_defaults (&options);
+      options.n_threads = n_threads;
+      m->reader = sv_tiff_slab_reader_open (path, &options, error);
+      m->own_reader = TRUE;
+      if (m->reader == NULL)
+        return FALSE;
+    }
   info = sv_tiff_slab_reader_info (m->reader);
   if (info->nc != 1)
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT,
-                   "%s: a mask file must have one sample per pixel, not %u", m->name, info->nc);
+                   "%s: a mask must have one sample per voxel, not %u", m->name, info->nc);
       sv__stream_mask_clear (m);
       return FALSE;
     }
@@ -54,7 +63,10 @@ sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path, gu
 void
 sv__stream_mask_clear (SvStreamMask *m)
 {
-  g_clear_pointer (&m->reader, sv_tiff_slab_reader_free);
+  if (m->own_reader)
+    g_clear_pointer (&m->reader, sv_tiff_slab_reader_free);
+  m->reader = NULL;
+  m->own_reader = FALSE;
   g_clear_pointer (&m->bytes, g_free);
   g_clear_pointer (&m->raw, g_free);
   g_clear_pointer (&m->name, g_free);

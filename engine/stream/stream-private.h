@@ -25,7 +25,8 @@ typedef struct _SvSpill SvSpill;
 typedef struct
 {
   const guint8 *whole;      /* borrowed; or NULL */
-  SvTiffSlabReader *reader; /* the mask file; or NULL */
+  SvTiffSlabReader *reader; /* the mask file or the caller's; or NULL */
+  gboolean own_reader;      /* the file's, opened here */
   char *name;               /* its display name */
   guint nz;
   gsize plane;
@@ -35,9 +36,11 @@ typedef struct
   guint64 slices_read;
 } SvStreamMask;
 
-/* Serves `whole` (may be NULL: no mask) or, with a path, the mask file,
- * which must be one sample of nz·ny·nx. Errors name the mask file. */
-gboolean sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path, guint nz,
+/* Serves `whole` (may be NULL: no mask), or with a path the mask file, or
+ * the caller's `source` (borrowed), which must be one sample of nz·ny·nx.
+ * Errors name the mask. */
+gboolean sv__stream_mask_open (SvStreamMask *m, const guint8 *whole, const char *path,
+                               SvTiffSlabReader *source, const char *source_name, guint nz,
                                guint ny, guint nx, int n_threads, GError **error);
 void sv__stream_mask_clear (SvStreamMask *m);
 

@@ -283,7 +283,10 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
 
   g_return_val_if_fail (input != NULL && output != NULL && params != NULL, FALSE);
   g_return_val_if_fail (options != NULL, FALSE);
-  g_return_val_if_fail (mask == NULL || options->mask_path == NULL, FALSE);
+  g_return_val_if_fail ((mask != NULL) + (options->mask_path != NULL)
+                            + (options->mask_source != NULL)
+                        <= 1,
+                        FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (stats == NULL)
@@ -322,7 +325,9 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (run.ranks != NULL && run.ranks->n_ranks > 1)
     sv_stream_rank_range (run.nz, run.ranks->rank, run.ranks->n_ranks, &run.z_begin, &run.z_end);
   if (!sv_stream_ranks_agree (run.ranks,
-                              sv__stream_mask_open (&run.mask, mask, options->mask_path, run.nz,
+                              sv__stream_mask_open (&run.mask, mask, options->mask_path,
+                                                    options->mask_source,
+                                                    options->mask_source_name, run.nz,
                                                     run.ny, run.nx, options->n_threads, error),
                               error))
     goto out;

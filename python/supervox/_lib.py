@@ -12,7 +12,7 @@ import os
 
 API_VERSION_MAJOR = 0
 # The oldest minor version with every function bound below.
-API_VERSION_MINOR = 7
+API_VERSION_MINOR = 8
 
 OK = 0
 ERROR_INVALID_ARGUMENT = -1
@@ -200,6 +200,11 @@ lib.supervox_slab_source_init.argtypes = [ctypes.POINTER(SupervoxSlabSource)]
 lib.supervox_slic_source.restype = ctypes.c_int
 lib.supervox_slic_source.argtypes = [
     ctypes.POINTER(SupervoxSlabSource), ctypes.c_char_p, ctypes.c_char_p,
+    ctypes.POINTER(SupervoxParams), ctypes.c_int, ctypes.c_uint64,
+    ctypes.POINTER(SupervoxControl), ctypes.POINTER(SupervoxFileInfo)]
+lib.supervox_slic_sources.restype = ctypes.c_int
+lib.supervox_slic_sources.argtypes = [
+    ctypes.POINTER(SupervoxSlabSource), ctypes.POINTER(SupervoxSlabSource), ctypes.c_char_p,
     ctypes.POINTER(SupervoxParams), ctypes.c_int, ctypes.c_uint64,
     ctypes.POINTER(SupervoxControl), ctypes.POINTER(SupervoxFileInfo)]
 

@@ -102,8 +102,10 @@ def slic_to(image, out, n_segments=100, compactness=10.0, max_num_iter=10, sigma
         ``"0"``: ``zarr.open_group(out)["0"]``) when it ends in ``.zarr``,
         else a TIFF, as ``supervox-cli slic -o`` writes them (uint32, int32
         when a label is -1).
-    mask : None, or the path of a TIFF or OME-Zarr mask of the volume's
-        shape (nonzero = in), read slab by slab as well.
+    mask : None, the path of a TIFF or OME-Zarr mask of the volume's
+        shape, or an array of that shape (a NumPy, zarr or Dask array, of
+        bool or any integer or float type): nonzero = in. It is read slab
+        by slab as well, never whole.
 
     The other parameters are ``slic`` 's; the channel axis, when there is
     one, must be the last. The labels are ``slic`` 's on the same array,
@@ -117,9 +119,11 @@ def slic_to(image, out, n_segments=100, compactness=10.0, max_num_iter=10, sigma
         raise ValueError("start_label should be 0 or 1.")
     if int(memory_limit) < 0:
         raise ValueError("memory_limit must be >= 0 bytes, got %r" % (memory_limit,))
-    if mask is not None and not isinstance(mask, (str, bytes, os.PathLike)):
-        raise TypeError("slic_to takes a mask as the path of a TIFF or OME-Zarr mask, "
-                        "got %r" % (type(mask),))
+    mask_is_path = isinstance(mask, (str, bytes, os.PathLike))
+    if mask is not None and not mask_is_path and not (hasattr(mask, "shape")
+                                                      and hasattr(mask, "dtype")):
+        raise TypeError("slic_to takes a mask as an array or as the path of a TIFF or "
+                        "OME-Zarr mask, got %r" % (type(mask),))
     output = _path(out, "out")
     dtype = np.dtype(image.dtype)
     nz, ny, nx, n_channels, is_2d = _layout(tuple(int(n) for n in image.shape), dtype,
@@ -141,21 +145,60 @@ def slic_to(image, out, n_segments=100, compactness=10.0, max_num_iter=10, sigma
     params.convert2lab = lab
 
     reader = _Reader(image, served, (nz, ny, nx, n_channels), is_2d)
+    source = _source(image, reader, served, (nz, ny, nx, n_channels))
+    readers = [reader]
+    try:
+        if mask is None or mask_is_path:
+            _call(_lib.lib.supervox_slic_source,
+                  (ctypes.byref(source), output,
+                   _path(mask, "mask") if mask is not None else None, ctypes.byref(params),
+                   _BACKENDS[backend], ctypes.c_uint64(int(memory_limit))),
+                  _lib.SupervoxFileInfo)
+        else:
+            mask_served = _mask_served(mask, (nz, ny, nx), is_2d)
+            mask_reader = _Reader(mask, mask_served, (nz, ny, nx, 1), is_2d)
+            readers.append(mask_reader)
+            mask_source = _source(mask, mask_reader, mask_served, (nz, ny, nx, 1), "mask ")
+            _call(_lib.lib.supervox_slic_sources,
+                  (ctypes.byref(source), ctypes.byref(mask_source), output,
+                   ctypes.byref(params), _BACKENDS[backend],
+                   ctypes.c_uint64(int(memory_limit))),
+                  _lib.SupervoxFileInfo)
+    except OSError as failure:
+        for r in readers:
+            if r.error is not None:
+                raise r.error from failure
+        raise
+    return os.fsdecode(output)
+
+
+def _source(array, reader, served, zyxc, what=""):
+    """The C slab source that `reader` fills from `array`, named in
+    messages by `what` and the array's type."""
     source = _lib.SupervoxSlabSource()
     _lib.lib.supervox_slab_source_init(ctypes.byref(source))
     source.dtype = _lib.DTYPES[served.name]
-    source.shape[:] = [nz, ny, nx, n_channels]
-    source.name = ("%s.%s" % (type(image).__module__.split(".")[0],
-                                 type(image).__name__)).encode()
+    source.shape[:] = list(zyxc)
+    source.name = ("%s%s.%s" % (what, type(array).__module__.split(".")[0],
+                                   type(array).__name__)).encode()
     source.read = reader.function
-    try:
-        _call(_lib.lib.supervox_slic_source,
-              (ctypes.byref(source), output,
-               _path(mask, "mask") if mask is not None else None, ctypes.byref(params),
-               _BACKENDS[backend], ctypes.c_uint64(int(memory_limit))),
-              _lib.SupervoxFileInfo)
-    except OSError as failure:
-        if reader.error is not None:
-            raise reader.error from failure
-        raise
-    return os.fsdecode(output)
+    return source
+
+
+def _mask_served(mask, zyx, is_2d):
+    """The type a mask array is served in (its own where the library reads
+    it; bool as uint8; 64-bit and float16 as float64, exact for "nonzero"),
+    after slic's check of its shape."""
+    shape = tuple(int(n) for n in mask.shape)
+    expected = zyx[1:] if is_2d else zyx
+    if shape != expected:
+        raise ValueError("image and mask should have the same shape: image is %s, mask is %s"
+                         % ("×".join(map(str, expected)), "×".join(map(str, shape))))
+    dtype = np.dtype(mask.dtype)
+    if dtype == np.bool_:
+        return np.dtype(np.uint8)
+    if dtype.name in _SERVED:
+        return dtype
+    if dtype.kind in "iufb":
+        return np.dtype(np.float64)
+    raise ValueError("a mask array holds bool, integer or float values, not %s" % dtype)

@@ -1,8 +1,9 @@
 /* libsupervox's slab source (supervox_slic_source) from C: a volume served
  * by a read function, a few slices at a time, gives the label file of
- * supervox_slic's labels on the same array; a read function that fails
- * stops the run with its message and leaves no file. The label TIFF is
- * read back with libtiff, a second reader. */
+ * supervox_slic's labels on the same array, also with a mask served the
+ * same way (supervox_slic_sources); a read function that fails stops the
+ * run with its message and leaves no file. The label TIFF is read back
+ * with libtiff, a second reader. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -188,11 +189,96 @@ test_source_read_fails (void)
                                          NULL), ==, SUPERVOX_ERROR_INVALID_ARGUMENT);
 }
 
+/* A mask served a slab at a time: a ball, nonzero (3) inside. */
+static int
+mask_read_cb (int64_t z0, int64_t z1, void *samples, void *user_data, char *message,
+              size_t message_size)
+{
+  guint8 *out = samples;
+  int *calls = user_data;
+
+  (*calls)++;
+  for (int64_t z = z0; z < z1; z++)
+    for (int y = 0; y < NY; y++)
+      for (int x = 0; x < NX; x++)
+        *out++ = (z - 4) * (z - 4) + (y - 7) * (y - 7) + (x - 6) * (x - 6) < 30 ? 3 : 0;
+  return 0;
+}
+
+static void
+test_sources_with_mask (void)
+{
+  g_autofree guint16 *volume = g_new (guint16, (gsize)NZ * NY * NX);
+  g_autofree guint8 *mask = g_new (guint8, (gsize)NZ * NY * NX);
+  g_autofree gint64 *expected = g_new (gint64, (gsize)NZ * NY * NX);
+  g_autofree guint32 *labels = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sv-api-source-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "labels.tif", NULL);
+  SupervoxParams p = params ();
+  SupervoxArray a = { NULL, SUPERVOX_UINT16, { NZ, NY, NX, 1 },
+                      { NY * NX * 2, NX * 2, 2, 2 } };
+  SupervoxArray m = { NULL, SUPERVOX_UINT8, { NZ, NY, NX, 1 }, { NY * NX, NX, 1, 1 } };
+  Served served = { NULL, 0, 0, -1 };
+  SupervoxSlabSource source, mask_source;
+  int mask_calls = 0;
+  gint64 n_differ = 0, n_out = 0;
+
+  make_volume (volume);
+  a.data = volume;
+  served.volume = volume;
+  source = source_of (&served);
+  supervox_slab_source_init (&mask_source);
+  mask_source.dtype = SUPERVOX_UINT8;
+  mask_source.shape[0] = NZ;
+  mask_source.shape[1] = NY;
+  mask_source.shape[2] = NX;
+  mask_source.shape[3] = 1;
+  mask_source.name = "served mask";
+  mask_source.read = mask_read_cb;
+  mask_source.user_data = &mask_calls;
+  g_assert_cmpint (mask_read_cb (0, NZ, mask, &mask_calls, NULL, 0), ==, 0);
+  mask_calls = 0;
+  for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
+    mask[i] = mask[i] != 0;
+  m.data = mask;
+  g_assert_cmpint (supervox_slic (&a, &m, &p, SUPERVOX_BACKEND_CPU, expected, SUPERVOX_INT64,
+                                  NULL, NULL), ==, SUPERVOX_OK);
+  g_assert_cmpint (supervox_slic_sources (&source, &mask_source, out, &p, SUPERVOX_BACKEND_CPU,
+                                          20000, NULL, NULL), ==, SUPERVOX_OK);
+  /* The mask too came a slab at a time. */
+  g_assert_cmpint (mask_calls, >, 1);
+  labels = read_labels (out);
+  for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
+    {
+      n_differ += (gint64)labels[i] != expected[i];
+      n_out += !mask[i] && labels[i] == 0;
+    }
+  g_assert_cmpint (n_differ, ==, 0);
+  g_assert_cmpint (n_out, >, 0);
+  g_assert_cmpint (g_unlink (out), ==, 0);
+
+  /* A mask of another shape, or with channels: one line, no file. */
+  mask_source.shape[2] = NX - 1;
+  g_assert_cmpint (supervox_slic_sources (&source, &mask_source, out, &p, SUPERVOX_BACKEND_CPU,
+                                          20000, NULL, NULL), !=, SUPERVOX_OK);
+  g_test_message ("%s", supervox_last_error ());
+  g_assert_nonnull (strstr (supervox_last_error (), "mask"));
+  g_assert_null (strchr (supervox_last_error (), '\n'));
+  mask_source.shape[2] = NX;
+  mask_source.shape[3] = 2;
+  g_assert_cmpint (supervox_slic_sources (&source, &mask_source, out, &p, SUPERVOX_BACKEND_CPU,
+                                          20000, NULL, NULL), !=, SUPERVOX_OK);
+  g_assert_nonnull (strstr (supervox_last_error (), "one sample per voxel"));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/api/source/matches-array", test_source_matches_array);
   g_test_add_func ("/api/source/read-fails", test_source_read_fails);
+  g_test_add_func ("/api/source/with-mask", test_sources_with_mask);
   return g_test_run ();
 }

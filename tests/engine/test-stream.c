@@ -351,7 +351,8 @@ test_image_matches_prepare (Fixture *f, gconstpointer data)
 
           g_assert_no_error (error);
           g_assert_true (sv__stream_mask_open (
-              &m, from_file ? NULL : mask, from_file ? mask_path : NULL, nz, ny, nx, 2, &error));
+              &m, from_file ? NULL : mask, from_file ? mask_path : NULL, NULL, NULL, nz, ny, nx, 2,
+              &error));
           g_assert_no_error (error);
           /* Room in host memory for two slabs: the others are kept in the
            * temporary file, and the second pass reads neither the image

@@ -122,6 +122,51 @@ def test_bad_layouts_are_refused(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def ball_mask(shape=SHAPE):
+    z, y, x = np.mgrid[0:shape[0], 0:shape[1], 0:shape[2]]
+    return (z - 10) ** 2 + (y - 17) ** 2 + (x - 14) ** 2 < 140
+
+
+@pytest.mark.parametrize("kind", ["bool", "zarr uint8", "float with -0.0 and NaN", "int64"])
+def test_mask_arrays_match_slic(tmp_path, kind):
+    """A mask array streams slab by slab beside the image: the labels are
+    slic's with the same mask in memory (nonzero = in, as numpy's bool)."""
+    data = volume()
+    inside = ball_mask()
+    if kind == "bool":
+        mask = inside
+    elif kind == "zarr uint8":
+        mask = zarr_array(tmp_path / "mask.zarr", (inside * 7).astype(np.uint8))
+    elif kind == "int64":
+        mask = inside.astype(np.int64) * (1 << 40)
+    else:
+        mask = np.where(inside, np.nan, -0.0).astype(np.float32)
+        mask[0, 0, :3] = 0.25
+        inside = mask.astype(bool)
+    expected = supervox.slic(data, mask=inside, **PARAMS)
+    for name in ("labels.tif", "labels.zarr"):
+        out = supervox.slic_to(data, tmp_path / name, mask=mask, memory_limit=SHORT, **PARAMS)
+        labels = tifffile.imread(out) if name.endswith(".tif") else store_labels(out)
+        np.testing.assert_array_equal(labels, expected)
+    assert (expected[~inside] == 0).all() and len(np.unique(expected)) > 10
+
+
+def test_mask_array_errors(tmp_path):
+    data = volume()
+    with pytest.raises(ValueError, match="same shape: image is 21×34×30, mask is 21×34×29"):
+        supervox.slic_to(data, tmp_path / "l.tif", mask=np.ones((21, 34, 29), bool), **PARAMS)
+    with pytest.raises(TypeError, match="as an array or as the path"):
+        supervox.slic_to(data, tmp_path / "l.tif", mask=[[1]], **PARAMS)
+    # A mask whose storage fails: its own exception, naming the mask, and
+    # no output.
+    with pytest.raises(KeyError, match="chunk 2.0.0 is missing") as caught:
+        supervox.slic_to(data, tmp_path / "l.tif", mask=Failing(ball_mask()),
+                         memory_limit=SHORT, **PARAMS)
+    assert "mask __main__.Failing" in str(caught.value.__cause__) or \
+        "mask test_slic_to.Failing" in str(caught.value.__cause__)
+    assert os.listdir(tmp_path) == []
+
+
 # Runs in a child: slic_to (or slic on the loaded array) on a store, then
 # prints the process's peak address space.
 CHILD = r"""

@@ -30,7 +30,7 @@ extern "C"
 #endif
 
 #define SUPERVOX_API_VERSION_MAJOR 0
-#define SUPERVOX_API_VERSION_MINOR 7
+#define SUPERVOX_API_VERSION_MINOR 8
 
 #if defined(__GNUC__)
 #define SUPERVOX_EXPORT __attribute__ ((visibility ("default")))
@@ -272,6 +272,17 @@ extern "C"
                                             SupervoxBackend backend, uint64_t memory_limit,
                                             const SupervoxControl *control,
                                             SupervoxFileInfo *info);
+
+  /* API 0.8: supervox_slic_source with the mask served slab by slab too:
+   * `mask` (NULL: none) of the volume's z, y, x shape and one channel, any
+   * source dtype, nonzero = in, read like the volume and never held whole.
+   * Its read function's failure names the mask's source. */
+  SUPERVOX_EXPORT int supervox_slic_sources (const SupervoxSlabSource *source,
+                                             const SupervoxSlabSource *mask, const char *output,
+                                             const SupervoxParams *params,
+                                             SupervoxBackend backend, uint64_t memory_limit,
+                                             const SupervoxControl *control,
+                                             SupervoxFileInfo *info);
 
   /* Per-supervoxel statistics of a label array (API 0.5): what
    * scikit-image's regionprops_table gives, computed on all cores with the

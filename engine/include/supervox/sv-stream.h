@@ -87,6 +87,11 @@ typedef struct
   /* A mask file (one sample, the image's shape; nonzero = in) read slab by
    * slab like the image, instead of a mask in memory; NULL: none. */
   const char *mask_path;
+  /* Or the mask from this reader (borrowed; one sample, the image's shape;
+   * nonzero = in; sv_tiff_slab_reader_new_for_func): a mask the caller
+   * serves slab by slab. */
+  SvTiffSlabReader *mask_source;
+  const char *mask_source_name; /* names it in messages; NULL: "the mask" */
   /* Read each slab when it is needed instead of on a thread while the
    * previous one computes (the environment's SV_STREAM_READ_AHEAD=off
    * does the same); the labels are the same either way. */
