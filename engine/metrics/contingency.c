@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "contingency.h"
+#include "metrics-threads.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,8 +11,6 @@
 
 #include <glib.h>
 
-#include "metrics-threads.h"
-
 G_BEGIN_DECLS
 
 /* Dense relabelling of a label map. */
@@ -28,6 +26,7 @@ void sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n);
 void sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n,
                                     int n_threads);
 void sv__dense_labels_clear (SvDenseLabels *d);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SvDenseLabels, sv__dense_labels_clear)
 
 /* Sparse contingency table of two dense label maps, in rows by `a`. */
 typedef struct

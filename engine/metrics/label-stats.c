@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "contingency.h"
 #include "metrics-threads.h"
 #include "supervox/sv-error.h"
 
@@ -92,16 +91,16 @@ compare_stats (const void *a, const void *b)
 SvLabelTable *
 sv_label_table_new (const SvLabels *labels, const SvVolume *image, GError **error)
 {
-  return sv__label_table_new_threads (labels, image, 0, error);
+  return sv__label_table_new_threads (labels, NULL, image, 0, error);
 }
 
 SvLabelTable *
-sv__label_table_new_threads (const SvLabels *labels, const SvVolume *image, int n_threads,
-                             GError **error)
+sv__label_table_new_threads (const SvLabels *labels, const SvDenseLabels *dense,
+                             const SvVolume *image, int n_threads, GError **error)
 {
   g_return_val_if_fail (labels != NULL, NULL);
   gsize n = sv_labels_n_voxels (labels);
-  SvDenseLabels dense = { 0 };
+  SvDenseLabels own = { 0 };
   TableWork w = { labels, image };
   SvLabelTable *table;
 
@@ -112,10 +111,14 @@ sv__label_table_new_threads (const SvLabels *labels, const SvVolume *image, int 
                    labels->nx, image->nz, image->ny, image->nx);
       return NULL;
     }
-  sv__dense_labels_init_threads (&dense, labels->data, n, n_threads);
-  w.index = dense.index;
+  if (!dense)
+    {
+      sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+      dense = &own;
+    }
+  w.index = dense->index;
   w.n = n;
-  w.n_labels = dense.n_distinct;
+  w.n_labels = dense->n_distinct;
   w.nc = image ? MIN (image->nc, SV_LABEL_STATS_MAX_CHANNELS) : 0;
   w.n_threads = sv__metrics_threads (n_threads, n);
   table = g_new0 (SvLabelTable, 1);
@@ -162,7 +165,7 @@ sv__label_table_new_threads (const SvLabels *labels, const SvVolume *image, int 
         s->centre[d] = sum[w.nc + d] / (double)s->n_voxels;
     }
   g_free (w.sums);
-  sv__dense_labels_clear (&dense);
+  sv__dense_labels_clear (&own);
   return table;
 }
 

@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "contingency.h"
 #include "internal.h"
 #include "supervox/sv-label-stats.h"
 #include "supervox/sv-metrics.h"
@@ -37,16 +38,23 @@ sv__metrics_share (gsize n, int t, int n_threads, gsize *a, gsize *b)
  * about equal voxel counts: thread t owns [bounds[t], bounds[t + 1]). */
 void sv__metrics_label_bounds (const guint64 *sizes, gsize n_labels, int n_threads, gsize *bounds);
 
+/* The functions below take the labels' dense indices when the caller has
+ * them (`dense`, borrowed; NULL: computed here), so that one analysis
+ * makes them once. */
+
 /* sv_metrics_compute_background on n_threads threads (0: every core). */
-gboolean sv__metrics_compute_threads (const SvLabels *labels, const SvLabels *truth,
-                                      const SvVolume *image, guint boundary_radius,
-                                      gboolean background_valid, gint32 background,
-                                      int n_threads, SvMetrics *metrics, GError **error);
+gboolean sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
+                                      const SvLabels *truth, const SvVolume *image,
+                                      guint boundary_radius, gboolean background_valid,
+                                      gint32 background, int n_threads, SvMetrics *metrics,
+                                      GError **error);
 /* sv_label_table_new on n_threads threads (0: every core). */
-SvLabelTable *sv__label_table_new_threads (const SvLabels *labels, const SvVolume *image,
-                                           int n_threads, GError **error);
-/* sv_partition_compare on n_threads threads (0: every core). */
-void sv__partition_compare_threads (const gint32 *a, const gint32 *b, gsize n, int n_threads,
-                                    SvPartitionDifference *difference, guint8 *differing);
+SvLabelTable *sv__label_table_new_threads (const SvLabels *labels, const SvDenseLabels *dense,
+                                           const SvVolume *image, int n_threads, GError **error);
+/* sv_partition_compare on n_threads threads (0: every core); `dense_b`
+ * are b's. */
+void sv__partition_compare_threads (const gint32 *a, const gint32 *b, const SvDenseLabels *dense_b,
+                                    gsize n, int n_threads, SvPartitionDifference *difference,
+                                    guint8 *differing);
 
 G_END_DECLS

@@ -333,14 +333,15 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
                                gboolean background_valid, gint32 background, SvMetrics *metrics,
                                GError **error)
 {
-  return sv__metrics_compute_threads (labels, truth, image, boundary_radius, background_valid,
-                                      background, 0, metrics, error);
+  return sv__metrics_compute_threads (labels, NULL, truth, image, boundary_radius,
+                                      background_valid, background, 0, metrics, error);
 }
 
 gboolean
-sv__metrics_compute_threads (const SvLabels *labels, const SvLabels *truth, const SvVolume *image,
-                             guint boundary_radius, gboolean background_valid, gint32 background,
-                             int n_threads, SvMetrics *metrics, GError **error)
+sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
+                             const SvLabels *truth, const SvVolume *image, guint boundary_radius,
+                             gboolean background_valid, gint32 background, int n_threads,
+                             SvMetrics *metrics, GError **error)
 {
   g_return_val_if_fail (labels != NULL, FALSE);
   g_return_val_if_fail (metrics != NULL, FALSE);
@@ -378,8 +379,10 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvLabels *truth, cons
   if (n == 0)
     return TRUE;
 
-  SvDenseLabels dl = { 0 };
-  sv__dense_labels_init_threads (&dl, labels->data, n, n_threads);
+  SvDenseLabels own = { 0 };
+  if (!dense)
+    sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+  const SvDenseLabels dl = dense ? *dense : own;
   const gsize n_labels = dl.n_distinct;
   /* The dense index of the background, G_MAXSIZE when it has no voxel. */
   gsize skip = G_MAXSIZE;
@@ -458,6 +461,6 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvLabels *truth, cons
       sv__dense_labels_clear (&dg);
     }
 
-  sv__dense_labels_clear (&dl);
+  sv__dense_labels_clear (&own);
   return TRUE;
 }

@@ -5,6 +5,7 @@
 #include "supervox/sv-partition-compare.h"
 
 #include "contingency.h"
+#include "metrics-threads.h"
 
 /* What the threads that mark the differing voxels share. */
 typedef struct
@@ -40,12 +41,13 @@ void
 sv_partition_compare (const gint32 *a, const gint32 *b, gsize n, SvPartitionDifference *difference,
                       guint8 *differing)
 {
-  sv__partition_compare_threads (a, b, n, 0, difference, differing);
+  sv__partition_compare_threads (a, b, NULL, n, 0, difference, differing);
 }
 
 void
-sv__partition_compare_threads (const gint32 *a, const gint32 *b, gsize n, int n_threads,
-                               SvPartitionDifference *difference, guint8 *differing)
+sv__partition_compare_threads (const gint32 *a, const gint32 *b, const SvDenseLabels *dense_b,
+                               gsize n, int n_threads, SvPartitionDifference *difference,
+                               guint8 *differing)
 {
   SvDenseLabels da = { 0 }, db = { 0 };
   SvContingency t = { 0 };
@@ -57,8 +59,10 @@ sv__partition_compare_threads (const gint32 *a, const gint32 *b, gsize n, int n_
   g_return_if_fail (difference != NULL);
 
   sv__dense_labels_init_threads (&da, a, n, n_threads);
-  sv__dense_labels_init_threads (&db, b, n, n_threads);
-  sv__contingency_init_threads (&t, &da, &db, n, n_threads);
+  if (!dense_b)
+    sv__dense_labels_init_threads (&db, b, n, n_threads);
+  const SvDenseLabels *bb = dense_b ? dense_b : &db;
+  sv__contingency_init_threads (&t, &da, bb, n, n_threads);
 
   /* Each label of a: the b label it overlaps most; each label of b: the a
    * label it overlaps most. Dense indices follow the label values, so the
@@ -87,7 +91,7 @@ sv__partition_compare_threads (const gint32 *a, const gint32 *b, gsize n, int n_
         }
     }
   {
-    MarkWork w = { &da, &db, best_a, best_b, n, sv__metrics_threads (n_threads, n) };
+    MarkWork w = { &da, bb, best_a, best_b, n, sv__metrics_threads (n_threads, n) };
     g_autofree guint64 *counts = g_new0 (guint64, w.n_threads);
     w.n_differing = counts;
     w.differing = differing;

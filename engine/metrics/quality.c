@@ -48,6 +48,7 @@ sv_quality_compute_threads (const SvVolume *volume, const SvJobResult *result,
    * copied here, off the main thread. */
   const SvLabels *labels = sv_job_result_get_labels (result, error);
   const SvLabels *ref_labels = NULL;
+  g_auto (SvDenseLabels) dense = { 0 };
   gint64 start = g_get_monotonic_time ();
   gsize n;
   /* Masked-out voxels hold start_label − 1 (0 with the default start): no
@@ -66,11 +67,13 @@ sv_quality_compute_threads (const SvVolume *volume, const SvJobResult *result,
       return NULL;
     }
   q->generation = result->generation;
-  if (!sv__metrics_compute_threads (labels, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, TRUE,
+  /* The dense indices once, for the metrics, the table and the comparison. */
+  sv__dense_labels_init_threads (&dense, labels->data, n, n_threads);
+  if (!sv__metrics_compute_threads (labels, &dense, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, TRUE,
                                     background, n_threads, &q->metrics, error))
     return NULL;
   q->has_truth = truth != NULL;
-  q->table = sv__label_table_new_threads (labels, volume, n_threads, error);
+  q->table = sv__label_table_new_threads (labels, &dense, volume, n_threads, error);
   if (!q->table)
     return NULL;
   {
@@ -89,7 +92,8 @@ sv_quality_compute_threads (const SvVolume *volume, const SvJobResult *result,
       SvPartitionDifference d;
       guint8 *differing = g_malloc (MAX (n, 1));
 
-      sv__partition_compare_threads (ref_labels->data, labels->data, n, n_threads, &d, differing);
+      sv__partition_compare_threads (ref_labels->data, labels->data, &dense, n, n_threads, &d,
+                                     differing);
       q->reference_ari = d.adjusted_rand;
       q->reference_differing = d.n_differing;
       q->reference_difference = g_bytes_new_take (differing, n);
