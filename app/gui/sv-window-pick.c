@@ -83,6 +83,8 @@ sv_window_select_at (SvWindow *self, guint z, guint y, guint x)
     gtk_notebook_set_current_page (self->side_notebook,
                                    gtk_notebook_page_num (self->side_notebook, page));
   }
+  /* The supervoxel's details come with the quality. */
+  sv_window_quality_ensure (self);
   sv_window_update_selection (self);
 }
 

@@ -406,6 +406,8 @@ remove_pin_action (GtkWidget *widget, const char *name, GVariant *param)
 static void
 highlight_cb (SvPinList *list, GParamSpec *pspec, SvWindow *self)
 {
+  /* The differing voxels come with the live result's quality. */
+  sv_window_quality_ensure (self);
   sv_window_pins_update (self);
 }
 

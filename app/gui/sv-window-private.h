@@ -142,6 +142,10 @@ struct _SvWindow
   SvPinList *pin_list; /* the Pins tab (sv-window-pins.c) */
   SvQualityWorker *quality_worker;
   SvQuality *quality; /* of the newest exact result, or NULL */
+  /* The result last handed to the worker, and how many were: a result's
+   * quality is computed only when something on screen needs it. */
+  guint64 quality_asked_generation;
+  guint quality_submissions;
   SvLabels *truth;    /* the ground truth opened for the volume, or NULL */
   char *truth_path;
   /* The pin history (sv-window-pins.c), label files among them. */
@@ -348,6 +352,12 @@ void sv_window_select_at (SvWindow *self, guint z, guint y, guint x);
 void sv_window_update_selection (SvWindow *self);
 void sv_window_class_add_pick_actions (GtkWidgetClass *widget_class);
 void sv_window_pick_init (SvWindow *self);
+/* sv-window-quality.c: follows the side panel's tabs. */
+void sv_window_quality_init (SvWindow *self);
+/* Hands the shown live result to the quality worker when something on
+ * screen needs its numbers (the Quality or Pins tab, a picked supervoxel,
+ * the differing voxels highlighted) and they are not there yet. */
+void sv_window_quality_ensure (SvWindow *self);
 
 /* sv-window-region.c */
 /* What the job and the quality worker borrow: the region's copies while a

@@ -179,6 +179,80 @@ update_convergence (SvWindow *self, gboolean ask_again)
 static const SvQualityCallbacks quality_callbacks
     = { quality_done_cb, quality_failed_cb, converged_cb };
 
+/* Something on screen shows the live result's numbers. */
+static gboolean
+quality_wanted (SvWindow *self)
+{
+  GtkWidget *page;
+
+  if (self->selection_valid)
+    return TRUE;
+  if (self->pinned && self->pin_list && sv_pin_list_get_highlight_differences (self->pin_list))
+    return TRUE;
+  page = gtk_notebook_get_nth_page (self->side_notebook,
+                                    gtk_notebook_get_current_page (self->side_notebook));
+  return page
+         && (gtk_widget_is_ancestor (GTK_WIDGET (self->quality_panel), page)
+             || page == GTK_WIDGET (self->quality_panel)
+             || (self->pin_list
+                 && (page == GTK_WIDGET (self->pin_list)
+                     || gtk_widget_is_ancestor (GTK_WIDGET (self->pin_list), page))));
+}
+
+/* The live result, handed to the worker (once per generation). */
+static void
+submit (SvWindow *self, SvJobResult *result)
+{
+  self->quality_asked_generation = result->generation;
+  self->quality_submissions++;
+  sv_quality_worker_submit (self->quality_worker, result);
+}
+
+/* The live result the panel measures: a final one, or a stopped run's
+ * iteration. */
+static gboolean
+measurable (SvWindow *self, SvJobResult *result)
+{
+  return result
+         && (sv_job_result_is_final (result)
+             || (self->stopped && result->in_progress_iteration > 0
+                 && result->preview_factor <= 1));
+}
+
+void
+sv_window_quality_ensure (SvWindow *self)
+{
+  SvJobResult *r = self->result;
+
+  if (!self->quality_worker || !measurable (self, r) || !quality_wanted (self))
+    return;
+  if ((self->quality && self->quality->generation == r->generation)
+      || self->quality_asked_generation == r->generation)
+    return;
+  submit (self, r);
+  sv_window_quality_update_panel (self);
+}
+
+static void
+side_page_cb (GtkNotebook *notebook, GParamSpec *pspec, SvWindow *self)
+{
+  sv_window_quality_ensure (self);
+}
+
+void
+sv_window_quality_init (SvWindow *self)
+{
+  g_signal_connect_object (self->side_notebook, "notify::page", G_CALLBACK (side_page_cb), self,
+                           0);
+}
+
+guint
+sv_window_get_quality_submissions (SvWindow *self)
+{
+  g_return_val_if_fail (SV_IS_WINDOW (self), 0);
+  return self->quality_submissions;
+}
+
 void
 sv_window_quality_start (SvWindow *self)
 {
@@ -187,8 +261,10 @@ sv_window_quality_start (SvWindow *self)
       = sv_quality_worker_new (sv_window_job_volume (self), sv_window_job_mask (self),
                                sv_window_job_truth (self), &quality_callbacks, self);
   sv_window_pins_start_worker (self);
-  if (self->result && sv_job_result_is_final (self->result))
-    sv_quality_worker_submit (self->quality_worker, self->result);
+  /* A new worker: what the old one was asked is not coming. */
+  self->quality_asked_generation = 0;
+  if (self->result && sv_job_result_is_final (self->result) && quality_wanted (self))
+    submit (self, self->result);
   /* Another mask changes the iterations too. */
   update_convergence (self, TRUE);
 }
@@ -221,16 +297,16 @@ sv_window_quality_stopped (SvWindow *self)
   /* No final result follows a stopped run: its last iteration is what the
    * views show, so that is what the panel measures. */
   if (self->quality_worker && self->result && self->result->in_progress_iteration > 0
-      && self->result->preview_factor <= 1)
-    sv_quality_worker_submit (self->quality_worker, self->result);
+      && self->result->preview_factor <= 1 && quality_wanted (self))
+    submit (self, self->result);
   sv_window_quality_update_panel (self);
 }
 
 void
 sv_window_quality_result (SvWindow *self, SvJobResult *result)
 {
-  if (self->quality_worker && sv_job_result_is_final (result))
-    sv_quality_worker_submit (self->quality_worker, result);
+  if (self->quality_worker && sv_job_result_is_final (result) && quality_wanted (self))
+    submit (self, result);
   /* Flipped to the pinned result: the views keep showing it. */
   if (self->showing_pinned && self->pinned)
     for (guint i = 0; i < 3; i++)

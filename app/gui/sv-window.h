@@ -162,6 +162,9 @@ SvPinList *sv_window_get_pin_list (SvWindow *window);
  * adjusted Rand index and the voxels that differ (sv-partition-compare.h).
  * FALSE while it is computed, or with nothing pinned. */
 gboolean sv_window_get_comparison (SvWindow *window, double *ari, guint64 *n_differing);
+/* How many results the window has handed to its quality worker: none
+ * while nothing on screen shows their numbers. */
+guint sv_window_get_quality_submissions (SvWindow *window);
 
 /* Open Labels…: reads a label TIFF (integers of 8 to 32 bits, 0 the
  * background) on a worker thread and adds it as the newest pin, compared

@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "contingency.h"
+#include "metrics-threads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +22,88 @@ compare_gint32 (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* What the threads of sv__dense_labels_init_threads share. */
+typedef struct
+{
+  const gint32 *data;
+  gsize n;
+  int n_threads;
+  gint32 *lo, *hi; /* per thread */
+  gint32 min;
+  guint32 *table;
+  guint32 *index;
+} DenseWork;
+
+static void
+dense_range_cb (gpointer p, int t)
+{
+  DenseWork *w = p;
+  gsize a, b;
+
+  sv__metrics_share (w->n, t, w->n_threads, &a, &b);
+  gint32 lo = G_MAXINT32, hi = G_MININT32;
+  for (gsize i = a; i < b; i++)
+    {
+      lo = MIN (lo, w->data[i]);
+      hi = MAX (hi, w->data[i]);
+    }
+  w->lo[t] = lo;
+  w->hi[t] = hi;
+}
+
+static void
+dense_mark_cb (gpointer p, int t)
+{
+  DenseWork *w = p;
+  gsize a, b;
+
+  sv__metrics_share (w->n, t, w->n_threads, &a, &b);
+  /* Every thread writes the same 1: relaxed stores, read first so that a
+   * label's cache line is not bounced between cores. */
+  for (gsize i = a; i < b; i++)
+    {
+      guint32 *slot = &w->table[(gint64)w->data[i] - w->min];
+      if (!__atomic_load_n (slot, __ATOMIC_RELAXED))
+        __atomic_store_n (slot, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void
+dense_map_cb (gpointer p, int t)
+{
+  DenseWork *w = p;
+  gsize a, b;
+
+  sv__metrics_share (w->n, t, w->n_threads, &a, &b);
+  for (gsize i = a; i < b; i++)
+    w->index[i] = w->table[(gint64)w->data[i] - w->min];
+}
+
 void
 sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n)
+{
+  sv__dense_labels_init_threads (d, data, n, 0);
+}
+
+void
+sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n, int n_threads)
 {
   d->index = g_new (guint32, MAX (n, 1));
   d->n_distinct = 0;
   if (n == 0)
     return;
 
+  DenseWork w = { data, n, sv__metrics_threads (n_threads, n) };
+  g_autofree gint32 *lo_hi = g_new (gint32, 2 * w.n_threads);
+  w.lo = lo_hi;
+  w.hi = lo_hi + w.n_threads;
+  w.index = d->index;
+  sv__run_parallel (w.n_threads, dense_range_cb, &w);
   gint32 lo = data[0], hi = data[0];
-  for (gsize i = 1; i < n; i++)
+  for (int t = 0; t < w.n_threads; t++)
     {
-      lo = MIN (lo, data[i]);
-      hi = MAX (hi, data[i]);
+      lo = MIN (lo, w.lo[t]);
+      hi = MAX (hi, w.hi[t]);
     }
   guint64 range = (guint64)((gint64)hi - (gint64)lo) + 1;
 
@@ -42,13 +112,13 @@ sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n)
   if (range <= MAX ((guint64)n * 4, (guint64)1 << 16))
     {
       g_autofree guint32 *table = g_new0 (guint32, range);
-      for (gsize i = 0; i < n; i++)
-        table[(gint64)data[i] - lo] = 1;
+      w.table = table;
+      w.min = lo;
+      sv__run_parallel (w.n_threads, dense_mark_cb, &w);
       guint32 next = 0;
       for (guint64 v = 0; v < range; v++)
         table[v] = table[v] ? next++ : G_MAXUINT32;
-      for (gsize i = 0; i < n; i++)
-        d->index[i] = table[(gint64)data[i] - lo];
+      sv__run_parallel (w.n_threads, dense_map_cb, &w);
       d->n_distinct = next;
       return;
     }
@@ -77,46 +147,70 @@ sv__contingency_clear (SvContingency *t)
   g_clear_pointer (&t->pair_n, g_free);
 }
 
-void
-sv__contingency_init (SvContingency *t, const SvDenseLabels *a, const SvDenseLabels *b, gsize n)
+/* What the threads of sv__contingency_init_threads share. */
+typedef struct
 {
-  t->n = n;
-  t->n_a = a->n_distinct;
-  t->n_b = b->n_distinct;
-  t->size_a = g_new0 (guint64, MAX (t->n_a, 1));
-  t->size_b = g_new0 (guint64, MAX (t->n_b, 1));
-  for (gsize i = 0; i < n; i++)
-    {
-      t->size_a[a->index[i]]++;
-      t->size_b[b->index[i]]++;
-    }
+  const SvDenseLabels *a, *b;
+  SvContingency *t;
+  int n_threads;
+  guint64 *count_a, *count_b; /* n_threads × n_a, n_threads × n_b */
+  gsize *fill;                /* n_threads × n_a: where each thread's next voxel goes */
+  const gsize *offset;        /* n_a + 1 */
+  guint32 *grouped;
+  gsize *row_bounds; /* n_threads + 1 */
+  GArray **pb, **pn; /* per thread */
+  gsize **row_start; /* per thread, relative to its own arrays */
+} ContingencyWork;
 
-  /* Counting sort of the b-labels by their a-label. */
-  g_autofree gsize *offset = g_new (gsize, t->n_a + 1);
-  offset[0] = 0;
-  for (gsize s = 0; s < t->n_a; s++)
-    offset[s + 1] = offset[s] + t->size_a[s];
-  g_autofree guint32 *grouped = g_new (guint32, MAX (n, 1));
-  {
-    g_autofree gsize *fill = g_memdup2 (offset, (t->n_a + 1) * sizeof (gsize));
-    for (gsize i = 0; i < n; i++)
-      grouped[fill[a->index[i]]++] = b->index[i];
-  }
+static void
+count_cb (gpointer p, int th)
+{
+  ContingencyWork *w = p;
+  guint64 *ca = w->count_a + (gsize)th * w->t->n_a, *cb = w->count_b + (gsize)th * w->t->n_b;
+  gsize lo, hi;
+
+  sv__metrics_share (w->t->n, th, w->n_threads, &lo, &hi);
+  for (gsize i = lo; i < hi; i++)
+    {
+      ca[w->a->index[i]]++;
+      cb[w->b->index[i]]++;
+    }
+}
+
+static void
+group_cb (gpointer p, int th)
+{
+  ContingencyWork *w = p;
+  gsize *fill = w->fill + (gsize)th * w->t->n_a;
+  gsize lo, hi;
+
+  /* Each thread fills its own part of each row, after the earlier
+   * threads' parts: the rows hold their voxels in increasing order. */
+  sv__metrics_share (w->t->n, th, w->n_threads, &lo, &hi);
+  for (gsize i = lo; i < hi; i++)
+    w->grouped[fill[w->a->index[i]]++] = w->b->index[i];
+}
+
+static void
+rows_cb (gpointer p, int th)
+{
+  ContingencyWork *w = p;
+  gsize r0 = w->row_bounds[th], r1 = w->row_bounds[th + 1];
+  g_autofree guint64 *scratch = g_new0 (guint64, MAX (w->t->n_b, 1));
+  g_autofree guint32 *touched = g_new (guint32, MAX (w->t->n_b, 1));
+  GArray *pb = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GArray *pn = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gsize *row_start = g_new (gsize, r1 - r0 + 1);
 
   /* One row at a time: count into a scratch array, remember which columns
    * were touched, emit them in order of first appearance, reset. */
-  g_autofree guint64 *scratch = g_new0 (guint64, MAX (t->n_b, 1));
-  g_autofree guint32 *touched = g_new (guint32, MAX (t->n_b, 1));
-  GArray *pb = g_array_new (FALSE, FALSE, sizeof (guint32));
-  GArray *pn = g_array_new (FALSE, FALSE, sizeof (guint64));
-  t->row_start = g_new (gsize, t->n_a + 1);
-  for (gsize s = 0; s < t->n_a; s++)
+  for (gsize s = r0; s < r1; s++)
     {
-      t->row_start[s] = pb->len;
+      row_start[s - r0] = pb->len;
       gsize n_touched = 0;
-      for (gsize k = offset[s]; k < offset[s + 1]; k++)
+      for (gsize k = w->offset[s]; k < w->offset[s + 1]; k++)
         {
-          guint32 g = grouped[k];
+          guint32 g = w->grouped[k];
           if (scratch[g]++ == 0)
             touched[n_touched++] = g;
         }
@@ -128,9 +222,117 @@ sv__contingency_init (SvContingency *t, const SvDenseLabels *a, const SvDenseLab
           scratch[g] = 0;
         }
     }
-  t->row_start[t->n_a] = pb->len;
-  t->pair_b = (guint32 *)g_array_free (pb, FALSE);
-  t->pair_n = (guint64 *)g_array_free (pn, FALSE);
+  row_start[r1 - r0] = pb->len;
+  w->pb[th] = pb;
+  w->pn[th] = pn;
+  w->row_start[th] = row_start;
+}
+
+void
+sv__contingency_init (SvContingency *t, const SvDenseLabels *a, const SvDenseLabels *b, gsize n)
+{
+  sv__contingency_init_threads (t, a, b, n, 0);
+}
+
+void
+sv__contingency_init_threads (SvContingency *t, const SvDenseLabels *a, const SvDenseLabels *b,
+                              gsize n, int n_threads)
+{
+  ContingencyWork w = { a, b, t, sv__metrics_threads (n_threads, n) };
+  const int nt = w.n_threads;
+
+  t->n = n;
+  t->n_a = a->n_distinct;
+  t->n_b = b->n_distinct;
+  t->size_a = g_new0 (guint64, MAX (t->n_a, 1));
+  t->size_b = g_new0 (guint64, MAX (t->n_b, 1));
+  w.count_a = g_new0 (guint64, nt * MAX (t->n_a, 1));
+  w.count_b = g_new0 (guint64, nt * MAX (t->n_b, 1));
+  sv__run_parallel (nt, count_cb, &w);
+  for (int th = 0; th < nt; th++)
+    {
+      for (gsize s = 0; s < t->n_a; s++)
+        t->size_a[s] += w.count_a[th * t->n_a + s];
+      for (gsize g = 0; g < t->n_b; g++)
+        t->size_b[g] += w.count_b[th * t->n_b + g];
+    }
+
+  /* Counting sort of the b-labels by their a-label. */
+  g_autofree gsize *offset = g_new (gsize, t->n_a + 1);
+  offset[0] = 0;
+  for (gsize s = 0; s < t->n_a; s++)
+    offset[s + 1] = offset[s] + t->size_a[s];
+  w.offset = offset;
+  w.fill = g_new (gsize, nt * MAX (t->n_a, 1));
+  for (gsize s = 0; s < t->n_a; s++)
+    {
+      gsize at = offset[s];
+      for (int th = 0; th < nt; th++)
+        {
+          w.fill[th * t->n_a + s] = at;
+          at += w.count_a[th * t->n_a + s];
+        }
+    }
+  w.grouped = g_new (guint32, MAX (n, 1));
+  sv__run_parallel (nt, group_cb, &w);
+
+  /* Rows to threads by voxel counts; their pairs are then joined in row
+   * order, as one thread would have made them. */
+  w.row_bounds = g_new (gsize, nt + 1);
+  sv__metrics_label_bounds (t->size_a, t->n_a, nt, w.row_bounds);
+  w.pb = g_new0 (GArray *, nt);
+  w.pn = g_new0 (GArray *, nt);
+  w.row_start = g_new0 (gsize *, nt);
+  sv__run_parallel (nt, rows_cb, &w);
+  gsize n_pairs = 0;
+  for (int th = 0; th < nt; th++)
+    n_pairs += w.pb[th]->len;
+  t->row_start = g_new (gsize, t->n_a + 1);
+  t->pair_b = g_new (guint32, MAX (n_pairs, 1));
+  t->pair_n = g_new (guint64, MAX (n_pairs, 1));
+  gsize at = 0;
+  for (int th = 0; th < nt; th++)
+    {
+      for (gsize s = w.row_bounds[th]; s < w.row_bounds[th + 1]; s++)
+        t->row_start[s] = at + w.row_start[th][s - w.row_bounds[th]];
+      if (w.pb[th]->len)
+        {
+          memcpy (t->pair_b + at, w.pb[th]->data, w.pb[th]->len * sizeof (guint32));
+          memcpy (t->pair_n + at, w.pn[th]->data, w.pn[th]->len * sizeof (guint64));
+        }
+      at += w.pb[th]->len;
+      g_array_free (w.pb[th], TRUE);
+      g_array_free (w.pn[th], TRUE);
+      g_free (w.row_start[th]);
+    }
+  t->row_start[t->n_a] = at;
+  g_free (w.pb);
+  g_free (w.pn);
+  g_free (w.row_start);
+  g_free (w.row_bounds);
+  g_free (w.grouped);
+  g_free (w.fill);
+  g_free (w.count_a);
+  g_free (w.count_b);
+}
+
+void
+sv__metrics_label_bounds (const guint64 *sizes, gsize n_labels, int n_threads, gsize *bounds)
+{
+  guint64 total = 0, seen = 0;
+  gsize s = 0;
+
+  for (gsize k = 0; k < n_labels; k++)
+    total += sizes[k];
+  bounds[0] = 0;
+  for (int th = 1; th < n_threads; th++)
+    {
+      guint64 want = total / (guint64)n_threads * (guint64)th;
+      while (s < n_labels && seen + sizes[s] <= want)
+        seen += sizes[s++];
+      bounds[th] = s;
+    }
+  bounds[n_threads] = n_labels;
 }
 
 static inline guint64

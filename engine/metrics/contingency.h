@@ -22,7 +22,11 @@ typedef struct
 
 /* Fills `d` (g_free'd by sv__dense_labels_clear) from n labels. */
 void sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n);
+/* The same on n_threads threads (0: every core); the same indices. */
+void sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n,
+                                    int n_threads);
 void sv__dense_labels_clear (SvDenseLabels *d);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SvDenseLabels, sv__dense_labels_clear)
 
 /* Sparse contingency table of two dense label maps, in rows by `a`. */
 typedef struct
@@ -39,6 +43,9 @@ typedef struct
 /* The table of two dense maps of the same n voxels. */
 void sv__contingency_init (SvContingency *t, const SvDenseLabels *a, const SvDenseLabels *b,
                            gsize n);
+/* The same on n_threads threads (0: every core); the same table. */
+void sv__contingency_init_threads (SvContingency *t, const SvDenseLabels *a,
+                                   const SvDenseLabels *b, gsize n, int n_threads);
 void sv__contingency_clear (SvContingency *t);
 /* The adjusted Rand index of the two maps (sv_adjusted_rand_index). */
 double sv__contingency_ari (const SvContingency *t);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "metrics-threads.h"
 #include "supervox/sv-error.h"
 
 struct _SvLabelTable
@@ -14,60 +15,70 @@ struct _SvLabelTable
   gsize n;
 };
 
-/* Where each label's statistics accumulate while the volume is scanned. */
+/* What the threads of sv_label_table_new share. */
 typedef struct
 {
-  gint32 min_label;
-  guint32 *dense; /* label - min_label -> index + 1; 0: not seen; NULL when sparse */
-  GHashTable *sparse;
-  GArray *stats;
-  double *sums; /* n × (nc + 3): intensity sums, then z, y, x sums */
-  gsize sums_len;
+  const SvLabels *labels;
+  const SvVolume *image;
+  const guint32 *index; /* dense, in increasing label order */
+  gsize n, n_labels;
   guint nc;
-} Accumulator;
+  int n_threads;
+  guint64 *counts; /* n_threads × n_labels */
+  const gsize *bounds;
+  SvLabelStats *stats;
+  double *sums; /* n_labels × (nc + 3): intensity sums, then z, y, x sums */
+} TableWork;
 
-static gsize
-slot_for (Accumulator *a, gint32 label)
+static void
+count_cb (gpointer p, int t)
 {
-  gsize index;
+  TableWork *w = p;
+  guint64 *counts = w->counts + (gsize)t * w->n_labels;
+  gsize lo, hi;
 
-  if (a->dense)
-    {
-      guint32 *slot = a->dense + ((gint64)label - a->min_label);
-      if (*slot)
-        return *slot - 1;
-      index = a->stats->len;
-      *slot = (guint32)index + 1;
-    }
-  else
-    {
-      gpointer value;
-      if (g_hash_table_lookup_extended (a->sparse, GINT_TO_POINTER (label), NULL, &value))
-        return GPOINTER_TO_SIZE (value);
-      index = a->stats->len;
-      g_hash_table_insert (a->sparse, GINT_TO_POINTER (label), GSIZE_TO_POINTER (index));
-    }
-  {
-    SvLabelStats s = { 0 };
-    s.label = label;
-    for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
-      {
-        s.min[c] = INFINITY;
-        s.max[c] = -INFINITY;
-      }
-    for (guint d = 0; d < 3; d++)
-      s.lo[d] = G_MAXUINT;
-    g_array_append_val (a->stats, s);
-  }
-  if ((index + 1) * (a->nc + 3) > a->sums_len)
-    {
-      gsize len = MAX (a->sums_len * 2, (index + 1) * (a->nc + 3));
-      a->sums = g_renew (double, a->sums, len);
-      for (gsize i = a->sums_len; i < len; i++)
-        a->sums[i] = 0.0;
-      a->sums_len = len;
-    }
-  return index;
+  sv__metrics_share (w->n, t, w->n_threads, &lo, &hi);
+  for (gsize i = lo; i < hi; i++)
+    counts[w->index[i]]++;
+}
+
+/* Every voxel of the labels this thread owns, in voxel order: each
+ * label's sums are added up as one thread would. */
+static void
+accumulate_cb (gpointer p, int t)
+{
+  TableWork *w = p;
+  const gsize l0 = w->bounds[t], l1 = w->bounds[t + 1];
+  const guint nc = w->nc;
+  gsize i = 0;
+
+  for (guint z = 0; z < w->labels->nz; z++)
+    for (guint y = 0; y < w->labels->ny; y++)
+      for (guint x = 0; x < w->labels->nx; x++, i++)
+        {
+          gsize k = w->index[i];
+          if (k < l0 || k >= l1)
+            continue;
+          SvLabelStats *s = &w->stats[k];
+          double *sum = w->sums + k * (nc + 3);
+          guint zyx[3] = { z, y, x };
+
+          s->label = w->labels->data[i];
+          s->n_voxels++;
+          for (guint c = 0; c < nc; c++)
+            {
+              double value = w->image->data[i * w->image->nc + c];
+              sum[c] += value;
+              s->min[c] = MIN (s->min[c], value);
+              s->max[c] = MAX (s->max[c], value);
+            }
+          for (guint d = 0; d < 3; d++)
+            {
+              sum[nc + d] += zyx[d];
+              s->lo[d] = MIN (s->lo[d], zyx[d]);
+              s->hi[d] = MAX (s->hi[d], zyx[d]);
+            }
+        }
 }
 
 static int
@@ -80,13 +91,19 @@ compare_stats (const void *a, const void *b)
 SvLabelTable *
 sv_label_table_new (const SvLabels *labels, const SvVolume *image, GError **error)
 {
-  gsize n = sv_labels_n_voxels (labels);
-  Accumulator a = { 0 };
-  SvLabelTable *table;
-  gint32 lo = G_MAXINT32, hi = G_MININT32;
-  gsize i = 0;
+  return sv__label_table_new_threads (labels, NULL, image, 0, error);
+}
 
+SvLabelTable *
+sv__label_table_new_threads (const SvLabels *labels, const SvDenseLabels *dense,
+                             const SvVolume *image, int n_threads, GError **error)
+{
   g_return_val_if_fail (labels != NULL, NULL);
+  gsize n = sv_labels_n_voxels (labels);
+  SvDenseLabels own = { 0 };
+  TableWork w = { labels, image };
+  SvLabelTable *table;
+
   if (image && (image->nz != labels->nz || image->ny != labels->ny || image->nx != labels->nx))
     {
       g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_DATA,
@@ -94,65 +111,61 @@ sv_label_table_new (const SvLabels *labels, const SvVolume *image, GError **erro
                    labels->nx, image->nz, image->ny, image->nx);
       return NULL;
     }
-  a.nc = image ? MIN (image->nc, SV_LABEL_STATS_MAX_CHANNELS) : 0;
-  for (gsize v = 0; v < n; v++)
+  if (!dense)
     {
-      lo = MIN (lo, labels->data[v]);
-      hi = MAX (hi, labels->data[v]);
+      sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+      dense = &own;
     }
-  a.min_label = lo;
-  /* A slot per value when the labels are dense (SLIC's are consecutive). */
-  if (n && (guint64)((gint64)hi - lo) < MAX (n, 1u << 16))
-    a.dense = g_new0 (guint32, (gsize)((gint64)hi - lo + 1));
-  else
-    a.sparse = g_hash_table_new (NULL, NULL);
-  a.stats = g_array_new (FALSE, FALSE, sizeof (SvLabelStats));
-
-  for (guint z = 0; z < labels->nz; z++)
-    for (guint y = 0; y < labels->ny; y++)
-      for (guint x = 0; x < labels->nx; x++, i++)
-        {
-          gsize k = slot_for (&a, labels->data[i]);
-          SvLabelStats *s = &g_array_index (a.stats, SvLabelStats, k);
-          double *sum = a.sums + k * (a.nc + 3);
-          guint zyx[3] = { z, y, x };
-
-          s->n_voxels++;
-          for (guint c = 0; c < a.nc; c++)
-            {
-              double value = image->data[i * image->nc + c];
-              sum[c] += value;
-              s->min[c] = MIN (s->min[c], value);
-              s->max[c] = MAX (s->max[c], value);
-            }
-          for (guint d = 0; d < 3; d++)
-            {
-              sum[a.nc + d] += zyx[d];
-              s->lo[d] = MIN (s->lo[d], zyx[d]);
-              s->hi[d] = MAX (s->hi[d], zyx[d]);
-            }
-        }
-
-  for (gsize k = 0; k < a.stats->len; k++)
+  w.index = dense->index;
+  w.n = n;
+  w.n_labels = dense->n_distinct;
+  w.nc = image ? MIN (image->nc, SV_LABEL_STATS_MAX_CHANNELS) : 0;
+  w.n_threads = sv__metrics_threads (n_threads, n);
+  table = g_new0 (SvLabelTable, 1);
+  table->n = w.n_labels;
+  table->stats = g_new0 (SvLabelStats, MAX (w.n_labels, 1));
+  w.stats = table->stats;
+  w.sums = g_new0 (double, MAX (w.n_labels, 1) * (w.nc + 3));
+  for (gsize k = 0; k < w.n_labels; k++)
     {
-      SvLabelStats *s = &g_array_index (a.stats, SvLabelStats, k);
-      const double *sum = a.sums + k * (a.nc + 3);
+      SvLabelStats *s = &table->stats[k];
       for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
-        if (c < a.nc)
+        {
+          s->min[c] = INFINITY;
+          s->max[c] = -INFINITY;
+        }
+      for (guint d = 0; d < 3; d++)
+        s->lo[d] = G_MAXUINT;
+    }
+  {
+    /* Labels to threads by their voxel counts. */
+    g_autofree guint64 *sizes = g_new0 (guint64, MAX (w.n_labels, 1));
+    g_autofree gsize *bounds = g_new (gsize, w.n_threads + 1);
+    w.counts = g_new0 (guint64, (gsize)w.n_threads * MAX (w.n_labels, 1));
+    sv__run_parallel (w.n_threads, count_cb, &w);
+    for (int t = 0; t < w.n_threads; t++)
+      for (gsize k = 0; k < w.n_labels; k++)
+        sizes[k] += w.counts[(gsize)t * w.n_labels + k];
+    g_free (w.counts);
+    sv__metrics_label_bounds (sizes, w.n_labels, w.n_threads, bounds);
+    w.bounds = bounds;
+    sv__run_parallel (w.n_threads, accumulate_cb, &w);
+  }
+
+  for (gsize k = 0; k < w.n_labels; k++)
+    {
+      SvLabelStats *s = &table->stats[k];
+      const double *sum = w.sums + k * (w.nc + 3);
+      for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
+        if (c < w.nc)
           s->mean[c] = sum[c] / (double)s->n_voxels;
         else
           s->mean[c] = s->min[c] = s->max[c] = NAN;
       for (guint d = 0; d < 3; d++)
-        s->centre[d] = sum[a.nc + d] / (double)s->n_voxels;
+        s->centre[d] = sum[w.nc + d] / (double)s->n_voxels;
     }
-  g_free (a.dense);
-  g_clear_pointer (&a.sparse, g_hash_table_unref);
-  g_free (a.sums);
-
-  table = g_new0 (SvLabelTable, 1);
-  table->n = a.stats->len;
-  table->stats = (SvLabelStats *)g_array_free (a.stats, FALSE);
-  qsort (table->stats, table->n, sizeof (SvLabelStats), compare_stats);
+  g_free (w.sums);
+  sv__dense_labels_clear (&own);
   return table;
 }
 

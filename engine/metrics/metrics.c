@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "contingency.h"
+#include "metrics-threads.h"
 #include "supervox/sv-error.h"
 
 static int
@@ -135,35 +136,73 @@ size_statistics (const guint64 *sizes, gsize n_labels, SvMetrics *m)
   m->size_std = sqrt (ss / (double)n_labels);
 }
 
+/* What the threads of one metrics computation share. */
+typedef struct
+{
+  const guint32 *index;
+  guint nz, ny, nx;
+  gsize n, n_labels, skip;
+  int n_threads;
+  guint64 *sizes, *faces; /* n_threads × n_labels while counted */
+  const float *values;    /* one channel of the image, every nc-th float */
+  guint nc;
+  gboolean squared; /* block sums of (value − mu)², else of the values */
+  double mu;
+  double *block_sums; /* per SV_METRICS_BLOCK voxels */
+  double *label_sums; /* n_labels */
+  const gsize *label_bounds;
+} MetricsWork;
+
+/* Each voxel's label counted, and its faces towards other labels or the
+ * border (in 2D, nz == 1, only those in the plane). */
+static void
+count_sizes_faces_cb (gpointer p, int t)
+{
+  MetricsWork *w = p;
+  const gsize sy = w->nx, sz = (gsize)w->ny * w->nx;
+  const gboolean planar = w->nz == 1;
+  guint64 *sizes = w->sizes + (gsize)t * w->n_labels, *faces = w->faces + (gsize)t * w->n_labels;
+  const guint32 *index = w->index;
+  gsize lo, hi;
+
+  sv__metrics_share (w->n, t, w->n_threads, &lo, &hi);
+  guint z = (guint)(lo / sz), y = (guint)(lo % sz / sy), x = (guint)(lo % sy);
+  for (gsize i = lo; i < hi; i++)
+    {
+      guint32 l = index[i];
+      guint64 f = 0;
+      f += x == 0 || index[i - 1] != l;
+      f += x + 1 == w->nx || index[i + 1] != l;
+      f += y == 0 || index[i - sy] != l;
+      f += y + 1 == w->ny || index[i + sy] != l;
+      if (!planar)
+        {
+          f += z == 0 || index[i - sz] != l;
+          f += z + 1 == w->nz || index[i + sz] != l;
+        }
+      sizes[l]++;
+      faces[l] += f;
+      if (++x == w->nx)
+        {
+          x = 0;
+          if (++y == w->ny)
+            {
+              y = 0;
+              z++;
+            }
+        }
+    }
+}
+
 /* Size-weighted mean isoperimetric quotient (Schick, Fischer & Stiefelhagen,
  * ICPR 2012), with the surface counted in voxel faces, including faces on
  * the border of the volume. */
 static double
-compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, gsize skip, guint nz,
+compactness (const guint64 *faces, const guint64 *sizes, gsize n_labels, gsize skip, guint nz,
              guint ny, guint nx)
 {
   const gsize n = (gsize)nz * ny * nx - (skip < n_labels ? sizes[skip] : 0);
-  const gsize sy = nx, sz = (gsize)ny * nx;
   const gboolean planar = nz == 1;
-  g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
-  for (guint z = 0; z < nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++)
-        {
-          gsize i = z * sz + y * sy + x;
-          guint32 l = index[i];
-          guint64 f = 0;
-          f += x == 0 || index[i - 1] != l;
-          f += x + 1 == nx || index[i + 1] != l;
-          f += y == 0 || index[i - sy] != l;
-          f += y + 1 == ny || index[i + sy] != l;
-          if (!planar)
-            {
-              f += z == 0 || index[i - sz] != l;
-              f += z + 1 == nz || index[i + sz] != l;
-            }
-          faces[l] += f;
-        }
 
   double weighted = 0.0;
   for (gsize s = 0; s < n_labels; s++)
@@ -177,39 +216,92 @@ compactness (const guint32 *index, const guint64 *sizes, gsize n_labels, gsize s
   return n > 0 ? weighted / (double)n : NAN;
 }
 
+/* Σ of the channel's values (or of their squared deviation from w->mu)
+ * over each block of voxels outside the skipped
+ * label, in voxel order. */
+static void
+block_sums_cb (gpointer p, int t)
+{
+  MetricsWork *w = p;
+  const gsize n_blocks = (w->n + SV_METRICS_BLOCK - 1) / SV_METRICS_BLOCK;
+  gsize b0, b1;
+
+  sv__metrics_share (n_blocks, t, w->n_threads, &b0, &b1);
+  for (gsize b = b0; b < b1; b++)
+    {
+      gsize end = MIN (w->n, (b + 1) * SV_METRICS_BLOCK);
+      double sum = 0.0;
+      for (gsize i = b * SV_METRICS_BLOCK; i < end; i++)
+        {
+          if (w->index[i] == w->skip)
+            continue;
+          double v = w->values[i * w->nc];
+          if (w->squared)
+            v = (v - w->mu) * (v - w->mu);
+          sum += v;
+        }
+      w->block_sums[b] = sum;
+    }
+}
+
+/* Each label's sum of the channel's values, in voxel order, by the thread
+ * that owns the label. */
+static void
+label_sums_cb (gpointer p, int t)
+{
+  MetricsWork *w = p;
+  const gsize l0 = w->label_bounds[t], l1 = w->label_bounds[t + 1];
+
+  for (gsize s = l0; s < l1; s++)
+    w->label_sums[s] = 0.0;
+  for (gsize i = 0; i < w->n; i++)
+    {
+      guint32 l = w->index[i];
+      if (l >= l0 && l < l1)
+        w->label_sums[l] += w->values[i * w->nc];
+    }
+}
+
+static double
+add_blocks (MetricsWork *w)
+{
+  const gsize n_blocks = (w->n + SV_METRICS_BLOCK - 1) / SV_METRICS_BLOCK;
+  double total = 0.0;
+
+  sv__run_parallel (w->n_threads, block_sums_cb, w);
+  for (gsize b = 0; b < n_blocks; b++)
+    total += w->block_sums[b];
+  return total;
+}
+
 /* Mean over channels of between-superpixel variance / total variance;
  * channels with zero variance are left out, NaN when all are. */
 static double
-explained_variation (const SvVolume *image, const guint32 *index, const guint64 *sizes,
-                     gsize n_labels, gsize skip)
+explained_variation (MetricsWork *w, const SvVolume *image, const guint64 *sizes)
 {
-  const gsize n = (gsize)image->nz * image->ny * image->nx;
+  const gsize n = w->n, n_labels = w->n_labels, skip = w->skip;
   const gsize n_in = n - (skip < n_labels ? sizes[skip] : 0);
-  const guint nc = image->nc;
   g_autofree double *sums = g_new (double, MAX (n_labels, 1));
+  g_autofree double *block_sums = g_new (double, n / SV_METRICS_BLOCK + 1);
+  g_autofree gsize *bounds = g_new (gsize, w->n_threads + 1);
   double ev_sum = 0.0;
   guint ev_channels = 0;
-  for (guint c = 0; c < nc; c++)
+
+  w->nc = image->nc;
+  w->block_sums = block_sums;
+  w->label_sums = sums;
+  w->label_bounds = bounds;
+  sv__metrics_label_bounds (sizes, n_labels, w->n_threads, bounds);
+  for (guint c = 0; c < image->nc; c++)
     {
-      double total = 0.0;
-      memset (sums, 0, MAX (n_labels, 1) * sizeof (double));
-      for (gsize i = 0; i < n; i++)
-        {
-          if (index[i] == skip)
-            continue;
-          double v = image->data[i * nc + c];
-          total += v;
-          sums[index[i]] += v;
-        }
+      w->values = image->data + c;
+      w->squared = FALSE;
+      double total = add_blocks (w);
+      sv__run_parallel (w->n_threads, label_sums_cb, w);
       double mu = total / (double)MAX (n_in, 1);
-      double ss_total = 0.0;
-      for (gsize i = 0; i < n; i++)
-        {
-          if (index[i] == skip)
-            continue;
-          double dv = image->data[i * nc + c] - mu;
-          ss_total += dv * dv;
-        }
+      w->squared = TRUE;
+      w->mu = mu;
+      double ss_total = add_blocks (w);
       double ss_between = 0.0;
       for (gsize s = 0; s < n_labels; s++)
         {
@@ -240,6 +332,16 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
                                const SvVolume *image, guint boundary_radius,
                                gboolean background_valid, gint32 background, SvMetrics *metrics,
                                GError **error)
+{
+  return sv__metrics_compute_threads (labels, NULL, truth, image, boundary_radius,
+                                      background_valid, background, 0, metrics, error);
+}
+
+gboolean
+sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
+                             const SvLabels *truth, const SvVolume *image, guint boundary_radius,
+                             gboolean background_valid, gint32 background, int n_threads,
+                             SvMetrics *metrics, GError **error)
 {
   g_return_val_if_fail (labels != NULL, FALSE);
   g_return_val_if_fail (metrics != NULL, FALSE);
@@ -277,8 +379,10 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
   if (n == 0)
     return TRUE;
 
-  SvDenseLabels dl = { 0 };
-  sv__dense_labels_init (&dl, labels->data, n);
+  SvDenseLabels own = { 0 };
+  if (!dense)
+    sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+  const SvDenseLabels dl = dense ? *dense : own;
   const gsize n_labels = dl.n_distinct;
   /* The dense index of the background, G_MAXSIZE when it has no voxel. */
   gsize skip = G_MAXSIZE;
@@ -290,9 +394,22 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
       }
   metrics->n_labels = n_labels - (skip != G_MAXSIZE);
 
-  g_autofree guint64 *sizes = g_new0 (guint64, n_labels);
-  for (gsize i = 0; i < n; i++)
-    sizes[dl.index[i]]++;
+  MetricsWork w = { dl.index, nz, ny, nx, n, n_labels, skip, sv__metrics_threads (n_threads, n) };
+  g_autofree guint64 *sizes = g_new0 (guint64, MAX (n_labels, 1));
+  g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
+  {
+    /* Integer counts per thread: their sum is the same for any split. */
+    g_autofree guint64 *counts = g_new0 (guint64, 2 * (gsize)w.n_threads * MAX (n_labels, 1));
+    w.sizes = counts;
+    w.faces = counts + (gsize)w.n_threads * n_labels;
+    sv__run_parallel (w.n_threads, count_sizes_faces_cb, &w);
+    for (int t = 0; t < w.n_threads; t++)
+      for (gsize s = 0; s < n_labels; s++)
+        {
+          sizes[s] += w.sizes[(gsize)t * n_labels + s];
+          faces[s] += w.faces[(gsize)t * n_labels + s];
+        }
+  }
   {
     /* The background is no superpixel: its size stays out of the statistics. */
     g_autofree guint64 *counted = g_new (guint64, MAX (n_labels, 1));
@@ -302,17 +419,17 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
         counted[k++] = sizes[s];
     size_statistics (counted, k, metrics);
   }
-  metrics->compactness = compactness (dl.index, sizes, n_labels, skip, nz, ny, nx);
+  metrics->compactness = compactness (faces, sizes, n_labels, skip, nz, ny, nx);
 
   if (image != NULL)
-    metrics->explained_variation = explained_variation (image, dl.index, sizes, n_labels, skip);
+    metrics->explained_variation = explained_variation (&w, image, sizes);
 
   if (truth != NULL)
     {
       SvDenseLabels dg = { 0 };
       SvContingency t = { 0 };
-      sv__dense_labels_init (&dg, truth->data, n);
-      sv__contingency_init (&t, &dl, &dg, n);
+      sv__dense_labels_init_threads (&dg, truth->data, n, n_threads);
+      sv__contingency_init_threads (&t, &dl, &dg, n, n_threads);
 
       /* ASA: every superpixel given to the truth segment it overlaps most.
        * The undersegmentation error counts the voxels that then leak out. */
@@ -344,6 +461,6 @@ sv_metrics_compute_background (const SvLabels *labels, const SvLabels *truth,
       sv__dense_labels_clear (&dg);
     }
 
-  sv__dense_labels_clear (&dl);
+  sv__dense_labels_clear (&own);
   return TRUE;
 }

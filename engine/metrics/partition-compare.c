@@ -5,10 +5,49 @@
 #include "supervox/sv-partition-compare.h"
 
 #include "contingency.h"
+#include "metrics-threads.h"
+
+/* What the threads that mark the differing voxels share. */
+typedef struct
+{
+  const SvDenseLabels *da, *db;
+  const guint32 *best_a, *best_b;
+  gsize n;
+  int n_threads;
+  guint64 *n_differing; /* per thread */
+  guint8 *differing;
+} MarkWork;
+
+static void
+mark_cb (gpointer p, int t)
+{
+  MarkWork *w = p;
+  guint64 count = 0;
+  gsize lo, hi;
+
+  sv__metrics_share (w->n, t, w->n_threads, &lo, &hi);
+  for (gsize i = lo; i < hi; i++)
+    {
+      guint32 s = w->da->index[i], g = w->db->index[i];
+      gboolean differs = w->best_b[s] != g || w->best_a[g] != s;
+      count += differs;
+      if (w->differing)
+        w->differing[i] = differs;
+    }
+  w->n_differing[t] = count;
+}
 
 void
 sv_partition_compare (const gint32 *a, const gint32 *b, gsize n, SvPartitionDifference *difference,
                       guint8 *differing)
+{
+  sv__partition_compare_threads (a, b, NULL, n, 0, difference, differing);
+}
+
+void
+sv__partition_compare_threads (const gint32 *a, const gint32 *b, const SvDenseLabels *dense_b,
+                               gsize n, int n_threads, SvPartitionDifference *difference,
+                               guint8 *differing)
 {
   SvDenseLabels da = { 0 }, db = { 0 };
   SvContingency t = { 0 };
@@ -19,9 +58,11 @@ sv_partition_compare (const gint32 *a, const gint32 *b, gsize n, SvPartitionDiff
   g_return_if_fail (n == 0 || (a != NULL && b != NULL));
   g_return_if_fail (difference != NULL);
 
-  sv__dense_labels_init (&da, a, n);
-  sv__dense_labels_init (&db, b, n);
-  sv__contingency_init (&t, &da, &db, n);
+  sv__dense_labels_init_threads (&da, a, n, n_threads);
+  if (!dense_b)
+    sv__dense_labels_init_threads (&db, b, n, n_threads);
+  const SvDenseLabels *bb = dense_b ? dense_b : &db;
+  sv__contingency_init_threads (&t, &da, bb, n, n_threads);
 
   /* Each label of a: the b label it overlaps most; each label of b: the a
    * label it overlaps most. Dense indices follow the label values, so the
@@ -49,14 +90,15 @@ sv_partition_compare (const gint32 *a, const gint32 *b, gsize n, SvPartitionDiff
             }
         }
     }
-  for (gsize i = 0; i < n; i++)
-    {
-      guint32 s = da.index[i], g = db.index[i];
-      gboolean differs = best_b[s] != g || best_a[g] != s;
-      n_differing += differs;
-      if (differing)
-        differing[i] = differs;
-    }
+  {
+    MarkWork w = { &da, bb, best_a, best_b, n, sv__metrics_threads (n_threads, n) };
+    g_autofree guint64 *counts = g_new0 (guint64, w.n_threads);
+    w.n_differing = counts;
+    w.differing = differing;
+    sv__run_parallel (w.n_threads, mark_cb, &w);
+    for (int th = 0; th < w.n_threads; th++)
+      n_differing += counts[th];
+  }
 
   difference->adjusted_rand = sv__contingency_ari (&t);
   difference->n_differing = n_differing;

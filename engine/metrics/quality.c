@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "metrics-threads.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-partition-compare.h"
 
@@ -34,11 +35,20 @@ SvQuality *
 sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvLabels *truth,
                     const SvJobResult *reference, GError **error)
 {
+  return sv_quality_compute_threads (volume, result, truth, reference, 0, error);
+}
+
+SvQuality *
+sv_quality_compute_threads (const SvVolume *volume, const SvJobResult *result,
+                            const SvLabels *truth, const SvJobResult *reference, int n_threads,
+                            GError **error)
+{
   g_autoptr (SvQuality) q = g_atomic_rc_box_new0 (SvQuality);
   /* On the quality worker: a result whose labels stayed on the device is
    * copied here, off the main thread. */
   const SvLabels *labels = sv_job_result_get_labels (result, error);
   const SvLabels *ref_labels = NULL;
+  g_auto (SvDenseLabels) dense = { 0 };
   gint64 start = g_get_monotonic_time ();
   gsize n;
   /* Masked-out voxels hold start_label − 1 (0 with the default start): no
@@ -57,11 +67,13 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
       return NULL;
     }
   q->generation = result->generation;
-  if (!sv_metrics_compute_background (labels, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, TRUE,
-                                      background, &q->metrics, error))
+  /* The dense indices once, for the metrics, the table and the comparison. */
+  sv__dense_labels_init_threads (&dense, labels->data, n, n_threads);
+  if (!sv__metrics_compute_threads (labels, &dense, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, TRUE,
+                                    background, n_threads, &q->metrics, error))
     return NULL;
   q->has_truth = truth != NULL;
-  q->table = sv_label_table_new (labels, volume, error);
+  q->table = sv__label_table_new_threads (labels, &dense, volume, n_threads, error);
   if (!q->table)
     return NULL;
   {
@@ -80,7 +92,8 @@ sv_quality_compute (const SvVolume *volume, const SvJobResult *result, const SvL
       SvPartitionDifference d;
       guint8 *differing = g_malloc (MAX (n, 1));
 
-      sv_partition_compare (ref_labels->data, labels->data, n, &d, differing);
+      sv__partition_compare_threads (ref_labels->data, labels->data, &dense, n, n_threads, &d,
+                                     differing);
       q->reference_ari = d.adjusted_rand;
       q->reference_differing = d.n_differing;
       q->reference_difference = g_bytes_new_take (differing, n);

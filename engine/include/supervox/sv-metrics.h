@@ -55,7 +55,8 @@ typedef struct
  * truth and image must have the same nz×ny×nx (the image may have any number
  * of channels); otherwise SV_ENGINE_ERROR_INVALID_DATA, e.g. "labels are
  * 10×20×30 but truth is 10×20×31", and *metrics is untouched. Working memory
- * is 14 to 30 bytes per voxel. Single-threaded. */
+ * is 14 to 30 bytes per voxel. On every core; the numbers are the same
+ * for any number of cores. */
 gboolean sv_metrics_compute (const SvLabels *labels, const SvLabels *truth, const SvVolume *image,
                              guint boundary_radius, SvMetrics *metrics, GError **error);
 

@@ -25,7 +25,7 @@ typedef struct
 
 /* Compares label maps `a` and `b` of n voxels (any gint32 values) into
  * *difference. `differing` (NULL for none) receives n bytes, 1 where the
- * voxel differs and 0 where it agrees. Single-threaded; 12 bytes per voxel
+ * voxel differs and 0 where it agrees. On every core; 12 bytes per voxel
  * of working memory. */
 void sv_partition_compare (const gint32 *a, const gint32 *b, gsize n,
                            SvPartitionDifference *difference, guint8 *differing);

@@ -48,9 +48,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvQuality, sv_quality_unref)
 
 /* Computes the quality of `result` (its labels must be of the volume's
  * shape: not a preview) in the calling thread. `truth` and `reference`
- * may be NULL. */
+ * may be NULL. On every core. */
 SvQuality *sv_quality_compute (const SvVolume *volume, const SvJobResult *result,
                                const SvLabels *truth, const SvJobResult *reference, GError **error);
+/* The same on n_threads threads (0: every core, as sv_quality_compute):
+ * every number is the same for any n_threads. */
+SvQuality *sv_quality_compute_threads (const SvVolume *volume, const SvJobResult *result,
+                                       const SvLabels *truth, const SvJobResult *reference,
+                                       int n_threads, GError **error);
 
 typedef struct _SvQualityWorker SvQualityWorker;
 

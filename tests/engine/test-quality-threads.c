@@ -1,0 +1,156 @@
+/* Tests of sv_quality_compute_threads: every number the same for 1, 2
+ * and several threads, and equal to the same quantities recomputed here
+ * one voxel at a time. */
+#include <math.h>
+#include <string.h>
+
+#include "supervox/sv-quality.h"
+#include "supervox/sv-synth.h"
+
+/* 393 216 voxels: six blocks of work, so up to six threads take part. */
+#define QZ 48
+#define QY 64
+#define QX 128
+
+/* Irregular supervoxels: boxes cut by a wave, a masked-out corner (0,
+ * below start label 1) and one label in two places. */
+static SvJobResult *
+make_result (guint shift, guint64 generation)
+{
+  SvLabels *labels = sv_labels_new (QZ, QY, QX, NULL);
+  gsize i = 0;
+
+  for (guint z = 0; z < QZ; z++)
+    for (guint y = 0; y < QY; y++)
+      for (guint x = 0; x < QX; x++, i++)
+        {
+          guint xs = x + shift + (guint)(3.0 + 3.0 * sin (0.3 * y + 0.2 * z));
+          gint32 l = 1 + (gint32)(((z / 7) * 20 + (y + shift) / 9) * 40 + xs / 11);
+          if (z < 10 && y < 12 && x < 20)
+            l = 0;
+          else if (z > 40 && y > 50)
+            l = 5;
+          labels->data[i] = l;
+        }
+  return sv_job_result_new_for_labels (labels, generation, "test", 0.0);
+}
+
+static void
+assert_same_quality (const SvQuality *a, const SvQuality *b)
+{
+  g_assert_cmpmem (&a->metrics, sizeof a->metrics, &b->metrics, sizeof b->metrics);
+  g_assert_cmpuint (sv_label_table_get_n_labels (a->table), ==,
+                    sv_label_table_get_n_labels (b->table));
+  for (gsize k = 0; k < sv_label_table_get_n_labels (a->table); k++)
+    g_assert_cmpmem (sv_label_table_get (a->table, k), sizeof (SvLabelStats),
+                     sv_label_table_get (b->table, k), sizeof (SvLabelStats));
+  g_assert_cmpmem (a->size_edges, sizeof a->size_edges, b->size_edges, sizeof b->size_edges);
+  g_assert_cmpmem (a->size_counts, sizeof a->size_counts, b->size_counts, sizeof b->size_counts);
+  g_assert_cmpmem (&a->target_size, sizeof (double), &b->target_size, sizeof (double));
+  g_assert_cmpmem (&a->reference_ari, sizeof (double), &b->reference_ari, sizeof (double));
+  g_assert_cmpuint (a->reference_differing, ==, b->reference_differing);
+  g_assert_true (g_bytes_equal (a->reference_difference, b->reference_difference));
+}
+
+/* Each label's voxel count, mean intensity (summed in voxel order, as one
+ * thread does), centre and faces, one voxel at a time. */
+static void
+assert_matches_recount (const SvQuality *q, const SvVolume *v, const SvLabels *l)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  const gsize n = sv_labels_n_voxels (l);
+  gsize n_labels = sv_label_table_get_n_labels (q->table);
+  g_autofree double *sum = g_new0 (double, n_labels);
+  g_autofree double *zsum = g_new0 (double, n_labels);
+  g_autofree guint64 *count = g_new0 (guint64, n_labels);
+  g_autofree guint64 *faces = g_new0 (guint64, n_labels);
+  double weighted = 0.0, inside = 0.0;
+  gsize i = 0;
+
+  for (gsize k = 0; k < n_labels; k++)
+    g_hash_table_insert (seen, GINT_TO_POINTER (sv_label_table_get (q->table, k)->label),
+                         GSIZE_TO_POINTER (k + 1));
+  for (guint z = 0; z < QZ; z++)
+    for (guint y = 0; y < QY; y++)
+      for (guint x = 0; x < QX; x++, i++)
+        {
+          gint32 label = l->data[i];
+          gsize k = GPOINTER_TO_SIZE (g_hash_table_lookup (seen, GINT_TO_POINTER (label)));
+          g_assert_cmpuint (k, >, 0);
+          k--;
+          count[k]++;
+          sum[k] += v->data[i];
+          zsum[k] += z;
+          faces[k] += (x == 0 || l->data[i - 1] != label) + (x + 1 == QX || l->data[i + 1] != label)
+                      + (y == 0 || l->data[i - QX] != label)
+                      + (y + 1 == QY || l->data[i + QX] != label)
+                      + (z == 0 || l->data[i - QX * QY] != label)
+                      + (z + 1 == QZ || l->data[i + QX * QY] != label);
+        }
+  g_assert_cmpuint (i, ==, n);
+  for (gsize k = 0; k < n_labels; k++)
+    {
+      const SvLabelStats *s = sv_label_table_get (q->table, k);
+      g_assert_cmpuint (s->n_voxels, ==, count[k]);
+      g_assert_cmpfloat (s->mean[0], ==, sum[k] / (double)count[k]);
+      g_assert_cmpfloat (s->centre[0], ==, zsum[k] / (double)count[k]);
+      if (s->label == 0)
+        continue;
+      double a = (double)faces[k], vol = (double)count[k];
+      weighted += vol * 36.0 * G_PI * vol * vol / (a * a * a);
+      inside += vol;
+    }
+  /* Label 0 is the masked-out background: no supervoxel. */
+  g_assert_cmpuint (q->metrics.n_labels, ==, n_labels - 1);
+  g_assert_cmpfloat_with_epsilon (q->metrics.compactness, weighted / inside, 1e-12);
+}
+
+static void
+test_same_for_any_thread_count (void)
+{
+  SvSynthParams sp;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvJobResult) result = make_result (0, 1);
+  g_autoptr (SvJobResult) reference = make_result (4, 2);
+  g_autoptr (SvLabels) truth = NULL;
+  const int threads[] = { 1, 2, 3, 6, 0 };
+  SvQuality *q[G_N_ELEMENTS (threads)];
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = QZ;
+  sp.ny = QY;
+  sp.nx = QX;
+  sp.n_cells = 30;
+  g_autoptr (SvVolume) volume = sv_synth_cells (&sp, &truth, &error);
+  g_assert_no_error (error);
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      q[t] = sv_quality_compute_threads (volume, result, truth, reference, threads[t], &error);
+      g_assert_no_error (error);
+      g_test_message ("%d threads: EV %.17g, compactness %.17g, ARI %.17g, ASA %.17g",
+                      threads[t], q[t]->metrics.explained_variation, q[t]->metrics.compactness,
+                      q[t]->reference_ari, q[t]->metrics.asa);
+      if (t > 0)
+        assert_same_quality (q[0], q[t]);
+    }
+  g_assert_true (isfinite (q[0]->metrics.explained_variation));
+  g_assert_true (isfinite (q[0]->reference_ari) && q[0]->reference_ari < 1.0);
+  g_assert_cmpfloat_with_epsilon (
+      q[0]->reference_ari,
+      sv_adjusted_rand_index (sv_job_result_get_labels (reference, NULL)->data,
+                              sv_job_result_get_labels (result, NULL)->data,
+                              sv_labels_n_voxels (truth)),
+      1e-15);
+  assert_matches_recount (q[0], volume, sv_job_result_get_labels (result, NULL));
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    sv_quality_unref (q[t]);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/quality/same-for-any-thread-count", test_same_for_any_thread_count);
+  return g_test_run ();
+}
