@@ -114,6 +114,28 @@ mpi_broadcast (gpointer self, guint root, gpointer data, gsize bytes)
                (int)root, MPI_COMM_WORLD);
 }
 
+static void
+mpi_exchange (gpointer self, gconstpointer send, const gsize *send_bytes, gpointer recv,
+              const gsize *recv_bytes)
+{
+  g_autofree int *counts = g_new (int, 4 * (gsize)mpi.size);
+  int *send_counts = counts, *send_at = counts + mpi.size;
+  int *recv_counts = counts + 2 * mpi.size, *recv_at = counts + 3 * mpi.size;
+  gsize s = 0, r = 0;
+
+  for (int i = 0; i < mpi.size; i++)
+    {
+      send_counts[i] = (int)send_bytes[i];
+      recv_counts[i] = (int)recv_bytes[i];
+      send_at[i] = (int)s;
+      recv_at[i] = (int)r;
+      s += send_bytes[i];
+      r += recv_bytes[i];
+    }
+  MPI_Alltoallv (send, send_counts, send_at, MPI_BYTE, recv, recv_counts, recv_at, MPI_BYTE,
+                 MPI_COMM_WORLD);
+}
+
 static gboolean
 mpi_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
 {
@@ -195,6 +217,7 @@ sv_cli_mpi_init (int *argc, char ***argv)
     .send_labels = mpi_send_labels,
     .recv_labels = mpi_recv_labels,
     .broadcast = mpi_broadcast,
+    .exchange = mpi_exchange,
   };
   if (mpi.size > 1 && mpi.rank > 0)
     sv_cli_hold_messages ();

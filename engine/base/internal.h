@@ -36,6 +36,9 @@ void sv__slic_sums_add (const SvSlicContext *ctx, const gint32 *nearest, const S
                         gint64 *sums);
 void sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums,
                                  SvClusters *clusters);
+/* The same for clusters [k0, k1) only. */
+void sv__slic_centres_from_sums_range (const SvSlicContext *ctx, const gint64 *sums,
+                                       SvClusters *clusters, gsize k0, gsize k1);
 void sv__slic_raise_colour_maxima (const SvSlicContext *ctx, const gint32 *nearest,
                                    SvClusters *clusters);
 

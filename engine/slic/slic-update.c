@@ -199,6 +199,7 @@ typedef struct
   const gint64 *sums;
   SvClusters *clusters;
   int n_threads;
+  gsize k0, k1; /* the clusters to update */
 } CentresJob;
 
 /* Each cluster's centre depends on its own sums only: threads take runs of
@@ -211,10 +212,11 @@ centres_worker (gpointer data, int thread)
   SvClusters *clusters = job->clusters;
   const guint nc = clusters->nc, ns = 4 + nc;
   const gsize nf = 3 + nc;
-  const gsize share = (clusters->k + (gsize)job->n_threads - 1) / (gsize)job->n_threads;
-  const gsize end = MIN ((gsize)(thread + 1) * share, clusters->k);
+  const gsize n = job->k1 - job->k0;
+  const gsize share = (n + (gsize)job->n_threads - 1) / (gsize)job->n_threads;
+  const gsize end = job->k0 + MIN ((gsize)(thread + 1) * share, n);
 
-  for (gsize k = (gsize)thread * share; k < end; k++)
+  for (gsize k = job->k0 + (gsize)thread * share; k < end; k++)
     {
       const gint64 *s = job->sums + k * ns;
       float *c = clusters->centres + k * nf;
@@ -238,15 +240,22 @@ centres_worker (gpointer data, int thread)
 }
 
 void
-sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClusters *clusters)
+sv__slic_centres_from_sums_range (const SvSlicContext *ctx, const gint64 *sums,
+                                  SvClusters *clusters, gsize k0, gsize k1)
 {
   /* A thread for every 64 Ki clusters at most: below that one is quicker
    * than starting threads. */
-  CentresJob job = { ctx, sums, clusters, 1 };
+  CentresJob job = { ctx, sums, clusters, 1, MIN (k0, k1), k1 };
 
   job.n_threads = (int)MIN ((gsize)sv__resolve_threads (ctx->n_threads),
-                            clusters->k / 65536 + 1);
+                            (job.k1 - job.k0) / 65536 + 1);
   sv__run_parallel (job.n_threads, centres_worker, &job);
+}
+
+void
+sv__slic_centres_from_sums (const SvSlicContext *ctx, const gint64 *sums, SvClusters *clusters)
+{
+  sv__slic_centres_from_sums_range (ctx, sums, clusters, 0, clusters->k);
 }
 
 void

@@ -47,6 +47,17 @@ typedef struct
  * at a time). */
 gboolean sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error);
 
+/* ---- stream-rank-sums.c ---- */
+
+/* The clusters [*b0, *b1) this rank's slabs can add to, from the centres
+ * the next pass uses. */
+void sv__stream_rank_band (const Run *run, gsize *b0, gsize *b1);
+/* After a pass over band [b0, b1) of `sums` (zero elsewhere): the ranks'
+ * sums added by the clusters' owners and every centre made and shared.
+ * FALSE (nothing done, every rank alike) when the ranks cannot exchange
+ * (SV_RANK_SUMS=all asks for the sums over every cluster instead). */
+gboolean sv__stream_rank_sums_apply (Run *run, gint64 *sums, gsize b0, gsize b1);
+
 /* ---- stream-labels.c ---- */
 
 /* The last assignment becomes labels: unreached voxels take the nearest

@@ -127,6 +127,11 @@ run_iteration (Run *run, gboolean keep, GError **error)
   if (ok && (keep || slic_zero) && run->passes_done > 0)
     ok = try_keep_assignment (run, error);
 
+  gsize b0 = 0, b1 = run->clusters.k;
+
+  /* The clusters this rank's slabs reach, from the centres they use. */
+  if (several)
+    sv__stream_rank_band (run, &b0, &b1);
   const gint64 t0 = g_get_monotonic_time ();
   ok = ok
        && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx, &run->clusters,
@@ -134,12 +139,15 @@ run_iteration (Run *run, gboolean keep, GError **error)
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     return FALSE;
   const gint64 t1 = g_get_monotonic_time ();
-  /* Ranks that summed other slabs add their sums here: exact integers, so
-   * the centres do not depend on how the volume was cut. */
-  if (several)
+  /* Ranks that summed other slabs add their sums: where the slabs reach
+   * (stream-rank-sums.c), or over every cluster. Exact integers either
+   * way, so the centres do not depend on how the volume was cut. */
+  gboolean made = several && sv__stream_rank_sums_apply (run, sums, b0, b1);
+  if (several && !made)
     run->ranks->sum_int64 (run->ranks->self, sums, n_sums);
   const gint64 t2 = g_get_monotonic_time ();
-  sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
+  if (!made)
+    sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
   g_debug ("iteration: slab pass %.1f ms, ranks' sums %.1f ms, centres %.1f ms", (t1 - t0) / 1e3,
            (t2 - t1) / 1e3, (g_get_monotonic_time () - t2) / 1e3);
   run->passes_done++;

@@ -146,6 +146,49 @@ team_broadcast (gpointer self, guint root, gpointer data, gsize bytes)
   team_sync (t);
 }
 
+/* Each rank publishes its send buffer and counts; every rank then copies
+ * its part out of every other's. */
+typedef struct
+{
+  gconstpointer send;
+  const gsize *send_bytes;
+} Outbox;
+
+static gint exchanges;
+
+guint
+sv_test_ranks_n_exchanges (void)
+{
+  return (guint)g_atomic_int_get (&exchanges);
+}
+
+static void
+team_exchange (gpointer self, gconstpointer send, const gsize *send_bytes, gpointer recv,
+               const gsize *recv_bytes)
+{
+  Member *m = self;
+  Team *t = m->team;
+  const Outbox mine = { send, send_bytes };
+  gsize at = 0;
+
+  if (m->ranks.rank == 0)
+    g_atomic_int_inc (&exchanges);
+  t->slots[m->ranks.rank] = &mine;
+  team_sync (t);
+  for (guint r = 0; r < t->n; r++)
+    {
+      const Outbox *from = t->slots[r];
+      gsize offset = 0;
+
+      for (guint q = 0; q < m->ranks.rank; q++)
+        offset += from->send_bytes[q];
+      g_assert_cmpuint (from->send_bytes[m->ranks.rank], ==, recv_bytes[r]);
+      memcpy ((guint8 *)recv + at, (const guint8 *)from->send + offset, recv_bytes[r]);
+      at += recv_bytes[r];
+    }
+  team_sync (t);
+}
+
 static gboolean
 team_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
 {
@@ -201,6 +244,7 @@ sv_test_ranks_run (guint n, SvTestRankRun run, gpointer user_data, SvStreamRepor
         .send_labels = team_send_labels,
         .recv_labels = team_recv_labels,
         .broadcast = team_broadcast,
+        .exchange = team_exchange,
       };
     }
   for (guint r = 0; r < n; r++)

@@ -19,4 +19,8 @@ typedef gboolean (*SvTestRankRun) (const SvStreamRanks *ranks, gpointer user_dat
 gboolean sv_test_ranks_run (guint n, SvTestRankRun run, gpointer user_data, SvStreamReport *reports,
                             GError **error);
 
+/* How many times the ranks exchanged messages (SvStreamRanks.exchange),
+ * counted once for all ranks, since the program started. */
+guint sv_test_ranks_n_exchanges (void);
+
 G_END_DECLS

@@ -180,14 +180,27 @@ test_identical (Fixture *f, gconstpointer data)
 
         one_process (in, one, &params[p], mask);
         for (guint i = 0; i < G_N_ELEMENTS (n_ranks); i++)
-          {
-            g_autoptr (GError) error = NULL;
+          for (int all_sums = 0; all_sums < 2; all_sums++)
+            {
+              g_autoptr (GError) error = NULL;
+              guint exchanges;
 
-            g_test_message ("params %u, mask %d, %u ranks", p, masked, n_ranks[i]);
-            g_assert_true (run_in_ranks (n_ranks[i], in, ranks, &params[p], mask, &error));
-            g_assert_no_error (error);
-            sv_test_assert_same_file (one, ranks);
-          }
+              /* The owners add the sums where the ranks' slabs reach, or
+               * (SV_RANK_SUMS=all) every rank adds every cluster's. */
+              g_test_message ("params %u, mask %d, %u ranks, all sums %d", p, masked, n_ranks[i],
+                              all_sums);
+              if (all_sums)
+                g_setenv ("SV_RANK_SUMS", "all", TRUE);
+              exchanges = sv_test_ranks_n_exchanges ();
+              g_assert_true (run_in_ranks (n_ranks[i], in, ranks, &params[p], mask, &error));
+              g_assert_no_error (error);
+              g_unsetenv ("SV_RANK_SUMS");
+              if (all_sums || params[p].max_num_iter == 0)
+                g_assert_cmpuint (sv_test_ranks_n_exchanges (), ==, exchanges);
+              else
+                g_assert_cmpuint (sv_test_ranks_n_exchanges (), >, exchanges);
+              sv_test_assert_same_file (one, ranks);
+            }
       }
 }
 

@@ -47,6 +47,13 @@ typedef struct
    * it the ranks run the connectivity themselves, each on its own slices,
    * and rank 0 only writes the file. */
   void (*broadcast) (gpointer self, guint root, gpointer data, gsize bytes);
+  /* Optional: every rank sends send_bytes[r] bytes to each rank r (from
+   * `send`, rank after rank) and receives recv_bytes[r] from each (into
+   * `recv`, rank after rank); the counts agree pairwise and each is below
+   * 2³¹. With it the ranks add their cluster sums only where their slabs
+   * reach, not over every cluster each iteration. */
+  void (*exchange) (gpointer self, gconstpointer send, const gsize *send_bytes, gpointer recv,
+                    const gsize *recv_bytes);
 } SvStreamRanks;
 
 /* The slices [*z0, *z1) that `rank` of n_ranks owns: contiguous, in rank
