@@ -35,6 +35,24 @@ sv_format_count (guint64 n)
 }
 
 char *
+sv_format_count_short (guint64 n)
+{
+  static const char *const units[] = { "", "k", "M", "G", "T" };
+  double v = (double)n;
+  guint u = 0;
+
+  if (n < 100000)
+    return sv_format_count (n);
+  /* 999 500 is "1.00 M", not "1000 k". */
+  while (v >= 999.5 && u + 1 < G_N_ELEMENTS (units))
+    {
+      v /= 1000;
+      u++;
+    }
+  return g_strdup_printf ("%.*f\u202f%s", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, units[u]);
+}
+
+char *
 sv_element_count (guint64 n, const char *one, const char *many)
 {
   g_autofree char *number = sv_format_count (n);

@@ -25,4 +25,9 @@ char *sv_element_count (guint64 n, const char *one, const char *many);
  * with a narrow space ("120 000"), as sv_format_quantity writes. */
 char *sv_format_count (guint64 n);
 
+/* A count in at most five characters where it is 100 000 or more: three
+ * significant digits and k, M, G or T ("172 k", "1.23 M"); below that
+ * sv_format_count's. */
+char *sv_format_count_short (guint64 n);
+
 G_END_DECLS

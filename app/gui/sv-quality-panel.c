@@ -172,13 +172,33 @@ update_texts (SvQualityPanel *self)
   gtk_label_set_text (self->labels_value, text);
   g_clear_pointer (&text, g_free);
 
-  /* Smallest · median · largest on one line; the size asked for is the
-   * plot's red line, with its number under it. */
+  /* Smallest · median · largest on one line (three six-digit counts did
+   * not fit: from 100 000 on they are shortened, and the tooltip has them
+   * in full); the size asked for is the plot's red line, with its number
+   * under it. */
   {
-    g_autofree char *lo = sv_format_count ((guint64)llround (q->metrics.size_min));
-    g_autofree char *mid = sv_format_count ((guint64)llround (median_size (q)));
-    g_autofree char *hi = sv_format_count ((guint64)llround (q->metrics.size_max));
-    text = g_strdup_printf ("%s · %s · %s", lo, mid, hi);
+    const guint64 sizes[3] = { (guint64)llround (q->metrics.size_min),
+                               (guint64)llround (median_size (q)),
+                               (guint64)llround (q->metrics.size_max) };
+    const gboolean shorten = sizes[2] >= 100000;
+    char *full[3], *shown[3];
+    g_autofree char *tip = NULL;
+
+    for (guint i = 0; i < 3; i++)
+      {
+        full[i] = sv_format_count (sizes[i]);
+        shown[i] = shorten ? sv_format_count_short (sizes[i]) : g_strdup (full[i]);
+      }
+    text = g_strdup_printf ("%s · %s · %s", shown[0], shown[1], shown[2]);
+    tip = g_strdup_printf ("voxels per supervoxel: smallest %s · median %s (blue) · largest %s; "
+                           "the red dashed line is the size asked for (volume ÷ segments)",
+                           full[0], full[1], full[2]);
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->sizes_value), tip);
+    for (guint i = 0; i < 3; i++)
+      {
+        g_free (full[i]);
+        g_free (shown[i]);
+      }
   }
   gtk_label_set_text (self->sizes_value, text);
   g_clear_pointer (&text, g_free);

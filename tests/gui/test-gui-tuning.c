@@ -12,6 +12,7 @@
 #include "supervox/sv-backend.h"
 #include "supervox/sv-io.h"
 #include "supervox/sv-metrics.h"
+#include "sv-element-words.h"
 #include "sv-scale-bar.h"
 #include "sv-test-files.h"
 
@@ -773,10 +774,33 @@ test_quality_leaves_mask_out (Fixture *f, gconstpointer data)
   sv_test_remove_tree (dir);
 }
 
+/* The quality panel's sizes from 100 000 voxels on: five characters at
+ * most, three significant digits, rounding carried into the next unit. */
+static void
+test_short_counts (void)
+{
+  static const struct
+  {
+    guint64 n;
+    const char *text;
+  } cases[] = {
+    { 99999, "99\u202f999" },      { 100000, "100\u202fk" },       { 171606, "172\u202fk" },
+    { 999499, "999\u202fk" },      { 999500, "1.00\u202fM" },      { 1234567, "1.23\u202fM" },
+    { 9995000, "10.0\u202fM" },    { 446784000, "447\u202fM" },    { 8589934592, "8.59\u202fG" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = sv_format_count_short (cases[i].n);
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gui/quality/short-counts", test_short_counts);
   g_test_add ("/gui/quality/mask-out-is-no-supervoxel", Fixture, NULL, fixture_setup,
               test_quality_leaves_mask_out, fixture_teardown);
   g_test_add ("/gui/quality/numbers-equal-engine-metrics", Fixture, NULL, fixture_setup,
