@@ -99,6 +99,22 @@ gboolean sv__zarr_label_writer_append (SvZarrLabelWriter *w, const gint32 *label
                                        GError **error);
 gboolean sv__zarr_label_writer_finish (SvZarrLabelWriter *w, GError **error);
 void sv__zarr_label_writer_free (SvZarrLabelWriter *w);
+
+/* Several writers of one store (MPI ranks, stream-rank-zarr.c): the first
+ * starts it (sv__zarr_label_writer_new) and names its folder (the store
+ * while it is written); each other writes chunk rows from slice z0 on, the
+ * start of a row, into that folder (no metadata; the folder stays when it
+ * is freed) and syncs them (finish_part); once all are done the first
+ * puts the store in place (finish_store, whatever rows it wrote itself).
+ * chunk_depth: the slices of a chunk row any writer of that shape uses. */
+guint sv__zarr_label_chunk_depth (guint nz, guint ny, guint nx, const SvTiffWriteOptions *options);
+const char *sv__zarr_label_writer_folder (const SvZarrLabelWriter *w);
+SvZarrLabelWriter *sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz,
+                                                   guint ny, guint nx, gboolean negative,
+                                                   const SvTiffWriteOptions *options, guint z0,
+                                                   GError **error);
+gboolean sv__zarr_label_writer_finish_part (SvZarrLabelWriter *w, GError **error);
+gboolean sv__zarr_label_writer_finish_store (SvZarrLabelWriter *w, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvZarrLabelWriter, sv__zarr_label_writer_free)
 
 /* sv_tiff_write_labels_full when options->zarr is set: the slab writer

@@ -39,6 +39,7 @@ struct _SvZarrLabelWriter
   gint32 *row; /* chunks[0] slices */
   guint row_z0, row_fill;
   gboolean open;
+  gboolean part; /* rows in another writer's store: its folder is not ours */
 };
 
 /* Removes a folder and what it holds (a store is two levels deep). */
@@ -229,6 +230,84 @@ zattrs_json (const SvZarrLabelWriter *w, const char *name, const double spacing[
   return json_builder_get_root (b);
 }
 
+static void
+chunks_of (const SvZarrWriteOptions *zarr, guint nz, guint ny, guint nx, guint chunks[3])
+{
+  for (guint i = 0; i < 3; i++)
+    chunks[i] = MIN (zarr->chunks[i] > 0 ? zarr->chunks[i] : SV_ZARR_CHUNK,
+                     i == 0 ? nz : i == 1 ? ny : nx);
+  if (zarr->chunks[0] == 0)
+    chunks[0] = CLAMP (SV_ZARR_ROW_BYTES / ((gsize)ny * nx * sizeof (gint32)), 1, chunks[0]);
+}
+
+guint
+sv__zarr_label_chunk_depth (guint nz, guint ny, guint nx, const SvTiffWriteOptions *options)
+{
+  guint chunks[3];
+
+  chunks_of (options->zarr, nz, ny, nx, chunks);
+  return MAX (chunks[0], 1);
+}
+
+const char *
+sv__zarr_label_writer_folder (const SvZarrLabelWriter *w)
+{
+  return w->tmp;
+}
+
+SvZarrLabelWriter *
+sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, guint ny,
+                                guint nx, gboolean negative, const SvTiffWriteOptions *options,
+                                guint z0, GError **error)
+{
+  g_autoptr (SvZarrLabelWriter) w = g_new0 (SvZarrLabelWriter, 1);
+
+  w->path = g_strdup (path);
+  w->tmp = g_strdup (folder);
+  w->part = TRUE;
+  w->zarr = *options->zarr;
+  w->n_threads = options->n_threads;
+  w->nz = nz;
+  w->ny = ny;
+  w->nx = nx;
+  w->negative = negative;
+  chunks_of (&w->zarr, nz, ny, nx, w->chunks);
+  g_return_val_if_fail (z0 % w->chunks[0] == 0 || z0 == nz, NULL);
+  w->row_z0 = z0;
+  w->open = TRUE;
+  w->row = g_try_malloc ((gsize)w->chunks[0] * ny * nx * sizeof (gint32));
+  if (w->row == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "%s: no memory for a row of chunks", path);
+      return NULL;
+    }
+  return g_steal_pointer (&w);
+}
+
+/* The chunks reach the disk before the store appears under its name. */
+static void
+sync_folder (const char *folder)
+{
+  int fd = g_open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+  if (fd >= 0)
+    {
+      syncfs (fd);
+      close (fd);
+    }
+}
+
+gboolean
+sv__zarr_label_writer_finish_part (SvZarrLabelWriter *w, GError **error)
+{
+  g_return_val_if_fail (w->open && w->part && w->row_fill == 0, FALSE);
+
+  sync_folder (w->tmp);
+  w->open = FALSE;
+  return TRUE;
+}
+
 SvZarrLabelWriter *
 sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
                            const double spacing[3], const char *unit,
@@ -254,11 +333,7 @@ sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gbool
   w->ny = ny;
   w->nx = nx;
   w->negative = negative;
-  for (guint i = 0; i < 3; i++)
-    w->chunks[i] = MIN (w->zarr.chunks[i] > 0 ? w->zarr.chunks[i] : SV_ZARR_CHUNK,
-                        i == 0 ? nz : i == 1 ? ny : nx);
-  if (w->zarr.chunks[0] == 0)
-    w->chunks[0] = CLAMP (SV_ZARR_ROW_BYTES / ((gsize)ny * nx * sizeof (gint32)), 1, w->chunks[0]);
+  chunks_of (&w->zarr, nz, ny, nx, w->chunks);
 
   if (w->zarr.image_label)
     {
@@ -523,17 +598,17 @@ register_label (const char *labels, const char *name, GError **error)
 gboolean
 sv__zarr_label_writer_finish (SvZarrLabelWriter *w, GError **error)
 {
-  int fd;
-
   g_return_val_if_fail (w->open && w->row_z0 == w->nz && w->row_fill == 0, FALSE);
 
-  /* The chunks reach the disk before the store appears under its name. */
-  fd = g_open (w->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-  if (fd >= 0)
-    {
-      syncfs (fd);
-      close (fd);
-    }
+  return sv__zarr_label_writer_finish_store (w, error);
+}
+
+gboolean
+sv__zarr_label_writer_finish_store (SvZarrLabelWriter *w, GError **error)
+{
+  g_return_val_if_fail (w->open && !w->part && w->row_fill == 0, FALSE);
+
+  sync_folder (w->tmp);
   if (w->zarr.image_label)
     {
       g_autofree char *labels = g_path_get_dirname (w->path);
@@ -562,7 +637,7 @@ sv__zarr_label_writer_free (SvZarrLabelWriter *w)
 {
   if (w == NULL)
     return;
-  if (w->open && w->tmp != NULL)
+  if (w->open && w->tmp != NULL && !w->part)
     remove_tree (w->tmp);
   g_free (w->path);
   g_free (w->tmp);

@@ -104,4 +104,13 @@ gboolean sv__stream_rank_file_write (Run *run, const char *output, const double 
                                      const char *unit, const LabelSummary *summary,
                                      SvRunStats *stats, GError **error);
 
+/* ---- stream-rank-zarr.c ---- */
+
+/* The same for an OME-Zarr store: every rank writes the chunk rows that
+ * start in its slices. */
+gboolean sv__stream_rank_zarr_applies (const Run *run);
+gboolean sv__stream_rank_zarr_write (Run *run, const char *output, const double spacing[3],
+                                     const char *unit, const LabelSummary *summary,
+                                     SvRunStats *stats, GError **error);
+
 G_END_DECLS

@@ -446,7 +446,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     }
   report->seconds_labels = (double)(g_get_monotonic_time () - t2) / G_USEC_PER_SEC;
   /* Without a gatherer the ranks write their own pages of the file. */
-  if (!sv__stream_rank_file_applies (&run) && !sv__stream_run_gather_labels (&run, error))
+  if (!sv__stream_rank_file_applies (&run) && !sv__stream_rank_zarr_applies (&run)
+      && !sv__stream_run_gather_labels (&run, error))
     goto out;
   g_debug ("streamed run: labels made and connected or gathered in %.3f s (pieces %.3f s)",
            (g_get_monotonic_time () - t2) / 1e6, seconds_pieces);
@@ -461,6 +462,12 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (sv__stream_rank_file_applies (&run))
     {
       ok = sv__stream_rank_file_write (&run, output, info->spacing, info->unit, &summary, stats,
+                                       error);
+      report->file_by_ranks = ok;
+    }
+  else if (sv__stream_rank_zarr_applies (&run))
+    {
+      ok = sv__stream_rank_zarr_write (&run, output, info->spacing, info->unit, &summary, stats,
                                        error);
       report->file_by_ranks = ok;
     }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <tiffio.h>
 
 #include "supervox/sv-io.h"
@@ -213,6 +214,38 @@ test_fewer_slices_than_ranks (Fixture *f, gconstpointer data)
   in_flat = sv_test_write_volume (f->dir, "flat.tif", flat, SV_SAMPLE_U8);
   assert_ranks_identical (f, in, "--n-segments 20 --sigma 1");
   assert_ranks_identical (f, in_flat, "--n-segments 20");
+}
+
+/* An OME-Zarr store from 2, 3 and 4 ranks, each writing the chunk rows
+ * that start in its slices: the one process's store, file for file. */
+static void
+test_zarr_store (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (11, 26, 24, 1);
+  g_autofree char *in = NULL;
+  g_autofree char *one_dir = path_in (f, "one");
+  g_autofree char *one = g_build_filename (one_dir, "l.zarr", NULL);
+  Result r;
+
+  if (skip_without_mpi ())
+    return;
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  g_assert_cmpint (g_mkdir (one_dir, 0700), ==, 0);
+  r = run_slic (f, 0, in, one, "--n-segments 30");
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  for (guint n = 2; n <= 4; n++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/ranks%u", f->dir, n);
+      g_autofree char *out = g_build_filename (dir, "l.zarr", NULL);
+
+      g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+      r = run_slic (f, n, in, out, "--n-segments 30");
+      if (r.status != 0)
+        g_error ("%u ranks: %s", n, r.err);
+      result_clear (&r);
+      sv_test_assert_same_tree (one, out);
+    }
 }
 
 /* mpirun binds each of one or two ranks to a single core unless told
@@ -434,6 +467,7 @@ main (int argc, char **argv)
   ADD ("/cli/mpi/identical/mask", test_mask);
   ADD ("/cli/mpi/identical/fewer-slices-than-ranks", test_fewer_slices_than_ranks);
   ADD ("/cli/mpi/share-of-cores", test_share_of_cores);
+  ADD ("/cli/mpi/identical/zarr-store", test_zarr_store);
   ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
   ADD ("/cli/mpi/fails-cleanly/non-finite", test_non_finite);
   ADD ("/cli/mpi/fails-cleanly/rank-stops-early", test_rank_stops_early);

@@ -53,3 +53,42 @@ sv_test_assert_same_file (const char *a, const char *b)
   g_assert_cmpuint (la, ==, lb);
   g_assert_true (memcmp (ca, cb, la) == 0);
 }
+
+void
+sv_test_assert_same_tree (const char *a, const char *b)
+{
+  const char *const roots[2] = { a, b };
+
+  for (guint side = 0; side < 2; side++)
+    {
+      g_autoptr (GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
+
+      g_ptr_array_add (folders, g_strdup (""));
+      for (guint f = 0; f < folders->len; f++)
+        {
+          const char *rel = folders->pdata[f];
+          g_autofree char *dir_path = g_build_filename (roots[side], rel, NULL);
+          g_autoptr (GDir) dir = g_dir_open (dir_path, 0, NULL);
+          const char *entry;
+
+          g_assert_nonnull (dir);
+          while ((entry = g_dir_read_name (dir)) != NULL)
+            {
+              g_autofree char *entry_rel = g_build_filename (rel, entry, NULL);
+              g_autofree char *here = g_build_filename (roots[side], entry_rel, NULL);
+              g_autofree char *there = g_build_filename (roots[1 - side], entry_rel, NULL);
+
+              if (g_file_test (here, G_FILE_TEST_IS_DIR))
+                {
+                  g_ptr_array_add (folders, g_steal_pointer (&entry_rel));
+                  continue;
+                }
+              if (!g_file_test (there, G_FILE_TEST_EXISTS))
+                g_error ("%s is in %s, not in %s", entry_rel, roots[side], roots[1 - side]);
+              if (side == 0)
+                sv_test_assert_same_file (here, there);
+            }
+        }
+    }
+}
+

@@ -16,4 +16,8 @@ char *sv_test_make_dir (const char *prefix);
 /* Fails the test unless files a and b hold the same bytes. */
 void sv_test_assert_same_file (const char *a, const char *b);
 
+/* Every file under folder `a` is under folder `b` at the same relative
+ * path with the same bytes, and the other way round (an OME-Zarr store). */
+void sv_test_assert_same_tree (const char *a, const char *b);
+
 G_END_DECLS

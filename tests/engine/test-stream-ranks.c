@@ -13,6 +13,7 @@
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-params.h"
 #include "supervox/sv-run-execute.h"
 #include "supervox/sv-stream.h"
@@ -28,6 +29,7 @@ typedef struct
   const guint8 *mask;
   guint slab_depth;
   guint64 memory_limit;
+  const SvZarrWriteOptions *zarr; /* NULL: a TIFF */
 } Job;
 
 static gboolean
@@ -40,6 +42,7 @@ rank_run (const SvStreamRanks *ranks, gpointer user_data, SvStreamReport *report
   options.ranks = ranks;
   options.slab_depth = job->slab_depth > 0 ? job->slab_depth : 2;
   options.memory_limit = job->memory_limit;
+  options.write_options.zarr = job->zarr;
   return sv_stream_slic_run (job->input, job->output, job->params, job->mask, &options, NULL,
                              report, error);
 }
@@ -52,7 +55,7 @@ run_in_ranks_full (guint n, const char *input, const char *output, const SvSlicP
                    const guint8 *mask, guint slab_depth, guint64 memory_limit, gboolean *by_ranks,
                    GError **error)
 {
-  Job job = { input, output, params, mask, slab_depth, memory_limit };
+  Job job = { input, output, params, mask, slab_depth, memory_limit, NULL };
   g_autofree SvStreamReport *reports = g_new0 (SvStreamReport, n);
   gboolean ok = sv_test_ranks_run (n, rank_run, &job, reports, error);
 
@@ -636,6 +639,59 @@ test_rank_range (void)
   g_assert_cmpuint (z1 - z0, ==, 0);
 }
 
+/* An OME-Zarr store written by the ranks, each the chunk rows that start
+ * in its slices (heads of rows sent to their owners): the one process's
+ * store, file for file, for chunk rows that divide the ranks' slices or
+ * not, and rows deeper than a rank's slices. */
+static void
+test_zarr_by_ranks (Fixture *f, gconstpointer data)
+{
+  static const guint depths[] = { 1, 4, 5, 64 };
+  static const guint n_ranks[] = { 2, 3, 5 };
+  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
+  /* One name in two folders: the store's metadata holds its name. */
+  g_autofree char *one_dir = g_build_filename (f->dir, "one", NULL);
+  g_autofree char *ranks_dir = g_build_filename (f->dir, "ranks", NULL);
+  g_autofree char *one = g_build_filename (one_dir, "labels.zarr", NULL);
+  g_autofree char *ranks = g_build_filename (ranks_dir, "labels.zarr", NULL);
+  SvSlicParams params[4];
+  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
+
+  g_assert_cmpint (g_mkdir (one_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (ranks_dir, 0700), ==, 0);
+
+  make_cases (params, ball);
+  for (guint d = 0; d < G_N_ELEMENTS (depths); d++)
+    {
+      SvZarrWriteOptions zarr;
+      SvStreamOptions options;
+      g_autoptr (GError) error = NULL;
+
+      sv_zarr_write_options_init_defaults (&zarr);
+      zarr.chunks[0] = depths[d];
+      zarr.chunks[1] = 7;
+      sv_stream_options_init_defaults (&options);
+      options.slab_depth = 3;
+      options.write_options.zarr = &zarr;
+      g_assert_true (sv_stream_slic_run (in, one, &params[0], NULL, &options, NULL, NULL, &error));
+      g_assert_no_error (error);
+      for (guint i = 0; i < G_N_ELEMENTS (n_ranks); i++)
+        {
+          Job job = { in, ranks, &params[0], NULL, 0, 0, &zarr };
+          g_autofree SvStreamReport *reports = g_new0 (SvStreamReport, n_ranks[i]);
+
+          g_test_message ("chunk rows of %u slices, %u ranks", depths[d], n_ranks[i]);
+          g_assert_true (sv_test_ranks_run (n_ranks[i], rank_run, &job, reports, &error));
+          g_assert_no_error (error);
+          for (guint r = 0; r < n_ranks[i]; r++)
+            g_assert_true (reports[r].file_by_ranks);
+          sv_test_assert_same_tree (one, ranks);
+          sv_test_remove_tree (ranks);
+        }
+      sv_test_remove_tree (one);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -643,6 +699,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/stream/ranks/range", test_rank_range);
   g_test_add ("/engine/stream/ranks/identical-to-one-process", Fixture, NULL, fixture_setup,
               test_identical, fixture_teardown);
+  g_test_add ("/engine/stream/ranks/zarr-by-ranks", Fixture, NULL, fixture_setup,
+              test_zarr_by_ranks, fixture_teardown);
   g_test_add ("/engine/stream/ranks/pieces-without-gatherer", Fixture, NULL, fixture_setup,
               test_pieces, fixture_teardown);
   g_test_add ("/engine/stream/stages-in-order", Fixture, NULL, fixture_setup, test_stages,
