@@ -58,6 +58,43 @@ SV_LANES_FN (lane_bits) (SV_LANES_FN (I) m)
   return (unsigned)m[0];
 }
 
+/* Candidate p at the row's lanes (dzy: its z and y terms, done once for
+ * all lanes): the distance in sv_arith's order, taken where it is smaller
+ * than the lane's best or ties it with a lower cluster, within p's x
+ * range. Both walks of the tile search evaluate through here. */
+static inline void
+SV_LANES_FN (evaluate) (const Candidate *p, float dzy, SV_LANES_FN (F) fx, SV_LANES_FN (I) xi,
+                        float sx, float sw, float ratio, const SV_LANES_FN (F) *vals, guint nc,
+                        gboolean ignore_colour, gboolean slic_zero, SV_LANES_FN (F) *best_d,
+                        SV_LANES_FN (I) *best_k)
+{
+  SV_LANES_FN (F) dx, s, d;
+  SV_LANES_FN (I) take;
+
+  dx = sx * (p->cx - fx);
+  dx = dx * dx;
+  s = (dzy + dx) * sw;
+  if (ignore_colour)
+    d = s;
+  else
+    {
+      SV_LANES_FN (F) colour = { 0 };
+      for (guint c = 0; c < nc; c++)
+        {
+          SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
+          colour = colour + t * t;
+        }
+      if (slic_zero)
+        colour = colour / p->mdc;
+      d = s + colour;
+    }
+  take = (d < *best_d) | ((d == *best_d) & (p->k < *best_k));
+  if (!p->covers_x)
+    take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
+  *best_d = SV_LANES_FN (select) (take, d, *best_d);
+  *best_k = (take & p->k) | (~take & *best_k);
+}
+
 /* What a row's walk compares candidates' spatial bounds with: the largest
  * best distance of its lanes; or, when every candidate has the same colour
  * term at each lane (`same`, that term per lane in `colour`), the largest
@@ -176,8 +213,6 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                 {
                   const Candidate *p = &cand[j];
                   float dz, dy, dzy;
-                  SV_LANES_FN (F) dx, s, d;
-                  SV_LANES_FN (I) take;
 
                   /* Ordered by key (order_by_bound): nothing further can beat
                    * any lane. A bound equal to a best distance could still
@@ -199,28 +234,8 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                   if (dzy * sw > row_max)
                     continue;
                   evaluated++;
-                  dx = sx * (p->cx - fx);
-                  dx = dx * dx;
-                  s = (dzy + dx) * sw;
-                  if (ignore_colour)
-                    d = s;
-                  else
-                    {
-                      SV_LANES_FN (F) colour = { 0 };
-                      for (guint c = 0; c < nc; c++)
-                        {
-                          SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
-                          colour = colour + t * t;
-                        }
-                      if (slic_zero)
-                        colour = colour / p->mdc;
-                      d = s + colour;
-                    }
-                  take = (d < best_d) | ((d == best_d) & (p->k < best_k));
-                  if (!p->covers_x)
-                    take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
-                  best_d = SV_LANES_FN (select) (take, d, best_d);
-                  best_k = (take & p->k) | (~take & best_k);
+                  SV_LANES_FN (evaluate) (p, dzy, fx, xi, sx, sw, ratio, vals, nc, ignore_colour,
+                                          slic_zero, &best_d, &best_k);
                   row_max = SV_LANES_FN (row_reach) (best_d, same, same_term);
                 }
             }
@@ -255,8 +270,6 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                       const int l = __builtin_ctz (bits);
                       const Candidate *p = &cand[j0 + l];
                       const float dzy = dzy_a[l];
-                      SV_LANES_FN (F) dx, s, d;
-                      SV_LANES_FN (I) take;
 
                       bits &= bits - 1;
                       if (p->key > row_max)
@@ -271,28 +284,8 @@ SV_LANES_FN (assign_tile) (const AssignJob *job, const int t0[3], const int t1[3
                               || x0 + width <= p->lo[2] || x0 >= p->hi[2]))
                         continue;
                       evaluated++;
-                      dx = sx * (p->cx - fx);
-                      dx = dx * dx;
-                      s = (dzy + dx) * sw;
-                      if (ignore_colour)
-                        d = s;
-                      else
-                        {
-                          SV_LANES_FN (F) colour = { 0 };
-                          for (guint c = 0; c < nc; c++)
-                            {
-                              SV_LANES_FN (F) t = vals[c] * ratio - p->colour[c];
-                              colour = colour + t * t;
-                            }
-                          if (slic_zero)
-                            colour = colour / p->mdc;
-                          d = s + colour;
-                        }
-                      take = (d < best_d) | ((d == best_d) & (p->k < best_k));
-                      if (!p->covers_x)
-                        take &= (xi >= p->lo[2]) & (xi < p->hi[2]);
-                      best_d = SV_LANES_FN (select) (take, d, best_d);
-                      best_k = (take & p->k) | (~take & best_k);
+                      SV_LANES_FN (evaluate) (p, dzy, fx, xi, sx, sw, ratio, vals, nc,
+                                              ignore_colour, slic_zero, &best_d, &best_k);
                     }
                   row_max = SV_LANES_FN (row_reach) (best_d, same, same_term);
                   if (done)
