@@ -255,16 +255,19 @@ sv__zarr_label_writer_folder (const SvZarrLabelWriter *w)
   return w->tmp;
 }
 
-SvZarrLabelWriter *
-sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, guint ny,
-                                guint nx, gboolean negative, const SvTiffWriteOptions *options,
-                                guint z0, GError **error)
+/* A writer's shape, codec and row buffer, shared by the store's first
+ * writer and the others; NULL with `error` without memory for a row. */
+static SvZarrLabelWriter *
+writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
+            const SvTiffWriteOptions *options, GError **error)
 {
   g_autoptr (SvZarrLabelWriter) w = g_new0 (SvZarrLabelWriter, 1);
+  gsize len;
 
   w->path = g_strdup (path);
-  w->tmp = g_strdup (folder);
-  w->part = TRUE;
+  len = strlen (w->path);
+  while (len > 1 && w->path[len - 1] == G_DIR_SEPARATOR)
+    w->path[--len] = '\0';
   w->zarr = *options->zarr;
   w->n_threads = options->n_threads;
   w->nz = nz;
@@ -272,9 +275,6 @@ sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, 
   w->nx = nx;
   w->negative = negative;
   chunks_of (&w->zarr, nz, ny, nx, w->chunks);
-  g_return_val_if_fail (z0 % w->chunks[0] == 0 || z0 == nz, NULL);
-  w->row_z0 = z0;
-  w->open = TRUE;
   w->row = g_try_malloc ((gsize)w->chunks[0] * ny * nx * sizeof (gint32));
   if (w->row == NULL)
     {
@@ -283,6 +283,27 @@ sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, 
       return NULL;
     }
   return g_steal_pointer (&w);
+}
+
+SvZarrLabelWriter *
+sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, guint ny,
+                                guint nx, gboolean negative, const SvTiffWriteOptions *options,
+                                guint z0, GError **error)
+{
+  SvZarrLabelWriter *w = writer_new (path, nz, ny, nx, negative, options, error);
+
+  if (w == NULL)
+    return NULL;
+  w->tmp = g_strdup (folder);
+  w->part = TRUE;
+  w->row_z0 = z0;
+  w->open = TRUE;
+  if (z0 % w->chunks[0] != 0 && z0 != nz)
+    {
+      sv__zarr_label_writer_free (w);
+      g_return_val_if_reached (NULL);
+    }
+  return w;
 }
 
 /* The chunks reach the disk before the store appears under its name. */
@@ -313,27 +334,17 @@ sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gbool
                            const double spacing[3], const char *unit,
                            const SvTiffWriteOptions *options, GError **error)
 {
-  g_autoptr (SvZarrLabelWriter) w = g_new0 (SvZarrLabelWriter, 1);
+  g_autoptr (SvZarrLabelWriter) w = writer_new (path, nz, ny, nx, negative, options, error);
   g_autoptr (JsonNode) zgroup = zgroup_json ();
   g_autoptr (JsonNode) zattrs = NULL;
   g_autoptr (JsonNode) zarray = NULL;
   g_autofree char *array = NULL;
   g_autofree char *name = NULL;
   g_autofree char *tmp = NULL;
-  gsize len;
 
-  w->path = g_strdup (path);
-  len = strlen (w->path);
-  while (len > 1 && w->path[len - 1] == G_DIR_SEPARATOR)
-    w->path[--len] = '\0';
+  if (w == NULL)
+    return NULL;
   name = g_path_get_basename (w->path);
-  w->zarr = *options->zarr;
-  w->n_threads = options->n_threads;
-  w->nz = nz;
-  w->ny = ny;
-  w->nx = nx;
-  w->negative = negative;
-  chunks_of (&w->zarr, nz, ny, nx, w->chunks);
 
   if (w->zarr.image_label)
     {
@@ -376,13 +387,6 @@ sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gbool
   if (!write_json (w->tmp, ".zgroup", zgroup, error) || !write_json (w->tmp, ".zattrs", zattrs, error)
       || !write_json (array, ".zarray", zarray, error))
     return NULL;
-  w->row = g_try_malloc ((gsize)w->chunks[0] * ny * nx * sizeof (gint32));
-  if (w->row == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "%s: no memory for a row of chunks", path);
-      return NULL;
-    }
   return g_steal_pointer (&w);
 }
 

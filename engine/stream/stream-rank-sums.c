@@ -154,7 +154,7 @@ sv__stream_rank_sums_apply (Run *run, gint64 *sums, gsize b0, gsize b1)
       const guint8 *from = shared + (gsize)s * MAX (most_owned * centre_bytes, 1);
 
       owned (k, s, n, &s0, &s1);
-      for (gsize c = s0; s < n && c < s1; c++)
+      for (gsize c = s0; c < s1; c++)
         {
           memcpy (clusters->centres + c * nf, from + (c - s0) * centre_bytes, nf * sizeof (float));
           clusters->alive[c] = from[(c - s0) * centre_bytes + nf * sizeof (float)];

@@ -64,21 +64,28 @@ params (void)
   return p;
 }
 
+/* A one-channel NZ·NY·NX source. */
 static SupervoxSlabSource
-source_of (Served *served)
+slab_source (SupervoxDtype dtype, const char *name, SupervoxSlabReadFunc read, void *user_data)
 {
   SupervoxSlabSource source;
 
   supervox_slab_source_init (&source);
-  source.dtype = SUPERVOX_UINT16;
+  source.dtype = dtype;
   source.shape[0] = NZ;
   source.shape[1] = NY;
   source.shape[2] = NX;
   source.shape[3] = 1;
-  source.name = "served volume";
-  source.read = read_cb;
-  source.user_data = served;
+  source.name = name;
+  source.read = read;
+  source.user_data = user_data;
   return source;
+}
+
+static SupervoxSlabSource
+source_of (Served *served)
+{
+  return slab_source (SUPERVOX_UINT16, "served volume", read_cb, served);
 }
 
 /* The label TIFF's pages as z-major uint32 labels. */
@@ -227,15 +234,7 @@ test_sources_with_mask (void)
   a.data = volume;
   served.volume = volume;
   source = source_of (&served);
-  supervox_slab_source_init (&mask_source);
-  mask_source.dtype = SUPERVOX_UINT8;
-  mask_source.shape[0] = NZ;
-  mask_source.shape[1] = NY;
-  mask_source.shape[2] = NX;
-  mask_source.shape[3] = 1;
-  mask_source.name = "served mask";
-  mask_source.read = mask_read_cb;
-  mask_source.user_data = &mask_calls;
+  mask_source = slab_source (SUPERVOX_UINT8, "served mask", mask_read_cb, &mask_calls);
   g_assert_cmpint (mask_read_cb (0, NZ, mask, &mask_calls, NULL, 0), ==, 0);
   mask_calls = 0;
   for (gsize i = 0; i < (gsize)NZ * NY * NX; i++)
