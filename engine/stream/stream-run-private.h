@@ -52,8 +52,12 @@ gboolean sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error)
 /* The clusters [*b0, *b1) this rank's slabs can add to, from the centres
  * the next pass uses. */
 void sv__stream_rank_band (const Run *run, gsize *b0, gsize *b1);
-/* After a pass over band [b0, b1) of `sums` (zero elsewhere): the ranks'
- * sums added by the clusters' owners and every centre made and shared.
+/* Clears what a rank adds to before a pass: its band [b0, b1) of `sums`
+ * and the clusters it owns. */
+void sv__stream_rank_sums_zero (const Run *run, gint64 *sums, gsize b0, gsize b1);
+/* After a pass over band [b0, b1) of `sums` (cleared as above): the ranks'
+ * sums added by the clusters' owners, and each rank given the centres
+ * within reach of its slices (the others are dead on that rank).
  * FALSE (nothing done, every rank alike) when the ranks cannot exchange
  * (SV_RANK_SUMS=all asks for the sums over every cluster instead). */
 gboolean sv__stream_rank_sums_apply (Run *run, gint64 *sums, gsize b0, gsize b1);

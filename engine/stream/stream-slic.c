@@ -111,11 +111,20 @@ run_iteration (Run *run, gboolean keep, GError **error)
   gboolean ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error);
   gint64 *sums;
 
+  gsize b0 = 0, b1 = run->clusters.k;
+
+  /* The clusters this rank's slabs reach, from the centres they use. */
+  if (several)
+    sv__stream_rank_band (run, &b0, &b1);
+
   /* One buffer for every pass: with millions of clusters it is hundreds of
-   * MiB, and a fresh one costs its page faults every pass. */
+   * MiB, and a fresh one costs its page faults every pass. A rank clears
+   * only what it adds to: its band and the clusters it owns. */
   if (run->sums == NULL)
     run->sums = sv_try_alloc_n (n_sums, sizeof (gint64), TRUE, error,
                                 "the sums of %" G_GSIZE_FORMAT " clusters", run->clusters.k);
+  else if (several)
+    sv__stream_rank_sums_zero (run, run->sums, b0, b1);
   else
     memset (run->sums, 0, n_sums * sizeof (gint64));
   if (run->sums == NULL)
@@ -126,12 +135,6 @@ run_iteration (Run *run, gboolean keep, GError **error)
    * device keeps, and they come first. */
   if (ok && (keep || slic_zero) && run->passes_done > 0)
     ok = try_keep_assignment (run, error);
-
-  gsize b0 = 0, b1 = run->clusters.k;
-
-  /* The clusters this rank's slabs reach, from the centres they use. */
-  if (several)
-    sv__stream_rank_band (run, &b0, &b1);
   const gint64 t0 = g_get_monotonic_time ();
   ok = ok
        && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx, &run->clusters,
@@ -144,7 +147,15 @@ run_iteration (Run *run, gboolean keep, GError **error)
    * way, so the centres do not depend on how the volume was cut. */
   gboolean made = several && sv__stream_rank_sums_apply (run, sums, b0, b1);
   if (several && !made)
-    run->ranks->sum_int64 (run->ranks->self, sums, n_sums);
+    {
+      /* Every cluster's sums, over all ranks: outside the band they are
+       * this rank's zeros. */
+      const gsize ns_band0 = b0 < b1 ? b0 * ns : 0, ns_band1 = b0 < b1 ? b1 * ns : 0;
+
+      memset (sums, 0, ns_band0 * sizeof (gint64));
+      memset (sums + ns_band1, 0, (n_sums - ns_band1) * sizeof (gint64));
+      run->ranks->sum_int64 (run->ranks->self, sums, n_sums);
+    }
   const gint64 t2 = g_get_monotonic_time ();
   if (!made)
     sv__slic_centres_from_sums (&run->ctx, sums, &run->clusters);
