@@ -294,3 +294,75 @@ sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *t
 out:
   return -1;
 }
+
+/* What another process needs to read the kept labels: the allocation's
+ * IPC handle and its shape, to check against its own. */
+typedef struct
+{
+  cudaIpcMemHandle_t memory;
+  guint64 plane;
+  guint32 nz;
+} KeptHandle;
+
+static_assert (sizeof (KeptHandle) <= SV_KEPT_HANDLE_BYTES, "the kept labels' handle fits");
+
+gboolean
+sv__cuda_slab_export_kept (SvBackend *backend, guint8 *handle, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  KeptHandle h;
+
+  if (s == NULL || s->d_kept == NULL)
+    return FALSE;
+  memset (&h, 0, sizeof h);
+  /* The labels are final once this device's work is done. */
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  SV_CUDA_CHECK (cudaIpcGetMemHandle (&h.memory, s->d_kept));
+  h.plane = s->kept_plane;
+  h.nz = s->kept_nz;
+  memset (handle, 0, SV_KEPT_HANDLE_BYTES);
+  memcpy (handle, &h, sizeof h);
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* Slices [z0, z1) of another process's kept labels, device to device (over
+ * NVLink where the two devices have it), instead of through both hosts'
+ * memory and MPI. A handle this process cannot open (another host, no
+ * IPC in this container) leaves the copy to the caller. */
+int
+sv__cuda_slab_import_kept (SvBackend *backend, const guint8 *handle, guint z0, guint z1,
+                           GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  KeptHandle h;
+  int32_t *theirs = NULL;
+  cudaError_t err;
+
+  if (s == NULL)
+    return -1;
+  memcpy (&h, handle, sizeof h);
+  if (s->d_kept == NULL || h.plane != s->kept_plane || h.nz != s->kept_nz || z1 > s->kept_nz
+      || z0 > z1)
+    return 0;
+  err = cudaIpcOpenMemHandle ((void **)&theirs, h.memory, cudaIpcMemLazyEnablePeerAccess);
+  if (err != cudaSuccess)
+    {
+      g_debug ("device %d cannot open another process's labels: %s", s->device,
+               cudaGetErrorString (err));
+      cudaGetLastError ();
+      return 0;
+    }
+  SV_CUDA_CHECK (cudaMemcpyAsync (s->d_kept + (gsize)z0 * s->kept_plane,
+                                  theirs + (gsize)z0 * s->kept_plane,
+                                  (gsize)(z1 - z0) * s->kept_plane * sizeof (int32_t),
+                                  cudaMemcpyDefault, s->compute));
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  SV_CUDA_CHECK (cudaIpcCloseMemHandle (theirs));
+  return 1;
+out:
+  if (theirs != NULL)
+    cudaIpcCloseMemHandle (theirs);
+  return -1;
+}

@@ -179,6 +179,9 @@ gboolean sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32
                                   GError **error);
 int sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *target,
                                 gpointer dst, GError **error);
+gboolean sv__cuda_slab_export_kept (SvBackend *backend, guint8 *handle, GError **error);
+int sv__cuda_slab_import_kept (SvBackend *backend, const guint8 *handle, guint z0, guint z1,
+                               GError **error);
 
 /* ---- stream-samples.cu ---- */
 

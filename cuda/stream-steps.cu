@@ -327,5 +327,7 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .read_kept = sv__cuda_slab_read_kept,
   .store_kept = sv__cuda_slab_store_kept,
   .copy_kept_to = sv__cuda_slab_copy_kept_to,
+  .export_kept = sv__cuda_slab_export_kept,
+  .import_kept = sv__cuda_slab_import_kept,
   .take_samples = sv__cuda_slab_take_samples,
 };

@@ -167,11 +167,77 @@ store_received (guint z0, guint z1, const gint32 *labels, gpointer user_data, GE
   return keeper->klass->slab_steps->store_kept (keeper, z0, z1, labels, error);
 }
 
+/* What a rank tells the others of the labels its device keeps. */
+typedef struct
+{
+  gint32 exported;
+  char host[64];
+  guint8 handle[SV_KEPT_HANDLE_BYTES];
+} KeptNote;
+
+/* Ranks on one host whose devices keep their labels: rank 0's device reads
+ * the others' from their memory (SvSlabSteps.export_kept, import_kept)
+ * while they wait, and marks them in `taken`; only the others send theirs
+ * through the host. (24 GiB at 2048³ on four ranks took 7 s through MPI
+ * and host memory.) Every rank calls it; FALSE with `error` set on rank 0
+ * when a copy failed. */
+static gboolean
+take_from_devices (Run *run, guint8 *taken, GError **error)
+{
+  const SvStreamRanks *ranks = run->ranks;
+  SvBackend *worker = run->plan.n_workers == 1 ? run->plan.workers[0] : NULL;
+  const SvSlabSteps *steps = worker != NULL ? worker->klass->slab_steps : NULL;
+  const guint n = ranks->n_ranks;
+  g_autofree KeptNote *notes = g_new0 (KeptNote, n);
+  KeptNote mine = { 0 };
+  gboolean ok = TRUE;
+
+  if (ranks->gather == NULL || ranks->broadcast == NULL)
+    return TRUE;
+  g_strlcpy (mine.host, g_get_host_name (), sizeof mine.host);
+  if (run->plan.assignment_kept && steps != NULL && steps->export_kept != NULL
+      && steps->import_kept != NULL)
+    mine.exported = steps->export_kept (worker, mine.handle, NULL);
+  ranks->gather (ranks->self, &mine, sizeof mine, notes);
+  if (ranks->rank == 0 && notes[0].exported)
+    for (guint r = 1; r < n; r++)
+      {
+        guint z0, z1;
+        int got;
+
+        if (!notes[r].exported || strcmp (notes[r].host, mine.host) != 0)
+          continue;
+        sv_stream_rank_range (run->nz, r, n, &z0, &z1);
+        got = ok ? steps->import_kept (worker, notes[r].handle, z0, z1, error) : 1;
+        ok = ok && got >= 0;
+        /* After a failure nobody sends: the ranks agree on it at once. */
+        taken[r] = got != 0;
+      }
+  ranks->broadcast (ranks->self, 0, taken, n);
+  if (ranks->rank == 0)
+    {
+      guint n_taken = 0;
+
+      for (guint r = 1; r < n; r++)
+        n_taken += taken[r] != 0;
+      g_debug ("labels of %u of %u ranks taken from their devices", n_taken, n - 1);
+    }
+  return ok;
+}
+
 gboolean
 sv__stream_run_gather_labels (Run *run, GError **error)
 {
-  return sv__stream_gather_labels (run->ranks, labels_source, store_received, run, run->nz,
-                                   run->plane, run->nearest, run->depth, error);
+  g_autofree guint8 *taken = NULL;
+  gboolean ok = TRUE;
+
+  if (run->ranks != NULL && run->ranks->n_ranks > 1)
+    {
+      taken = g_new0 (guint8, run->ranks->n_ranks);
+      ok = take_from_devices (run, taken, error);
+    }
+  return sv__stream_gather_labels (run->ranks, taken, ok, labels_source, store_received, run,
+                                   run->nz, run->plane, run->nearest, run->depth, error);
 }
 
 /* Copies the labels to the writer, slab by slab. */

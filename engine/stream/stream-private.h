@@ -412,9 +412,13 @@ void sv__label_tally_clear (SvLabelTally *tally);
 
 /* Hands every rank's labels (its slices, read through `own`) to rank 0,
  * which puts them where its run keeps labels (`store`), `depth` slices per
- * message through `buffer`, then agrees. Without ranks it does nothing. */
-gboolean sv__stream_gather_labels (const SvStreamRanks *ranks, SvSlabSource own, SvSlabSink store,
-                                   gpointer user_data, guint nz, gsize plane, gint32 *buffer,
-                                   guint depth, GError **error);
+ * message through `buffer`, then agrees. Ranks marked in `taken` (n_ranks
+ * bytes, may be NULL) are skipped: rank 0 has their labels already. `ok`
+ * FALSE (with `error` set) moves nothing and makes the ranks agree on the
+ * failure. Without ranks it does nothing. */
+gboolean sv__stream_gather_labels (const SvStreamRanks *ranks, const guint8 *taken, gboolean ok,
+                                   SvSlabSource own, SvSlabSink store, gpointer user_data,
+                                   guint nz, gsize plane, gint32 *buffer, guint depth,
+                                   GError **error);
 
 G_END_DECLS

@@ -56,25 +56,26 @@ receive_range (const SvStreamRanks *ranks, guint r, SvSlabSink store, gpointer u
 }
 
 gboolean
-sv__stream_gather_labels (const SvStreamRanks *ranks, SvSlabSource own, SvSlabSink store,
-                          gpointer user_data, guint nz, gsize plane, gint32 *buffer, guint depth,
-                          GError **error)
+sv__stream_gather_labels (const SvStreamRanks *ranks, const guint8 *taken, gboolean ok,
+                          SvSlabSource own, SvSlabSink store, gpointer user_data, guint nz,
+                          gsize plane, gint32 *buffer, guint depth, GError **error)
 {
-  gboolean ok = TRUE;
   guint z0, z1;
 
   if (ranks == NULL || ranks->n_ranks <= 1)
-    return TRUE;
-  if (ranks->rank == 0)
+    return ok;
+  if (ok && ranks->rank == 0)
     {
       /* Rank 0's own slices are where its run keeps them already. */
       for (guint r = 1; r < ranks->n_ranks; r++)
         {
+          if (taken != NULL && taken[r])
+            continue;
           sv_stream_rank_range (nz, r, ranks->n_ranks, &z0, &z1);
           ok = receive_range (ranks, r, store, user_data, z0, z1, plane, buffer, depth, ok, error);
         }
     }
-  else
+  else if (ok && (taken == NULL || !taken[ranks->rank]))
     {
       sv_stream_rank_range (nz, ranks->rank, ranks->n_ranks, &z0, &z1);
       for (guint a = z0; a < z1; a += depth)

@@ -29,6 +29,8 @@ static struct
   guint samples_taken, label_slabs, connected, given_back;
   guint strip_slabs; /* slabs of the label file handed over compressed */
   gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
+  gint imported;     /* slices read from another rank's device (rank 0's thread alone) */
+  guint unreachable; /* the index of a device whose labels import cannot reach, or G_MAXUINT */
 } device;
 
 /* What one pretend device holds (the backend's private state). */
@@ -264,6 +266,38 @@ keeping_store_kept (SvBackend *backend, guint z0, guint z1, const gint32 *labels
   memset (kp->labelled + z0, 1, z1 - z0);
   g_atomic_int_add (&device.stored, (gint)(z1 - z0));
   return TRUE;
+}
+
+/* A pretend device's handle for other ranks: its Keeper, as the threads
+ * that play ranks share memory. */
+static gboolean
+keeping_export_kept (SvBackend *backend, guint8 *handle, GError **error)
+{
+  Keeper *kp = keeper_of (backend);
+
+  if (kp->kept == NULL)
+    return FALSE;
+  memset (handle, 0, SV_KEPT_HANDLE_BYTES);
+  memcpy (handle, &kp, sizeof kp);
+  return TRUE;
+}
+
+static int
+keeping_import_kept (SvBackend *backend, const guint8 *handle, guint z0, guint z1, GError **error)
+{
+  Keeper *kp = keeper_of (backend), *from;
+
+  memcpy (&from, handle, sizeof from);
+  g_assert_true (from != kp && from->kept != NULL && kp->kept != NULL);
+  if (from->index == device.unreachable)
+    return 0;
+  for (guint z = z0; z < z1; z++)
+    g_assert_true (from->labelled[z]);
+  memcpy (kp->kept + (gsize)z0 * device.plane, from->kept + (gsize)z0 * device.plane,
+          (gsize)(z1 - z0) * device.plane * sizeof (gint32));
+  memset (kp->labelled + z0, 1, z1 - z0);
+  device.imported += (gint)(z1 - z0);
+  return 1;
 }
 
 /* The largest z extent of one label, minus one (background out). */
@@ -640,42 +674,55 @@ test_ranks_keep_on_devices (Fixture *f, gconstpointer data)
   device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
   device.only_first_keeps = FALSE;
   device.plane = 19 * 21;
-  for (guint p = 0; p < 4; p++)
-    for (guint n = 2; n <= 3; n++)
-      {
-        const guint8 *mask = p == 2 ? ball : NULL;
-        g_autofree SvStreamReport *reports = g_new0 (SvStreamReport, n);
-        g_autofree SvBackend **devices = g_new (SvBackend *, n);
-        RanksJob job = { in, out, &params[p], mask, devices };
-        SvStreamOptions options;
-        guint z0, z1;
+  /* Rank 0's device takes the others' labels through the host (no
+   * handles), from their devices, or from all but the last rank's. */
+  for (guint way = 0; way < 3; way++)
+    for (guint p = 0; p < 4; p++)
+      for (guint n = 2; n <= 3; n++)
+        {
+          const guint8 *mask = p == 2 ? ball : NULL;
+          g_autofree SvStreamReport *reports = g_new0 (SvStreamReport, n);
+          g_autofree SvBackend **devices = g_new (SvBackend *, n);
+          RanksJob job = { in, out, &params[p], mask, devices };
+          SvStreamOptions options;
+          guint z0, z1, last0, last1;
 
-        g_test_message ("params %u, %u ranks", p, n);
-        sv_stream_options_init_defaults (&options);
-        g_assert_true (
-            sv_stream_slic_run (in, cpu_out, &params[p], mask, &options, NULL, NULL, &error));
-        g_assert_no_error (error);
-        for (guint r = 0; r < n; r++)
-          {
-            devices[r] = sv_backend_new ("keeping-device", &error);
-            g_assert_no_error (error);
-          }
-        device.stored = 0;
-        device.connected = 0;
-        g_assert_true (sv_test_ranks_run (n, rank_on_device, &job, reports, &error));
-        g_assert_no_error (error);
-        sv_test_assert_same_file (cpu_out, out);
-        for (guint r = 0; r < n; r++)
-          g_assert_true (reports[r].labels_on_device);
-        /* Rank 0's device took every other rank's slices. */
-        sv_stream_rank_range (23, 0, n, &z0, &z1);
-        g_assert_cmpint (device.stored, ==, 23 - (gint)(z1 - z0));
-        g_assert_cmpint (reports[0].connect_on_device, ==, params[p].enforce_connectivity);
-        g_assert_cmpuint (device.connected, ==, params[p].enforce_connectivity ? 1 : 0);
-        for (guint r = 0; r < n; r++)
-          sv_backend_free (devices[r]);
-        g_assert_cmpint (g_remove (out), ==, 0);
-      }
+          g_test_message ("params %u, %u ranks, way %u", p, n, way);
+          steps.export_kept = way > 0 ? keeping_export_kept : NULL;
+          steps.import_kept = way > 0 ? keeping_import_kept : NULL;
+          sv_stream_options_init_defaults (&options);
+          g_assert_true (
+              sv_stream_slic_run (in, cpu_out, &params[p], mask, &options, NULL, NULL, &error));
+          g_assert_no_error (error);
+          for (guint r = 0; r < n; r++)
+            {
+              devices[r] = sv_backend_new ("keeping-device", &error);
+              g_assert_no_error (error);
+            }
+          device.unreachable = way == 2 ? keeper_of (devices[n - 1])->index : G_MAXUINT;
+          device.stored = device.imported = 0;
+          device.connected = 0;
+          g_assert_true (sv_test_ranks_run (n, rank_on_device, &job, reports, &error));
+          g_assert_no_error (error);
+          sv_test_assert_same_file (cpu_out, out);
+          for (guint r = 0; r < n; r++)
+            g_assert_true (reports[r].labels_on_device);
+          /* Rank 0's device took every other rank's slices, each once. */
+          sv_stream_rank_range (23, 0, n, &z0, &z1);
+          sv_stream_rank_range (23, n - 1, n, &last0, &last1);
+          g_assert_cmpint (device.stored + device.imported, ==, 23 - (gint)(z1 - z0));
+          g_assert_cmpint (device.stored, ==,
+                           way == 0   ? 23 - (gint)(z1 - z0)
+                           : way == 1 ? 0
+                                      : (gint)(last1 - last0));
+          g_assert_cmpint (reports[0].connect_on_device, ==, params[p].enforce_connectivity);
+          g_assert_cmpuint (device.connected, ==, params[p].enforce_connectivity ? 1 : 0);
+          for (guint r = 0; r < n; r++)
+            sv_backend_free (devices[r]);
+          g_assert_cmpint (g_remove (out), ==, 0);
+        }
+  steps.export_kept = NULL;
+  steps.import_kept = NULL;
 }
 
 int

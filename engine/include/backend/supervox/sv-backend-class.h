@@ -18,6 +18,9 @@
 
 G_BEGIN_DECLS
 
+/* The most bytes of an SvSlabSteps.export_kept handle. */
+#define SV_KEPT_HANDLE_BYTES 128
+
 /* One run as the pipeline hands it to the stages. */
 typedef struct
 {
@@ -177,6 +180,16 @@ typedef struct
    * SvSlabDeviceSource's 1, 0, −1). */
   int (*copy_kept_to) (SvBackend *backend, guint z0, guint z1, SvBackend *target, gpointer dst,
                        GError **error);
+  /* Optional, for MPI ranks on one host: writes a handle of at most
+   * SV_KEPT_HANDLE_BYTES bytes by which another process can read the kept
+   * labels while this one waits; FALSE (no error) when there is none. */
+  gboolean (*export_kept) (SvBackend *backend, guint8 *handle, GError **error);
+  /* Optional: slices [z0, z1) of another process's kept labels, named by
+   * its export_kept handle, into this backend's kept labels: 1 done, 0
+   * when they cannot be reached from here (nothing copied), −1 with
+   * `error` set. */
+  int (*import_kept) (SvBackend *backend, const guint8 *handle, guint z0, guint z1,
+                      GError **error);
 
   /* Optional: takes slab [z0, z1) as the file's samples (`raw`, channel
    * fastest) and prepares it in its own memory as `how` says, to hold it
