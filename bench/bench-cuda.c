@@ -91,19 +91,20 @@ typedef struct
   double slider_ms, slider_publish_ms;
 } Row;
 
-/* Lane instructions of one distance evaluation in the assignment kernel,
- * from sv-slic-arith.h compiled with --fmad=false (nvcc -ptx, sm_90): the
- * spatial term 12 (3 subtractions, 3 products by the spacing, 3 squares,
- * 2 additions, 1 product by the weight); per channel 3 (subtraction,
- * square, addition to the sum: I·ratio is the voxel's, computed once); the
- * distance 1 (addition; SLIC-zero's division is not counted); the
- * comparison sv_arith_better 5 (distance <, distance ==, index <, each
- * combining the predicates, and the selects of distance and index).
- * Loads, window tests and loop control are left out: a floor. */
+/* Lane instructions of one distance evaluation in the assignment kernel:
+ * the SASS of sv-slic-arith.h's functions in a candidate loop, compiled
+ * with --fmad=false for sm_90 (nvcc 13.0, cuobjdump -sass). The spatial
+ * term 12 (3 FADD c − p, 3 FMUL by the spacing, 3 FMUL squares, 2 FADD,
+ * 1 FMUL by the weight); per channel 3 (FADD I·ratio − C, with I·ratio
+ * the voxel's, computed once; FMUL square; FADD into the sum); the
+ * distance 1 (FADD; SLIC-zero's division is not counted); sv_arith_better
+ * 7 (FSETP ==, FSETP < with the OR, the 64-bit index compare as two ISETP
+ * and a SHF sign extension, SEL and FSEL). Loads, window tests and loop
+ * control are left out: a floor. 23 for one channel. */
 static int
 instructions_per_evaluation (guint nc)
 {
-  return 12 + 3 * (int)nc + 1 + 5;
+  return 12 + 3 * (int)nc + 1 + 7;
 }
 
 /* The assignment's compute floor for `row`: one CPU run of the same volume
@@ -150,15 +151,13 @@ compute_floor (const SvVolume *v, const SvSlicParams *p, guint cuda_iterations,
   row->cpu_labels_equal = memcmp (cpu_labels, cuda_labels, nv * sizeof (gint32)) == 0;
   row->floor_evaluations = (double)sum / n_counts;
   row->instructions_per_evaluation = instructions_per_evaluation (v->nc);
-  row->floor_compute_assign_ms
-      = row->floor_evaluations * row->instructions_per_evaluation / rate->lane_instructions_per_s
-        * 1e3;
+  row->floor_compute_assign_ms = row->floor_evaluations * row->instructions_per_evaluation
+                                 / rate->lane_instructions_per_s * 1e3;
   return TRUE;
 }
 
 static gboolean
-bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *row,
-            GError **error)
+bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *row, GError **error)
 {
   SvSlicParams p;
   SvRunControl control = { 0 };
@@ -600,8 +599,8 @@ main (int argc, char **argv)
       printf ("%6u %8zu %8zu | %9.1f %9.1f %9.1f %9.1f | %9.1f %9.3f %9.3f %9.3f %23s %20s | "
               "%9.3f %9.3f | %9.1f %9.3f | %9.1f %s\n",
               r->n, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms, r->download_ms,
-              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, cfloor, cratio, r->update_ms,
-              r->floor_update_ms, r->connect_ms, r->floor_connect_ms, r->slider_ms,
+              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, cfloor, cratio,
+              r->update_ms, r->floor_update_ms, r->connect_ms, r->floor_connect_ms, r->slider_ms,
               r->connectivity_on_host ? "host fallback" : "device");
       if (r->cpu_labels_equal >= 0)
         printf ("%6s compute floor: %.0f evaluations/it (%.2f a voxel), exact, counted in %.1f s "
@@ -638,8 +637,7 @@ main (int argc, char **argv)
   if (json_path != NULL)
     {
       g_autoptr (GString) j = g_string_new ("{\n");
-      g_string_append_printf (
-          j, "  \"copy_bandwidth_gbps\": %.1f,\n  \"reps\": %d,\n", gbps, reps);
+      g_string_append_printf (j, "  \"copy_bandwidth_gbps\": %.1f,\n  \"reps\": %d,\n", gbps, reps);
       g_string_append_printf (
           j,
           "  \"issue_rate\": {\"device\": \"%s\", \"compute_capability\": \"%d.%d\", "
@@ -653,7 +651,7 @@ main (int argc, char **argv)
           g_autofree char *compute = NULL;
           if (r->cpu_labels_equal < 0)
             compute = g_strdup ("\"assign_compute_floor_ms\": null, \"assign_over_compute_floor\": "
-                              "null, \"floor_evaluations_per_iter\": null");
+                                "null, \"floor_evaluations_per_iter\": null");
           else
             compute = g_strdup_printf (
                 "\"assign_compute_floor_ms\": %.4f, \"assign_over_compute_floor\": %.3f, "
@@ -667,7 +665,8 @@ main (int argc, char **argv)
               "    {\"side\": %u, \"k\": %zu, \"n_labels\": %zu, \"e2e_ms\": %.3f, "
               "\"upload_ms\": %.3f, \"run_ms\": %.3f, \"download_ms\": %.3f, "
               "\"prepare_ms\": %.3f, \"bin_ms_per_iter\": %.4f, \"assign_ms_per_iter\": %.4f, "
-              "\"assign_floor_ms\": %.4f, %s, \"update_ms_per_iter\": %.4f, \"update_floor_ms\": %.4f, "
+              "\"assign_floor_ms\": %.4f, %s, "
+              "\"update_ms_per_iter\": %.4f, \"update_floor_ms\": %.4f, "
               "\"labels_ms\": %.4f, \"connect_ms\": %.3f, \"connect_device_ms\": %.4f, "
               "\"connect_floor_ms\": %.4f, \"connectivity_on_host\": %s, "
               "\"slider_run_ms\": %.3f, \"slider_run_and_publish_ms\": %.3f}%s\n",

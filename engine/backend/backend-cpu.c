@@ -180,8 +180,11 @@ cpu_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
     {
       /* A skipped iteration repeats the last assignment, and its floor. */
       if (self->count_floor && self->floor_counts->len > 0)
-        g_array_append_val (self->floor_counts, g_array_index (self->floor_counts, gint64,
-                                                               self->floor_counts->len - 1));
+        {
+          const gint64 last
+              = g_array_index (self->floor_counts, gint64, self->floor_counts->len - 1);
+          g_array_append_val (self->floor_counts, last);
+        }
       return TRUE;
     }
   remember_clusters (self, &run->clusters);

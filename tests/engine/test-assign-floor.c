@@ -61,8 +61,9 @@ row_setup (SvPrepared *image, SvSlicContext *ctx, SvClusters *cl, float *data, f
       alive[k] = 1;
       max_dist[k] = 1.0f;
     }
-  *cl = (SvClusters){ .k = 3, .nc = 1, .centres = centres, .alive = alive,
-                      .max_dist_colour = max_dist };
+  *cl = (SvClusters){
+    .k = 3, .nc = 1, .centres = centres, .alive = alive, .max_dist_colour = max_dist
+  };
 }
 
 static void
@@ -112,7 +113,7 @@ test_dead_cluster (void)
 }
 
 static gint32 *
-run_cpu (float *data, guint n, int iterations, gboolean count, gint64 *counts, guint *n_counts)
+run_counting (float *data, guint n, int iterations, gboolean count, gint64 *counts, guint *n_counts)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SvBackend) backend = sv_backend_new ("cpu", &error);
@@ -151,10 +152,10 @@ static void
 test_run_uniform (void)
 {
   const guint n = 12;
-  g_autofree float *data = g_new0 (float, n * n * n);
+  g_autofree float *data = g_new0 (float, n *n *n);
   gint64 counts[6];
   guint n_counts = 0;
-  g_autofree gint32 *labels = run_cpu (data, n, 6, TRUE, counts, &n_counts);
+  g_autofree gint32 *labels = run_counting (data, n, 6, TRUE, counts, &n_counts);
 
   g_assert_cmpuint (n_counts, ==, 6);
   for (guint i = 0; i < n_counts; i++)
@@ -168,7 +169,7 @@ static void
 test_run_blocks (void)
 {
   const guint n = 16;
-  g_autofree float *data = g_new (float, n * n * n);
+  g_autofree float *data = g_new (float, n *n *n);
   gint64 counts[8];
   guint n_counts = 0, n_none = 0;
   gboolean above = FALSE;
@@ -179,9 +180,9 @@ test_run_blocks (void)
       guint z = i / (n * n), y = (i / n) % n, x = i % n;
       data[i] = (float)((z > 5) + 2 * (y > 9) + (x > 6)) / 4.0f;
     }
-  plain = run_cpu (data, n, 8, FALSE, counts, &n_none);
+  plain = run_counting (data, n, 8, FALSE, counts, &n_none);
   g_assert_cmpuint (n_none, ==, 0);
-  counted = run_cpu (data, n, 8, TRUE, counts, &n_counts);
+  counted = run_counting (data, n, 8, TRUE, counts, &n_counts);
   g_assert_cmpmem (plain, n * n * n * sizeof (gint32), counted, n * n * n * sizeof (gint32));
   g_assert_cmpuint (n_counts, ==, 8);
   for (guint i = 0; i < n_counts; i++)
