@@ -2,14 +2,17 @@
  * median of several runs after a warm-up) and end to end (host float32 in →
  * host labels out) for cubes with ~1000-voxel supervoxels, 10 iterations and
  * connectivity; the device-to-device copy bandwidth and a floor (bytes
- * moved / bandwidth) next to the kernel times; and the live-slider case
+ * moved / bandwidth) next to the kernel times; a compute floor of the
+ * assignment (the distances the exact rule needs, counted by one CPU run of
+ * the same volume and parameters, × instructions per distance ÷ the
+ * device's peak issue rate); and the live-slider case
  * (volume resident, compactness changed → new labels). Prints a table and,
  * with --json FILE, writes the numbers as JSON. With --peer-sizes, the same
  * run times scikit-image's slic (python3 from PATH) on the same volumes with
  * the same parameters and prints the ratio and the agreement of the labels.
  *
  *   bench-cuda [--sizes 256,500,1024] [--reps 5] [--peer-sizes 128,256]
- *              [--json out.json] */
+ *              [--no-compute-floor] [--json out.json] */
 #define G_LOG_DOMAIN "sv-bench"
 
 #include <math.h>
@@ -80,12 +83,81 @@ typedef struct
   double e2e_ms, set_volume_ms, run_ms, download_ms;
   double prepare_ms, bin_ms, assign_ms, update_ms, labels_ms, connect_ms, connect_device_ms;
   double floor_assign_ms, floor_update_ms, floor_connect_ms;
+  /* Compute floor of the assignment (NaN when not counted). */
+  double floor_evaluations, floor_compute_assign_ms, floor_count_s;
+  int instructions_per_evaluation;
+  int cpu_labels_equal; /* the counting CPU run's labels = CUDA's; -1: not counted */
   gboolean connectivity_on_host;
   double slider_ms, slider_publish_ms;
 } Row;
 
+/* Lane instructions of one distance evaluation in the assignment kernel:
+ * the SASS of sv-slic-arith.h's functions in a candidate loop, compiled
+ * with --fmad=false for sm_90 (nvcc 13.0, cuobjdump -sass). The spatial
+ * term 12 (3 FADD c − p, 3 FMUL by the spacing, 3 FMUL squares, 2 FADD,
+ * 1 FMUL by the weight); per channel 3 (FADD I·ratio − C, with I·ratio
+ * the voxel's, computed once; FMUL square; FADD into the sum); the
+ * distance 1 (FADD; SLIC-zero's division is not counted); sv_arith_better
+ * 7 (FSETP ==, FSETP < with the OR, the 64-bit index compare as two ISETP
+ * and a SHF sign extension, SEL and FSEL). Loads, window tests and loop
+ * control are left out: a floor. 23 for one channel. */
+static int
+instructions_per_evaluation (guint nc)
+{
+  return 12 + 3 * (int)nc + 1 + 7;
+}
+
+/* The assignment's compute floor for `row`: one CPU run of the same volume
+ * and parameters with floor counting on (the CPU reference computes the
+ * same centres as the CUDA backend, bit for bit: its labels are compared
+ * with `cuda_labels`), the mean count per iteration × instructions per
+ * evaluation ÷ the device's lane instructions per second. */
 static gboolean
-bench_size (guint n, int reps, double gbps, Row *row, GError **error)
+compute_floor (const SvVolume *v, const SvSlicParams *p, guint cuda_iterations,
+               const gint32 *cuda_labels, const SvCudaIssueRate *rate, Row *row, GError **error)
+{
+  const gsize nv = sv_volume_n_voxels (v);
+  SvRunControl control = { .n_threads = 0, .stop_after_iteration = -1 };
+  SvRunStats stats;
+  const gint64 *counts;
+  guint n_counts = 0;
+  gint64 sum = 0;
+  double t0;
+  g_autofree gint32 *cpu_labels = NULL;
+  g_autoptr (SvBackend) cpu = sv_backend_new ("cpu", error);
+
+  if (cpu == NULL)
+    return FALSE;
+  fprintf (stderr, "%u³: counting the floor's evaluations on the CPU…\n", row->n);
+  sv_backend_cpu_set_floor_counting (cpu, TRUE);
+  t0 = now_ms ();
+  if (!sv_backend_set_volume (cpu, v, NULL, error)
+      || !sv_backend_run (cpu, p, &control, &stats, error))
+    return FALSE;
+  row->floor_count_s = (now_ms () - t0) / 1e3;
+  counts = sv_backend_cpu_get_floor_counts (cpu, &n_counts);
+  if (n_counts == 0 || n_counts != cuda_iterations)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                   "the CPU run counted %u iterations, the CUDA run ran %u", n_counts,
+                   cuda_iterations);
+      return FALSE;
+    }
+  for (guint i = 0; i < n_counts; i++)
+    sum += counts[i];
+  cpu_labels = sv_backend_take_labels (cpu, nv, error);
+  if (cpu_labels == NULL)
+    return FALSE;
+  row->cpu_labels_equal = memcmp (cpu_labels, cuda_labels, nv * sizeof (gint32)) == 0;
+  row->floor_evaluations = (double)sum / n_counts;
+  row->instructions_per_evaluation = instructions_per_evaluation (v->nc);
+  row->floor_compute_assign_ms = row->floor_evaluations * row->instructions_per_evaluation
+                                 / rate->lane_instructions_per_s * 1e3;
+  return TRUE;
+}
+
+static gboolean
+bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *row, GError **error)
 {
   SvSlicParams p;
   SvRunControl control = { 0 };
@@ -106,6 +178,8 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
 
   memset (row, 0, sizeof *row);
   row->n = n;
+  row->floor_evaluations = row->floor_compute_assign_ms = row->floor_count_s = NAN;
+  row->cpu_labels_equal = -1;
   fprintf (stderr, "%u³: making the volume…\n", n);
   v = make_volume (n, error);
   if (v == NULL)
@@ -160,6 +234,9 @@ bench_size (guint n, int reps, double gbps, Row *row, GError **error)
     }
   row->k = stats.n_clusters;
   row->n_labels = stats.n_labels;
+  /* Before the slider changes the compactness: the parameters just timed. */
+  if (rate != NULL && !compute_floor (v, &p, t.iterations, labels, rate, row, error))
+    goto out;
 
   /* Live slider: the volume stays resident, compactness changes. */
   for (int r = -1; r < reps; r++)
@@ -445,11 +522,15 @@ main (int argc, char **argv)
   g_autofree char *peer_sizes = NULL;
   int reps = 5;
   double gbps = 0.0;
+  gboolean no_compute_floor = FALSE;
+  SvCudaIssueRate rate;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "cube sides, comma separated", "LIST" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "timed runs per case (median)", "N" },
     { "peer-sizes", 0, 0, G_OPTION_ARG_STRING, &peer_sizes,
       "also time scikit-image (python3 from PATH) on these cube sides", "LIST" },
+    { "no-compute-floor", 0, 0, G_OPTION_ARG_NONE, &no_compute_floor,
+      "skip the CPU run that counts the assignment's compute floor", NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "write the results as JSON", "FILE" },
     { NULL },
   };
@@ -462,7 +543,8 @@ main (int argc, char **argv)
       return 1;
     }
   reps = MAX (reps, 1);
-  if (!sv_cuda_copy_bandwidth ((gsize)1 << 30, &gbps, &error))
+  if (!sv_cuda_copy_bandwidth ((gsize)1 << 30, &gbps, &error)
+      || !sv_cuda_issue_rate (&rate, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return 1;
@@ -472,7 +554,8 @@ main (int argc, char **argv)
   guint n_rows = sizes[0] != '\0' ? g_strv_length (list) : 0;
   g_autofree Row *rows = g_new0 (Row, n_rows);
   for (guint i = 0; i < n_rows; i++)
-    if (!bench_size ((guint)g_ascii_strtoull (list[i], NULL, 10), reps, gbps, &rows[i], &error))
+    if (!bench_size ((guint)g_ascii_strtoull (list[i], NULL, 10), reps, gbps,
+                     no_compute_floor ? NULL : &rate, &rows[i], &error))
       {
         fprintf (stderr, "%s\n", error->message);
         return 1;
@@ -489,21 +572,41 @@ main (int argc, char **argv)
       }
 
   printf ("device-to-device copy bandwidth: %.0f GB/s (read + write)\n", gbps);
+  printf ("peak issue (%s, sm_%d%d): %d lanes × %d SMs × %d schedulers × %.3f GHz = %.2f T lane "
+          "instructions/s\n",
+          rate.name, rate.major, rate.minor, rate.warp_size, rate.sms, rate.schedulers_per_sm,
+          rate.clock_hz * 1e-9, rate.lane_instructions_per_s * 1e-12);
   printf (
-      "median of %d runs after a warm-up; per-iteration kernel times; floor = bytes/bandwidth\n",
-      reps);
-  printf ("%6s %8s %8s | %9s %9s %9s %9s | %9s %9s %9s | %9s %9s %9s | %9s %9s | %9s %s\n", "side",
-          "K", "labels", "e2e ms", "upload", "run", "download", "prepare", "bin/it", "assign/it",
-          "floor", "update/it", "floor", "connect", "floor", "slider ms", "connectivity");
+      "median of %d runs after a warm-up; per-iteration kernel times; floor = bytes/bandwidth;\n"
+      "compute floor = distances the exact rule needs per iteration (counted by a CPU run) × "
+      "%d instructions ÷ peak issue\n",
+      reps, instructions_per_evaluation (1));
+  printf ("%6s %8s %8s | %9s %9s %9s %9s | %9s %9s %9s %9s %23s %20s | %9s %9s | %9s %9s | %9s "
+          "%s\n",
+          "side", "K", "labels", "e2e ms", "upload", "run", "download", "prepare", "bin/it",
+          "assign/it", "floor", "compute floor assign/it", "assign/compute floor", "update/it",
+          "floor", "connect", "floor", "slider ms", "connectivity");
   for (guint i = 0; i < n_rows; i++)
     {
       const Row *r = &rows[i];
-      printf ("%6u %8zu %8zu | %9.1f %9.1f %9.1f %9.1f | %9.1f %9.3f %9.3f | %9.3f %9.3f %9.3f | "
-              "%9.1f %9.3f | %9.1f %s\n",
+      g_autofree char *cfloor = r->cpu_labels_equal < 0
+                                    ? g_strdup ("-")
+                                    : g_strdup_printf ("%.3f", r->floor_compute_assign_ms);
+      g_autofree char *cratio
+          = r->cpu_labels_equal < 0
+                ? g_strdup ("-")
+                : g_strdup_printf ("%.1fx", r->assign_ms / r->floor_compute_assign_ms);
+      printf ("%6u %8zu %8zu | %9.1f %9.1f %9.1f %9.1f | %9.1f %9.3f %9.3f %9.3f %23s %20s | "
+              "%9.3f %9.3f | %9.1f %9.3f | %9.1f %s\n",
               r->n, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms, r->download_ms,
-              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, r->update_ms,
-              r->floor_update_ms, r->connect_ms, r->floor_connect_ms, r->slider_ms,
+              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, cfloor, cratio,
+              r->update_ms, r->floor_update_ms, r->connect_ms, r->floor_connect_ms, r->slider_ms,
               r->connectivity_on_host ? "host fallback" : "device");
+      if (r->cpu_labels_equal >= 0)
+        printf ("%6s compute floor: %.0f evaluations/it (%.2f a voxel), exact, counted in %.1f s "
+                "on the CPU; its labels %s the CUDA run's\n",
+                "", r->floor_evaluations, r->floor_evaluations / ((double)r->n * r->n * r->n),
+                r->floor_count_s, r->cpu_labels_equal ? "equal" : "DIFFER FROM");
       printf ("%6s conn dev %.3f ms; slider run + labels published %.1f ms; labels %.3f ms\n", "",
               r->connect_device_ms, r->slider_publish_ms, r->labels_ms);
     }
@@ -534,22 +637,41 @@ main (int argc, char **argv)
   if (json_path != NULL)
     {
       g_autoptr (GString) j = g_string_new ("{\n");
+      g_string_append_printf (j, "  \"copy_bandwidth_gbps\": %.1f,\n  \"reps\": %d,\n", gbps, reps);
       g_string_append_printf (
-          j, "  \"copy_bandwidth_gbps\": %.1f,\n  \"reps\": %d,\n  \"rows\": [\n", gbps, reps);
+          j,
+          "  \"issue_rate\": {\"device\": \"%s\", \"compute_capability\": \"%d.%d\", "
+          "\"sms\": %d, \"schedulers_per_sm\": %d, \"warp_size\": %d, \"clock_ghz\": %.4f, "
+          "\"lane_instructions_per_s\": %.6g},\n  \"rows\": [\n",
+          rate.name, rate.major, rate.minor, rate.sms, rate.schedulers_per_sm, rate.warp_size,
+          rate.clock_hz * 1e-9, rate.lane_instructions_per_s);
       for (guint i = 0; i < n_rows; i++)
         {
           const Row *r = &rows[i];
+          g_autofree char *compute = NULL;
+          if (r->cpu_labels_equal < 0)
+            compute = g_strdup ("\"assign_compute_floor_ms\": null, \"assign_over_compute_floor\": "
+                                "null, \"floor_evaluations_per_iter\": null");
+          else
+            compute = g_strdup_printf (
+                "\"assign_compute_floor_ms\": %.4f, \"assign_over_compute_floor\": %.3f, "
+                "\"floor_evaluations_per_iter\": %.1f, \"instructions_per_evaluation\": %d, "
+                "\"floor_count_s\": %.2f, \"cpu_labels_equal\": %s",
+                r->floor_compute_assign_ms, r->assign_ms / r->floor_compute_assign_ms,
+                r->floor_evaluations, r->instructions_per_evaluation, r->floor_count_s,
+                r->cpu_labels_equal ? "true" : "false");
           g_string_append_printf (
               j,
               "    {\"side\": %u, \"k\": %zu, \"n_labels\": %zu, \"e2e_ms\": %.3f, "
               "\"upload_ms\": %.3f, \"run_ms\": %.3f, \"download_ms\": %.3f, "
               "\"prepare_ms\": %.3f, \"bin_ms_per_iter\": %.4f, \"assign_ms_per_iter\": %.4f, "
-              "\"assign_floor_ms\": %.4f, \"update_ms_per_iter\": %.4f, \"update_floor_ms\": %.4f, "
+              "\"assign_floor_ms\": %.4f, %s, "
+              "\"update_ms_per_iter\": %.4f, \"update_floor_ms\": %.4f, "
               "\"labels_ms\": %.4f, \"connect_ms\": %.3f, \"connect_device_ms\": %.4f, "
               "\"connect_floor_ms\": %.4f, \"connectivity_on_host\": %s, "
               "\"slider_run_ms\": %.3f, \"slider_run_and_publish_ms\": %.3f}%s\n",
               r->n, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms, r->download_ms,
-              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, r->update_ms,
+              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, compute, r->update_ms,
               r->floor_update_ms, r->labels_ms, r->connect_ms, r->connect_device_ms,
               r->floor_connect_ms, r->connectivity_on_host ? "true" : "false", r->slider_ms,
               r->slider_publish_ms, i + 1 < n_rows ? "," : "");

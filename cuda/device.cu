@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "sv-cuda"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda-check.h"
 #include "cuda-kernels.h"
@@ -154,6 +155,32 @@ out:
   cudaFree (src);
   cudaFree (dst);
   return ok;
+}
+
+gboolean
+sv_cuda_issue_rate (SvCudaIssueRate *rate, GError **error)
+{
+  cudaDeviceProp prop;
+  int device = 0, clock_khz = 0;
+
+  memset (rate, 0, sizeof *rate);
+  SV_CUDA_CHECK (cudaGetDevice (&device));
+  SV_CUDA_CHECK (cudaGetDeviceProperties (&prop, device));
+  SV_CUDA_CHECK (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrClockRate, device));
+  g_strlcpy (rate->name, prop.name, sizeof rate->name);
+  rate->major = prop.major;
+  rate->minor = prop.minor;
+  rate->sms = prop.multiProcessorCount;
+  /* GP100 (6.0) has two processing blocks per SM; Maxwell and every later
+   * architecture four, one scheduler each. */
+  rate->schedulers_per_sm = prop.major == 6 && prop.minor == 0 ? 2 : 4;
+  rate->warp_size = prop.warpSize;
+  rate->clock_hz = clock_khz * 1e3;
+  rate->lane_instructions_per_s
+      = (double)rate->warp_size * rate->sms * rate->schedulers_per_sm * rate->clock_hz;
+  return TRUE;
+out:
+  return FALSE;
 }
 
 void

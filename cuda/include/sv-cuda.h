@@ -139,6 +139,23 @@ void sv_cuda_backend_get_stage_times (SvBackend *backend, SvCudaStageTimes *time
  * over a copy of `bytes`, median of several after a warm-up. */
 gboolean sv_cuda_copy_bandwidth (gsize bytes, double *gbytes_per_s, GError **error);
 
+/* The current device's peak instruction issue, for compute floors: every
+ * warp scheduler issues one warp instruction (warp_size lanes) a cycle at
+ * the peak clock. Schedulers per SM come from the compute capability (4
+ * from Maxwell on, 2 on sm_60); clock_hz is cudaDevAttrClockRate. */
+typedef struct
+{
+  char name[256];
+  int major, minor;
+  int sms;
+  int schedulers_per_sm;
+  int warp_size;
+  double clock_hz;
+  double lane_instructions_per_s; /* warp_size · sms · schedulers_per_sm · clock_hz */
+} SvCudaIssueRate;
+
+gboolean sv_cuda_issue_rate (SvCudaIssueRate *rate, GError **error);
+
 /* sv_connectivity_enforce on the device, for host arrays (tests and
  * benchmarks of the step alone): same arguments and result. *on_device
  * tells whether the device path applied or the sequential host rule ran. */

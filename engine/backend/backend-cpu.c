@@ -30,6 +30,11 @@ typedef struct
   guint8 *seen_alive;
   gsize seen_k;
   gboolean settled;
+
+  /* Benchmarks: the exact rule's floor of each assignment of the run
+   * (sv_backend_cpu_set_floor_counting). */
+  gboolean count_floor;
+  GArray *floor_counts; /* gint64, one per iteration */
 } SvBackendCpu;
 
 static SvBackendCpu *
@@ -62,6 +67,7 @@ cpu_destroy (SvBackend *backend)
   g_free (self->seen_centres);
   g_free (self->seen_max_dist_colour);
   g_free (self->seen_alive);
+  g_clear_pointer (&self->floor_counts, g_array_unref);
   g_free (self);
 }
 
@@ -112,6 +118,8 @@ cpu_start (SvBackend *backend, const SvSlicRun *run, GError **error)
   const gsize n = n_voxels (self);
 
   self->settled = FALSE;
+  if (self->floor_counts != NULL)
+    g_array_set_size (self->floor_counts, 0);
   g_clear_pointer (&self->labels, g_free);
   g_clear_pointer (&self->nearest, g_free);
   self->nearest = sv_try_alloc_n (n, sizeof (gint32), FALSE, error,
@@ -169,9 +177,23 @@ cpu_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
   SvBackendCpu *self = cpu (backend);
 
   if (self->settled)
-    return TRUE;
+    {
+      /* A skipped iteration repeats the last assignment, and its floor. */
+      if (self->count_floor && self->floor_counts->len > 0)
+        {
+          const gint64 last
+              = g_array_index (self->floor_counts, gint64, self->floor_counts->len - 1);
+          g_array_append_val (self->floor_counts, last);
+        }
+      return TRUE;
+    }
   remember_clusters (self, &run->clusters);
   sv_slic_assign (&run->ctx, &run->clusters, self->nearest);
+  if (self->count_floor)
+    {
+      gint64 needed = sv_slic_assign_floor (&run->ctx, &run->clusters, self->nearest);
+      g_array_append_val (self->floor_counts, needed);
+    }
   sv_slic_update (&run->ctx, self->nearest, &run->clusters);
   self->settled = same_clusters (self, &run->clusters);
   return TRUE;
@@ -314,6 +336,37 @@ const SvBackendClass *
 sv_backend_cpu_class (void)
 {
   return &cpu_class;
+}
+
+gboolean
+sv_backend_cpu_set_floor_counting (SvBackend *backend, gboolean enable)
+{
+  SvBackendCpu *self;
+
+  g_return_val_if_fail (backend != NULL, FALSE);
+  if (backend->klass != &cpu_class)
+    return FALSE;
+  self = cpu (backend);
+  self->count_floor = enable;
+  if (enable && self->floor_counts == NULL)
+    self->floor_counts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  return TRUE;
+}
+
+const gint64 *
+sv_backend_cpu_get_floor_counts (SvBackend *backend, guint *n_iterations)
+{
+  SvBackendCpu *self;
+
+  g_return_val_if_fail (backend != NULL && n_iterations != NULL, NULL);
+  *n_iterations = 0;
+  if (backend->klass != &cpu_class)
+    return NULL;
+  self = cpu (backend);
+  if (self->floor_counts == NULL)
+    return NULL;
+  *n_iterations = self->floor_counts->len;
+  return (const gint64 *)(gpointer)self->floor_counts->data;
 }
 
 SvBackend *

@@ -1,14 +1,13 @@
-/* Supervox engine: the compute floor of the CPU assignment, for benchmarks.
+/* Supervox engine: the compute floor of the assignment, for benchmarks.
  *
- * With SV_CPU_ASSIGN_COUNT set in the environment, every sv_slic_assign
- * prints one line: the distances its tile search computed (vector lanes,
- * idle lanes included) and the distances the exact rule cannot do
- * without. A cluster whose window holds a voxel must be evaluated there
- * unless its spatial term alone already loses to the voxel's best
- * distance: the floor counts, per voxel, the clusters with spatial term
+ * A cluster whose window holds a voxel must be evaluated there unless its
+ * spatial term alone already loses to the voxel's best distance:
+ * sv_slic_assign_floor counts, per voxel, the clusters with spatial term
  * below the best distance, or equal to it with a lower index, and the
- * winner itself. The floor is a brute-force pass over every window, run
- * after the assignment and only when counting. */
+ * winner itself, by a brute-force pass over every window. With
+ * SV_CPU_ASSIGN_COUNT set in the environment, every sv_slic_assign prints
+ * one line: the distances its tile search computed (vector lanes, idle
+ * lanes included) and that floor, counted after the assignment. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "slic-assign-count.h"
@@ -137,9 +136,8 @@ sv__process_cpu_seconds (void)
          + u.ru_stime.tv_usec * 1e-6;
 }
 
-void
-sv__slic_assign_report (const SvSlicContext *ctx, const SvClusters *clusters, const gint32 *nearest,
-                        gint64 evaluated, double seconds, double cpu_seconds)
+gint64
+sv_slic_assign_floor (const SvSlicContext *ctx, const SvClusters *clusters, const gint32 *nearest)
 {
   const SvPrepared *im = ctx->image;
   const gsize n = (gsize)(ctx->z_end - ctx->z_begin) * im->ny * im->nx;
@@ -153,6 +151,17 @@ sv__slic_assign_report (const SvSlicContext *ctx, const SvClusters *clusters, co
   g_free (job.best);
   for (int t = 0; t < n_threads; t++)
     needed += job.needed[t];
+  return needed;
+}
+
+void
+sv__slic_assign_report (const SvSlicContext *ctx, const SvClusters *clusters, const gint32 *nearest,
+                        gint64 evaluated, double seconds, double cpu_seconds)
+{
+  const SvPrepared *im = ctx->image;
+  const gsize n = (gsize)(ctx->z_end - ctx->z_begin) * im->ny * im->nx;
+  const gint64 needed = sv_slic_assign_floor (ctx, clusters, nearest);
+
   g_message ("assign counts: voxels %" G_GSIZE_FORMAT " evaluated %" G_GINT64_FORMAT
              " needed %" G_GINT64_FORMAT " ratio %.3f seconds %.6f cpu %.6f",
              n, evaluated, needed, needed > 0 ? (double)evaluated / needed : 0.0, seconds,

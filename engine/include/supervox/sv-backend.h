@@ -99,6 +99,21 @@ const SvBackendClass *sv_backend_resolve (const SvBackendChoice *choice, guint n
 /* The CPU backend's class, the reference (always available). */
 const SvBackendClass *sv_backend_cpu_class (void);
 
+/* For benchmarks: with `enable`, every later run on the CPU backend
+ * `backend` also counts, after each assignment, the distances the exact
+ * rule needs (sv_slic_assign_floor, a brute-force pass over every window
+ * that costs a few assignments' time; the labels do not change). FALSE,
+ * and nothing set, for a backend of another class. */
+gboolean sv_backend_cpu_set_floor_counting (SvBackend *backend, gboolean enable);
+
+/* The counts of the last run on the CPU backend with floor counting on,
+ * one per iteration (*n_iterations of them): an iteration skipped because
+ * the previous update gave back its clusters repeats the count of the
+ * assignment it would have repeated. Owned by the backend, valid until its
+ * next run; NULL with *n_iterations = 0 without counting or for another
+ * class. */
+const gint64 *sv_backend_cpu_get_floor_counts (SvBackend *backend, guint *n_iterations);
+
 /* The name results and sidecars give a class: "cpu", "cuda". */
 const char *sv_backend_class_name (const SvBackendClass *klass);
 

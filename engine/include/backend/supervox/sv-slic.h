@@ -55,6 +55,15 @@ void sv_clusters_clear (SvClusters *clusters);
  * masked-out voxels and voxels in no live window. Independent of n_threads. */
 void sv_slic_assign (const SvSlicContext *ctx, const SvClusters *clusters, gint32 *nearest);
 
+/* The distances the exact rule needs for the assignment `nearest` of the
+ * slab [ctx->z_begin, ctx->z_end) to `clusters`: per assigned voxel, the
+ * clusters whose window holds it and whose spatial term alone is below
+ * the voxel's best distance (or equal to it with an index no higher than
+ * the winner's), the winner included. A brute-force pass over every
+ * window on ctx->n_threads threads, for benchmarks (slic-assign-count.c). */
+gint64 sv_slic_assign_floor (const SvSlicContext *ctx, const SvClusters *clusters,
+                             const gint32 *nearest);
+
 /* Update: every live cluster's centre becomes the mean position and colour of
  * its voxels (exact integer / fixed-point sums, one division); clusters with
  * no voxels die. Under SLIC-zero the max colour distances are then raised. */
