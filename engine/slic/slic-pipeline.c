@@ -1,25 +1,21 @@
 /* Supervox engine: one SLIC run, driven stage by stage on any backend.
  *
  * Everything that does not depend on where the voxels live happens here,
- * once: validation, seeding, the teaching rule, the pass and iteration
- * loop with progress, cancellation and the iteration hook, the
- * connectivity sizes, the centres (NaN for dead clusters) and the stage
- * times. The backends implement the stages (supervox/sv-backend-class.h). */
+ * once: validation, seeding, the teaching rule, the connectivity sizes,
+ * the centres (NaN for dead clusters) and the stage times. The passes and
+ * iterations, with progress, cancellation and the iteration hook, are the
+ * loop that the streamed run shares (run-iterations.c); here they are the
+ * whole-volume schedule. The backends implement the stages
+ * (supervox/sv-backend-class.h). */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include <math.h>
 #include <string.h>
 
 #include "backend-private.h"
 #include "internal.h"
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
-
-struct _SvIterationView
-{
-  SvBackend *backend;
-  SvSlicRun *run;
-};
+#include "run-iterations.h"
 
 static gint64
 now (SvBackend *backend)
@@ -40,89 +36,61 @@ report (const SvRunControl *control, SvStage stage, guint i, guint n)
     control->progress (stage, i, n, control->user_data);
 }
 
-/* The clusters' positions as callers see them: k × 3, NaN when dead. */
-static float *
-centres_zyx (const SvClusters *clusters)
+/* The in-memory schedule of the one loop (run-iterations.c): each
+ * iteration is the backend's whole-volume stages. */
+typedef struct
 {
-  float *zyx = g_new (float, MAX (clusters->k, 1) * 3);
-  const gsize nf = 3 + clusters->nc;
+  SvBackend *backend;
+  SvSlicRun *run;
+} WholeVolume;
 
-  for (gsize k = 0; k < clusters->k; k++)
-    for (int a = 0; a < 3; a++)
-      zyx[3 * k + a] = clusters->alive[k] ? clusters->centres[k * nf + a] : NAN;
-  return zyx;
+static gboolean
+whole_volume_begin_pass (gpointer self, guint pass, GError **error)
+{
+  WholeVolume *w = self;
+
+  w->run->pass = pass;
+  return w->backend->klass->begin_pass (w->backend, w->run, error);
 }
 
-gboolean
-sv_iteration_view_get_labels (const SvIterationView *view, gint32 *labels, GError **error)
+static gboolean
+whole_volume_iterate (gpointer self, guint iteration, guint n_total, GError **error)
 {
-  g_return_val_if_fail (view != NULL && labels != NULL, FALSE);
-  return view->backend->klass->snapshot_labels (view->backend, view->run, labels, error);
-}
+  WholeVolume *w = self;
 
-const char *
-sv_iteration_view_get_backend_name (const SvIterationView *view)
-{
-  g_return_val_if_fail (view != NULL, NULL);
-  return sv_backend_get_name (view->backend);
-}
-
-gboolean
-sv_iteration_view_get_centres (const SvIterationView *view, float *zyx, gsize *k, GError **error)
-{
-  SvBackend *backend = view->backend;
-  g_autofree float *all = NULL;
-
-  g_return_val_if_fail (view != NULL && k != NULL, FALSE);
-  if (backend->klass->read_clusters != NULL
-      && !backend->klass->read_clusters (backend, view->run, error))
+  if (!w->backend->klass->iterate (w->backend, w->run, error))
     return FALSE;
-  *k = view->run->clusters.k;
-  if (zyx != NULL)
-    {
-      all = centres_zyx (&view->run->clusters);
-      memcpy (zyx, all, *k * 3 * sizeof (float));
-    }
+  w->run->iteration++;
   return TRUE;
 }
 
-/* The passes and their iterations; maskSLIC first moves the seeds by
- * position only, and each pass starts with fresh SLIC-zero maxima, as each
- * of scikit-image's _slic_cython calls does. */
+static gboolean
+whole_volume_sync (gpointer self, GError **error)
+{
+  WholeVolume *w = self;
+
+  return w->backend->klass->sync (w->backend, error);
+}
+
+/* The passes and their iterations, through the one loop. */
 static gboolean
 iterate (SvBackend *backend, SvSlicRun *run, const SvRunControl *control, GError **error)
 {
-  const SvBackendClass *klass = backend->klass;
-  const int n_iter = run->params->max_num_iter;
-  const guint n_total = run->n_passes * (guint)n_iter;
-  /* A device backend queues work; waiting for each iteration is only
-   * needed when someone looks between them. */
-  const gboolean watch
-      = control->progress != NULL || control->cancellable != NULL || control->iteration != NULL;
+  WholeVolume whole = { backend, run };
+  const SvIterationView view = { backend, run, &run->clusters };
+  const SvIterationSchedule schedule = {
+    .ctx = &run->ctx,
+    .clusters = &run->clusters,
+    .n_passes = run->n_passes,
+    .n_iterations = (guint)run->params->max_num_iter,
+    .self = &whole,
+    .begin_pass = whole_volume_begin_pass,
+    .iterate = whole_volume_iterate,
+    .sync = backend->klass->sync != NULL ? whole_volume_sync : NULL,
+    .view = &view,
+  };
 
-  for (run->pass = 0; run->pass < run->n_passes; run->pass++)
-    {
-      sv__slic_pass_start (&run->ctx, &run->clusters, run->pass, run->n_passes);
-      if (!klass->begin_pass (backend, run, error))
-        return FALSE;
-      for (int i = 0; i < n_iter; i++)
-        {
-          if (g_cancellable_set_error_if_cancelled (control->cancellable, error))
-            return FALSE;
-          if (!klass->iterate (backend, run, error))
-            return FALSE;
-          run->iteration++;
-          if (watch && klass->sync != NULL && !klass->sync (backend, error))
-            return FALSE;
-          report (control, SV_STAGE_ITERATE, run->iteration, n_total);
-          if (control->iteration != NULL)
-            {
-              SvIterationView view = { backend, run };
-              control->iteration (&view, run->iteration, n_total, control->user_data);
-            }
-        }
-    }
-  return TRUE;
+  return sv__run_iterations (&schedule, control, error);
 }
 
 void
@@ -192,7 +160,7 @@ run_stages (SvBackend *backend, const SvSlicParams *params, const SvRunControl *
   if (klass->read_clusters != NULL && !klass->read_clusters (backend, run, error))
     return FALSE;
   g_free (backend->centres);
-  backend->centres = centres_zyx (&run->clusters);
+  backend->centres = sv__clusters_centres_zyx (&run->clusters);
   backend->k = run->clusters.k;
   backend->has_result = TRUE;
 

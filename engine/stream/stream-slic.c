@@ -26,6 +26,7 @@
 #include "supervox/sv-slic.h"
 #include "backend-private.h"
 #include "stream-run-private.h"
+#include "run-iterations.h"
 
 void
 sv_stream_options_init_defaults (SvStreamOptions *options)
@@ -279,6 +280,57 @@ report_progress (const SvStreamOptions *o, SvStage stage, guint i, guint n)
     o->progress (stage, i, n, o->user_data);
 }
 
+/* The streamed schedule of the one loop (run-iterations.c): an iteration
+ * is a pass over the slabs. */
+typedef struct
+{
+  Run *run;
+  SvStreamReport *report;
+} SlabPasses;
+
+static gboolean
+slab_passes_iterate (gpointer self, guint iteration, guint n_total, GError **error)
+{
+  SlabPasses *passes = self;
+  const gint64 t0 = g_get_monotonic_time ();
+
+  /* The last assignment makes the labels: it is kept. */
+  if (!run_iteration (passes->run, iteration + 1 == n_total, error))
+    return FALSE;
+  if (iteration == 0)
+    passes->report->seconds_first_pass = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  return TRUE;
+}
+
+/* Every pass and iteration, with the options' progress, cancellation and
+ * iteration hook; *done: how many iterations that was. */
+static gboolean
+run_passes (Run *run, SvStreamReport *report, guint *done, GError **error)
+{
+  const SvStreamOptions *options = run->options;
+  SlabPasses passes = { run, report };
+  const SvIterationView view = { run->plan.workers[0], NULL, &run->clusters };
+  const SvIterationSchedule schedule = {
+    .ctx = &run->ctx,
+    .clusters = &run->clusters,
+    .n_passes = sv__stream_mask_any (&run->mask) ? 2 : 1,
+    .n_iterations = (guint)run->params->max_num_iter,
+    .self = &passes,
+    .iterate = slab_passes_iterate,
+    .view = &view,
+  };
+  /* Ranks stop together: each checks in run_iteration, and they agree. */
+  const SvRunControl control = {
+    .progress = options->progress,
+    .user_data = options->user_data,
+    .cancellable = run->ranks != NULL && run->ranks->n_ranks > 1 ? NULL : options->cancellable,
+    .iteration = options->iteration,
+  };
+
+  *done = schedule.n_passes * schedule.n_iterations;
+  return sv__run_iterations (&schedule, &control, error);
+}
+
 gboolean
 sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
                     const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
@@ -295,7 +347,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   SvStreamReport local_report = { 0 };
   LabelSummary summary;
   Run run = { 0 };
-  guint n_passes, n_total, done = 0, scan_depth;
+  guint done = 0, scan_depth;
   gint64 t0, t1, t2;
   double seconds_pieces = 0;
   gboolean ok = FALSE;
@@ -415,24 +467,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     goto out;
 
   g_debug ("streamed run: prepared, first pass starts");
-  n_passes = sv__stream_mask_any (&run.mask) ? 2 : 1;
-  n_total = n_passes * (guint)params->max_num_iter;
-  for (guint pass = 0; pass < n_passes; pass++)
-    {
-      sv__slic_pass_start (&run.ctx, &run.clusters, pass, n_passes);
-      for (int i = 0; i < params->max_num_iter; i++)
-        {
-          const gint64 t_pass = g_get_monotonic_time ();
-
-          if (!run_iteration (&run, done + 1 == n_total, error))
-            goto out;
-          if (done == 0)
-            report->seconds_first_pass
-                = (double)(g_get_monotonic_time () - t_pass) / G_USEC_PER_SEC;
-          done++;
-          report_progress (options, SV_STAGE_ITERATE, done, n_total);
-        }
-    }
+  if (!run_passes (&run, report, &done, error))
+    goto out;
   t2 = g_get_monotonic_time ();
   g_debug ("streamed run: passes done");
   if (!sv__stream_run_final_labels (&run, params->max_num_iter > 0, &summary, error))

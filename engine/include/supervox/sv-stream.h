@@ -79,7 +79,11 @@ typedef struct
    * file's labels carry its own spacing and unit. */
   const double *label_spacing;
   SvProgressFunc progress;     /* may be NULL */
-  gpointer user_data;
+  /* After each iteration (may be NULL), as in memory (SvRunControl); its
+   * view gives the centres and the backend's name, and no labels: those
+   * are on disk until the run ends. */
+  SvIterationHook iteration;
+  gpointer user_data;         /* for progress and iteration */
   GCancellable *cancellable;  /* may be NULL */
   const SvStreamRanks *ranks; /* NULL: one process; else only rank 0 writes `output` */
   /* The backends that run the slab steps (SvSlabSteps), borrowed: slabs
