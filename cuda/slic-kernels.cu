@@ -322,6 +322,8 @@ struct TileCandidate
 static_assert (TILE_3D_Z * TILE_3D_Y * TILE_3D_X == TILE_VOXELS
                    && (TILE_THREADS / TILE_3D_X) % TILE_3D_Y == 0 && TILE_VOXELS % TILE_THREADS == 0,
                "a 3D tile holds TILE_VOXELS voxels and a thread's voxels differ in z alone");
+static_assert (TILE_THREADS / (TILE_3D_X * TILE_3D_Y) * (TILE_VOXELS / TILE_THREADS) == TILE_3D_Z,
+               "a 3D tile's threads take runs of VPT slices that cover its depth");
 
 /* Lower bound of the float32 colour sum of a centre over every value of a
  * tile, from the tile's per-channel value range. Exact by monotonicity
@@ -349,7 +351,7 @@ colour_lower_bound (const float *vlo, const float *vhi, float ratio, const float
  * as no remaining cluster can beat the best distance. The winner is the
  * lexicographic (distance, index) minimum either way, so the labels equal
  * the plain search's bit for bit. */
-template <int NC>
+template <int NC, bool D3>
 __global__ void
 __launch_bounds__ (TILE_THREADS)
     assign_tiled_kernel (SvCudaIter it, int tz, int ty, int tx, int ntile_y, int ntile_x,
@@ -620,13 +622,16 @@ __launch_bounds__ (TILE_THREADS)
        * that holds for all its voxels. A bound equal to a best distance
        * could still tie and win on a lower index. */
       constexpr int VPT = TILE_VOXELS / TILE_THREADS;
-      /* Voxel r of a thread is voxel tid + r·TILE_THREADS of the tile: the
-       * same x, and TILE_THREADS / tx rows further on, which the launcher's
-       * tile shapes make a step in z alone (3D: a multiple of ty rows) or
-       * in y alone (2D, tz = 1). */
+      /* A thread's voxels share x. In 3D they are VPT neighbours in z with
+       * one y, so that a warp covers a compact 16 × 2 × VPT block (the
+       * fewer distinct candidates its lanes need, the fewer it walks) and
+       * the y and x parts of a candidate's spatial term are the same for
+       * all of them. In 2D (tz = 1) voxel r is TILE_THREADS / tx rows
+       * further on in y. */
       const int rows = TILE_THREADS / tx;
-      const int dz = tz > 1 ? rows / ty : 0, dy = tz > 1 ? 0 : rows;
-      const int x = t0[2] + tid % tx, y0 = t0[1] + (tid / tx) % ty, z0 = t0[0] + tid / (tx * ty);
+      const int dz = D3 ? 1 : 0, dy = D3 ? 0 : rows;
+      const int x = t0[2] + tid % tx, y0 = t0[1] + (tid / tx) % ty;
+      const int z0 = D3 ? t0[0] + (tid / (tx * ty)) * VPT : t0[0];
       float bd[VPT], val[VPT][NCB];
       int bk[VPT];
       unsigned on = 0;
@@ -649,7 +654,9 @@ __launch_bounds__ (TILE_THREADS)
             }
           on |= 1u << r;
           for (int c = 0; c < NCB; c++)
-            val[r][c] = image[v * NCB + c];
+            /* sv_arith_colour_term's value·ratio, rounded as there: once
+             * per voxel instead of once per candidate. */
+            val[r][c] = image[v * NCB + c] * it.ratio;
           worst = INFINITY;
         }
       const float fx = (float)x;
@@ -661,7 +668,7 @@ __launch_bounds__ (TILE_THREADS)
           if (g.w > worst)
             break;
           const int4 lo = s_lo[j], hi = s_hi[j];
-          if (x < lo.z || x >= hi.z)
+          if (x < lo.z || x >= hi.z || (D3 && (y0 < lo.y || y0 >= hi.y)))
             continue;
           /* The spatial term at the point of the thread's column nearest
            * the centre is at most every voxel's (each float step rounds
@@ -677,23 +684,40 @@ __launch_bounds__ (TILE_THREADS)
           for (int c = 0; c < NCB; c++)
             cc[c] = s_col[j][c];
           const float mdc = __int_as_float (hi.w);
+          /* sv_arith_spatial's y and x squares, the same for every voxel of
+           * the thread in 3D (each float step as there, so the sum below
+           * is its value bit for bit). */
+          float ddy = it.sy * (g.y - (float)y0), ddx = it.sx * (g.z - fx);
+          ddy = ddy * ddy;
+          ddx = ddx * ddx;
           worst = -INFINITY;
 #pragma unroll
           for (int r = 0; r < VPT; r++)
             {
               const int y = y0 + r * dy, z = z0 + r * dz;
-              if ((on >> r & 1u) && !(g.w > bd[r]) && z >= lo.x && z < hi.x && y >= lo.y
-                  && y < hi.y)
+              if ((on >> r & 1u) && !(g.w > bd[r]) && z >= lo.x && z < hi.x
+                  && (D3 || (y >= lo.y && y < hi.y)))
                 {
-                  float d = sv_arith_spatial (g.x, g.y, g.z, (float)z, (float)y, fx, it.sz, it.sy,
-                                              it.sx, it.spatial_weight);
+                  float d;
+                  if (D3)
+                    {
+                      float ddz = it.sz * (g.x - (float)z);
+                      ddz = ddz * ddz;
+                      d = ((ddz + ddy) + ddx) * it.spatial_weight;
+                    }
+                  else
+                    d = sv_arith_spatial (g.x, g.y, g.z, (float)z, (float)y, fx, it.sz, it.sy,
+                                          it.sx, it.spatial_weight);
                   if (sv_arith_better (d, lo.w, bd[r], bk[r]))
                     {
                       if (!it.ignore_colour)
                         {
                           float colour = 0.0f;
                           for (int c = 0; c < NCB; c++)
-                            colour = colour + sv_arith_colour_term (val[r][c], it.ratio, cc[c]);
+                            {
+                              const float t = val[r][c] - cc[c];
+                              colour = colour + t * t;
+                            }
                           d = sv_arith_distance (d, colour, it.slic_zero, mdc);
                         }
                       if (sv_arith_better (d, lo.w, bd[r], bk[r]))
@@ -794,9 +818,14 @@ launch_tiled (const SvCudaIter &it, const float *image, const uint8_t *mask, con
     }
   int ntz = (it.z_end - it.z_begin + tz - 1) / tz, nty = (it.ny + ty - 1) / ty, ntx = (it.nx + tx - 1) / tx;
   long long blocks = (long long)ntz * nty * ntx;
-  assign_tiled_kernel<NC><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
-      it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
-      cell_items, nearest, sums);
+  if (tz > 1)
+    assign_tiled_kernel<NC, true><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
+        it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
+        cell_items, nearest, sums);
+  else
+    assign_tiled_kernel<NC, false><<<(unsigned int)blocks, TILE_THREADS, 0, stream>>> (
+        it, tz, ty, tx, nty, ntx, image, mask, centres, max_dist_colour, windows, cell_start,
+        cell_items, nearest, sums);
 }
 
 cudaError_t
