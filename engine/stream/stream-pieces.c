@@ -249,7 +249,7 @@ sv__stream_pieces_applies (const Run *run, guint extent)
   /* What the run may allocate (SvStreamOptions: 0 is 1 GiB). */
   const guint64 budget = run->options->memory_limit > 0 ? run->options->memory_limit
                                                          : G_GUINT64_CONSTANT (1) << 30;
-  gint64 too_big;
+  gboolean too_big;
   guint w0, w1;
 
   const SvSlabSteps *steps
@@ -272,8 +272,18 @@ sv__stream_pieces_applies (const Run *run, guint extent)
    * few slices (every rank must take the same way). */
   window_of (run, extent, &w0, &w1);
   too_big = (guint64)(w1 - w0) * run->plane * 2 * sizeof (gint32) > budget;
-  ranks->max_int64 (ranks->self, &too_big, 1);
-  return too_big == 0;
+  gint64 widest[2] = { too_big, (gint64)(w1 - w0) };
+  ranks->max_int64 (ranks->self, widest, 2);
+  /* Labels that reach across most of the volume (few of them, at low
+   * compactness) give every rank a window of nearly all slices, and
+   * cutting pieces costs more a voxel than the rule itself: past three
+   * quarters of the volume one rank's rule after the gather is quicker.
+   * (256³ on two ranks: 404 labels, windows of 250 slices, pieces 1.3 s
+   * against 0.8 s for the rule after the gather; 17 575 labels, windows
+   * of 160 slices, pieces slightly quicker.) */
+  if (forced == NULL || *forced == '\0')
+    widest[0] |= (guint64)widest[1] * 4 > (guint64)run->nz * 3;
+  return widest[0] == 0;
 }
 
 gint64

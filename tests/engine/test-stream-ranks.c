@@ -276,6 +276,9 @@ test_pieces (Fixture *f, gconstpointer data)
   g_autofree guint8 *slab_mask = g_new0 (guint8, (gsize)nz * ny * nx);
   SvSlicParams params[3];
 
+  /* Windows of most of these few slices: the ranks cut pieces only when
+   * asked to (test_wide_labels has the default choice). */
+  g_setenv ("SV_RANK_PIECES", "1", TRUE);
   /* Only slices 10 to 29, and a hole: ranks with nothing to label. */
   for (guint z = 10; z < 30; z++)
     for (gsize i = 0; i < (gsize)ny * nx; i++)
@@ -342,6 +345,7 @@ test_pieces (Fixture *f, gconstpointer data)
       g_assert_false (g_str_has_prefix (entry, "taken."));
     g_rmdir (taken);
   }
+  g_unsetenv ("SV_RANK_PIECES");
 }
 
 /* Slabs spread over several backends, one worker thread each (what
@@ -661,6 +665,7 @@ test_zarr_by_ranks (Fixture *f, gconstpointer data)
   g_assert_cmpint (g_mkdir (ranks_dir, 0700), ==, 0);
 
   make_cases (params, ball);
+  g_setenv ("SV_RANK_PIECES", "1", TRUE);
   for (guint d = 0; d < G_N_ELEMENTS (depths); d++)
     {
       SvZarrWriteOptions zarr;
@@ -690,6 +695,47 @@ test_zarr_by_ranks (Fixture *f, gconstpointer data)
         }
       sv_test_remove_tree (one);
     }
+  g_unsetenv ("SV_RANK_PIECES");
+}
+
+/* By default the ranks cut pieces only where that divides the work: with
+ * labels that reach across most of the volume every rank's window would
+ * hold nearly all of it, and rank 0 runs the rule after the gather
+ * instead; with small labels in a deep volume each rank's window is a
+ * share. The same file either way. */
+static void
+test_wide_labels (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    guint nz, n_ranks;
+    gint64 n_segments;
+    double compactness;
+    gboolean by_ranks;
+  } cases[] = {
+    { 45, 3, 6, 0.01, FALSE },
+    { 120, 4, 3000, 10.0, TRUE },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *in = write_input (f, cases[c].nz, 10, 11);
+      g_autofree char *one = g_build_filename (f->dir, "one.tif", NULL);
+      g_autofree char *ranks = g_build_filename (f->dir, "ranks.tif", NULL);
+      g_autoptr (GError) error = NULL;
+      gboolean by_ranks = !cases[c].by_ranks;
+      SvSlicParams params;
+
+      sv_slic_params_init_defaults (&params);
+      params.n_segments = cases[c].n_segments;
+      params.compactness = cases[c].compactness;
+      one_process (in, one, &params, NULL);
+      g_assert_true (run_in_ranks_full (cases[c].n_ranks, in, ranks, &params, NULL, 3, 0,
+                                        &by_ranks, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (by_ranks, ==, cases[c].by_ranks);
+      sv_test_assert_same_file (one, ranks);
+    }
 }
 
 int
@@ -701,6 +747,8 @@ main (int argc, char **argv)
               test_identical, fixture_teardown);
   g_test_add ("/engine/stream/ranks/zarr-by-ranks", Fixture, NULL, fixture_setup,
               test_zarr_by_ranks, fixture_teardown);
+  g_test_add ("/engine/stream/ranks/wide-labels-gathered", Fixture, NULL, fixture_setup,
+              test_wide_labels, fixture_teardown);
   g_test_add ("/engine/stream/ranks/pieces-without-gatherer", Fixture, NULL, fixture_setup,
               test_pieces, fixture_teardown);
   g_test_add ("/engine/stream/stages-in-order", Fixture, NULL, fixture_setup, test_stages,
