@@ -236,3 +236,15 @@ def test_runs_where_the_volume_does_not_fit(tmp_path):
     expected = supervox.slic(big, n_segments=300, compactness=0.2, backend="cpu",
                              channel_axis=None)
     np.testing.assert_array_equal(store_labels(tmp_path / "labels.zarr"), expected)
+
+    # Half the volume above the baseline is room enough for labels going to
+    # a TIFF. (A Zarr store also holds a row of chunks, 64 slices of int32
+    # labels, and its codec's buffers: 26.6 MiB above the baseline here,
+    # at the edge of half the volume's 27 MiB.)
+    half = baseline + big.nbytes // 2
+    tiff = run_child([tmp_path / "big.zarr", tmp_path / "labels.tif", "stream", limit_slabs],
+                     half)
+    assert tiff.returncode == 0, tiff.stderr
+    print("half: limit %.1f MiB, streamed peak %.1f MiB" % (half / 2**20, vm_peak(tiff) / 2**20))
+    assert vm_peak(tiff) <= half
+    np.testing.assert_array_equal(tifffile.imread(tmp_path / "labels.tif"), expected)
