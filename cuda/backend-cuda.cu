@@ -511,11 +511,11 @@ sv_cuda_backend_get_stage_times (SvBackend *backend, SvCudaStageTimes *times)
 /* No take_labels: the labels live on the device, and get_labels copies
  * them to the host. */
 static gboolean
-cuda_device_free_bytes (guint64 *free_bytes, GError **error)
+cuda_device_free_bytes (int device, guint64 *free_bytes, GError **error)
 {
   gsize f = 0;
 
-  if (!sv_cuda_mem_get_info (&f, NULL, error))
+  if (!sv_cuda_set_device (device, error) || !sv_cuda_mem_get_info (&f, NULL, error))
     return FALSE;
   *free_bytes = f;
   return TRUE;

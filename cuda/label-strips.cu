@@ -65,6 +65,24 @@ strip_rows (const StripShape &sh, unsigned s, unsigned *z, unsigned *y0, unsigne
   *y1 = min (*y0 + sh.rows, sh.ny);
 }
 
+/* The setup of the size and write kernels' block: its strip's first label
+ * and number of rows, the index of its first row among all strips' rows,
+ * and its code's literal/length table copied into shared `litlen`. */
+__device__ static const uint32_t *
+strip_of_block (const uint32_t *labels, const StripShape &sh, const SvRunsCode *code,
+                uint32_t *litlen, unsigned *n_rows, size_t *row_first)
+{
+  unsigned z, y0, y1;
+
+  strip_rows (sh, blockIdx.x, &z, &y0, &y1);
+  *n_rows = y1 - y0;
+  *row_first = (size_t)blockIdx.x * sh.rows;
+  for (unsigned i = threadIdx.x; i < SV_RUNS_N_LITLEN; i += blockDim.x)
+    litlen[i] = code->litlen[i];
+  __syncthreads ();
+  return labels + ((size_t)z * sh.ny + y0) * sh.nx;
+}
+
 /* Row r of a strip as symbols: literal(v) for a literal sample, match(bytes,
  * up) for a run; the host encoder's tokens, one row at a time. */
 template <typename Literal, typename Match>
@@ -191,16 +209,11 @@ size_kernel (const uint32_t *labels, StripShape sh, const SvRunsCode *codes, uin
   __shared__ uint32_t litlen[SV_RUNS_N_LITLEN];
   const unsigned s = blockIdx.x;
   const SvRunsCode *code = &codes[s];
-  unsigned z, y0, y1;
+  unsigned n_rows;
+  size_t row_first;
+  const uint32_t *strip = strip_of_block (labels, sh, code, litlen, &n_rows, &row_first);
 
-  strip_rows (sh, s, &z, &y0, &y1);
-  const uint32_t *strip = labels + ((size_t)z * sh.ny + y0) * sh.nx;
-  const size_t row_first = (size_t)s * sh.rows;
-
-  for (unsigned i = threadIdx.x; i < SV_RUNS_N_LITLEN; i += blockDim.x)
-    litlen[i] = code->litlen[i];
-  __syncthreads ();
-  for (unsigned r = threadIdx.x; r < y1 - y0; r += blockDim.x)
+  for (unsigned r = threadIdx.x; r < n_rows; r += blockDim.x)
     {
       unsigned bits = 0;
 
@@ -219,7 +232,7 @@ size_kernel (const uint32_t *labels, StripShape sh, const SvRunsCode *codes, uin
     {
       uint64_t at = 16 + code->header_bits;
 
-      for (unsigned r = 0; r < y1 - y0; r++)
+      for (unsigned r = 0; r < n_rows; r++)
         {
           const uint32_t bits = row_bits[row_first + r];
           row_bits[row_first + r] = (uint32_t)(at - 16 - code->header_bits);
@@ -293,16 +306,11 @@ write_kernel (const uint32_t *labels, StripShape sh, const SvRunsCode *codes,
   const unsigned s = blockIdx.x;
   const SvRunsCode *code = &codes[s];
   const uint64_t base = offsets[s] * 8;
-  unsigned z, y0, y1;
+  unsigned n_rows;
+  size_t row_first;
+  const uint32_t *strip = strip_of_block (labels, sh, code, litlen, &n_rows, &row_first);
 
-  strip_rows (sh, s, &z, &y0, &y1);
-  const uint32_t *strip = labels + ((size_t)z * sh.ny + y0) * sh.nx;
-  const size_t row_first = (size_t)s * sh.rows;
-
-  for (unsigned i = threadIdx.x; i < SV_RUNS_N_LITLEN; i += blockDim.x)
-    litlen[i] = code->litlen[i];
-  __syncthreads ();
-  for (unsigned r = threadIdx.x; r < y1 - y0; r += blockDim.x)
+  for (unsigned r = threadIdx.x; r < n_rows; r += blockDim.x)
     {
       BitOut o = bits_at (out, base + 16 + code->header_bits + row_start[row_first + r]);
 

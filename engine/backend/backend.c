@@ -199,11 +199,11 @@ sv_backend_class_device_count (const SvBackendClass *klass)
 }
 
 gboolean
-sv_backend_class_device_free_bytes (const SvBackendClass *klass, guint64 *free_bytes)
+sv_backend_class_device_free_bytes (const SvBackendClass *klass, int device, guint64 *free_bytes)
 {
   *free_bytes = 0;
   return klass != NULL && klass->device_free_bytes != NULL
-         && klass->device_free_bytes (free_bytes, NULL);
+         && klass->device_free_bytes (device, free_bytes, NULL);
 }
 
 SvBackend *

@@ -110,8 +110,19 @@ sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choi
                            : 0;
   if (devices->memory_limit > 0)
     budgets->device_bytes = devices->memory_limit;
-  else
-    sv_backend_class_device_free_bytes (choice->device, &budgets->device_bytes);
+  else if (numbers != NULL)
+    /* What the devices this run will use have free, the least of them:
+     * asking the current device made every MPI rank start a context on
+     * device 0, and measured that one's memory instead of its own. */
+    for (guint i = 0; i < numbers->len; i++)
+      {
+        guint64 bytes = 0;
+
+        if (sv_backend_class_device_free_bytes (choice->device, g_array_index (numbers, int, i),
+                                                &bytes)
+            && (i == 0 || bytes < budgets->device_bytes))
+          budgets->device_bytes = bytes;
+      }
 }
 
 gboolean

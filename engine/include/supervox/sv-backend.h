@@ -135,12 +135,13 @@ const char *sv_backend_class_display_name (const SvBackendClass *klass, const ch
 const char *sv_backend_class_title (const SvBackendClass *klass, const char *fallback);
 
 /* A device class's devices (sv-backend-class.h): how many (0 for a class
- * without devices, or NULL), what the current one has free (FALSE when
+ * without devices, or NULL), what device `device` has free (FALSE when
  * it cannot say), a backend on device `device` (SV_ENGINE_ERROR_BACKEND
  * "no CUDA device 3: this machine has 2"), and the device memory a
  * backend may use (ignored by the CPU). */
 int sv_backend_class_device_count (const SvBackendClass *klass);
-gboolean sv_backend_class_device_free_bytes (const SvBackendClass *klass, guint64 *free_bytes);
+gboolean sv_backend_class_device_free_bytes (const SvBackendClass *klass, int device,
+                                             guint64 *free_bytes);
 SvBackend *sv_backend_new_on_device (const SvBackendClass *klass, int device, GError **error);
 void sv_backend_set_memory_limit (SvBackend *backend, guint64 bytes);
 

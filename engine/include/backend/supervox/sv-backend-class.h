@@ -288,11 +288,11 @@ struct _SvBackendClass
                              gboolean mask);
 
   /* A device class's devices (NULL for the CPU): how many this machine
-   * has (0 when none is usable), what the current one has free, a backend
+   * has (0 when none is usable), what device `device` has free, a backend
    * on device `device`, and the device memory a backend may use (0: what
    * is free), which its streamed slabs and connectivity keep within. */
   int (*device_count) (void);
-  gboolean (*device_free_bytes) (guint64 *free_bytes, GError **error);
+  gboolean (*device_free_bytes) (int device, guint64 *free_bytes, GError **error);
   SvBackend *(*new_on_device) (int device, GError **error);
   void (*set_memory_limit) (SvBackend *backend, guint64 bytes);
 
