@@ -230,8 +230,48 @@ sv__stream_rank_sums_apply (Run *run, gint64 *sums, gsize b0, gsize b1)
 
   const gint64 t_centres = g_get_monotonic_time ();
   share_centres (run, o0, o1);
+  run->centres_in_reach = TRUE;
   g_debug ("ranks' sums: exchange and add %.1f ms, centres %.1f ms, shared %.1f ms",
            (t_add - t_start) / 1e3, (t_centres - t_add) / 1e3,
            (g_get_monotonic_time () - t_centres) / 1e3);
   return TRUE;
+}
+
+void
+sv__stream_rank_centres_all (Run *run)
+{
+  const SvStreamRanks *ranks = run->ranks;
+  SvClusters *clusters = &run->clusters;
+  const guint n = ranks != NULL ? ranks->n_ranks : 1;
+  const gsize k = clusters->k, nf = 3 + clusters->nc;
+  const gsize centre_bytes = nf * sizeof (float) + 1, most_owned = (k + n - 1) / n;
+  const gsize part = MAX (most_owned * centre_bytes, 1);
+  g_autofree guint8 *mine = NULL, *all = NULL;
+  gsize o0, o1;
+
+  if (!run->centres_in_reach)
+    return;
+  owned (k, ranks->rank, n, &o0, &o1);
+  mine = g_malloc0 (part);
+  all = g_malloc (part * n);
+  for (gsize c = o0; c < o1; c++)
+    {
+      memcpy (mine + (c - o0) * centre_bytes, clusters->centres + c * nf, nf * sizeof (float));
+      mine[(c - o0) * centre_bytes + nf * sizeof (float)] = clusters->alive[c];
+    }
+  ranks->gather (ranks->self, mine, part, all);
+  for (guint s = 0; s < n; s++)
+    {
+      gsize s0, s1;
+
+      owned (k, s, n, &s0, &s1);
+      for (gsize c = s0; c < s1; c++)
+        {
+          const guint8 *from = all + (gsize)s * part + (c - s0) * centre_bytes;
+
+          memcpy (clusters->centres + c * nf, from, nf * sizeof (float));
+          clusters->alive[c] = from[nf * sizeof (float)];
+        }
+    }
+  run->centres_in_reach = FALSE;
 }

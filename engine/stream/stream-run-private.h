@@ -29,6 +29,9 @@ typedef struct
   SvStreamRoom room;     /* what is kept in host memory between passes */
   guint passes_done;     /* assignment passes over the slabs */
   gboolean keep_asked;   /* the workers were asked to keep the assignment */
+  /* Under the owners' exchange this rank holds only the centres within
+   * reach of its slices (stream-rank-sums.c). */
+  gboolean centres_in_reach;
   /* Labels after the ranks' connectivity (stream-pieces.c), which left
    * nothing for rank 0 to do but copy them; −1 before or without it. */
   gint64 connected_labels;
@@ -61,6 +64,10 @@ void sv__stream_rank_sums_zero (const Run *run, gint64 *sums, gsize b0, gsize b1
  * FALSE (nothing done, every rank alike) when the ranks cannot exchange
  * (SV_RANK_SUMS=all asks for the sums over every cluster instead). */
 gboolean sv__stream_rank_sums_apply (Run *run, gint64 *sums, gsize b0, gsize b1);
+/* Every live centre to every rank, after the iterations: the fill of
+ * voxels that no live window reached looks for the nearest live centre
+ * however far it is. Does nothing unless run->centres_in_reach. */
+void sv__stream_rank_centres_all (Run *run);
 
 /* ---- stream-labels.c ---- */
 

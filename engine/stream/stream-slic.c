@@ -471,6 +471,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     goto out;
   t2 = g_get_monotonic_time ();
   g_debug ("streamed run: passes done");
+  sv__stream_rank_centres_all (&run);
   if (!sv__stream_run_final_labels (&run, params->max_num_iter > 0, &summary, error))
     goto out;
   g_debug ("streamed run: final labels made");
