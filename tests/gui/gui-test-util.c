@@ -280,3 +280,31 @@ narrow_window (SvWindow *w)
   wait_for_layout (w);
   return gtk_widget_get_width (GTK_WIDGET (w));
 }
+
+gboolean
+quality_current (gpointer window)
+{
+  SvWindow *w = window;
+  SvQuality *q = sv_quality_panel_get_quality (sv_window_get_quality_panel (w));
+  SvJobResult *r = sv_window_get_result (w);
+
+  return sv_window_is_settled (w) && q && r && q->generation == r->generation;
+}
+
+gboolean
+pick_has_count (gpointer window)
+{
+  const char *t = sv_pick_panel_get_text (sv_window_get_pick_panel (window), "voxels");
+  return t && g_ascii_isdigit (t[0]);
+}
+
+void
+show_side_panel (GtkWidget *panel)
+{
+  GtkWidget *notebook = gtk_widget_get_ancestor (panel, GTK_TYPE_NOTEBOOK);
+  GtkWidget *paned = gtk_widget_get_ancestor (notebook, GTK_TYPE_PANED);
+
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (notebook),
+                                 gtk_notebook_page_num (GTK_NOTEBOOK (notebook), panel));
+  gtk_paned_set_position (GTK_PANED (paned), 120);
+}

@@ -53,3 +53,10 @@ void wait_for_layout (SvWindow *w);
 void assert_width (SvWindow *w, int width, const char *after);
 /* A laptop's 1024×740 window; returns its width. */
 int narrow_window (SvWindow *w);
+/* wait_until conditions: the quality panel shows the numbers of the
+ * result on screen; the pick panel shows the picked supervoxel's count. */
+gboolean quality_current (gpointer window);
+gboolean pick_has_count (gpointer window);
+/* For screenshots: the side panel's tab that holds `panel` open, with
+ * room for it under the parameters. */
+void show_side_panel (GtkWidget *panel);

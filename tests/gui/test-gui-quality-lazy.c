@@ -9,17 +9,6 @@
 #include "gui-test-util.h"
 #include "supervox/sv-metrics.h"
 
-/* The quality panel shows the numbers of the result on screen. */
-static gboolean
-quality_current (gpointer data)
-{
-  SvWindow *w = data;
-  SvQuality *q = sv_quality_panel_get_quality (sv_window_get_quality_panel (w));
-  SvJobResult *r = sv_window_get_result (w);
-
-  return sv_window_is_settled (w) && q && r && q->generation == r->generation;
-}
-
 /* Opens the side panel's tab that holds `widget`. */
 static void
 show_tab_of (SvWindow *w, GtkWidget *widget)

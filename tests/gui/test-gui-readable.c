@@ -17,16 +17,6 @@
 #include "sv-test-files.h"
 
 static gboolean
-quality_current (gpointer data)
-{
-  SvWindow *w = data;
-  SvQuality *q = sv_quality_panel_get_quality (sv_window_get_quality_panel (w));
-  SvJobResult *r = sv_window_get_result (w);
-
-  return sv_window_is_settled (w) && q && r && q->generation == r->generation;
-}
-
-static gboolean
 quality_with_truth (gpointer data)
 {
   SvWindow *w = data;

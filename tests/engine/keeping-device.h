@@ -1,0 +1,53 @@
+/* Supervox tests: a pretend device whose slab steps keep the last
+ * assignment in their own memory (SvSlabSteps.keep_assignment) and
+ * prepare slabs from the file's samples themselves (take_samples), as the
+ * CUDA backend does on its device. It is host memory behind the CPU's
+ * slab steps, so that the streamed run's paths for such a device run in
+ * CI (test-stream-kept.c, test-stream-kept-ranks.c). */
+#pragma once
+
+#include "supervox/sv-backend-class.h"
+#include "supervox/sv-params.h"
+
+G_BEGIN_DECLS
+
+/* How much room the pretend devices say they have, and what they did. */
+typedef struct
+{
+  gboolean room_for_slabs, room_for_labels, room_for_connectivity;
+  gboolean only_first_keeps; /* the second device has no room for labels */
+  gsize plane;
+  guint samples_taken, label_slabs, connected, given_back;
+  guint strip_slabs; /* slabs of the label file handed over compressed */
+  gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
+  gint imported;     /* slices read from another rank's device (rank 0's thread alone) */
+  guint unreachable; /* the index of a device whose labels import cannot reach, or G_MAXUINT */
+} PretendDevice;
+
+extern PretendDevice device;
+
+/* Registers the class "keeping-device": the CPU's slab steps beneath. */
+void keeping_device_register (void);
+/* The order in which the pretend device `backend` was made (0 …). */
+guint keeping_device_index (SvBackend *backend);
+/* Whether the pretend device `backend` keeps an assignment now. */
+gboolean keeping_device_keeps_labels (SvBackend *backend);
+/* Whether the devices hand out handles to their kept labels
+ * (export_kept, import_kept), as devices of ranks on one host do. */
+void keeping_device_share_handles (gboolean share);
+/* An SvStreamOptions progress function that cancels (user_data: the
+ * GCancellable) once the connectivity begins. */
+void cancel_at_connect (SvStage stage, guint iteration, guint n_iterations, gpointer user_data);
+
+typedef struct
+{
+  char *dir;
+} Fixture;
+
+void fixture_setup (Fixture *f, gconstpointer data);
+void fixture_teardown (Fixture *f, gconstpointer data);
+/* Parameter sets: plain, SLIC-zero from label 0, a mask (two passes),
+ * no connectivity, and splits and merges across slabs. */
+void make_params (SvSlicParams params[5]);
+
+G_END_DECLS
