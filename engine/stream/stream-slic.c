@@ -286,19 +286,136 @@ typedef struct
 {
   Run *run;
   SvStreamReport *report;
+  /* The clusters the last iteration started from, and whether it gave
+   * them back unchanged on every rank. */
+  SvClusters seen;
+  gboolean settled;
 } SlabPasses;
 
+static gboolean
+slab_passes_begin (gpointer self, guint pass, GError **error)
+{
+  ((SlabPasses *)self)->settled = FALSE;
+  return TRUE;
+}
+
+/* SV_STREAM_SETTLE=off runs every iteration, for comparison. */
+static gboolean
+settling_wanted (void)
+{
+  return g_strcmp0 (g_getenv ("SV_STREAM_SETTLE"), "off") != 0;
+}
+
+/* The clusters' arrays as bytes, for copying and comparing them on
+ * several threads: with millions of clusters they are hundreds of MiB,
+ * once an iteration. */
+typedef struct
+{
+  SvClusters *seen;
+  const SvClusters *now;
+  gboolean copy; /* copy now into seen, else compare */
+  int n_threads;
+  gint differ;
+} ClusterBytes;
+
+static void
+cluster_bytes_worker (gpointer data, int thread)
+{
+  ClusterBytes *job = data;
+  const gsize k = job->now->k, nf = 3 + job->now->nc;
+  const gsize a = k * (gsize)thread / (gsize)job->n_threads;
+  const gsize b = k * (gsize)(thread + 1) / (gsize)job->n_threads;
+  struct
+  {
+    void *seen;
+    const void *now;
+    gsize size;
+  } arrays[3] = {
+    { job->seen->centres + a * nf, job->now->centres + a * nf, (b - a) * nf * sizeof (float) },
+    { job->seen->max_dist_colour + a, job->now->max_dist_colour + a, (b - a) * sizeof (float) },
+    { job->seen->alive + a, job->now->alive + a, b - a },
+  };
+
+  for (int i = 0; i < 3; i++)
+    if (job->copy)
+      memcpy (arrays[i].seen, arrays[i].now, arrays[i].size);
+    else if (memcmp (arrays[i].seen, arrays[i].now, arrays[i].size) != 0)
+      g_atomic_int_set (&job->differ, 1);
+}
+
+static gboolean
+cluster_bytes (SvClusters *seen, const SvClusters *now, gboolean copy, int n_threads)
+{
+  ClusterBytes job = { seen, now, copy, 1, 0 };
+
+  /* A thread for every 256 Ki clusters at most. */
+  job.n_threads = (int)MIN ((gsize)sv__resolve_threads (n_threads), now->k / 262144 + 1);
+  sv__run_parallel (job.n_threads, cluster_bytes_worker, &job);
+  return job.differ == 0;
+}
+
+/* Keeps a copy of the clusters an iteration starts from; FALSE when there
+ * is no memory for it (the pass then runs every iteration). */
+static gboolean
+remember_clusters (SvClusters *seen, const SvClusters *cl, int n_threads)
+{
+  if (seen->k != cl->k || seen->centres == NULL)
+    {
+      sv_clusters_clear (seen);
+      seen->centres = g_try_new (float, MAX (cl->k, 1) * (3 + cl->nc));
+      seen->max_dist_colour = g_try_new (float, MAX (cl->k, 1));
+      seen->alive = g_try_new (guint8, MAX (cl->k, 1));
+      if (seen->centres == NULL || seen->max_dist_colour == NULL || seen->alive == NULL)
+        {
+          sv_clusters_clear (seen);
+          return FALSE;
+        }
+      seen->k = cl->k;
+      seen->nc = cl->nc;
+    }
+  cluster_bytes (seen, cl, TRUE, n_threads);
+  return TRUE;
+}
+
+/* Within a pass an iteration is a function of the clusters alone, as on
+ * the CPU backend (backend-cpu.c): once an iteration gives back, bit for
+ * bit, the clusters it started from (on every rank), every later one
+ * would compute the same assignment and clusters again. They are skipped
+ * up to the run's last, which runs to keep its assignment for the labels
+ * (the same assignment again). */
 static gboolean
 slab_passes_iterate (gpointer self, guint iteration, guint n_total, GError **error)
 {
   SlabPasses *passes = self;
+  Run *run = passes->run;
+  const gboolean last = iteration + 1 == n_total;
   const gint64 t0 = g_get_monotonic_time ();
 
+  if (passes->settled && !last)
+    {
+      passes->report->iterations_settled++;
+      return TRUE;
+    }
+  const gboolean remembered
+      = !last && settling_wanted ()
+        && remember_clusters (&passes->seen, &run->clusters, run->options->n_threads);
+
   /* The last assignment makes the labels: it is kept. */
-  if (!run_iteration (passes->run, iteration + 1 == n_total, error))
+  if (!run_iteration (run, last, error))
     return FALSE;
   if (iteration == 0)
     passes->report->seconds_first_pass = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  if (!last)
+    {
+      /* Every rank settles or none: the ranks meet in every pass. */
+      gint64 changed = !remembered
+                       || !cluster_bytes (&passes->seen, &run->clusters, FALSE,
+                                          run->options->n_threads);
+
+      if (run->ranks != NULL && run->ranks->n_ranks > 1)
+        run->ranks->max_int64 (run->ranks->self, &changed, 1);
+      passes->settled = changed == 0;
+    }
   return TRUE;
 }
 
@@ -308,7 +425,7 @@ static gboolean
 run_passes (Run *run, SvStreamReport *report, guint *done, GError **error)
 {
   const SvStreamOptions *options = run->options;
-  SlabPasses passes = { run, report };
+  SlabPasses passes = { run, report, { 0 }, FALSE };
   const SvIterationView view = { run->plan.workers[0], NULL, &run->clusters };
   const SvIterationSchedule schedule = {
     .ctx = &run->ctx,
@@ -316,6 +433,7 @@ run_passes (Run *run, SvStreamReport *report, guint *done, GError **error)
     .n_passes = sv__stream_mask_any (&run->mask) ? 2 : 1,
     .n_iterations = (guint)run->params->max_num_iter,
     .self = &passes,
+    .begin_pass = slab_passes_begin,
     .iterate = slab_passes_iterate,
     .view = &view,
   };
@@ -327,8 +445,14 @@ run_passes (Run *run, SvStreamReport *report, guint *done, GError **error)
     .iteration = options->iteration,
   };
 
+  gboolean ok;
+
   *done = schedule.n_passes * schedule.n_iterations;
-  return sv__run_iterations (&schedule, &control, error);
+  ok = sv__run_iterations (&schedule, &control, error);
+  sv_clusters_clear (&passes.seen);
+  if (report->iterations_settled > 0)
+    g_debug ("streamed run: %u iterations not run, their pass settled", report->iterations_settled);
+  return ok;
 }
 
 gboolean

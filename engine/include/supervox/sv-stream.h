@@ -143,6 +143,7 @@ typedef struct
   double seconds_first_pass;  /* of seconds_iterate: the first pass (it prepares every slab) */
   double seconds_labels;      /* of seconds_iterate: the last assignment made labels */
   guint64 slabs_read_ahead;   /* slabs read on a thread while the one before computed */
+  guint iterations_settled;   /* iterations not run: their pass had reached a fixed point */
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
