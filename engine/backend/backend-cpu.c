@@ -26,9 +26,7 @@ typedef struct
 
   /* The clusters the last assignment of the pass used, and whether its
    * update gave them back unchanged (see cpu_iterate). */
-  float *seen_centres, *seen_max_dist_colour;
-  guint8 *seen_alive;
-  gsize seen_k;
+  SvClusters seen;
   gboolean settled;
 
   /* Benchmarks: the exact rule's floor of each assignment of the run
@@ -64,9 +62,7 @@ cpu_destroy (SvBackend *backend)
   g_clear_pointer (&self->prepared, sv_prepared_free);
   g_clear_pointer (&self->nearest, g_free);
   g_clear_pointer (&self->labels, g_free);
-  g_free (self->seen_centres);
-  g_free (self->seen_max_dist_colour);
-  g_free (self->seen_alive);
+  sv_clusters_clear (&self->seen);
   g_clear_pointer (&self->floor_counts, g_array_unref);
   g_free (self);
 }
@@ -139,33 +135,6 @@ cpu_begin_pass (SvBackend *backend, const SvSlicRun *run, GError **error)
   return TRUE;
 }
 
-/* Keeps a copy of the clusters the assignment is about to use. */
-static void
-remember_clusters (SvBackendCpu *self, const SvClusters *cl)
-{
-  if (self->seen_k != cl->k || self->seen_centres == NULL)
-    {
-      g_free (self->seen_centres);
-      g_free (self->seen_max_dist_colour);
-      g_free (self->seen_alive);
-      self->seen_k = cl->k;
-      self->seen_centres = g_new (float, MAX (cl->k, 1) * (3 + cl->nc));
-      self->seen_max_dist_colour = g_new (float, MAX (cl->k, 1));
-      self->seen_alive = g_new (guint8, MAX (cl->k, 1));
-    }
-  memcpy (self->seen_centres, cl->centres, cl->k * (3 + cl->nc) * sizeof (float));
-  memcpy (self->seen_max_dist_colour, cl->max_dist_colour, cl->k * sizeof (float));
-  memcpy (self->seen_alive, cl->alive, cl->k);
-}
-
-static gboolean
-same_clusters (const SvBackendCpu *self, const SvClusters *cl)
-{
-  return memcmp (self->seen_centres, cl->centres, cl->k * (3 + cl->nc) * sizeof (float)) == 0
-         && memcmp (self->seen_max_dist_colour, cl->max_dist_colour, cl->k * sizeof (float)) == 0
-         && memcmp (self->seen_alive, cl->alive, cl->k) == 0;
-}
-
 /* Within a pass an iteration is a function of the clusters alone (the
  * image, mask and parameters stay): once an update gives back, bit for
  * bit, the clusters its assignment used, every later iteration of the pass
@@ -187,7 +156,8 @@ cpu_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
         }
       return TRUE;
     }
-  remember_clusters (self, &run->clusters);
+  const gboolean remembered = sv__clusters_remember (&self->seen, &run->clusters, run->ctx.n_threads);
+
   sv_slic_assign (&run->ctx, &run->clusters, self->nearest);
   if (self->count_floor)
     {
@@ -195,7 +165,7 @@ cpu_iterate (SvBackend *backend, SvSlicRun *run, GError **error)
       g_array_append_val (self->floor_counts, needed);
     }
   sv_slic_update (&run->ctx, self->nearest, &run->clusters);
-  self->settled = same_clusters (self, &run->clusters);
+  self->settled = remembered && sv__clusters_same (&self->seen, &run->clusters, run->ctx.n_threads);
   return TRUE;
 }
 

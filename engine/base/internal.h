@@ -20,6 +20,11 @@ G_BEGIN_DECLS
 gboolean sv__slic_seed (const guint shape[3], const guint8 *mask, gint64 n_segments,
                         SvSeeds *seeds, GError **error);
 void sv__slic_pass_start (SvSlicContext *ctx, SvClusters *clusters, guint pass, guint n_passes);
+/* cluster-snapshot.c: keeps a copy of `cl` in `seen` (FALSE, nothing kept,
+ * without memory for it); whether `cl` is bit for bit that copy (centres,
+ * SLIC-zero maxima, live marks). Copy and comparison run on n_threads. */
+gboolean sv__clusters_remember (SvClusters *seen, const SvClusters *cl, int n_threads);
+gboolean sv__clusters_same (const SvClusters *seen, const SvClusters *cl, int n_threads);
 
 /* Gives every mask-in voxel whose nearest[] is −1 the live cluster with the
  * smallest spatial term (sv_arith_spatial; ties to the lowest index). */

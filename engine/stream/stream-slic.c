@@ -306,77 +306,6 @@ settling_wanted (void)
   return g_strcmp0 (g_getenv ("SV_STREAM_SETTLE"), "off") != 0;
 }
 
-/* The clusters' arrays as bytes, for copying and comparing them on
- * several threads: with millions of clusters they are hundreds of MiB,
- * once an iteration. */
-typedef struct
-{
-  SvClusters *seen;
-  const SvClusters *now;
-  gboolean copy; /* copy now into seen, else compare */
-  int n_threads;
-  gint differ;
-} ClusterBytes;
-
-static void
-cluster_bytes_worker (gpointer data, int thread)
-{
-  ClusterBytes *job = data;
-  const gsize k = job->now->k, nf = 3 + job->now->nc;
-  const gsize a = k * (gsize)thread / (gsize)job->n_threads;
-  const gsize b = k * (gsize)(thread + 1) / (gsize)job->n_threads;
-  struct
-  {
-    void *seen;
-    const void *now;
-    gsize size;
-  } arrays[3] = {
-    { job->seen->centres + a * nf, job->now->centres + a * nf, (b - a) * nf * sizeof (float) },
-    { job->seen->max_dist_colour + a, job->now->max_dist_colour + a, (b - a) * sizeof (float) },
-    { job->seen->alive + a, job->now->alive + a, b - a },
-  };
-
-  for (int i = 0; i < 3; i++)
-    if (job->copy)
-      memcpy (arrays[i].seen, arrays[i].now, arrays[i].size);
-    else if (memcmp (arrays[i].seen, arrays[i].now, arrays[i].size) != 0)
-      g_atomic_int_set (&job->differ, 1);
-}
-
-static gboolean
-cluster_bytes (SvClusters *seen, const SvClusters *now, gboolean copy, int n_threads)
-{
-  ClusterBytes job = { seen, now, copy, 1, 0 };
-
-  /* A thread for every 256 Ki clusters at most. */
-  job.n_threads = (int)MIN ((gsize)sv__resolve_threads (n_threads), now->k / 262144 + 1);
-  sv__run_parallel (job.n_threads, cluster_bytes_worker, &job);
-  return job.differ == 0;
-}
-
-/* Keeps a copy of the clusters an iteration starts from; FALSE when there
- * is no memory for it (the pass then runs every iteration). */
-static gboolean
-remember_clusters (SvClusters *seen, const SvClusters *cl, int n_threads)
-{
-  if (seen->k != cl->k || seen->centres == NULL)
-    {
-      sv_clusters_clear (seen);
-      seen->centres = g_try_new (float, MAX (cl->k, 1) * (3 + cl->nc));
-      seen->max_dist_colour = g_try_new (float, MAX (cl->k, 1));
-      seen->alive = g_try_new (guint8, MAX (cl->k, 1));
-      if (seen->centres == NULL || seen->max_dist_colour == NULL || seen->alive == NULL)
-        {
-          sv_clusters_clear (seen);
-          return FALSE;
-        }
-      seen->k = cl->k;
-      seen->nc = cl->nc;
-    }
-  cluster_bytes (seen, cl, TRUE, n_threads);
-  return TRUE;
-}
-
 /* Within a pass an iteration is a function of the clusters alone, as on
  * the CPU backend (backend-cpu.c): once an iteration gives back, bit for
  * bit, the clusters it started from (on every rank), every later one
@@ -398,7 +327,7 @@ slab_passes_iterate (gpointer self, guint iteration, guint n_total, GError **err
     }
   const gboolean remembered
       = !last && settling_wanted ()
-        && remember_clusters (&passes->seen, &run->clusters, run->options->n_threads);
+        && sv__clusters_remember (&passes->seen, &run->clusters, run->options->n_threads);
 
   /* The last assignment makes the labels: it is kept. */
   if (!run_iteration (run, last, error))
@@ -409,8 +338,8 @@ slab_passes_iterate (gpointer self, guint iteration, guint n_total, GError **err
     {
       /* Every rank settles or none: the ranks meet in every pass. */
       gint64 changed = !remembered
-                       || !cluster_bytes (&passes->seen, &run->clusters, FALSE,
-                                          run->options->n_threads);
+                       || !sv__clusters_same (&passes->seen, &run->clusters,
+                                              run->options->n_threads);
 
       if (run->ranks != NULL && run->ranks->n_ranks > 1)
         run->ranks->max_int64 (run->ranks->self, &changed, 1);

@@ -82,3 +82,18 @@ make_cases (SvSlicParams params[4], guint8 *ball)
   params[3].min_size_factor = 0.9;
   params[3].max_size_factor = 1.0;
 }
+
+gboolean
+rank_run (const SvStreamRanks *ranks, gpointer user_data, SvStreamReport *report, GError **error)
+{
+  const Job *job = user_data;
+  SvStreamOptions options;
+
+  sv_stream_options_init_defaults (&options);
+  options.ranks = ranks;
+  options.slab_depth = job->slab_depth > 0 ? job->slab_depth : 2;
+  options.memory_limit = job->memory_limit;
+  options.write_options.zarr = job->zarr;
+  return sv_stream_slic_run (job->input, job->output, job->params, job->mask, &options, NULL,
+                             report, error);
+}

@@ -2,7 +2,9 @@
  * streamed ranks' and workers' tests compare against. */
 #pragma once
 
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-params.h"
+#include "supervox/sv-stream.h"
 
 G_BEGIN_DECLS
 
@@ -26,5 +28,20 @@ void one_process (const char *input, const char *output, const SvSlicParams *par
 /* The parameter sets and the ball mask (CASE_NZ × CASE_NY × CASE_NX) the
  * identity tests run: plain, smoothing, SLIC-zero, splits and merges. */
 void make_cases (SvSlicParams params[4], guint8 *ball);
+
+/* The streamed run a rank makes (an SvTestRankFunc; NULL ranks: one
+ * process). */
+typedef struct
+{
+  const char *input, *output;
+  const SvSlicParams *params;
+  const guint8 *mask;
+  guint slab_depth; /* 0: 2 slices */
+  guint64 memory_limit;
+  const SvZarrWriteOptions *zarr; /* NULL: a TIFF */
+} Job;
+
+gboolean rank_run (const SvStreamRanks *ranks, gpointer user_data, SvStreamReport *report,
+                   GError **error);
 
 G_END_DECLS

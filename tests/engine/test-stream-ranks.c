@@ -22,31 +22,6 @@
 #include "sv-test-ranks.h"
 #include "supervox/sv-volume.h"
 
-/* The run every rank makes. */
-typedef struct
-{
-  const char *input, *output;
-  const SvSlicParams *params;
-  const guint8 *mask;
-  guint slab_depth;
-  guint64 memory_limit;
-  const SvZarrWriteOptions *zarr; /* NULL: a TIFF */
-} Job;
-
-static gboolean
-rank_run (const SvStreamRanks *ranks, gpointer user_data, SvStreamReport *report, GError **error)
-{
-  const Job *job = user_data;
-  SvStreamOptions options;
-
-  sv_stream_options_init_defaults (&options);
-  options.ranks = ranks;
-  options.slab_depth = job->slab_depth > 0 ? job->slab_depth : 2;
-  options.memory_limit = job->memory_limit;
-  options.write_options.zarr = job->zarr;
-  return sv_stream_slic_run (job->input, job->output, job->params, job->mask, &options, NULL,
-                             report, error);
-}
 
 /* Runs the streamed SLIC in n ranks; returns rank 0's outcome and checks
  * that every rank had the same. *by_ranks (may be NULL): whether the ranks

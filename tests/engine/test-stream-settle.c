@@ -13,26 +13,6 @@
 #include "sv-test-files.h"
 #include "sv-test-ranks.h"
 
-typedef struct
-{
-  const char *in, *out;
-  const SvSlicParams *params;
-  const guint8 *mask;
-} Job;
-
-static gboolean
-run (const SvStreamRanks *ranks, gpointer user_data, SvStreamReport *report, GError **error)
-{
-  const Job *job = user_data;
-  SvStreamOptions options;
-
-  sv_stream_options_init_defaults (&options);
-  options.ranks = ranks;
-  options.slab_depth = 3;
-  return sv_stream_slic_run (job->in, job->out, job->params, job->mask, &options, NULL, report,
-                             error);
-}
-
 /* The run in `n_ranks` ranks (1: one process); rank 0's report. */
 static SvStreamReport
 run_in (guint n_ranks, const Job *job)
@@ -42,10 +22,10 @@ run_in (guint n_ranks, const Job *job)
   SvStreamReport report = { 0 };
 
   if (n_ranks == 1)
-    g_assert_true (run (NULL, (gpointer)job, &report, &error));
+    g_assert_true (rank_run (NULL, (gpointer)job, &report, &error));
   else
     {
-      g_assert_true (sv_test_ranks_run (n_ranks, run, (gpointer)job, reports, &error));
+      g_assert_true (sv_test_ranks_run (n_ranks, rank_run, (gpointer)job, reports, &error));
       report = reports[0];
       /* Every rank skipped alike. */
       for (guint r = 1; r < n_ranks; r++)
@@ -72,8 +52,8 @@ test_settled (Fixture *f, gconstpointer data)
         {
           const guint8 *mask = masked ? ball : NULL;
           SvSlicParams long_run = params[p];
-          Job job_every = { in, every, &long_run, mask };
-          Job job_settled = { in, settled, &long_run, mask };
+          Job job_every = { in, every, &long_run, mask, 3, 0, NULL };
+          Job job_settled = { in, settled, &long_run, mask, 3, 0, NULL };
           SvStreamReport report;
 
           /* Long enough to settle: high compactness moves little. */
