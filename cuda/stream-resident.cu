@@ -105,6 +105,34 @@ sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1)
   return s != NULL && sv__cuda_resident_find (s, z0, z1) != NULL;
 }
 
+/* With strips, the sink thread's buffers hold records of slabs, each a
+ * head and then its strips, compressed here (sizes, then bytes), or its
+ * labels when the device had no room to compress them. The strips of
+ * many slabs fit in one buffer (a buffer holds a slab's labels): the
+ * device goes on to the next window while the file takes them. */
+typedef struct
+{
+  guint32 strips;
+  guint32 n_strips;
+  guint64 n_bytes;
+  gint64 negative_slice;
+  guint32 z0, z1; /* the slab's slices */
+  guint32 last;   /* no record follows in the buffer */
+} SlabHead;
+#define SLAB_HEAD_VALUES 10
+G_STATIC_ASSERT (sizeof (SlabHead) <= SLAB_HEAD_VALUES * sizeof (gint32));
+
+/* A record's bytes with its head, to the next multiple of 8 (the next
+ * head's and sizes' alignment). */
+static gsize
+slab_record_bytes (const SlabHead *head)
+{
+  const gsize payload = head->strips ? head->n_strips * sizeof (guint64) + head->n_bytes
+                                     : (gsize)head->n_bytes;
+
+  return SLAB_HEAD_VALUES * sizeof (gint32) + (payload + 7) / 8 * 8;
+}
+
 /* Where the connectivity's input comes from and its output goes: the
  * kept labels or the run's source, the run's sink, through host memory of
  * the run's slab size copied through the backend's pinned lanes. The sink
@@ -128,6 +156,12 @@ typedef struct
   guint ny, nx;
   /* The slab on its way out when there is no sink thread. */
   gint32 *own;
+  /* With strips and a sink thread: the buffer being filled with slabs'
+   * strips (NULL: none), its bytes used and the slices it holds. */
+  gint32 *pack;
+  gsize pack_used;
+  guint pack_z0, pack_z1;
+  SlabHead *pack_last;
 } LabelRoute;
 
 /* Whether this device made the labels of slices [z0, z1). */
@@ -191,32 +225,121 @@ out:
   return FALSE;
 }
 
-/* With strips, the sink thread's buffers begin with this head: the slab
- * is its strips, compressed here (sizes, then bytes), or its labels when
- * the device had no room to compress them. */
-typedef struct
-{
-  guint32 strips;
-  guint32 n_strips;
-  guint64 n_bytes;
-  gint64 negative_slice;
-} SlabHead;
-#define SLAB_HEAD_VALUES 8
-G_STATIC_ASSERT (sizeof (SlabHead) <= SLAB_HEAD_VALUES * sizeof (gint32));
-
-/* The sink thread's side of a slab with a head. */
+/* The sink thread's side of a buffer of slabs with heads. */
 static gboolean
 route_sink (guint z0, guint z1, const gint32 *buffer, gpointer user_data, GError **error)
 {
   LabelRoute *r = (LabelRoute *)user_data;
-  const SlabHead *head = (const SlabHead *)buffer;
-  const gint32 *payload = buffer + SLAB_HEAD_VALUES;
+  const guint8 *record = (const guint8 *)buffer;
 
-  if (!head->strips)
-    return r->sink (z0, z1, payload, r->user_data, error);
-  return r->strips->append (z0, z1, (const guint64 *)payload,
-                            (const guint8 *)payload + head->n_strips * sizeof (guint64),
-                            head->negative_slice, r->strips->user_data, error);
+  (void)z0;
+  (void)z1;
+  for (;;)
+    {
+      const SlabHead *head = (const SlabHead *)record;
+      const guint8 *payload = record + SLAB_HEAD_VALUES * sizeof (gint32);
+      const gboolean ok
+          = head->strips
+                ? r->strips->append (head->z0, head->z1, (const guint64 *)payload,
+                                     payload + head->n_strips * sizeof (guint64),
+                                     head->negative_slice, r->strips->user_data, error)
+                : r->sink (head->z0, head->z1, (const gint32 *)payload, r->user_data, error);
+
+      if (!ok)
+        return FALSE;
+      if (head->last)
+        return TRUE;
+      record += slab_record_bytes (head);
+    }
+}
+
+
+/* The buffer being filled goes to the sink: to its thread, or at once
+ * without one. */
+static gboolean
+pack_flush (LabelRoute *r, GError **error)
+{
+  gint32 *pack = r->pack;
+
+  if (pack == NULL)
+    return TRUE;
+  r->pack_last->last = 1;
+  r->pack = NULL;
+  if (r->sink_thread != NULL)
+    {
+      sv_sink_thread_push (r->sink_thread, r->pack_z0, r->pack_z1, pack);
+      return TRUE;
+    }
+  return route_sink (r->pack_z0, r->pack_z1, pack, r, error);
+}
+
+/* Slab [c0, c1) of the label file as a record: its strips compressed
+ * here, in the buffer being filled when they fit there, else in a fresh
+ * one; or its labels, which fill a buffer, when the device cannot
+ * compress them (no room there, or strips larger than its labels). */
+static gboolean
+store_record (LabelRoute *r, guint c0, guint c1, const int32_t *d_slab, GError **error)
+{
+  const gsize head_bytes = SLAB_HEAD_VALUES * sizeof (gint32);
+  const gsize capacity = (gsize)r->depth * r->plane * sizeof (int32_t) + head_bytes;
+  const gsize labels_bytes = (gsize)(c1 - c0) * r->plane * sizeof (int32_t);
+  const guint rows = r->strips->rows_per_strip;
+  const gsize sizes_bytes = (gsize)(c1 - c0) * ((r->ny + rows - 1) / rows) * sizeof (guint64);
+
+  for (;;)
+    {
+      const gboolean fresh = r->pack == NULL;
+      guint8 *record;
+      SlabHead *head;
+      gsize room, n_bytes = 0;
+      gint64 negative = -1;
+      int done = 0;
+
+      if (fresh)
+        {
+          r->pack = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error) : r->own;
+          if (r->pack == NULL)
+            return FALSE;
+          r->pack_used = 0;
+          r->pack_z0 = c0;
+        }
+      record = (guint8 *)r->pack + r->pack_used;
+      head = (SlabHead *)record;
+      room = MIN (labels_bytes, capacity - r->pack_used - head_bytes);
+      if (sizes_bytes < room)
+        done = sv__cuda_strip_encode (r->encoder, d_slab, c1 - c0, r->ny, r->nx, rows, c0,
+                                      r->s->compute, (guint64 *)(record + head_bytes),
+                                      record + head_bytes + sizes_bytes, room - sizes_bytes,
+                                      &n_bytes, &negative, error);
+      if (done < 0)
+        return FALSE;
+      /* No room left in this buffer: the slab starts the next one. */
+      if (done == 0 && !fresh)
+        {
+          if (!pack_flush (r, error))
+            return FALSE;
+          continue;
+        }
+      head->strips = done > 0;
+      head->n_strips = (guint32)(sizes_bytes / sizeof (guint64));
+      head->n_bytes = done > 0 ? n_bytes : labels_bytes;
+      head->negative_slice = negative;
+      head->z0 = c0;
+      head->z1 = c1;
+      head->last = 0;
+      if (!head->strips)
+        SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, record + head_bytes, d_slab,
+                                             labels_bytes, FALSE));
+      r->pack_used += slab_record_bytes (head);
+      r->pack_z1 = c1;
+      r->pack_last = head;
+      /* Without a sink thread every slab goes at once. */
+      if (!head->strips || r->sink_thread == NULL || capacity - r->pack_used <= 2 * head_bytes)
+        return pack_flush (r, error);
+      return TRUE;
+    }
+out:
+  return FALSE;
 }
 
 static gboolean
@@ -229,45 +352,22 @@ route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
       const int32_t *d_slab = d + (gsize)(c0 - z0) * plane;
-      gint32 *buffer = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error)
-                                              : r->own;
-      gint32 *labels = buffer;
+      gint32 *buffer;
 
-      if (buffer == NULL)
-        return FALSE;
       if (r->strips != NULL)
         {
-          SlabHead *head = (SlabHead *)buffer;
-          guint8 *payload = (guint8 *)(buffer + SLAB_HEAD_VALUES);
-          const gsize room = (gsize)(c1 - c0) * plane * sizeof (int32_t);
-          const gsize n_strips
-              = (gsize)(c1 - c0) * ((r->ny + r->strips->rows_per_strip - 1) / r->strips->rows_per_strip);
-          gsize n_bytes = 0;
-          gint64 negative = -1;
-          int done = 0;
-
-          /* A slab that the device cannot compress (no room there, or
-           * strips larger than its labels) goes as labels. */
-          if (n_strips * sizeof (guint64) < room)
-            done = sv__cuda_strip_encode (r->encoder, d_slab, c1 - c0, r->ny, r->nx,
-                                          r->strips->rows_per_strip, c0, r->s->compute,
-                                          (guint64 *)payload, payload + n_strips * sizeof (guint64),
-                                          room - n_strips * sizeof (guint64), &n_bytes, &negative,
-                                          error);
-          if (done < 0)
+          if (!store_record (r, c0, c1, d_slab, error))
             return FALSE;
-          head->strips = done > 0;
-          head->n_strips = (guint32)n_strips;
-          head->n_bytes = n_bytes;
-          head->negative_slice = negative;
-          labels = head->strips ? NULL : (gint32 *)payload;
+          continue;
         }
-      if (labels != NULL)
-        SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, labels, d_slab,
-                                             (gsize)(c1 - c0) * plane * sizeof (int32_t), FALSE));
+      buffer = r->sink_thread != NULL ? sv_sink_thread_take (r->sink_thread, error) : r->own;
+      if (buffer == NULL)
+        return FALSE;
+      SV_CUDA_CHECK (sv__cuda_staged_copy (r->s->owner, buffer, d_slab,
+                                           (gsize)(c1 - c0) * plane * sizeof (int32_t), FALSE));
       if (r->sink_thread != NULL)
         sv_sink_thread_push (r->sink_thread, c0, c1, buffer);
-      else if (!(r->strips != NULL ? route_sink : r->sink) (c0, c1, buffer, r, error))
+      else if (!r->sink (c0, c1, buffer, r->user_data, error))
         return FALSE;
     }
   return TRUE;
@@ -391,7 +491,7 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
     }
   depth = CLAMP (depth, 1, nz);
   route = (LabelRoute){ s, backend, source, device_source, sink, user_data, NULL, depth, plane,
-                        NULL, strips, NULL, ny, nx, NULL };
+                        NULL, strips, NULL, ny, nx, NULL, NULL, 0, 0, 0, NULL };
   /* With strips every slab carries a head saying what it is. */
   if (strips != NULL)
     route.encoder = sv__cuda_strip_encoder_new (s->owner);
@@ -434,6 +534,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
                  : -1;
     }
   /* The last slabs reach the sink before the caller goes on. */
+  if (done > 0 && !pack_flush (&route, error))
+    done = -1;
   if (route.sink_thread != NULL && !sv_sink_thread_finish (route.sink_thread, done >= 0, error))
     done = -1;
   sv__cuda_strip_encoder_free (route.encoder);

@@ -117,6 +117,7 @@ typedef struct
   guint cached_a;             /* first slice in `work` */
   guint64 passes;             /* statistics passes made */
   guint64 slices_read;        /* slices read from the image file */
+  guint64 slabs_read_by_workers; /* slabs the workers read with their own readers */
   /* With smoothing, the prepared image as float32 after the statistics
    * passes (prepared_full): its first slices in host memory, within the
    * keep budget, the others in a temporary file. Otherwise the slabs that
@@ -213,7 +214,7 @@ gboolean sv__integer_samples (SvSampleType type);
  * in host memory (none when it cannot be had), the others in a temporary
  * file beside the output, named after `what`, opened now when there are
  * others; removed when freed (and by the system if the process dies: it
- * is unlinked at once). */
+ * is unlinked at once). Threads may write different slices at once. */
 SvSpill *sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes,
                         guint host_z0, guint host_slices, GError **error);
 void sv__spill_free (SvSpill *spill);
@@ -256,6 +257,13 @@ typedef struct
   /* With several workers, each one's sums for a pass (k·(4 + nc)), made
    * once for the run; NULL with one worker, which adds into the pass's. */
   gint64 **worker_sums;
+  /* With several workers whose backends take the file's samples: each
+   * one's own reader of the image and buffer of a slab, so that the first
+   * pass reads and hands over slabs on every worker at once instead of in
+   * turn under the pass's lock (sv__slab_plan_open_readers); NULL
+   * otherwise, and after the first pass. */
+  SvTiffSlabReader **readers;
+  guint8 **raw;
 } SvSlabPlan;
 
 /* The worker that takes the slab-th slab: each takes a run of
@@ -283,6 +291,15 @@ sv__slab_plan_owner (const SvSlabPlan *plan, guint z0)
 gboolean sv__slab_pass (const SvSlabPlan *plan, SvSlabPassKind kind, gboolean keep,
                         const SvSlicContext *ctx, const SvClusters *clusters, gint64 *sums,
                         float *maxima, GError **error);
+/* Gives each of the plan's several workers its own reader of the file at
+ * `input` (read as `options` says, its share of their threads) and slab
+ * buffer of `slab_bytes`, when the image's slabs are the file's samples
+ * (sv__stream_image_samples_how), there is no mask and every worker's
+ * backend takes samples; does nothing otherwise, or when a reader cannot
+ * be opened or a buffer had (the pass then reads under its lock). */
+void sv__slab_plan_open_readers (SvSlabPlan *plan, const char *input,
+                                 const SvTiffReadOptions *options, gsize slab_bytes);
+void sv__slab_plan_close_readers (SvSlabPlan *plan);
 
 /* ---- connectivity across slabs (stream-connectivity.c) ------------------- */
 
@@ -358,6 +375,7 @@ typedef struct
   guint64 prepared_bytes, prepared_host;
   guint64 labels_bytes, labels_host;
   gboolean smoothed;
+  guint64 left; /* what the limit leaves after all of that */
 } SvStreamRoom;
 
 /* The room under `limit` (0: 1 GiB). */

@@ -22,6 +22,7 @@ typedef struct
   SvClusters clusters;
   guint nz, ny, nx, nc, depth;
   gsize plane;
+  const char *input; /* the image file (NULL: options->source) */
   const char *output;
   gint32 *nearest; /* depth slices */
   gint64 *sums;    /* a pass's centre sums, k·(4 + nc), made once */

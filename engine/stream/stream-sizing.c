@@ -143,6 +143,7 @@ sv__stream_room (const SvStreamSlabShape *shape, gint64 n_segments, guint depth,
       }
   left -= room->prepared_host;
   room->labels_host = MIN (kept->label_slices, left / MAX (label_slice, 1)) * label_slice;
+  room->left = left - room->labels_host;
   room->smoothed = kept->smoothed;
 }
 

@@ -206,7 +206,7 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
 /* The backends that run the slab steps (the caller's, or a CPU one) and
  * the slabs they share. */
 static gboolean
-plan_workers (Run *run, GError **error)
+plan_workers (Run *run, const SvTiffReadOptions *read_options, GError **error)
 {
   const SvStreamOptions *options = run->options;
   SvSlabPlan *plan = &run->plan;
@@ -254,12 +254,22 @@ plan_workers (Run *run, GError **error)
             return FALSE;
           }
     }
+  /* A slab for each reader, in what the memory limit leaves. */
+  {
+    const gsize slab_bytes
+        = (gsize)plan->depth * sv_tiff_slab_reader_slice_bytes (run->image.reader);
+
+    if (run->options->source == NULL
+        && (guint64)plan->n_workers * slab_bytes <= run->room.left)
+      sv__slab_plan_open_readers (plan, run->input, read_options, slab_bytes);
+  }
   return TRUE;
 }
 
 static void
 plan_clear (SvSlabPlan *plan)
 {
+  sv__slab_plan_close_readers (plan);
   for (guint w = 0; plan->worker_sums != NULL && w < plan->n_workers; w++)
     g_free (plan->worker_sums[w]);
   g_clear_pointer (&plan->worker_sums, g_free);
@@ -333,7 +343,14 @@ slab_passes_iterate (gpointer self, guint iteration, guint n_total, GError **err
   if (!run_iteration (run, last, error))
     return FALSE;
   if (iteration == 0)
-    passes->report->seconds_first_pass = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+    {
+      passes->report->seconds_first_pass
+          = (double)(g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+      /* The slabs are on the devices or kept by now. */
+      sv__slab_plan_close_readers (&run->plan);
+      g_debug ("first pass: %.3f s, %" G_GUINT64_FORMAT " slabs read by the workers",
+               passes->report->seconds_first_pass, run->image.slabs_read_by_workers);
+    }
   if (!last)
     {
       /* Every rank settles or none: the ranks meet in every pass. */
@@ -439,6 +456,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   run.options = options;
   run.connected_labels = -1;
   run.output = output;
+  run.input = input;
   run.nz = info->nz;
   run.ny = info->ny;
   run.nx = info->nx;
@@ -516,7 +534,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error),
                               error))
     goto out;
-  if (!plan_workers (&run, error))
+  if (!plan_workers (&run, &read_options, error))
     goto out;
 
   g_debug ("streamed run: prepared, first pass starts");
@@ -609,6 +627,7 @@ out:
   report->labels_file_bytes = sv__spill_file_bytes (spill);
   sv__stream_image_clear (&run.image);
   report->slabs_read_ahead = run.image.slabs_read_ahead;
+  report->slabs_read_by_workers = run.image.slabs_read_by_workers;
   sv__stream_mask_clear (&run.mask);
   g_clear_pointer (&run.sums, g_free);
   sv_clusters_clear (&run.clusters);

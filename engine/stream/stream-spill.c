@@ -26,6 +26,9 @@ struct _SvSpill
   guint8 *host;
   guint8 *written; /* nz: the slice was written (to the host part or the file) */
   guint64 host_bytes, file_bytes;
+  /* Workers write their own slices at once (pwrite, memcpy); the tally of
+   * what was written is theirs in turn. */
+  GMutex tally;
 };
 
 /* The temporary file, "BESIDE.WHAT-XXXXXX", unlinked at once. */
@@ -55,6 +58,7 @@ sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes
   SvSpill *spill = g_new0 (SvSpill, 1);
 
   spill->fd = -1;
+  g_mutex_init (&spill->tally);
   spill->nz = nz;
   spill->slice_bytes = slice_bytes;
   host_z0 = MIN (host_z0, nz);
@@ -91,6 +95,7 @@ sv__spill_free (SvSpill *spill)
     close (spill->fd);
   g_free (spill->host);
   g_free (spill->written);
+  g_mutex_clear (&spill->tally);
   g_free (spill);
 }
 
@@ -142,12 +147,16 @@ move_slices (SvSpill *spill, gboolean write, guint z0, guint z1, guint8 *buf, GE
         }
       else if (!transfer (spill, write, (guint64)a * spill->slice_bytes, slices, len, error))
         return FALSE;
-      for (guint z = a; write && z < b; z++)
+      if (!write)
+        continue;
+      g_mutex_lock (&spill->tally);
+      for (guint z = a; z < b; z++)
         if (!spill->written[z])
           {
             spill->written[z] = 1;
             *(part == 1 ? &spill->host_bytes : &spill->file_bytes) += spill->slice_bytes;
           }
+      g_mutex_unlock (&spill->tally);
     }
   return TRUE;
 }

@@ -4,10 +4,11 @@
  * GPU) each gets a worker thread and a run of neighbouring slabs, and
  * only the band of clusters that can reach them comes back from it after
  * the pass (not the sums of every cluster from every device). Reading the
- * image
- * file (one reader, one cache) and handing a slab to a backend happen
- * under one lock; a device backend copies the slab to its own memory and
- * returns, so the devices compute while the next slab is read. Each worker
+ * image file (one reader, one cache) and handing a slab to a backend
+ * happen under one lock; a device backend copies the slab to its own
+ * memory and returns, so the devices compute while the next slab is read.
+ * Devices that take the file's samples read their own slabs in the first
+ * pass, each with its own reader, all at once. Each worker
  * sums into its own integers; they are added after the pass, so the
  * centres do not depend on which device took which slab. */
 #define G_LOG_DOMAIN "sv-engine"
@@ -135,6 +136,55 @@ feeds_alone (const Pass *pass, SvBackend *backend, guint z0, guint z1)
                                       : plan->assignment_kept;
 }
 
+/* The first pass on several workers: slab [z0, z1) read with worker w's
+ * own reader outside the lock and handed to its backend as samples, so
+ * that the workers read and upload at once. 1: done; 0: not so, and the
+ * caller feeds it under the lock (*declined when the backend had no room
+ * to take it, which stops this for the rest of the pass); −1: error. */
+static int
+feed_own_read (Pass *pass, guint w, SvBackend *backend, guint z0, guint z1, gboolean *declined,
+               GError **error)
+{
+  const SvSlabPlan *plan = pass->plan;
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+  SvSlabSamples how;
+  gboolean elsewhere;
+  int taken;
+
+  if (plan->readers == NULL || *declined || pass->kind != SV_SLAB_ASSIGN
+      || !sv__stream_image_samples_how (plan->image, &how))
+    return 0;
+  g_mutex_lock (&pass->lock);
+  elsewhere = pass->failed || steps->holds_slab (backend, z0, z1)
+              || sv__stream_image_has_slab (plan->image, z0, z1);
+  g_mutex_unlock (&pass->lock);
+  if (elsewhere)
+    return 0;
+  if (g_cancellable_set_error_if_cancelled (plan->cancellable, error)
+      || !sv_tiff_slab_reader_read (plan->readers[w], z0, z1, plan->raw[w], error))
+    return -1;
+  g_mutex_lock (&pass->lock);
+  plan->image->slices_read += z1 - z0;
+  g_mutex_unlock (&pass->lock);
+  if ((taken = steps->take_samples (backend, z0, z1, plan->raw[w], &how, NULL, error)) < 0)
+    return -1;
+  if (taken == 0)
+    {
+      *declined = TRUE;
+      return 0;
+    }
+  g_mutex_lock (&pass->lock);
+  plan->image->n_resident++;
+  plan->image->slabs_read_by_workers++;
+  g_mutex_unlock (&pass->lock);
+  /* The spill file takes the workers' slices at once. */
+  return steps->assign_sum (backend, z0, z1, NULL, NULL,
+                            pass->keep && !plan->assignment_kept ? spill_sink : NULL, plan->spill,
+                            error)
+             ? 1
+             : -1;
+}
+
 /* The clusters [*k0, *k1) whose search windows can meet worker w's slabs,
  * from the centres the pass starts with: a window spans 2·step slices
  * either side of its centre (sv_slic_assign); one slice more on each side
@@ -194,7 +244,7 @@ worker_run (Pass *pass, guint w, GError **error)
   float *maxima = alone ? pass->maxima : own_maxima;
   g_autofree gint32 *nearest = NULL;
   gsize k0 = 0, k1 = k;
-  gboolean ok;
+  gboolean ok, declined = FALSE;
   guint slab = 0;
 
   /* A rank's only worker sends back the band its slabs reach, too: under
@@ -238,6 +288,16 @@ worker_run (Pass *pass, guint w, GError **error)
                        ? steps->assign_sum (backend, z0, z1, NULL, NULL, NULL, NULL, error)
                        : steps->raise_maxima (backend, z0, z1, NULL, NULL, NULL, error));
           continue;
+        }
+      switch (feed_own_read (pass, w, backend, z0, z1, &declined, error))
+        {
+        case 1:
+          continue;
+        case -1:
+          ok = FALSE;
+          continue;
+        default:
+          break;
         }
       g_mutex_lock (&pass->lock);
       ok = !pass->failed && feed_slab (pass, backend, z0, z1, nearest, error);
@@ -309,6 +369,44 @@ worker_thread (gpointer data)
       g_clear_error (&local);
     }
   return NULL;
+}
+
+void
+sv__slab_plan_open_readers (SvSlabPlan *plan, const char *input, const SvTiffReadOptions *options,
+                            gsize slab_bytes)
+{
+  SvSlabSamples how;
+  SvTiffReadOptions own = *options;
+
+  if (plan->n_workers < 2 || input == NULL || sv__stream_mask_any (plan->mask)
+      || !sv__stream_image_samples_how (plan->image, &how))
+    return;
+  for (guint w = 0; w < plan->n_workers; w++)
+    if (plan->workers[w]->klass->slab_steps->take_samples == NULL)
+      return;
+  /* The workers read at once: each with its share of the threads. */
+  own.n_threads = MAX (sv__resolve_threads (options->n_threads) / (int)plan->n_workers, 1);
+  plan->readers = g_new0 (SvTiffSlabReader *, plan->n_workers);
+  plan->raw = g_new0 (guint8 *, plan->n_workers);
+  for (guint w = 0; w < plan->n_workers; w++)
+    if ((plan->readers[w] = sv_tiff_slab_reader_open (input, &own, NULL)) == NULL
+        || (plan->raw[w] = g_try_malloc (MAX (slab_bytes, 1))) == NULL)
+      {
+        sv__slab_plan_close_readers (plan);
+        return;
+      }
+}
+
+void
+sv__slab_plan_close_readers (SvSlabPlan *plan)
+{
+  for (guint w = 0; plan->readers != NULL && w < plan->n_workers; w++)
+    {
+      g_clear_pointer (&plan->readers[w], sv_tiff_slab_reader_free);
+      g_clear_pointer (&plan->raw[w], g_free);
+    }
+  g_clear_pointer (&plan->readers, g_free);
+  g_clear_pointer (&plan->raw, g_free);
 }
 
 gboolean

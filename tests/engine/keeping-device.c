@@ -88,7 +88,8 @@ keeping_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
       values[i] = v;
     }
   g_hash_table_insert (keeper_of (backend)->slabs, GUINT_TO_POINTER (z0), values);
-  device.samples_taken++;
+  /* The workers of a first pass hand slabs over at once. */
+  g_atomic_int_inc (&device.samples_taken);
   return 1;
 }
 

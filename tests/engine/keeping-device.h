@@ -17,7 +17,8 @@ typedef struct
   gboolean room_for_slabs, room_for_labels, room_for_connectivity;
   gboolean only_first_keeps; /* the second device has no room for labels */
   gsize plane;
-  guint samples_taken, label_slabs, connected, given_back;
+  gint samples_taken; /* atomic: the workers take slabs at once */
+  guint label_slabs, connected, given_back;
   guint strip_slabs; /* slabs of the label file handed over compressed */
   gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
   gint imported;     /* slices read from another rank's device (rank 0's thread alone) */

@@ -107,8 +107,12 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             g_assert_cmpuint (device.strip_slabs, ==, report.connect_on_device ? 3 : 0);
             /* Six slabs, each taken once from its samples when there is
              * room. */
-            g_assert_cmpuint (device.samples_taken, ==, rooms[r].slabs ? 6 : 0);
+            g_assert_cmpint (device.samples_taken, ==, rooms[r].slabs ? 6 : 0);
             g_assert_cmpuint (report.resident_slabs, ==, rooms[r].slabs ? 6 : 0);
+            /* Two devices read their own slabs in the first pass, without
+             * a mask (which is read under the pass's lock). */
+            g_assert_cmpuint (report.slabs_read_by_workers, ==,
+                              n_workers == 2 && rooms[r].slabs && mask == NULL ? 6 : 0);
             /* The statistics pass and the first pass read the file; every
              * slab is kept after that, on the devices or by the host. */
             g_assert_cmpuint (report.image_passes, ==, 2);

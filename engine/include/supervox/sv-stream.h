@@ -144,6 +144,9 @@ typedef struct
   double seconds_labels;      /* of seconds_iterate: the last assignment made labels */
   guint64 slabs_read_ahead;   /* slabs read on a thread while the one before computed */
   guint iterations_settled;   /* iterations not run: their pass had reached a fixed point */
+  /* Slabs that several workers read at once, each with its own reader,
+   * and handed to their devices as samples in the first pass. */
+  guint64 slabs_read_by_workers;
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
