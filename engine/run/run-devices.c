@@ -92,6 +92,55 @@ device_numbers (const SvRunDevices *devices, GError **error)
   return numbers;
 }
 
+/* One device's free memory, asked on a thread of its own. */
+typedef struct
+{
+  const SvBackendClass *klass;
+  int device;
+  guint64 bytes;
+  gboolean known;
+} FreeAsk;
+
+static gpointer
+ask_free (gpointer data)
+{
+  FreeAsk *ask = data;
+
+  ask->known = sv_backend_class_device_free_bytes (ask->klass, ask->device, &ask->bytes);
+  return NULL;
+}
+
+/* The least free memory of the devices `numbers`, asked of all at once:
+ * the first question to a device starts its context, a few tenths of a
+ * second each, which one after the other made every device added to a
+ * run cost that much more before it began. */
+static gboolean
+least_free_bytes (const SvBackendClass *klass, GArray *numbers, guint64 *least)
+{
+  g_autofree FreeAsk *asks = g_new0 (FreeAsk, numbers->len);
+  g_autofree GThread **threads = g_new0 (GThread *, numbers->len);
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < numbers->len; i++)
+    {
+      asks[i] = (FreeAsk){ klass, g_array_index (numbers, int, i), 0, FALSE };
+      if (i > 0)
+        threads[i] = g_thread_try_new ("sv-device-ask", ask_free, &asks[i], NULL);
+      if (i > 0 && threads[i] == NULL)
+        ask_free (&asks[i]);
+    }
+  ask_free (&asks[0]);
+  for (guint i = 0; i < numbers->len; i++)
+    {
+      if (threads[i] != NULL)
+        g_thread_join (threads[i]);
+      if (asks[i].known && (!any || asks[i].bytes < *least))
+        *least = asks[i].bytes;
+      any = any || asks[i].known;
+    }
+  return any;
+}
+
 void
 sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choice,
                         SvRunBudgets *budgets)
@@ -110,19 +159,11 @@ sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choi
                            : 0;
   if (devices->memory_limit > 0)
     budgets->device_bytes = devices->memory_limit;
-  else if (numbers != NULL)
+  else if (numbers != NULL && numbers->len > 0)
     /* What the devices this run will use have free, the least of them:
      * asking the current device made every MPI rank start a context on
      * device 0, and measured that one's memory instead of its own. */
-    for (guint i = 0; i < numbers->len; i++)
-      {
-        guint64 bytes = 0;
-
-        if (sv_backend_class_device_free_bytes (choice->device, g_array_index (numbers, int, i),
-                                                &bytes)
-            && (i == 0 || bytes < budgets->device_bytes))
-          budgets->device_bytes = bytes;
-      }
+    least_free_bytes (choice->device, numbers, &budgets->device_bytes);
 }
 
 gboolean

@@ -60,6 +60,7 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
   for (guint w = 0; ok && iterated && w < n_fillers; w++)
     ok = plan->workers[w]->klass->slab_steps->begin_pass (plan->workers[w], &run->ctx,
                                                           &run->clusters, error);
+  g_debug ("final labels: the centres given to %u backends", n_fillers);
   /* Labels kept on the device are made and tallied there. */
   for (guint z0 = run->z_begin; ok && plan->assignment_kept && z0 < run->z_end; z0 += run->depth)
     {
@@ -101,11 +102,14 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
                             run->nearest);
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
+  g_debug ("final labels: slabs handed over");
   for (guint w = 0; ok && iterated && w < n_fillers; w++)
     ok = plan->workers[w]->klass->slab_steps->end_pass (plan->workers[w], NULL, NULL, 0, 0, error);
+  g_debug ("final labels: made");
   for (guint w = 0; ok && plan->assignment_kept && w < plan->n_workers; w++)
     ok = sv__label_tally_from_backend (&tally, plan->workers[w], error);
   sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);
+  g_debug ("final labels: tallied");
   if (!sv_stream_ranks_agree (run->ranks, ok, error))
     {
       sv__label_tally_clear (&tally);

@@ -604,6 +604,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     }
 
 out:
+  g_debug ("streamed run: ends");
   for (guint w = 0; w < run.plan.n_workers; w++)
     {
       const SvSlabSteps *steps = run.plan.workers[w]->klass->slab_steps;
@@ -632,5 +633,6 @@ out:
   g_clear_pointer (&run.sums, g_free);
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);
+  g_debug ("streamed run: released");
   return ok;
 }
