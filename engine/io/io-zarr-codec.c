@@ -273,9 +273,19 @@ sv__zarr_chunk_decode (SvZarrCompressor compressor, const guint8 *in, gsize in_s
     }
 }
 
+/* c-blosc does not survive a failed allocation of its own (it says so on
+ * stderr and goes on with the null pointer), so the room it takes for a
+ * chunk is tried first: its blocks, each at most the chunk, twice and
+ * once more shuffled, and its context. */
+static gsize
+blosc_room (gsize size)
+{
+  return 3 * size + ((gsize)256 << 10);
+}
+
 guint8 *
 sv__zarr_chunk_encode (const SvZarrWriteOptions *o, guint item_bytes, const guint8 *in, gsize size,
-                       gsize *out_size)
+                       gsize *out_size, char **why)
 {
   int level = level_of (o);
   guint8 *out = NULL;
@@ -285,43 +295,75 @@ sv__zarr_chunk_encode (const SvZarrWriteOptions *o, guint item_bytes, const guin
     case SV_ZARR_COMPRESSOR_ZSTD:
       {
         size_t cap = ZSTD_compressBound (size);
-        out = g_malloc (cap);
+
+        if ((out = g_try_malloc (cap)) == NULL)
+          break;
         *out_size = ZSTD_compress (out, cap, in, size, level);
-        g_assert (!ZSTD_isError (*out_size));
-        break;
+        if (ZSTD_isError (*out_size))
+          {
+            *why = g_strdup_printf ("zstd: %s", ZSTD_getErrorName (*out_size));
+            g_clear_pointer (&out, g_free);
+            return NULL;
+          }
+        return out;
       }
     case SV_ZARR_COMPRESSOR_ZLIB:
     case SV_ZARR_COMPRESSOR_GZIP:
       {
         struct libdeflate_compressor *c = libdeflate_alloc_compressor (level);
         gboolean zlib = o->compressor == SV_ZARR_COMPRESSOR_ZLIB;
-        size_t cap = zlib ? libdeflate_zlib_compress_bound (c, size)
-                          : libdeflate_gzip_compress_bound (c, size);
+        size_t cap;
 
-        out = g_malloc (cap);
-        *out_size = zlib ? libdeflate_zlib_compress (c, in, size, out, cap)
-                         : libdeflate_gzip_compress (c, in, size, out, cap);
+        if (c == NULL)
+          break;
+        cap = zlib ? libdeflate_zlib_compress_bound (c, size)
+                   : libdeflate_gzip_compress_bound (c, size);
+        if ((out = g_try_malloc (cap)) != NULL)
+          *out_size = zlib ? libdeflate_zlib_compress (c, in, size, out, cap)
+                           : libdeflate_gzip_compress (c, in, size, out, cap);
         libdeflate_free_compressor (c);
-        g_assert (*out_size > 0);
+        if (out != NULL && *out_size == 0)
+          {
+            *why = g_strdup ("deflate: the bound was too small");
+            g_clear_pointer (&out, g_free);
+            return NULL;
+          }
         break;
       }
     case SV_ZARR_COMPRESSOR_BLOSC:
       {
         size_t cap = size + BLOSC_MAX_OVERHEAD;
+        gpointer room = g_try_malloc (blosc_room (size));
         int n;
 
-        out = g_malloc (cap);
+        if (room == NULL || (out = g_try_malloc (cap)) == NULL)
+          {
+            g_free (room);
+            break;
+          }
+        g_free (room);
         n = blosc_compress_ctx (level, BLOSC_SHUFFLE, item_bytes, size, in, out, cap,
                                 o->blosc_cname, 0, 1);
-        g_assert (n > 0);
+        if (n <= 0)
+          {
+            *why = g_strdup_printf ("blosc: error %d", n);
+            g_clear_pointer (&out, g_free);
+            return NULL;
+          }
         *out_size = (gsize)n;
-        break;
+        return out;
       }
     case SV_ZARR_COMPRESSOR_NONE:
     default:
-      out = g_memdup2 (in, size);
-      *out_size = size;
+      if ((out = g_try_malloc (MAX (size, 1))) != NULL)
+        {
+          memcpy (out, in, size);
+          *out_size = size;
+        }
       break;
     }
+  if (out == NULL)
+    *why = g_strdup_printf ("not enough memory to compress a chunk of %" G_GSIZE_FORMAT " bytes",
+                            size);
   return out;
 }

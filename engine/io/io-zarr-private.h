@@ -57,9 +57,10 @@ gboolean sv__zarr_chunk_decode (SvZarrCompressor compressor, const guint8 *in, g
                                 guint8 *out, gsize out_size, char **why);
 
 /* Encodes `size` bytes of samples of item_bytes; returns the encoded
- * bytes (g_free) and their number in *out_size. */
+ * bytes (g_free) and their number in *out_size, or NULL with *why (g_free)
+ * saying what failed: memory, most likely. */
 guint8 *sv__zarr_chunk_encode (const SvZarrWriteOptions *options, guint item_bytes,
-                               const guint8 *in, gsize size, gsize *out_size);
+                               const guint8 *in, gsize size, gsize *out_size, char **why);
 
 /* The "compressor" object of .zarray for these options (json-glib's
  * JsonNode; NULL node content for none). */

@@ -401,6 +401,19 @@ typedef struct
   GError *error;
 } FlushJob;
 
+/* A worker's error ends the row for every worker; the first is kept. */
+static void
+flush_failed (FlushJob *job, GError *error)
+{
+  g_mutex_lock (&job->lock);
+  if (job->error == NULL)
+    job->error = error;
+  else
+    g_error_free (error);
+  g_mutex_unlock (&job->lock);
+  g_atomic_int_set (&job->failed, 1);
+}
+
 static void
 flush_worker (gpointer data, int thread)
 {
@@ -408,9 +421,16 @@ flush_worker (gpointer data, int thread)
   SvZarrLabelWriter *w = job->w;
   const guint cz = w->chunks[0], cy = w->chunks[1], cx = w->chunks[2];
   const gsize chunk_bytes = (gsize)cz * cy * cx * sizeof (gint32);
-  g_autofree gint32 *chunk = g_malloc (chunk_bytes);
+  g_autofree gint32 *chunk = g_try_malloc (chunk_bytes);
 
   (void)thread;
+  if (chunk == NULL)
+    {
+      flush_failed (job, g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                                      "not enough memory for a chunk of %u×%u×%u labels", cx, cy,
+                                      cz));
+      return;
+    }
   for (;;)
     {
       gint i = g_atomic_int_add (&job->next, 1);
@@ -419,7 +439,8 @@ flush_worker (gpointer data, int thread)
       g_autofree char *key = NULL;
       g_autofree char *file = NULL;
       GError *local = NULL;
-      gsize size;
+      g_autofree char *why = NULL;
+      gsize size = 0;
 
       if (i >= (gint)(job->n_y * job->n_x) || g_atomic_int_get (&job->failed))
         return;
@@ -435,19 +456,16 @@ flush_worker (gpointer data, int thread)
         for (guint y = 0; y < ny; y++)
           memcpy (chunk + ((gsize)z * cy + y) * cx,
                   w->row + ((gsize)z * w->ny + y0 + y) * w->nx + x0, nx * sizeof (gint32));
-      encoded = sv__zarr_chunk_encode (&w->zarr, sizeof (gint32), (const guint8 *)chunk,
-                                       chunk_bytes, &size);
       key = g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u.%u.%u", job->kz, ky, kx);
+      encoded = sv__zarr_chunk_encode (&w->zarr, sizeof (gint32), (const guint8 *)chunk,
+                                       chunk_bytes, &size, &why);
+      if (encoded == NULL)
+        local = g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                             "cannot compress chunk %s: %s", key, why);
       file = g_build_filename (w->tmp, key, NULL);
-      if (!write_bytes (file, encoded, size, &local))
+      if (local != NULL || !write_bytes (file, encoded, size, &local))
         {
-          g_mutex_lock (&job->lock);
-          if (job->error == NULL)
-            job->error = local;
-          else
-            g_error_free (local);
-          g_mutex_unlock (&job->lock);
-          g_atomic_int_set (&job->failed, 1);
+          flush_failed (job, local);
           return;
         }
     }

@@ -239,8 +239,8 @@ def test_runs_where_the_volume_does_not_fit(tmp_path):
 
     # Half the volume above the baseline is room enough for labels going to
     # a TIFF. (A Zarr store also holds a row of chunks, 64 slices of int32
-    # labels, and its codec's buffers: 26.6 MiB above the baseline here,
-    # at the edge of half the volume's 27 MiB.)
+    # labels, and its codec's buffers: about 26.6 MiB above the baseline
+    # here, at the edge of half the volume's 27 MiB.)
     half = baseline + big.nbytes // 2
     tiff = run_child([tmp_path / "big.zarr", tmp_path / "labels.tif", "stream", limit_slabs],
                      half)
@@ -248,3 +248,17 @@ def test_runs_where_the_volume_does_not_fit(tmp_path):
     print("half: limit %.1f MiB, streamed peak %.1f MiB" % (half / 2**20, vm_peak(tiff) / 2**20))
     assert vm_peak(tiff) <= half
     np.testing.assert_array_equal(tifffile.imread(tmp_path / "labels.tif"), expected)
+
+    # A store at that limit, and at a third: the labels, or one line that
+    # says memory ran out and no store (before, c-blosc crashed on its own
+    # failed allocation, and GLib aborted on a chunk it could not have).
+    for room in (big.nbytes // 2, big.nbytes // 3):
+        out = tmp_path / ("room-%d.zarr" % room)
+        child = run_child([tmp_path / "big.zarr", out, "stream", limit_slabs], baseline + room)
+        print("store at baseline + %.1f MiB: exit %d, %s" % (room / 2**20, child.returncode, child.stderr.strip().splitlines()[-1:] ))
+        if child.returncode == 0:
+            np.testing.assert_array_equal(store_labels(out), expected)
+        else:
+            assert child.returncode == 1, child.stderr
+            assert "memory" in child.stderr.strip().splitlines()[-1].lower(), child.stderr
+            assert not out.exists()

@@ -1,0 +1,127 @@
+/* Supervox engine tests: an OME-Zarr label store that runs out of memory
+ * while it compresses a row of chunks ends with one error that says so,
+ * and leaves no store: for every codec (c-blosc included, which does not
+ * survive a failed allocation of its own). The process's address space is
+ * limited (RLIMIT_AS) around the append, so that the chunk's buffer, or
+ * the codec's, cannot be had. */
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "supervox/sv-error.h"
+#include "supervox/sv-io-slab.h"
+#include "supervox/sv-io-zarr.h"
+
+#define NY 2048
+#define NX 2048
+/* One chunk of a slice: 16 MiB of int32 labels. */
+#define CHUNK_BYTES ((gsize)NY * NX * sizeof (gint32))
+
+/* The process's mapped bytes now (VmSize). */
+static guint64
+mapped_bytes (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "VmSize:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + strlen ("VmSize:"), NULL, 10) * 1024;
+}
+
+/* Appends two slices of labels to a store of chunks (1, NY, NX) with the
+ * address space limited to what is mapped now plus `room`: the error, or
+ * NULL when it fits. */
+static GError *
+append_within (const char *path, const char *codec, gint32 *labels, guint64 room)
+{
+  static const double ones[3] = { 1, 1, 1 };
+  SvZarrWriteOptions zarr;
+  SvTiffWriteOptions options;
+  g_autoptr (SvTiffLabelWriter) w = NULL;
+  struct rlimit saved, limit;
+  GError *error = NULL;
+  gboolean ok;
+
+  sv_zarr_write_options_init_defaults (&zarr);
+  g_assert_true (sv_zarr_write_options_parse (&zarr, codec, NULL));
+  zarr.chunks[0] = 1;
+  zarr.chunks[1] = NY;
+  zarr.chunks[2] = NX;
+  sv_tiff_write_options_init_defaults (&options);
+  /* On this thread: a worker's stack would count against the limit. */
+  options.n_threads = 1;
+  options.zarr = &zarr;
+  w = sv_tiff_label_writer_new (path, 2, NY, NX, FALSE, ones, NULL, &options, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (getrlimit (RLIMIT_AS, &saved), ==, 0);
+  limit = saved;
+  limit.rlim_cur = mapped_bytes () + room;
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &limit), ==, 0);
+  ok = sv_tiff_label_writer_append (w, labels, 2, &error);
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &saved), ==, 0);
+  if (ok)
+    {
+      ok = sv_tiff_label_writer_finish (w, &error);
+      g_assert_no_error (error);
+      return NULL;
+    }
+  g_assert_nonnull (error);
+  return error;
+}
+
+static void
+test_out_of_memory (void)
+{
+  static const char *const codecs[] = { "blosc:zstd:5", "blosc:lz4:5", "zstd:3", "zlib:5", "none" };
+  g_autofree char *dir = g_dir_make_tmp ("sv-zarr-memory-XXXXXX", NULL);
+  g_autofree gint32 *labels = g_new (gint32, 2 * (gsize)NY * NX);
+  g_autofree char *path = g_build_filename (dir, "labels.zarr", NULL);
+
+  for (gsize i = 0; i < 2 * (gsize)NY * NX; i++)
+    labels[i] = 1 + (gint32)(i / 1000);
+  for (guint c = 0; c < G_N_ELEMENTS (codecs); c++)
+    {
+      GError *error;
+
+      g_test_message ("%s", codecs[c]);
+      /* No room for the chunk's buffer. */
+      error = append_within (path, codecs[c], labels, CHUNK_BYTES / 2);
+      g_assert_nonnull (error);
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+      g_assert_nonnull (strstr (error->message, "not enough memory for a chunk of 2048×2048×1"));
+      g_assert_null (strchr (error->message, '\n'));
+      g_clear_error (&error);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+      /* Room for it, none for what the codec writes. */
+      error = append_within (path, codecs[c], labels, CHUNK_BYTES + CHUNK_BYTES / 4);
+      g_assert_nonnull (error);
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+      g_assert_nonnull (
+          strstr (error->message, "cannot compress chunk 0/0.0.0: not enough memory"));
+      g_clear_error (&error);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+      /* With room the same labels make a store. */
+      error = append_within (path, codecs[c], labels, 8 * CHUNK_BYTES);
+      g_assert_no_error (error);
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
+      {
+        g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", path);
+        g_assert_cmpint (system (rm), ==, 0);
+      }
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/io/zarr/out-of-memory", test_out_of_memory);
+  return g_test_run ();
+}
