@@ -56,6 +56,18 @@ char *sv__zarr_chunk_path (const SvZarrArray *a, const guint64 idx[SV_ZARR_N_AXE
 gboolean sv__zarr_chunk_decode (SvZarrCompressor compressor, const guint8 *in, gsize in_size,
                                 guint8 *out, gsize out_size, char **why);
 
+/* What the workers of a row of chunks share: the first error, which ends
+ * the row for every worker. */
+typedef struct
+{
+  gint failed;
+  GMutex lock;
+  GError *error;
+} SvZarrRowOutcome;
+
+/* A worker's error (taken); the others stop at their next chunk. */
+void sv__zarr_row_fail (SvZarrRowOutcome *outcome, GError *error);
+
 /* Encodes `size` bytes of samples of item_bytes; returns the encoded
  * bytes (g_free) and their number in *out_size, or NULL with *why (g_free)
  * saying what failed: memory, most likely. */

@@ -24,9 +24,7 @@ typedef struct
   guint8 *dst;
   GArray *tasks; /* ChunkTask */
   gint next;
-  gint failed;
-  GMutex lock;
-  GError *error;
+  SvZarrRowOutcome outcome;
 } ReadJob;
 
 static void
@@ -81,16 +79,16 @@ copy_chunk (const ReadJob *job, const guint64 *idx, const guint8 *buf)
         }
 }
 
-static void
-fail (ReadJob *job, GError *error)
+void
+sv__zarr_row_fail (SvZarrRowOutcome *outcome, GError *error)
 {
-  g_mutex_lock (&job->lock);
-  if (job->error == NULL)
-    job->error = error;
+  g_mutex_lock (&outcome->lock);
+  if (outcome->error == NULL)
+    outcome->error = error;
   else
     g_error_free (error);
-  g_mutex_unlock (&job->lock);
-  g_atomic_int_set (&job->failed, 1);
+  g_mutex_unlock (&outcome->lock);
+  g_atomic_int_set (&outcome->failed, 1);
 }
 
 static void
@@ -107,9 +105,10 @@ read_worker (gpointer data, int thread)
   buf = g_try_malloc (chunk_bytes);
   if (buf == NULL)
     {
-      fail (job, g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                              "%s: no memory for a chunk of %" G_GSIZE_FORMAT " bytes", a->name,
-                              chunk_bytes));
+      sv__zarr_row_fail (&job->outcome,
+                         g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                                      "%s: no memory for a chunk of %" G_GSIZE_FORMAT " bytes",
+                                      a->name, chunk_bytes));
       return;
     }
   for (;;)
@@ -122,7 +121,7 @@ read_worker (gpointer data, int thread)
       g_autoptr (GError) local = NULL;
       gsize len = 0;
 
-      if (i >= (gint)job->tasks->len || g_atomic_int_get (&job->failed))
+      if (i >= (gint)job->tasks->len || g_atomic_int_get (&job->outcome.failed))
         return;
       idx = g_array_index (job->tasks, ChunkTask, i).idx;
       path = sv__zarr_chunk_path (a, idx);
@@ -130,8 +129,9 @@ read_worker (gpointer data, int thread)
         {
           if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
             {
-              fail (job, g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot read chunk %s: %s",
-                                      a->name, path, local->message));
+              sv__zarr_row_fail (&job->outcome, g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO,
+                                                             "%s: cannot read chunk %s: %s",
+                                                             a->name, path, local->message));
               return;
             }
           /* A chunk never written holds fill_value everywhere. */
@@ -146,12 +146,12 @@ read_worker (gpointer data, int thread)
                                        &why))
         {
           g_autofree char *key = g_path_get_basename (path);
-          fail (job, g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT,
-                                  "%s: chunk %s is damaged or cut short (%s)", a->name,
-                                  g_str_has_prefix (path, a->folder)
-                                      ? path + strlen (a->folder) + 1
-                                      : key,
-                                  why));
+          sv__zarr_row_fail (
+              &job->outcome,
+              g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT,
+                           "%s: chunk %s is damaged or cut short (%s)", a->name,
+                           g_str_has_prefix (path, a->folder) ? path + strlen (a->folder) + 1 : key,
+                           why));
           return;
         }
       copy_chunk (job, idx, buf);
@@ -179,7 +179,7 @@ sv__zarr_array_read (const SvZarrArray *a, int channel, guint z0, guint z1, void
   job.z1 = z1;
   job.dst = samples;
   job.tasks = g_array_new (FALSE, FALSE, sizeof (ChunkTask));
-  g_mutex_init (&job.lock);
+  g_mutex_init (&job.outcome.lock);
 
   /* The chunks that hold [z0, z1) of the channels wanted, in file order. */
   for (int k = 0; k < SV_ZARR_N_AXES; k++)
@@ -200,10 +200,10 @@ sv__zarr_array_read (const SvZarrArray *a, int channel, guint z0, guint z1, void
   threads = MIN (sv__resolve_threads (n_threads), (int)job.tasks->len);
   sv__run_parallel (MAX (threads, 1), read_worker, &job);
   g_array_free (job.tasks, TRUE);
-  g_mutex_clear (&job.lock);
-  if (job.error != NULL)
+  g_mutex_clear (&job.outcome.lock);
+  if (job.outcome.error != NULL)
     {
-      g_propagate_error (error, job.error);
+      g_propagate_error (error, job.outcome.error);
       return FALSE;
     }
   return TRUE;

@@ -396,23 +396,8 @@ typedef struct
   guint kz;
   guint n_y, n_x; /* chunks across */
   gint next;
-  gint failed;
-  GMutex lock;
-  GError *error;
+  SvZarrRowOutcome outcome;
 } FlushJob;
-
-/* A worker's error ends the row for every worker; the first is kept. */
-static void
-flush_failed (FlushJob *job, GError *error)
-{
-  g_mutex_lock (&job->lock);
-  if (job->error == NULL)
-    job->error = error;
-  else
-    g_error_free (error);
-  g_mutex_unlock (&job->lock);
-  g_atomic_int_set (&job->failed, 1);
-}
 
 static void
 flush_worker (gpointer data, int thread)
@@ -426,7 +411,8 @@ flush_worker (gpointer data, int thread)
   (void)thread;
   if (chunk == NULL)
     {
-      flush_failed (job, g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+      sv__zarr_row_fail (&job->outcome,
+                         g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                                       "not enough memory for a chunk of %u×%u×%u labels", cx, cy,
                                       cz));
       return;
@@ -442,7 +428,7 @@ flush_worker (gpointer data, int thread)
       g_autofree char *why = NULL;
       gsize size = 0;
 
-      if (i >= (gint)(job->n_y * job->n_x) || g_atomic_int_get (&job->failed))
+      if (i >= (gint)(job->n_y * job->n_x) || g_atomic_int_get (&job->outcome.failed))
         return;
       ky = (guint)i / job->n_x;
       kx = (guint)i % job->n_x;
@@ -465,7 +451,7 @@ flush_worker (gpointer data, int thread)
       file = g_build_filename (w->tmp, key, NULL);
       if (local != NULL || !write_bytes (file, encoded, size, &local))
         {
-          flush_failed (job, local);
+          sv__zarr_row_fail (&job->outcome, local);
           return;
         }
     }
@@ -481,15 +467,15 @@ flush_row (SvZarrLabelWriter *w, GError **error)
   job.kz = w->row_z0 / w->chunks[0];
   job.n_y = (w->ny + w->chunks[1] - 1) / w->chunks[1];
   job.n_x = (w->nx + w->chunks[2] - 1) / w->chunks[2];
-  g_mutex_init (&job.lock);
+  g_mutex_init (&job.outcome.lock);
   threads = MIN (sv__resolve_threads (w->n_threads), (int)(job.n_y * job.n_x));
   sv__run_parallel (MAX (threads, 1), flush_worker, &job);
-  g_mutex_clear (&job.lock);
+  g_mutex_clear (&job.outcome.lock);
   w->row_z0 += w->row_fill;
   w->row_fill = 0;
-  if (job.error != NULL)
+  if (job.outcome.error != NULL)
     {
-      g_propagate_prefixed_error (error, job.error, "%s: ", w->path);
+      g_propagate_prefixed_error (error, job.outcome.error, "%s: ", w->path);
       return FALSE;
     }
   return TRUE;
