@@ -143,13 +143,53 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     g_assert_true (report.labels_on_device);
     g_assert_cmpuint (device.label_slabs, ==, 1);
   }
+  /* A file cut short fails with the reader's words on any number of
+   * devices (the devices' own readers open it as the run's did), and
+   * leaves no file. */
+  {
+    g_autofree char *cut = g_build_filename (f->dir, "cut.tif", NULL);
+    g_autofree char *bytes = NULL;
+    g_autofree char *messages[3] = { NULL };
+    gsize len = 0;
+
+    g_assert_true (g_file_get_contents (in, &bytes, &len, NULL));
+    /* The last slab's pages; the directories are at the start. */
+    g_assert_true (g_file_set_contents (cut, bytes, (gssize)(len - 2000), NULL));
+    if (g_file_test (out, G_FILE_TEST_EXISTS))
+      g_assert_cmpint (g_remove (out), ==, 0);
+    device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+    device.only_first_keeps = FALSE;
+    for (guint n_workers = 1; n_workers <= 3; n_workers++)
+      {
+        SvStreamOptions options;
+        SvStreamReport report;
+
+        sv_stream_options_init_defaults (&options);
+        options.slab_depth = 4;
+        options.backends = keepers;
+        options.n_backends = n_workers;
+        g_assert_false (
+            sv_stream_slic_run (cut, out, &params[0], NULL, &options, NULL, &report, &error));
+        g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_FORMAT);
+        g_test_message ("%u devices: %s", n_workers, error->message);
+        messages[n_workers - 1] = g_strdup (error->message);
+        g_clear_error (&error);
+        g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+      }
+    g_assert_cmpstr (messages[1], ==, messages[0]);
+    g_assert_cmpstr (messages[2], ==, messages[0]);
+    g_assert_nonnull (strstr (messages[0], "cut.tif"));
+    for (guint i = 0; i < 3; i++)
+      g_free (messages[i]);
+    memset (messages, 0, sizeof messages);
+    g_assert_cmpint (g_remove (cut), ==, 0);
+  }
   /* A cancel once the connectivity has begun ends the device's at its next
    * slab: no file. */
   {
     g_autoptr (GCancellable) cancel = g_cancellable_new ();
     SvStreamOptions options;
 
-    g_assert_cmpint (g_remove (out), ==, 0);
     sv_stream_options_init_defaults (&options);
     options.slab_depth = 4;
     options.backends = keepers;
