@@ -283,87 +283,118 @@ blosc_room (gsize size)
   return 3 * size + ((gsize)256 << 10);
 }
 
-guint8 *
-sv__zarr_chunk_encode (const SvZarrWriteOptions *o, guint item_bytes, const guint8 *in, gsize size,
-                       gsize *out_size, char **why)
+struct _SvZarrEncoder
 {
-  int level = level_of (o);
-  guint8 *out = NULL;
+  SvZarrWriteOptions options;
+  int level;
+  guint8 *out; /* the bound of a chunk's bytes */
+  gsize cap;
+  ZSTD_CCtx *zstd;
+  struct libdeflate_compressor *deflate;
+};
 
+SvZarrEncoder *
+sv__zarr_encoder_new (const SvZarrWriteOptions *o, gsize chunk_bytes)
+{
+  g_autoptr (SvZarrEncoder) e = g_new0 (SvZarrEncoder, 1);
+
+  e->options = *o;
+  e->level = level_of (o);
   switch (o->compressor)
     {
     case SV_ZARR_COMPRESSOR_ZSTD:
-      {
-        size_t cap = ZSTD_compressBound (size);
-
-        if ((out = g_try_malloc (cap)) == NULL)
-          break;
-        *out_size = ZSTD_compress (out, cap, in, size, level);
-        if (ZSTD_isError (*out_size))
-          {
-            *why = g_strdup_printf ("zstd: %s", ZSTD_getErrorName (*out_size));
-            g_clear_pointer (&out, g_free);
-            return NULL;
-          }
-        return out;
-      }
+      if ((e->zstd = ZSTD_createCCtx ()) == NULL)
+        return NULL;
+      e->cap = ZSTD_compressBound (chunk_bytes);
+      break;
     case SV_ZARR_COMPRESSOR_ZLIB:
     case SV_ZARR_COMPRESSOR_GZIP:
-      {
-        struct libdeflate_compressor *c = libdeflate_alloc_compressor (level);
-        gboolean zlib = o->compressor == SV_ZARR_COMPRESSOR_ZLIB;
-        size_t cap;
+      if ((e->deflate = libdeflate_alloc_compressor (e->level)) == NULL)
+        return NULL;
+      e->cap = o->compressor == SV_ZARR_COMPRESSOR_ZLIB
+                   ? libdeflate_zlib_compress_bound (e->deflate, chunk_bytes)
+                   : libdeflate_gzip_compress_bound (e->deflate, chunk_bytes);
+      break;
+    case SV_ZARR_COMPRESSOR_BLOSC:
+      e->cap = chunk_bytes + BLOSC_MAX_OVERHEAD;
+      break;
+    case SV_ZARR_COMPRESSOR_NONE:
+    default:
+      /* The chunk's own bytes go to the file. */
+      e->cap = chunk_bytes;
+      return g_steal_pointer (&e);
+    }
+  if ((e->out = g_try_malloc (MAX (e->cap, 1))) == NULL)
+    return NULL;
+  return g_steal_pointer (&e);
+}
 
-        if (c == NULL)
-          break;
-        cap = zlib ? libdeflate_zlib_compress_bound (c, size)
-                   : libdeflate_gzip_compress_bound (c, size);
-        if ((out = g_try_malloc (cap)) != NULL)
-          *out_size = zlib ? libdeflate_zlib_compress (c, in, size, out, cap)
-                           : libdeflate_gzip_compress (c, in, size, out, cap);
-        libdeflate_free_compressor (c);
-        if (out != NULL && *out_size == 0)
-          {
-            *why = g_strdup ("deflate: the bound was too small");
-            g_clear_pointer (&out, g_free);
-            return NULL;
-          }
-        break;
-      }
+void
+sv__zarr_encoder_free (SvZarrEncoder *e)
+{
+  if (e == NULL)
+    return;
+  ZSTD_freeCCtx (e->zstd);
+  if (e->deflate != NULL)
+    libdeflate_free_compressor (e->deflate);
+  g_free (e->out);
+  g_free (e);
+}
+
+const guint8 *
+sv__zarr_encoder_run (SvZarrEncoder *e, guint item_bytes, const guint8 *in, gsize size,
+                      gsize *out_size, char **why)
+{
+  g_return_val_if_fail (size <= e->cap, NULL);
+
+  switch (e->options.compressor)
+    {
+    case SV_ZARR_COMPRESSOR_ZSTD:
+      *out_size = ZSTD_compressCCtx (e->zstd, e->out, e->cap, in, size, e->level);
+      if (ZSTD_isError (*out_size))
+        {
+          *why = g_strdup_printf ("zstd: %s", ZSTD_getErrorName (*out_size));
+          return NULL;
+        }
+      return e->out;
+    case SV_ZARR_COMPRESSOR_ZLIB:
+      *out_size = libdeflate_zlib_compress (e->deflate, in, size, e->out, e->cap);
+      break;
+    case SV_ZARR_COMPRESSOR_GZIP:
+      *out_size = libdeflate_gzip_compress (e->deflate, in, size, e->out, e->cap);
+      break;
     case SV_ZARR_COMPRESSOR_BLOSC:
       {
-        size_t cap = size + BLOSC_MAX_OVERHEAD;
         gpointer room = g_try_malloc (blosc_room (size));
         int n;
 
-        if (room == NULL || (out = g_try_malloc (cap)) == NULL)
+        if (room == NULL)
           {
-            g_free (room);
-            break;
+            *why = g_strdup_printf ("not enough memory to compress a chunk of %" G_GSIZE_FORMAT
+                                    " bytes",
+                                    size);
+            return NULL;
           }
         g_free (room);
-        n = blosc_compress_ctx (level, BLOSC_SHUFFLE, item_bytes, size, in, out, cap,
-                                o->blosc_cname, 0, 1);
+        n = blosc_compress_ctx (e->level, BLOSC_SHUFFLE, item_bytes, size, in, e->out, e->cap,
+                                e->options.blosc_cname, 0, 1);
         if (n <= 0)
           {
             *why = g_strdup_printf ("blosc: error %d", n);
-            g_clear_pointer (&out, g_free);
             return NULL;
           }
         *out_size = (gsize)n;
-        return out;
+        return e->out;
       }
     case SV_ZARR_COMPRESSOR_NONE:
     default:
-      if ((out = g_try_malloc (MAX (size, 1))) != NULL)
-        {
-          memcpy (out, in, size);
-          *out_size = size;
-        }
-      break;
+      *out_size = size;
+      return in;
     }
-  if (out == NULL)
-    *why = g_strdup_printf ("not enough memory to compress a chunk of %" G_GSIZE_FORMAT " bytes",
-                            size);
-  return out;
+  if (*out_size == 0)
+    {
+      *why = g_strdup ("deflate: the bound was too small");
+      return NULL;
+    }
+  return e->out;
 }

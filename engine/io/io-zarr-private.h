@@ -68,11 +68,19 @@ typedef struct
 /* A worker's error (taken); the others stop at their next chunk. */
 void sv__zarr_row_fail (SvZarrRowOutcome *outcome, GError *error);
 
-/* Encodes `size` bytes of samples of item_bytes; returns the encoded
- * bytes (g_free) and their number in *out_size, or NULL with *why (g_free)
- * saying what failed: memory, most likely. */
-guint8 *sv__zarr_chunk_encode (const SvZarrWriteOptions *options, guint item_bytes,
-                               const guint8 *in, gsize size, gsize *out_size, char **why);
+/* A worker's chunk encoder for these options: its codec's state and an
+ * output buffer for chunks of at most chunk_bytes, kept from chunk to
+ * chunk; NULL without memory for them. */
+typedef struct _SvZarrEncoder SvZarrEncoder;
+SvZarrEncoder *sv__zarr_encoder_new (const SvZarrWriteOptions *options, gsize chunk_bytes);
+void sv__zarr_encoder_free (SvZarrEncoder *encoder);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvZarrEncoder, sv__zarr_encoder_free)
+/* Encodes `size` bytes of samples of item_bytes: the bytes (the encoder's,
+ * or `in` itself without a codec, valid until the next call) and their
+ * number in *out_size, or NULL with *why (g_free) saying what failed:
+ * memory, most likely. */
+const guint8 *sv__zarr_encoder_run (SvZarrEncoder *encoder, guint item_bytes, const guint8 *in,
+                                    gsize size, gsize *out_size, char **why);
 
 /* The "compressor" object of .zarray for these options (json-glib's
  * JsonNode; NULL node content for none). */

@@ -18,7 +18,7 @@
 #include <json-glib/json-glib.h>
 
 #include "internal.h"
-#include "io-zarr-private.h"
+#include "io-zarr-write-private.h"
 #include "supervox/sv-error.h"
 
 /* A row of chunks is held whole before it is written; past this many
@@ -26,21 +26,6 @@
 #define SV_ZARR_ROW_BYTES (256u << 20)
 #define SV_ZARR_CHUNK 64u
 
-struct _SvZarrLabelWriter
-{
-  char *path;  /* the store when finished */
-  char *tmp;   /* the store while it is written */
-  char *image; /* with image_label: the OME-Zarr image */
-  SvZarrWriteOptions zarr;
-  int n_threads;
-  guint nz, ny, nx;
-  guint chunks[3];
-  gboolean negative;
-  gint32 *row; /* chunks[0] slices */
-  guint row_z0, row_fill;
-  gboolean open;
-  gboolean part; /* rows in another writer's store: its folder is not ours */
-};
 
 /* Removes a folder and what it holds (a store is two levels deep). */
 static void
@@ -60,8 +45,8 @@ remove_tree (const char *path)
   g_rmdir (path);
 }
 
-static gboolean
-write_bytes (const char *path, const void *data, gsize size, GError **error)
+gboolean
+sv__zarr_write_bytes (const char *path, const void *data, gsize size, GError **error)
 {
   int fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   const guint8 *p = data;
@@ -105,7 +90,7 @@ write_json (const char *folder, const char *name, JsonNode *root, GError **error
   json_generator_set_indent (gen, 2);
   json_generator_set_root (gen, root);
   text = json_generator_to_data (gen, &len);
-  return write_bytes (path, text, len, error);
+  return sv__zarr_write_bytes (path, text, len, error);
 }
 
 static JsonNode *
@@ -392,93 +377,29 @@ sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gbool
 
 typedef struct
 {
-  SvZarrLabelWriter *w;
-  guint kz;
-  guint n_y, n_x; /* chunks across */
-  gint next;
-  SvZarrRowOutcome outcome;
-} FlushJob;
+  gint32 *dst;
+  const gint32 *src;
+  gsize n, share;
+} CopyJob;
 
 static void
-flush_worker (gpointer data, int thread)
+copy_share (gpointer data, int thread)
 {
-  FlushJob *job = data;
-  SvZarrLabelWriter *w = job->w;
-  const guint cz = w->chunks[0], cy = w->chunks[1], cx = w->chunks[2];
-  const gsize chunk_bytes = (gsize)cz * cy * cx * sizeof (gint32);
-  g_autofree gint32 *chunk = g_try_malloc (chunk_bytes);
+  const CopyJob *job = data;
+  const gsize a = MIN ((gsize)thread * job->share, job->n), b = MIN (a + job->share, job->n);
 
-  (void)thread;
-  if (chunk == NULL)
-    {
-      sv__zarr_row_fail (&job->outcome,
-                         g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                                      "not enough memory for a chunk of %u×%u×%u labels", cx, cy,
-                                      cz));
-      return;
-    }
-  for (;;)
-    {
-      gint i = g_atomic_int_add (&job->next, 1);
-      guint ky, kx, y0, x0, ny, nx;
-      g_autofree guint8 *encoded = NULL;
-      g_autofree char *key = NULL;
-      g_autofree char *file = NULL;
-      GError *local = NULL;
-      g_autofree char *why = NULL;
-      gsize size = 0;
-
-      if (i >= (gint)(job->n_y * job->n_x) || g_atomic_int_get (&job->outcome.failed))
-        return;
-      ky = (guint)i / job->n_x;
-      kx = (guint)i % job->n_x;
-      y0 = ky * cy;
-      x0 = kx * cx;
-      ny = MIN (cy, w->ny - y0);
-      nx = MIN (cx, w->nx - x0);
-      /* Edge chunks are full-size in Zarr; what lies outside is fill_value. */
-      memset (chunk, 0, chunk_bytes);
-      for (guint z = 0; z < w->row_fill; z++)
-        for (guint y = 0; y < ny; y++)
-          memcpy (chunk + ((gsize)z * cy + y) * cx,
-                  w->row + ((gsize)z * w->ny + y0 + y) * w->nx + x0, nx * sizeof (gint32));
-      key = g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u.%u.%u", job->kz, ky, kx);
-      encoded = sv__zarr_chunk_encode (&w->zarr, sizeof (gint32), (const guint8 *)chunk,
-                                       chunk_bytes, &size, &why);
-      if (encoded == NULL)
-        local = g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                             "cannot compress chunk %s: %s", key, why);
-      file = g_build_filename (w->tmp, key, NULL);
-      if (local != NULL || !write_bytes (file, encoded, size, &local))
-        {
-          sv__zarr_row_fail (&job->outcome, local);
-          return;
-        }
-    }
+  memcpy (job->dst + a, job->src + a, (b - a) * sizeof (gint32));
 }
 
-static gboolean
-flush_row (SvZarrLabelWriter *w, GError **error)
+/* Slices into the row, on the writer's threads (a row of a 2048² volume
+ * is a GiB). */
+static void
+copy_slices (const SvZarrLabelWriter *w, gint32 *dst, const gint32 *src, gsize n)
 {
-  FlushJob job = { 0 };
-  int threads;
+  const int threads = (int)MIN ((gsize)sv__resolve_threads (w->n_threads), n / (1 << 20) + 1);
+  CopyJob job = { dst, src, n, (n + (gsize)threads - 1) / (gsize)threads };
 
-  job.w = w;
-  job.kz = w->row_z0 / w->chunks[0];
-  job.n_y = (w->ny + w->chunks[1] - 1) / w->chunks[1];
-  job.n_x = (w->nx + w->chunks[2] - 1) / w->chunks[2];
-  g_mutex_init (&job.outcome.lock);
-  threads = MIN (sv__resolve_threads (w->n_threads), (int)(job.n_y * job.n_x));
-  sv__run_parallel (MAX (threads, 1), flush_worker, &job);
-  g_mutex_clear (&job.outcome.lock);
-  w->row_z0 += w->row_fill;
-  w->row_fill = 0;
-  if (job.outcome.error != NULL)
-    {
-      g_propagate_prefixed_error (error, job.outcome.error, "%s: ", w->path);
-      return FALSE;
-    }
-  return TRUE;
+  sv__run_parallel (threads, copy_share, &job);
 }
 
 gboolean
@@ -489,25 +410,18 @@ sv__zarr_label_writer_append (SvZarrLabelWriter *w, const gint32 *labels, guint 
 
   g_return_val_if_fail (w->open && w->row_z0 + w->row_fill + depth <= w->nz, FALSE);
 
-  if (!w->negative)
-    for (gsize i = 0; i < depth * plane; i++)
-      if (labels[i] < 0)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                       "%s: label %d in slice %u of a store started for labels >= 0", w->path,
-                       labels[i], w->row_z0 + w->row_fill + (guint)(i / plane));
-          return FALSE;
-        }
+  /* Negative labels in a store for labels >= 0 are found as the row's
+   * chunks are gathered (io-zarr-write-row.c). */
   while (depth > 0)
     {
       guint take = MIN (depth, w->chunks[0] - w->row_fill);
 
-      memcpy (w->row + w->row_fill * plane, labels, take * plane * sizeof (gint32));
+      copy_slices (w, w->row + w->row_fill * plane, labels, take * plane);
       w->row_fill += take;
       labels += take * plane;
       depth -= take;
       if ((w->row_fill == w->chunks[0] || w->row_z0 + w->row_fill == w->nz)
-          && !flush_row (w, error))
+          && !sv__zarr_row_flush (w, error))
         return FALSE;
     }
   return TRUE;
@@ -651,5 +565,6 @@ sv__zarr_label_writer_free (SvZarrLabelWriter *w)
   g_free (w->tmp);
   g_free (w->image);
   g_free (w->row);
+  sv__zarr_row_clear (w);
   g_free (w);
 }

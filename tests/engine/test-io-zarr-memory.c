@@ -5,6 +5,7 @@
  * limited (RLIMIT_AS) around the append, so that the chunk's buffer, or
  * the codec's, cannot be had. */
 #include <glib/gstdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -29,6 +30,14 @@ mapped_bytes (void)
   line = strstr (status, "VmSize:");
   g_assert_nonnull (line);
   return g_ascii_strtoull (line + strlen ("VmSize:"), NULL, 10) * 1024;
+}
+
+static int
+remove_store (const char *path)
+{
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", path);
+
+  return system (rm);
 }
 
 /* Appends two slices of labels to a store of chunks (1, NY, NX) with the
@@ -97,23 +106,29 @@ test_out_of_memory (void)
       g_clear_error (&error);
       g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
-      /* Room for it, none for what the codec writes. */
+      /* Room for it, none for what the codec writes (without one, the
+       * chunk's own bytes are written). */
       error = append_within (path, codecs[c], labels, CHUNK_BYTES + CHUNK_BYTES / 4);
-      g_assert_nonnull (error);
-      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
-      g_assert_nonnull (
-          strstr (error->message, "cannot compress chunk 0/0.0.0: not enough memory"));
-      g_clear_error (&error);
+      if (strcmp (codecs[c], "none") == 0)
+        {
+          g_assert_no_error (error);
+          g_assert_cmpint (remove_store (path), ==, 0);
+        }
+      else
+        {
+          g_assert_nonnull (error);
+          g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+          g_assert_nonnull (
+              strstr (error->message, "cannot compress chunk 0/0.0.0: not enough memory"));
+          g_clear_error (&error);
+        }
       g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 
       /* With room the same labels make a store. */
       error = append_within (path, codecs[c], labels, 8 * CHUNK_BYTES);
       g_assert_no_error (error);
       g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
-      {
-        g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", path);
-        g_assert_cmpint (system (rm), ==, 0);
-      }
+      g_assert_cmpint (remove_store (path), ==, 0);
     }
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
@@ -127,6 +142,10 @@ skip_under_asan (void)
 int
 main (int argc, char **argv)
 {
+  /* Large blocks from mmap, and back to the system when freed: glibc
+   * would otherwise raise that threshold after the first free and serve
+   * the next chunk from memory it kept, under any limit. */
+  mallopt (M_MMAP_THRESHOLD, 1 << 20);
   g_test_init (&argc, &argv, NULL);
 #if defined(__SANITIZE_ADDRESS__)
   g_test_add_func ("/io/zarr/out-of-memory", skip_under_asan);

@@ -1,0 +1,172 @@
+/* Supervox engine: a row of an OME-Zarr label store's chunks, written by
+ * every worker (see io-zarr-write-private.h). Each worker takes chunks in
+ * turn: it gathers one from the row, checks it for negative labels when
+ * the store is for labels >= 0, compresses it and writes its file, with a
+ * chunk buffer and an encoder it keeps for the next rows. */
+#define G_LOG_DOMAIN "sv-engine"
+
+#include <string.h>
+
+#include "internal.h"
+#include "io-zarr-write-private.h"
+#include "supervox/sv-error.h"
+
+typedef struct
+{
+  SvZarrLabelWriter *w;
+  guint kz;
+  guint n_y, n_x; /* chunks across */
+  gint next;
+  SvZarrRowOutcome outcome;
+  /* The row's first negative label in raster order (−1: none yet), under
+   * outcome.lock: the one an in-order check would name. */
+  gint64 negative_at;
+  gint32 negative_value;
+} FlushJob;
+
+/* Chunk (ky, kx) of the row into `chunk` (edge chunks are full-size in
+ * Zarr, what lies outside is fill_value); FALSE at a negative label in a
+ * store for labels >= 0, noted in the job. */
+static gboolean
+gather_chunk (FlushJob *job, guint ky, guint kx, gint32 *chunk)
+{
+  SvZarrLabelWriter *w = job->w;
+  const guint cz = w->chunks[0], cy = w->chunks[1], cx = w->chunks[2];
+  const guint y0 = ky * cy, x0 = kx * cx;
+  const guint ny = MIN (cy, w->ny - y0), nx = MIN (cx, w->nx - x0);
+
+  if (ny < cy || nx < cx || w->row_fill < cz)
+    memset (chunk, 0, (gsize)cz * cy * cx * sizeof (gint32));
+  for (guint z = 0; z < w->row_fill; z++)
+    for (guint y = 0; y < ny; y++)
+      {
+        gint32 *dst = chunk + ((gsize)z * cy + y) * cx;
+
+        memcpy (dst, w->row + ((gsize)z * w->ny + y0 + y) * w->nx + x0, nx * sizeof (gint32));
+        for (guint x = 0; !w->negative && x < nx; x++)
+          if (dst[x] < 0)
+            {
+              const gint64 at = (((gint64)w->row_z0 + z) * w->ny + y0 + y) * w->nx + x0 + x;
+
+              g_mutex_lock (&job->outcome.lock);
+              if (job->negative_at < 0 || at < job->negative_at)
+                {
+                  job->negative_at = at;
+                  job->negative_value = dst[x];
+                }
+              g_mutex_unlock (&job->outcome.lock);
+              g_atomic_int_set (&job->outcome.failed, 1);
+              return FALSE;
+            }
+      }
+  return TRUE;
+}
+
+static void
+flush_worker (gpointer data, int thread)
+{
+  FlushJob *job = data;
+  SvZarrLabelWriter *w = job->w;
+  const guint cz = w->chunks[0], cy = w->chunks[1], cx = w->chunks[2];
+  const gsize chunk_bytes = (gsize)cz * cy * cx * sizeof (gint32);
+  for (;;)
+    {
+      const gint i = g_atomic_int_add (&job->next, 1);
+      const guint ky = (guint)i / MAX (job->n_x, 1), kx = (guint)i % MAX (job->n_x, 1);
+      g_autofree char *key = NULL;
+      g_autofree char *file = NULL;
+      g_autofree char *why = NULL;
+      const guint8 *encoded;
+      GError *local = NULL;
+      gsize size = 0;
+
+      if (i >= (gint)(job->n_y * job->n_x) || g_atomic_int_get (&job->outcome.failed))
+        return;
+      key = g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u.%u.%u", job->kz, ky, kx);
+      if (w->chunk[thread] == NULL && (w->chunk[thread] = g_try_malloc (chunk_bytes)) == NULL)
+        {
+          sv__zarr_row_fail (&job->outcome,
+                             g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                                          "not enough memory for a chunk of %u×%u×%u labels", cx,
+                                          cy, cz));
+          return;
+        }
+      if (w->encoder[thread] == NULL
+          && (w->encoder[thread] = sv__zarr_encoder_new (&w->zarr, chunk_bytes)) == NULL)
+        {
+          sv__zarr_row_fail (&job->outcome,
+                             g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                                          "cannot compress chunk %s: not enough memory to "
+                                          "compress a chunk of %" G_GSIZE_FORMAT " bytes",
+                                          key, chunk_bytes));
+          return;
+        }
+      if (!gather_chunk (job, ky, kx, w->chunk[thread]))
+        return;
+      encoded = sv__zarr_encoder_run (w->encoder[thread], sizeof (gint32),
+                                      (const guint8 *)w->chunk[thread], chunk_bytes, &size, &why);
+      if (encoded == NULL)
+        local = g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                             "cannot compress chunk %s: %s", key, why);
+      file = g_build_filename (w->tmp, key, NULL);
+      if (local != NULL || !sv__zarr_write_bytes (file, encoded, size, &local))
+        {
+          sv__zarr_row_fail (&job->outcome, local);
+          return;
+        }
+    }
+}
+
+gboolean
+sv__zarr_row_flush (SvZarrLabelWriter *w, GError **error)
+{
+  FlushJob job = { 0 };
+  const gsize plane = (gsize)w->ny * w->nx;
+  int threads;
+
+  job.w = w;
+  job.kz = w->row_z0 / w->chunks[0];
+  job.n_y = (w->ny + w->chunks[1] - 1) / w->chunks[1];
+  job.n_x = (w->nx + w->chunks[2] - 1) / w->chunks[2];
+  job.negative_at = -1;
+  threads = MAX (MIN (sv__resolve_threads (w->n_threads), (int)(job.n_y * job.n_x)), 1);
+  if (w->chunk == NULL)
+    {
+      w->n_workers = threads;
+      w->chunk = g_new0 (gint32 *, threads);
+      w->encoder = g_new0 (SvZarrEncoder *, threads);
+    }
+  threads = MIN (threads, w->n_workers);
+  g_mutex_init (&job.outcome.lock);
+  sv__run_parallel (threads, flush_worker, &job);
+  g_mutex_clear (&job.outcome.lock);
+  w->row_z0 += w->row_fill;
+  w->row_fill = 0;
+  if (job.negative_at >= 0)
+    {
+      g_clear_error (&job.outcome.error);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s: label %d in slice %u of a store started for labels >= 0", w->path,
+                   job.negative_value, (guint)(job.negative_at / (gint64)plane));
+      return FALSE;
+    }
+  if (job.outcome.error != NULL)
+    {
+      g_propagate_prefixed_error (error, job.outcome.error, "%s: ", w->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+sv__zarr_row_clear (SvZarrLabelWriter *w)
+{
+  for (int t = 0; t < w->n_workers; t++)
+    {
+      g_free (w->chunk[t]);
+      sv__zarr_encoder_free (w->encoder[t]);
+    }
+  g_clear_pointer (&w->chunk, g_free);
+  g_clear_pointer (&w->encoder, g_free);
+  w->n_workers = 0;
+}
