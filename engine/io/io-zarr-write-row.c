@@ -19,9 +19,12 @@ typedef struct
   gint next;
   SvZarrRowOutcome outcome;
   /* The row's first negative label in raster order (−1: none yet), under
-   * outcome.lock: the one an in-order check would name. */
+   * outcome.lock: the one an in-order check would name. Once one is found
+   * the workers go on gathering chunks, to find the first, and write
+   * none. */
   gint64 negative_at;
   gint32 negative_value;
+  gint negative; /* atomic: one was found */
 } FlushJob;
 
 /* Chunk (ky, kx) of the row into `chunk` (edge chunks are full-size in
@@ -55,7 +58,7 @@ gather_chunk (FlushJob *job, guint ky, guint kx, gint32 *chunk)
                   job->negative_value = dst[x];
                 }
               g_mutex_unlock (&job->outcome.lock);
-              g_atomic_int_set (&job->outcome.failed, 1);
+              g_atomic_int_set (&job->negative, 1);
               return FALSE;
             }
       }
@@ -101,8 +104,8 @@ flush_worker (gpointer data, int thread)
                                           key, chunk_bytes));
           return;
         }
-      if (!gather_chunk (job, ky, kx, w->chunk[thread]))
-        return;
+      if (!gather_chunk (job, ky, kx, w->chunk[thread]) || g_atomic_int_get (&job->negative))
+        continue;
       encoded = sv__zarr_encoder_run (w->encoder[thread], sizeof (gint32),
                                       (const guint8 *)w->chunk[thread], chunk_bytes, &size, &why);
       if (encoded == NULL)

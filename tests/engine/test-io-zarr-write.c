@@ -1,9 +1,11 @@
-/* Supervox engine tests: an OME-Zarr label store that runs out of memory
- * while it compresses a row of chunks ends with one error that says so,
- * and leaves no store: for every codec (c-blosc included, which does not
- * survive a failed allocation of its own). The process's address space is
- * limited (RLIMIT_AS) around the append, so that the chunk's buffer, or
- * the codec's, cannot be had. */
+/* Supervox engine tests: how an OME-Zarr label store fails. One that runs
+ * out of memory while it compresses a row of chunks ends with one error
+ * that says so, and leaves no store: for every codec (c-blosc included,
+ * which does not survive a failed allocation of its own). The process's
+ * address space is limited (RLIMIT_AS) around the append, so that the
+ * chunk's buffer, or the codec's, cannot be had. A negative label in a
+ * store for labels >= 0 is named, the first in raster order, whichever
+ * worker finds it. */
 #include <glib/gstdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -133,6 +135,48 @@ test_out_of_memory (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* Three rows of chunks (2, 8, 8) over 5 × 16 × 16, on four threads; the
+ * labels of slices 2 and 3 hold negative ones, the first at (3, 9, 12). */
+static void
+test_negative_label (void)
+{
+  static const double ones[3] = { 1, 1, 1 };
+  g_autofree char *dir = g_dir_make_tmp ("sv-zarr-negative-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree gint32 *labels = g_new (gint32, 5 * 16 * 16);
+  g_autoptr (SvTiffLabelWriter) w = NULL;
+  g_autoptr (GError) error = NULL;
+  SvZarrWriteOptions zarr;
+  SvTiffWriteOptions options;
+
+  for (guint i = 0; i < 5 * 16 * 16; i++)
+    labels[i] = 1 + (gint32)i;
+  labels[(3 * 16 + 9) * 16 + 12] = -4;
+  labels[(3 * 16 + 15) * 16 + 2] = -5;
+  labels[(2 * 16 + 12) * 16 + 1] = 7; /* not negative */
+  labels[(3 * 16 + 9) * 16 + 13] = -6;
+  sv_zarr_write_options_init_defaults (&zarr);
+  zarr.chunks[0] = 2;
+  zarr.chunks[1] = 8;
+  zarr.chunks[2] = 8;
+  sv_tiff_write_options_init_defaults (&options);
+  options.n_threads = 4;
+  options.zarr = &zarr;
+  w = sv_tiff_label_writer_new (path, 5, 16, 16, FALSE, ones, NULL, &options, &error);
+  g_assert_no_error (error);
+  /* The first row is written; the second holds the negative labels. */
+  g_assert_true (sv_tiff_label_writer_append (w, labels, 3, &error));
+  g_assert_no_error (error);
+  g_assert_false (sv_tiff_label_writer_append (w, labels + 3 * 16 * 16, 2, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+  g_assert_nonnull (
+      strstr (error->message, "label -4 in slice 3 of a store started for labels >= 0"));
+  g_clear_pointer (&w, sv_tiff_label_writer_free);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 G_GNUC_UNUSED static void
 skip_under_asan (void)
 {
@@ -152,5 +196,6 @@ main (int argc, char **argv)
 #else
   g_test_add_func ("/io/zarr/out-of-memory", test_out_of_memory);
 #endif
+  g_test_add_func ("/io/zarr/negative-label", test_negative_label);
   return g_test_run ();
 }
