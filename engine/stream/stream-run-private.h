@@ -51,6 +51,17 @@ typedef struct
  * at a time). */
 gboolean sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error);
 
+/* ---- stream-plan.c ---- */
+
+/* The backends that run the slab steps and the slabs they share
+ * (run->plan), with several workers' sums and first-pass readers. */
+gboolean sv__stream_run_plan_workers (Run *run, const SvTiffReadOptions *read_options,
+                                      GError **error);
+void sv__stream_run_plan_clear (SvSlabPlan *plan);
+/* Before a pass whose assignment is needed again: asks the workers, once,
+ * to keep it in their own memory, all or none. */
+gboolean sv__stream_run_try_keep (Run *run, GError **error);
+
 /* ---- stream-rank-sums.c ---- */
 
 /* The clusters [*b0, *b1) this rank's slabs can add to, from the centres

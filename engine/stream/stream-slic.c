@@ -58,49 +58,6 @@ sv__stream_run_mask_slab (Run *run, guint z0, guint z1, GError **error)
   return run->ctx.mask != NULL;
 }
 
-/* Before a pass whose assignment is needed again: the workers are asked,
- * once, to keep the assignment of their slabs in their own memory, all or
- * none. Under MPI a rank keeps it when its one device can also take the
- * other ranks' labels for rank 0's connectivity there (store_kept); each
- * rank decides for itself, since the labels travel between ranks through
- * host memory either way. SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the
- * spill file, for measuring. */
-static gboolean
-try_keep_assignment (Run *run, GError **error)
-{
-  SvSlabPlan *plan = &run->plan;
-  GError *local = NULL;
-  guint kept = 0;
-
-  const gboolean ranks = run->ranks != NULL && run->ranks->n_ranks > 1;
-
-  if (run->keep_asked || g_strcmp0 (g_getenv ("SV_STREAM_KEEP_ASSIGNMENT"), "off") == 0)
-    return TRUE;
-  for (guint w = 0; w < plan->n_workers; w++)
-    if (plan->workers[w]->klass->slab_steps->keep_assignment == NULL)
-      return TRUE;
-  if (ranks
-      && (plan->n_workers != 1 || plan->workers[0]->klass->slab_steps->store_kept == NULL
-          || plan->workers[0]->klass->slab_steps->connect_volume == NULL))
-    return TRUE;
-  /* The slabs' places were settled by the first pass: room does not grow. */
-  run->keep_asked = TRUE;
-  while (kept < plan->n_workers
-         && plan->workers[kept]->klass->slab_steps->keep_assignment (
-             plan->workers[kept], run->nz, run->plane, run->clusters.k, &local))
-    kept++;
-  plan->assignment_kept = kept == plan->n_workers;
-  /* One that could not: the others give theirs back. */
-  for (guint w = 0; !plan->assignment_kept && w < kept; w++)
-    plan->workers[w]->klass->slab_steps->keep_assignment (plan->workers[w], 0, 0, 0, NULL);
-  if (local != NULL)
-    {
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* One iteration: assignment and sums slab by slab, the centres from the
  * sums, then SLIC-zero's maxima with the new centres. */
 static gboolean
@@ -135,7 +92,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
   /* From the second pass on: the first one decided which slabs the
    * device keeps, and they come first. */
   if (ok && (keep || slic_zero) && run->passes_done > 0)
-    ok = try_keep_assignment (run, error);
+    ok = sv__stream_run_try_keep (run, error);
   const gint64 t0 = g_get_monotonic_time ();
   ok = ok
        && sv__slab_pass (&run->plan, SV_SLAB_ASSIGN, keep || slic_zero, &run->ctx, &run->clusters,
@@ -201,78 +158,6 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
   *nearest = run->nearest = sv_try_alloc_n ((gsize)run->depth * run->plane, sizeof (gint32),
                                             FALSE, error, "the labels of %u slices", run->depth);
   return *nearest != NULL;
-}
-
-/* The backends that run the slab steps (the caller's, or a CPU one) and
- * the slabs they share. */
-static gboolean
-plan_workers (Run *run, const SvTiffReadOptions *read_options, GError **error)
-{
-  const SvStreamOptions *options = run->options;
-  SvSlabPlan *plan = &run->plan;
-
-  if (options->n_backends > 0)
-    {
-      plan->workers = options->backends;
-      plan->n_workers = options->n_backends;
-    }
-  else
-    {
-      run->own_cpu = sv_backend_new ("cpu", error);
-      if (run->own_cpu == NULL)
-        return FALSE;
-      plan->workers = &run->own_cpu;
-      plan->n_workers = 1;
-    }
-  for (guint w = 0; w < plan->n_workers; w++)
-    if (plan->workers[w]->klass->slab_steps == NULL)
-      {
-        g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                     "the %s backend cannot stream a volume", plan->workers[w]->klass->name);
-        plan->n_workers = 0;
-        return FALSE;
-      }
-  plan->image = &run->image;
-  plan->mask = &run->mask;
-  plan->spill = run->spill;
-  plan->z_begin = run->z_begin;
-  plan->z_end = run->z_end;
-  plan->depth = run->depth;
-  plan->plane = run->plane;
-  plan->cancellable = options->cancellable;
-  if (plan->n_workers > 1)
-    {
-      const gsize n_sums = MAX (run->clusters.k, 1) * (4 + run->nc);
-
-      plan->worker_sums = g_new0 (gint64 *, plan->n_workers);
-      for (guint w = 0; w < plan->n_workers; w++)
-        if ((plan->worker_sums[w]
-             = sv_try_alloc_n (n_sums, sizeof (gint64), FALSE, error,
-                               "the sums of %" G_GSIZE_FORMAT " clusters", run->clusters.k))
-            == NULL)
-          {
-            return FALSE;
-          }
-    }
-  /* A slab for each reader, in what the memory limit leaves. */
-  {
-    const gsize slab_bytes
-        = (gsize)plan->depth * sv_tiff_slab_reader_slice_bytes (run->image.reader);
-
-    if (run->options->source == NULL
-        && (guint64)plan->n_workers * slab_bytes <= run->room.left)
-      sv__slab_plan_open_readers (plan, run->input, read_options, slab_bytes);
-  }
-  return TRUE;
-}
-
-static void
-plan_clear (SvSlabPlan *plan)
-{
-  sv__slab_plan_close_readers (plan);
-  for (guint w = 0; plan->worker_sums != NULL && w < plan->n_workers; w++)
-    g_free (plan->worker_sums[w]);
-  g_clear_pointer (&plan->worker_sums, g_free);
 }
 
 /* Reading ahead unless the options or SV_STREAM_READ_AHEAD=off (for
@@ -534,7 +419,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error),
                               error))
     goto out;
-  if (!plan_workers (&run, &read_options, error))
+  if (!sv__stream_run_plan_workers (&run, &read_options, error))
     goto out;
 
   g_debug ("streamed run: prepared, first pass starts");
@@ -614,7 +499,7 @@ out:
       steps->release (run.plan.workers[w]);
     }
   report->n_workers = run.plan.n_workers;
-  plan_clear (&run.plan);
+  sv__stream_run_plan_clear (&run.plan);
   g_clear_pointer (&run.own_cpu, sv_backend_free);
   report->slab_depth = run.depth;
   report->n_slabs = run.depth > 0 ? (run.nz + run.depth - 1) / run.depth : 0;
