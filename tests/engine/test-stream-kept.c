@@ -143,6 +143,35 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     g_assert_true (report.labels_on_device);
     g_assert_cmpuint (device.label_slabs, ==, 1);
   }
+  /* The devices' own readers and slab buffers only where the memory limit
+   * leaves room for them beside what the run keeps: at 200 KiB there is
+   * none, the slabs are read under the pass's lock, and the file is the
+   * same. */
+  {
+    SvStreamOptions options;
+    SvStreamReport report;
+
+    sv_stream_options_init_defaults (&options);
+    options.slab_depth = 4;
+    g_assert_true (
+        sv_stream_slic_run (in, cpu_out, &params[0], NULL, &options, NULL, NULL, &error));
+    g_assert_no_error (error);
+    device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+    device.only_first_keeps = FALSE;
+    options.backends = keepers;
+    options.n_backends = 3;
+    options.memory_limit = 200 << 10;
+    g_assert_true (sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, &report, &error));
+    g_assert_no_error (error);
+    sv_test_assert_same_file (cpu_out, out);
+    g_assert_cmpuint (report.slabs_read_by_workers, ==, 0);
+    g_assert_cmpuint (report.resident_slabs, ==, 6);
+    options.memory_limit = 0;
+    g_assert_true (sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, &report, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (report.slabs_read_by_workers, ==, 6);
+    g_assert_cmpint (g_remove (out), ==, 0);
+  }
   /* A file cut short fails with the reader's words on any number of
    * devices (the devices' own readers open it as the run's did), and
    * leaves no file. */
