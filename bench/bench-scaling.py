@@ -17,6 +17,13 @@ device or single process). scikit-image's slic() runs on the smallest size
 (up to --skimage-max-size) in the same run, on the same array, for the
 ratio against one process.
 
+A second table gives, from the engine's timestamped debug lines of the
+one process or one rank (G_MESSAGES_DEBUG), the steps that more devices
+or ranks do not divide: the time before the run starts (process and CUDA
+start), the first pass, a later pass, the final labels, the connectivity
+on a device and the label file's appends in it, and release and exit
+(JSON: each point's "steps").
+
 Prints a table, --json writes every point with the machine, --plot draws
 the speed-up over one device or one process against the ideal line (needs
 matplotlib; --replot JSON draws it from a JSON written elsewhere). Exits 1
@@ -32,6 +39,7 @@ when a run failed or its labels differ.
 import argparse
 import datetime
 import json
+import re
 import os
 import platform
 import shutil
@@ -49,8 +57,54 @@ def make_volume(path, n, noise):
                    check=True)
 
 
+# The engine's timestamped steps (G_MESSAGES_DEBUG): "(supervox-cli
+# slic:PID): sv-engine-DEBUG: HH:MM:SS.mmm: text", coloured under mpirun.
+STEP = re.compile(r"slic:(\d+)\): sv-(?:engine|cuda)-DEBUG: (\d\d):(\d\d):(\d\d\.\d+): (.*)")
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def steps(output, started):
+    """Seconds of the steps that more devices or ranks do not divide, from
+    the debug lines of the first process that speaks (one rank under
+    mpirun): before the run (process and CUDA start), the first pass, a
+    later pass (the median), the final labels, the connectivity on a device
+    and the label file's appends in it, and release and exit."""
+    day = datetime.datetime.fromtimestamp(started).replace(hour=0, minute=0, second=0,
+                                                           microsecond=0).timestamp()
+    out, passes, first_stamp, last_stamp, pid = {}, [], None, None, None
+    for line in COLOUR.sub("", output).splitlines():
+        m = STEP.search(line)
+        if not m or (pid is not None and m.group(1) != pid):
+            continue
+        pid = m.group(1)
+        stamp = day + int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4))
+        text = m.group(5)
+        if first_stamp is None and text.startswith("run: opening the devices"):
+            first_stamp = stamp
+        if text.startswith("streamed run: released"):
+            last_stamp = stamp
+        if text.startswith("first pass:") and "first_pass" not in out:
+            out["first_pass"] = float(text.split()[2])
+        elif text.startswith("iteration: slab pass"):
+            passes.append(float(text.split()[3]) / 1e3)
+        elif text.startswith("streamed run: labels made") and "final_labels" not in out:
+            out["final_labels"] = float(re.search(r"in ([0-9.]+) s", text).group(1))
+        elif text.startswith("connectivity on the device:"):
+            nums = re.findall(r"([0-9.]+) s", text)
+            out["connect_device"], out["file_appends"] = float(nums[0]), float(nums[1])
+    if first_stamp is not None:
+        out["before_run"] = first_stamp - started
+    if len(passes) > 1:
+        later = sorted(passes[1:])
+        out["later_pass"] = later[len(later) // 2]
+    return out, last_stamp
+
+
 def run_timed(cmd, env=None):
-    """(wall seconds, the --json object or None, stderr)."""
+    """(wall seconds, the --json object or None, stderr, the engine's
+    steps)."""
+    env = dict(env or os.environ, G_MESSAGES_DEBUG="sv-engine,sv-cuda")
+    started = time.time()
     t0 = time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
@@ -61,7 +115,10 @@ def run_timed(cmd, env=None):
             if line.startswith("{"):
                 result = json.loads(line)
                 break
-    return wall, result, done.stderr.strip() if done.returncode != 0 else ""
+    found, released = steps(done.stdout + "\n" + done.stderr, started)
+    if released is not None:
+        found["release_exit"] = started + wall - released
+    return wall, result, done.stderr.strip() if done.returncode != 0 else "", found
 
 
 def same_bytes(a, b):
@@ -165,6 +222,18 @@ def plot(data, path):
     fig.savefig(path, dpi=120)
 
 
+def print_steps(data):
+    """The steps' table: what more devices or ranks do not divide."""
+    keys = ("before_run", "first_pass", "later_pass", "final_labels", "connect_device",
+            "file_appends", "release_exit")
+    print("\nsteps, s (the one process, or one rank): " + ", ".join(keys))
+    for p in data["points"]:
+        st = p.get("steps", {})
+        print("%-6d %-5g %-7g %-10s " % (p["size"], p["noise"], p["compactness"],
+                                         label(p["how"], p["what"]))
+              + " ".join("%8s" % ("%.3f" % st[k] if k in st else "-") for k in keys))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -220,8 +289,8 @@ def main():
                 for i, (how, what) in enumerate(points(args)):
                     out = os.path.join(work, "o-%d-%g-%g-%d-%s-%s.tif" % (
                         n, noise, c, i, how, str(what).replace(",", "_")))
-                    wall, result, err = run_timed(command(args, how, what, vol, out, c,
-                                                          n_segments))
+                    wall, result, err, found = run_timed(command(args, how, what, vol, out, c,
+                                                                 n_segments))
                     if result is None:
                         print("%d³ C=%g %s failed: %s" % (n, c, label(how, what), err))
                         failed = True
@@ -238,7 +307,7 @@ def main():
                              "what": what, "width": width(how, what), "wall": wall,
                              "seconds": s, "speedup": base_wall / wall, "same": same,
                              "devices": result.get("devices"), "mode": result.get("mode"),
-                             "labels": result.get("n_labels")}
+                             "labels": result.get("n_labels"), "steps": found}
                     data["points"].append(point)
                     print("%-6d %-5g %-7g %-10s %8.2f %8.2f %8.2f %8.2f %8.2f %7.2fx %s" % (
                         n, noise, c, label(how, what), wall, s.get("prepare", 0),
@@ -256,6 +325,7 @@ def main():
                 if args.json:
                     with open(args.json, "w") as f:
                         json.dump(data, f, indent=1)
+    print_steps(data)
     if args.plot:
         plot(data, args.plot)
     if not args.workdir:
