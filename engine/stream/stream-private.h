@@ -218,6 +218,9 @@ gboolean sv__integer_samples (SvSampleType type);
 SvSpill *sv__spill_new (const char *beside, const char *what, guint nz, gsize slice_bytes,
                         guint host_z0, guint host_slices, GError **error);
 void sv__spill_free (SvSpill *spill);
+/* Threads that large copies to and from host memory may take (<= 0: every
+ * processor); one until set. */
+void sv__spill_set_threads (SvSpill *spill, int n_threads);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvSpill, sv__spill_free)
 gboolean sv__spill_write (SvSpill *spill, guint z0, guint z1, gconstpointer slices, GError **error);
 gboolean sv__spill_read (SvSpill *spill, guint z0, guint z1, gpointer slices, GError **error);

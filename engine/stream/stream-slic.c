@@ -155,6 +155,7 @@ start_labels (Run *run, SvSeeds *seeds, SvSpill **spill, gint32 **nearest, GErro
                        (guint)(run->room.labels_host / (run->plane * sizeof (gint32))), error);
   if (*spill == NULL)
     return FALSE;
+  sv__spill_set_threads (*spill, run->options->n_threads);
   *nearest = run->nearest = sv_try_alloc_n ((gsize)run->depth * run->plane, sizeof (gint32),
                                             FALSE, error, "the labels of %u slices", run->depth);
   return *nearest != NULL;

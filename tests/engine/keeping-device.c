@@ -28,6 +28,7 @@ typedef struct
   guint *zmin, *zmax;
   guint64 n_in;
   gboolean negative, tallying;
+  guint met_in_run; /* device.run when it last waited for the others */
 } Keeper;
 
 static const SvSlabSteps *const cpu = &sv__slab_steps_cpu;
@@ -150,6 +151,19 @@ keeping_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, c
   Keeper *kp = keeper_of (backend);
 
   data = slab_values (backend, z0, data);
+  if (sink != NULL && device.spill_meet > 1 && kp->met_in_run != device.run)
+    {
+      /* A pass that takes the devices in turn never has them all in. */
+      const gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+      kp->met_in_run = device.run;
+      g_atomic_int_inc (&device.spill_arrived);
+      while (g_atomic_int_get (&device.spill_arrived) < device.spill_meet
+             && g_get_monotonic_time () < until)
+        g_usleep (1000);
+      if (g_atomic_int_get (&device.spill_arrived) >= device.spill_meet)
+        g_atomic_int_inc (&device.spill_met);
+    }
   if (kp->kept == NULL)
     return cpu->assign_sum (backend, z0, z1, data, mask, sink, sink_data, error);
   /* A kept assignment is never handed to the host. */

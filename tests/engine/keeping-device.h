@@ -23,6 +23,12 @@ typedef struct
   gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
   gint imported;     /* slices read from another rank's device (rank 0's thread alone) */
   guint unreachable; /* the index of a device whose labels import cannot reach, or G_MAXUINT */
+  /* When > 1: the devices that hand their last assignment to the host
+   * each wait at their first such slab (five seconds at most) until this
+   * many are in at once; `spill_met` counts those that saw them all. */
+  gint spill_meet;
+  gint spill_arrived, spill_met; /* atomic */
+  guint run;                     /* set apart by each run, so that each meets once */
 } PretendDevice;
 
 extern PretendDevice device;
