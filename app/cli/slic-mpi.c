@@ -172,9 +172,6 @@ share_cores (void)
       MPI_Comm_free (&host);
     }
   mpi.cores = (int)MAX (online / MAX (local_size, 1), 1);
-  /* The host's free memory too: every rank measuring it alone would plan
-   * to keep what only one of them can, and the host would run out. */
-  sv_cli_set_ranks_on_host (local_size);
   if (online >= 1 && online <= CPU_SETSIZE && sched_getaffinity (0, sizeof bound, &bound) == 0
       && CPU_COUNT (&bound) < mpi.cores)
     {
@@ -189,8 +186,8 @@ share_cores (void)
     }
   if (sched_getaffinity (0, sizeof bound, &bound) != 0)
     CPU_ZERO (&bound);
-  g_debug ("rank %d of %d on this host: %d threads on %d cores, 1/%d of the free memory",
-           local_rank, local_size, mpi.cores, CPU_COUNT (&bound), MAX (local_size, 1));
+  g_debug ("rank %d of %d on this host: %d threads on %d cores", local_rank, local_size,
+           mpi.cores, CPU_COUNT (&bound));
 }
 
 /* When every rank runs on this host, MPI's messages need shared memory

@@ -29,18 +29,10 @@ sv_cli_parse_size (const char *option, const char *text, guint64 *bytes, GError 
   return sv_parse_size (option, text, bytes, error);
 }
 
-static int ranks_on_host = 1;
-
-void
-sv_cli_set_ranks_on_host (int n)
-{
-  ranks_on_host = MAX (n, 1);
-}
-
 guint64
 sv_cli_memory_available (void)
 {
-  return sv_memory_available () / (guint64)ranks_on_host;
+  return sv_memory_available ();
 }
 
 guint64

@@ -14,9 +14,8 @@ G_BEGIN_DECLS
 gboolean sv_cli_parse_size (const char *option, const char *text, guint64 *bytes, GError **error);
 
 /* Memory the system could give this process now (MemAvailable), or 0 when
- * unknown; under mpirun, a rank's share of it (sv_cli_set_ranks_on_host). */
+ * unknown. */
 guint64 sv_cli_memory_available (void);
-void sv_cli_set_ranks_on_host (int n);
 
 /* The most memory this process has used so far (ru_maxrss), in bytes. */
 guint64 sv_cli_peak_memory (void);
