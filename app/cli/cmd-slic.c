@@ -432,8 +432,9 @@ sv_cli_cmd_slic (int argc, char **argv)
       "TABLE.csv" },
     { "output-format", 0, 0, G_OPTION_ARG_STRING, &o.output_format,
       "tiff or zarr (default: zarr for -o NAME.zarr, else tiff); a Zarr store is an OME-Zarr "
-      "image (NGFF 0.4) and takes --compression none, zlib, gzip, zstd or blosc[:CNAME][:LEVEL] "
-      "(default blosc:zstd:5)", "FORMAT" },
+      "image (NGFF 0.4) and takes --compression none, zlib, gzip, zstd or "
+      "blosc[:CNAME][:LEVEL][:noshuffle|shuffle|bitshuffle] (default blosc:zstd:1, no shuffle)",
+      "FORMAT" },
     { "zarr-level", 0, 0, G_OPTION_ARG_STRING, &o.zarr_level,
       "Resolution level of an OME-Zarr input, 0 the finest (default 0)", "N" },
     { "zarr-labels", 0, 0, G_OPTION_ARG_STRING, &o.zarr_labels,

@@ -175,16 +175,27 @@ def test_sidecar_command_names_the_level(tmp_path):
 
 # (b) output: the TIFF run's labels, as python3-zarr reads them
 
-@pytest.mark.parametrize("codec,expect", [
-    (None, numcodecs.Blosc(cname="zstd", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)),
-    ("zstd:3", numcodecs.Zstd(level=3)),
-    ("blosc:lz4:7", numcodecs.Blosc(cname="lz4", clevel=7, shuffle=numcodecs.Blosc.SHUFFLE)),
-    ("zlib:2", numcodecs.Zlib(level=2)),
-    ("gzip", numcodecs.GZip(level=5)),
-    ("none", None),
+B = numcodecs.Blosc
+
+
+# codec, the compressor python3-zarr finds, the name the sidecar gives it
+# (blosc's filter only where it is not the inner codec's default).
+@pytest.mark.parametrize("codec,expect,name", [
+    (None, B(cname="zstd", clevel=1, shuffle=B.NOSHUFFLE), "blosc:zstd:1"),
+    ("zstd:3", numcodecs.Zstd(level=3), "zstd:3"),
+    ("blosc:lz4:7", B(cname="lz4", clevel=7, shuffle=B.SHUFFLE), "blosc:lz4:7"),
+    ("blosc", B(cname="zstd", clevel=5, shuffle=B.NOSHUFFLE), "blosc:zstd:5"),
+    ("blosc:zstd:5:shuffle", B(cname="zstd", clevel=5, shuffle=B.SHUFFLE),
+     "blosc:zstd:5:shuffle"),
+    ("blosc:lz4:bitshuffle", B(cname="lz4", clevel=5, shuffle=B.BITSHUFFLE),
+     "blosc:lz4:5:bitshuffle"),
+    ("blosc:3:noshuffle", B(cname="zstd", clevel=3, shuffle=B.NOSHUFFLE), "blosc:zstd:3"),
+    ("zlib:2", numcodecs.Zlib(level=2), "zlib:2"),
+    ("gzip", numcodecs.GZip(level=5), "gzip:5"),
+    ("none", None, "none"),
 ])
 @pytest.mark.parametrize("stream", [False, True])
-def test_labels_as_a_store(tmp_path, codec, expect, stream):
+def test_labels_as_a_store(tmp_path, codec, expect, name, stream):
     data = volume("uint16", shape=(70, 40, 66))
     src = tmp_path / "in.tif"
     tifffile.imwrite(src, data)
@@ -199,6 +210,7 @@ def test_labels_as_a_store(tmp_path, codec, expect, stream):
     assert a.shape == (70, 40, 66)
     assert a.chunks == (64, 40, 64)
     assert a.compressor == expect
+    assert json.loads((tmp_path / "labels.zarr.json").read_text())["compression"] == name
     np.testing.assert_array_equal(a[:], tifffile.imread(ref))
     ms = g.attrs["multiscales"][0]
     assert ms["version"] == "0.4"
@@ -349,6 +361,12 @@ def test_bad_levels_and_labels_options(tmp_path):
         ([str(store), "--zarr-labels", "../seg"], "a name without '/'"),
         ([str(store), "-o", "x.zarr", "--compression", "lzw"], "unknown Zarr compression"),
         ([str(store), "-o", "x.zarr", "--compression", "zstd:30"], "unknown Zarr compression"),
+        ([str(store), "-o", "x.zarr", "--compression", "blosc:zstd:5:shufle"],
+         "unknown Zarr compression"),
+        ([str(store), "-o", "x.zarr", "--compression", "blosc:shuffle:lz4"],
+         "unknown Zarr compression"),
+        ([str(store), "-o", "x.zarr", "--compression", "blosc:lz4:5:shuffle:2"],
+         "unknown Zarr compression"),
     ]:
         p = subprocess.run([CLI, "slic", *args, *PARAMS], capture_output=True, text=True,
                            cwd=tmp_path)
