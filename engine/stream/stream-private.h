@@ -415,12 +415,20 @@ typedef struct
   gboolean *negative; /* per thread */
 } SvLabelTally;
 
+/* Extents are k slice numbers per slot (a thread's, or a worker's
+ * thread's): at most this many slots. */
+#define SV_LABEL_TALLY_MAX_SLOTS 8
 void sv__label_tally_init (SvLabelTally *tally, gsize k, int n_threads);
 /* Turns slab [z0, z1)'s assignment (cluster index or −1) into labels
  * (index + start_label; start_label − 1 for −1), in place, and counts
  * them; mask is the whole volume's (or NULL). */
 void sv__label_tally_slab (SvLabelTally *tally, guint z0, guint z1, gsize plane, const guint8 *mask,
                            int start_label, gint32 *nearest);
+/* sv__label_tally_slab on the tally's slots [first_slot, first_slot +
+ * n_slots) alone: callers that tally slabs at once each take slots of
+ * their own. */
+void sv__label_tally_slab_in (SvLabelTally *tally, int first_slot, int n_slots, guint z0, guint z1,
+                              gsize plane, const guint8 *mask, int start_label, gint32 *nearest);
 /* Merges the threads' counts: the mask-in voxels and whether a label is
  * negative; zmin and zmax then hold the k extents. */
 void sv__label_tally_finish (SvLabelTally *tally, gsize *n_in, gboolean *negative);

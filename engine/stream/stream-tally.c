@@ -15,15 +15,13 @@
 
 /* Below this many voxels a slab is tallied on one thread. */
 #define SV_TALLY_PARALLEL_VOXELS 65536
-/* Extents are k slice numbers per thread: at most this many threads. */
-#define SV_TALLY_MAX_THREADS 8
 
 void
 sv__label_tally_init (SvLabelTally *t, gsize k, int n_threads)
 {
   memset (t, 0, sizeof *t);
   t->k = k;
-  t->n_threads = CLAMP (sv__resolve_threads (n_threads), 1, SV_TALLY_MAX_THREADS);
+  t->n_threads = CLAMP (sv__resolve_threads (n_threads), 1, SV_LABEL_TALLY_MAX_SLOTS);
   t->zmin = g_new (guint, MAX (k, 1) * t->n_threads);
   t->zmax = g_new0 (guint, MAX (k, 1) * t->n_threads);
   for (gsize i = 0; i < k * t->n_threads; i++)
@@ -40,6 +38,7 @@ typedef struct
   const guint8 *mask; /* the slab's, or NULL */
   int start_label, n_threads;
   gint32 *nearest;
+  int first_slot; /* the shares' extents are slots first_slot … */
 } TallyJob;
 
 static void
@@ -49,7 +48,8 @@ tally_share (gpointer data, int share)
   SvLabelTally *t = job->t;
   const gsize lo = job->n * (gsize)share / (gsize)job->n_threads;
   const gsize hi = job->n * (gsize)(share + 1) / (gsize)job->n_threads;
-  guint *zmin = t->zmin + (gsize)share * t->k, *zmax = t->zmax + (gsize)share * t->k;
+  const int slot = job->first_slot + share;
+  guint *zmin = t->zmin + (gsize)slot * t->k, *zmax = t->zmax + (gsize)slot * t->k;
   gsize n_in = 0;
   gboolean negative = FALSE;
 
@@ -68,19 +68,28 @@ tally_share (gpointer data, int share)
       job->nearest[i] = c < 0 ? job->start_label - 1 : c + job->start_label;
       negative |= job->nearest[i] < 0;
     }
-  t->n_in[share] += n_in;
-  t->negative[share] |= negative;
+  t->n_in[slot] += n_in;
+  t->negative[slot] |= negative;
+}
+
+void
+sv__label_tally_slab_in (SvLabelTally *t, int first_slot, int n_slots, guint z0, guint z1,
+                         gsize plane, const guint8 *mask, int start_label, gint32 *nearest)
+{
+  TallyJob job = { t, z0, (gsize)(z1 - z0) * plane, plane, NULL, start_label, 1, nearest,
+                   first_slot };
+
+  g_return_if_fail (first_slot >= 0 && n_slots >= 1 && first_slot + n_slots <= t->n_threads);
+  job.mask = mask != NULL ? mask + (gsize)z0 * plane : NULL;
+  job.n_threads = job.n >= SV_TALLY_PARALLEL_VOXELS ? n_slots : 1;
+  sv__run_parallel (job.n_threads, tally_share, &job);
 }
 
 void
 sv__label_tally_slab (SvLabelTally *t, guint z0, guint z1, gsize plane, const guint8 *mask,
                       int start_label, gint32 *nearest)
 {
-  TallyJob job = { t, z0, (gsize)(z1 - z0) * plane, plane, NULL, start_label, 1, nearest };
-
-  job.mask = mask != NULL ? mask + (gsize)z0 * plane : NULL;
-  job.n_threads = job.n >= SV_TALLY_PARALLEL_VOXELS ? t->n_threads : 1;
-  sv__run_parallel (job.n_threads, tally_share, &job);
+  sv__label_tally_slab_in (t, 0, t->n_threads, z0, z1, plane, mask, start_label, nearest);
 }
 
 void

@@ -420,6 +420,18 @@ keeping_release (SvBackend *backend)
   kp->tallying = FALSE;
 }
 
+/* The fill of labels the host holds, counted per device. */
+static gboolean
+keeping_fill_unassigned (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
+                         gint32 *nearest, GError **error)
+{
+  const guint index = keeper_of (backend)->index;
+
+  if (index < G_N_ELEMENTS (device.host_fills))
+    g_atomic_int_inc (&device.host_fills[index]);
+  return cpu->fill_unassigned (backend, z0, z1, mask, nearest, error);
+}
+
 static const SvSlabSteps keeping_steps = {
   .begin_pass = NULL, /* set in main: the CPU's */
   .assign_sum = keeping_assign_sum,
@@ -481,7 +493,7 @@ keeping_device_register (void)
 {
   steps = keeping_steps;
   steps.begin_pass = cpu->begin_pass;
-  steps.fill_unassigned = cpu->fill_unassigned;
+  steps.fill_unassigned = keeping_fill_unassigned;
   steps.end_pass = cpu->end_pass;
   sv_backend_register (&keeping_class);
 }

@@ -29,6 +29,7 @@ typedef struct
   gint spill_meet;
   gint spill_arrived, spill_met; /* atomic */
   guint run;                     /* set apart by each run, so that each meets once */
+  gint host_fills[4];            /* slabs of host-held labels each device filled (atomic) */
 } PretendDevice;
 
 extern PretendDevice device;

@@ -89,6 +89,7 @@ test_kept_assignment (Fixture *f, gconstpointer data)
              * last assignment to the host all at once. */
             device.spill_meet = rooms[r].slabs && !kept && mask == NULL ? (gint)n_workers : 0;
             device.spill_arrived = device.spill_met = 0;
+            memset (device.host_fills, 0, sizeof device.host_fills);
             device.run++;
             options.backends = keepers;
             options.n_backends = n_workers;
@@ -122,6 +123,20 @@ test_kept_assignment (Fixture *f, gconstpointer data)
              * slab is kept after that, on the devices or by the host. */
             g_assert_cmpuint (report.image_passes, ==, 2);
             g_assert_cmpint (device.spill_met, ==, device.spill_meet > 1 ? device.spill_meet : 0);
+            /* Labels the host holds are made by every device at once,
+             * each its own run of slabs (two or three of six), without a
+             * mask; by the first alone with one. */
+            for (guint w = 0; w < 3; w++)
+              {
+                const gboolean host_labels = !kept && params[p].max_num_iter > 0;
+                const guint own = w < n_workers ? 6 / n_workers : 0;
+                const guint fills = !host_labels         ? 0
+                                    : mask != NULL       ? (w == 0 ? 6 : 0)
+                                    : n_workers == 1     ? (w == 0 ? 6 : 0)
+                                                         : own;
+
+                g_assert_cmpint (device.host_fills[w], ==, fills);
+              }
             for (guint w = 0; w < 3; w++)
               g_assert_false (keeping_device_keeps_labels (keepers[w]));
             g_assert_cmpint (g_remove (out), ==, 0);
