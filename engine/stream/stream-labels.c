@@ -497,7 +497,8 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
           report->connect_window = (guint)MIN ((guint64)summary->max_extent + 3, (guint64)run->nz);
           n_labels = sv__stream_connectivity (
               labels_source, run, run->nz, run->ny, run->nx, report->connect_window, min_size,
-              max_size, params->start_label, params->connectivity_rule, writer, run->depth, options->cancellable, error);
+              max_size, params->start_label, params->connectivity_rule, writer, run->depth,
+              options->cancellable, error);
         }
       if (n_labels < 0)
         return FALSE;
