@@ -67,6 +67,12 @@ sv__zarr_write_bytes (const char *path, const void *data, gsize size, GError **e
       p += n;
       size -= (gsize)n;
     }
+  /* Each file reaches the disk before its store appears under its name:
+   * its own data alone (the workers write chunks at once). syncfs, here
+   * before, also waited for whatever else the file system held unwritten:
+   * 1.5 GB written just before made a 64 MiB store take 0.85 s, not 0.11. */
+  if (fd >= 0 && saved == 0 && fdatasync (fd) != 0 && errno != EINVAL && errno != EROFS)
+    saved = errno;
   if (fd >= 0 && close (fd) != 0 && saved == 0)
     saved = errno;
   if (saved != 0)
@@ -291,15 +297,25 @@ sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, 
   return w;
 }
 
-/* The chunks reach the disk before the store appears under its name. */
+/* The store's folders reach the disk (their entries: the files did as
+ * they were written) before the store appears under its name. */
 static void
 sync_folder (const char *folder)
 {
-  int fd = g_open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
+  const char *name;
+  int fd;
 
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (folder, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        sync_folder (child);
+    }
+  fd = g_open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd >= 0)
     {
-      syncfs (fd);
+      (void)fsync (fd);
       close (fd);
     }
 }
