@@ -309,6 +309,74 @@ test_rescale_small_exact (void)
   g_assert_cmpfloat (v[3], ==, 1.0f);
 }
 
+/* The rescale of values read one after another, as numpy's min and max
+ * and the voxel loop do: MIN and MAX keep the later of equal values, so
+ * −0 and +0 as extremes are told apart by their order. */
+static void
+rescale_in_order (const float *in, gsize n, float *out)
+{
+  float lo = INFINITY, hi = -INFINITY, scale;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      lo = MIN (lo, in[i]);
+      hi = MAX (hi, in[i]);
+    }
+  scale = hi - lo;
+  for (gsize i = 0; i < n; i++)
+    out[i] = scale != 0.0f ? (in[i] - lo) / scale : in[i] - lo;
+}
+
+/* The rescale's scan takes four values at a time where that cannot
+ * change its result: the values come out bit for bit as read one after
+ * another, for lengths that leave every remainder of four, extremes
+ * anywhere, and extremes of −0 and +0 in either order. */
+static void
+test_rescale_any_order (void)
+{
+  static const gsize lengths[] = { 1, 2, 3, 4, 5, 7, 8, 9, 13, 100003 };
+  g_autoptr (GRand) rng = g_rand_new_with_seed (7);
+
+  for (guint l = 0; l < G_N_ELEMENTS (lengths); l++)
+    for (int kind = 0; kind < 5; kind++)
+      {
+        const gsize n = lengths[l];
+        g_autofree float *v = g_new (float, n);
+        g_autofree float *want = g_new (float, n);
+
+        for (gsize i = 0; i < n; i++)
+          v[i] = (float)g_rand_double_range (rng, kind == 4 ? -3.0 : 0.5, 3.0);
+        /* 0: positive values; 1: −0 then +0 as the minimum; 2: +0 then
+         * −0; 3: every value ≤ 0, zeros of both signs the maximum; 4: of both signs. */
+        if (kind == 1 || kind == 2)
+          {
+            /* The later zero in a lower lane of the next four (or last). */
+            const gsize a = n >= 8 ? 4 * (n / 12) + 3 : n / 3;
+            const gsize b = n >= 8 ? a + 1 : n - 1;
+
+            v[a] = kind == 1 ? -0.0f : 0.0f;
+            v[b] = kind == 1 ? 0.0f : -0.0f;
+          }
+        if (kind == 3)
+          {
+            for (gsize i = 0; i < n; i++)
+              v[i] = -v[i];
+            /* +0 in the last lane of four, −0 (later) in the first of
+             * the next. */
+            v[n >= 8 ? 4 * (n / 8) : n / 2] = -0.0f;
+            if (n >= 8)
+              v[4 * (n / 8) - 1] = 0.0f;
+          }
+        rescale_in_order (v, n, want);
+        g_assert_true (sv_rescale (v, n, 1, NULL, NULL));
+        for (gsize i = 0; i < n; i++)
+          if (memcmp (&v[i], &want[i], sizeof (float)) != 0)
+            g_error ("length %" G_GSIZE_FORMAT ", kind %d, value %" G_GSIZE_FORMAT
+                     ": %a, not %a",
+                     n, kind, i, v[i], want[i]);
+      }
+}
+
 static void
 fill_volume (SvVolume *vol, float *data, guint nz, guint ny, guint nx, guint nc)
 {
@@ -709,6 +777,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/prepare/rescale/matches-numpy", test_rescale_matches_numpy);
   g_test_add_func ("/engine/prepare/rescale/constant", test_rescale_constant);
   g_test_add_func ("/engine/prepare/rescale/small-exact", test_rescale_small_exact);
+  g_test_add_func ("/engine/prepare/rescale/any-order", test_rescale_any_order);
   g_test_add_func ("/engine/prepare/rescale/nan-error", test_rescale_nan_error);
   g_test_add_func ("/engine/prepare/rescale/inf-error", test_rescale_inf_error);
   g_test_add_func ("/engine/prepare/rescale/masked-nan-accepted", test_rescale_masked_nan_accepted);
