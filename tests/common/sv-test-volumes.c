@@ -46,3 +46,15 @@ const char *const sv_test_stream_param_sets[] = {
   "--n-segments 25 --compactness 1 --min-size-factor 0.9 --max-size-factor 1.0",
   NULL,
 };
+
+void
+sv_test_wrap_volume (SvVolume *vol, float *data, guint nz, guint ny, guint nx, guint nc)
+{
+  *vol = (SvVolume){ .nz = nz,
+                     .ny = ny,
+                     .nx = nx,
+                     .nc = nc,
+                     .data = data,
+                     .spacing = { 1.0, 1.0, 1.0 },
+                     .source_type = SV_SAMPLE_F32 };
+}

@@ -10,6 +10,9 @@ G_BEGIN_DECLS
  * segments are irregular and connectivity splits and merges. */
 SvVolume *sv_test_textured_volume (guint nz, guint ny, guint nx, guint nc);
 
+/* *vol made a float32 volume over `data` (not owned), spacing 1. */
+void sv_test_wrap_volume (SvVolume *vol, float *data, guint nz, guint ny, guint nx, guint nc);
+
 /* Writes v to dir/name as a TIFF of sample type `as`; the path (g_free). */
 char *sv_test_write_volume (const char *dir, const char *name, const SvVolume *v, SvSampleType as);
 

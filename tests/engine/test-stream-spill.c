@@ -5,34 +5,17 @@
 #include "stream-private.h"
 #include "sv-test-files.h"
 
-typedef struct
-{
-  char *dir;
-} Fixture;
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->dir = sv_test_make_dir ("sv-test-stream-spill");
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  sv_test_remove_tree (f->dir);
-  g_free (f->dir);
-}
-
 /* A spill whose host part takes copies of 64 MiB and more on several
  * threads gives back exactly what was written, across the host part's
  * edges and through the file beyond them, read in other ranges than
  * written. */
 static void
-test_spill_threads (Fixture *f, gconstpointer data)
+test_spill_threads (void)
 {
+  g_autofree char *dir = sv_test_make_dir ("sv-test-stream-spill");
   const guint nz = 40;
   const gsize plane = 1u << 20; /* 4 MiB slices of int32 */
-  g_autofree char *beside = g_build_filename (f->dir, "labels.tif", NULL);
+  g_autofree char *beside = g_build_filename (dir, "labels.tif", NULL);
   g_autofree gint32 *in = g_new (gint32, (gsize)nz * plane);
   g_autofree gint32 *back = g_new0 (gint32, (gsize)nz * plane);
   g_autoptr (GError) error = NULL;
@@ -59,13 +42,13 @@ test_spill_threads (Fixture *f, gconstpointer data)
       g_assert_no_error (error);
       g_assert_true (memcmp (in, back, (gsize)nz * plane * sizeof (gint32)) == 0);
     }
+  sv_test_remove_tree (dir);
 }
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add ("/engine/stream/spill/copies-on-threads", Fixture, NULL, fixture_setup,
-              test_spill_threads, fixture_teardown);
+  g_test_add_func ("/engine/stream/spill/copies-on-threads", test_spill_threads);
   return g_test_run ();
 }
