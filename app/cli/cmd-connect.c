@@ -119,8 +119,9 @@ run_connect (ConnectOptions *o)
   for (int i = 0; i < 3; i++)
     out->spacing[i] = in->spacing[i];
   out->unit = g_strdup (in->unit);
-  n = sv_connectivity_enforce (in->data, in->nz, in->ny, in->nx, min_size, max_size,
-                               (int)start_label, params.connectivity_rule, out->data);
+  n = sv_connectivity_enforce_threads (in->data, in->nz, in->ny, in->nx, min_size, max_size,
+                                       (int)start_label, params.connectivity_rule, out->data,
+                                       sv_cli_n_cores ());
   if (!sv_tiff_write_labels_full (o->output, out, &write_options, &error))
     {
       sv_cli_report_file (o->output, error);

@@ -217,10 +217,9 @@ cpu_connect (SvBackend *backend, const SvSlicRun *run, gint64 min_size, gint64 m
                                  "the labels of %" G_GSIZE_FORMAT " voxels", n);
   if (self->labels == NULL)
     return FALSE;
-  *n_labels
-      = sv_connectivity_enforce (self->nearest, self->volume.nz, self->volume.ny, self->volume.nx,
-                                 min_size, max_size, run->params->start_label,
-                                 run->params->connectivity_rule, self->labels);
+  *n_labels = sv_connectivity_enforce_threads (
+      self->nearest, self->volume.nz, self->volume.ny, self->volume.nx, min_size, max_size,
+      run->params->start_label, run->params->connectivity_rule, self->labels, run->ctx.n_threads);
   g_clear_pointer (&self->nearest, g_free);
   return TRUE;
 }

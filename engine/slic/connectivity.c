@@ -27,6 +27,7 @@
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "supervox/sv-connectivity.h"
+#include "internal.h"
 
 /* Component ids are stored in `out` as −2 − id: below the background label
  * (−1 or 0) and below every final label. */
@@ -178,23 +179,34 @@ comp_unite (gint32 *parent, gint32 a, gint32 b)
   return b;
 }
 
-/* Pass 1: writes each voxel's component id (encoded) into out, background
- * voxels get mask_label. Returns the number of components; *sizes_out
- * receives their sizes (g_free). Needs n_voxels < 2^31 − 2. */
-static gsize
-find_components (const gint32 *in, guint nz, guint ny, guint nx, gint32 mask_label, gint32 *out,
-                 guint32 **sizes_out)
+/* Below this many voxels a volume's components are found on one thread. */
+#define SV_CONNECT_PARALLEL_VOXELS (1u << 20)
+
+/* The union-find of find_components over slices [z0, z1) alone. */
+typedef struct
 {
+  const gint32 *in;
+  gint32 *parent;
+  guint nz, ny, nx;
+  gint32 mask_label;
+  int n_parts;
+} UnionJob;
+
+static void
+union_slices (const UnionJob *job, guint z0, guint z1)
+{
+  const gint32 *in = job->in;
+  gint32 *parent = job->parent;
+  const guint ny = job->ny, nx = job->nx;
+  const gint32 mask_label = job->mask_label;
   const gsize plane = (gsize)ny * nx;
-  gint32 *parent = out;
-  gsize v = 0, n_comp = 0, capacity = 1024;
-  guint32 *sizes = g_new (guint32, capacity);
+  gsize v = (gsize)z0 * plane;
 
   /* Union-find in raster order. The −x neighbour's root is the one found
    * for it a step earlier (no union happens in between); a neighbour
    * already joined to an earlier one through a common neighbour needs no
-   * union. */
-  for (guint z = 0; z < nz; z++)
+   * union. Slice z0's −z neighbours are another part's (joined later). */
+  for (guint z = z0; z < z1; z++)
     for (guint y = 0; y < ny; y++)
       {
         gint32 r_left = 0;
@@ -218,13 +230,74 @@ find_components (const gint32 *in, guint nz, guint ny, guint nx, gint32 mask_lab
                 if (!(left && in[v - nx - 1] == l))
                   r = comp_unite (parent, r, (gint32)(v - nx));
               }
-            if (z > 0 && in[v - plane] == l && !(left && in[v - plane - 1] == l)
+            if (z > z0 && in[v - plane] == l && !(left && in[v - plane - 1] == l)
                 && !(up && in[v - plane - nx] == l))
               r = comp_unite (parent, r, (gint32)(v - plane));
             parent[v] = r;
             r_left = r;
           }
       }
+}
+
+static void
+union_part (gpointer data, int t)
+{
+  const UnionJob *job = data;
+
+  union_slices (job, (guint)((guint64)job->nz * t / job->n_parts),
+                (guint)((guint64)job->nz * (t + 1) / job->n_parts));
+}
+
+/* Joins the sets of slice z with those of slice z − 1 where their voxels
+ * share a label, the larger root under the smaller, as the raster scan
+ * would have; a voxel whose −x neighbour and the slice below it were
+ * joined a step earlier needs nothing more. */
+static void
+join_slices (const UnionJob *job, guint z)
+{
+  const gsize plane = (gsize)job->ny * job->nx;
+  const gint32 *in = job->in;
+  gint32 *parent = job->parent;
+
+  for (guint y = 0; y < job->ny; y++)
+    for (guint x = 0; x < job->nx; x++)
+      {
+        const gsize v = (gsize)z * plane + (gsize)y * job->nx + x;
+        const gint32 l = in[v];
+        gint32 a, b;
+
+        if (l == job->mask_label || in[v - plane] != l
+            || (x > 0 && in[v - 1] == l && in[v - plane - 1] == l))
+          continue;
+        a = comp_find (parent, (gint32)v);
+        b = comp_find (parent, (gint32)(v - plane));
+        if (a < b)
+          parent[b] = a;
+        else if (b < a)
+          parent[a] = b;
+      }
+}
+
+/* Pass 1: writes each voxel's component id (encoded) into out, background
+ * voxels get mask_label. Returns the number of components; *sizes_out
+ * receives their sizes (g_free). Needs n_voxels < 2^31 − 2. Runs of
+ * slices are joined on up to n_threads threads, then the runs' edges:
+ * every link still goes from a larger index to a smaller one, so each
+ * set's root is its first voxel in raster order, as one scan makes it. */
+static gsize
+find_components (const gint32 *in, guint nz, guint ny, guint nx, gint32 mask_label, gint32 *out,
+                 guint32 **sizes_out, int n_threads)
+{
+  gint32 *parent = out;
+  gsize v = 0, n_comp = 0, capacity = 1024;
+  guint32 *sizes = g_new (guint32, capacity);
+  UnionJob job = { in, parent, nz, ny, nx, mask_label, 1 };
+
+  if ((gsize)nz * ny * nx >= SV_CONNECT_PARALLEL_VOXELS)
+    job.n_parts = (int)MIN ((guint)sv__resolve_threads (n_threads), nz);
+  sv__run_parallel (job.n_parts, union_part, &job);
+  for (int t = 1; t < job.n_parts; t++)
+    join_slices (&job, (guint)((guint64)nz * t / job.n_parts));
 
   /* Number the roots in raster order; every parent precedes its child and
    * is numbered by then. */
@@ -288,6 +361,15 @@ gint64
 sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size,
                          gint64 max_size, int start_label, SvConnectivityRule rule, gint32 *out)
 {
+  return sv_connectivity_enforce_threads (in, nz, ny, nx, min_size, max_size, start_label, rule,
+                                          out, 1);
+}
+
+gint64
+sv_connectivity_enforce_threads (const gint32 *in, guint nz, guint ny, guint nx, gint64 min_size,
+                                 gint64 max_size, int start_label, SvConnectivityRule rule,
+                                 gint32 *out, int n_threads)
+{
   g_return_val_if_fail (in != NULL && out != NULL, 0);
 
   const gsize n_voxels = (gsize)nz * ny * nx;
@@ -309,7 +391,7 @@ sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, gint64 
 
   if (n_voxels < (gsize)G_MAXINT32 - 2 && !is_fragmented (in, nz, ny, nx))
     {
-      n_comp = find_components (in, nz, ny, nx, mask_label, out, &sizes);
+      n_comp = find_components (in, nz, ny, nx, mask_label, out, &sizes, n_threads);
       comp_label = g_new (gint32, MAX (n_comp, 1));
       for (gsize c = 0; c < n_comp; c++)
         comp_label[c] = (gint64)sizes[c] >= max_size ? cut : mask_label;

@@ -407,6 +407,50 @@ test_blocks_split_and_merge (void)
   g_assert_cmpint (n_plain, ==, count_distinct (plain, n, 0));
 }
 
+/* The components found on several threads, runs of slices joined at
+ * their edges, give the labels of one thread: for labels that wind across
+ * the runs' edges (stripes tilted in z, with holes, a background slab and
+ * lone voxels), both rules, and part counts that leave runs of one slice. */
+static void
+test_threads_same_labels (void)
+{
+  const guint nz = 67, ny = 128, nx = 130; /* above the parallel threshold */
+  const gsize n = (gsize)nz * ny * nx;
+  g_autofree gint32 *in = g_new (gint32, n);
+  g_autofree gint32 *one = g_new (gint32, n);
+  g_autofree gint32 *many = g_new (gint32, n);
+  g_autoptr (GRand) rng = g_rand_new_with_seed (11);
+  gsize v = 0;
+
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++, v++)
+        {
+          gint32 l = (gint32)(((x + 3 * z) / 11 + (y + 2 * z) / 13) % 7);
+          if (g_rand_int_range (rng, 0, 100) < 3)
+            l = g_rand_int_range (rng, 0, 7); /* holes and lone voxels */
+          if (z >= 30 && z < 33 && y < 64)
+            l = -1; /* background */
+          in[v] = l;
+        }
+  for (int rule = 0; rule < 2; rule++)
+    {
+      const SvConnectivityRule r
+          = rule ? SV_CONNECTIVITY_RULE_LEGACY : SV_CONNECTIVITY_RULE_CONNECTED;
+      const gint64 n_one = sv_connectivity_enforce (in, nz, ny, nx, 40, 5000, 0, r, one);
+      static const int threads[] = { 2, 3, 4, 7, 67 };
+
+      g_assert_cmpint (n_one, >, 100);
+      for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+        {
+          const gint64 n_many
+              = sv_connectivity_enforce_threads (in, nz, ny, nx, 40, 5000, 0, r, many, threads[t]);
+          g_assert_cmpint (n_many, ==, n_one);
+          g_assert_true (memcmp (one, many, n * sizeof (gint32)) == 0);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -422,6 +466,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/connectivity/sizes", test_sizes);
   g_test_add_func ("/engine/connectivity/legacy-matches-skimage", test_matches_skimage);
   g_test_add_func ("/engine/connectivity/split-and-merge", test_blocks_split_and_merge);
+  g_test_add_func ("/engine/connectivity/threads-same-labels", test_threads_same_labels);
 
   return g_test_run ();
 }

@@ -22,6 +22,12 @@ gint64 sv_connectivity_enforce (const gint32 *in, guint nz, guint ny, guint nx, 
                                 gint64 max_size, int start_label, SvConnectivityRule rule,
                                 gint32 *out);
 
+/* The same labels, the components found on up to n_threads threads (<= 0:
+ * every processor). */
+gint64 sv_connectivity_enforce_threads (const gint32 *in, guint nz, guint ny, guint nx,
+                                        gint64 min_size, gint64 max_size, int start_label,
+                                        SvConnectivityRule rule, gint32 *out, int n_threads);
+
 /* min_size and max_size for a run, as scikit-image derives them:
  * segment_size = n_voxels / n_clusters (n_voxels counts mask-in voxels). */
 void sv_connectivity_sizes (gsize n_voxels, gsize n_clusters, double min_size_factor,
