@@ -99,6 +99,14 @@ typedef void (*SvWorkFunc) (gpointer data, int thread);
  * caller's thread is one of them). */
 void sv__run_parallel (int n_threads, SvWorkFunc func, gpointer data);
 
+/* Thread t's share [*a, *b) of n items split evenly over n_threads. */
+static inline void
+sv__share_bounds (gsize n, int t, int n_threads, gsize *a, gsize *b)
+{
+  *a = n * (gsize)t / (gsize)n_threads;
+  *b = n * (gsize)(t + 1) / (gsize)n_threads;
+}
+
 /* ---- maskSLIC seeding over a mask served in slabs (grid.c) ---------------- */
 
 /* Slices [z0, z1) of a mask: returns p such that p[(z·ny + y)·nx + x] is

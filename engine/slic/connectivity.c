@@ -29,18 +29,7 @@
 #include "supervox/sv-connectivity.h"
 #include "internal.h"
 
-/* Component ids are stored in `out` as −2 − id: below the background label
- * (−1 or 0) and below every final label. */
-#define SV_COMP_ENCODE(id) ((gint32)(-2 - (gint64)(id)))
-#define SV_COMP_DECODE(o) ((gsize)(-2 - (gint64)(o)))
-
-/* A queued voxel: its index and coordinates, so that the search never
- * divides to recover them. */
-typedef struct
-{
-  gsize idx;
-  guint32 z, y, x;
-} QueuedVoxel;
+#include "connectivity-private.h"
 
 typedef struct
 {
@@ -114,12 +103,7 @@ search_piece (const Scan *s, gsize start, guint32 z, guint32 y, guint32 x, gint3
             adj = f;                                                                               \
         }                                                                                          \
     }
-      SV_VISIT (q.x + 1 < nx, 1, q.z, q.y, q.x + 1)
-      SV_VISIT (q.x > 0, -1, q.z, q.y, q.x - 1)
-      SV_VISIT (q.y + 1 < ny, nx, q.z, q.y + 1, q.x)
-      SV_VISIT (q.y > 0, -(gsize)nx, q.z, q.y - 1, q.x)
-      SV_VISIT (q.z + 1 < nz, plane, q.z + 1, q.y, q.x)
-      SV_VISIT (q.z > 0, -plane, q.z - 1, q.y, q.x)
+      SV_FOR_NEIGHBOURS (SV_VISIT, q, nz, ny, nx, plane)
 #undef SV_VISIT
     neighbours_done:
       visited++;
@@ -286,11 +270,12 @@ join_slices (const UnionJob *job, guint z)
  * set's root is its first voxel in raster order, as one scan makes it. */
 static gsize
 find_components (const gint32 *in, guint nz, guint ny, guint nx, gint32 mask_label, gint32 *out,
-                 guint32 **sizes_out, int n_threads)
+                 guint32 **sizes_out, guint32 **first_out, int n_threads)
 {
   gint32 *parent = out;
   gsize v = 0, n_comp = 0, capacity = 1024;
   guint32 *sizes = g_new (guint32, capacity);
+  guint32 *first = g_new (guint32, capacity);
   UnionJob job = { in, parent, nz, ny, nx, mask_label, 1 };
 
   if ((gsize)nz * ny * nx >= SV_CONNECT_PARALLEL_VOXELS)
@@ -320,9 +305,11 @@ find_components (const gint32 *in, guint nz, guint ny, guint nx, gint32 mask_lab
                 {
                   capacity *= 2;
                   sizes = g_renew (guint32, sizes, capacity);
+                  first = g_renew (guint32, first, capacity);
                 }
               id = n_comp++;
               sizes[id] = 0;
+              first[id] = (guint32)v;
               out[v] = SV_COMP_ENCODE (id);
             }
           else
@@ -333,6 +320,7 @@ find_components (const gint32 *in, guint nz, guint ny, guint nx, gint32 mask_lab
           sizes[id]++;
         }
   *sizes_out = sizes;
+  *first_out = first;
   return n_comp;
 }
 
@@ -382,6 +370,7 @@ sv_connectivity_enforce_threads (const gint32 *in, guint nz, guint ny, guint nx,
   gboolean current_in_use = FALSE;
   const gboolean legacy = rule == SV_CONNECTIVITY_RULE_LEGACY;
   g_autofree guint32 *sizes = NULL;
+  g_autofree guint32 *first = NULL;
   g_autofree gint32 *comp_label = NULL;
   g_autofree QueuedVoxel *queue = NULL;
   gsize n_comp;
@@ -391,10 +380,24 @@ sv_connectivity_enforce_threads (const gint32 *in, guint nz, guint ny, guint nx,
 
   if (n_voxels < (gsize)G_MAXINT32 - 2 && !is_fragmented (in, nz, ny, nx))
     {
-      n_comp = find_components (in, nz, ny, nx, mask_label, out, &sizes, n_threads);
+      gboolean any_cut = FALSE;
+      gint64 n_labels;
+
+      n_comp = find_components (in, nz, ny, nx, mask_label, out, &sizes, &first, n_threads);
       comp_label = g_new (gint32, MAX (n_comp, 1));
       for (gsize c = 0; c < n_comp; c++)
-        comp_label[c] = (gint64)sizes[c] >= max_size ? cut : mask_label;
+        {
+          comp_label[c] = (gint64)sizes[c] >= max_size ? cut : mask_label;
+          any_cut |= comp_label[c] == cut;
+        }
+      /* Under the connected rule, with no component cut, a small piece is
+       * its whole component and its label follows from the components
+       * before it alone: the searches run on every thread. */
+      if (rule == SV_CONNECTIVITY_RULE_CONNECTED && !any_cut && min_size <= max_size
+          && sv__resolve_threads (n_threads) > 1 && n_voxels >= SV_CONNECT_PARALLEL_VOXELS
+          && sv__connect_small_at_once (in, nz, ny, nx, mask_label, out, sizes, first, n_comp,
+                                        min_size, start_label, n_threads, &n_labels))
+        return n_labels;
     }
   else
     {

@@ -145,9 +145,9 @@ static void
 spill_copy_share (gpointer data, int t)
 {
   const SpillCopy *c = data;
-  const gsize a = c->len * (gsize)t / (gsize)c->n_threads;
-  const gsize b = c->len * (gsize)(t + 1) / (gsize)c->n_threads;
+  gsize a, b;
 
+  sv__share_bounds (c->len, t, c->n_threads, &a, &b);
   memcpy (c->dst + a, c->src + a, b - a);
 }
 
