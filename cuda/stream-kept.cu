@@ -67,16 +67,20 @@ sv__cuda_kept_clear (SvCudaSlabs *s)
   g_clear_pointer (&s->kept_mine, g_free);
   s->bytes -= s->kept_bytes;
   s->kept_bytes = 0;
-  s->kept_nz = 0;
+  s->kept_nz = s->kept_z0 = s->kept_z1 = 0;
   s->tally_k = 0;
   s->tally_started = FALSE;
 }
 
 gboolean
-sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error)
+sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, guint z0, guint z1, gsize plane,
+                               gsize k, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   guint64 before;
+  /* A device that takes no slab still keeps (and tallies nothing): one
+   * slice, so that d_kept says so. */
+  const guint slices = MAX (z1 - z0, 1);
 
   if (s == NULL)
     return FALSE;
@@ -85,17 +89,22 @@ sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize 
       sv__cuda_kept_clear (s);
       return TRUE;
     }
+  g_return_val_if_fail (z0 <= z1 && z1 <= nz, FALSE);
   if (s->d_kept != NULL)
-    return s->kept_nz == nz && s->kept_plane == plane && s->tally_k >= MAX (k, 1);
+    return s->kept_nz == nz && s->kept_z0 == z0 && s->kept_z1 == z1 && s->kept_plane == plane
+           && s->tally_k >= MAX (k, 1);
   k = MAX (k, 1);
-  if (!sv__cuda_slabs_fit (s, (guint64)nz * plane * sizeof (int32_t) + 2 * k * sizeof (unsigned)
-                                  + 2 * sizeof (unsigned long long)))
+  if (!sv__cuda_slabs_fit (s, (guint64)slices * plane * sizeof (int32_t)
+                                  + 2 * k * sizeof (unsigned) + 2 * sizeof (unsigned long long)))
     return FALSE;
   s->kept_plane = plane;
   before = s->bytes;
   s->kept_nz = nz;
+  s->kept_z0 = z0;
+  s->kept_z1 = z1;
   s->tally_k = k;
-  if (sv__slab_malloc (s, &s->d_kept, (gsize)nz * s->kept_plane * sizeof (int32_t)) != cudaSuccess
+  if (sv__slab_malloc (s, &s->d_kept, (gsize)slices * s->kept_plane * sizeof (int32_t))
+          != cudaSuccess
       || sv__slab_malloc (s, &s->d_zmin, k * sizeof (unsigned)) != cudaSuccess
       || sv__slab_malloc (s, &s->d_zmax, k * sizeof (unsigned)) != cudaSuccess
       || sv__slab_malloc (s, &s->d_counts, 2 * sizeof (unsigned long long)) != cudaSuccess)
@@ -126,7 +135,7 @@ sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const gui
 
   if (s == NULL)
     return FALSE;
-  g_return_val_if_fail (s->d_kept != NULL && s->have_pass, FALSE);
+  g_return_val_if_fail (sv__cuda_kept_has (s, z0, z1) && s->have_pass, FALSE);
   if (!s->tally_started)
     {
       SV_CUDA_CHECK (cudaMemsetAsync (s->d_zmin, 0xff, s->tally_k * sizeof (unsigned), s->compute));
@@ -150,14 +159,14 @@ sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const gui
   it.z_begin = (int)z0;
   it.z_end = (int)z1;
   if (s->clusters->k > 0)
-    SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, p.mask, s->d_centres, s->d_alive, s->d_kept + first,
+    SV_CUDA_CHECK (sv_cuda_fill_unassigned (it, p.mask, s->d_centres, s->d_alive, sv__cuda_kept_at (s, z0),
                                             s->compute));
   memset (s->kept_mine + z0, 1, z1 - z0);
   if (n > 0)
     {
       kept_label_kernel<<<(unsigned)((n + KEPT_BLOCK - 1) / KEPT_BLOCK), KEPT_BLOCK, 0,
                           s->compute>>> (first, n, (long long)s->kept_plane, p.mask,
-                                           s->d_kept + first, start_label, s->d_zmin, s->d_zmax,
+                                           sv__cuda_kept_at (s, z0), start_label, s->d_zmin, s->d_zmax,
                                            s->d_counts);
       SV_CUDA_CHECK (cudaGetLastError ());
     }
@@ -214,9 +223,9 @@ sv__cuda_slab_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels,
 
   if (s == NULL)
     return FALSE;
-  g_return_val_if_fail (s->d_kept != NULL && z1 <= s->kept_nz, FALSE);
+  g_return_val_if_fail (sv__cuda_kept_has (s, z0, z1), FALSE);
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
-  SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, labels, s->d_kept + (gsize)z0 * s->kept_plane,
+  SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, labels, sv__cuda_kept_at (s, z0),
                                        n * sizeof (int32_t), FALSE));
   return TRUE;
 out:
@@ -232,9 +241,9 @@ sv__cuda_slab_store_kept (SvBackend *backend, guint z0, guint z1, const gint32 *
 
   if (s == NULL)
     return FALSE;
-  g_return_val_if_fail (s->d_kept != NULL && z1 <= s->kept_nz, FALSE);
+  g_return_val_if_fail (sv__cuda_kept_has (s, z0, z1), FALSE);
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
-  SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, s->d_kept + (gsize)z0 * s->kept_plane, labels,
+  SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, sv__cuda_kept_at (s, z0), labels,
                                        n * sizeof (int32_t), TRUE));
   return TRUE;
 out:
@@ -282,13 +291,13 @@ sv__cuda_slab_copy_kept_to (SvBackend *backend, guint z0, guint z1, SvBackend *t
 
   if (s == NULL)
     return -1;
-  if (t == NULL || s->d_kept == NULL || z1 > s->kept_nz)
+  if (t == NULL || !sv__cuda_kept_has (s, z0, z1))
     return 0;
   /* The kept labels are final once this device's work is done. */
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
   SV_CUDA_CHECK (cudaSetDevice (t->device));
   SV_CUDA_CHECK (enable_peer (t->device, s->device));
-  SV_CUDA_CHECK (cudaMemcpyPeerAsync (dst, t->device, s->d_kept + (gsize)z0 * s->kept_plane,
+  SV_CUDA_CHECK (cudaMemcpyPeerAsync (dst, t->device, sv__cuda_kept_at (s, z0),
                                       s->device, n * sizeof (int32_t), t->compute));
   return 1;
 out:
@@ -296,12 +305,13 @@ out:
 }
 
 /* What another process needs to read the kept labels: the allocation's
- * IPC handle and its shape, to check against its own. */
+ * IPC handle, its shape to check against its own, and the slices it
+ * holds, from its first. */
 typedef struct
 {
   cudaIpcMemHandle_t memory;
   guint64 plane;
-  guint32 nz;
+  guint32 nz, z0, z1;
 } KeptHandle;
 
 static_assert (sizeof (KeptHandle) <= SV_KEPT_HANDLE_BYTES, "the kept labels' handle fits");
@@ -320,6 +330,8 @@ sv__cuda_slab_export_kept (SvBackend *backend, guint8 *handle, GError **error)
   SV_CUDA_CHECK (cudaIpcGetMemHandle (&h.memory, s->d_kept));
   h.plane = s->kept_plane;
   h.nz = s->kept_nz;
+  h.z0 = s->kept_z0;
+  h.z1 = s->kept_z1;
   memset (handle, 0, SV_KEPT_HANDLE_BYTES);
   memcpy (handle, &h, sizeof h);
   return TRUE;
@@ -343,8 +355,8 @@ sv__cuda_slab_import_kept (SvBackend *backend, const guint8 *handle, guint z0, g
   if (s == NULL)
     return -1;
   memcpy (&h, handle, sizeof h);
-  if (s->d_kept == NULL || h.plane != s->kept_plane || h.nz != s->kept_nz || z1 > s->kept_nz
-      || z0 > z1)
+  if (!sv__cuda_kept_has (s, z0, z1) || h.plane != s->kept_plane || h.nz != s->kept_nz
+      || z0 < h.z0 || z1 > h.z1)
     return 0;
   err = cudaIpcOpenMemHandle ((void **)&theirs, h.memory, cudaIpcMemLazyEnablePeerAccess);
   if (err != cudaSuccess)
@@ -354,8 +366,7 @@ sv__cuda_slab_import_kept (SvBackend *backend, const guint8 *handle, guint z0, g
       cudaGetLastError ();
       return 0;
     }
-  SV_CUDA_CHECK (cudaMemcpyAsync (s->d_kept + (gsize)z0 * s->kept_plane,
-                                  theirs + (gsize)z0 * s->kept_plane,
+  SV_CUDA_CHECK (cudaMemcpyAsync (sv__cuda_kept_at (s, z0), theirs + (gsize)(z0 - h.z0) * h.plane,
                                   (gsize)(z1 - z0) * s->kept_plane * sizeof (int32_t),
                                   cudaMemcpyDefault, s->compute));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));

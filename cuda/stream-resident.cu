@@ -168,7 +168,7 @@ typedef struct
 static gboolean
 owns_slices (const SvCudaSlabs *s, guint z0, guint z1)
 {
-  if (s->d_kept == NULL || s->kept_mine == NULL || z1 > s->kept_nz)
+  if (!sv__cuda_kept_has (s, z0, z1) || s->kept_mine == NULL)
     return FALSE;
   for (guint z = z0; z < z1; z++)
     if (!s->kept_mine[z])
@@ -184,7 +184,7 @@ route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
 
   if (r->source == NULL)
     {
-      SV_CUDA_CHECK (cudaMemcpyAsync (d, r->s->d_kept + (gsize)z0 * plane,
+      SV_CUDA_CHECK (cudaMemcpyAsync (d, sv__cuda_kept_at (r->s, z0),
                                       (gsize)(z1 - z0) * plane * sizeof (int32_t),
                                       cudaMemcpyDeviceToDevice, r->s->compute));
       return TRUE;
@@ -198,7 +198,7 @@ route_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
       if (owns_slices (r->s, c0, c1))
         {
           SV_CUDA_CHECK (cudaMemcpyAsync (d + (gsize)(c0 - z0) * plane,
-                                          r->s->d_kept + (gsize)c0 * plane,
+                                          sv__cuda_kept_at (r->s, c0),
                                           (gsize)(c1 - c0) * plane * sizeof (int32_t),
                                           cudaMemcpyDeviceToDevice, r->s->compute));
           continue;
@@ -466,7 +466,8 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   /* The kept slabs make room for the connectivity; labels kept on the
    * device are where it starts. */
   sv__cuda_resident_clear (s);
-  g_return_val_if_fail (source != NULL || s->d_kept != NULL, -1);
+  /* Without a source this device kept every slice. */
+  g_return_val_if_fail (source != NULL || sv__cuda_kept_has (s, 0, nz), -1);
   room = connect_room (s);
   whole = sv__cuda_conn_scratch_bytes (n) + (source != NULL ? n * sizeof (int32_t) : 0);
   /* Past 2³¹ voxels or the device's room, windows of z slices (the deepest

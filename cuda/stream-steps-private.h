@@ -65,12 +65,14 @@ struct _SvCudaSlabs
   SvSlabSink sink[SLAB_BUFFERS];
   gpointer sink_data[SLAB_BUFFERS];
 
-  /* The whole volume's assignment, then labels, kept on the device
-   * (stream-kept.cu), with the label pass's tally; NULL when not kept. */
+  /* The assignment, then labels, of slices [kept_z0, kept_z1) of a volume
+   * of kept_nz slices kept on the device (stream-kept.cu), with the label
+   * pass's tally; NULL when not kept. d_kept holds slice kept_z0 first
+   * (sv__cuda_kept_at). */
   int32_t *d_kept;
   unsigned *d_zmin, *d_zmax;    /* tally_k each */
   unsigned long long *d_counts; /* mask-in voxels, a negative label */
-  guint kept_nz;
+  guint kept_nz, kept_z0, kept_z1;
   gsize kept_plane, tally_k;
   /* kept_nz flags: the slices whose labels this device made (each device
    * of a run keeps its own slabs' labels in its own d_kept). */
@@ -166,9 +168,23 @@ gboolean sv__cuda_slabs_fit (const SvCudaSlabs *s, guint64 bytes);
 
 /* ---- stream-kept.cu ---- */
 
+/* Whether the kept labels hold slices [z0, z1). */
+static inline gboolean
+sv__cuda_kept_has (const SvCudaSlabs *s, guint z0, guint z1)
+{
+  return s->d_kept != NULL && z0 >= s->kept_z0 && z1 <= s->kept_z1 && z0 <= z1;
+}
+
+/* Slice z of the kept labels (one of [kept_z0, kept_z1]). */
+static inline int32_t *
+sv__cuda_kept_at (const SvCudaSlabs *s, guint z)
+{
+  return s->d_kept + (gsize)(z - s->kept_z0) * s->kept_plane;
+}
+
 void sv__cuda_kept_clear (SvCudaSlabs *s);
-gboolean sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, gsize plane, gsize k,
-                                        GError **error);
+gboolean sv__cuda_slab_keep_assignment (SvBackend *backend, guint nz, guint z0, guint z1,
+                                        gsize plane, gsize k, GError **error);
 gboolean sv__cuda_slab_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *mask,
                                         int start_label, GError **error);
 gboolean sv__cuda_slab_kept_tally (SvBackend *backend, guint *zmin, guint *zmax, guint64 *n_in,

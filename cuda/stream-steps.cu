@@ -94,7 +94,7 @@ slab_iter (const SvCudaSlabs *s, guint z0, guint z1)
 static int32_t *
 kept_slab (const SvCudaSlabs *s, guint z0, int32_t *buffer)
 {
-  return s->d_kept != NULL ? s->d_kept + (gsize)z0 * s->kept_plane : buffer;
+  return s->d_kept != NULL ? sv__cuda_kept_at (s, z0) : buffer;
 }
 
 static gboolean
@@ -113,6 +113,7 @@ slab_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, cons
   if (!sv__slab_upload (s, b, z0, z1, data, mask, NULL, &p, m, error))
     return FALSE;
   g_return_val_if_fail (sink == NULL || s->d_kept == NULL, FALSE);
+  g_return_val_if_fail (s->d_kept == NULL || sv__cuda_kept_has (s, z0, z1), FALSE);
   /* The assignment also sums each cluster's voxels into the pass's sums;
    * it goes into the kept volume when there is one (and no sink). */
   SV_CUDA_CHECK (sv_cuda_assign (
@@ -155,7 +156,7 @@ slab_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data, co
       || !sv__slab_place (s, b, z0, z1, data, mask, &p, error))
     return FALSE;
   /* No nearest: the assignment is kept on the device. */
-  g_return_val_if_fail (nearest != NULL || s->d_kept != NULL, FALSE);
+  g_return_val_if_fail (nearest != NULL || sv__cuda_kept_has (s, z0, z1), FALSE);
   m = sv__slab_marks_next (s);
   if (!sv__slab_upload (s, b, z0, z1, data, mask, nearest, &p, m, error))
     return FALSE;

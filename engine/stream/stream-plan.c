@@ -87,11 +87,15 @@ sv__stream_run_plan_clear (SvSlabPlan *plan)
 
 /* Before a pass whose assignment is needed again: the workers are asked,
  * once, to keep the assignment of their slabs in their own memory, all or
- * none. Under MPI a rank keeps it when its one device can also take the
- * other ranks' labels for rank 0's connectivity there (store_kept); each
- * rank decides for itself, since the labels travel between ranks through
- * host memory either way. SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the
- * spill file, for measuring. */
+ * none. Several workers each keep only the slices of their own slabs (at
+ * 4096³ on four devices a quarter of the labels fits beside a device's
+ * slabs, and all of them did not). One worker keeps every slice, where
+ * its connectivity starts. Under MPI a rank keeps it when its one device
+ * can also take the other ranks' labels for rank 0's connectivity there
+ * (store_kept): rank 0 every slice, the others their own; each rank
+ * decides for itself, since the labels travel between ranks through host
+ * memory either way. SV_STREAM_KEEP_ASSIGNMENT=off keeps it in the spill
+ * file, for measuring. */
 gboolean
 sv__stream_run_try_keep (Run *run, GError **error)
 {
@@ -112,14 +116,23 @@ sv__stream_run_try_keep (Run *run, GError **error)
     return TRUE;
   /* The slabs' places were settled by the first pass: room does not grow. */
   run->keep_asked = TRUE;
-  while (kept < plan->n_workers
-         && plan->workers[kept]->klass->slab_steps->keep_assignment (
-             plan->workers[kept], run->nz, run->plane, run->clusters.k, &local))
-    kept++;
+  while (kept < plan->n_workers)
+    {
+      guint z0 = 0, z1 = run->nz;
+
+      if (plan->n_workers > 1)
+        sv__slab_plan_worker_slices (plan, kept, &z0, &z1);
+      else if (ranks && run->ranks->rank != 0)
+        z0 = plan->z_begin, z1 = plan->z_end;
+      if (!plan->workers[kept]->klass->slab_steps->keep_assignment (
+              plan->workers[kept], run->nz, z0, z1, run->plane, run->clusters.k, &local))
+        break;
+      kept++;
+    }
   plan->assignment_kept = kept == plan->n_workers;
   /* One that could not: the others give theirs back. */
   for (guint w = 0; !plan->assignment_kept && w < kept; w++)
-    plan->workers[w]->klass->slab_steps->keep_assignment (plan->workers[w], 0, 0, 0, NULL);
+    plan->workers[w]->klass->slab_steps->keep_assignment (plan->workers[w], 0, 0, 0, 0, 0, NULL);
   if (local != NULL)
     {
       g_propagate_error (error, local);

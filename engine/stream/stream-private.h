@@ -281,6 +281,21 @@ sv__slab_plan_worker (const SvSlabPlan *plan, guint slab)
   return (guint)((guint64)slab * plan->n_workers / MAX (n_slabs, 1));
 }
 
+/* The slices of the slabs that worker w takes: [z0, z1), empty when it
+ * takes none. */
+static inline void
+sv__slab_plan_worker_slices (const SvSlabPlan *plan, guint w, guint *z0, guint *z1)
+{
+  const guint64 n_slabs = (plan->z_end - plan->z_begin + plan->depth - 1) / plan->depth;
+  const guint64 n_workers = MAX (plan->n_workers, 1);
+  /* The first slab whose worker (sv__slab_plan_worker) is w, and w + 1. */
+  const guint64 first = ((guint64)w * n_slabs + n_workers - 1) / n_workers;
+  const guint64 end = ((guint64)(w + 1) * n_slabs + n_workers - 1) / n_workers;
+
+  *z0 = (guint)MIN (plan->z_begin + first * plan->depth, plan->z_end);
+  *z1 = (guint)MIN (plan->z_begin + end * plan->depth, plan->z_end);
+}
+
 /* The worker that takes slab z0. */
 static inline SvBackend *
 sv__slab_plan_owner (const SvSlabPlan *plan, guint z0)

@@ -22,7 +22,9 @@ typedef struct
 {
   guint index;       /* in the order made */
   GHashTable *slabs; /* z0 → the slab's prepared values, from its samples */
-  gint32 *kept;      /* nz·plane, or NULL */
+  gint32 *kept;      /* (z1 − z0)·plane from slice z0, or NULL */
+  guint z0, z1;      /* the slices it keeps */
+  guint last_kept;   /* z1 − z0 of the last keep, 0 before one */
   guint8 *labelled;  /* nz: the slices it made labels of */
   gsize k;
   guint *zmin, *zmax;
@@ -112,8 +114,19 @@ slab_values (SvBackend *backend, guint z0, const float *data)
   return g_hash_table_lookup (slabs, GUINT_TO_POINTER (z0));
 }
 
+/* Slices [z0, z1) of the kept labels, which must hold them. */
+static gint32 *
+kept_at (Keeper *kp, guint z0, guint z1)
+{
+  g_assert_nonnull (kp->kept);
+  g_assert_cmpuint (z0, >=, kp->z0);
+  g_assert_cmpuint (z1, <=, kp->z1);
+  return kp->kept + (gsize)(z0 - kp->z0) * device.plane;
+}
+
 static gboolean
-keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error)
+keeping_keep (SvBackend *backend, guint nz, guint z0, guint z1, gsize plane, gsize k,
+              GError **error)
 {
   Keeper *kp = keeper_of (backend);
 
@@ -127,7 +140,12 @@ keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error
   if (!device.room_for_labels || (device.only_first_keeps && kp->index % 2 == 1))
     return FALSE;
   g_assert_null (kp->kept);
-  kp->kept = g_new (gint32, (gsize)nz * plane);
+  g_assert_cmpuint (z0, <=, z1);
+  g_assert_cmpuint (z1, <=, nz);
+  kp->kept = g_new (gint32, MAX ((gsize)(z1 - z0) * plane, 1));
+  kp->z0 = z0;
+  kp->z1 = z1;
+  kp->last_kept = z1 - z0;
   kp->labelled = g_new0 (guint8, nz);
   g_assert_cmpuint (device.plane, ==, plane);
   kp->k = k;
@@ -139,7 +157,7 @@ keeping_keep (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error
 static gboolean
 copy_to_kept (guint z0, guint z1, const gint32 *nearest, gpointer user_data, GError **error)
 {
-  memcpy (((Keeper *)user_data)->kept + (gsize)z0 * device.plane, nearest,
+  memcpy (kept_at (user_data, z0, z1), nearest,
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   return TRUE;
 }
@@ -179,7 +197,7 @@ keeping_raise_maxima (SvBackend *backend, guint z0, guint z1, const float *data,
 
   g_assert_true ((nearest == NULL) == (kp->kept != NULL));
   if (nearest == NULL)
-    nearest = kp->kept + (gsize)z0 * device.plane;
+    nearest = kept_at (kp, z0, z1);
   return cpu->raise_maxima (backend, z0, z1, slab_values (backend, z0, data), mask, nearest, error);
 }
 
@@ -190,8 +208,7 @@ keeping_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *m
   Keeper *kp = keeper_of (backend);
   gint32 *slab;
 
-  g_assert_nonnull (kp->kept);
-  slab = kp->kept + (gsize)z0 * device.plane;
+  slab = kept_at (kp, z0, z1);
   memset (kp->labelled + z0, 1, z1 - z0);
   device.label_slabs++;
   if (!kp->tallying)
@@ -248,7 +265,7 @@ keeping_read_kept (SvBackend *backend, guint z0, guint z1, gint32 *labels, GErro
   /* Only slices whose labels this device made. */
   for (guint z = z0; z < z1; z++)
     g_assert_true (keeper_of (backend)->labelled[z]);
-  memcpy (labels, keeper_of (backend)->kept + (gsize)z0 * device.plane,
+  memcpy (labels, kept_at (keeper_of (backend), z0, z1),
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   return TRUE;
 }
@@ -259,8 +276,7 @@ keeping_store_kept (SvBackend *backend, guint z0, guint z1, const gint32 *labels
 {
   Keeper *kp = keeper_of (backend);
 
-  g_assert_nonnull (kp->kept);
-  memcpy (kp->kept + (gsize)z0 * device.plane, labels,
+  memcpy (kept_at (kp, z0, z1), labels,
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   memset (kp->labelled + z0, 1, z1 - z0);
   g_atomic_int_add (&device.stored, (gint)(z1 - z0));
@@ -292,7 +308,7 @@ keeping_import_kept (SvBackend *backend, const guint8 *handle, guint z0, guint z
     return 0;
   for (guint z = z0; z < z1; z++)
     g_assert_true (from->labelled[z]);
-  memcpy (kp->kept + (gsize)z0 * device.plane, from->kept + (gsize)z0 * device.plane,
+  memcpy (kept_at (kp, z0, z1), kept_at (from, z0, z1),
           (gsize)(z1 - z0) * device.plane * sizeof (gint32));
   memset (kp->labelled + z0, 1, z1 - z0);
   device.imported += (gint)(z1 - z0);
@@ -374,7 +390,7 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
   if (!device.room_for_connectivity)
     return 0;
   if (source == NULL)
-    in = g_memdup2 (kp->kept, nz * plane * sizeof (gint32));
+    in = g_memdup2 (kept_at (kp, 0, nz), nz * plane * sizeof (gint32));
   else
     {
       /* Ranges that cross slabs, and so devices when there are several. */
@@ -508,6 +524,12 @@ gboolean
 keeping_device_keeps_labels (SvBackend *backend)
 {
   return keeper_of (backend)->kept != NULL;
+}
+
+guint
+keeping_device_kept_slices (SvBackend *backend)
+{
+  return keeper_of (backend)->last_kept;
 }
 
 void

@@ -40,6 +40,9 @@ void keeping_device_register (void);
 guint keeping_device_index (SvBackend *backend);
 /* Whether the pretend device `backend` keeps an assignment now. */
 gboolean keeping_device_keeps_labels (SvBackend *backend);
+/* How many slices the pretend device `backend` last kept the labels of
+ * (0 before it kept any). */
+guint keeping_device_kept_slices (SvBackend *backend);
 /* Whether the devices hand out handles to their kept labels
  * (export_kept, import_kept), as devices of ranks on one host do. */
 void keeping_device_share_handles (gboolean share);

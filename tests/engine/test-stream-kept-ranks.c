@@ -93,8 +93,14 @@ test_ranks_keep_on_devices (Fixture *f, gconstpointer data)
           g_assert_true (sv_test_ranks_run (n, rank_on_device, &job, reports, &error));
           g_assert_no_error (error);
           sv_test_assert_same_file (cpu_out, out);
+          /* Rank 0's device keeps every slice, the others' their own. */
           for (guint r = 0; r < n; r++)
-            g_assert_true (reports[r].labels_on_device);
+            {
+              sv_stream_rank_range (23, r, n, &z0, &z1);
+              g_assert_true (reports[r].labels_on_device);
+              g_assert_cmpuint (keeping_device_kept_slices (devices[r]), ==,
+                                r == 0 ? 23 : z1 - z0);
+            }
           /* Rank 0's device took every other rank's slices, each once. */
           sv_stream_rank_range (23, 0, n, &z0, &z1);
           sv_stream_rank_range (23, n - 1, n, &last0, &last1);

@@ -99,6 +99,15 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             sv_test_assert_same_file (cpu_out, out);
             g_assert_cmpint (report.labels_on_device, ==, kept);
             g_assert_cmpuint (device.label_slabs, ==, kept ? 6 : 0);
+            /* Each of several devices keeps the labels of its own slabs
+             * only (slabs of 4 of the 23 slices, a run of them each). */
+            for (guint w = 0; kept && w < n_workers; w++)
+              {
+                static const guint slices[3][3] = { { 23 }, { 12, 11 }, { 8, 8, 7 } };
+
+                g_assert_cmpuint (keeping_device_kept_slices (keepers[w]), ==,
+                                  slices[n_workers - 1][w]);
+              }
             /* The first device's share is given back when the second has
              * no room. */
             g_assert_cmpuint (device.given_back, ==, rooms[r].labels && !kept ? 1 : 0);
@@ -163,6 +172,8 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     sv_test_assert_same_file (cpu_out, out);
     g_assert_true (report.labels_on_device);
     g_assert_cmpuint (device.label_slabs, ==, 1);
+    g_assert_cmpuint (keeping_device_kept_slices (keepers[0]), ==, 23);
+    g_assert_cmpuint (keeping_device_kept_slices (keepers[1]), ==, 0);
   }
   /* The devices' own readers and slab buffers only where the memory limit
    * leaves room for them beside what the run keeps: at 200 KiB there is

@@ -147,16 +147,19 @@ typedef struct
    * slab of it to the host and back for SLIC-zero's maxima, the fill, the
    * label tally and the connectivity. */
 
-  /* Keeps the assignment of all nz slices of `plane` voxels, for k
-   * clusters, in the backend's memory from the next pass on; FALSE
-   * without an error when it does not fit; nz == 0 gives a kept assignment
-   * back (another device could not keep its share). From then on
-   * assign_sum gets no sink and writes it there, raise_maxima gets
+  /* Keeps the assignment of slices [z0, z1) of a volume of nz slices of
+   * `plane` voxels, for k clusters, in the backend's memory from the next
+   * pass on; FALSE without an error when it does not fit; nz == 0 gives a
+   * kept assignment back (another device could not keep its share). From
+   * then on assign_sum gets no sink and writes it there, raise_maxima gets
    * nearest == NULL and reads it there, and connect_volume gets source ==
-   * NULL and starts from it when this backend is the only worker (with
-   * several, each keeps the slabs it takes, and the connectivity reads
-   * them through its source). */
-  gboolean (*keep_assignment) (SvBackend *backend, guint nz, gsize plane, gsize k, GError **error);
+   * NULL and starts from it when this backend is the only worker and keeps
+   * every slice (with several, each keeps the slices of the slabs it
+   * takes, and the connectivity reads them through its source). The
+   * slabs it is given all lie in [z0, z1); z0 == z1 for a worker that
+   * takes none. */
+  gboolean (*keep_assignment) (SvBackend *backend, guint nz, guint z0, guint z1, gsize plane,
+                               gsize k, GError **error);
   /* In a pass (begin_pass: the final centres), with the assignment kept:
    * fill_unassigned on slab [z0, z1) of it, then its labels in place
    * (index + start_label, start_label − 1 for unassigned), tallied for
