@@ -283,9 +283,14 @@ sv__slab_place (SvCudaSlabs *s, int b, guint z0, guint z1, const float *data, co
                    "slab %u–%u is not on the device", z0, z1);
       return FALSE;
     }
-  if (upload && !sv__cuda_resident_add (s, z0, z1, mask != NULL, &r, error))
+  if (upload && !sv__cuda_resident_add (s, z0, z1, mask != NULL, 0, &r, error))
     return FALSE;
-  p->image = r != NULL ? r->d_image : s->d_image[b];
+  p->image = r != NULL && r->d_image != NULL ? r->d_image : s->d_image[b];
+  /* A slab held as its samples is prepared into buffer b, on the compute
+   * stream after the kernels that last read that buffer. */
+  if (r != NULL && r->d_raw != NULL
+      && !sv__cuda_resident_prepare (s, r, s->d_image[b], error))
+    return FALSE;
   p->mask = mask == NULL ? NULL : r != NULL ? r->d_mask : s->d_mask[b];
   p->image_dst = upload ? (float *)p->image : NULL;
   p->mask_dst = upload && mask != NULL ? (uint8_t *)p->mask : NULL;

@@ -52,17 +52,24 @@ sv__cuda_slabs_fit (const SvCudaSlabs *s, guint64 bytes)
 }
 
 gboolean
-sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask,
+sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask, gsize raw_bytes,
                        const SvCudaResident **out, GError **error)
 {
   const gsize n = (gsize)(z1 - z0) * s->plane;
-  SvCudaResident r = { z0, z1, NULL, NULL, 0 };
+  const gsize value_bytes = raw_bytes > 0 ? raw_bytes : n * s->ctx.image->nc * sizeof (float);
+  SvCudaResident r;
 
+  memset (&r, 0, sizeof r);
+  r.z0 = z0;
+  r.z1 = z1;
   *out = NULL;
-  r.bytes = n * s->ctx.image->nc * sizeof (float) + (mask ? n : 0);
+  r.bytes = MAX (value_bytes, 1) + (mask ? MAX (n, 1) : 0);
   if (!sv__cuda_slabs_fit (s, r.bytes))
     return TRUE;
-  SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_image, n * s->ctx.image->nc * sizeof (float)));
+  if (raw_bytes > 0)
+    SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_raw, value_bytes));
+  else
+    SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_image, value_bytes));
   if (mask)
     SV_CUDA_CHECK (sv__slab_malloc (s, &r.d_mask, n));
   g_array_append_val (s->resident, r);
@@ -70,10 +77,11 @@ sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask,
   return TRUE;
 out:
   /* A failed allocation only means the slab is not kept. */
-  if (r.d_image != NULL)
+  if (r.d_image != NULL || r.d_raw != NULL)
     {
       cudaFree (r.d_image);
-      s->bytes -= MAX (n * s->ctx.image->nc * sizeof (float), 1);
+      cudaFree (r.d_raw);
+      s->bytes -= MAX (value_bytes, 1);
     }
   g_clear_error (error);
   cudaGetLastError ();
@@ -91,6 +99,7 @@ sv__cuda_resident_clear (SvCudaSlabs *s)
     {
       SvCudaResident *r = &g_array_index (s->resident, SvCudaResident, i);
       cudaFree (r->d_image);
+      cudaFree (r->d_raw);
       cudaFree (r->d_mask);
       s->bytes -= r->bytes;
     }

@@ -117,17 +117,35 @@ sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *
   size = sample_size (how->type, &max, &is_signed);
   n = (gsize)(z1 - z0) * s->ctx.image->ny * s->ctx.image->nx * how->nc;
   bytes = n * size;
-  /* The samples go up into the slab's assignment buffer (4 bytes a
-   * voxel): types wider than that per voxel are prepared on the host. */
-  if (size == 0 || bytes > (gsize)(z1 - z0) * s->ctx.image->ny * s->ctx.image->nx * 4)
+  if (size == 0)
     return 0;
+  /* Samples narrower than float32 are held as they are and prepared each
+   * pass (a kernel at the memory's pace): at 4096³ uint8 a device's share
+   * of the slabs is 16 GiB instead of 64, which leaves room for its
+   * labels. Four-byte samples are prepared once. */
+  if (size < sizeof (float))
+    {
+      if (!sv__cuda_resident_add (s, z0, z1, mask != NULL, bytes, &r, error))
+        return -1;
+      if (r == NULL)
+        return 0;
+      ((SvCudaResident *)r)->how = *how;
+      t0 = g_get_monotonic_time ();
+      SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, r->d_raw, raw, bytes, TRUE));
+      if (mask != NULL)
+        SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, r->d_mask, mask + (gsize)z0 * s->plane,
+                                             (gsize)(z1 - z0) * s->plane, TRUE));
+      s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
+      return 1;
+    }
   if ((b = sv__slab_take_buffer (s, z1 - z0, mask != NULL, error)) < 0
-      || !sv__cuda_resident_add (s, z0, z1, mask != NULL, &r, error))
+      || !sv__cuda_resident_add (s, z0, z1, mask != NULL, 0, &r, error))
     return -1;
   if (r == NULL)
     return 0;
   t0 = g_get_monotonic_time ();
-  /* The last kernels and download that used buffer b are done. */
+  /* The samples go up into the slab's assignment buffer (4 bytes a
+   * voxel). The last kernels and download that used buffer b are done. */
   SV_CUDA_CHECK (cudaEventSynchronize (s->computed[b]));
   SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, s->d_nearest[b], raw, bytes, TRUE));
   if (mask != NULL)
@@ -140,4 +158,19 @@ sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *
   return 1;
 out:
   return -1;
+}
+
+gboolean
+sv__cuda_resident_prepare (SvCudaSlabs *s, const SvCudaResident *r, float *dst, GError **error)
+{
+  const gsize n = (gsize)(r->z1 - r->z0) * s->plane * r->how.nc;
+  double max = 0.0;
+  int is_signed = 0;
+
+  sample_size (r->how.type, &max, &is_signed);
+  SV_CUDA_CHECK (launch (r->how.type, r->d_raw, (long long)n, 1.0 / max, is_signed, &r->how, dst,
+                         s->compute));
+  return TRUE;
+out:
+  return FALSE;
 }

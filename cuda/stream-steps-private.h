@@ -97,11 +97,15 @@ struct _SvCudaSlabs
 };
 
 /* A slab's prepared values (and mask) kept on the device for the passes
- * after its first. */
+ * after its first: as float32 (d_image), or as the file's samples when
+ * they are narrower (d_raw, prepared into a slab buffer each pass by
+ * `how`, the same operations: a uint8 slab holds a quarter of the bytes). */
 typedef struct
 {
   guint z0, z1;
-  float *d_image;
+  float *d_image;  /* NULL when d_raw holds it */
+  void *d_raw;     /* NULL when d_image holds it */
+  SvSlabSamples how;
   uint8_t *d_mask; /* NULL without a mask */
   guint64 bytes;
 } SvCudaResident;
@@ -150,9 +154,10 @@ void sv__slab_marks_read_pass (SvCudaSlabs *s);
 /* The slab kept for [z0, z1), or NULL. */
 const SvCudaResident *sv__cuda_resident_find (const SvCudaSlabs *s, guint z0, guint z1);
 /* Keeps slab [z0, z1) on the device when it fits under the limit: *out is
- * its entry (to upload into), or NULL when there is no room. */
+ * its entry (to upload into), or NULL when there is no room. With
+ * raw_bytes > 0 it holds that many bytes of samples instead of float32. */
 gboolean sv__cuda_resident_add (SvCudaSlabs *s, guint z0, guint z1, gboolean mask,
-                                const SvCudaResident **out, GError **error);
+                                gsize raw_bytes, const SvCudaResident **out, GError **error);
 void sv__cuda_resident_clear (SvCudaSlabs *s);
 gboolean sv__cuda_slab_holds (SvBackend *backend, guint z0, guint z1);
 int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
@@ -203,6 +208,9 @@ int sv__cuda_slab_import_kept (SvBackend *backend, const guint8 *handle, guint z
 
 int sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *raw,
                                 const SvSlabSamples *how, const guint8 *mask, GError **error);
+/* A slab held as its samples, prepared into `dst` on the compute stream. */
+gboolean sv__cuda_resident_prepare (SvCudaSlabs *s, const SvCudaResident *r, float *dst,
+                                    GError **error);
 
 /* ---- stream-buffers.cu ---- */
 
