@@ -117,8 +117,10 @@ sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *
   size = sample_size (how->type, &max, &is_signed);
   n = (gsize)(z1 - z0) * s->ctx.image->ny * s->ctx.image->nx * how->nc;
   bytes = n * size;
-  if (size == 0)
-    return 0;
+  /* The slab buffers (and the steps' plane, which the mask's bytes
+   * follow) are made with the first. */
+  if (size == 0 || (b = sv__slab_take_buffer (s, z1 - z0, mask != NULL, error)) < 0)
+    return size == 0 ? 0 : -1;
   /* Samples narrower than float32 are held as they are and prepared each
    * pass (a kernel at the memory's pace): at 4096³ uint8 a device's share
    * of the slabs is 16 GiB instead of 64, which leaves room for its
@@ -138,14 +140,16 @@ sv__cuda_slab_take_samples (SvBackend *backend, guint z0, guint z1, const void *
       s->times.staging_ms += (double)(g_get_monotonic_time () - t0) / 1000.0;
       return 1;
     }
-  if ((b = sv__slab_take_buffer (s, z1 - z0, mask != NULL, error)) < 0
-      || !sv__cuda_resident_add (s, z0, z1, mask != NULL, 0, &r, error))
+  /* The samples go up into the slab's assignment buffer (4 bytes a
+   * voxel): types wider than that per voxel are prepared on the host. */
+  if (bytes > (gsize)(z1 - z0) * s->ctx.image->ny * s->ctx.image->nx * 4)
+    return 0;
+  if (!sv__cuda_resident_add (s, z0, z1, mask != NULL, 0, &r, error))
     return -1;
   if (r == NULL)
     return 0;
   t0 = g_get_monotonic_time ();
-  /* The samples go up into the slab's assignment buffer (4 bytes a
-   * voxel). The last kernels and download that used buffer b are done. */
+  /* The last kernels and download that used buffer b are done. */
   SV_CUDA_CHECK (cudaEventSynchronize (s->computed[b]));
   SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, s->d_nearest[b], raw, bytes, TRUE));
   if (mask != NULL)
