@@ -99,6 +99,10 @@ typedef void (*SvWorkFunc) (gpointer data, int thread);
  * caller's thread is one of them). */
 void sv__run_parallel (int n_threads, SvWorkFunc func, gpointer data);
 
+/* memset (p, 0, bytes) on up to n_threads threads (16 at most) when it is
+ * large: the sums of 67 M clusters (2.7 GB) are cleared every pass. */
+void sv__clear_parallel (gpointer p, gsize bytes, int n_threads);
+
 /* Thread t's share [*a, *b) of n items split evenly over n_threads. */
 static inline void
 sv__share_bounds (gsize n, int t, int n_threads, gsize *a, gsize *b)

@@ -1,6 +1,8 @@
 /* Supervox engine: the small thread pool of the CPU backend. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include <string.h>
+
 #include "internal.h"
 
 int
@@ -43,4 +45,35 @@ sv__run_parallel (int n_threads, SvWorkFunc func, gpointer data)
   for (int t = 1; t < n_threads; t++)
     if (threads[t] != NULL)
       g_thread_join (threads[t]);
+}
+
+typedef struct
+{
+  guint8 *p;
+  gsize bytes;
+  int n_threads;
+} Clear;
+
+static void
+clear_share (gpointer data, int thread)
+{
+  const Clear *c = data;
+  gsize a, b;
+
+  sv__share_bounds (c->bytes, thread, c->n_threads, &a, &b);
+  memset (c->p + a, 0, b - a);
+}
+
+void
+sv__clear_parallel (gpointer p, gsize bytes, int n_threads)
+{
+  /* Below this one core's memset is as quick as starting threads. */
+  const gsize per_thread = (gsize)32 << 20;
+  Clear c = { p, bytes, (int)MIN ((gsize)MIN (sv__resolve_threads (n_threads), 16),
+                                  MAX (bytes / per_thread, 1)) };
+
+  if (c.n_threads <= 1)
+    memset (p, 0, bytes);
+  else
+    sv__run_parallel (c.n_threads, clear_share, &c);
 }

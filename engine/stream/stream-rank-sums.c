@@ -67,12 +67,13 @@ void
 sv__stream_rank_sums_zero (const Run *run, gint64 *sums, gsize b0, gsize b1)
 {
   const gsize ns = 4 + run->clusters.nc;
+  const int n_threads = run->options->n_threads;
   gsize o0, o1;
 
   owned (run->clusters.k, run->ranks->rank, run->ranks->n_ranks, &o0, &o1);
   if (b0 < b1)
-    memset (sums + b0 * ns, 0, (b1 - b0) * ns * sizeof (gint64));
-  memset (sums + o0 * ns, 0, (o1 - o0) * ns * sizeof (gint64));
+    sv__clear_parallel (sums + b0 * ns, (b1 - b0) * ns * sizeof (gint64), n_threads);
+  sv__clear_parallel (sums + o0 * ns, (o1 - o0) * ns * sizeof (gint64), n_threads);
 }
 
 /* The centres an owner made go to the ranks within whose reach they lie

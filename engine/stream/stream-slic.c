@@ -84,7 +84,7 @@ run_iteration (Run *run, gboolean keep, GError **error)
   else if (several)
     sv__stream_rank_sums_zero (run, run->sums, b0, b1);
   else
-    memset (run->sums, 0, n_sums * sizeof (gint64));
+    sv__clear_parallel (run->sums, n_sums * sizeof (gint64), run->options->n_threads);
   if (run->sums == NULL)
     ok = FALSE;
   sums = run->sums;
