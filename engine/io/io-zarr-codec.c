@@ -10,6 +10,7 @@
 #include <libdeflate.h>
 #include <zstd.h>
 
+#include "io-tiff-private.h"
 #include "io-zarr-private.h"
 #include "supervox/sv-error.h"
 
@@ -67,6 +68,7 @@ sv_zarr_write_options_parse (SvZarrWriteOptions *options, const char *text, GErr
   parts = g_strsplit (text, ":", 5);
   n = g_strv_length (parts);
   o.level = 0;
+  o.runs = FALSE;
   if (n >= 1 && g_str_equal (parts[0], "none") && n == 1)
     {
       o.compressor = SV_ZARR_COMPRESSOR_NONE;
@@ -82,7 +84,12 @@ sv_zarr_write_options_parse (SvZarrWriteOptions *options, const char *text, GErr
       o.compressor = zstd                             ? SV_ZARR_COMPRESSOR_ZSTD
                      : g_str_equal (parts[0], "gzip") ? SV_ZARR_COMPRESSOR_GZIP
                                                       : SV_ZARR_COMPRESSOR_ZLIB;
-      if (n == 1 || parse_level (parts[1], zstd ? 22 : 9, &o.level))
+      o.runs
+          = n == 2 && o.compressor == SV_ZARR_COMPRESSOR_ZLIB && g_str_equal (parts[1], "runs");
+      /* A runs stream's zlib header says "fastest": level 1. */
+      if (o.runs)
+        o.level = 1;
+      if (n == 1 || o.runs || parse_level (parts[1], zstd ? 22 : 9, &o.level))
         {
           *options = o;
           return TRUE;
@@ -128,7 +135,7 @@ sv_zarr_write_options_parse (SvZarrWriteOptions *options, const char *text, GErr
         }
     }
   g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-               "unknown Zarr compression '%s': use none, zlib[:1-9], gzip[:1-9], zstd[:1-22] or "
+               "unknown Zarr compression '%s': use none, zlib[:1-9|:runs], gzip[:1-9], zstd[:1-22] or "
                "blosc[:zstd|lz4|lz4hc|zlib|blosclz][:1-9][:noshuffle|shuffle|bitshuffle]",
                text);
   return FALSE;
@@ -160,7 +167,7 @@ sv_zarr_write_options_to_string (const SvZarrWriteOptions *o)
   switch (o->compressor)
     {
     case SV_ZARR_COMPRESSOR_ZLIB:
-      return g_strdup_printf ("zlib:%d", level_of (o));
+      return o->runs ? g_strdup ("zlib:runs") : g_strdup_printf ("zlib:%d", level_of (o));
     case SV_ZARR_COMPRESSOR_GZIP:
       return g_strdup_printf ("gzip:%d", level_of (o));
     case SV_ZARR_COMPRESSOR_ZSTD:
@@ -324,6 +331,8 @@ struct _SvZarrEncoder
 {
   SvZarrWriteOptions options;
   int level;
+  gsize row_bytes;
+  SvTiffRunsCoder *runs;
   guint8 *out; /* the bound of a chunk's bytes */
   gsize cap;
   ZSTD_CCtx *zstd;
@@ -331,12 +340,22 @@ struct _SvZarrEncoder
 };
 
 SvZarrEncoder *
-sv__zarr_encoder_new (const SvZarrWriteOptions *o, gsize chunk_bytes)
+sv__zarr_encoder_new (const SvZarrWriteOptions *o, gsize chunk_bytes, gsize row_bytes)
 {
   g_autoptr (SvZarrEncoder) e = g_new0 (SvZarrEncoder, 1);
 
   e->options = *o;
   e->level = level_of (o);
+  e->row_bytes = row_bytes;
+  if (o->compressor == SV_ZARR_COMPRESSOR_ZLIB && o->runs)
+    {
+      if ((e->runs = sv__tiff_runs_coder_new ()) == NULL)
+        return NULL;
+      e->cap = sv__tiff_deflate_runs_bound (chunk_bytes);
+      if ((e->out = g_try_malloc (MAX (e->cap, 1))) == NULL)
+        return NULL;
+      return g_steal_pointer (&e);
+    }
   switch (o->compressor)
     {
     case SV_ZARR_COMPRESSOR_ZSTD:
@@ -372,6 +391,8 @@ sv__zarr_encoder_free (SvZarrEncoder *e)
   if (e == NULL)
     return;
   ZSTD_freeCCtx (e->zstd);
+  if (e->runs != NULL)
+    sv__tiff_runs_coder_free (e->runs);
   if (e->deflate != NULL)
     libdeflate_free_compressor (e->deflate);
   g_free (e->out);
@@ -395,7 +416,16 @@ sv__zarr_encoder_run (SvZarrEncoder *e, guint item_bytes, const guint8 *in, gsiz
         }
       return e->out;
     case SV_ZARR_COMPRESSOR_ZLIB:
-      *out_size = libdeflate_zlib_compress (e->deflate, in, size, e->out, e->cap);
+      /* Runs along the chunk's rows and from the row above: a row of
+       * samples that does not divide the chunk (none here) falls back to
+       * one row of all of it. */
+      if (e->runs != NULL)
+        *out_size = sv__tiff_deflate_runs (
+            e->runs, in, size,
+            e->row_bytes > 0 && size % e->row_bytes == 0 ? e->row_bytes : size, item_bytes,
+            e->out);
+      else
+        *out_size = libdeflate_zlib_compress (e->deflate, in, size, e->out, e->cap);
       break;
     case SV_ZARR_COMPRESSOR_GZIP:
       *out_size = libdeflate_gzip_compress (e->deflate, in, size, e->out, e->cap);

@@ -69,10 +69,12 @@ typedef struct
 void sv__zarr_row_fail (SvZarrRowOutcome *outcome, GError *error);
 
 /* A worker's chunk encoder for these options: its codec's state and an
- * output buffer for chunks of at most chunk_bytes, kept from chunk to
- * chunk; NULL without memory for them. */
+ * output buffer for chunks of at most chunk_bytes (rows of row_bytes, for
+ * the runs of zlib:runs), kept from chunk to chunk; NULL without memory
+ * for them. */
 typedef struct _SvZarrEncoder SvZarrEncoder;
-SvZarrEncoder *sv__zarr_encoder_new (const SvZarrWriteOptions *options, gsize chunk_bytes);
+SvZarrEncoder *sv__zarr_encoder_new (const SvZarrWriteOptions *options, gsize chunk_bytes,
+                                     gsize row_bytes);
 void sv__zarr_encoder_free (SvZarrEncoder *encoder);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvZarrEncoder, sv__zarr_encoder_free)
 /* Encodes `size` bytes of samples of item_bytes: the bytes (the encoder's,

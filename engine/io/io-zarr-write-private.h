@@ -20,6 +20,9 @@ struct _SvZarrLabelWriter
   gboolean negative;
   gint32 *row; /* chunks[0] slices */
   guint row_z0, row_fill;
+  /* While a row is written from the caller's slices (an append that holds
+   * all of it): those, else NULL and the row is `row`. */
+  const gint32 *row_src;
   gboolean open;
   gboolean part; /* rows in another writer's store: its folder is not ours */
   /* Each worker's chunk and encoder (n_workers), kept from row to row:

@@ -37,6 +37,7 @@ gather_chunk (FlushJob *job, guint ky, guint kx, gint32 *chunk)
   const guint cz = w->chunks[0], cy = w->chunks[1], cx = w->chunks[2];
   const guint y0 = ky * cy, x0 = kx * cx;
   const guint ny = MIN (cy, w->ny - y0), nx = MIN (cx, w->nx - x0);
+  const gint32 *row = w->row_src != NULL ? w->row_src : w->row;
 
   if (ny < cy || nx < cx || w->row_fill < cz)
     memset (chunk, 0, (gsize)cz * cy * cx * sizeof (gint32));
@@ -45,7 +46,7 @@ gather_chunk (FlushJob *job, guint ky, guint kx, gint32 *chunk)
       {
         gint32 *dst = chunk + ((gsize)z * cy + y) * cx;
 
-        memcpy (dst, w->row + ((gsize)z * w->ny + y0 + y) * w->nx + x0, nx * sizeof (gint32));
+        memcpy (dst, row + ((gsize)z * w->ny + y0 + y) * w->nx + x0, nx * sizeof (gint32));
         for (guint x = 0; !w->negative && x < nx; x++)
           if (dst[x] < 0)
             {
@@ -95,7 +96,8 @@ flush_worker (gpointer data, int thread)
           return;
         }
       if (w->encoder[thread] == NULL
-          && (w->encoder[thread] = sv__zarr_encoder_new (&w->zarr, chunk_bytes)) == NULL)
+          && (w->encoder[thread] = sv__zarr_encoder_new (&w->zarr, chunk_bytes, cx * sizeof (gint32)))
+                 == NULL)
         {
           sv__zarr_row_fail (&job->outcome,
                              g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,

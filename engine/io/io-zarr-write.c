@@ -431,14 +431,25 @@ sv__zarr_label_writer_append (SvZarrLabelWriter *w, const gint32 *labels, guint 
   while (depth > 0)
     {
       guint take = MIN (depth, w->chunks[0] - w->row_fill);
+      /* A whole row in the caller's slices is written from them: the copy
+       * into the row took a third of an in-memory run's write. */
+      const gboolean whole = w->row_fill == 0
+                             && (take == w->chunks[0] || w->row_z0 + take == w->nz);
 
-      copy_slices (w, w->row + w->row_fill * plane, labels, take * plane);
+      if (whole)
+        w->row_src = labels;
+      else
+        copy_slices (w, w->row + w->row_fill * plane, labels, take * plane);
       w->row_fill += take;
       labels += take * plane;
       depth -= take;
       if ((w->row_fill == w->chunks[0] || w->row_z0 + w->row_fill == w->nz)
           && !sv__zarr_row_flush (w, error))
-        return FALSE;
+        {
+          w->row_src = NULL;
+          return FALSE;
+        }
+      w->row_src = NULL;
     }
   return TRUE;
 }

@@ -191,6 +191,7 @@ B = numcodecs.Blosc
      "blosc:lz4:5:bitshuffle"),
     ("blosc:3:noshuffle", B(cname="zstd", clevel=3, shuffle=B.NOSHUFFLE), "blosc:zstd:3"),
     ("zlib:2", numcodecs.Zlib(level=2), "zlib:2"),
+    ("zlib:runs", numcodecs.Zlib(level=1), "zlib:runs"),
     ("gzip", numcodecs.GZip(level=5), "gzip:5"),
     ("none", None, "none"),
 ])
@@ -361,6 +362,7 @@ def test_bad_levels_and_labels_options(tmp_path):
         ([str(store), "--zarr-labels", "../seg"], "a name without '/'"),
         ([str(store), "-o", "x.zarr", "--compression", "lzw"], "unknown Zarr compression"),
         ([str(store), "-o", "x.zarr", "--compression", "zstd:30"], "unknown Zarr compression"),
+        ([str(store), "-o", "x.zarr", "--compression", "gzip:runs"], "unknown Zarr compression"),
         ([str(store), "-o", "x.zarr", "--compression", "blosc:zstd:5:shufle"],
          "unknown Zarr compression"),
         ([str(store), "-o", "x.zarr", "--compression", "blosc:shuffle:lz4"],

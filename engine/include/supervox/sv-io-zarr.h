@@ -29,6 +29,10 @@ typedef struct _SvZarrWriteOptions
 {
   SvZarrCompressor compressor;
   int level;            /* zlib/gzip 1–9, zstd 1–22, blosc 1–9; 0: the codec's default */
+  /* zlib only: deflate of runs, the label TIFF's codec (runs of labels
+   * equal to the left or to the row above, found without a search), at
+   * the TIFF writer's pace; the chunks are plain zlib streams. */
+  gboolean runs;
   char blosc_cname[8];  /* blosc's inner codec: "zstd", "lz4", "lz4hc", "zlib", "blosclz" */
   /* blosc's filter: 0 none, 1 byte shuffle, 2 bit shuffle; −1 the inner
    * codec's default (none for zstd, byte shuffle for the others). */
@@ -48,7 +52,7 @@ typedef struct _SvZarrWriteOptions
  * and smaller than the TIFF writer's default. */
 void sv_zarr_write_options_init_defaults (SvZarrWriteOptions *options);
 
-/* Parses "none", "zlib[:L]" (or "deflate[:L]"), "gzip[:L]", "zstd[:L]" or
+/* Parses "none", "zlib[:L|:runs]" (or "deflate[…]"), "gzip[:L]", "zstd[:L]" or
  * "blosc[:CNAME][:L][:SHUFFLE]" ("blosc:lz4:5", "blosc:zstd:3:shuffle"),
  * SHUFFLE one of noshuffle, shuffle, bitshuffle. Other fields are left
  * alone. Errors (SV_ENGINE_ERROR_INVALID_PARAM) name the accepted values. */
@@ -57,7 +61,7 @@ gboolean sv_zarr_write_options_parse (SvZarrWriteOptions *options, const char *t
 
 /* What sv_zarr_write_options_parse reads back, with the level the writer
  * uses and blosc's filter where it is not the inner codec's default
- * ("zstd:3", "blosc:zstd:1", "blosc:lz4:5:noshuffle", "none"). Free with
+ * ("zstd:3", "zlib:runs", "blosc:zstd:1", "blosc:lz4:5:noshuffle", "none"). Free with
  * g_free. */
 char *sv_zarr_write_options_to_string (const SvZarrWriteOptions *options);
 
