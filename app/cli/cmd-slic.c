@@ -432,7 +432,7 @@ sv_cli_cmd_slic (int argc, char **argv)
       "TABLE.csv" },
     { "output-format", 0, 0, G_OPTION_ARG_STRING, &o.output_format,
       "tiff or zarr (default: zarr for -o NAME.zarr, else tiff); a Zarr store is an OME-Zarr "
-      "image (NGFF 0.4) and takes --compression none, zlib, gzip, zstd or "
+      "image (NGFF 0.4) and takes --compression none, zlib[:LEVEL|:runs], gzip, zstd or "
       "blosc[:CNAME][:LEVEL][:noshuffle|shuffle|bitshuffle] (default blosc:zstd:1, no shuffle)",
       "FORMAT" },
     { "zarr-level", 0, 0, G_OPTION_ARG_STRING, &o.zarr_level,
