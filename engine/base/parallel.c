@@ -49,31 +49,43 @@ sv__run_parallel (int n_threads, SvWorkFunc func, gpointer data)
 
 typedef struct
 {
-  guint8 *p;
+  guint8 *dst;
+  const guint8 *src; /* NULL: zeros */
   gsize bytes;
   int n_threads;
-} Clear;
+} Copy;
 
 static void
-clear_share (gpointer data, int thread)
+copy_share (gpointer data, int thread)
 {
-  const Clear *c = data;
+  const Copy *c = data;
   gsize a, b;
 
   sv__share_bounds (c->bytes, thread, c->n_threads, &a, &b);
-  memset (c->p + a, 0, b - a);
+  if (c->src != NULL)
+    memcpy (c->dst + a, c->src + a, b - a);
+  else
+    memset (c->dst + a, 0, b - a);
+}
+
+void
+sv__copy_parallel (gpointer dst, gconstpointer src, gsize bytes, int n_threads)
+{
+  Copy c = { dst, src, bytes, CLAMP (n_threads, 1, 256) };
+
+  if (c.n_threads == 1)
+    copy_share (&c, 0);
+  else
+    sv__run_parallel (c.n_threads, copy_share, &c);
 }
 
 void
 sv__clear_parallel (gpointer p, gsize bytes, int n_threads)
 {
-  /* Below this one core's memset is as quick as starting threads. */
+  /* Below this a core's memset is as quick as starting a thread. */
   const gsize per_thread = (gsize)32 << 20;
-  Clear c = { p, bytes, (int)MIN ((gsize)MIN (sv__resolve_threads (n_threads), 16),
-                                  MAX (bytes / per_thread, 1)) };
 
-  if (c.n_threads <= 1)
-    memset (p, 0, bytes);
-  else
-    sv__run_parallel (c.n_threads, clear_share, &c);
+  sv__copy_parallel (p, NULL, bytes,
+                     (int)MIN ((gsize)MIN (sv__resolve_threads (n_threads), 16),
+                               MAX (bytes / per_thread, 1)));
 }

@@ -391,31 +391,13 @@ sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gbool
   return g_steal_pointer (&w);
 }
 
-typedef struct
-{
-  gint32 *dst;
-  const gint32 *src;
-  gsize n, share;
-} CopyJob;
-
-static void
-copy_share (gpointer data, int thread)
-{
-  const CopyJob *job = data;
-  const gsize a = MIN ((gsize)thread * job->share, job->n), b = MIN (a + job->share, job->n);
-
-  memcpy (job->dst + a, job->src + a, (b - a) * sizeof (gint32));
-}
-
 /* Slices into the row, on the writer's threads (a row of a 2048² volume
  * is a GiB). */
 static void
 copy_slices (const SvZarrLabelWriter *w, gint32 *dst, const gint32 *src, gsize n)
 {
-  const int threads = (int)MIN ((gsize)sv__resolve_threads (w->n_threads), n / (1 << 20) + 1);
-  CopyJob job = { dst, src, n, (n + (gsize)threads - 1) / (gsize)threads };
-
-  sv__run_parallel (threads, copy_share, &job);
+  sv__copy_parallel (dst, src, n * sizeof (gint32),
+                     (int)MIN ((gsize)sv__resolve_threads (w->n_threads), n / (1 << 20) + 1));
 }
 
 gboolean

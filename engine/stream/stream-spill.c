@@ -133,35 +133,11 @@ transfer (SvSpill *spill, gboolean write, guint64 offset, guint8 *buf, gsize len
 #define SPILL_PARALLEL_BYTES (64u << 20)
 #define SPILL_COPY_THREADS 8
 
-typedef struct
-{
-  guint8 *dst;
-  const guint8 *src;
-  gsize len;
-  int n_threads;
-} SpillCopy;
-
-static void
-spill_copy_share (gpointer data, int t)
-{
-  const SpillCopy *c = data;
-  gsize a, b;
-
-  sv__share_bounds (c->len, t, c->n_threads, &a, &b);
-  memcpy (c->dst + a, c->src + a, b - a);
-}
-
 static void
 spill_copy (const SvSpill *spill, guint8 *dst, const guint8 *src, gsize len)
 {
-  SpillCopy c = { dst, src, len, MIN (spill->copy_threads, SPILL_COPY_THREADS) };
-
-  if (len < SPILL_PARALLEL_BYTES || c.n_threads <= 1)
-    {
-      memcpy (dst, src, len);
-      return;
-    }
-  sv__run_parallel (c.n_threads, spill_copy_share, &c);
+  sv__copy_parallel (dst, src, len,
+                     len < SPILL_PARALLEL_BYTES ? 1 : MIN (spill->copy_threads, SPILL_COPY_THREADS));
 }
 
 void
