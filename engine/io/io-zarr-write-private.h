@@ -8,6 +8,17 @@
 
 G_BEGIN_DECLS
 
+/* Chunk files synced and closed on threads of their own while the writer
+ * goes on (io-zarr-sync.c). */
+typedef struct _SvZarrSyncer SvZarrSyncer;
+SvZarrSyncer *sv__zarr_syncer_new (void);
+/* Takes the written file `fd` (closed once synced); waits while many are
+ * pending. */
+void sv__zarr_syncer_take (SvZarrSyncer *syncer, int fd, const char *path);
+/* Waits for every file taken and frees the syncer; FALSE with the first
+ * failure (its file named) in `error`. NULL: nothing to wait for. */
+gboolean sv__zarr_syncer_finish (SvZarrSyncer *syncer, GError **error);
+
 struct _SvZarrLabelWriter
 {
   char *path;  /* the store when finished */
@@ -30,6 +41,9 @@ struct _SvZarrLabelWriter
   gint32 **chunk;
   SvZarrEncoder **encoder;
   int n_workers;
+  /* Where the chunk files go to be synced; NULL: each is synced by the
+   * worker that wrote it (SV_ZARR_SYNC=each, for measuring). */
+  SvZarrSyncer *syncer;
 };
 
 /* Writes the chunks of the row held (row_fill slices from row_z0) on the
@@ -37,7 +51,9 @@ struct _SvZarrLabelWriter
 gboolean sv__zarr_row_flush (SvZarrLabelWriter *w, GError **error);
 /* Frees the workers' chunks and encoders. */
 void sv__zarr_row_clear (SvZarrLabelWriter *w);
-/* Writes `size` bytes to a new file at `path`. */
-gboolean sv__zarr_write_bytes (const char *path, const void *data, gsize size, GError **error);
+/* Writes `size` bytes to a new file at `path`, which reaches the disk
+ * before this returns, or before `syncer` finishes. */
+gboolean sv__zarr_write_bytes (const char *path, const void *data, gsize size,
+                               SvZarrSyncer *syncer, GError **error);
 
 G_END_DECLS

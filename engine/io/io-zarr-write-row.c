@@ -114,7 +114,7 @@ flush_worker (gpointer data, int thread)
         local = g_error_new (SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                              "cannot compress chunk %s: %s", key, why);
       file = g_build_filename (w->tmp, key, NULL);
-      if (local != NULL || !sv__zarr_write_bytes (file, encoded, size, &local))
+      if (local != NULL || !sv__zarr_write_bytes (file, encoded, size, w->syncer, &local))
         {
           sv__zarr_row_fail (&job->outcome, local);
           return;

@@ -5,7 +5,8 @@
  * address space is limited (RLIMIT_AS) around the append, so that the
  * chunk's buffer, or the codec's, cannot be had. A negative label in a
  * store for labels >= 0 is named, the first in raster order, whichever
- * worker finds it. */
+ * worker finds it. Chunk files synced on the writer's threads are all
+ * closed at its end. */
 #include <glib/gstdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -177,6 +178,70 @@ test_negative_label (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* The open files of this process. */
+static guint
+open_files (void)
+{
+  g_autoptr (GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* More chunk files than the writer keeps open while they are synced on
+ * its threads: the store is complete, every file closed, and a writer
+ * freed before its end closes its files too and leaves no store. */
+static void
+test_files_synced_and_closed (void)
+{
+  static const double ones[3] = { 1, 1, 1 };
+  g_autofree char *dir = g_dir_make_tmp ("sv-zarr-sync-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree gint32 *labels = g_new (gint32, 4 * 40 * 40);
+  g_autoptr (GError) error = NULL;
+  SvZarrWriteOptions zarr;
+  SvTiffWriteOptions options;
+  const guint before = open_files ();
+
+  for (guint i = 0; i < 4 * 40 * 40; i++)
+    labels[i] = 1 + (gint32)(i / 7);
+  sv_zarr_write_options_init_defaults (&zarr);
+  zarr.chunks[0] = 1;
+  zarr.chunks[1] = 2;
+  zarr.chunks[2] = 2;
+  sv_tiff_write_options_init_defaults (&options);
+  options.n_threads = 4;
+  options.zarr = &zarr;
+  for (guint finish = 0; finish < 2; finish++)
+    {
+      g_autoptr (SvTiffLabelWriter) w
+          = sv_tiff_label_writer_new (path, 4, 40, 40, FALSE, ones, NULL, &options, &error);
+
+      g_assert_no_error (error);
+      /* 1600 chunk files: four rows of 400. */
+      g_assert_true (sv_tiff_label_writer_append (w, labels, 4, &error));
+      g_assert_no_error (error);
+      if (finish)
+        {
+          g_autofree char *last = g_build_filename (path, "0", "3.19.19", NULL);
+          g_autofree guint8 *bytes = NULL;
+          gsize len = 0;
+
+          g_assert_true (sv_tiff_label_writer_finish (w, &error));
+          g_assert_no_error (error);
+          g_assert_true (g_file_get_contents (last, (char **)&bytes, &len, NULL));
+          g_assert_cmpuint (len, >, 0);
+        }
+      g_clear_pointer (&w, sv_tiff_label_writer_free);
+      g_assert_cmpuint (open_files (), ==, before);
+      g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS) == (finish == 1));
+    }
+  g_assert_cmpint (remove_store (dir), ==, 0);
+}
+
 G_GNUC_UNUSED static void
 skip_under_asan (void)
 {
@@ -197,5 +262,6 @@ main (int argc, char **argv)
   g_test_add_func ("/io/zarr/out-of-memory", test_out_of_memory);
 #endif
   g_test_add_func ("/io/zarr/negative-label", test_negative_label);
+  g_test_add_func ("/io/zarr/files-synced-and-closed", test_files_synced_and_closed);
   return g_test_run ();
 }
