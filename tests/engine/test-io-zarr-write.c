@@ -16,6 +16,7 @@
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
 #include "supervox/sv-io-zarr.h"
+#include "io-tiff-private.h"
 
 #define NY 2048
 #define NX 2048
@@ -242,6 +243,68 @@ test_files_synced_and_closed (void)
   g_assert_cmpint (remove_store (dir), ==, 0);
 }
 
+/* zlib:runs chunks are the label TIFF's deflate of runs over the chunk's
+ * rows (x extent): each file is that encoder's stream of the chunk, edge
+ * chunks with their fill, not libdeflate's. */
+static void
+test_zlib_runs_chunks (void)
+{
+  static const double ones[3] = { 1, 1, 1 };
+  g_autofree char *dir = g_dir_make_tmp ("sv-zarr-runs-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree gint32 *labels = g_new (gint32, 3 * 20 * 20);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvTiffLabelWriter) w = NULL;
+  SvTiffRunsCoder *coder = sv__tiff_runs_coder_new ();
+  SvZarrWriteOptions zarr;
+  SvTiffWriteOptions options;
+
+  for (guint i = 0; i < 3 * 20 * 20; i++)
+    labels[i] = 1 + (gint32)((i % 20) / 3 + (i / 20 % 20) / 5 * 7 + i / 400 * 50);
+  sv_zarr_write_options_init_defaults (&zarr);
+  g_assert_true (sv_zarr_write_options_parse (&zarr, "zlib:runs", &error));
+  g_assert_no_error (error);
+  zarr.chunks[0] = 2;
+  zarr.chunks[1] = 8;
+  zarr.chunks[2] = 16;
+  sv_tiff_write_options_init_defaults (&options);
+  options.n_threads = 2;
+  options.zarr = &zarr;
+  w = sv_tiff_label_writer_new (path, 3, 20, 20, FALSE, ones, NULL, &options, &error);
+  g_assert_no_error (error);
+  g_assert_true (sv_tiff_label_writer_append (w, labels, 3, &error));
+  g_assert_true (sv_tiff_label_writer_finish (w, &error));
+  g_assert_no_error (error);
+  for (guint kz = 0; kz < 2; kz++)
+    for (guint ky = 0; ky < 3; ky++)
+      for (guint kx = 0; kx < 2; kx++)
+        {
+          g_autofree char *name = g_strdup_printf ("%u.%u.%u", kz, ky, kx);
+          g_autofree char *file = g_build_filename (path, "0", name, NULL);
+          const gsize chunk_bytes = 2 * 8 * 16 * sizeof (gint32);
+          g_autofree gint32 *chunk = g_new0 (gint32, 2 * 8 * 16);
+          g_autofree guint8 *expected = g_new (guint8, sv__tiff_deflate_runs_bound (chunk_bytes));
+          g_autofree char *bytes = NULL;
+          gsize len = 0, n;
+
+          for (guint z = 0; z < 2; z++)
+            for (guint y = 0; y < 8; y++)
+              for (guint x = 0; x < 16; x++)
+                {
+                  const guint gz = kz * 2 + z, gy = ky * 8 + y, gx = kx * 16 + x;
+
+                  if (gz < 3 && gy < 20 && gx < 20)
+                    chunk[(z * 8 + y) * 16 + x] = labels[(gz * 20 + gy) * 20 + gx];
+                }
+          n = sv__tiff_deflate_runs (coder, (const guint8 *)chunk, chunk_bytes,
+                                     16 * sizeof (gint32), sizeof (gint32), expected);
+          g_assert_true (g_file_get_contents (file, &bytes, &len, NULL));
+          g_assert_cmpmem (bytes, len, expected, n);
+        }
+  sv__tiff_runs_coder_free (coder);
+  g_assert_cmpint (remove_store (dir), ==, 0);
+}
+
 G_GNUC_UNUSED static void
 skip_under_asan (void)
 {
@@ -263,5 +326,6 @@ main (int argc, char **argv)
 #endif
   g_test_add_func ("/io/zarr/negative-label", test_negative_label);
   g_test_add_func ("/io/zarr/files-synced-and-closed", test_files_synced_and_closed);
+  g_test_add_func ("/io/zarr/zlib-runs-chunks", test_zlib_runs_chunks);
   return g_test_run ();
 }
