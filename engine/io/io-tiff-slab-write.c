@@ -152,6 +152,25 @@ sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const gui
 }
 
 gboolean
+sv_tiff_label_writer_chunk_shape (SvTiffLabelWriter *w, guint chunks[3])
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  return w->zarr != NULL && sv__zarr_label_writer_chunk_shape (w->zarr, chunks);
+}
+
+gboolean
+sv_tiff_label_writer_append_chunks (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
+                                    const guint8 *bytes, gint64 negative_slice, GError **error)
+{
+  g_return_val_if_fail (w != NULL && w->open && w->zarr != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  w->open = sv__zarr_label_writer_append_chunks (w->zarr, depth, sizes, bytes, negative_slice,
+                                                 error);
+  return w->open;
+}
+
+gboolean
 sv_tiff_label_writer_finish (SvTiffLabelWriter *w, GError **error)
 {
   g_return_val_if_fail (w != NULL && w->open, FALSE);

@@ -121,6 +121,14 @@ SvZarrLabelWriter *sv__zarr_label_writer_new (const char *path, guint nz, guint 
 gboolean sv__zarr_label_writer_append (SvZarrLabelWriter *w, const gint32 *labels, guint depth,
                                        GError **error);
 gboolean sv__zarr_label_writer_finish (SvZarrLabelWriter *w, GError **error);
+/* The chunk shape when the store's chunks may come compressed by whoever
+ * holds the labels (zlib:runs), and such rows of chunks
+ * (sv_tiff_label_writer_append_chunks; io-zarr-write-row.c). */
+gboolean sv__zarr_label_writer_chunk_shape (const SvZarrLabelWriter *w, guint chunks[3]);
+gboolean sv__zarr_label_writer_append_chunks (SvZarrLabelWriter *w, guint depth,
+                                              const guint64 *sizes, const guint8 *bytes,
+                                              gint64 negative_slice, GError **error);
+
 void sv__zarr_label_writer_free (SvZarrLabelWriter *w);
 
 /* Several writers of one store (MPI ranks, stream-rank-zarr.c): the first

@@ -175,3 +175,103 @@ sv__zarr_row_clear (SvZarrLabelWriter *w)
   g_clear_pointer (&w->encoder, g_free);
   w->n_workers = 0;
 }
+
+gboolean
+sv__zarr_label_writer_chunk_shape (const SvZarrLabelWriter *w, guint chunks[3])
+{
+  if (w->zarr.compressor != SV_ZARR_COMPRESSOR_ZLIB || !w->zarr.runs)
+    return FALSE;
+  memcpy (chunks, w->chunks, sizeof w->chunks);
+  return TRUE;
+}
+
+/* Rows of chunks that came compressed: each worker writes files in turn. */
+typedef struct
+{
+  SvZarrLabelWriter *w;
+  guint kz0, n_y, n_x;
+  gsize n_chunks;
+  const guint64 *sizes;
+  const guint64 *offsets;
+  const guint8 *bytes;
+  gint next;
+  SvZarrRowOutcome outcome;
+} ChunksJob;
+
+static void
+chunks_worker (gpointer data, int thread)
+{
+  ChunksJob *job = data;
+  const gsize per_row = (gsize)job->n_y * job->n_x;
+
+  (void)thread;
+  for (;;)
+    {
+      const gsize i = (gsize)g_atomic_int_add (&job->next, 1);
+      g_autofree char *key = NULL;
+      g_autofree char *file = NULL;
+      GError *local = NULL;
+
+      if (i >= job->n_chunks || g_atomic_int_get (&job->outcome.failed))
+        return;
+      key = g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u.%u.%u", job->kz0 + (guint)(i / per_row),
+                             (guint)(i % per_row / job->n_x), (guint)(i % job->n_x));
+      file = g_build_filename (job->w->tmp, key, NULL);
+      if (!sv__zarr_write_bytes (file, job->bytes + job->offsets[i], job->sizes[i],
+                                 job->w->syncer, &local))
+        {
+          sv__zarr_row_fail (&job->outcome, local);
+          return;
+        }
+    }
+}
+
+gboolean
+sv__zarr_label_writer_append_chunks (SvZarrLabelWriter *w, guint depth, const guint64 *sizes,
+                                     const guint8 *bytes, gint64 negative_slice, GError **error)
+{
+  const guint cz = w->chunks[0];
+  ChunksJob job = { 0 };
+  g_autofree guint64 *offsets = NULL;
+  guint64 at = 0;
+
+  g_return_val_if_fail (w->open && w->row_fill == 0 && w->row_z0 % cz == 0, FALSE);
+  g_return_val_if_fail (w->row_z0 + depth <= w->nz && depth > 0, FALSE);
+  g_return_val_if_fail (depth % cz == 0 || w->row_z0 + depth == w->nz, FALSE);
+
+  if (negative_slice >= 0 && !w->negative)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s: a negative label in slice %" G_GINT64_FORMAT
+                   " of a store started for labels >= 0",
+                   w->path, negative_slice);
+      return FALSE;
+    }
+  job.w = w;
+  job.kz0 = w->row_z0 / cz;
+  job.n_y = (w->ny + w->chunks[1] - 1) / w->chunks[1];
+  job.n_x = (w->nx + w->chunks[2] - 1) / w->chunks[2];
+  job.n_chunks = (gsize)((depth + cz - 1) / cz) * job.n_y * job.n_x;
+  offsets = g_new (guint64, job.n_chunks);
+  for (gsize i = 0; i < job.n_chunks; i++)
+    {
+      offsets[i] = at;
+      at += sizes[i];
+    }
+  job.sizes = sizes;
+  job.offsets = offsets;
+  job.bytes = bytes;
+  g_mutex_init (&job.outcome.lock);
+  /* Threads for the files' opens and writes; their syncs go to the
+   * syncer's. */
+  sv__run_parallel (MAX (MIN (sv__resolve_threads (w->n_threads), (int)MIN (job.n_chunks, 64)), 1),
+                    chunks_worker, &job);
+  g_mutex_clear (&job.outcome.lock);
+  if (job.outcome.error != NULL)
+    {
+      g_propagate_prefixed_error (error, job.outcome.error, "%s: ", w->path);
+      return FALSE;
+    }
+  w->row_z0 += depth;
+  return TRUE;
+}

@@ -6,7 +6,8 @@
  * chunk's buffer, or the codec's, cannot be had. A negative label in a
  * store for labels >= 0 is named, the first in raster order, whichever
  * worker finds it. Chunk files synced on the writer's threads are all
- * closed at its end. */
+ * closed at its end. A zlib:runs store takes rows of chunks compressed
+ * elsewhere. */
 #include <glib/gstdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -243,36 +244,82 @@ test_files_synced_and_closed (void)
   g_assert_cmpint (remove_store (dir), ==, 0);
 }
 
+/* The small store of the zlib:runs tests: 3 × 20 × 20 labels in chunks of
+ * 2 × 8 × 16, so that every edge is short. */
+#define RZ 3
+#define RY 20
+#define RX 20
+static const guint run_chunks[3] = { 2, 8, 16 };
+#define RUN_CHUNK_BYTES (2 * 8 * 16 * sizeof (gint32))
+
+static gint32 *
+runs_labels (void)
+{
+  gint32 *labels = g_new (gint32, RZ * RY * RX);
+
+  for (guint i = 0; i < RZ * RY * RX; i++)
+    labels[i] = 1 + (gint32)((i % RX) / 3 + (i / RX % RY) / 5 * 7 + i / (RY * RX) * 50);
+  return labels;
+}
+
+static SvTiffLabelWriter *
+runs_store (const char *path, SvZarrWriteOptions *zarr, SvTiffWriteOptions *options)
+{
+  static const double ones[3] = { 1, 1, 1 };
+  g_autoptr (GError) error = NULL;
+  SvTiffLabelWriter *w;
+
+  sv_zarr_write_options_init_defaults (zarr);
+  g_assert_true (sv_zarr_write_options_parse (zarr, "zlib:runs", &error));
+  g_assert_no_error (error);
+  memcpy (zarr->chunks, run_chunks, sizeof run_chunks);
+  sv_tiff_write_options_init_defaults (options);
+  options->n_threads = 2;
+  options->zarr = zarr;
+  w = sv_tiff_label_writer_new (path, RZ, RY, RX, FALSE, ones, NULL, options, &error);
+  g_assert_no_error (error);
+  return w;
+}
+
+/* Chunk (kz, ky, kx) of the labels, 0 outside the volume, as the runs
+ * encoder makes it: its bytes into `out`, their number returned. */
+static gsize
+encode_run_chunk (SvTiffRunsCoder *coder, const gint32 *labels, guint kz, guint ky, guint kx,
+                  guint8 *out)
+{
+  const guint cz = run_chunks[0], cy = run_chunks[1], cx = run_chunks[2];
+  g_autofree gint32 *chunk = g_new0 (gint32, cz * cy * cx);
+
+  for (guint z = 0; z < cz; z++)
+    for (guint y = 0; y < cy; y++)
+      for (guint x = 0; x < cx; x++)
+        {
+          const guint gz = kz * cz + z, gy = ky * cy + y, gx = kx * cx + x;
+
+          if (gz < RZ && gy < RY && gx < RX)
+            chunk[(z * cy + y) * cx + x] = labels[(gz * RY + gy) * RX + gx];
+        }
+  return sv__tiff_deflate_runs (coder, (const guint8 *)chunk, RUN_CHUNK_BYTES,
+                                cx * sizeof (gint32), sizeof (gint32), out);
+}
+
 /* zlib:runs chunks are the label TIFF's deflate of runs over the chunk's
  * rows (x extent): each file is that encoder's stream of the chunk, edge
  * chunks with their fill, not libdeflate's. */
 static void
 test_zlib_runs_chunks (void)
 {
-  static const double ones[3] = { 1, 1, 1 };
   g_autofree char *dir = g_dir_make_tmp ("sv-zarr-runs-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "labels.zarr", NULL);
-  g_autofree gint32 *labels = g_new (gint32, 3 * 20 * 20);
+  g_autofree gint32 *labels = runs_labels ();
   g_autoptr (GError) error = NULL;
   g_autoptr (SvTiffLabelWriter) w = NULL;
   SvTiffRunsCoder *coder = sv__tiff_runs_coder_new ();
   SvZarrWriteOptions zarr;
   SvTiffWriteOptions options;
 
-  for (guint i = 0; i < 3 * 20 * 20; i++)
-    labels[i] = 1 + (gint32)((i % 20) / 3 + (i / 20 % 20) / 5 * 7 + i / 400 * 50);
-  sv_zarr_write_options_init_defaults (&zarr);
-  g_assert_true (sv_zarr_write_options_parse (&zarr, "zlib:runs", &error));
-  g_assert_no_error (error);
-  zarr.chunks[0] = 2;
-  zarr.chunks[1] = 8;
-  zarr.chunks[2] = 16;
-  sv_tiff_write_options_init_defaults (&options);
-  options.n_threads = 2;
-  options.zarr = &zarr;
-  w = sv_tiff_label_writer_new (path, 3, 20, 20, FALSE, ones, NULL, &options, &error);
-  g_assert_no_error (error);
-  g_assert_true (sv_tiff_label_writer_append (w, labels, 3, &error));
+  w = runs_store (path, &zarr, &options);
+  g_assert_true (sv_tiff_label_writer_append (w, labels, RZ, &error));
   g_assert_true (sv_tiff_label_writer_finish (w, &error));
   g_assert_no_error (error);
   for (guint kz = 0; kz < 2; kz++)
@@ -281,26 +328,100 @@ test_zlib_runs_chunks (void)
         {
           g_autofree char *name = g_strdup_printf ("%u.%u.%u", kz, ky, kx);
           g_autofree char *file = g_build_filename (path, "0", name, NULL);
-          const gsize chunk_bytes = 2 * 8 * 16 * sizeof (gint32);
-          g_autofree gint32 *chunk = g_new0 (gint32, 2 * 8 * 16);
-          g_autofree guint8 *expected = g_new (guint8, sv__tiff_deflate_runs_bound (chunk_bytes));
+          g_autofree guint8 *expected
+              = g_new (guint8, sv__tiff_deflate_runs_bound (RUN_CHUNK_BYTES));
           g_autofree char *bytes = NULL;
-          gsize len = 0, n;
+          gsize len = 0, n = encode_run_chunk (coder, labels, kz, ky, kx, expected);
 
-          for (guint z = 0; z < 2; z++)
-            for (guint y = 0; y < 8; y++)
-              for (guint x = 0; x < 16; x++)
-                {
-                  const guint gz = kz * 2 + z, gy = ky * 8 + y, gx = kx * 16 + x;
-
-                  if (gz < 3 && gy < 20 && gx < 20)
-                    chunk[(z * 8 + y) * 16 + x] = labels[(gz * 20 + gy) * 20 + gx];
-                }
-          n = sv__tiff_deflate_runs (coder, (const guint8 *)chunk, chunk_bytes,
-                                     16 * sizeof (gint32), sizeof (gint32), expected);
           g_assert_true (g_file_get_contents (file, &bytes, &len, NULL));
           g_assert_cmpmem (bytes, len, expected, n);
         }
+  sv__tiff_runs_coder_free (coder);
+  g_assert_cmpint (remove_store (dir), ==, 0);
+}
+
+/* A zlib:runs store takes rows of chunks compressed elsewhere (a device
+ * that holds the labels): its files are then those of a store given the
+ * labels. Another codec's store takes labels only; a negative label in a
+ * row is refused. */
+static void
+test_compressed_chunk_rows (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sv-zarr-rows-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree char *other = g_build_filename (dir, "other.zarr", NULL);
+  g_autofree gint32 *labels = runs_labels ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvTiffLabelWriter) w = NULL;
+  SvTiffRunsCoder *coder = sv__tiff_runs_coder_new ();
+  const gsize bound = sv__tiff_deflate_runs_bound (RUN_CHUNK_BYTES);
+  SvZarrWriteOptions zarr;
+  SvTiffWriteOptions options;
+  guint shape[3] = { 0 };
+
+  /* The store's chunks, a row of chunks at a time: 2 slices, then 1. */
+  w = runs_store (path, &zarr, &options);
+  g_assert_true (sv_tiff_label_writer_chunk_shape (w, shape));
+  g_assert_cmpmem (shape, sizeof shape, run_chunks, sizeof run_chunks);
+  for (guint kz = 0; kz < 2; kz++)
+    {
+      guint64 sizes[6];
+      g_autofree guint8 *bytes = g_new (guint8, 6 * bound);
+      gsize at = 0;
+
+      for (guint i = 0; i < 6; i++)
+        {
+          sizes[i] = encode_run_chunk (coder, labels, kz, i / 2, i % 2, bytes + at);
+          at += sizes[i];
+        }
+      g_assert_true (
+          sv_tiff_label_writer_append_chunks (w, kz == 0 ? 2 : 1, sizes, bytes, -1, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (sv_tiff_label_writer_finish (w, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&w, sv_tiff_label_writer_free);
+  /* The same labels given as labels. */
+  w = runs_store (other, &zarr, &options);
+  g_assert_true (sv_tiff_label_writer_append (w, labels, RZ, &error));
+  g_assert_true (sv_tiff_label_writer_finish (w, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&w, sv_tiff_label_writer_free);
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%u.%u.%u", i / 6, i % 6 / 2, i % 2);
+      g_autofree char *a = g_build_filename (path, "0", name, NULL);
+      g_autofree char *b = g_build_filename (other, "0", name, NULL);
+      g_autofree char *bytes_a = NULL, *bytes_b = NULL;
+      gsize len_a = 0, len_b = 0;
+
+      g_assert_true (g_file_get_contents (a, &bytes_a, &len_a, NULL));
+      g_assert_true (g_file_get_contents (b, &bytes_b, &len_b, NULL));
+      g_assert_cmpmem (bytes_a, len_a, bytes_b, len_b);
+    }
+  g_assert_cmpint (remove_store (path), ==, 0);
+
+  /* A negative label named by its row's first slice; no store. */
+  w = runs_store (path, &zarr, &options);
+  {
+    guint64 sizes[6] = { 0 };
+    guint8 none = 0;
+
+    g_assert_false (sv_tiff_label_writer_append_chunks (w, 2, sizes, &none, 0, &error));
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+    g_assert_nonnull (strstr (error->message, "negative label in slice 0"));
+    g_clear_error (&error);
+  }
+  g_clear_pointer (&w, sv_tiff_label_writer_free);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  /* blosc chunks are not the runs encoder's: labels only. */
+  g_assert_true (sv_zarr_write_options_parse (&zarr, "blosc:zstd:1", &error));
+  w = sv_tiff_label_writer_new (path, RZ, RY, RX, FALSE, (const double[3]){ 1, 1, 1 }, NULL,
+                                &options, &error);
+  g_assert_no_error (error);
+  g_assert_false (sv_tiff_label_writer_chunk_shape (w, shape));
+  g_clear_pointer (&w, sv_tiff_label_writer_free);
   sv__tiff_runs_coder_free (coder);
   g_assert_cmpint (remove_store (dir), ==, 0);
 }
@@ -327,5 +448,6 @@ main (int argc, char **argv)
   g_test_add_func ("/io/zarr/negative-label", test_negative_label);
   g_test_add_func ("/io/zarr/files-synced-and-closed", test_files_synced_and_closed);
   g_test_add_func ("/io/zarr/zlib-runs-chunks", test_zlib_runs_chunks);
+  g_test_add_func ("/io/zarr/compressed-chunk-rows", test_compressed_chunk_rows);
   return g_test_run ();
 }

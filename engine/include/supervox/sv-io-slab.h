@@ -97,6 +97,23 @@ gboolean sv_tiff_label_writer_append_strips (SvTiffLabelWriter *writer, guint de
                                              const guint64 *sizes, const guint8 *bytes,
                                              gint64 negative_slice, GError **error);
 
+/* For an OME-Zarr store whose codec is zlib:runs (the deflate of runs
+ * along a chunk's rows of chunks[2] labels): TRUE and the chunk shape (z,
+ * y, x) in `chunks`, as the store takes its chunks compressed by whoever
+ * holds the labels; FALSE otherwise. */
+gboolean sv_tiff_label_writer_chunk_shape (SvTiffLabelWriter *writer, guint chunks[3]);
+
+/* Appends the next `depth` slices, whole rows of chunks (depth a multiple
+ * of chunks[0], or the rest of the volume), as their chunks compressed:
+ * `sizes` (one a chunk, in (z, y, x) order) and their bytes one after the
+ * other, each what the store's encoder makes of the chunk (edge chunks
+ * full size, 0 outside the volume). negative_slice as in
+ * sv_tiff_label_writer_append_strips. The store is then the same files as
+ * with sv_tiff_label_writer_append. */
+gboolean sv_tiff_label_writer_append_chunks (SvTiffLabelWriter *writer, guint depth,
+                                             const guint64 *sizes, const guint8 *bytes,
+                                             gint64 negative_slice, GError **error);
+
 /* After all nz slices: flushes, syncs and renames the file to its path. */
 gboolean sv_tiff_label_writer_finish (SvTiffLabelWriter *writer, GError **error);
 
