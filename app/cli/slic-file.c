@@ -380,6 +380,7 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .resident_slabs = file->resident_slabs,
     .connectivity_on_device = file->connect_on_device,
     .labels_on_device = file->labels_on_device,
+    .slices_compressed_on_device = file->slices_compressed_on_device,
     .threads = ctx->request->n_threads,
     .params = &file->params,
   };

@@ -96,6 +96,7 @@ struct _SvCliSlicFile
   guint resident_slabs;               /* slabs kept on them between iterations */
   gboolean connect_on_device;         /* the streamed connectivity ran on a device */
   gboolean labels_on_device;          /* the last assignment stayed on the device */
+  guint slices_compressed_on_device;  /* the label file's, compressed where the labels were */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels;                   /* from compute until write */
 

@@ -241,6 +241,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   file->resident_slabs = report.stream.resident_slabs;
   file->connect_on_device = report.stream.connect_on_device;
   file->labels_on_device = report.stream.labels_on_device;
+  file->slices_compressed_on_device = report.stream.slices_compressed_on_device;
   file->streamed = TRUE;
   file->temp_planned = plan.temp_bytes;
   file->temp_bytes = report.stream.kept_file_bytes + report.stream.labels_file_bytes;

@@ -86,6 +86,8 @@ sv_sidecar_to_json (const SvSidecar *sc)
           /* The last assignment stayed on the device for the labels. */
           sv_json_writer_key (w, "labels_on_device");
           sv_json_writer_bool (w, sc->labels_on_device);
+          sv_json_writer_key (w, "slices_compressed_on_device");
+          sv_json_writer_int (w, sc->slices_compressed_on_device);
         }
       if (sc->mpi_ranks > 0)
         {

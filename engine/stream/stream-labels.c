@@ -343,6 +343,8 @@ typedef struct
   Run *run;
   SvTiffLabelWriter *writer;
   gint64 usec_sink; /* in the label file's appends */
+  gboolean chunks;  /* the file is a store that takes compressed chunks */
+  guint compressed; /* slices that came compressed */
 } LabelRoute;
 
 static gboolean
@@ -412,9 +414,13 @@ strips_sink (guint z0, guint z1, const guint64 *sizes, const guint8 *bytes, gint
 
   if (g_cancellable_set_error_if_cancelled (route->run->options->cancellable, error))
     return FALSE;
-  ok = sv_tiff_label_writer_append_strips (route->writer, z1 - z0, sizes, bytes, negative_slice,
-                                           error);
+  ok = route->chunks
+           ? sv_tiff_label_writer_append_chunks (route->writer, z1 - z0, sizes, bytes,
+                                                 negative_slice, error)
+           : sv_tiff_label_writer_append_strips (route->writer, z1 - z0, sizes, bytes,
+                                                 negative_slice, error);
   route->usec_sink += g_get_monotonic_time () - t0;
+  route->compressed += z1 - z0;
   return ok;
 }
 
@@ -428,11 +434,11 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
   LabelRoute route = { run, writer, 0 };
-  /* The device compresses the label file's strips when the file takes
-   * them so (SV_DEVICE_STRIPS=0 sends it labels, for comparison). */
-  const SvStripSink strips = { sv_tiff_label_writer_strip_rows (writer), strips_sink, &route };
-  const gboolean device_strips
-      = strips.rows_per_strip > 0 && g_strcmp0 (g_getenv ("SV_DEVICE_STRIPS"), "0") != 0;
+  /* The device compresses the label file's strips, or an OME-Zarr store's
+   * chunks, when the file takes them so (SV_DEVICE_STRIPS=0 sends it
+   * labels, for comparison). */
+  SvStripSink strips = { sv_tiff_label_writer_strip_rows (writer), strips_sink, &route };
+  gboolean device_strips;
   gint64 n_labels = 0;
   guint held = run->nz;
   const gint64 t0 = g_get_monotonic_time ();
@@ -440,6 +446,10 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
 
   if (steps == NULL || steps->connect_volume == NULL)
     return -1;
+  route.chunks
+      = steps->compresses_chunks && sv_tiff_label_writer_chunk_shape (writer, strips.chunks);
+  device_strips = (strips.rows_per_strip > 0 || route.chunks)
+                  && g_strcmp0 (g_getenv ("SV_DEVICE_STRIPS"), "0") != 0;
   done = steps->connect_volume (
       backend, run->nz, run->ny, run->nx, run->depth, extent, min_size, max_size,
       run->params->start_label, run->params->connectivity_rule,
@@ -451,6 +461,7 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   g_debug ("connectivity on the device: %.3f s, of it %.3f s in the label file's appends",
            (g_get_monotonic_time () - t0) / 1e6, route.usec_sink / 1e6);
   report->connect_on_device = done == 1;
+  report->slices_compressed_on_device = route.compressed;
   if (done == 1)
     report->connect_window = held;
   return done == 1 ? n_labels : -1;

@@ -374,6 +374,56 @@ append_as_strips (const SvStripSink *strips, const gint32 *labels, guint z0, gui
   return ok;
 }
 
+/* Slices [z0, z1) of `labels`, whole rows of chunks, as a device that
+ * compresses an OME-Zarr store's chunks hands them over: each chunk
+ * gathered (0 outside the volume) and deflated as runs of its rows. */
+static gboolean
+append_as_chunks (const SvStripSink *strips, const gint32 *labels, guint nz, guint z0, guint z1,
+                  guint ny, guint nx, GError **error)
+{
+  const guint cz = strips->chunks[0], cy = strips->chunks[1], cx = strips->chunks[2];
+  const gsize chunk_bytes = (gsize)cz * cy * cx * sizeof (gint32);
+  const guint ky = (ny + cy - 1) / cy, kx = (nx + cx - 1) / cx;
+  const gsize n = (gsize)((z1 - z0 + cz - 1) / cz) * ky * kx;
+  g_autofree guint64 *sizes = g_new (guint64, n);
+  g_autofree gint32 *chunk = g_new (gint32, (gsize)cz * cy * cx);
+  g_autofree guint8 *out = g_malloc (sv__tiff_deflate_runs_bound (chunk_bytes));
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  SvTiffRunsCoder *coder = sv__tiff_runs_coder_new ();
+  gint64 negative = -1;
+  gboolean ok;
+
+  g_assert_cmpuint (z0 % cz, ==, 0);
+  g_assert_true (z1 % cz == 0 || z1 == nz);
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint gz0 = z0 + (guint)(i / ((gsize)ky * kx)) * cz;
+      const guint gy0 = (guint)(i / kx % ky) * cy, gx0 = (guint)(i % kx) * cx;
+
+      for (guint z = 0; z < cz; z++)
+        for (guint y = 0; y < cy; y++)
+          for (guint x = 0; x < cx; x++)
+            {
+              const guint gz = gz0 + z, gy = gy0 + y, gx = gx0 + x;
+              const gint32 v = gz < z1 && gy < ny && gx < nx
+                                   ? labels[((gsize)gz * ny + gy) * nx + gx]
+                                   : 0;
+
+              chunk[((gsize)z * cy + y) * cx + x] = v;
+              if (v < 0 && negative < 0)
+                negative = gz0;
+            }
+      sizes[i] = sv__tiff_deflate_runs (coder, (const guint8 *)chunk, chunk_bytes,
+                                        cx * sizeof (gint32), sizeof (gint32), out);
+      g_assert_cmpuint (sizes[i], >, 0);
+      g_byte_array_append (bytes, out, (guint)sizes[i]);
+    }
+  sv__tiff_runs_coder_free (coder);
+  ok = strips->append (z0, z1, sizes, bytes->data, negative, strips->user_data, error);
+  device.chunk_rows += (z1 - z0 + cz - 1) / cz;
+  return ok;
+}
+
 static int
 keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth, guint extent,
                         gint64 min_size, gint64 max_size, int start_label, SvConnectivityRule rule,
@@ -408,6 +458,20 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
   *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
   *held = nz;
   device.connected++;
+  /* Every other row of a store's chunks compressed: both kinds make one
+   * store. */
+  if (strips != NULL && strips->chunks[0] > 0)
+    {
+      const guint cz = strips->chunks[0];
+
+      g_assert_cmpuint (strips->rows_per_strip, ==, 0);
+      for (guint z0 = 0; z0 < nz; z0 += cz)
+        if ((z0 / cz) % 2 == 0
+                ? !append_as_chunks (strips, out, nz, z0, MIN (z0 + cz, nz), ny, nx, error)
+                : !sink (z0, MIN (z0 + cz, nz), out + (gsize)z0 * ny * nx, user_data, error))
+          return -1;
+      return 1;
+    }
   /* Every other slab compressed, when the file takes strips: both kinds
    * make one file. */
   for (guint z0 = 0; z0 < nz; z0 += depth)
@@ -463,6 +527,7 @@ static const SvSlabSteps keeping_steps = {
   .store_kept = keeping_store_kept,
   .holds_slab = keeping_holds_slab,
   .take_samples = keeping_take_samples,
+  .compresses_chunks = TRUE,
 };
 
 static SvSlabSteps steps;

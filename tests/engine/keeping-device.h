@@ -20,6 +20,7 @@ typedef struct
   gint samples_taken; /* atomic: the workers take slabs at once */
   guint label_slabs, connected, given_back;
   guint strip_slabs; /* slabs of the label file handed over compressed */
+  guint chunk_rows;  /* rows of an OME-Zarr store's chunks handed over compressed */
   gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
   gint imported;     /* slices read from another rank's device (rank 0's thread alone) */
   guint unreachable; /* the index of a device whose labels import cannot reach, or G_MAXUINT */

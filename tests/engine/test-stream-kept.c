@@ -6,7 +6,8 @@
  * the fill, the tally and the connectivity reading the kept assignment,
  * or taking it back to the host when the connectivity does not fit; slabs
  * held from their samples, or prepared by the host when there is no room)
- * run in CI; the labels must be the CPU's streamed ones byte for byte. */
+ * run in CI; the labels must be the CPU's streamed ones byte for byte, an
+ * OME-Zarr store's too, whose chunks the device compresses. */
 #include "keeping-device.h"
 
 #include <glib/gstdio.h>
@@ -15,6 +16,7 @@
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-stream.h"
 #include "backend-private.h"
 #include "io-tiff-private.h"
@@ -270,6 +272,83 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     sv_backend_free (keepers[w]);
 }
 
+/* An OME-Zarr store of zlib:runs chunks (4 × 8 × 16, short at every edge
+ * of the 23 × 19 × 21 volume) takes every other row of chunks compressed
+ * by the device that ran the connectivity, and the others as labels: the
+ * store is the CPU's, file for file, on one and on two devices. A store of
+ * another codec, and SV_DEVICE_STRIPS=0, take labels only. */
+static void
+test_zarr_chunks (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  /* One name in two folders: the store's metadata names it. */
+  g_autofree char *cpu_dir = g_build_filename (f->dir, "cpu", NULL);
+  g_autofree char *dir = g_build_filename (f->dir, "kept", NULL);
+  g_autofree char *cpu_out = g_build_filename (cpu_dir, "labels.zarr", NULL);
+  g_autofree char *out = g_build_filename (dir, "labels.zarr", NULL);
+  g_autoptr (GError) error = NULL;
+  SvBackend *keepers[2];
+  SvSlicParams params[5];
+  SvZarrWriteOptions zarr;
+
+  make_params (params);
+  g_assert_cmpint (g_mkdir (cpu_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  for (guint w = 0; w < 2; w++)
+    {
+      keepers[w] = sv_backend_new ("keeping-device", &error);
+      g_assert_no_error (error);
+    }
+  sv_zarr_write_options_init_defaults (&zarr);
+  for (guint c = 0; c < 3; c++)
+    {
+      const char *codec = c == 1 ? "blosc:zstd:1" : "zlib:runs";
+      /* Rows 0, 2, 4 of the six rows of 4 slices (the last of 3). */
+      const guint compressed = c == 0 ? 12 : 0;
+      SvStreamOptions options;
+      SvStreamReport report;
+
+      g_assert_true (sv_zarr_write_options_parse (&zarr, codec, &error));
+      zarr.chunks[0] = 4;
+      zarr.chunks[1] = 8;
+      zarr.chunks[2] = 16;
+      sv_stream_options_init_defaults (&options);
+      options.slab_depth = 5;
+      options.write_options.zarr = &zarr;
+      g_assert_true (
+          sv_stream_slic_run (in, cpu_out, &params[0], NULL, &options, NULL, NULL, &error));
+      g_assert_no_error (error);
+      if (c == 2)
+        g_setenv ("SV_DEVICE_STRIPS", "0", TRUE);
+      for (guint n_workers = 1; n_workers <= 2; n_workers++)
+        {
+          g_test_message ("%s, %u devices%s", codec, n_workers,
+                          c == 2 ? ", SV_DEVICE_STRIPS=0" : "");
+          device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+          device.only_first_keeps = FALSE;
+          device.plane = 19 * 21;
+          device.chunk_rows = device.strip_slabs = 0;
+          device.run++;
+          options.backends = keepers;
+          options.n_backends = n_workers;
+          g_assert_true (
+              sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, &report, &error));
+          g_assert_no_error (error);
+          g_assert_true (report.connect_on_device);
+          g_assert_cmpuint (report.slices_compressed_on_device, ==, compressed);
+          g_assert_cmpuint (device.chunk_rows, ==, compressed > 0 ? 3 : 0);
+          g_assert_cmpuint (device.strip_slabs, ==, 0);
+          sv_test_assert_same_tree (cpu_out, out);
+          sv_test_remove_tree (out);
+        }
+      g_unsetenv ("SV_DEVICE_STRIPS");
+      sv_test_remove_tree (cpu_out);
+    }
+  for (guint w = 0; w < 2; w++)
+    sv_backend_free (keepers[w]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -277,5 +356,7 @@ main (int argc, char **argv)
   keeping_device_register ();
   g_test_add ("/engine/stream/kept/identical-to-cpu", Fixture, NULL, fixture_setup,
               test_kept_assignment, fixture_teardown);
+  g_test_add ("/engine/stream/kept/zarr-chunks", Fixture, NULL, fixture_setup, test_zarr_chunks,
+              fixture_teardown);
   return g_test_run ();
 }

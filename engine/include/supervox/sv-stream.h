@@ -140,6 +140,9 @@ typedef struct
   gboolean connect_by_ranks;  /* every rank ran it on its own slices (no gatherer) */
   gboolean file_by_ranks;     /* every rank wrote its own pages of the label file */
   gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */
+  /* Slices of the label file whose strips (a TIFF) or chunks (an OME-Zarr
+   * store) a device compressed where it held the labels. */
+  guint slices_compressed_on_device;
   double seconds_first_pass;  /* of seconds_iterate: the first pass (it prepares every slab) */
   double seconds_labels;      /* of seconds_iterate: the last assignment made labels */
   guint64 slabs_read_ahead;   /* slabs read on a thread while the one before computed */

@@ -53,13 +53,22 @@ typedef int (*SvSlabDeviceSource) (guint z0, guint z1, SvBackend *target, gpoint
  * rows_per_strip rows, a page's last one shorter. `append` takes slices
  * [z0, z1) as their strips in file order: their sizes, their bytes one
  * after the other, and the first of the slices with a negative label (−1:
- * none). */
+ * none).
+ *
+ * With chunks[0] > 0 the file is an OME-Zarr store of chunks of chunks[0]
+ * × chunks[1] × chunks[2] (z, y, x) labels instead, and rows_per_strip is
+ * 0: `append` then takes whole rows of chunks (z0 a multiple of
+ * chunks[0], z1 too or the volume's end) as their chunks in (z, y, x)
+ * order, each the deflate of runs of its rows of chunks[2] labels, edge
+ * chunks full size with 0 outside the volume (io-zarr-write-row.c); the
+ * negative slice is then the first slice of a row with one. */
 typedef struct
 {
   guint rows_per_strip;
   gboolean (*append) (guint z0, guint z1, const guint64 *sizes, const guint8 *bytes,
                       gint64 negative_slice, gpointer user_data, GError **error);
   gpointer user_data;
+  guint chunks[3];
 } SvStripSink;
 
 /* How a slab's samples, as the file holds them, become prepared values
@@ -130,7 +139,8 @@ typedef struct
    * minus one (G_MAXUINT: not known), which bounds a window; with a
    * `device_source` (may be NULL) slices another device keeps come from it
    * before `source` is asked; with `strips` (may be NULL) the backend may
-   * hand slabs to it compressed instead of to `sink`. Returns 1
+   * hand slabs to it compressed instead of to `sink` (an OME-Zarr
+   * store's chunks only when compresses_chunks says so). Returns 1
    * when done (*n_labels set, *held: the most slices it held at once), 0
    * when it does not fit (nothing was written; the caller runs its own),
    * −1 with `error` set. The passes are over: a backend may free what
@@ -201,6 +211,10 @@ typedef struct
    * kept: the run prepares the slab itself), −1 with `error` set. */
   int (*take_samples) (SvBackend *backend, guint z0, guint z1, const void *raw,
                        const SvSlabSamples *how, const guint8 *mask, GError **error);
+
+  /* TRUE when connect_volume compresses an OME-Zarr store's chunks
+   * (SvStripSink.chunks); a store is otherwise handed labels. */
+  gboolean compresses_chunks;
 } SvSlabSteps;
 
 struct _SvBackendClass
