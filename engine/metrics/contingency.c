@@ -120,6 +120,8 @@ sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n, in
         table[v] = table[v] ? next++ : G_MAXUINT32;
       sv__run_parallel (w.n_threads, dense_map_cb, &w);
       d->n_distinct = next;
+      d->min_label = lo;
+      d->max_label = hi;
       return;
     }
 
@@ -135,6 +137,8 @@ sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n, in
       d->index[i] = (guint32)(hit - values);
     }
   d->n_distinct = m;
+  d->min_label = values[0];
+  d->max_label = values[m - 1];
 }
 
 void

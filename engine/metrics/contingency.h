@@ -18,6 +18,7 @@ typedef struct
 {
   guint32 *index; /* per voxel, 0..n_distinct-1 in increasing label value */
   gsize n_distinct;
+  gint32 min_label, max_label; /* of the voxels */
 } SvDenseLabels;
 
 /* Fills `d` (g_free'd by sv__dense_labels_clear) from n labels. */

@@ -384,8 +384,12 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
     sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
   const SvDenseLabels dl = dense ? *dense : own;
   const gsize n_labels = dl.n_distinct;
-  /* The dense index of the background, G_MAXSIZE when it has no voxel. */
+  /* The dense index of the background, G_MAXSIZE when it has no voxel
+   * (none outside the labels' range, as in a result without a mask: no
+   * search through every voxel on one thread). */
   gsize skip = G_MAXSIZE;
+  background_valid
+      = background_valid && background >= dl.min_label && background <= dl.max_label;
   for (gsize i = 0; background_valid && i < n; i++)
     if (labels->data[i] == background)
       {
