@@ -64,6 +64,7 @@ post (SvWindow *self, SvJobRequest *request)
   self->run_n_iterations = (guint)MAX (request->params.max_num_iter, 0);
   self->run_teaching_step = request->stop_after_iteration;
   sv_job_submit (self->job, request);
+  sv_window_frame_await (self, request);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", TRUE);
   if (!self->status_source)
     self->status_source = g_timeout_add (STATUS_TICK_MS, status_tick_cb, self);

@@ -125,6 +125,12 @@ struct _SvWindow
   int run_teaching_step;   /* the teaching step asked for; -1 for a full run */
   guint64 done_generation; /* of the last result or error delivered */
   char *run_error;         /* why the newest run failed; NULL once a result arrives */
+  /* A request whose result the next frame waits for (sv-window-frame.c):
+   * its generation (0: none) and how long the frame may wait. */
+  guint64 await_generation;
+  gint64 await_us;
+  GdkFrameClock *frame_clock; /* while realized */
+  gulong frame_update_handler;
 
   /* Loading a file on a worker thread (sv-window-files.c). */
   gboolean loading;
@@ -354,6 +360,10 @@ void sv_window_class_add_pick_actions (GtkWidgetClass *widget_class);
 void sv_window_pick_init (SvWindow *self);
 /* sv-window-quality.c: follows the side panel's tabs. */
 void sv_window_quality_init (SvWindow *self);
+/* sv-window-frame.c: the next frame waits for the result of a request
+ * that the last runs say is quick, and shows it with the change. */
+void sv_window_frame_init (SvWindow *self);
+void sv_window_frame_await (SvWindow *self, const SvJobRequest *request);
 /* Hands the shown live result to the quality worker when something on
  * screen needs its numbers (the Quality or Pins tab, a picked supervoxel,
  * the differing voxels highlighted) and they are not there yet. */

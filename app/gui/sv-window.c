@@ -580,6 +580,7 @@ sv_window_init (SvWindow *self)
   g_signal_connect (self->params_panel, "notify::dragging", G_CALLBACK (dragging_notify_cb), self);
   sv_window_pick_init (self);
   sv_window_quality_init (self);
+  sv_window_frame_init (self);
   sv_window_pins_init (self);
   sv_window_contrast_init (self);
   sv_window_region_init (self);

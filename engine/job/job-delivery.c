@@ -14,7 +14,14 @@ struct _SvJobSink
   guint64 latest_generation;    /* newest request submitted, under lock */
   guint64 cancelled_generation; /* requests up to this one were cancelled, under lock */
   guint64 delivered_generation; /* newest result delivered (main context only) */
+  /* Deliveries not yet run, oldest first, under lock: each queued source
+   * runs the oldest, and sv__job_sink_deliver_when_ready may run them all
+   * sooner. `arrived` is signalled with each. */
+  GQueue queue;
+  GCond arrived;
 };
+
+static void delivery_free (gpointer data);
 
 SvJobSink *
 sv__job_sink_new (GMainContext *context, const SvJobCallbacks *callbacks, gpointer user_data)
@@ -23,6 +30,8 @@ sv__job_sink_new (GMainContext *context, const SvJobCallbacks *callbacks, gpoint
 
   g_atomic_ref_count_init (&sink->ref);
   g_mutex_init (&sink->lock);
+  g_cond_init (&sink->arrived);
+  g_queue_init (&sink->queue);
   sink->context = g_main_context_ref (context);
   sink->callbacks = *callbacks;
   sink->user_data = user_data;
@@ -41,7 +50,9 @@ sink_unref (SvJobSink *sink)
 {
   if (g_atomic_ref_count_dec (&sink->ref))
     {
+      g_queue_clear_full (&sink->queue, delivery_free);
       g_main_context_unref (sink->context);
+      g_cond_clear (&sink->arrived);
       g_mutex_clear (&sink->lock);
       g_free (sink);
     }
@@ -91,7 +102,7 @@ typedef enum
 
 typedef struct
 {
-  SvJobSink *sink;
+  SvJobSink *sink; /* not referenced: the delivery lives in its queue */
   DeliverKind kind;
   guint64 generation;
   SvStage stage;
@@ -107,25 +118,24 @@ delivery_free (gpointer data)
 
   g_clear_pointer (&d->result, sv_job_result_unref);
   g_clear_error (&d->error);
-  sink_unref (d->sink);
   g_free (d);
 }
 
-static gboolean
-deliver_cb (gpointer data)
+/* On the main context: one delivery's callback, if still of interest. */
+static void
+run_delivery (Delivery *d)
 {
-  Delivery *d = data;
   SvJobSink *sink = d->sink;
   guint64 latest, cancelled;
 
   if (sink->closed)
-    return G_SOURCE_REMOVE;
+    return;
   g_mutex_lock (&sink->lock);
   latest = sink->latest_generation;
   cancelled = sink->cancelled_generation;
   g_mutex_unlock (&sink->lock);
   if (d->generation <= cancelled)
-    return G_SOURCE_REMOVE;
+    return;
 
   switch (d->kind)
     {
@@ -156,6 +166,31 @@ deliver_cb (gpointer data)
         sink->callbacks.error (d->generation, d->error, sink->user_data);
       break;
     }
+}
+
+/* Takes the oldest queued delivery, or NULL. */
+static Delivery *
+pop_delivery (SvJobSink *sink)
+{
+  Delivery *d;
+
+  g_mutex_lock (&sink->lock);
+  d = g_queue_pop_head (&sink->queue);
+  g_mutex_unlock (&sink->lock);
+  return d;
+}
+
+static gboolean
+deliver_cb (gpointer data)
+{
+  Delivery *d = pop_delivery (data);
+
+  /* None when they all ran sooner. */
+  if (d != NULL)
+    {
+      run_delivery (d);
+      delivery_free (d);
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -164,13 +199,58 @@ deliver (SvJobSink *sink, Delivery *d)
 {
   g_autoptr (GSource) source = g_idle_source_new ();
 
-  d->sink = sink_ref (sink);
+  d->sink = sink;
+  g_mutex_lock (&sink->lock);
+  g_queue_push_tail (&sink->queue, d);
+  g_cond_broadcast (&sink->arrived);
+  g_mutex_unlock (&sink->lock);
   /* Always queue: g_main_context_invoke would run the callback right here on
    * the worker when the context is the global default and nobody holds it. */
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, deliver_cb, d, delivery_free);
+  g_source_set_callback (source, deliver_cb, sink_ref (sink), (GDestroyNotify)sink_unref);
   g_source_set_static_name (source, "sv-job delivery");
   g_source_attach (source, sink->context);
+}
+
+/* Whether a final result (or the error) of `generation` or a newer request
+ * is queued; under lock. */
+static gboolean
+result_queued_locked (SvJobSink *sink, guint64 generation)
+{
+  for (GList *l = sink->queue.head; l != NULL; l = l->next)
+    {
+      const Delivery *d = l->data;
+
+      if (d->generation >= generation
+          && ((d->kind == DELIVER_RESULT && d->result->in_progress_iteration == 0)
+              || d->kind == DELIVER_ERROR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+sv__job_sink_deliver_when_ready (SvJobSink *sink, guint64 generation, gint64 timeout_us)
+{
+  const gint64 end = g_get_monotonic_time () + MAX (timeout_us, 0);
+  gboolean ready;
+  Delivery *d;
+
+  g_mutex_lock (&sink->lock);
+  while (!(ready = result_queued_locked (sink, generation)))
+    if (!g_cond_wait_until (&sink->arrived, &sink->lock, end))
+      {
+        ready = result_queued_locked (sink, generation);
+        break;
+      }
+  g_mutex_unlock (&sink->lock);
+  /* What is queued, in order, here; the sources find nothing left. */
+  while ((d = pop_delivery (sink)) != NULL)
+    {
+      run_delivery (d);
+      delivery_free (d);
+    }
+  return ready;
 }
 
 void

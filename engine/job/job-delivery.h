@@ -30,6 +30,11 @@ void sv__job_deliver_progress (SvJobSink *sink, guint64 generation, SvStage stag
                                guint n_iterations);
 /* Takes `result`. */
 void sv__job_deliver_result (SvJobSink *sink, SvJobResult *result);
+/* On the main context: waits at most timeout_us until the final result
+ * (or the error) of request `generation` or a newer one is queued, then
+ * runs every queued delivery here, in order. TRUE when it came. */
+gboolean sv__job_sink_deliver_when_ready (SvJobSink *sink, guint64 generation,
+                                          gint64 timeout_us);
 /* Takes `error`. */
 void sv__job_deliver_error (SvJobSink *sink, guint64 generation, GError *error);
 

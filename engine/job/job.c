@@ -216,6 +216,13 @@ sv_job_get_seconds_left (SvJob *job)
   return s;
 }
 
+gboolean
+sv_job_deliver_when_ready (SvJob *job, guint64 generation, gint64 timeout_us)
+{
+  g_return_val_if_fail (job != NULL, FALSE);
+  return sv__job_sink_deliver_when_ready (job->sink, generation, timeout_us);
+}
+
 guint64
 sv_job_get_latest_generation (SvJob *job)
 {

@@ -245,6 +245,14 @@ SvJob *sv_job_new_streamed (const char *input, const char *scratch_dir,
  * unless that is about to finish (see above). Never blocks on a run. */
 void sv_job_submit (SvJob *job, const SvJobRequest *request);
 
+/* On the main context: waits at most timeout_us for the final result (or
+ * the error) of request `generation` or a newer one, then delivers here,
+ * in order, everything that is waiting to be delivered (the callbacks
+ * run before this returns). For a frame that would show a changed value:
+ * with a run shorter than the frame, it shows the run's result too. TRUE
+ * when the result came. */
+gboolean sv_job_deliver_when_ready (SvJob *job, guint64 generation, gint64 timeout_us);
+
 /* Cancels the running and pending requests: nothing more is delivered for
  * them, also not what was already queued on the main context. */
 void sv_job_cancel (SvJob *job);

@@ -1,0 +1,83 @@
+/* Supervox GUI: a changed value and its result in the same frame.
+ *
+ * A change (a slider moved, a value typed) is drawn in the next frame,
+ * and its run's result used to be drawn in the frame after: the result
+ * reached the main thread while that frame was painted, or while its
+ * buffer swap waited for the display. When the last runs say that this
+ * request takes less than a part of a frame, the frame's update phase
+ * waits for its result (at most that part) and delivers it there, before
+ * the frame is laid out and painted: the frame that shows the new value
+ * shows its segmentation too. SV_GUI_SAME_FRAME_MS sets the part (0: never
+ * wait; tests give a slow machine more). */
+#define G_LOG_DOMAIN "sv-window"
+
+#include "sv-window-private.h"
+
+/* Of a 60 Hz frame's 16.7 ms: a run of 10 ms and a paint of 6 ms (the
+ * GPU machine's window) make the display's next refresh. A painter slower
+ * than that misses it anyway, and one paint still beats two. */
+#define SAME_FRAME_US 10000
+
+static gint64
+budget_us (void)
+{
+  const char *ms = g_getenv ("SV_GUI_SAME_FRAME_MS");
+
+  return ms != NULL && *ms != '\0' ? (gint64)(g_ascii_strtod (ms, NULL) * 1000.0)
+                                   : SAME_FRAME_US;
+}
+
+static void
+frame_update_cb (GdkFrameClock *clock, SvWindow *self)
+{
+  const guint64 generation = self->await_generation;
+
+  self->await_generation = 0;
+  if (generation == 0 || generation <= self->done_generation || self->job == NULL)
+    return;
+  sv_job_deliver_when_ready (self->job, generation, self->await_us);
+}
+
+void
+sv_window_frame_await (SvWindow *self, const SvJobRequest *request)
+{
+  const gint64 budget = budget_us ();
+  double seconds;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  self->await_generation = 0;
+  if (budget <= 0 || clock == NULL || self->job == NULL)
+    return;
+  seconds = sv_job_estimate_seconds (self->job, request);
+  /* Nothing comparable has run yet, or it takes longer. */
+  if (seconds < 0 || seconds * 1e6 > (double)budget)
+    return;
+  self->await_generation = request->generation;
+  self->await_us = budget;
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_UPDATE);
+}
+
+static void
+realize_cb (GtkWidget *widget, SvWindow *self)
+{
+  self->frame_clock = g_object_ref (gtk_widget_get_frame_clock (widget));
+  self->frame_update_handler
+      = g_signal_connect (self->frame_clock, "update", G_CALLBACK (frame_update_cb), self);
+}
+
+static void
+unrealize_cb (GtkWidget *widget, SvWindow *self)
+{
+  if (self->frame_clock == NULL)
+    return;
+  g_clear_signal_handler (&self->frame_update_handler, self->frame_clock);
+  g_clear_object (&self->frame_clock);
+  self->await_generation = 0;
+}
+
+void
+sv_window_frame_init (SvWindow *self)
+{
+  g_signal_connect (self, "realize", G_CALLBACK (realize_cb), self);
+  g_signal_connect (self, "unrealize", G_CALLBACK (unrealize_cb), self);
+}
