@@ -23,8 +23,7 @@ budget_us (void)
 {
   const char *ms = g_getenv ("SV_GUI_SAME_FRAME_MS");
 
-  return ms != NULL && *ms != '\0' ? (gint64)(g_ascii_strtod (ms, NULL) * 1000.0)
-                                   : SAME_FRAME_US;
+  return ms != NULL && *ms != '\0' ? (gint64)(g_ascii_strtod (ms, NULL) * 1000.0) : SAME_FRAME_US;
 }
 
 static void

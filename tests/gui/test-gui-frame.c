@@ -1,12 +1,14 @@
 /* Tests of the Supervox window under Xvfb: the frame that shows a changed
  * value shows its result too, when the last runs say that the run is
- * quick (sv-window-frame.c); without that wait it comes in a later frame.
+ * quick (sv-window-frame.c), for values set and for a real drag of the
+ * compactness knob; without that wait it comes in a later frame.
  * The wait is given seconds here (SV_GUI_SAME_FRAME_MS), so that a slow
  * machine tests the mechanism and not its speed. */
 #define G_LOG_DOMAIN "test-gui"
 
 #include <gtk/gtk.h>
 
+#include "gui-test-pointer.h"
 #include "gui-test-util.h"
 
 typedef struct
@@ -92,11 +94,77 @@ test_result_in_frame_of_change (Fixture *f, gconstpointer data)
   g_signal_handler_disconnect (clock, handler);
 }
 
+/* A real drag: each step's labels in the frame that moves the knob. */
+typedef struct
+{
+  SvWindow *window;
+  Watch watch;
+  guint changes;
+} DragWatch;
+
+static void
+drag_changed_cb (SvParamsPanel *panel, const SvSlicParams *params, DragWatch *d)
+{
+  d->changes++;
+  d->watch.target = sv_window_get_generation (d->window);
+  d->watch.change_frame = d->watch.drawn_frame = -1;
+}
+
+static gboolean
+step_drawn (gpointer data)
+{
+  DragWatch *d = data;
+
+  return d->changes > 0 && d->watch.drawn_frame >= 0;
+}
+
+static void
+test_real_drag (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *panel = sv_window_get_params_panel (f->window);
+  GtkWidget *scale = find_by_tooltip (GTK_WIDGET (panel), GTK_TYPE_SCALE, "compactness on a log");
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
+  DragWatch d = { f->window, { sv_window_get_slice_view (f->window, SV_AXIS_XY), 0, -1, -1 }, 0 };
+  gulong paint_handler, change_handler;
+  GtkWidget *knob;
+  int x, y;
+
+  if (!have_xdotool ())
+    return;
+  wait_until (window_settled, f->window, "the first run settled");
+  g_setenv ("SV_GUI_SAME_FRAME_MS", "5000", TRUE);
+  knob = find_knob (scale);
+  g_assert_nonnull (knob);
+  surface_point (f->window, knob, gtk_widget_get_width (knob) / 2.0,
+                 gtk_widget_get_height (knob) / 2.0, &x, &y);
+  paint_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &d.watch);
+  change_handler = g_signal_connect (panel, "params-changed", G_CALLBACK (drag_changed_cb), &d);
+  xdotool (f->window, "mousemove --window WINDOW %d %d mousedown 1", x, y);
+  for (guint step = 1; step <= 8; step++)
+    {
+      d.changes = 0;
+      xdotool (f->window, "mousemove --window WINDOW %d %d", x + 6 * (int)step, y);
+      wait_until (step_drawn, &d, "the step's labels drawn");
+      g_test_message ("step %u: moved in frame %" G_GINT64_FORMAT
+                      ", labels drawn in frame %" G_GINT64_FORMAT,
+                      step, d.watch.change_frame, d.watch.drawn_frame);
+      g_assert_cmpint (d.watch.drawn_frame, ==, d.watch.change_frame);
+    }
+  xdotool (f->window, "mouseup 1");
+  wait_for_current_result (f->window);
+  save_window_png (f->window, "gui-frame-drag.png");
+  g_unsetenv ("SV_GUI_SAME_FRAME_MS");
+  g_signal_handler_disconnect (clock, paint_handler);
+  g_signal_handler_disconnect (panel, change_handler);
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add ("/gui/frame/result-in-frame-of-change", Fixture, NULL, fixture_setup,
               test_result_in_frame_of_change, fixture_teardown);
+  g_test_add ("/gui/frame/real-drag", Fixture, NULL, fixture_setup, test_real_drag,
+              fixture_teardown);
   return g_test_run ();
 }
