@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "sv-engine"
 
 #include "contingency.h"
+#include "label-runs.h"
 #include "metrics-threads.h"
 
 #include <stdlib.h>
@@ -12,7 +13,15 @@ void
 sv__dense_labels_clear (SvDenseLabels *d)
 {
   g_clear_pointer (&d->index, g_free);
+  g_clear_pointer (&d->runs, sv__label_runs_free);
   d->n_distinct = 0;
+}
+
+void
+sv__dense_labels_make_runs (SvDenseLabels *d, guint nz, guint ny, guint nx, int n_threads)
+{
+  if (d->runs == NULL && g_strcmp0 (g_getenv ("SV_METRICS_RUNS"), "off") != 0)
+    d->runs = sv__label_runs_new (d->index, d->n_distinct, nz, ny, nx, n_threads);
 }
 
 static int

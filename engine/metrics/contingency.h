@@ -18,7 +18,10 @@ typedef struct
 {
   guint32 *index; /* per voxel, 0..n_distinct-1 in increasing label value */
   gsize n_distinct;
-  gint32 min_label, max_label; /* of the voxels */
+  gint32 min_label, max_label; /* with any voxel */
+  /* Each label's runs along x (label-runs.h), when made: per-label sums
+   * in voxel order then divide among threads. */
+  struct _SvLabelRuns *runs;
 } SvDenseLabels;
 
 /* Fills `d` (g_free'd by sv__dense_labels_clear) from n labels. */
@@ -26,6 +29,10 @@ void sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n);
 /* The same on n_threads threads (0: every core); the same indices. */
 void sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n,
                                     int n_threads);
+/* Makes d->runs for labels of nz·ny·nx voxels, unless the labels change
+ * along most rows (then d->runs stays NULL and each label's sums are
+ * found by its thread reading every voxel). */
+void sv__dense_labels_make_runs (SvDenseLabels *d, guint nz, guint ny, guint nx, int n_threads);
 void sv__dense_labels_clear (SvDenseLabels *d);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SvDenseLabels, sv__dense_labels_clear)
 

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "label-runs.h"
 #include "metrics-threads.h"
 #include "supervox/sv-error.h"
 
@@ -26,6 +27,7 @@ typedef struct
   int n_threads;
   guint64 *counts; /* n_threads × n_labels */
   const gsize *bounds;
+  const SvLabelRuns *runs; /* NULL: each thread reads every voxel for its labels */
   SvLabelStats *stats;
   double *sums; /* n_labels × (nc + 3): intensity sums, then z, y, x sums */
 } TableWork;
@@ -42,6 +44,74 @@ count_cb (gpointer p, int t)
     counts[w->index[i]]++;
 }
 
+/* Voxel i, at (z, y, x), added to its label k's statistics. */
+static inline void
+add_voxel (TableWork *w, gsize k, gsize i, guint z, guint y, guint x)
+{
+  const guint nc = w->nc;
+  SvLabelStats *s = &w->stats[k];
+  double *sum = w->sums + k * (nc + 3);
+  const guint zyx[3] = { z, y, x };
+
+  s->label = w->labels->data[i];
+  s->n_voxels++;
+  for (guint c = 0; c < nc; c++)
+    {
+      double value = w->image->data[i * w->image->nc + c];
+      sum[c] += value;
+      s->min[c] = MIN (s->min[c], value);
+      s->max[c] = MAX (s->max[c], value);
+    }
+  for (guint d = 0; d < 3; d++)
+    {
+      sum[nc + d] += zyx[d];
+      s->lo[d] = MIN (s->lo[d], zyx[d]);
+      s->hi[d] = MAX (s->hi[d], zyx[d]);
+    }
+}
+
+/* A run of label k's voxels, as add_voxel for each in turn would: the
+ * intensities voxel by voxel (their sums depend on the order), the
+ * coordinates' sums a run at a time (integers, exact in a double either
+ * way), the bounds at its ends. */
+static inline void
+add_run (TableWork *w, gsize k, const SvLabelRun *run)
+{
+  const guint nc = w->nc, ny = w->labels->ny, vc = w->image != NULL ? w->image->nc : 0;
+  const guint z = run->row / ny, y = run->row % ny, len = run->x1 - run->x0;
+  const gsize i0 = (gsize)run->row * w->labels->nx + run->x0;
+  SvLabelStats *s = &w->stats[k];
+  double *sum = w->sums + k * (nc + 3);
+  const guint lo[3] = { z, y, run->x0 }, hi[3] = { z, y, run->x1 - 1 };
+
+  s->label = w->labels->data[i0];
+  s->n_voxels += len;
+  for (guint c = 0; c < nc; c++)
+    {
+      const float *v = w->image->data + i0 * vc + c;
+      double acc = sum[c], mn = s->min[c], mx = s->max[c];
+
+      for (guint x = 0; x < len; x++, v += vc)
+        {
+          const double value = *v;
+          acc += value;
+          mn = MIN (mn, value);
+          mx = MAX (mx, value);
+        }
+      sum[c] = acc;
+      s->min[c] = mn;
+      s->max[c] = mx;
+    }
+  sum[nc] += (double)z * len;
+  sum[nc + 1] += (double)y * len;
+  sum[nc + 2] += (double)((guint64)len * (run->x0 + run->x1 - 1) / 2);
+  for (guint d = 0; d < 3; d++)
+    {
+      s->lo[d] = MIN (s->lo[d], lo[d]);
+      s->hi[d] = MAX (s->hi[d], hi[d]);
+    }
+}
+
 /* Every voxel of the labels this thread owns, in voxel order: each
  * label's sums are added up as one thread would. */
 static void
@@ -49,35 +119,24 @@ accumulate_cb (gpointer p, int t)
 {
   TableWork *w = p;
   const gsize l0 = w->bounds[t], l1 = w->bounds[t + 1];
-  const guint nc = w->nc;
+  const guint ny = w->labels->ny, nx = w->labels->nx;
   gsize i = 0;
 
+  /* Only the owned labels' runs, label after label. */
+  if (w->runs != NULL)
+    {
+      for (gsize k = l0; k < l1; k++)
+        for (gsize r = w->runs->start[k]; r < w->runs->start[k + 1]; r++)
+          add_run (w, k, &w->runs->runs[r]);
+      return;
+    }
   for (guint z = 0; z < w->labels->nz; z++)
-    for (guint y = 0; y < w->labels->ny; y++)
-      for (guint x = 0; x < w->labels->nx; x++, i++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++, i++)
         {
           gsize k = w->index[i];
-          if (k < l0 || k >= l1)
-            continue;
-          SvLabelStats *s = &w->stats[k];
-          double *sum = w->sums + k * (nc + 3);
-          guint zyx[3] = { z, y, x };
-
-          s->label = w->labels->data[i];
-          s->n_voxels++;
-          for (guint c = 0; c < nc; c++)
-            {
-              double value = w->image->data[i * w->image->nc + c];
-              sum[c] += value;
-              s->min[c] = MIN (s->min[c], value);
-              s->max[c] = MAX (s->max[c], value);
-            }
-          for (guint d = 0; d < 3; d++)
-            {
-              sum[nc + d] += zyx[d];
-              s->lo[d] = MIN (s->lo[d], zyx[d]);
-              s->hi[d] = MAX (s->hi[d], zyx[d]);
-            }
+          if (k >= l0 && k < l1)
+            add_voxel (w, k, i, z, y, x);
         }
 }
 
@@ -114,9 +173,11 @@ sv__label_table_new_threads (const SvLabels *labels, const SvDenseLabels *dense,
   if (!dense)
     {
       sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+      sv__dense_labels_make_runs (&own, labels->nz, labels->ny, labels->nx, n_threads);
       dense = &own;
     }
   w.index = dense->index;
+  w.runs = dense->runs;
   w.n = n;
   w.n_labels = dense->n_distinct;
   w.nc = image ? MIN (image->nc, SV_LABEL_STATS_MAX_CHANNELS) : 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "contingency.h"
+#include "label-runs.h"
 #include "metrics-threads.h"
 #include "supervox/sv-error.h"
 
@@ -151,6 +152,7 @@ typedef struct
   double *block_sums; /* per SV_METRICS_BLOCK voxels */
   double *label_sums; /* n_labels */
   const gsize *label_bounds;
+  const SvLabelRuns *runs; /* NULL: each thread reads every voxel for its labels */
 } MetricsWork;
 
 /* Each voxel's label counted, and its faces towards other labels or the
@@ -254,6 +256,20 @@ label_sums_cb (gpointer p, int t)
 
   for (gsize s = l0; s < l1; s++)
     w->label_sums[s] = 0.0;
+  /* Only the owned labels' runs, label after label. */
+  if (w->runs != NULL)
+    {
+      for (gsize s = l0; s < l1; s++)
+        for (gsize r = w->runs->start[s]; r < w->runs->start[s + 1]; r++)
+          {
+            const SvLabelRun *run = &w->runs->runs[r];
+            const gsize i0 = (gsize)run->row * w->nx;
+
+            for (gsize i = i0 + run->x0; i < i0 + run->x1; i++)
+              w->label_sums[s] += w->values[i * w->nc];
+          }
+      return;
+    }
   for (gsize i = 0; i < w->n; i++)
     {
       guint32 l = w->index[i];
@@ -381,7 +397,11 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
 
   SvDenseLabels own = { 0 };
   if (!dense)
-    sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+    {
+      sv__dense_labels_init_threads (&own, labels->data, n, n_threads);
+      if (image != NULL)
+        sv__dense_labels_make_runs (&own, nz, ny, nx, n_threads);
+    }
   const SvDenseLabels dl = dense ? *dense : own;
   const gsize n_labels = dl.n_distinct;
   /* The dense index of the background, G_MAXSIZE when it has no voxel
@@ -399,6 +419,7 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
   metrics->n_labels = n_labels - (skip != G_MAXSIZE);
 
   MetricsWork w = { dl.index, nz, ny, nx, n, n_labels, skip, sv__metrics_threads (n_threads, n) };
+  w.runs = dl.runs;
   g_autofree guint64 *sizes = g_new0 (guint64, MAX (n_labels, 1));
   g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
   {

@@ -69,6 +69,7 @@ sv_quality_compute_threads (const SvVolume *volume, const SvJobResult *result,
   q->generation = result->generation;
   /* The dense indices once, for the metrics, the table and the comparison. */
   sv__dense_labels_init_threads (&dense, labels->data, n, n_threads);
+  sv__dense_labels_make_runs (&dense, labels->nz, labels->ny, labels->nx, n_threads);
   if (!sv__metrics_compute_threads (labels, &dense, truth, volume, SV_QUALITY_BOUNDARY_RADIUS, TRUE,
                                     background, n_threads, &q->metrics, error))
     return NULL;

@@ -1,6 +1,6 @@
 /* Tests of sv_quality_compute_threads: every number the same for 1, 2
- * and several threads, and equal to the same quantities recomputed here
- * one voxel at a time. */
+ * and several threads, with each label's runs along x or without, and
+ * equal to the same quantities recomputed here one voxel at a time. */
 #include <math.h>
 #include <string.h>
 
@@ -62,6 +62,8 @@ assert_matches_recount (const SvQuality *q, const SvVolume *v, const SvLabels *l
   gsize n_labels = sv_label_table_get_n_labels (q->table);
   g_autofree double *sum = g_new0 (double, n_labels);
   g_autofree double *zsum = g_new0 (double, n_labels);
+  g_autofree double *ysum = g_new0 (double, n_labels);
+  g_autofree double *xsum = g_new0 (double, n_labels);
   g_autofree guint64 *count = g_new0 (guint64, n_labels);
   g_autofree guint64 *faces = g_new0 (guint64, n_labels);
   double weighted = 0.0, inside = 0.0;
@@ -81,6 +83,8 @@ assert_matches_recount (const SvQuality *q, const SvVolume *v, const SvLabels *l
           count[k]++;
           sum[k] += v->data[i];
           zsum[k] += z;
+          ysum[k] += y;
+          xsum[k] += x;
           faces[k] += (x == 0 || l->data[i - 1] != label) + (x + 1 == QX || l->data[i + 1] != label)
                       + (y == 0 || l->data[i - QX] != label)
                       + (y + 1 == QY || l->data[i + QX] != label)
@@ -94,6 +98,8 @@ assert_matches_recount (const SvQuality *q, const SvVolume *v, const SvLabels *l
       g_assert_cmpuint (s->n_voxels, ==, count[k]);
       g_assert_cmpfloat (s->mean[0], ==, sum[k] / (double)count[k]);
       g_assert_cmpfloat (s->centre[0], ==, zsum[k] / (double)count[k]);
+      g_assert_cmpfloat (s->centre[1], ==, ysum[k] / (double)count[k]);
+      g_assert_cmpfloat (s->centre[2], ==, xsum[k] / (double)count[k]);
       if (s->label == 0)
         continue;
       double a = (double)faces[k], vol = (double)count[k];
@@ -143,6 +149,19 @@ test_same_for_any_thread_count (void)
                               sv_labels_n_voxels (truth)),
       1e-15);
   assert_matches_recount (q[0], volume, sv_job_result_get_labels (result, NULL));
+  /* Each label's sums over its runs along x (the default), or found by
+   * every thread reading every voxel: the same bytes. */
+  g_setenv ("SV_METRICS_RUNS", "off", TRUE);
+  for (guint t = 0; t < 2; t++)
+    {
+      SvQuality *off = sv_quality_compute_threads (volume, result, truth, reference,
+                                                   t == 0 ? 1 : 3, &error);
+
+      g_assert_no_error (error);
+      assert_same_quality (q[0], off);
+      sv_quality_unref (off);
+    }
+  g_unsetenv ("SV_METRICS_RUNS");
   for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
     sv_quality_unref (q[t]);
 }

@@ -32,8 +32,9 @@ typedef struct _SvLabelTable SvLabelTable;
  * sv_metrics_compute. Memory: about 150 bytes per label, plus 4 bytes per
  * value between the smallest and largest label while it runs (a hash
  * table instead when they span more values than there are voxels).
- * On every core (4 bytes per voxel more while it runs); each label's sums
- * are added in voxel order, whatever the number of cores. */
+ * On every core (4 bytes per voxel more while it runs, and up to 3 for
+ * each label's runs along x); each label's intensity sums are added in
+ * voxel order, whatever the number of cores. */
 SvLabelTable *sv_label_table_new (const SvLabels *labels, const SvVolume *image, GError **error);
 void sv_label_table_free (SvLabelTable *table);
 
