@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "label-runs.h"
 #include "supervox/sv-quality.h"
 #include "supervox/sv-synth.h"
 
@@ -166,10 +167,58 @@ test_same_for_any_thread_count (void)
     sv_quality_unref (q[t]);
 }
 
+/* Each label's runs along x, found on 1 and on 3 threads (shares of rows
+ * that cut a label's runs between threads): the runs a naive scan finds,
+ * label after label in voxel order, each label's its voxels once; and none
+ * for labels that change along most rows. */
+static void
+test_label_runs (void)
+{
+  enum { NZ = 3, NY = 5, NX = 24, N_LABELS = 4 };
+  g_autofree guint32 *index = g_new (guint32, NZ * NY * NX);
+  g_autofree guint32 *noise = g_new (guint32, NZ * NY * NX);
+  g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (SvLabelRun));
+  gsize start[N_LABELS + 1];
+
+  /* Stretches of 6 voxels: label (x / 6 + row) % 3, label 3 in one row;
+   * a label comes back along a row. */
+  for (guint row = 0; row < NZ * NY; row++)
+    for (guint x = 0; x < NX; x++)
+      {
+        index[row * NX + x] = row == 7 ? 3 : (x / 6 + row) % 3;
+        noise[row * NX + x] = x % N_LABELS;
+      }
+  for (guint32 k = 0; k < N_LABELS; k++)
+    {
+      start[k] = expected->len;
+      for (guint row = 0; row < NZ * NY; row++)
+        for (guint x0 = 0, x1; x0 < NX; x0 = x1)
+          {
+            for (x1 = x0 + 1; x1 < NX && index[row * NX + x1] == index[row * NX + x0]; x1++)
+              ;
+            if (index[row * NX + x0] == k)
+              g_array_append_val (expected, ((SvLabelRun){ row, x0, x1 }));
+          }
+    }
+  start[N_LABELS] = expected->len;
+  for (int threads = 1; threads <= 3; threads += 2)
+    {
+      SvLabelRuns *runs = sv__label_runs_new (index, N_LABELS, NZ, NY, NX, threads);
+
+      g_assert_nonnull (runs);
+      g_assert_cmpmem (runs->start, sizeof start, start, sizeof start);
+      g_assert_cmpmem (runs->runs, expected->len * sizeof (SvLabelRun), expected->data,
+                       expected->len * sizeof (SvLabelRun));
+      sv__label_runs_free (runs);
+    }
+  g_assert_null (sv__label_runs_new (noise, N_LABELS, NZ, NY, NX, 1));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/quality/same-for-any-thread-count", test_same_for_any_thread_count);
+  g_test_add_func ("/engine/quality/label-runs", test_label_runs);
   return g_test_run ();
 }
