@@ -48,6 +48,9 @@ struct _SvCudaStripEncoder
   ulonglong2 *d_row_adler;
   unsigned long long *d_negative;
   uint32_t *d_out;
+  /* A store's chunks gathered from slices, one after the other. */
+  int32_t *d_chunks;
+  gsize chunks_cap;
   /* Host. */
   uint32_t *h_freq;
   SvRunsCode *h_codes;
@@ -395,6 +398,7 @@ sv__cuda_strip_encoder_free (SvCudaStripEncoder *e)
     return;
   free_device (e);
   sv_cuda_clear (&e->d_out);
+  sv_cuda_clear (&e->d_chunks);
   g_free (e->h_freq);
   g_free (e->h_codes);
   g_free (e->h_offsets);
@@ -538,32 +542,109 @@ out:
   return -1;
 }
 
-gboolean
-sv_cuda_compress_label_strips (int device, const gint32 *labels, guint nz, guint ny, guint nx,
-                               guint rows, guint z_first, guint64 **sizes, guint8 **bytes,
-                               gsize *n_bytes, gint64 *negative_slice, GError **error)
+/* Chunk after chunk of `shape`'s rows of chunks, each its cz·cy·cx
+ * labels in (z, y, x) order, 0 outside the depth·ny·nx slices. */
+typedef struct
+{
+  uint32_t depth, ny, nx;
+  uint32_t cz, cy, cx;
+  uint32_t ky, kx; /* chunks across y and x */
+} ChunkShape;
+
+__global__ static void
+gather_chunks_kernel (const int32_t *labels, ChunkShape sh, size_t n, int32_t *chunks)
+{
+  const size_t chunk_size = (size_t)sh.cz * sh.cy * sh.cx;
+
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    {
+      const size_t c = i / chunk_size, within = i % chunk_size;
+      const size_t per_row = (size_t)sh.ky * sh.kx;
+      const uint32_t kz = (uint32_t)(c / per_row), ky = (uint32_t)(c % per_row / sh.kx),
+                     kx = (uint32_t)(c % sh.kx);
+      const uint32_t z = kz * sh.cz + (uint32_t)(within / ((size_t)sh.cy * sh.cx));
+      const uint32_t y = ky * sh.cy + (uint32_t)(within / sh.cx % sh.cy);
+      const uint32_t x = kx * sh.cx + (uint32_t)(within % sh.cx);
+
+      chunks[i] = z < sh.depth && y < sh.ny && x < sh.nx
+                      ? labels[((size_t)z * sh.ny + y) * sh.nx + x]
+                      : 0;
+    }
+}
+
+int
+sv__cuda_chunk_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint depth, guint ny,
+                       guint nx, const guint chunks[3], cudaStream_t stream, guint64 *sizes,
+                       guint8 *out, gsize capacity, gsize *n_bytes, gint64 *negative_chunk,
+                       GError **error)
+{
+  ChunkShape sh = { depth, ny, nx, chunks[0], chunks[1], chunks[2],
+                    (ny + chunks[1] - 1) / chunks[1], (nx + chunks[2] - 1) / chunks[2] };
+  const gsize n_chunks = sv__cuda_chunk_count (depth, ny, nx, chunks);
+  const gsize rows = (gsize)sh.cz * sh.cy, n = n_chunks * rows * sh.cx;
+
+  g_return_val_if_fail (depth > 0 && sh.cz > 0 && sh.cy > 0 && sh.cx > 0, -1);
+  if (rows >= G_MAXUINT32 || n_chunks >= G_MAXUINT32)
+    return 0;
+  if (n > e->chunks_cap)
+    {
+      cudaError_t err;
+
+      sv_cuda_clear (&e->d_chunks);
+      e->chunks_cap = 0;
+      err = cudaMalloc (&e->d_chunks, n * sizeof (int32_t));
+      if (err == cudaErrorMemoryAllocation)
+        {
+          (void)cudaGetLastError ();
+          return 0;
+        }
+      SV_CUDA_CHECK (err);
+      e->chunks_cap = n;
+    }
+  gather_chunks_kernel<<<(unsigned)MIN ((n + 255) / 256, (gsize)65536), 256, 0, stream>>> (
+      d_labels, sh, n, e->d_chunks);
+  SV_CUDA_CHECK (cudaGetLastError ());
+  /* Each chunk a page of one strip: its rows of cx labels. */
+  return sv__cuda_strip_encode (e, e->d_chunks, (guint)n_chunks, (guint)rows, sh.cx, (guint)rows,
+                                0, stream, sizes, out, capacity, n_bytes, negative_chunk, error);
+out:
+  return -1;
+}
+
+/* nz·ny·nx host labels compressed on `device`: as strips of `rows` rows,
+ * or with `chunks` as a store's chunks of that shape. */
+static gboolean
+compress_on_device (int device, const gint32 *labels, guint nz, guint ny, guint nx, guint rows,
+                    guint z_first, const guint *chunks, guint64 **sizes, guint8 **bytes,
+                    gsize *n_bytes, gint64 *negative, GError **error)
 {
   const gsize n = (gsize)nz * ny * nx;
-  const gsize n_strips = (gsize)nz * ((ny + rows - 1) / rows);
-  /* Deflate's worst case: every byte a literal of 15 bits, a strip's
+  const gsize n_pieces = chunks != NULL ? sv__cuda_chunk_count (nz, ny, nx, chunks)
+                                        : (gsize)nz * ((ny + rows - 1) / rows);
+  const gsize padded = chunks != NULL ? n_pieces * chunks[0] * chunks[1] * chunks[2] : n;
+  /* Deflate's worst case: every byte a literal of 15 bits, a piece's
    * header and trailer. */
-  const gsize capacity = 2 * n * sizeof (gint32) + n_strips * (SV_RUNS_HEADER_BYTES + 16);
+  const gsize capacity = 2 * padded * sizeof (gint32) + n_pieces * (SV_RUNS_HEADER_BYTES + 16);
   SvCudaStripEncoder *e = NULL;
   int32_t *d_labels = NULL;
   cudaStream_t stream = NULL;
   gboolean ok = FALSE;
   int done;
 
-  g_return_val_if_fail (n > 0 && rows > 0, FALSE);
-  *sizes = g_new (guint64, n_strips);
+  g_return_val_if_fail (n > 0 && (rows > 0 || chunks != NULL), FALSE);
+  *sizes = g_new (guint64, n_pieces);
   *bytes = (guint8 *)g_malloc (capacity);
   SV_CUDA_CHECK (cudaSetDevice (device));
   SV_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   SV_CUDA_CHECK (cudaMalloc (&d_labels, n * sizeof (int32_t)));
   SV_CUDA_CHECK (cudaMemcpy (d_labels, labels, n * sizeof (int32_t), cudaMemcpyHostToDevice));
   e = sv__cuda_strip_encoder_new (NULL);
-  done = sv__cuda_strip_encode (e, d_labels, nz, ny, nx, rows, z_first, stream, *sizes, *bytes,
-                                capacity, n_bytes, negative_slice, error);
+  done = chunks != NULL
+             ? sv__cuda_chunk_encode (e, d_labels, nz, ny, nx, chunks, stream, *sizes, *bytes,
+                                      capacity, n_bytes, negative, error)
+             : sv__cuda_strip_encode (e, d_labels, nz, ny, nx, rows, z_first, stream, *sizes,
+                                      *bytes, capacity, n_bytes, negative, error);
   if (done == 0)
     g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
                  "not enough GPU memory to compress %u slices of labels", nz);
@@ -579,4 +660,22 @@ out:
   if (stream != NULL)
     cudaStreamDestroy (stream);
   return ok;
+}
+
+gboolean
+sv_cuda_compress_label_strips (int device, const gint32 *labels, guint nz, guint ny, guint nx,
+                               guint rows, guint z_first, guint64 **sizes, guint8 **bytes,
+                               gsize *n_bytes, gint64 *negative_slice, GError **error)
+{
+  return compress_on_device (device, labels, nz, ny, nx, rows, z_first, NULL, sizes, bytes,
+                             n_bytes, negative_slice, error);
+}
+
+gboolean
+sv_cuda_compress_label_chunks (int device, const gint32 *labels, guint nz, guint ny, guint nx,
+                               const guint chunks[3], guint64 **sizes, guint8 **bytes,
+                               gsize *n_bytes, gint64 *negative_chunk, GError **error)
+{
+  return compress_on_device (device, labels, nz, ny, nx, 0, 0, chunks, sizes, bytes, n_bytes,
+                             negative_chunk, error);
 }

@@ -171,6 +171,12 @@ typedef struct
   gsize pack_used;
   guint pack_z0, pack_z1;
   SlabHead *pack_last;
+  /* A store's chunks: a record is a row of them (chunks[0] slices), and
+   * slabs that do not end at a row's end leave their slices here until it
+   * is whole. */
+  guint nz;
+  int32_t *d_row;
+  guint row_z0, row_fill;
 } LabelRoute;
 
 /* Whether this device made the labels of slices [z0, z1). */
@@ -293,7 +299,10 @@ store_record (LabelRoute *r, guint c0, guint c1, const int32_t *d_slab, GError *
   const gsize capacity = (gsize)r->depth * r->plane * sizeof (int32_t) + head_bytes;
   const gsize labels_bytes = (gsize)(c1 - c0) * r->plane * sizeof (int32_t);
   const guint rows = r->strips->rows_per_strip;
-  const gsize sizes_bytes = (gsize)(c1 - c0) * ((r->ny + rows - 1) / rows) * sizeof (guint64);
+  const guint *chunks = r->strips->chunks;
+  const gsize n_pieces = chunks[0] > 0 ? sv__cuda_chunk_count (c1 - c0, r->ny, r->nx, chunks)
+                                        : (gsize)(c1 - c0) * ((r->ny + rows - 1) / rows);
+  const gsize sizes_bytes = n_pieces * sizeof (guint64);
 
   for (;;)
     {
@@ -315,7 +324,16 @@ store_record (LabelRoute *r, guint c0, guint c1, const int32_t *d_slab, GError *
       record = (guint8 *)r->pack + r->pack_used;
       head = (SlabHead *)record;
       room = MIN (labels_bytes, capacity - r->pack_used - head_bytes);
-      if (sizes_bytes < room)
+      if (sizes_bytes < room && chunks[0] > 0)
+        {
+          done = sv__cuda_chunk_encode (r->encoder, d_slab, c1 - c0, r->ny, r->nx, chunks,
+                                        r->s->compute, (guint64 *)(record + head_bytes),
+                                        record + head_bytes + sizes_bytes, room - sizes_bytes,
+                                        &n_bytes, &negative, error);
+          /* A record is one row of chunks: its first slice. */
+          negative = negative >= 0 ? (gint64)c0 : -1;
+        }
+      else if (sizes_bytes < room)
         done = sv__cuda_strip_encode (r->encoder, d_slab, c1 - c0, r->ny, r->nx, rows, c0,
                                       r->s->compute, (guint64 *)(record + head_bytes),
                                       record + head_bytes + sizes_bytes, room - sizes_bytes,
@@ -330,7 +348,7 @@ store_record (LabelRoute *r, guint c0, guint c1, const int32_t *d_slab, GError *
           continue;
         }
       head->strips = done > 0;
-      head->n_strips = (guint32)(sizes_bytes / sizeof (guint64));
+      head->n_strips = (guint32)n_pieces;
       head->n_bytes = done > 0 ? n_bytes : labels_bytes;
       head->negative_slice = negative;
       head->z0 = c0;
@@ -351,12 +369,56 @@ out:
   return FALSE;
 }
 
+/* Slices [z0, z1) of a store's labels, rows of chunks at a time: a whole
+ * row in the slab goes from it, the slices of a row cut by the slab's
+ * ends wait in d_row. */
+static gboolean
+store_chunk_rows (LabelRoute *r, guint z0, guint z1, const int32_t *d, GError **error)
+{
+  const guint cz = r->strips->chunks[0];
+  const gsize plane = r->plane;
+
+  for (guint z = z0; z < z1;)
+    {
+      const guint row_end = MIN (r->row_z0 + cz, r->nz);
+      const guint take = MIN (z1, row_end) - z;
+      const int32_t *src = d + (gsize)(z - z0) * plane;
+
+      if (r->row_fill == 0 && z + take == row_end)
+        {
+          if (!store_record (r, z, row_end, src, error))
+            return FALSE;
+        }
+      else
+        {
+          SV_CUDA_CHECK (cudaMemcpyAsync (r->d_row + (gsize)r->row_fill * plane, src,
+                                          (gsize)take * plane * sizeof (int32_t),
+                                          cudaMemcpyDeviceToDevice, r->s->compute));
+          r->row_fill += take;
+          if (r->row_z0 + r->row_fill == row_end
+              && !store_record (r, r->row_z0, row_end, r->d_row, error))
+            return FALSE;
+        }
+      z += take;
+      if (z == row_end)
+        {
+          r->row_z0 = row_end;
+          r->row_fill = 0;
+        }
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
 static gboolean
 route_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
 {
   LabelRoute *r = (LabelRoute *)user_data;
   const gsize plane = r->plane;
 
+  if (r->strips != NULL && r->strips->chunks[0] > 0)
+    return store_chunk_rows (r, z0, z1, d, error);
   for (guint c0 = z0; c0 < z1; c0 += r->depth)
     {
       const guint c1 = MIN (c0 + r->depth, z1);
@@ -451,15 +513,15 @@ out:
   return done;
 }
 
-int
-sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
-                              guint extent, gint64 min_size, gint64 max_size, int start_label,
-                              SvConnectivityRule rule, SvSlabSource source,
-                              SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
-                              const SvStripSink *strips, gint64 *n_labels, guint *held,
-                              GError **error)
+/* sv__cuda_slab_connect_volume once the device holds what it keeps for
+ * the store's chunks (d_row, or NULL). */
+static int
+connect_routed (SvCudaSlabs *s, SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                guint extent, gint64 min_size, gint64 max_size, int start_label,
+                SvConnectivityRule rule, SvSlabSource source, SvSlabDeviceSource device_source,
+                SvSlabSink sink, gpointer user_data, const SvStripSink *strips, int32_t *d_row,
+                gint64 *n_labels, guint *held, GError **error)
 {
-  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   const gsize plane = (gsize)ny * nx, n = (gsize)nz * plane;
   const char *forced = g_getenv ("SV_CUDA_CONNECT_WINDOW");
   g_autofree gint32 *host = NULL;
@@ -468,15 +530,6 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   guint core = 0;
   int done;
 
-  if (s == NULL)
-    return -1;
-  if (n == 0)
-    return 0;
-  /* The kept slabs make room for the connectivity; labels kept on the
-   * device are where it starts. */
-  sv__cuda_resident_clear (s);
-  /* Without a source this device kept every slice. */
-  g_return_val_if_fail (source != NULL || sv__cuda_kept_has (s, 0, nz), -1);
   room = connect_room (s);
   whole = sv__cuda_conn_scratch_bytes (n) + (source != NULL ? n * sizeof (int32_t) : 0);
   /* Past 2³¹ voxels or the device's room, windows of z slices (the deepest
@@ -500,8 +553,13 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
         return 0;
     }
   depth = CLAMP (depth, 1, nz);
-  route = (LabelRoute){ s, backend, source, device_source, sink, user_data, NULL, depth, plane,
-                        NULL, strips, NULL, ny, nx, NULL, NULL, 0, 0, 0, NULL };
+  /* A buffer holds a row of chunks' labels, when the device cannot
+   * compress it. */
+  if (d_row != NULL)
+    depth = MAX (depth, MIN (strips->chunks[0], nz));
+  route = (LabelRoute){ s,    backend, source, device_source, sink, user_data, NULL, depth, plane,
+                        NULL, strips,  NULL,   ny,           nx,   NULL,      NULL, 0,     0,
+                        0,    NULL,    nz,     d_row,        0,    0 };
   /* With strips every slab carries a head saying what it is. */
   if (strips != NULL)
     route.encoder = sv__cuda_strip_encoder_new (s->owner);
@@ -549,6 +607,51 @@ sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, 
   if (route.sink_thread != NULL && !sv_sink_thread_finish (route.sink_thread, done >= 0, error))
     done = -1;
   sv__cuda_strip_encoder_free (route.encoder);
+  return done;
+}
+
+int
+sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                              guint extent, gint64 min_size, gint64 max_size, int start_label,
+                              SvConnectivityRule rule, SvSlabSource source,
+                              SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
+                              const SvStripSink *strips, gint64 *n_labels, guint *held,
+                              GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  int32_t *d_row = NULL;
+  gsize row_bytes = 0;
+  int done;
+
+  if (s == NULL)
+    return -1;
+  if ((gsize)nz * ny * nx == 0)
+    return 0;
+  /* The kept slabs make room for the connectivity; labels kept on the
+   * device are where it starts. */
+  sv__cuda_resident_clear (s);
+  /* Without a source this device kept every slice. */
+  g_return_val_if_fail (source != NULL || sv__cuda_kept_has (s, 0, nz), -1);
+  /* A store's row of chunks that the windows cut waits on the device,
+   * taken before the windows are sized; without room for it the store
+   * gets labels. */
+  if (strips != NULL && strips->chunks[0] > 0)
+    {
+      row_bytes = (gsize)MIN (strips->chunks[0], nz) * ny * nx * sizeof (int32_t);
+      if (cudaMalloc (&d_row, row_bytes) != cudaSuccess)
+        {
+          (void)cudaGetLastError ();
+          d_row = NULL;
+          row_bytes = 0;
+          strips = NULL;
+        }
+      s->bytes += row_bytes;
+    }
+  done = connect_routed (s, backend, nz, ny, nx, depth, extent, min_size, max_size, start_label,
+                         rule, source, device_source, sink, user_data, strips, d_row, n_labels,
+                         held, error);
+  cudaFree (d_row);
+  s->bytes -= row_bytes;
   return done;
 }
 

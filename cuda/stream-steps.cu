@@ -389,4 +389,6 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .export_kept = sv__cuda_slab_export_kept,
   .import_kept = sv__cuda_slab_import_kept,
   .take_samples = sv__cuda_slab_take_samples,
+  /* A store's chunks, by the deflate of runs of the label strips. */
+  .compresses_chunks = TRUE,
 };

@@ -183,4 +183,13 @@ gboolean sv_cuda_compress_label_strips (int device, const gint32 *labels, guint 
                                         guint8 **bytes, gsize *n_bytes, gint64 *negative_slice,
                                         GError **error);
 
+/* The same for an OME-Zarr store's chunks of `chunks` (z, y, x) labels
+ * (zlib:runs, as sv_tiff_label_writer_append_chunks takes them): one size
+ * a chunk in (z, y, x) order; *negative_chunk the first chunk with a
+ * negative label (−1: none). */
+gboolean sv_cuda_compress_label_chunks (int device, const gint32 *labels, guint nz, guint ny,
+                                        guint nx, const guint chunks[3], guint64 **sizes,
+                                        guint8 **bytes, gsize *n_bytes, gint64 *negative_chunk,
+                                        GError **error);
+
 G_END_DECLS

@@ -1,8 +1,9 @@
 /* Supervox tests: supervox-cli slic streamed through the GPU (slab steps on
  * the CUDA backend, a device memory limit far below the volume, several
  * workers) writes the same label file, byte for byte, as the CPU
- * backend's in-memory run; a cancelled streamed run leaves no device
- * memory behind. Skips without a CUDA device. */
+ * backend's in-memory run (an OME-Zarr store too, its chunks compressed
+ * on the device); a cancelled streamed run leaves no device memory
+ * behind. Skips without a CUDA device. */
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -10,6 +11,7 @@
 #include "sv-cuda.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-sidecar.h"
 #include "supervox/sv-stream.h"
 #include "sv-test-files.h"
 #include "sv-test-run.h"
@@ -60,8 +62,7 @@ run_slic (Fixture *f, const char *in, const char *out, const char *extra)
   g_autofree char *command = g_strdup_printf ("slic %s -o %s %s", in, out, extra);
   g_auto (GStrv) words = g_strsplit (command, " ", -1);
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *sidecar = NULL;
-  g_autofree char *stem = g_strndup (out, strlen (out) - 4);
+  g_autofree char *sidecar = sv_sidecar_path (out);
   char *text = NULL;
   SvTestRun r;
 
@@ -75,7 +76,6 @@ run_slic (Fixture *f, const char *in, const char *out, const char *extra)
     g_test_message ("slic %s: %s", extra, r.err);
   g_assert_cmpint (r.status, ==, 0);
   sv_test_run_clear (&r);
-  sidecar = g_strconcat (stem, ".json", NULL);
   g_assert_true (g_file_get_contents (sidecar, &text, NULL, NULL));
   return text;
 }
@@ -239,6 +239,58 @@ test_connectivity_windows (Fixture *f, gconstpointer data)
     }
 }
 
+/* An OME-Zarr store of zlib:runs chunks (64³, cut short at every edge of
+ * a 150 × 40 × 70 volume) compressed by the device that holds the labels:
+ * the CPU's store file for file, with the connectivity over the whole
+ * volume at once and window by window (windows of 1 and 5 slices cut the
+ * rows of chunks), on one and on two workers; and with the device sending
+ * labels instead (SV_DEVICE_STRIPS=0). */
+static void
+test_zarr_chunks (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *window, *extra;
+    gboolean compressed;
+  } ways[] = {
+    { NULL, "", TRUE }, { "1", "", TRUE }, { "5", "", TRUE }, { NULL, "--devices 0,0", TRUE },
+    { "5", "--devices 0,0", TRUE }, { NULL, "", FALSE },
+  };
+  g_autoptr (SvVolume) v = sv_test_textured_volume (150, 40, 70, 1);
+  const char *params = "--n-segments 300 --compactness 0.5 --compression zlib:runs";
+  g_autofree char *in = NULL, *cpu = NULL, *gpu = NULL, *cpu_args = NULL;
+  g_autofree char *cpu_json = NULL;
+
+  if (!have_device ())
+    return;
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  cpu = path_in (f, "cpu.zarr");
+  gpu = path_in (f, "gpu.zarr");
+  cpu_args = g_strdup_printf ("%s --backend cpu", params);
+  cpu_json = run_slic (f, in, cpu, cpu_args);
+  for (guint w = 0; w < G_N_ELEMENTS (ways); w++)
+    {
+      g_autofree char *args
+          = g_strdup_printf ("%s --backend cuda --slab-depth 8 %s", params, ways[w].extra);
+      g_autofree char *json = NULL;
+
+      g_test_message ("%s, window %s%s", args, ways[w].window ? ways[w].window : "whole",
+                      ways[w].compressed ? "" : ", labels to the host");
+      if (ways[w].window != NULL)
+        g_setenv ("SV_CUDA_CONNECT_WINDOW", ways[w].window, TRUE);
+      if (!ways[w].compressed)
+        g_setenv ("SV_DEVICE_STRIPS", "0", TRUE);
+      json = run_slic (f, in, gpu, args);
+      g_unsetenv ("SV_CUDA_CONNECT_WINDOW");
+      g_unsetenv ("SV_DEVICE_STRIPS");
+      g_assert_nonnull (strstr (json, "\"connectivity_on_device\":true"));
+      g_assert_cmpint (json_int (json, "slices_compressed_on_device"), ==,
+                       ways[w].compressed ? 150 : 0);
+      sv_test_assert_same_tree (cpu, gpu);
+      sv_test_remove_tree (gpu);
+    }
+}
+
 static void
 test_identical (Fixture *f, gconstpointer data)
 {
@@ -390,6 +442,7 @@ main (int argc, char **argv)
   ADD ("/cuda/stream/identical-to-cpu/odd-shapes", test_odd_shapes, NULL);
   ADD ("/cuda/stream/identical-to-cpu/partly-resident", test_partial_resident, NULL);
   ADD ("/cuda/stream/identical-to-cpu/connectivity-windows", test_connectivity_windows, NULL);
+  ADD ("/cuda/stream/identical-to-cpu/zarr-chunks", test_zarr_chunks, NULL);
   ADD ("/cuda/stream/cancel-frees-device", test_cancel_frees_device, NULL);
 #undef ADD
   return g_test_run ();

@@ -7,8 +7,9 @@
  * pages whose last strip is shorter, rows wider than deflate's window and
  * a single voxel; with slabs from the device and from the host mixed in
  * one file. A negative label in a file started for labels >= 0 is one
- * line naming its slice, and no file. Every test skips with the reason
- * where there is no CUDA device. */
+ * line naming its slice, and no file. An OME-Zarr store's chunks
+ * compressed on the GPU are the host's zlib:runs chunks. Every test
+ * skips with the reason where there is no CUDA device. */
 #define G_LOG_DOMAIN "sv-test-cuda-strips"
 
 #include <glib/gstdio.h>
@@ -16,6 +17,7 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-io-zarr.h"
 #include "sv-test-cuda.h"
 #include "sv-test-files.h"
 
@@ -196,11 +198,137 @@ test_negative_in_unsigned_file (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* An OME-Zarr store (zlib:runs) of the labels: its first device_slices
+ * (whole rows of chunks) compressed on the device, the rest by the host. */
+static char *
+write_store (const char *dir, const char *name, const gint32 *labels, guint nz, guint ny,
+             guint nx, const guint chunks[3], gboolean negative, guint device_slices,
+             GError **error)
+{
+  static const double spacing[3] = { 1, 1, 1 };
+  char *path = g_build_filename (dir, name, NULL);
+  SvZarrWriteOptions zarr;
+  SvTiffWriteOptions options;
+  g_autoptr (SvTiffLabelWriter) w = NULL;
+  gboolean ok;
+  guint shape[3];
+
+  sv_zarr_write_options_init_defaults (&zarr);
+  g_assert_true (sv_zarr_write_options_parse (&zarr, "zlib:runs", NULL));
+  memcpy (zarr.chunks, chunks, sizeof zarr.chunks);
+  sv_tiff_write_options_init_defaults (&options);
+  options.zarr = &zarr;
+  w = sv_tiff_label_writer_new (path, nz, ny, nx, negative, spacing, NULL, &options, error);
+  ok = w != NULL;
+  if (ok && device_slices > 0)
+    {
+      g_autofree guint64 *sizes = NULL;
+      g_autofree guint8 *bytes = NULL;
+      gsize n_bytes = 0;
+      gint64 negative_chunk = -2;
+      const guint per_row = ((ny + chunks[1] - 1) / chunks[1]) * ((nx + chunks[2] - 1) / chunks[2]);
+
+      g_assert_true (sv_tiff_label_writer_chunk_shape (w, shape));
+      ok = sv_cuda_compress_label_chunks (0, labels, device_slices, ny, nx, chunks, &sizes, &bytes,
+                                          &n_bytes, &negative_chunk, error)
+           && sv_tiff_label_writer_append_chunks (
+               w, device_slices, sizes, bytes,
+               negative_chunk < 0 ? -1 : negative_chunk / per_row * chunks[0], error);
+    }
+  if (ok && device_slices < nz)
+    ok = sv_tiff_label_writer_append (w, labels + (gsize)device_slices * ny * nx,
+                                      nz - device_slices, error);
+  ok = ok && sv_tiff_label_writer_finish (w, error);
+  if (!ok)
+    g_clear_pointer (&path, g_free);
+  return path;
+}
+
+/* Every chunk file of two stores of the same shape is the same bytes. */
+static void
+assert_same_chunks (const char *a, const char *b, guint nz, guint ny, guint nx,
+                    const guint chunks[3], const char *what)
+{
+  for (guint kz = 0; kz * chunks[0] < nz; kz++)
+    for (guint ky = 0; ky * chunks[1] < ny; ky++)
+      for (guint kx = 0; kx * chunks[2] < nx; kx++)
+        {
+          g_autofree char *key = g_strdup_printf ("%u.%u.%u", kz, ky, kx);
+          g_autofree char *fa = g_build_filename (a, "0", key, NULL);
+          g_autofree char *fb = g_build_filename (b, "0", key, NULL);
+          g_autofree char *chunk = g_strdup_printf ("%s, chunk %s", what, key);
+
+          assert_same_bytes (fa, fb, chunk);
+        }
+}
+
+/* A store's chunks compressed on the device are the host's zlib:runs
+ * chunks of the same labels: edge chunks (filled with 0) on every side,
+ * rows of chunks cut short by the volume, rows wider than deflate's
+ * window, a single voxel; and with the device's rows and the host's mixed
+ * in one store. */
+static void
+test_zarr_chunks (void)
+{
+  static const guint cases[][6] = {
+    /* nz, ny, nx, chunk z, y, x */
+    { 1, 1, 1, 1, 1, 1 },      { 3, 20, 20, 2, 8, 16 },    { 5, 70, 130, 4, 64, 64 },
+    { 2, 3, 9000, 1, 3, 9000 }, { 6, 129, 1031, 3, 32, 100 }, { 8, 64, 64, 8, 64, 64 },
+  };
+  g_autofree char *dir = NULL;
+
+  if (!sv_test_need_cuda ())
+    return;
+  dir = sv_test_make_dir ("sv-test-cuda-chunks");
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (Pattern p = 0; p < N_PATTERNS; p++)
+      {
+        const guint nz = cases[c][0], ny = cases[c][1], nx = cases[c][2];
+        const guint *chunks = cases[c] + 3;
+        g_autofree gint32 *labels = make_labels (p, nz, ny, nx);
+        g_autoptr (GError) error = NULL;
+        g_autofree char *what = g_strdup_printf ("%u×%u×%u in %u×%u×%u chunks, %s", nz, ny, nx,
+                                                 chunks[0], chunks[1], chunks[2], pattern_names[p]);
+        g_autofree char *host = NULL, *device = NULL, *mixed = NULL;
+        const gboolean negative = p == NEGATIVE;
+
+        host = write_store (dir, "host.zarr", labels, nz, ny, nx, chunks, negative, 0, &error);
+        g_assert_no_error (error);
+        device = write_store (dir, "device.zarr", labels, nz, ny, nx, chunks, negative, nz, &error);
+        g_assert_no_error (error);
+        assert_same_chunks (host, device, nz, ny, nx, chunks, what);
+        if (nz > chunks[0])
+          {
+            mixed = write_store (dir, "mixed.zarr", labels, nz, ny, nx, chunks, negative,
+                                 chunks[0], &error);
+            g_assert_no_error (error);
+            assert_same_chunks (host, mixed, nz, ny, nx, chunks, what);
+          }
+        g_test_message ("%s: the same chunks", what);
+      }
+  /* A negative label in a store for labels >= 0: named, and no store. */
+  {
+    static const guint chunks[3] = { 2, 8, 16 };
+    g_autofree gint32 *labels = make_labels (BOXES, 5, 20, 30);
+    g_autoptr (GError) error = NULL;
+    g_autofree char *path = NULL, *expected = g_build_filename (dir, "bad.zarr", NULL);
+
+    labels[(gsize)3 * 20 * 30 + 17] = -4;
+    path = write_store (dir, "bad.zarr", labels, 5, 20, 30, chunks, FALSE, 5, &error);
+    g_assert_null (path);
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM);
+    g_assert_nonnull (strstr (error->message, "a negative label in slice 2 of a store"));
+    g_assert_false (g_file_test (expected, G_FILE_TEST_EXISTS));
+  }
+  sv_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cuda/strips/same-file", test_same_file);
   g_test_add_func ("/cuda/strips/negative-in-unsigned-file", test_negative_in_unsigned_file);
+  g_test_add_func ("/cuda/strips/zarr-chunks", test_zarr_chunks);
   return g_test_run ();
 }
