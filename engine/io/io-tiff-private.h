@@ -350,6 +350,16 @@ gboolean sv__tiff_strip_writer_put_strips (SvTiffStripWriter *writer, guint z0, 
                                            char **problem);
 void sv__tiff_strip_writer_free (SvTiffStripWriter *writer);
 
+/* Writeback of a file's pages asked for on a thread of its own every
+ * 256 MiB written (io-writeback.c), so that the writer never waits for
+ * the disk before its final fsync. Free before the file closes. */
+typedef struct _SvWriteback SvWriteback;
+SvWriteback *sv__writeback_new (int fd);
+void sv__writeback_written (SvWriteback *wb, guint64 bytes);
+/* The requests made so far. */
+guint sv__writeback_requests (SvWriteback *wb);
+void sv__writeback_free (SvWriteback *wb);
+
 /* Pages [z0, z1) through libtiff in order (io-tiff-write-libtiff.c). */
 gboolean sv__tiff_write_pages_libtiff (TIFF *tif, const SvTiffWriteJob *job, guint z0, guint z1,
                                        SvTiffMessages *msgs, char **problem);

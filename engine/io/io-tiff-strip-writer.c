@@ -27,12 +27,6 @@
 /* At most this much raw strip data waits in the window. */
 #define SV_WINDOW_MAX_BYTES (64 * 1024 * 1024)
 
-/* After this many bytes written the disk is asked to start writing them
- * back: on a machine with hundreds of GiB of memory the kernel would let
- * a whole label file sit in the page cache, and the fsync before the
- * rename then wrote gigabytes with nothing else left to do. */
-#define SV_WRITEBACK_BYTES ((guint64)256 << 20)
-
 typedef enum
 {
   SLOT_FREE,
@@ -78,6 +72,7 @@ struct _SvTiffStripWriter
   SvTiffLayout *layout;
   SvStripGeometry geometry;
   GThreadPool *pool;
+  SvWriteback *writeback;
   Slot *slots;
   guint n_slots;
   GMutex lock;
@@ -90,7 +85,6 @@ struct _SvTiffStripWriter
   guint64 end_strip;  /* the end of the pages asked for */
   guint64 next_place; /* the next strip to place */
   guint64 cursor;     /* the end of what is placed */
-  guint64 unsynced;   /* bytes written since the last writeback request */
   PagePlan pages[2];  /* page z at z % 2 */
   char *problem;      /* the first failure */
 };
@@ -214,25 +208,11 @@ sv__tiff_write_at (int fd, guint64 offset, const void *data, gsize len, int *sav
 }
 
 /* Writes the pieces and gives their slots back. */
-/* Starts the writeback of what was written (Linux; elsewhere the fsync
- * at the end does it all). */
-static void
-start_writeback (int fd)
-{
-#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
-  /* Whole file, asynchronous; a failure here only means a longer fsync. */
-  (void)sync_file_range (fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-  (void)fd;
-#endif
-}
-
 static void
 write_pieces (SvTiffStripWriter *w, GArray *pieces)
 {
   char *problem = NULL;
   guint64 written = 0;
-  gboolean writeback = FALSE;
 
   for (guint i = 0; i < pieces->len && problem == NULL; i++)
     {
@@ -244,13 +224,8 @@ write_pieces (SvTiffStripWriter *w, GArray *pieces)
             = g_strdup_printf ("cannot write page %u: %s", piece->z + 1, g_strerror (saved_errno));
       written += piece->len;
     }
+  sv__writeback_written (w->writeback, written);
   g_mutex_lock (&w->lock);
-  w->unsynced += written;
-  if (w->unsynced >= SV_WRITEBACK_BYTES)
-    {
-      w->unsynced = 0;
-      writeback = TRUE;
-    }
   for (guint i = 0; i < pieces->len; i++)
     {
       Piece *piece = &g_array_index (pieces, Piece, i);
@@ -265,8 +240,6 @@ write_pieces (SvTiffStripWriter *w, GArray *pieces)
     fail_locked (w, problem);
   g_cond_broadcast (&w->cond);
   g_mutex_unlock (&w->lock);
-  if (writeback)
-    start_writeback (w->fd);
 }
 
 static void
@@ -347,6 +320,7 @@ sv__tiff_strip_writer_new (int fd, const SvTiffWriteJob *job, SvTiffLayout *layo
   w->fd = fd;
   w->job = job;
   w->n_threads = n_threads;
+  w->writeback = sv__writeback_new (fd);
   w->layout = layout;
   sv__tiff_strip_geometry (job, &w->geometry);
   w->cursor = sv__tiff_layout_header_size (layout);
@@ -459,6 +433,7 @@ sv__tiff_strip_writer_free (SvTiffStripWriter *w)
     return;
   if (w->pool != NULL)
     g_thread_pool_free (w->pool, FALSE, TRUE);
+  sv__writeback_free (w->writeback);
   for (guint i = 0; w->slots != NULL && i < w->n_slots; i++)
     {
       g_free (w->slots[i].raw);

@@ -492,6 +492,72 @@ test_disk_full (Fixture *f, gconstpointer data)
   g_assert_cmpuint (count_entries (f->dir), ==, 0);
 }
 
+/* Writeback asked for on a thread of the file's own (io-writeback.c): a
+ * request every MiB written (SV_WRITEBACK_MIB=1) is made while the writer
+ * goes on, none below that, and the file's bytes are the writer's. */
+static void
+test_writeback_requests (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = fixture_path (f, "written.bin");
+  g_autofree guint8 *block = g_malloc (1 << 20);
+  g_autofree char *back = NULL;
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  SvWriteback *wb;
+  gsize len = 0;
+  int fd;
+
+  g_setenv ("SV_WRITEBACK_MIB", "1", TRUE);
+  fd = g_open (path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+
+  /* Four MiB, counted half a MiB at a time: a request is due after each
+   * whole MiB (the thread may take several at once), none before. */
+  wb = sv__writeback_new (fd);
+  for (guint b = 0; b < 4; b++)
+    {
+      memset (block, (int)b + 1, 1 << 20);
+      g_assert_cmpint (pwrite (fd, block, 1 << 20, (off_t)b << 20), ==, 1 << 20);
+      sv__writeback_written (wb, 1 << 19);
+      g_assert_cmpuint (sv__writeback_requests (wb), <=, b);
+      sv__writeback_written (wb, 1 << 19);
+    }
+  while (sv__writeback_requests (wb) == 0 && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_assert_cmpuint (sv__writeback_requests (wb), >=, 1);
+  g_assert_cmpuint (sv__writeback_requests (wb), <=, 4);
+  sv__writeback_free (wb);
+
+  /* Three quarters of a MiB: no request. */
+  wb = sv__writeback_new (fd);
+  memset (block, 17, 1 << 20);
+  g_assert_cmpint (pwrite (fd, block, 1 << 20, (off_t)4 << 20), ==, 1 << 20);
+  sv__writeback_written (wb, 1 << 19);
+  sv__writeback_written (wb, 1 << 18);
+  g_assert_cmpuint (sv__writeback_requests (wb), ==, 0);
+  sv__writeback_free (wb);
+
+  g_assert_cmpint (fsync (fd), ==, 0);
+  g_assert_cmpint (close (fd), ==, 0);
+  g_unsetenv ("SV_WRITEBACK_MIB");
+  g_assert_true (g_file_get_contents (path, &back, &len, NULL));
+  g_assert_cmpuint (len, ==, 5u << 20);
+  for (guint b = 0; b < 5; b++)
+    g_assert_cmpint (back[(gsize)b << 20], ==, b < 4 ? (int)b + 1 : 17);
+}
+
+/* A label file of several MiB written with a writeback request every
+ * MiB, by one and three threads: libtiff's bytes. */
+static void
+test_writeback_same_as_libtiff (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SvLabels) l = make_labels (12, NY, NX, FALSE);
+
+  g_setenv ("SV_WRITEBACK_MIB", "1", TRUE);
+  check_labels (f, l, "none", SV_TIFF_PREDICTOR_NONE);
+  check_labels (f, l, "deflate:1", SV_TIFF_PREDICTOR_HORIZONTAL);
+  g_unsetenv ("SV_WRITEBACK_MIB");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -508,6 +574,8 @@ main (int argc, char **argv)
        test_steps_compose);
   ADD ("/engine/io/strip-writer/steps-compose/bigtiff", GINT_TO_POINTER (TRUE), test_steps_compose);
   ADD ("/engine/io/strip-writer/disk-full", NULL, test_disk_full);
+  ADD ("/engine/io/strip-writer/writeback/requests", NULL, test_writeback_requests);
+  ADD ("/engine/io/strip-writer/writeback/same-as-libtiff", NULL, test_writeback_same_as_libtiff);
   ADD ("/engine/io/strip-writer/slab-negative-label", NULL, test_slab_negative_label);
   return g_test_run ();
 }
