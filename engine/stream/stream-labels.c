@@ -130,10 +130,15 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
   gboolean ok = TRUE;
 
   memset (sum, 0, sizeof *sum);
+  /* Kept labels are tallied on their devices, into the first slot: more
+   * slots only cost their clearing and merging (at 2048³, 8.6 M clusters
+   * in 8 slots: 0.3 s of the final labels on one thread). */
   sv__label_tally_init (&tally, k,
-                        at_once ? MAX (sv__resolve_threads (run->options->n_threads),
-                                       (int)plan->n_workers)
-                                : run->options->n_threads);
+                        plan->assignment_kept
+                            ? 1
+                            : at_once ? MAX (sv__resolve_threads (run->options->n_threads),
+                                             (int)plan->n_workers)
+                                      : run->options->n_threads);
   for (guint w = 0; ok && iterated && w < n_fillers; w++)
     ok = plan->workers[w]->klass->slab_steps->begin_pass (plan->workers[w], &run->ctx,
                                                           &run->clusters, error);

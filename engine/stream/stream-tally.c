@@ -24,8 +24,8 @@ sv__label_tally_init (SvLabelTally *t, gsize k, int n_threads)
   t->n_threads = CLAMP (sv__resolve_threads (n_threads), 1, SV_LABEL_TALLY_MAX_SLOTS);
   t->zmin = g_new (guint, MAX (k, 1) * t->n_threads);
   t->zmax = g_new0 (guint, MAX (k, 1) * t->n_threads);
-  for (gsize i = 0; i < k * t->n_threads; i++)
-    t->zmin[i] = G_MAXUINT;
+  /* Every byte 0xff: G_MAXUINT, no label seen. */
+  memset (t->zmin, 0xff, MAX (k, 1) * t->n_threads * sizeof (guint));
   t->n_in = g_new0 (gsize, t->n_threads);
   t->negative = g_new0 (gboolean, t->n_threads);
 }
