@@ -226,6 +226,13 @@ block_sums_cb (gpointer p, int t)
 {
   MetricsWork *w = p;
   const gsize n_blocks = (w->n + SV_METRICS_BLOCK - 1) / SV_METRICS_BLOCK;
+  const guint32 *index = w->index;
+  const float *values = w->values;
+  const gsize skip = w->skip, nc = w->nc;
+  const gboolean squared = w->squared;
+  const double mu = w->mu;
+  /* Without a background the labels need not be read at all. */
+  const gboolean skipping = skip != G_MAXSIZE;
   gsize b0, b1;
 
   sv__metrics_share (n_blocks, t, w->n_threads, &b0, &b1);
@@ -235,11 +242,11 @@ block_sums_cb (gpointer p, int t)
       double sum = 0.0;
       for (gsize i = b * SV_METRICS_BLOCK; i < end; i++)
         {
-          if (w->index[i] == w->skip)
+          if (skipping && index[i] == skip)
             continue;
-          double v = w->values[i * w->nc];
-          if (w->squared)
-            v = (v - w->mu) * (v - w->mu);
+          double v = values[i * nc];
+          if (squared)
+            v = (v - mu) * (v - mu);
           sum += v;
         }
       w->block_sums[b] = sum;
@@ -420,20 +427,16 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
 
   MetricsWork w = { dl.index, nz, ny, nx, n, n_labels, skip, sv__metrics_threads (n_threads, n) };
   w.runs = dl.runs;
-  g_autofree guint64 *sizes = g_new0 (guint64, MAX (n_labels, 1));
-  g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
+  g_autofree guint64 *sizes = g_new (guint64, MAX (n_labels, 1));
+  g_autofree guint64 *faces = g_new (guint64, MAX (n_labels, 1));
   {
     /* Integer counts per thread: their sum is the same for any split. */
     g_autofree guint64 *counts = g_new0 (guint64, 2 * (gsize)w.n_threads * MAX (n_labels, 1));
     w.sizes = counts;
     w.faces = counts + (gsize)w.n_threads * n_labels;
     sv__run_parallel (w.n_threads, count_sizes_faces_cb, &w);
-    for (int t = 0; t < w.n_threads; t++)
-      for (gsize s = 0; s < n_labels; s++)
-        {
-          sizes[s] += w.sizes[(gsize)t * n_labels + s];
-          faces[s] += w.faces[(gsize)t * n_labels + s];
-        }
+    sv__metrics_sum_counts (w.sizes, n_labels, w.n_threads, sizes, n_threads);
+    sv__metrics_sum_counts (w.faces, n_labels, w.n_threads, faces, n_threads);
   }
   {
     /* The background is no superpixel: its size stays out of the statistics. */
