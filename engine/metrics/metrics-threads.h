@@ -51,6 +51,14 @@ void sv__metrics_sum_counts (const guint64 *counts, gsize n_labels, int n_tables
 guint64 sv__metrics_place_counts (guint64 *counts, gsize n_labels, int n_tables, gsize *start,
                                   int n_threads);
 
+/* The share of voxels on the boundary of the dense map truth_index
+ * (with a 6-neighbour of another label, 4 in 2D) that lie within a
+ * Chebyshev distance `radius` of the boundary of label_index, both of
+ * nz·ny·nx voxels; NaN when the truth has no boundary
+ * (boundary-recall.c). On n_threads threads (0: every core). */
+double sv__metrics_boundary_recall (const guint32 *truth_index, const guint32 *label_index,
+                                    guint nz, guint ny, guint nx, guint radius, int n_threads);
+
 /* The functions below take the labels' dense indices when the caller has
  * them (`dense`, borrowed; NULL: computed here), so that one analysis
  * makes them once. */

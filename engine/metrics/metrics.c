@@ -37,71 +37,6 @@ sv_adjusted_rand_index (const gint32 *a, const gint32 *b, gsize n)
   return ari;
 }
 
-/* Marks voxels with a 6-neighbour (4 in 2D) of a different label. */
-static guint8 *
-boundary_mask (const guint32 *index, guint nz, guint ny, guint nx)
-{
-  const gsize sy = nx, sz = (gsize)ny * nx;
-  guint8 *mask = g_new0 (guint8, MAX (sz * nz, 1));
-  for (guint z = 0; z < nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++)
-        {
-          gsize i = z * sz + y * sy + x;
-          guint32 l = index[i];
-          /* Each differing pair marks both of its voxels. */
-          if (x + 1 < nx && index[i + 1] != l)
-            mask[i] = mask[i + 1] = 1;
-          if (y + 1 < ny && index[i + sy] != l)
-            mask[i] = mask[i + sy] = 1;
-          if (z + 1 < nz && index[i + sz] != l)
-            mask[i] = mask[i + sz] = 1;
-        }
-  return mask;
-}
-
-/* In-place maximum over a (2r+1)-wide window clipped to the volume, along
- * every axis: a dilation by a Chebyshev ball of radius r. */
-static void
-dilate_box (guint8 *mask, guint nz, guint ny, guint nx, guint r)
-{
-  if (r == 0)
-    return;
-  const guint dims[3] = { nz, ny, nx };
-  const gsize strides[3] = { (gsize)ny * nx, nx, 1 };
-  g_autofree guint8 *line = g_new (guint8, MAX (nz, MAX (ny, nx)));
-  for (int axis = 0; axis < 3; axis++)
-    {
-      gsize n = dims[axis], stride = strides[axis];
-      if (n < 2)
-        continue;
-      int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-      for (gsize i1 = 0; i1 < dims[a1]; i1++)
-        for (gsize i2 = 0; i2 < dims[a2]; i2++)
-          {
-            guint8 *base = mask + i1 * strides[a1] + i2 * strides[a2];
-            for (gsize i = 0; i < n; i++)
-              line[i] = base[i * stride];
-            /* Distance to the last set voxel at or before i, and at or after. */
-            gsize last = G_MAXSIZE;
-            for (gsize i = 0; i < n; i++)
-              {
-                if (line[i])
-                  last = i;
-                base[i * stride] = last != G_MAXSIZE && i - last <= r;
-              }
-            last = G_MAXSIZE;
-            for (gsize i = n; i-- > 0;)
-              {
-                if (line[i])
-                  last = i;
-                if (last != G_MAXSIZE && last - i <= r)
-                  base[i * stride] = 1;
-              }
-          }
-    }
-}
-
 static gboolean
 check_same_shape (const SvLabels *labels, guint nz, guint ny, guint nx, const char *what,
                   GError **error)
@@ -473,17 +408,8 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
       metrics->undersegmentation = (double)(n - best_total) / (double)n;
       metrics->adjusted_rand = sv__contingency_ari (&t);
 
-      g_autofree guint8 *truth_edge = boundary_mask (dg.index, nz, ny, nx);
-      g_autofree guint8 *label_edge = boundary_mask (dl.index, nz, ny, nx);
-      dilate_box (label_edge, nz, ny, nx, boundary_radius);
-      guint64 n_truth_edge = 0, n_hit = 0;
-      for (gsize i = 0; i < n; i++)
-        if (truth_edge[i])
-          {
-            n_truth_edge++;
-            n_hit += label_edge[i];
-          }
-      metrics->boundary_recall = n_truth_edge > 0 ? (double)n_hit / (double)n_truth_edge : NAN;
+      metrics->boundary_recall = sv__metrics_boundary_recall (dg.index, dl.index, nz, ny, nx,
+                                                              boundary_radius, n_threads);
 
       sv__contingency_clear (&t);
       sv__dense_labels_clear (&dg);
