@@ -167,12 +167,13 @@ typedef struct
   SvContingency *t;
   int n_threads;
   guint64 *count_a, *count_b; /* n_threads × n_a, n_threads × n_b */
-  gsize *fill;                /* n_threads × n_a: where each thread's next voxel goes */
+  guint64 *fill; /* n_threads × n_a: where each thread's next voxel goes (count_a, reused) */
   const gsize *offset;        /* n_a + 1 */
   guint32 *grouped;
   gsize *row_bounds; /* n_threads + 1 */
   GArray **pb, **pn; /* per thread */
   gsize **row_start; /* per thread, relative to its own arrays */
+  gsize *pair_at;    /* n_threads: where each thread's pairs go in the table */
 } ContingencyWork;
 
 static void
@@ -194,7 +195,7 @@ static void
 group_cb (gpointer p, int th)
 {
   ContingencyWork *w = p;
-  gsize *fill = w->fill + (gsize)th * w->t->n_a;
+  guint64 *fill = w->fill + (gsize)th * w->t->n_a;
   gsize lo, hi;
 
   /* Each thread fills its own part of each row, after the earlier
@@ -241,6 +242,28 @@ rows_cb (gpointer p, int th)
   w->row_start[th] = row_start;
 }
 
+/* Thread th's pairs and row starts moved into the table, after those of
+ * the threads before. */
+static void
+join_cb (gpointer p, int th)
+{
+  ContingencyWork *w = p;
+  SvContingency *t = w->t;
+  const gsize at = w->pair_at[th], r0 = w->row_bounds[th], r1 = w->row_bounds[th + 1];
+  GArray *pb = w->pb[th], *pn = w->pn[th];
+
+  for (gsize s = r0; s < r1; s++)
+    t->row_start[s] = at + w->row_start[th][s - r0];
+  if (pb->len)
+    {
+      memcpy (t->pair_b + at, pb->data, pb->len * sizeof (guint32));
+      memcpy (t->pair_n + at, pn->data, pn->len * sizeof (guint64));
+    }
+  g_array_free (pb, TRUE);
+  g_array_free (pn, TRUE);
+  g_free (w->row_start[th]);
+}
+
 void
 sv__contingency_init (SvContingency *t, const SvDenseLabels *a, const SvDenseLabels *b, gsize n)
 {
@@ -257,35 +280,20 @@ sv__contingency_init_threads (SvContingency *t, const SvDenseLabels *a, const Sv
   t->n = n;
   t->n_a = a->n_distinct;
   t->n_b = b->n_distinct;
-  t->size_a = g_new0 (guint64, MAX (t->n_a, 1));
-  t->size_b = g_new0 (guint64, MAX (t->n_b, 1));
+  t->size_a = g_new (guint64, MAX (t->n_a, 1));
+  t->size_b = g_new (guint64, MAX (t->n_b, 1));
   w.count_a = g_new0 (guint64, nt * MAX (t->n_a, 1));
   w.count_b = g_new0 (guint64, nt * MAX (t->n_b, 1));
   sv__run_parallel (nt, count_cb, &w);
-  for (int th = 0; th < nt; th++)
-    {
-      for (gsize s = 0; s < t->n_a; s++)
-        t->size_a[s] += w.count_a[th * t->n_a + s];
-      for (gsize g = 0; g < t->n_b; g++)
-        t->size_b[g] += w.count_b[th * t->n_b + g];
-    }
+  sv__metrics_sum_counts (w.count_a, t->n_a, nt, t->size_a, n_threads);
+  sv__metrics_sum_counts (w.count_b, t->n_b, nt, t->size_b, n_threads);
 
-  /* Counting sort of the b-labels by their a-label. */
+  /* Counting sort of the b-labels by their a-label: each thread's voxels
+   * of a row after the earlier threads'. */
   g_autofree gsize *offset = g_new (gsize, t->n_a + 1);
-  offset[0] = 0;
-  for (gsize s = 0; s < t->n_a; s++)
-    offset[s + 1] = offset[s] + t->size_a[s];
+  sv__metrics_place_counts (w.count_a, t->n_a, nt, offset, n_threads);
   w.offset = offset;
-  w.fill = g_new (gsize, nt * MAX (t->n_a, 1));
-  for (gsize s = 0; s < t->n_a; s++)
-    {
-      gsize at = offset[s];
-      for (int th = 0; th < nt; th++)
-        {
-          w.fill[th * t->n_a + s] = at;
-          at += w.count_a[th * t->n_a + s];
-        }
-    }
+  w.fill = w.count_a;
   w.grouped = g_new (guint32, MAX (n, 1));
   sv__run_parallel (nt, group_cb, &w);
 
@@ -298,54 +306,25 @@ sv__contingency_init_threads (SvContingency *t, const SvDenseLabels *a, const Sv
   w.row_start = g_new0 (gsize *, nt);
   sv__run_parallel (nt, rows_cb, &w);
   gsize n_pairs = 0;
+  w.pair_at = g_new (gsize, nt);
   for (int th = 0; th < nt; th++)
-    n_pairs += w.pb[th]->len;
+    {
+      w.pair_at[th] = n_pairs;
+      n_pairs += w.pb[th]->len;
+    }
   t->row_start = g_new (gsize, t->n_a + 1);
   t->pair_b = g_new (guint32, MAX (n_pairs, 1));
   t->pair_n = g_new (guint64, MAX (n_pairs, 1));
-  gsize at = 0;
-  for (int th = 0; th < nt; th++)
-    {
-      for (gsize s = w.row_bounds[th]; s < w.row_bounds[th + 1]; s++)
-        t->row_start[s] = at + w.row_start[th][s - w.row_bounds[th]];
-      if (w.pb[th]->len)
-        {
-          memcpy (t->pair_b + at, w.pb[th]->data, w.pb[th]->len * sizeof (guint32));
-          memcpy (t->pair_n + at, w.pn[th]->data, w.pn[th]->len * sizeof (guint64));
-        }
-      at += w.pb[th]->len;
-      g_array_free (w.pb[th], TRUE);
-      g_array_free (w.pn[th], TRUE);
-      g_free (w.row_start[th]);
-    }
-  t->row_start[t->n_a] = at;
+  sv__run_parallel (nt, join_cb, &w);
+  t->row_start[t->n_a] = n_pairs;
   g_free (w.pb);
   g_free (w.pn);
   g_free (w.row_start);
   g_free (w.row_bounds);
   g_free (w.grouped);
-  g_free (w.fill);
+  g_free (w.pair_at);
   g_free (w.count_a);
   g_free (w.count_b);
-}
-
-void
-sv__metrics_label_bounds (const guint64 *sizes, gsize n_labels, int n_threads, gsize *bounds)
-{
-  guint64 total = 0, seen = 0;
-  gsize s = 0;
-
-  for (gsize k = 0; k < n_labels; k++)
-    total += sizes[k];
-  bounds[0] = 0;
-  for (int th = 1; th < n_threads; th++)
-    {
-      guint64 want = total / (guint64)n_threads * (guint64)th;
-      while (s < n_labels && seen + sizes[s] <= want)
-        seen += sizes[s++];
-      bounds[th] = s;
-    }
-  bounds[n_threads] = n_labels;
 }
 
 static inline guint64

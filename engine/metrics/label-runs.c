@@ -74,7 +74,7 @@ sv__label_runs_new (const guint32 *index, gsize n_labels, guint nz, guint ny, gu
   RunsWork w = { index, n_labels, (gsize)nz * ny, nx };
   g_autofree guint64 *n_found = NULL;
   SvLabelRuns *runs;
-  guint64 total = 0, place = 0;
+  guint64 total = 0;
 
   if (n == 0 || n_labels == 0 || w.n_rows > G_MAXUINT32)
     return NULL;
@@ -97,23 +97,44 @@ sv__label_runs_new (const guint32 *index, gsize n_labels, guint nz, guint ny, gu
       return NULL;
     }
   /* Each label's runs after the labels before, share after share. */
-  for (gsize k = 0; k < n_labels; k++)
-    {
-      runs->start[k] = place;
-      for (int t = 0; t < w.n_threads; t++)
-        {
-          guint64 *at = &w.at[(gsize)t * n_labels + k];
-          const guint64 count = *at;
-
-          *at = place;
-          place += count;
-        }
-    }
-  runs->start[n_labels] = place;
+  sv__metrics_place_counts (w.at, n_labels, w.n_threads, runs->start, n_threads);
   w.runs = runs->runs;
   sv__run_parallel (w.n_threads, place_cb, &w);
   g_free (w.at);
   return runs;
+}
+
+typedef struct
+{
+  const SvLabelRuns *runs;
+  guint64 *sizes;
+  int n_threads;
+} SizesWork;
+
+static void
+sizes_cb (gpointer p, int t)
+{
+  SizesWork *w = p;
+  gsize k0, k1;
+
+  sv__metrics_share (w->runs->n_labels, t, w->n_threads, &k0, &k1);
+  for (gsize k = k0; k < k1; k++)
+    {
+      guint64 size = 0;
+
+      for (gsize r = w->runs->start[k]; r < w->runs->start[k + 1]; r++)
+        size += w->runs->runs[r].x1 - w->runs->runs[r].x0;
+      w->sizes[k] = size;
+    }
+}
+
+void
+sv__label_runs_sizes (const SvLabelRuns *runs, guint64 *sizes, int n_threads)
+{
+  SizesWork w = { runs, sizes };
+
+  w.n_threads = (int)MIN ((gsize)sv__resolve_threads (n_threads), runs->n_labels / 4096 + 1);
+  sv__run_parallel (w.n_threads, sizes_cb, &w);
 }
 
 void

@@ -36,5 +36,8 @@ typedef struct _SvLabelRuns
 SvLabelRuns *sv__label_runs_new (const guint32 *index, gsize n_labels, guint nz, guint ny,
                                  guint nx, int n_threads);
 void sv__label_runs_free (SvLabelRuns *runs);
+/* Each label's voxel count (n_labels of them), from its runs: a read of
+ * the runs, fewer than a quarter of the voxels, on n_threads threads. */
+void sv__label_runs_sizes (const SvLabelRuns *runs, guint64 *sizes, int n_threads);
 
 G_END_DECLS

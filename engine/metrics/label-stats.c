@@ -112,8 +112,45 @@ add_run (TableWork *w, gsize k, const SvLabelRun *run)
     }
 }
 
+/* Labels [l0, l1) before their first voxel. */
+static void
+stats_init (TableWork *w, gsize l0, gsize l1)
+{
+  for (gsize k = l0; k < l1; k++)
+    {
+      SvLabelStats *s = &w->stats[k];
+      for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
+        {
+          s->min[c] = INFINITY;
+          s->max[c] = -INFINITY;
+        }
+      for (guint d = 0; d < 3; d++)
+        s->lo[d] = G_MAXUINT;
+    }
+}
+
+/* Labels [l0, l1) after their last voxel: the means. */
+static void
+stats_finish (TableWork *w, gsize l0, gsize l1)
+{
+  for (gsize k = l0; k < l1; k++)
+    {
+      SvLabelStats *s = &w->stats[k];
+      const double *sum = w->sums + k * (w->nc + 3);
+      for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
+        if (c < w->nc)
+          s->mean[c] = sum[c] / (double)s->n_voxels;
+        else
+          s->mean[c] = s->min[c] = s->max[c] = NAN;
+      for (guint d = 0; d < 3; d++)
+        s->centre[d] = sum[w->nc + d] / (double)s->n_voxels;
+    }
+}
+
 /* Every voxel of the labels this thread owns, in voxel order: each
- * label's sums are added up as one thread would. */
+ * label's sums are added up as one thread would. Their statistics are
+ * also set up and finished here, so that no thread goes through every
+ * label. */
 static void
 accumulate_cb (gpointer p, int t)
 {
@@ -122,22 +159,24 @@ accumulate_cb (gpointer p, int t)
   const guint ny = w->labels->ny, nx = w->labels->nx;
   gsize i = 0;
 
+  stats_init (w, l0, l1);
   /* Only the owned labels' runs, label after label. */
   if (w->runs != NULL)
     {
       for (gsize k = l0; k < l1; k++)
         for (gsize r = w->runs->start[k]; r < w->runs->start[k + 1]; r++)
           add_run (w, k, &w->runs->runs[r]);
-      return;
     }
-  for (guint z = 0; z < w->labels->nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++, i++)
-        {
-          gsize k = w->index[i];
-          if (k >= l0 && k < l1)
-            add_voxel (w, k, i, z, y, x);
-        }
+  else
+    for (guint z = 0; z < w->labels->nz; z++)
+      for (guint y = 0; y < ny; y++)
+        for (guint x = 0; x < nx; x++, i++)
+          {
+            gsize k = w->index[i];
+            if (k >= l0 && k < l1)
+              add_voxel (w, k, i, z, y, x);
+          }
+  stats_finish (w, l0, l1);
 }
 
 static int
@@ -187,44 +226,24 @@ sv__label_table_new_threads (const SvLabels *labels, const SvDenseLabels *dense,
   table->stats = g_new0 (SvLabelStats, MAX (w.n_labels, 1));
   w.stats = table->stats;
   w.sums = g_new0 (double, MAX (w.n_labels, 1) * (w.nc + 3));
-  for (gsize k = 0; k < w.n_labels; k++)
-    {
-      SvLabelStats *s = &table->stats[k];
-      for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
-        {
-          s->min[c] = INFINITY;
-          s->max[c] = -INFINITY;
-        }
-      for (guint d = 0; d < 3; d++)
-        s->lo[d] = G_MAXUINT;
-    }
   {
-    /* Labels to threads by their voxel counts. */
-    g_autofree guint64 *sizes = g_new0 (guint64, MAX (w.n_labels, 1));
+    /* Labels to threads by their voxel counts, which the runs give
+     * without a pass over the voxels. */
+    g_autofree guint64 *sizes = g_new (guint64, MAX (w.n_labels, 1));
     g_autofree gsize *bounds = g_new (gsize, w.n_threads + 1);
-    w.counts = g_new0 (guint64, (gsize)w.n_threads * MAX (w.n_labels, 1));
-    sv__run_parallel (w.n_threads, count_cb, &w);
-    for (int t = 0; t < w.n_threads; t++)
-      for (gsize k = 0; k < w.n_labels; k++)
-        sizes[k] += w.counts[(gsize)t * w.n_labels + k];
-    g_free (w.counts);
+    if (w.runs != NULL)
+      sv__label_runs_sizes (w.runs, sizes, n_threads);
+    else
+      {
+        w.counts = g_new0 (guint64, (gsize)w.n_threads * MAX (w.n_labels, 1));
+        sv__run_parallel (w.n_threads, count_cb, &w);
+        sv__metrics_sum_counts (w.counts, w.n_labels, w.n_threads, sizes, n_threads);
+        g_free (w.counts);
+      }
     sv__metrics_label_bounds (sizes, w.n_labels, w.n_threads, bounds);
     w.bounds = bounds;
     sv__run_parallel (w.n_threads, accumulate_cb, &w);
   }
-
-  for (gsize k = 0; k < w.n_labels; k++)
-    {
-      SvLabelStats *s = &table->stats[k];
-      const double *sum = w.sums + k * (w.nc + 3);
-      for (guint c = 0; c < SV_LABEL_STATS_MAX_CHANNELS; c++)
-        if (c < w.nc)
-          s->mean[c] = sum[c] / (double)s->n_voxels;
-        else
-          s->mean[c] = s->min[c] = s->max[c] = NAN;
-      for (guint d = 0; d < 3; d++)
-        s->centre[d] = sum[w.nc + d] / (double)s->n_voxels;
-    }
   g_free (w.sums);
   sv__dense_labels_clear (&own);
   return table;

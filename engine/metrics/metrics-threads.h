@@ -38,6 +38,27 @@ sv__metrics_share (gsize n, int t, int n_threads, gsize *a, gsize *b)
  * about equal voxel counts: thread t owns [bounds[t], bounds[t + 1]). */
 void sv__metrics_label_bounds (const guint64 *sizes, gsize n_labels, int n_threads, gsize *bounds);
 
+/* sum[k] = Σ_t counts[t · n_labels + k] over n_tables per-thread tables
+ * of n_labels counts, on n_threads threads (0: every core). */
+void sv__metrics_sum_counts (const guint64 *counts, gsize n_labels, int n_tables, guint64 *sum,
+                             int n_threads);
+/* Turns n_tables per-thread tables of n_labels counts into places: label
+ * after label, table after table, each count becomes the sum of those
+ * before it, as a counting sort places the items that thread t found of
+ * label k; counts of 0 stay 0. start[k] (n_labels + 1, may be NULL) gets
+ * label k's first place. Returns the sum of all counts. On n_threads
+ * threads (0: every core). */
+guint64 sv__metrics_place_counts (guint64 *counts, gsize n_labels, int n_tables, gsize *start,
+                                  int n_threads);
+
+/* The share of voxels on the boundary of the dense map truth_index
+ * (with a 6-neighbour of another label, 4 in 2D) that lie within a
+ * Chebyshev distance `radius` of the boundary of label_index, both of
+ * nz·ny·nx voxels; NaN when the truth has no boundary
+ * (boundary-recall.c). On n_threads threads (0: every core). */
+double sv__metrics_boundary_recall (const guint32 *truth_index, const guint32 *label_index,
+                                    guint nz, guint ny, guint nx, guint radius, int n_threads);
+
 /* The functions below take the labels' dense indices when the caller has
  * them (`dense`, borrowed; NULL: computed here), so that one analysis
  * makes them once. */

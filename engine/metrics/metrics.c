@@ -37,71 +37,6 @@ sv_adjusted_rand_index (const gint32 *a, const gint32 *b, gsize n)
   return ari;
 }
 
-/* Marks voxels with a 6-neighbour (4 in 2D) of a different label. */
-static guint8 *
-boundary_mask (const guint32 *index, guint nz, guint ny, guint nx)
-{
-  const gsize sy = nx, sz = (gsize)ny * nx;
-  guint8 *mask = g_new0 (guint8, MAX (sz * nz, 1));
-  for (guint z = 0; z < nz; z++)
-    for (guint y = 0; y < ny; y++)
-      for (guint x = 0; x < nx; x++)
-        {
-          gsize i = z * sz + y * sy + x;
-          guint32 l = index[i];
-          /* Each differing pair marks both of its voxels. */
-          if (x + 1 < nx && index[i + 1] != l)
-            mask[i] = mask[i + 1] = 1;
-          if (y + 1 < ny && index[i + sy] != l)
-            mask[i] = mask[i + sy] = 1;
-          if (z + 1 < nz && index[i + sz] != l)
-            mask[i] = mask[i + sz] = 1;
-        }
-  return mask;
-}
-
-/* In-place maximum over a (2r+1)-wide window clipped to the volume, along
- * every axis: a dilation by a Chebyshev ball of radius r. */
-static void
-dilate_box (guint8 *mask, guint nz, guint ny, guint nx, guint r)
-{
-  if (r == 0)
-    return;
-  const guint dims[3] = { nz, ny, nx };
-  const gsize strides[3] = { (gsize)ny * nx, nx, 1 };
-  g_autofree guint8 *line = g_new (guint8, MAX (nz, MAX (ny, nx)));
-  for (int axis = 0; axis < 3; axis++)
-    {
-      gsize n = dims[axis], stride = strides[axis];
-      if (n < 2)
-        continue;
-      int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-      for (gsize i1 = 0; i1 < dims[a1]; i1++)
-        for (gsize i2 = 0; i2 < dims[a2]; i2++)
-          {
-            guint8 *base = mask + i1 * strides[a1] + i2 * strides[a2];
-            for (gsize i = 0; i < n; i++)
-              line[i] = base[i * stride];
-            /* Distance to the last set voxel at or before i, and at or after. */
-            gsize last = G_MAXSIZE;
-            for (gsize i = 0; i < n; i++)
-              {
-                if (line[i])
-                  last = i;
-                base[i * stride] = last != G_MAXSIZE && i - last <= r;
-              }
-            last = G_MAXSIZE;
-            for (gsize i = n; i-- > 0;)
-              {
-                if (line[i])
-                  last = i;
-                if (last != G_MAXSIZE && last - i <= r)
-                  base[i * stride] = 1;
-              }
-          }
-    }
-}
-
 static gboolean
 check_same_shape (const SvLabels *labels, guint nz, guint ny, guint nx, const char *what,
                   GError **error)
@@ -226,6 +161,13 @@ block_sums_cb (gpointer p, int t)
 {
   MetricsWork *w = p;
   const gsize n_blocks = (w->n + SV_METRICS_BLOCK - 1) / SV_METRICS_BLOCK;
+  const guint32 *index = w->index;
+  const float *values = w->values;
+  const gsize skip = w->skip, nc = w->nc;
+  const gboolean squared = w->squared;
+  const double mu = w->mu;
+  /* Without a background the labels need not be read at all. */
+  const gboolean skipping = skip != G_MAXSIZE;
   gsize b0, b1;
 
   sv__metrics_share (n_blocks, t, w->n_threads, &b0, &b1);
@@ -235,11 +177,11 @@ block_sums_cb (gpointer p, int t)
       double sum = 0.0;
       for (gsize i = b * SV_METRICS_BLOCK; i < end; i++)
         {
-          if (w->index[i] == w->skip)
+          if (skipping && index[i] == skip)
             continue;
-          double v = w->values[i * w->nc];
-          if (w->squared)
-            v = (v - w->mu) * (v - w->mu);
+          double v = values[i * nc];
+          if (squared)
+            v = (v - mu) * (v - mu);
           sum += v;
         }
       w->block_sums[b] = sum;
@@ -420,20 +362,16 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
 
   MetricsWork w = { dl.index, nz, ny, nx, n, n_labels, skip, sv__metrics_threads (n_threads, n) };
   w.runs = dl.runs;
-  g_autofree guint64 *sizes = g_new0 (guint64, MAX (n_labels, 1));
-  g_autofree guint64 *faces = g_new0 (guint64, MAX (n_labels, 1));
+  g_autofree guint64 *sizes = g_new (guint64, MAX (n_labels, 1));
+  g_autofree guint64 *faces = g_new (guint64, MAX (n_labels, 1));
   {
     /* Integer counts per thread: their sum is the same for any split. */
     g_autofree guint64 *counts = g_new0 (guint64, 2 * (gsize)w.n_threads * MAX (n_labels, 1));
     w.sizes = counts;
     w.faces = counts + (gsize)w.n_threads * n_labels;
     sv__run_parallel (w.n_threads, count_sizes_faces_cb, &w);
-    for (int t = 0; t < w.n_threads; t++)
-      for (gsize s = 0; s < n_labels; s++)
-        {
-          sizes[s] += w.sizes[(gsize)t * n_labels + s];
-          faces[s] += w.faces[(gsize)t * n_labels + s];
-        }
+    sv__metrics_sum_counts (w.sizes, n_labels, w.n_threads, sizes, n_threads);
+    sv__metrics_sum_counts (w.faces, n_labels, w.n_threads, faces, n_threads);
   }
   {
     /* The background is no superpixel: its size stays out of the statistics. */
@@ -470,17 +408,8 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
       metrics->undersegmentation = (double)(n - best_total) / (double)n;
       metrics->adjusted_rand = sv__contingency_ari (&t);
 
-      g_autofree guint8 *truth_edge = boundary_mask (dg.index, nz, ny, nx);
-      g_autofree guint8 *label_edge = boundary_mask (dl.index, nz, ny, nx);
-      dilate_box (label_edge, nz, ny, nx, boundary_radius);
-      guint64 n_truth_edge = 0, n_hit = 0;
-      for (gsize i = 0; i < n; i++)
-        if (truth_edge[i])
-          {
-            n_truth_edge++;
-            n_hit += label_edge[i];
-          }
-      metrics->boundary_recall = n_truth_edge > 0 ? (double)n_hit / (double)n_truth_edge : NAN;
+      metrics->boundary_recall = sv__metrics_boundary_recall (dg.index, dl.index, nz, ny, nx,
+                                                              boundary_radius, n_threads);
 
       sv__contingency_clear (&t);
       sv__dense_labels_clear (&dg);
