@@ -551,25 +551,31 @@ typedef struct
   uint32_t ky, kx; /* chunks across y and x */
 } ChunkShape;
 
+/* Blocks along y take chunks, along x a chunk's labels, with 32-bit index
+ * arithmetic inside a chunk (the caller keeps a chunk under 2³² labels). */
 __global__ static void
-gather_chunks_kernel (const int32_t *labels, ChunkShape sh, size_t n, int32_t *chunks)
+gather_chunks_kernel (const int32_t *labels, ChunkShape sh, uint32_t n_chunks, int32_t *chunks)
 {
-  const size_t chunk_size = (size_t)sh.cz * sh.cy * sh.cx;
+  const uint32_t chunk_plane = sh.cy * sh.cx, chunk_size = sh.cz * chunk_plane;
+  const uint32_t per_row = sh.ky * sh.kx;
 
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
+  for (uint32_t c = blockIdx.y; c < n_chunks; c += gridDim.y)
     {
-      const size_t c = i / chunk_size, within = i % chunk_size;
-      const size_t per_row = (size_t)sh.ky * sh.kx;
-      const uint32_t kz = (uint32_t)(c / per_row), ky = (uint32_t)(c % per_row / sh.kx),
-                     kx = (uint32_t)(c % sh.kx);
-      const uint32_t z = kz * sh.cz + (uint32_t)(within / ((size_t)sh.cy * sh.cx));
-      const uint32_t y = ky * sh.cy + (uint32_t)(within / sh.cx % sh.cy);
-      const uint32_t x = kx * sh.cx + (uint32_t)(within % sh.cx);
+      const uint32_t kz = c / per_row, rest = c - kz * per_row;
+      const uint32_t ky = rest / sh.kx, kx = rest - ky * sh.kx;
+      int32_t *out = chunks + (size_t)c * chunk_size;
 
-      chunks[i] = z < sh.depth && y < sh.ny && x < sh.nx
-                      ? labels[((size_t)z * sh.ny + y) * sh.nx + x]
-                      : 0;
+      for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < chunk_size;
+           w += gridDim.x * blockDim.x)
+        {
+          const uint32_t zz = w / chunk_plane, r = w - zz * chunk_plane;
+          const uint32_t yy = r / sh.cx, xx = r - yy * sh.cx;
+          const uint32_t z = kz * sh.cz + zz, y = ky * sh.cy + yy, x = kx * sh.cx + xx;
+
+          out[w] = z < sh.depth && y < sh.ny && x < sh.nx
+                       ? labels[((size_t)z * sh.ny + y) * sh.nx + x]
+                       : 0;
+        }
     }
 }
 
@@ -585,7 +591,7 @@ sv__cuda_chunk_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
   const gsize rows = (gsize)sh.cz * sh.cy, n = n_chunks * rows * sh.cx;
 
   g_return_val_if_fail (depth > 0 && sh.cz > 0 && sh.cy > 0 && sh.cx > 0, -1);
-  if (rows >= G_MAXUINT32 || n_chunks >= G_MAXUINT32)
+  if (rows * sh.cx >= G_MAXUINT32 || n_chunks >= G_MAXUINT32)
     return 0;
   if (n > e->chunks_cap)
     {
@@ -602,8 +608,12 @@ sv__cuda_chunk_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
       SV_CUDA_CHECK (err);
       e->chunks_cap = n;
     }
-  gather_chunks_kernel<<<(unsigned)MIN ((n + 255) / 256, (gsize)65536), 256, 0, stream>>> (
-      d_labels, sh, n, e->d_chunks);
+  {
+    const dim3 grid ((unsigned)MIN ((rows * sh.cx + 255) / 256, (gsize)1024),
+                     (unsigned)MIN (n_chunks, (gsize)65535));
+    gather_chunks_kernel<<<grid, 256, 0, stream>>> (d_labels, sh, (uint32_t)n_chunks,
+                                                    e->d_chunks);
+  }
   SV_CUDA_CHECK (cudaGetLastError ());
   /* Each chunk a page of one strip: its rows of cx labels. */
   return sv__cuda_strip_encode (e, e->d_chunks, (guint)n_chunks, (guint)rows, sh.cx, (guint)rows,
