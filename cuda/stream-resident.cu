@@ -288,6 +288,20 @@ pack_flush (LabelRoute *r, GError **error)
   return route_sink (r->pack_z0, r->pack_z1, pack, r, error);
 }
 
+/* SV_CUDA_PACK_MIB overrides it, for measuring (0: full buffers only). */
+static gsize
+pack_bytes (void)
+{
+  const char *mib = g_getenv ("SV_CUDA_PACK_MIB");
+
+  if (mib != NULL && *mib != '\0')
+    {
+      const guint64 v = g_ascii_strtoull (mib, NULL, 10);
+      return v > 0 ? (gsize)(v << 20) : G_MAXSIZE;
+    }
+  return (gsize)64 << 20;
+}
+
 /* Slab [c0, c1) of the label file as a record: its strips compressed
  * here, in the buffer being filled when they fit there, else in a fresh
  * one; or its labels, which fill a buffer, when the device cannot
@@ -360,8 +374,13 @@ store_record (LabelRoute *r, guint c0, guint c1, const int32_t *d_slab, GError *
       r->pack_used += slab_record_bytes (head);
       r->pack_z1 = c1;
       r->pack_last = head;
-      /* Without a sink thread every slab goes at once. */
-      if (!head->strips || r->sink_thread == NULL || capacity - r->pack_used <= 2 * head_bytes)
+      /* Without a sink thread every slab goes at once; with one, a buffer
+       * goes once it holds SV_PACK_BYTES, so that the file takes the
+       * strips while the device makes the next ones (a buffer holds a
+       * slab's labels, hundreds of MB of strips at 2048³: the file's
+       * writes started late and ended after the last window). */
+      if (!head->strips || r->sink_thread == NULL || capacity - r->pack_used <= 2 * head_bytes
+          || r->pack_used >= pack_bytes ())
         return pack_flush (r, error);
       return TRUE;
     }
