@@ -89,7 +89,8 @@ def steps(output, started):
             passes.append(float(text.split()[3]) / 1e3)
         elif text.startswith("streamed run: labels made") and "final_labels" not in out:
             out["final_labels"] = float(re.search(r"in ([0-9.]+) s", text).group(1))
-        elif text.startswith("connectivity on the device:"):
+        elif text.startswith("connectivity on") and "of it" in text:
+            # One device ("on the device:") or shared ("on 2 devices:").
             nums = re.findall(r"([0-9.]+) s", text)
             out["connect_device"], out["file_appends"] = float(nums[0]), float(nums[1])
     if first_stamp is not None:

@@ -143,6 +143,27 @@ gboolean sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint exte
                                         SvConnectivityRule rule, SvCcSlices load, SvCcSlices store, gpointer user_data,
                                         cudaStream_t stream, gint64 *n_labels, GError **error);
 
+/* The pieces of a volume's first slices under the connected rule: for
+ * each piece, in order of their starts, its first voxel (in the volume
+ * the windows see) and the number of the earlier piece a small one joins
+ * (−1: it takes a new label, as a large one does). A piece's number is
+ * its place in the table. */
+typedef struct
+{
+  GArray *starts; /* gint64 */
+  GArray *joins;  /* gint32 */
+} SvCcPieceTable;
+
+/* sv__cuda_connectivity_windows under the connected rule, numbering
+ * pieces instead of labelling them, for the pieces that start in slices
+ * [0, core_end): each stored voxel holds start_label + its piece's number
+ * and `table` (empty on entry) receives the pieces. Slices up to
+ * core_end + extent are loaded. */
+gboolean sv__cuda_piece_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
+                                 guint core_end, gint64 min_size, gint64 max_size, int start_label,
+                                 SvCcSlices load, SvCcSlices store, gpointer user_data,
+                                 cudaStream_t stream, SvCcPieceTable *table, GError **error);
+
 /* ---- backend-buffers.cu ---- */
 
 void sv__cuda_free_k_buffers (SvCudaBackend *self);

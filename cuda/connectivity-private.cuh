@@ -123,6 +123,14 @@ typedef struct
   int core_end;
   int base;            /* large pieces of earlier windows */
   bool counter_in_use; /* a settled voxel carries the counter's label base */
+  /* Pieces instead of labels (the connected rule only): every piece
+   * starting in the core is numbered base + its rank among them, known
+   * voxels hold such numbers, and the window's table goes to
+   * s->small_roots (each piece's start, window voxel) and
+   * s->small_offsets (the number of the earlier piece a small one joins,
+   * −1 for one that takes a new label), in order of the pieces' starts;
+   * *n_large is their count. */
+  bool pieces;
 } SvCcWindow;
 
 /* The connectivity rule on nz·ny·nx labels (in place when window is

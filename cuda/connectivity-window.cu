@@ -98,11 +98,43 @@ sv__cuda_cc_window_depth (guint nz, gsize plane, guint extent, guint64 budget)
   return lo;
 }
 
-gboolean
-sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
-                               gint64 min_size, gint64 max_size, int start_label,
-                               SvConnectivityRule rule, SvCcSlices load, SvCcSlices store, gpointer user_data, cudaStream_t stream,
-                               gint64 *n_labels, GError **error)
+/* A window's table rows to the host: starts in the volume the windows
+ * see (the window's first slice is w0). */
+static gboolean
+append_pieces (SvCcPieceTable *table, const SvCudaConnScratch *s, int n_pieces, guint w0,
+               gsize plane, cudaStream_t stream, GError **error)
+{
+  g_autofree gint32 *starts = g_try_new (gint32, MAX (n_pieces, 1));
+  const guint at = table->starts->len;
+
+  if (starts == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for a table of %d pieces", n_pieces);
+      return FALSE;
+    }
+  g_array_set_size (table->starts, at + (guint)n_pieces);
+  g_array_set_size (table->joins, at + (guint)n_pieces);
+  SV_CUDA_CHECK (cudaMemcpyAsync (starts, s->small_roots, (gsize)n_pieces * sizeof (gint32),
+                                  cudaMemcpyDeviceToHost, stream));
+  SV_CUDA_CHECK (cudaMemcpyAsync (&g_array_index (table->joins, gint32, at), s->small_offsets,
+                                  (gsize)n_pieces * sizeof (gint32), cudaMemcpyDeviceToHost,
+                                  stream));
+  SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+  for (int i = 0; i < n_pieces; i++)
+    g_array_index (table->starts, gint64, at + (guint)i) = (gint64)w0 * (gint64)plane + starts[i];
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* The windows whose cores cover [0, core_end); with `table`, pieces
+ * (connected rule) instead of labels. */
+static gboolean
+run_windows (guint nz, guint ny, guint nx, guint extent, guint depth, guint core_end,
+             gint64 min_size, gint64 max_size, int start_label, SvConnectivityRule rule,
+             SvCcSlices load, SvCcSlices store, gpointer user_data, cudaStream_t stream,
+             SvCcPieceTable *table, gint64 *n_labels, GError **error)
 {
   const gsize plane = (gsize)ny * nx;
   const guint cap = (guint)window_slices (depth, extent, nz);
@@ -122,7 +154,7 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
   if (!sv__cuda_conn_scratch_alloc (&s, cap * plane, error))
     goto out;
 
-  if (legacy && min_size > max_size && min_size > 1)
+  if (legacy && min_size > max_size && min_size > 1 && table == NULL)
     {
       /* Every voxel but background takes start_label: no window needed. */
       bool any = false;
@@ -143,10 +175,10 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
       goto out;
     }
 
-  for (guint a = 0, b; a < nz; a = b)
+  for (guint a = 0, b; a < core_end; a = b)
     {
       const guint first = a > 0 ? a - 1 : 0;
-      b = MIN (a + depth, nz);
+      b = MIN (a + depth, core_end);
       const guint top = (guint)MIN ((guint64)b + extent, (guint64)nz);
       int n_large = 0;
       bool now_in_use = false;
@@ -173,10 +205,20 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
       cc_window_prep_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (n, d_in, d_known,
                                                                            background);
       SV_CUDA_CHECK (cudaGetLastError ());
-      const SvCcWindow window = { d_known, (int)((b - w0) * plane), (int)base, in_use };
+      const SvCcWindow window
+          = { d_known, (int)((b - w0) * plane), (int)base, in_use, table != NULL };
       SV_CUDA_CHECK (sv__cuda_cc_run (d_in, (int)(top - w0), (int)ny, (int)nx, min_size, max_size,
                                       start_label, legacy, &window, &s, stream, &n_large,
                                       &now_in_use));
+      if (table != NULL
+          && (base + n_large >= G_MAXINT32 - 2
+              || !append_pieces (table, &s, n_large, w0, plane, stream, error)))
+        {
+          if (base + n_large >= G_MAXINT32 - 2)
+            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                         "connectivity: more than %d pieces on one device", G_MAXINT32 - 3);
+          goto out;
+        }
       if (!store (a, b, d_known + (a - w0) * plane, user_data, error))
         goto out;
       base += n_large;
@@ -190,6 +232,30 @@ out:
   cudaFree (d_in);
   cudaFree (d_known);
   return ok;
+}
+
+gboolean
+sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
+                               gint64 min_size, gint64 max_size, int start_label,
+                               SvConnectivityRule rule, SvCcSlices load, SvCcSlices store,
+                               gpointer user_data, cudaStream_t stream, gint64 *n_labels,
+                               GError **error)
+{
+  return run_windows (nz, ny, nx, extent, depth, nz, min_size, max_size, start_label, rule, load,
+                      store, user_data, stream, NULL, n_labels, error);
+}
+
+gboolean
+sv__cuda_piece_windows (guint nz, guint ny, guint nx, guint extent, guint depth, guint core_end,
+                        gint64 min_size, gint64 max_size, int start_label, SvCcSlices load,
+                        SvCcSlices store, gpointer user_data, cudaStream_t stream,
+                        SvCcPieceTable *table, GError **error)
+{
+  gint64 n_pieces = 0;
+
+  return run_windows (nz, ny, nx, extent, depth, core_end, min_size, max_size, start_label,
+                      SV_CONNECTIVITY_RULE_CONNECTED, load, store, user_data, stream, table,
+                      &n_pieces, error);
 }
 
 /* The test entry: the whole volume on the device, windows of `depth`. */

@@ -225,6 +225,53 @@ cc_window_mark_kernel (int n, const int32_t *__restrict__ known, int background,
     parent[v] = -2 - (k - start_label);
 }
 
+/* Pieces mode (SvCcWindow.pieces): every piece start is flagged for the
+ * rank scan (flags[n] = 0). */
+__global__ void
+cc_piece_flags_kernel (int n, const int *__restrict__ parent, int *__restrict__ flags)
+{
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v > n)
+    return;
+  flags[v] = v < n && parent[v] == v;
+}
+
+/* Pieces mode: the window's table, a row per piece in order of starts. A
+ * small piece's link names a voxel of the earlier piece it joins: a voxel
+ * an earlier window settled (its number is its known label) or one of
+ * this window's pieces. */
+__global__ void
+cc_piece_table_kernel (int n, const int *__restrict__ parent, const int *__restrict__ link,
+                       const int *__restrict__ rank, int base, int *__restrict__ starts,
+                       int *__restrict__ joins)
+{
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n || parent[v] != v)
+    return;
+  const int i = rank[v], l = link[v];
+  int j = -1;
+  if (l <= -2)
+    {
+      const int q = parent[-l - 2];
+      j = cc_is_known (q) ? cc_known_label (q) : base + rank[q];
+    }
+  starts[i] = v;
+  joins[i] = j;
+}
+
+/* Pieces mode: each voxel takes its piece's number. */
+__global__ void
+cc_piece_final_kernel (int n, const int *__restrict__ parent, const int *__restrict__ rank,
+                       int base, int start_label, int32_t *__restrict__ out)
+{
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n)
+    return;
+  int r = parent[v];
+  if (r >= 0)
+    out[v] = start_label + base + rank[r];
+}
+
 /* min_size > max(max_size, 1): every piece is small, the first keeps the
  * counter and no later one ever sees a label other than it. */
 __global__ void
@@ -340,12 +387,35 @@ sv__cuda_cc_run (int32_t *labels, int nz, int ny, int nx, long long min_size, lo
           sv__cuda_cc_link_small_connected (nz, ny, nx, n_small, max_size, s, stream));
       flags = s->queue;
     }
+  /* Pieces mode numbers every piece: all starts are flagged. */
+  const bool pieces = window != NULL && window->pieces;
+  if (pieces)
+    {
+      cc_piece_flags_kernel<<<sv_cc_grid (n + 1), SV_CC_BLOCK, 0, stream>>> (nn, s->parent,
+                                                                             s->queue);
+      SV_CUDA_TRY_RETURN (cudaGetLastError ());
+      flags = s->queue;
+    }
   /* rank = exclusive scan of the new-label flags; the sizes are spent. */
   SV_CUDA_TRY_RETURN (grow_tmp (s, flags, s->size, nn + 1, stream));
   size_t tmp = s->scan_tmp_bytes;
   SV_CUDA_TRY_RETURN (
       cub::DeviceScan::ExclusiveSum (s->scan_tmp, tmp, flags, s->size, nn + 1, stream));
 
+  if (pieces)
+    {
+      cc_piece_table_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (
+          nn, s->parent, s->link, s->size, base, s->small_roots, s->small_offsets);
+      SV_CUDA_TRY_RETURN (cudaGetLastError ());
+      cc_piece_final_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (nn, s->parent, s->size,
+                                                                           base, start_label, out);
+      SV_CUDA_TRY_RETURN (cudaGetLastError ());
+      SV_CUDA_TRY_RETURN (
+          cudaMemcpyAsync (n_large, s->size + n, sizeof (int), cudaMemcpyDeviceToHost, stream));
+      SV_CUDA_TRY_RETURN (cudaStreamSynchronize (stream));
+      *in_use = false;
+      return cudaSuccess;
+    }
   if (legacy && n_small > 0)
     SV_CUDA_TRY_RETURN (sv__cuda_cc_link_small (
         nz, ny, nx, n_small, base, max_size, window != NULL && window->counter_in_use, s, stream));

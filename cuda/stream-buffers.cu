@@ -68,6 +68,7 @@ sv__cuda_slabs_free (SvCudaSlabs *s)
   free_slab_buffers (s);
   sv__cuda_kept_clear (s);
   sv__cuda_resident_clear (s);
+  sv__cuda_pieces_clear (s);
   if (s->resident != NULL)
     g_array_free (s->resident, TRUE);
   cudaEventDestroy (s->pass_ref);

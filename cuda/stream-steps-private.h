@@ -80,6 +80,14 @@ struct _SvCudaSlabs
   guint64 kept_bytes;
   gboolean tally_started;
 
+  /* This device's share of the connectivity (stream-pieces.cu): the
+   * other devices' slices [piece_z0, kept_z0) and [kept_z1, piece_z1) its
+   * windows read, copied before any device numbers its pieces, and the
+   * windows' core depth (0: not prepared). */
+  int32_t *d_piece_head, *d_piece_tail;
+  guint piece_z0, piece_z1, piece_core, piece_extent, piece_ny, piece_nx;
+  guint64 piece_bytes;
+
   /* Slabs kept on the device from their first pass (stream-resident.cu). */
   GArray *resident; /* SvCudaResident */
   guint64 limit;    /* device bytes the steps may hold; 0: what is free */
@@ -170,6 +178,24 @@ int sv__cuda_slab_connect_volume (SvBackend *backend, guint nz, guint ny, guint 
 /* Whether `bytes` more fit under the steps' limit (or in what the device
  * has free, less a reserve). */
 gboolean sv__cuda_slabs_fit (const SvCudaSlabs *s, guint64 bytes);
+/* Device bytes the connectivity may take: under the steps' limit, or what
+ * the device has free, less a reserve. */
+guint64 sv__cuda_connect_room (const SvCudaSlabs *s);
+
+/* ---- stream-pieces.cu ---- */
+
+void sv__cuda_pieces_clear (SvCudaSlabs *s);
+int sv__cuda_slab_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, guint extent,
+                                  SvSlabSource source, SvSlabDeviceSource device_source,
+                                  gpointer user_data, guint *held, GError **error);
+gboolean sv__cuda_slab_pieces_number (SvBackend *backend, gint64 min_size, gint64 max_size,
+                                      int start_label, GArray *starts, GArray *joins,
+                                      GError **error);
+gboolean sv__cuda_slab_pieces_relabel (SvBackend *backend, const gint32 *map, gsize n_map,
+                                       int start_label, GError **error);
+gboolean sv__cuda_slab_emit_kept (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                                  SvSlabSink sink, gpointer user_data, const SvStripSink *strips,
+                                  GError **error);
 
 /* ---- stream-kept.cu ---- */
 

@@ -389,6 +389,10 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .export_kept = sv__cuda_slab_export_kept,
   .import_kept = sv__cuda_slab_import_kept,
   .take_samples = sv__cuda_slab_take_samples,
+  .pieces_prepare = sv__cuda_slab_pieces_prepare,
+  .pieces_number = sv__cuda_slab_pieces_number,
+  .pieces_relabel = sv__cuda_slab_pieces_relabel,
+  .emit_kept = sv__cuda_slab_emit_kept,
   /* A store's chunks, by the deflate of runs of the label strips. */
   .compresses_chunks = TRUE,
 };

@@ -379,6 +379,7 @@ result_json (const SvCliSlicFile *file, const SvCliSlicContext *ctx)
     .peak_device_memory_bytes = file->device_peak_bytes,
     .resident_slabs = file->resident_slabs,
     .connectivity_on_device = file->connect_on_device,
+    .connectivity_devices = file->connect_devices,
     .labels_on_device = file->labels_on_device,
     .slices_compressed_on_device = file->slices_compressed_on_device,
     .threads = ctx->request->n_threads,

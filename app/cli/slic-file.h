@@ -95,6 +95,7 @@ struct _SvCliSlicFile
   guint64 device_peak_bytes;          /* the most device memory they held */
   guint resident_slabs;               /* slabs kept on them between iterations */
   gboolean connect_on_device;         /* the streamed connectivity ran on a device */
+  guint connect_devices;              /* on this many devices, each its own slices */
   gboolean labels_on_device;          /* the last assignment stayed on the device */
   guint slices_compressed_on_device;  /* the label file's, compressed where the labels were */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */

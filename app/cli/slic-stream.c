@@ -240,6 +240,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   file->device_peak_bytes = report.stream.device_peak_bytes;
   file->resident_slabs = report.stream.resident_slabs;
   file->connect_on_device = report.stream.connect_on_device;
+  file->connect_devices = report.stream.connect_devices;
   file->labels_on_device = report.stream.labels_on_device;
   file->slices_compressed_on_device = report.stream.slices_compressed_on_device;
   file->streamed = TRUE;

@@ -83,6 +83,9 @@ sv_sidecar_to_json (const SvSidecar *sc)
           sv_json_writer_int (w, sc->resident_slabs);
           sv_json_writer_key (w, "connectivity_on_device");
           sv_json_writer_bool (w, sc->connectivity_on_device);
+          /* Devices that shared it, each on the slices it kept. */
+          sv_json_writer_key (w, "connectivity_devices");
+          sv_json_writer_int (w, sc->connectivity_devices);
           /* The last assignment stayed on the device for the labels. */
           sv_json_writer_key (w, "labels_on_device");
           sv_json_writer_bool (w, sc->labels_on_device);

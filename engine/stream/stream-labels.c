@@ -455,6 +455,23 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
       = steps->compresses_chunks && sv_tiff_label_writer_chunk_shape (writer, strips.chunks);
   device_strips = (strips.rows_per_strip > 0 || route.chunks)
                   && g_strcmp0 (g_getenv ("SV_DEVICE_STRIPS"), "0") != 0;
+  /* Several devices share the rule, each its own slices, when they can. */
+  n_labels = sv__stream_device_pieces (run, extent, min_size, max_size, route_source,
+                                       route_device_source, writer_sink,
+                                       device_strips ? &strips : NULL, &route,
+                                       &report->connect_devices, &held, error);
+  if (n_labels < -1)
+    return -2;
+  if (n_labels >= 0)
+    {
+      g_debug ("connectivity on %u devices: %.3f s, of it %.3f s in the label file's appends",
+               report->connect_devices, (g_get_monotonic_time () - t0) / 1e6,
+               route.usec_sink / 1e6);
+      report->connect_on_device = TRUE;
+      report->slices_compressed_on_device = route.compressed;
+      report->connect_window = held;
+      return n_labels;
+    }
   done = steps->connect_volume (
       backend, run->nz, run->ny, run->nx, run->depth, extent, min_size, max_size,
       run->params->start_label, run->params->connectivity_rule,
@@ -466,6 +483,7 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   g_debug ("connectivity on the device: %.3f s, of it %.3f s in the label file's appends",
            (g_get_monotonic_time () - t0) / 1e6, route.usec_sink / 1e6);
   report->connect_on_device = done == 1;
+  report->connect_devices = done == 1 ? 1 : 0;
   report->slices_compressed_on_device = route.compressed;
   if (done == 1)
     report->connect_window = held;

@@ -115,6 +115,22 @@ gboolean sv__stream_pieces_applies (const Run *run, guint extent);
 gint64 sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_size,
                                   GError **error);
 
+/* ---- stream-device-pieces.c ---- */
+
+/* The connected rule shared by the run's devices, each numbering and
+ * relabelling the pieces of the slices it kept, then handing them to
+ * `sink` or compressed to `strips` (not a store's chunks) in z order
+ * (`source` and `device_source` read another device's slices; `extent`:
+ * LabelSummary.max_extent). Returns the number of labels (*n_devices:
+ * the devices that shared it, *held: the most slices one held at once),
+ * −1 when it does not apply (several workers that keep the assignment on
+ * devices with these steps, one process, room on every device; nothing
+ * written), −2 with `error` set. SV_DEVICE_PIECES=0 turns it off. */
+gint64 sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_size,
+                                 SvSlabSource source, SvSlabDeviceSource device_source,
+                                 SvSlabSink sink, const SvStripSink *strips, gpointer user_data,
+                                 guint *n_devices, guint *held, GError **error);
+
 /* ---- stream-rank-file.c ---- */
 
 /* Whether every rank writes its own pages of the label file (after the

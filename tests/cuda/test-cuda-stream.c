@@ -2,8 +2,8 @@
  * the CUDA backend, a device memory limit far below the volume, several
  * workers) writes the same label file, byte for byte, as the CPU
  * backend's in-memory run (an OME-Zarr store too, its chunks compressed
- * on the device); a cancelled streamed run leaves no device memory
- * behind. Skips without a CUDA device. */
+ * on the device; the connectivity shared by several workers); a cancelled
+ * streamed run leaves no device memory behind. Skips without a CUDA device. */
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -359,6 +359,80 @@ test_odd_shapes (Fixture *f, gconstpointer data)
   assert_gpu_stream_identical (f, in_wide, "--n-segments 900 --sigma 0.5");
 }
 
+/* The connectivity shared by 2, 3 and 4 workers that kept the labels,
+ * each numbering the pieces of its own slices: the CPU's in-memory file
+ * with the whole volume at once and in windows of 2 slices, slabs of 4
+ * slices (a worker's share is thinner than the label extent at low
+ * compactness, so a warm-up reaches across several shares), with pieces
+ * cut at max_size, small ones merged and a mask; the sidecar says how
+ * many devices shared it. The legacy rule, and SV_DEVICE_PIECES=0, leave
+ * it to one device. */
+static void
+test_shared_connectivity (Fixture *f, gconstpointer data)
+{
+  static const char *const devices[] = { "0,0", "0,0,0", "0,0,0,0" };
+  static const char *const windows[] = { NULL, "2" };
+  g_autoptr (SvVolume) v = sv_test_textured_volume (64, 32, 32, 1);
+  g_autoptr (SvVolume) m = sv_test_textured_volume (64, 32, 32, 1);
+  g_autofree char *in = NULL, *mask = NULL, *expected = NULL, *out = NULL;
+  g_autofree char *masked = NULL;
+
+  if (!have_device ())
+    return;
+  in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  /* Background in a band of slices and in a cylinder along z. */
+  for (guint z = 0; z < 64; z++)
+    for (guint y = 0; y < 32; y++)
+      for (guint x = 0; x < 32; x++)
+        m->data[((gsize)z * 32 + y) * 32 + x]
+            = (z >= 20 && z < 23) || (y - 12.0) * (y - 12.0) + (x - 20.0) * (x - 20.0) < 20 ? 0 : 1;
+  mask = sv_test_write_volume (f->dir, "mask.tif", m, SV_SAMPLE_U8);
+  masked = g_strdup_printf ("--mask %s --n-segments 200 --start-label 0", mask);
+  expected = path_in (f, "memory.tif");
+  out = path_in (f, "shared.tif");
+  const char *params[] = { "--n-segments 400", "--n-segments 150 --slic-zero --compactness 0.05",
+                           "--n-segments 60 --min-size-factor 0.05 --max-size-factor 0.3",
+                           "--n-segments 300 --min-size-factor 0.9 --compactness 0.2", masked };
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    {
+      g_autofree char *cpu = g_strdup_printf ("%s --backend cpu", params[p]);
+      g_autofree char *memory_json = run_slic (f, in, expected, cpu);
+
+      for (guint d = 0; d < G_N_ELEMENTS (devices); d++)
+        for (guint w = 0; w < G_N_ELEMENTS (windows); w++)
+          {
+            g_autofree char *args = g_strdup_printf ("%s --backend cuda --slab-depth 4 --devices %s",
+                                                     params[p], devices[d]);
+            g_autofree char *json = NULL;
+
+            g_test_message ("%s, windows of %s", args, windows[w] ? windows[w] : "all");
+            if (windows[w] != NULL)
+              g_setenv ("SV_CUDA_CONNECT_WINDOW", windows[w], TRUE);
+            json = run_slic (f, in, out, args);
+            g_unsetenv ("SV_CUDA_CONNECT_WINDOW");
+            sv_test_assert_same_file (expected, out);
+            g_assert_cmpint (json_int (json, "connectivity_devices"), ==, (gint64)d + 2);
+          }
+    }
+  /* One device runs the rules the shares do not. */
+  for (guint way = 0; way < 2; way++)
+    {
+      const char *rule = way == 0 ? " --connectivity-rule legacy" : "";
+      g_autofree char *cpu = g_strdup_printf ("--n-segments 150 --backend cpu%s", rule);
+      g_autofree char *gpu = g_strdup_printf (
+          "--n-segments 150 --backend cuda --slab-depth 4 --devices 0,0%s", rule);
+      g_autofree char *memory_json = run_slic (f, in, expected, cpu);
+      g_autofree char *json = NULL;
+
+      if (way == 1)
+        g_setenv ("SV_DEVICE_PIECES", "0", TRUE);
+      json = run_slic (f, in, out, gpu);
+      g_unsetenv ("SV_DEVICE_PIECES");
+      sv_test_assert_same_file (expected, out);
+      g_assert_cmpint (json_int (json, "connectivity_devices"), ==, 1);
+    }
+}
+
 typedef struct
 {
   GCancellable *cancellable;
@@ -449,6 +523,7 @@ main (int argc, char **argv)
   ADD ("/cuda/stream/identical-to-cpu/partly-resident", test_partial_resident, NULL);
   ADD ("/cuda/stream/identical-to-cpu/connectivity-windows", test_connectivity_windows, NULL);
   ADD ("/cuda/stream/identical-to-cpu/zarr-chunks", test_zarr_chunks, NULL);
+  ADD ("/cuda/stream/identical-to-cpu/shared-connectivity", test_shared_connectivity, NULL);
   ADD ("/cuda/stream/cancel-frees-device", test_cancel_frees_device, NULL);
 #undef ADD
   return g_test_run ();

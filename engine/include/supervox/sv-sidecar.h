@@ -7,7 +7,7 @@
  * memory_limit_bytes, peak_memory_bytes, [slab_depth, connectivity_window,
  * temporary_bytes_planned, temporary_bytes],
  * [devices, peak_device_memory_bytes, resident_slabs, connectivity_on_device,
- * labels_on_device, slices_compressed_on_device],
+ * connectivity_devices, labels_on_device, slices_compressed_on_device],
  * [mpi_ranks]],
  * threads,
  * seconds {load, prepare, iterate, connect, write, total}, params (the
@@ -70,6 +70,7 @@ typedef struct
   guint64 peak_device_memory_bytes; /* with devices: the most the slab steps held, all devices */
   guint resident_slabs;             /* with devices: slabs kept on them between iterations */
   gboolean connectivity_on_device;  /* with devices: the connectivity ran on one */
+  guint connectivity_devices;       /* with devices: on this many, each its own slices */
   gboolean labels_on_device;        /* with devices: the last assignment stayed on one */
   /* with devices: slices of the label file whose strips or chunks the
    * device holding the labels compressed */

@@ -137,6 +137,7 @@ typedef struct
   guint64 labels_file_bytes;
   guint resident_slabs;       /* slabs the backends kept in their own memory between passes */
   gboolean connect_on_device; /* connectivity ran on a backend's device */
+  guint connect_devices;      /* devices that ran it, each on its own slices */
   gboolean connect_by_ranks;  /* every rank ran it on its own slices (no gatherer) */
   gboolean file_by_ranks;     /* every rank wrote its own pages of the label file */
   gboolean labels_on_device;  /* the last assignment stayed on the device for the labels */

@@ -212,6 +212,41 @@ typedef struct
   int (*take_samples) (SvBackend *backend, guint z0, guint z1, const void *raw,
                        const SvSlabSamples *how, const guint8 *mask, GError **error);
 
+  /* ---- the connectivity shared by several devices (all optional;
+   * engine/stream/stream-device-pieces.c) ----
+   * With the assignment kept on every worker's device, each numbers the
+   * pieces that start in its kept slices (sv_connectivity_enforce's
+   * connected rule), the engine numbers all of them in raster order, and
+   * each device relabels its slices and hands them to the label file in
+   * turn. */
+
+  /* Copies the slices of other devices that this one's pieces need (its
+   * label `extent` below and above its kept slices, from `device_source`
+   * when it can, else `source`) and plans its windows (*held: the most
+   * slices one will hold): 1 when ready, 0 when there is no room (nothing
+   * changed), −1 with `error` set. Every device prepares before any
+   * numbers its pieces. */
+  int (*pieces_prepare) (SvBackend *backend, guint nz, guint ny, guint nx, guint extent,
+                         SvSlabSource source, SvSlabDeviceSource device_source,
+                         gpointer user_data, guint *held, GError **error);
+  /* Numbers the pieces that start in its kept slices, writing
+   * start_label + its piece's number over each kept voxel (background
+   * stays). `starts` (gint64) and `joins` (gint32) receive every piece
+   * its windows cut, in raster order (those that start in its warm-up
+   * below its slices first): its first voxel over the whole volume, and
+   * for a small piece that joins an earlier one that piece's number (−1:
+   * a new label). */
+  gboolean (*pieces_number) (SvBackend *backend, gint64 min_size, gint64 max_size,
+                             int start_label, GArray *starts, GArray *joins, GError **error);
+  /* Replaces every piece number p in the kept slices by map[p]. */
+  gboolean (*pieces_relabel) (SvBackend *backend, const gint32 *map, gsize n_map,
+                              int start_label, GError **error);
+  /* Hands the kept slices to `sink` in z order, slabs of at most `depth`
+   * slices, or compressed to `strips` (not a store's chunks) when given. */
+  gboolean (*emit_kept) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                         SvSlabSink sink, gpointer user_data, const SvStripSink *strips,
+                         GError **error);
+
   /* TRUE when connect_volume compresses an OME-Zarr store's chunks
    * (SvStripSink.chunks); a store is otherwise handed labels. */
   gboolean compresses_chunks;

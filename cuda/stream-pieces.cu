@@ -1,0 +1,288 @@
+/* Supervox CUDA backend: one device's share of the connectivity when
+ * several devices kept the labels (the engine's stream-device-pieces.c
+ * says why the shares give the whole volume's labels).
+ *
+ * A device numbers the pieces that start in its kept slices [a, b) with
+ * the windows of connectivity-window.cu, over the volume from
+ * a0 = a − 1 − E on (E: the label extent): the warm-up slices [a0, a) cut
+ * every piece that reaches into [a, b) and every piece a small one there
+ * may join, as the whole volume's rule does. The windows read slices up
+ * to b + E. The slices of other devices it reads, [a0, a) and [b, b + E),
+ * are copied first (pieces_prepare, every device before any numbers),
+ * because the numbering then writes each device's piece numbers over its
+ * own kept labels. */
+#define G_LOG_DOMAIN "sv-cuda"
+
+#include <string.h>
+
+#include "label-route.h"
+#include "supervox/sv-error.h"
+
+/* The slices [z0, z1) of the volume other devices hold, into d: from
+ * their memory when they can, else through the source and the host. */
+static gboolean
+copy_foreign (SvCudaSlabs *s, SvBackend *backend, guint z0, guint z1, int32_t *d,
+              SvSlabSource source, SvSlabDeviceSource device_source, gpointer user_data,
+              GError **error)
+{
+  const gsize plane = s->kept_plane;
+  const guint step = 8;
+  g_autofree gint32 *host = NULL;
+
+  if (z0 >= z1)
+    return TRUE;
+  if (device_source != NULL)
+    {
+      const int done = device_source (z0, z1, backend, d, user_data, error);
+
+      SV_CUDA_CHECK (cudaSetDevice (s->device));
+      if (done != 0)
+        return done > 0;
+    }
+  for (guint c0 = z0; c0 < z1; c0 += step)
+    {
+      const guint c1 = MIN (c0 + step, z1);
+
+      if (host == NULL && (host = (gint32 *)g_try_malloc ((gsize)step * plane * sizeof (gint32)))
+                              == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough memory for the labels of %u slices", step);
+          return FALSE;
+        }
+      if (!source (c0, c1, host, user_data, error))
+        return FALSE;
+      SV_CUDA_CHECK (cudaSetDevice (s->device));
+      SV_CUDA_CHECK (sv__cuda_staged_copy (s->owner, d + (gsize)(c0 - z0) * plane, host,
+                                           (gsize)(c1 - c0) * plane * sizeof (int32_t), TRUE));
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+void
+sv__cuda_pieces_clear (SvCudaSlabs *s)
+{
+  cudaFree (s->d_piece_head);
+  cudaFree (s->d_piece_tail);
+  s->bytes -= s->piece_bytes;
+  s->d_piece_head = s->d_piece_tail = NULL;
+  s->piece_bytes = 0;
+  s->piece_core = 0;
+}
+
+int
+sv__cuda_slab_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, guint extent,
+                              SvSlabSource source, SvSlabDeviceSource device_source,
+                              gpointer user_data, guint *held, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  const gsize plane = (gsize)ny * nx;
+  const char *forced = g_getenv ("SV_CUDA_CONNECT_WINDOW");
+  guint a, b, z0, z1;
+  gsize head, tail;
+  guint64 room;
+
+  if (s == NULL)
+    return -1;
+  if (s->d_kept == NULL || s->kept_plane != plane || s->kept_nz != nz)
+    return 0;
+  sv__cuda_pieces_clear (s);
+  /* The kept slabs make room. */
+  sv__cuda_resident_clear (s);
+  a = s->kept_z0;
+  b = s->kept_z1;
+  z0 = (guint)MAX ((gint64)a - 1 - (gint64)extent, 0);
+  z1 = (guint)MIN ((guint64)b + extent, (guint64)nz);
+  head = (gsize)(a - z0) * plane;
+  tail = (gsize)(z1 - b) * plane;
+  room = sv__cuda_connect_room (s);
+  if (room < (head + tail) * sizeof (int32_t))
+    return 0;
+  room -= (head + tail) * sizeof (int32_t);
+  if (forced != NULL && *forced != '\0')
+    s->piece_core = (guint)MAX (g_ascii_strtoull (forced, NULL, 10), 1);
+  else
+    s->piece_core = sv__cuda_cc_window_depth (z1 - z0, plane, extent, room);
+  s->piece_core = MIN (s->piece_core, b - z0);
+  if (s->piece_core == 0
+      || (guint64)MIN ((guint64)s->piece_core + extent + 1, z1 - z0) * plane
+             >= (guint64)G_MAXINT32 - 2)
+    {
+      s->piece_core = 0;
+      return 0;
+    }
+  if (cudaMalloc (&s->d_piece_head, MAX (head, 1) * sizeof (int32_t)) != cudaSuccess
+      || cudaMalloc (&s->d_piece_tail, MAX (tail, 1) * sizeof (int32_t)) != cudaSuccess)
+    {
+      (void)cudaGetLastError ();
+      sv__cuda_pieces_clear (s);
+      return 0;
+    }
+  s->piece_bytes = (MAX (head, 1) + MAX (tail, 1)) * sizeof (int32_t);
+  s->bytes += s->piece_bytes;
+  s->piece_z0 = z0;
+  s->piece_z1 = z1;
+  s->piece_extent = extent;
+  s->piece_ny = ny;
+  s->piece_nx = nx;
+  if (!copy_foreign (s, backend, z0, a, s->d_piece_head, source, device_source, user_data, error)
+      || !copy_foreign (s, backend, b, z1, s->d_piece_tail, source, device_source, user_data,
+                        error))
+    goto fail;
+  /* Every copy is done before any device writes over its kept labels. */
+  SV_CUDA_CHECK (cudaSetDevice (s->device));
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  s->peak = MAX (s->peak, s->bytes + sv__cuda_cc_window_bytes (z1 - z0, plane, extent,
+                                                               s->piece_core));
+  *held = (guint)MIN ((guint64)s->piece_core + extent + 1, (guint64)(z1 - z0));
+  return 1;
+out:
+fail:
+  sv__cuda_pieces_clear (s);
+  return -1;
+}
+
+/* The windows' slices, numbered from piece_z0: the warm-up and the tail
+ * from their copies, this device's own from its kept labels. */
+static gboolean
+piece_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
+{
+  SvCudaSlabs *s = (SvCudaSlabs *)user_data;
+  const gsize plane = s->kept_plane;
+
+  for (guint z = z0 + s->piece_z0, end = z1 + s->piece_z0; z < end;)
+    {
+      const int32_t *from;
+      guint until;
+
+      if (z < s->kept_z0)
+        {
+          from = s->d_piece_head + (gsize)(z - s->piece_z0) * plane;
+          until = MIN (end, s->kept_z0);
+        }
+      else if (z < s->kept_z1)
+        {
+          from = sv__cuda_kept_at (s, z);
+          until = MIN (end, s->kept_z1);
+        }
+      else
+        {
+          from = s->d_piece_tail + (gsize)(z - s->kept_z1) * plane;
+          until = end;
+        }
+      SV_CUDA_CHECK (cudaMemcpyAsync (d + (gsize)(z - z0 - s->piece_z0) * plane, from,
+                                      (gsize)(until - z) * plane * sizeof (int32_t),
+                                      cudaMemcpyDeviceToDevice, s->compute));
+      z = until;
+    }
+  return TRUE;
+out:
+  return FALSE;
+}
+
+/* A window's numbered core: the slices of this device's own go over its
+ * kept labels, which the windows have read already (a window reads ahead
+ * of its core); the warm-up's are not kept. */
+static gboolean
+piece_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
+{
+  SvCudaSlabs *s = (SvCudaSlabs *)user_data;
+  const guint g0 = MAX (z0 + s->piece_z0, s->kept_z0), g1 = z1 + s->piece_z0;
+
+  if (g0 >= g1)
+    return TRUE;
+  SV_CUDA_CHECK (cudaMemcpyAsync (sv__cuda_kept_at (s, g0),
+                                  d + (gsize)(g0 - z0 - s->piece_z0) * s->kept_plane,
+                                  (gsize)(g1 - g0) * s->kept_plane * sizeof (int32_t),
+                                  cudaMemcpyDeviceToDevice, s->compute));
+  return TRUE;
+out:
+  return FALSE;
+}
+
+gboolean
+sv__cuda_slab_pieces_number (SvBackend *backend, gint64 min_size, gint64 max_size,
+                             int start_label, GArray *starts, GArray *joins, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  SvCcPieceTable table = { starts, joins };
+  gboolean ok;
+
+  if (s == NULL)
+    return FALSE;
+  g_return_val_if_fail (s->piece_core > 0, FALSE);
+  ok = sv__cuda_piece_windows (s->piece_z1 - s->piece_z0, s->piece_ny, s->piece_nx,
+                               s->piece_extent, s->piece_core,
+                               s->kept_z1 - s->piece_z0, min_size, max_size, start_label,
+                               piece_load, piece_store, s, s->compute, &table, error);
+  /* Starts over the whole volume. */
+  for (guint i = 0; ok && i < starts->len; i++)
+    g_array_index (starts, gint64, i) += (gint64)s->piece_z0 * (gint64)s->kept_plane;
+  sv__cuda_pieces_clear (s);
+  return ok;
+}
+
+/* Each piece number in the kept labels becomes its label. */
+__global__ void
+relabel_kernel (long long n, int32_t *__restrict__ labels, const int32_t *__restrict__ map,
+                long long n_map, int start_label)
+{
+  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n)
+    return;
+  const long long p = (long long)labels[v] - start_label;
+  if (p >= 0 && p < n_map)
+    labels[v] = map[p];
+}
+
+gboolean
+sv__cuda_slab_pieces_relabel (SvBackend *backend, const gint32 *map, gsize n_map,
+                              int start_label, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  const long long n = s != NULL ? (long long)(s->kept_z1 - s->kept_z0) * s->kept_plane : 0;
+  int32_t *d_map = NULL;
+  gboolean ok = FALSE;
+
+  if (s == NULL)
+    return FALSE;
+  if (n == 0)
+    return TRUE;
+  SV_CUDA_CHECK (cudaMalloc (&d_map, MAX (n_map, 1) * sizeof (int32_t)));
+  SV_CUDA_CHECK (
+      sv__cuda_staged_copy (s->owner, d_map, map, n_map * sizeof (int32_t), TRUE));
+  relabel_kernel<<<(unsigned int)((n + 255) / 256), 256, 0, s->compute>>> (
+      n, s->d_kept, d_map, (long long)n_map, start_label);
+  SV_CUDA_CHECK (cudaGetLastError ());
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  ok = TRUE;
+out:
+  cudaFree (d_map);
+  return ok;
+}
+
+gboolean
+sv__cuda_slab_emit_kept (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                         SvSlabSink sink, gpointer user_data, const SvStripSink *strips,
+                         GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  LabelRoute route;
+  gboolean ok;
+
+  if (s == NULL)
+    return FALSE;
+  if (s->kept_z1 <= s->kept_z0)
+    return TRUE;
+  /* A store's chunks cut by a device's ends would wait in a row of their
+   * own: the engine hands those stores labels. */
+  g_return_val_if_fail (strips == NULL || strips->chunks[0] == 0, FALSE);
+  if (!sv__label_route_open (&route, s, backend, nz, ny, nx, depth, NULL, NULL, sink, user_data,
+                             strips, NULL, error))
+    return FALSE;
+  ok = sv__label_route_store (s->kept_z0, s->kept_z1, sv__cuda_kept_at (s, s->kept_z0), &route,
+                              error);
+  return sv__label_route_close (&route, ok, error);
+}
