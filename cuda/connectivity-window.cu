@@ -201,6 +201,7 @@ run_windows (guint nz, guint ny, guint nx, guint extent, guint depth, guint core
                                           (top - loaded) * plane * sizeof (int32_t), stream));
           loaded = top;
         }
+      const gint64 t_rule = g_get_monotonic_time ();
       const long long n = (long long)(top - w0) * plane;
       cc_window_prep_kernel<<<sv_cc_grid (n), SV_CC_BLOCK, 0, stream>>> (n, d_in, d_known,
                                                                            background);
@@ -210,6 +211,7 @@ run_windows (guint nz, guint ny, guint nx, guint extent, guint depth, guint core
       SV_CUDA_CHECK (sv__cuda_cc_run (d_in, (int)(top - w0), (int)ny, (int)nx, min_size, max_size,
                                       start_label, legacy, &window, &s, stream, &n_large,
                                       &now_in_use));
+      const gint64 t_table = g_get_monotonic_time ();
       if (table != NULL
           && (base + n_large >= G_MAXINT32 - 2
               || !append_pieces (table, &s, n_large, w0, plane, stream, error)))
@@ -221,6 +223,10 @@ run_windows (guint nz, guint ny, guint nx, guint extent, guint depth, guint core
         }
       if (!store (a, b, d_known + (a - w0) * plane, user_data, error))
         goto out;
+      g_debug ("connectivity window of slices %u to %u: rule %.3f s, %d %s, table and store "
+               "%.3f s",
+               a, b, (t_table - t_rule) / 1e6, n_large, table != NULL ? "pieces" : "new labels",
+               (g_get_monotonic_time () - t_table) / 1e6);
       base += n_large;
       in_use = now_in_use || (in_use && n_large == 0);
     }

@@ -37,7 +37,12 @@ typedef struct
   guint z0, z1;            /* its kept slices */
   GArray *starts, *joins;  /* its windows' pieces (gint64, gint32) */
   guint first_own;         /* the first that starts in [z0, z1) */
+  gint64 n_new;            /* own pieces that take a new label */
+  gint64 first_label;      /* the first of those labels */
   gint32 *map;             /* piece number → label */
+  guint8 *pending;         /* an own piece's label is its warm-up piece's */
+  gboolean broken;         /* a piece joins one that is not before it */
+  gint64 usec;             /* its pieces' time */
   GError *error;
 } Share;
 
@@ -47,6 +52,7 @@ typedef struct
   guint n;
   gint64 min_size, max_size;
   int start_label;
+  gsize plane;
 } Job;
 
 /* The workers' kept slices, those that have any: NULL when the shared
@@ -87,11 +93,13 @@ number_share (gpointer data, int thread)
   Job *job = data;
   Share *share = &job->shares[thread];
   const SvSlabSteps *steps = share->backend->klass->slab_steps;
+  const gint64 t0 = g_get_monotonic_time ();
 
   share->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
   share->joins = g_array_new (FALSE, FALSE, sizeof (gint32));
   steps->pieces_number (share->backend, job->min_size, job->max_size, job->start_label,
                         share->starts, share->joins, &share->error);
+  share->usec = g_get_monotonic_time () - t0;
 }
 
 static void
@@ -122,11 +130,12 @@ shares_ok (Job *job, GError **error)
   return ok;
 }
 
-/* The index of `start` among the own pieces numbered so far, or −1. */
+/* The place of `start` among a share's own pieces, or −1. */
 static gint64
-find_start (const gint64 *starts, gint64 n, gint64 start)
+find_own (const Share *share, gint64 start)
 {
-  gint64 lo = 0, hi = n;
+  const gint64 *starts = (const gint64 *)share->starts->data;
+  gint64 lo = share->first_own, hi = share->starts->len;
 
   while (lo < hi)
     {
@@ -142,87 +151,143 @@ find_start (const gint64 *starts, gint64 n, gint64 start)
   return -1;
 }
 
-/* Numbers every share's own pieces in raster order and makes each
- * share's map: the number of labels, −1 with `error` set. */
-static gint64
-number_all (Job *job, gsize plane, GError **error)
+/* A share's own pieces from its first slice on (the table is in raster
+ * order), and how many of them take a new label. */
+static void
+count_share (gpointer data, int thread)
 {
-  gsize total = 0, at = 0;
-  g_autofree gint64 *starts = NULL;
-  g_autofree gint32 *labels = NULL;
+  Job *job = data;
+  Share *share = &job->shares[thread];
+  const gint64 *starts = (const gint64 *)share->starts->data;
+  const gint32 *joins = (const gint32 *)share->joins->data;
+  const gint64 own_from = (gint64)share->z0 * (gint64)job->plane;
+  guint lo = 0, hi = share->starts->len;
+
+  while (lo < hi)
+    {
+      const guint mid = lo + (hi - lo) / 2;
+
+      if (starts[mid] < own_from)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  share->first_own = lo;
+  share->n_new = 0;
+  for (guint p = lo; p < share->starts->len; p++)
+    share->n_new += joins[p] < 0;
+  share->map = g_try_new (gint32, MAX (share->starts->len, 1));
+  share->pending = g_try_new0 (guint8, MAX (share->starts->len, 1));
+}
+
+/* A share's own pieces in raster order: a new label from its offset, or
+ * the label of the piece it joins; one of the warm-up's stays pending
+ * (its place in map) until the earlier shares are numbered. */
+static void
+label_share (gpointer data, int thread)
+{
+  Job *job = data;
+  Share *share = &job->shares[thread];
+  const gint32 *joins = (const gint32 *)share->joins->data;
+  gint64 next = share->first_label;
+
+  for (guint p = share->first_own; p < share->starts->len; p++)
+    {
+      const gint32 j = joins[p];
+
+      if (j < 0)
+        share->map[p] = (gint32)next++;
+      else if ((guint)j >= p)
+        {
+          share->broken = TRUE;
+          return;
+        }
+      else if ((guint)j >= share->first_own)
+        {
+          share->map[p] = share->map[j];
+          share->pending[p] = share->pending[j];
+        }
+      else
+        {
+          share->map[p] = j;
+          share->pending[p] = 1;
+        }
+    }
+}
+
+/* The pending pieces take their warm-up piece's label. */
+static void
+settle_share (gpointer data, int thread)
+{
+  Share *share = &((Job *)data)->shares[thread];
+
+  for (guint p = share->first_own; p < share->starts->len; p++)
+    if (share->pending[p])
+      share->map[p] = share->map[share->map[p]];
+}
+
+/* Numbers every share's own pieces in raster order, in each share's map
+ * (piece number → label): the number of labels, −1 with `error` set.
+ * The shares count their new labels and number their own pieces at once;
+ * only the warm-up pieces, a few slices' worth, are found in the earlier
+ * shares one share after another. */
+static gint64
+number_all (Job *job, GError **error)
+{
   gint64 counter = 0;
 
+  sv__run_parallel ((int)job->n, count_share, job);
   for (guint i = 0; i < job->n; i++)
     {
       Share *share = &job->shares[i];
-      const gint64 own_from = (gint64)share->z0 * (gint64)plane;
 
-      share->first_own = 0;
-      while (share->first_own < share->starts->len
-             && g_array_index (share->starts, gint64, share->first_own) < own_from)
-        share->first_own++;
-      total += share->starts->len - share->first_own;
-    }
-  starts = sv_try_alloc_n (MAX (total, 1), sizeof (gint64), FALSE, error, "a table of %zu pieces",
-                           total);
-  labels = starts != NULL ? sv_try_alloc_n (MAX (total, 1), sizeof (gint32), FALSE, error,
-                                            "the labels of %zu pieces", total)
-                          : NULL;
-  if (labels == NULL)
-    return -1;
-  for (guint i = 0; i < job->n; i++)
-    {
-      Share *share = &job->shares[i];
-      const gint64 *s = (const gint64 *)share->starts->data;
-      const gint32 *j = (const gint32 *)share->joins->data;
-      const gsize own_at = at;
-
-      for (guint p = share->first_own; p < share->starts->len; p++, at++)
-        {
-          starts[at] = s[p];
-          if (j[p] < 0)
-            {
-              if (counter >= G_MAXINT32 - job->start_label)
-                {
-                  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                               "connectivity: more labels than an int32 holds");
-                  return -1;
-                }
-              labels[at] = (gint32)(job->start_label + counter++);
-            }
-          else if ((guint)j[p] >= share->first_own && (guint)j[p] < p)
-            labels[at] = labels[own_at + (guint)j[p] - share->first_own];
-          else
-            {
-              /* A piece of the warm-up: another share's own. */
-              const gint64 q
-                  = (guint)j[p] < share->starts->len ? find_start (starts, (gint64)own_at, s[j[p]])
-                                                     : -1;
-              if (q < 0)
-                {
-                  g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                               "connectivity: a piece joins one that is not before it");
-                  return -1;
-                }
-              labels[at] = labels[q];
-            }
-        }
-      /* The map: own pieces by place, the warm-up's by first voxel (a
-       * piece cut short at the warm-up's bottom has no voxel in the
-       * share's slices: any value does). */
-      share->map = g_try_new (gint32, MAX (share->starts->len, 1));
-      if (share->map == NULL)
+      if (share->map == NULL || share->pending == NULL)
         {
           sv_set_no_memory (error, "the labels of %u pieces", share->starts->len);
           return -1;
         }
-      for (guint p = 0; p < share->starts->len; p++)
+      share->first_label = job->start_label + counter;
+      counter += share->n_new;
+    }
+  if (counter > (gint64)G_MAXINT32 - job->start_label)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "connectivity: more labels than an int32 holds");
+      return -1;
+    }
+  sv__run_parallel ((int)job->n, label_share, job);
+  for (guint i = 0; i < job->n; i++)
+    {
+      Share *share = &job->shares[i];
+      const gint64 *starts = (const gint64 *)share->starts->data;
+
+      if (share->broken)
         {
-          gint64 q = p >= share->first_own ? (gint64)(own_at + p - share->first_own)
-                                           : find_start (starts, (gint64)own_at, s[p]);
-          share->map[p] = q >= 0 ? labels[q] : job->start_label - 1;
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                       "connectivity: a piece joins one that is not before it");
+          return -1;
+        }
+      /* A warm-up piece is an earlier share's own (one cut short at the
+       * warm-up's bottom has no voxel in this share's slices: any label
+       * does). Those shares' labels are final here. */
+      for (guint w = 0; w < share->first_own; w++)
+        {
+          gint32 label = job->start_label - 1;
+
+          for (guint e = i; e-- > 0;)
+            {
+              const Share *earlier = &job->shares[e];
+              const gint64 q = find_own (earlier, starts[w]);
+
+              if (q < 0)
+                continue;
+              label = earlier->pending[q] ? earlier->map[earlier->map[q]] : earlier->map[q];
+              break;
+            }
+          share->map[w] = label;
         }
     }
+  sv__run_parallel ((int)job->n, settle_share, job);
   return counter;
 }
 
@@ -236,6 +301,7 @@ shares_free (Share *shares, guint n)
       if (shares[i].joins != NULL)
         g_array_free (shares[i].joins, TRUE);
       g_free (shares[i].map);
+      g_free (shares[i].pending);
       g_clear_error (&shares[i].error);
     }
   g_free (shares);
@@ -248,13 +314,17 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
                           guint *held, GError **error)
 {
   const char *forced = g_getenv ("SV_DEVICE_PIECES");
-  Job job = { NULL, 0, min_size, max_size, run->params->start_label };
+  Job job = { NULL, 0, min_size, max_size, run->params->start_label, run->plane };
   gint64 n_labels = -2;
   gint64 t0 = g_get_monotonic_time (), t1, t2, t3;
 
   *n_devices = 0;
   *held = 0;
-  if ((forced != NULL && forced[0] == '0') || run->plan.n_workers < 2
+  /* Not yet the default: at 2048³ on two devices the pieces' tables
+   * (150 M pieces) cost more on the host than the one device's rule, and
+   * the label file's writes, which the one device overlaps with its
+   * windows, start only after every share is numbered. */
+  if (forced == NULL || forced[0] != '1' || run->plan.n_workers < 2
       || !run->plan.assignment_kept || extent == G_MAXUINT
       || run->params->connectivity_rule != SV_CONNECTIVITY_RULE_CONNECTED
       || (run->ranks != NULL && run->ranks->n_ranks > 1) || run->z_begin != 0
@@ -288,7 +358,7 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
   if (!shares_ok (&job, error))
     goto out;
   t2 = g_get_monotonic_time ();
-  n_labels = number_all (&job, run->plane, error);
+  n_labels = number_all (&job, error);
   if (n_labels < 0)
     {
       n_labels = -2;
@@ -305,6 +375,10 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
            "relabelling %.3f s",
            job.n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
            (g_get_monotonic_time () - t3) / 1e6);
+  for (guint i = 0; i < job.n; i++)
+    g_debug ("connectivity share %u: slices %u to %u, %u pieces (%u of the warm-up) in %.3f s", i,
+             job.shares[i].z0, job.shares[i].z1, job.shares[i].starts->len,
+             job.shares[i].first_own, job.shares[i].usec / 1e6);
   /* The label file takes the slices in z order. */
   for (guint i = 0; i < job.n; i++)
     {
