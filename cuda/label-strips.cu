@@ -474,6 +474,8 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
   sh.up_ok = row_bytes <= SV_RUNS_WINDOW;
 
   /* 1. counts; 2. codes on the host. */
+  const gint64 t0 = g_get_monotonic_time ();
+  gint64 t_count, t_codes, t_size, t_write;
   SV_CUDA_CHECK (cudaMemcpyAsync (e->d_negative, &negative, sizeof negative,
                                   cudaMemcpyHostToDevice, stream));
   count_kernel<<<(unsigned)n_strips, STRIP_THREADS, 0, stream>>> (
@@ -486,7 +488,9 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
   SV_CUDA_CHECK (cudaMemcpyAsync (&negative, e->d_negative, sizeof negative,
                                   cudaMemcpyDeviceToHost, stream));
   SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+  t_count = g_get_monotonic_time ();
   sv_deflate_runs_codes (n_strips, e->h_freq, row_bytes, 4, e->h_codes, 0);
+  t_codes = g_get_monotonic_time ();
 
   /* 3. sizes, and where the strips go. */
   SV_CUDA_CHECK (cudaMemcpyAsync (e->d_codes, e->h_codes, n_strips * sizeof (SvRunsCode),
@@ -497,6 +501,7 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
   SV_CUDA_CHECK (cudaMemcpyAsync (e->h_strip_bits, e->d_strip_bits, n_strips * sizeof (uint64_t),
                                   cudaMemcpyDeviceToHost, stream));
   SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+  t_size = g_get_monotonic_time ();
   for (gsize s = 0; s < n_strips; s++)
     {
       e->h_offsets[s] = total;
@@ -531,10 +536,16 @@ sv__cuda_strip_encode (SvCudaStripEncoder *e, const int32_t *d_labels, guint dep
       e->d_adler, e->d_out);
   SV_CUDA_CHECK (cudaGetLastError ());
   SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+  t_write = g_get_monotonic_time ();
   if (e->owner != NULL)
     SV_CUDA_CHECK (sv__cuda_staged_copy (e->owner, out, e->d_out, total, FALSE));
   else
     SV_CUDA_CHECK (cudaMemcpy (out, e->d_out, total, cudaMemcpyDeviceToHost));
+  g_debug ("strips of %u slices (%zu strips, %" G_GUINT64_FORMAT " bytes): count %.1f ms, codes "
+           "%.1f ms, size %.1f ms, write %.1f ms, copy %.1f ms",
+           depth, n_strips, total, (t_count - t0) / 1e3, (t_codes - t_count) / 1e3,
+           (t_size - t_codes) / 1e3, (t_write - t_size) / 1e3,
+           (g_get_monotonic_time () - t_write) / 1e3);
   *n_bytes = total;
   *negative_slice = negative == ULLONG_MAX ? -1 : (gint64)negative;
   return 1;
