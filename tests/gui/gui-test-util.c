@@ -27,6 +27,26 @@ wait_until (gboolean (*done) (gpointer), gpointer data, const char *what)
     }
 }
 
+static gboolean
+wake_cb (gpointer data)
+{
+  *(gboolean *)data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+wait_within (gboolean (*done) (gpointer), gpointer data, guint ms)
+{
+  gboolean expired = FALSE;
+  guint source = g_timeout_add (ms, wake_cb, &expired);
+
+  while (!done (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  if (!expired)
+    g_source_remove (source);
+  return done (data);
+}
+
 /* The exact labels of the newest request are on screen (not a preview). */
 gboolean
 result_is_current (gpointer data)

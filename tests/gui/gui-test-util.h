@@ -21,6 +21,9 @@ typedef struct
 
 /* Runs the main loop until `done` says so; fails after 90 s. */
 void wait_until (gboolean (*done) (gpointer), gpointer data, const char *what);
+/* Runs the main loop until `done` says so or `ms` have passed: whether it
+ * did. */
+gboolean wait_within (gboolean (*done) (gpointer), gpointer data, guint ms);
 /* The exact labels of the newest request are on screen (not a preview). */
 gboolean result_is_current (gpointer window);
 void wait_for_current_result (SvWindow *w);
