@@ -143,21 +143,37 @@ gboolean sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint exte
                                         SvConnectivityRule rule, SvCcSlices load, SvCcSlices store, gpointer user_data,
                                         cudaStream_t stream, gint64 *n_labels, GError **error);
 
-/* The pieces of a volume's first slices under the connected rule: for
- * each piece, in order of their starts, its first voxel (in the volume
- * the windows see) and the number of the earlier piece a small one joins
- * (−1: it takes a new label, as a large one does). A piece's number is
- * its place in the table. */
+/* The pieces that windows numbered under the connected rule, in order of
+ * their starts (a piece's number is its place): on the device, the
+ * number of the earlier piece each small one joins (−1: a new label, as
+ * for a large one); on the host, the first voxels (in the volume the
+ * windows see) of the pieces that start before voxel `own_from`, the
+ * warm-up's, which are the first `n_warm`. */
 typedef struct
 {
-  GArray *starts; /* gint64 */
-  GArray *joins;  /* gint32 */
+  gint64 own_from;
+  int32_t *d_joins;
+  gsize n, cap;
+  GArray *warm_starts; /* gint64 */
 } SvCcPieceTable;
+
+/* Frees the table's device array (not the host one). */
+void sv__cuda_piece_table_clear (SvCcPieceTable *table);
+
+/* sv__cuda_connectivity_windows under the connected rule for the pieces
+ * that start in slices [0, core_end) (slices up to core_end + extent are
+ * loaded): their labels, and *n_labels the new ones. */
+gboolean sv__cuda_connectivity_windows_to (guint nz, guint ny, guint nx, guint extent, guint depth,
+                                           guint core_end, gint64 min_size, gint64 max_size,
+                                           int start_label, SvCcSlices load, SvCcSlices store,
+                                           gpointer user_data, cudaStream_t stream,
+                                           gint64 *n_labels, GError **error);
 
 /* sv__cuda_connectivity_windows under the connected rule, numbering
  * pieces instead of labelling them, for the pieces that start in slices
  * [0, core_end): each stored voxel holds start_label + its piece's number
- * and `table` (empty on entry) receives the pieces. Slices up to
+ * and `table` (own_from and warm_starts set, the rest empty on entry)
+ * receives the pieces. Slices up to
  * core_end + extent are loaded. */
 gboolean sv__cuda_piece_windows (guint nz, guint ny, guint nx, guint extent, guint depth,
                                  guint core_end, gint64 min_size, gint64 max_size, int start_label,

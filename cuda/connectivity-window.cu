@@ -98,31 +98,86 @@ sv__cuda_cc_window_depth (guint nz, gsize plane, guint extent, guint64 budget)
   return lo;
 }
 
-/* A window's table rows to the host: starts in the volume the windows
- * see (the window's first slice is w0). */
-static gboolean
-append_pieces (SvCcPieceTable *table, const SvCudaConnScratch *s, int n_pieces, guint w0,
-               gsize plane, cudaStream_t stream, GError **error)
+/* How many of the window's n sorted piece starts lie below `limit`. */
+__global__ void
+cc_count_below_kernel (const int *__restrict__ starts, int n, long long limit, int *count)
 {
-  g_autofree gint32 *starts = g_try_new (gint32, MAX (n_pieces, 1));
-  const guint at = table->starts->len;
-
-  if (starts == NULL)
+  int lo = 0, hi = n;
+  while (lo < hi)
     {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "not enough memory for a table of %d pieces", n_pieces);
-      return FALSE;
+      const int mid = lo + (hi - lo) / 2;
+      if ((long long)starts[mid] < limit)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-  g_array_set_size (table->starts, at + (guint)n_pieces);
-  g_array_set_size (table->joins, at + (guint)n_pieces);
-  SV_CUDA_CHECK (cudaMemcpyAsync (starts, s->small_roots, (gsize)n_pieces * sizeof (gint32),
-                                  cudaMemcpyDeviceToHost, stream));
-  SV_CUDA_CHECK (cudaMemcpyAsync (&g_array_index (table->joins, gint32, at), s->small_offsets,
-                                  (gsize)n_pieces * sizeof (gint32), cudaMemcpyDeviceToHost,
+  *count = lo;
+}
+
+void
+sv__cuda_piece_table_clear (SvCcPieceTable *table)
+{
+  cudaFree (table->d_joins);
+  table->d_joins = NULL;
+  table->n = table->cap = 0;
+}
+
+/* A window's table rows (s->small_roots: starts, window voxels from w0;
+ * s->small_offsets: joins): the joins stay on the device, the warm-up's
+ * starts go to the host. */
+static gboolean
+append_pieces (SvCcPieceTable *table, SvCudaConnScratch *s, int n_pieces, guint w0, gsize plane,
+               cudaStream_t stream, GError **error)
+{
+  const long long limit = table->own_from - (long long)w0 * (long long)plane;
+  int n_warm = 0;
+
+  if (table->n + (gsize)n_pieces > table->cap)
+    {
+      const gsize cap = MAX (table->n + (gsize)n_pieces, 2 * table->cap);
+      int32_t *grown = NULL;
+
+      SV_CUDA_CHECK (cudaMalloc (&grown, MAX (cap, 1) * sizeof (int32_t)));
+      if (table->n > 0)
+        SV_CUDA_CHECK (cudaMemcpyAsync (grown, table->d_joins, table->n * sizeof (int32_t),
+                                        cudaMemcpyDeviceToDevice, stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+      cudaFree (table->d_joins);
+      table->d_joins = grown;
+      table->cap = cap;
+    }
+  SV_CUDA_CHECK (cudaMemcpyAsync (table->d_joins + table->n, s->small_offsets,
+                                  (gsize)n_pieces * sizeof (int32_t), cudaMemcpyDeviceToDevice,
                                   stream));
-  SV_CUDA_CHECK (cudaStreamSynchronize (stream));
-  for (int i = 0; i < n_pieces; i++)
-    g_array_index (table->starts, gint64, at + (guint)i) = (gint64)w0 * (gint64)plane + starts[i];
+  if (limit > 0 && n_pieces > 0)
+    {
+      /* The counters are free once the window's rule is done. */
+      cc_count_below_kernel<<<1, 1, 0, stream>>> (s->small_roots, n_pieces, limit, s->counters);
+      SV_CUDA_CHECK (cudaGetLastError ());
+      SV_CUDA_CHECK (
+          cudaMemcpyAsync (&n_warm, s->counters, sizeof (int), cudaMemcpyDeviceToHost, stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+    }
+  if (n_warm > 0)
+    {
+      g_autofree gint32 *starts = g_try_new (gint32, n_warm);
+      const guint at = table->warm_starts->len;
+
+      if (starts == NULL)
+        {
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                       "not enough memory for a table of %d pieces", n_warm);
+          return FALSE;
+        }
+      SV_CUDA_CHECK (cudaMemcpyAsync (starts, s->small_roots, (gsize)n_warm * sizeof (gint32),
+                                      cudaMemcpyDeviceToHost, stream));
+      SV_CUDA_CHECK (cudaStreamSynchronize (stream));
+      g_array_set_size (table->warm_starts, at + (guint)n_warm);
+      for (int i = 0; i < n_warm; i++)
+        g_array_index (table->warm_starts, gint64, at + (guint)i)
+            = (gint64)w0 * (gint64)plane + starts[i];
+    }
+  table->n += (gsize)n_pieces;
   return TRUE;
 out:
   return FALSE;
@@ -249,6 +304,18 @@ sv__cuda_connectivity_windows (guint nz, guint ny, guint nx, guint extent, guint
 {
   return run_windows (nz, ny, nx, extent, depth, nz, min_size, max_size, start_label, rule, load,
                       store, user_data, stream, NULL, n_labels, error);
+}
+
+gboolean
+sv__cuda_connectivity_windows_to (guint nz, guint ny, guint nx, guint extent, guint depth,
+                                  guint core_end, gint64 min_size, gint64 max_size,
+                                  int start_label, SvCcSlices load, SvCcSlices store,
+                                  gpointer user_data, cudaStream_t stream, gint64 *n_labels,
+                                  GError **error)
+{
+  return run_windows (nz, ny, nx, extent, depth, core_end, min_size, max_size, start_label,
+                      SV_CONNECTIVITY_RULE_CONNECTED, load, store, user_data, stream, NULL,
+                      n_labels, error);
 }
 
 gboolean

@@ -13,6 +13,7 @@
  * own kept labels. */
 #define G_LOG_DOMAIN "sv-cuda"
 
+#include <cub/device/device_scan.cuh>
 #include <string.h>
 
 #include "label-route.h"
@@ -66,10 +67,14 @@ sv__cuda_pieces_clear (SvCudaSlabs *s)
 {
   cudaFree (s->d_piece_head);
   cudaFree (s->d_piece_tail);
+  cudaFree (s->d_piece_rank);
+  sv__cuda_piece_table_clear (&s->piece_table);
   s->bytes -= s->piece_bytes;
   s->d_piece_head = s->d_piece_tail = NULL;
+  s->d_piece_rank = NULL;
   s->piece_bytes = 0;
   s->piece_core = 0;
+  s->piece_first_own = 0;
 }
 
 int
@@ -202,26 +207,214 @@ out:
   return FALSE;
 }
 
+/* The first share (no warm-up: its pieces are the whole volume's first
+ * ones) labels its slices as the one device's rule does, over its kept
+ * labels and to the label file as each window is done. */
+typedef struct
+{
+  SvCudaSlabs *s;
+  LabelRoute *route;
+} FirstShare;
+
+static gboolean
+first_load (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
+{
+  return piece_load (z0, z1, d, ((FirstShare *)user_data)->s, error);
+}
+
+static gboolean
+first_store (guint z0, guint z1, int32_t *d, gpointer user_data, GError **error)
+{
+  FirstShare *f = (FirstShare *)user_data;
+
+  return piece_store (z0, z1, d, f->s, error)
+         && sv__label_route_store (z0 + f->s->piece_z0, z1 + f->s->piece_z0, d, f->route, error);
+}
+
 gboolean
-sv__cuda_slab_pieces_number (SvBackend *backend, gint64 min_size, gint64 max_size,
-                             int start_label, GArray *starts, GArray *joins, GError **error)
+sv__cuda_slab_pieces_label (SvBackend *backend, gint64 min_size, gint64 max_size,
+                            int start_label, guint depth, SvSlabSink sink, gpointer user_data,
+                            const SvStripSink *strips, gint64 *n_labels, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
-  SvCcPieceTable table = { starts, joins };
+  LabelRoute route;
+  FirstShare f = { s, &route };
   gboolean ok;
 
   if (s == NULL)
     return FALSE;
-  g_return_val_if_fail (s->piece_core > 0, FALSE);
-  ok = sv__cuda_piece_windows (s->piece_z1 - s->piece_z0, s->piece_ny, s->piece_nx,
-                               s->piece_extent, s->piece_core,
-                               s->kept_z1 - s->piece_z0, min_size, max_size, start_label,
-                               piece_load, piece_store, s, s->compute, &table, error);
-  /* Starts over the whole volume. */
-  for (guint i = 0; ok && i < starts->len; i++)
-    g_array_index (starts, gint64, i) += (gint64)s->piece_z0 * (gint64)s->kept_plane;
+  g_return_val_if_fail (s->piece_core > 0 && s->piece_z0 == s->kept_z0, FALSE);
+  g_return_val_if_fail (strips == NULL || strips->chunks[0] == 0, FALSE);
+  if (!sv__label_route_open (&route, s, backend, s->kept_nz, s->piece_ny, s->piece_nx, depth,
+                             NULL, NULL, sink, user_data, strips, NULL, error))
+    return FALSE;
+  ok = sv__cuda_connectivity_windows_to (s->piece_z1 - s->piece_z0, s->piece_ny, s->piece_nx,
+                                         s->piece_extent, s->piece_core,
+                                         s->kept_z1 - s->piece_z0, min_size, max_size,
+                                         start_label, first_load, first_store, &f, s->compute,
+                                         n_labels, error);
+  ok = sv__label_route_close (&route, ok, error);
   sv__cuda_pieces_clear (s);
   return ok;
+}
+
+/* New-label flags of the own pieces (flags[n_own] = 0, for the scan). */
+__global__ void
+new_flags_kernel (const int32_t *__restrict__ joins, long long first_own, long long n_own,
+                  int *__restrict__ flags)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n_own)
+    return;
+  flags[i] = i < n_own && joins[first_own + i] < 0;
+}
+
+gboolean
+sv__cuda_slab_pieces_number (SvBackend *backend, gint64 min_size, gint64 max_size,
+                             int start_label, GArray *warm_starts, gint64 *n_new, GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  SvCcPieceTable *table;
+  gsize n_own, tmp_bytes = 0;
+  void *tmp = NULL;
+  int *d_flags = NULL;
+  int new_count = 0;
+  gboolean ok = FALSE;
+
+  if (s == NULL)
+    return FALSE;
+  g_return_val_if_fail (s->piece_core > 0, FALSE);
+  table = &s->piece_table;
+  sv__cuda_piece_table_clear (table);
+  table->own_from = (gint64)(s->kept_z0 - s->piece_z0) * (gint64)s->kept_plane;
+  table->warm_starts = warm_starts;
+  if (!sv__cuda_piece_windows (s->piece_z1 - s->piece_z0, s->piece_ny, s->piece_nx,
+                               s->piece_extent, s->piece_core, s->kept_z1 - s->piece_z0, min_size,
+                               max_size, start_label, piece_load, piece_store, s, s->compute,
+                               table, error))
+    goto out;
+  table->warm_starts = NULL;
+  /* Starts over the whole volume. */
+  for (guint i = 0; i < warm_starts->len; i++)
+    g_array_index (warm_starts, gint64, i) += (gint64)s->piece_z0 * (gint64)s->kept_plane;
+  s->piece_first_own = warm_starts->len;
+  n_own = table->n - s->piece_first_own;
+  /* Each own piece's place among those that take a new label. */
+  SV_CUDA_CHECK (sv__slab_malloc (s, &s->d_piece_rank, (n_own + 1) * sizeof (int)));
+  s->piece_bytes += MAX ((n_own + 1) * sizeof (int), 1);
+  SV_CUDA_CHECK (cudaMallocAsync (&d_flags, (n_own + 1) * sizeof (int), s->compute));
+  new_flags_kernel<<<(unsigned)((n_own + 1 + 255) / 256), 256, 0, s->compute>>> (
+      table->d_joins, (long long)s->piece_first_own, (long long)n_own, d_flags);
+  SV_CUDA_CHECK (cudaGetLastError ());
+  SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (NULL, tmp_bytes, d_flags, s->d_piece_rank,
+                                                (int)(n_own + 1), s->compute));
+  SV_CUDA_CHECK (cudaMallocAsync (&tmp, MAX (tmp_bytes, 1), s->compute));
+  SV_CUDA_CHECK (cub::DeviceScan::ExclusiveSum (tmp, tmp_bytes, d_flags, s->d_piece_rank,
+                                                (int)(n_own + 1), s->compute));
+  SV_CUDA_CHECK (cudaMemcpyAsync (&new_count, s->d_piece_rank + n_own, sizeof (int),
+                                  cudaMemcpyDeviceToHost, s->compute));
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  *n_new = new_count;
+  ok = TRUE;
+out:
+  table->warm_starts = NULL;
+  if (tmp != NULL)
+    cudaFreeAsync (tmp, s->compute);
+  if (d_flags != NULL)
+    cudaFreeAsync (d_flags, s->compute);
+  if (!ok)
+    sv__cuda_pieces_clear (s);
+  return ok;
+}
+
+/* The labels at `n` voxels (over the whole volume) of the kept slices. */
+__global__ void
+labels_at_kernel (const int32_t *__restrict__ kept, const long long *__restrict__ at, long long n,
+                  int32_t *__restrict__ out)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = kept[at[i]];
+}
+
+gboolean
+sv__cuda_slab_labels_at (SvBackend *backend, const gint64 *voxels, gsize n, gint32 *labels,
+                         GError **error)
+{
+  SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  g_autofree long long *at = NULL;
+  long long *d_at = NULL;
+  int32_t *d_out = NULL;
+  gboolean ok = FALSE;
+
+  if (s == NULL)
+    return FALSE;
+  if (n == 0)
+    return TRUE;
+  at = g_try_new (long long, n);
+  if (at == NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "not enough memory for %zu voxels' places", n);
+      return FALSE;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      const gint64 from = (gint64)s->kept_z0 * (gint64)s->kept_plane;
+      g_return_val_if_fail (voxels[i] >= from
+                                && voxels[i] < (gint64)s->kept_z1 * (gint64)s->kept_plane,
+                            FALSE);
+      at[i] = voxels[i] - from;
+    }
+  SV_CUDA_CHECK (cudaMalloc (&d_at, n * sizeof (long long)));
+  SV_CUDA_CHECK (cudaMalloc (&d_out, n * sizeof (int32_t)));
+  SV_CUDA_CHECK (cudaMemcpyAsync (d_at, at, n * sizeof (long long), cudaMemcpyHostToDevice,
+                                  s->compute));
+  labels_at_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s->compute>>> (
+      s->d_kept, d_at, (long long)n, d_out);
+  SV_CUDA_CHECK (cudaGetLastError ());
+  SV_CUDA_CHECK (cudaMemcpyAsync (labels, d_out, n * sizeof (int32_t), cudaMemcpyDeviceToHost,
+                                  s->compute));
+  SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
+  ok = TRUE;
+out:
+  cudaFree (d_at);
+  cudaFree (d_out);
+  return ok;
+}
+
+/* Each piece's label: an own piece follows the pieces it joins (numbers
+ * decrease along the way) to one that takes a new label, or to a piece
+ * of the warm-up, whose label came from an earlier share. */
+__global__ void
+resolve_kernel (const int32_t *__restrict__ joins, const int *__restrict__ rank,
+                long long first_own, long long n, int first_label,
+                const int32_t *__restrict__ warm, int32_t *__restrict__ map)
+{
+  long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= n)
+    return;
+  if (p < first_own)
+    {
+      map[p] = warm[p];
+      return;
+    }
+  long long q = p;
+  for (;;)
+    {
+      const int32_t j = joins[q];
+      if (j < 0)
+        {
+          map[p] = first_label + rank[q - first_own];
+          return;
+        }
+      if (j < first_own)
+        {
+          map[p] = warm[j];
+          return;
+        }
+      q = j;
+    }
 }
 
 /* Each piece number in the kept labels becomes its label. */
@@ -238,28 +431,42 @@ relabel_kernel (long long n, int32_t *__restrict__ labels, const int32_t *__rest
 }
 
 gboolean
-sv__cuda_slab_pieces_relabel (SvBackend *backend, const gint32 *map, gsize n_map,
-                              int start_label, GError **error)
+sv__cuda_slab_pieces_relabel (SvBackend *backend, int first_label, const gint32 *warm_labels,
+                              gsize n_warm, int start_label, GError **error)
 {
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
+  const SvCcPieceTable *table = s != NULL ? &s->piece_table : NULL;
   const long long n = s != NULL ? (long long)(s->kept_z1 - s->kept_z0) * s->kept_plane : 0;
-  int32_t *d_map = NULL;
+  int32_t *d_map = NULL, *d_warm = NULL;
   gboolean ok = FALSE;
 
   if (s == NULL)
     return FALSE;
-  if (n == 0)
-    return TRUE;
-  SV_CUDA_CHECK (cudaMalloc (&d_map, MAX (n_map, 1) * sizeof (int32_t)));
-  SV_CUDA_CHECK (
-      sv__cuda_staged_copy (s->owner, d_map, map, n_map * sizeof (int32_t), TRUE));
-  relabel_kernel<<<(unsigned int)((n + 255) / 256), 256, 0, s->compute>>> (
-      n, s->d_kept, d_map, (long long)n_map, start_label);
-  SV_CUDA_CHECK (cudaGetLastError ());
+  g_return_val_if_fail (n_warm == s->piece_first_own && s->d_piece_rank != NULL, FALSE);
+  SV_CUDA_CHECK (cudaMalloc (&d_map, MAX (table->n, 1) * sizeof (int32_t)));
+  SV_CUDA_CHECK (cudaMalloc (&d_warm, MAX (n_warm, 1) * sizeof (int32_t)));
+  if (n_warm > 0)
+    SV_CUDA_CHECK (cudaMemcpyAsync (d_warm, warm_labels, n_warm * sizeof (int32_t),
+                                    cudaMemcpyHostToDevice, s->compute));
+  if (table->n > 0)
+    {
+      resolve_kernel<<<(unsigned)((table->n + 255) / 256), 256, 0, s->compute>>> (
+          table->d_joins, s->d_piece_rank, (long long)n_warm, (long long)table->n, first_label,
+          d_warm, d_map);
+      SV_CUDA_CHECK (cudaGetLastError ());
+    }
+  if (n > 0)
+    {
+      relabel_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s->compute>>> (
+          n, s->d_kept, d_map, (long long)table->n, start_label);
+      SV_CUDA_CHECK (cudaGetLastError ());
+    }
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
   ok = TRUE;
 out:
   cudaFree (d_map);
+  cudaFree (d_warm);
+  sv__cuda_pieces_clear (s);
   return ok;
 }
 

@@ -87,6 +87,11 @@ struct _SvCudaSlabs
   int32_t *d_piece_head, *d_piece_tail;
   guint piece_z0, piece_z1, piece_core, piece_extent, piece_ny, piece_nx;
   guint64 piece_bytes;
+  /* Its numbered pieces (the first piece_first_own the warm-up's) and each
+   * own piece's place among those that take a new label. */
+  SvCcPieceTable piece_table;
+  gsize piece_first_own;
+  int *d_piece_rank;
 
   /* Slabs kept on the device from their first pass (stream-resident.cu). */
   GArray *resident; /* SvCudaResident */
@@ -188,11 +193,18 @@ void sv__cuda_pieces_clear (SvCudaSlabs *s);
 int sv__cuda_slab_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, guint extent,
                                   SvSlabSource source, SvSlabDeviceSource device_source,
                                   gpointer user_data, guint *held, GError **error);
+gboolean sv__cuda_slab_pieces_label (SvBackend *backend, gint64 min_size, gint64 max_size,
+                                     int start_label, guint depth, SvSlabSink sink,
+                                     gpointer user_data, const SvStripSink *strips,
+                                     gint64 *n_labels, GError **error);
 gboolean sv__cuda_slab_pieces_number (SvBackend *backend, gint64 min_size, gint64 max_size,
-                                      int start_label, GArray *starts, GArray *joins,
+                                      int start_label, GArray *warm_starts, gint64 *n_new,
                                       GError **error);
-gboolean sv__cuda_slab_pieces_relabel (SvBackend *backend, const gint32 *map, gsize n_map,
-                                       int start_label, GError **error);
+gboolean sv__cuda_slab_labels_at (SvBackend *backend, const gint64 *voxels, gsize n,
+                                  gint32 *labels, GError **error);
+gboolean sv__cuda_slab_pieces_relabel (SvBackend *backend, int first_label,
+                                       const gint32 *warm_labels, gsize n_warm, int start_label,
+                                       GError **error);
 gboolean sv__cuda_slab_emit_kept (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
                                   SvSlabSink sink, gpointer user_data, const SvStripSink *strips,
                                   GError **error);

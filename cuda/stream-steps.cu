@@ -390,7 +390,9 @@ const SvSlabSteps sv__cuda_slab_steps = {
   .import_kept = sv__cuda_slab_import_kept,
   .take_samples = sv__cuda_slab_take_samples,
   .pieces_prepare = sv__cuda_slab_pieces_prepare,
+  .pieces_label = sv__cuda_slab_pieces_label,
   .pieces_number = sv__cuda_slab_pieces_number,
+  .labels_at = sv__cuda_slab_labels_at,
   .pieces_relabel = sv__cuda_slab_pieces_relabel,
   .emit_kept = sv__cuda_slab_emit_kept,
   /* A store's chunks, by the deflate of runs of the label strips. */

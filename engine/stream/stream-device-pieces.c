@@ -1,11 +1,16 @@
 /* Supervox engine: the connectivity rule shared by the devices that kept
- * the labels, with no device gathering the volume: each numbers the
- * pieces that start in its own slices, the host numbers every device's
- * pieces in raster order from a table (first voxel, and for a small piece
- * the earlier piece it joins), and each device relabels its slices and
- * hands them to the label file in turn. The labels are
- * sv_connectivity_enforce's connected rule over the whole volume, bit for
- * bit.
+ * the labels, with no device gathering the volume. The first device
+ * labels its slices as the one device's rule would (its pieces are the
+ * volume's first) and hands them to the label file window by window;
+ * meanwhile each other device numbers the pieces that start in its own
+ * slices, on the device, with for each small piece the earlier piece it
+ * joins. Then, in z order, each of those takes the labels before it as
+ * its offset, learns the labels of the pieces below its slices that its
+ * pieces may join (by their first voxels, from the devices before it,
+ * which are final by then), labels its pieces by following what they
+ * join, and hands its slices to the file. The labels are
+ * sv_connectivity_enforce's connected rule over the whole volume, bit
+ * for bit.
  *
  * Why a device's pieces are exact (stream-pieces.c says it for ranks):
  * the sequential rule cuts each 6-connected component of one input label
@@ -16,11 +21,11 @@
  * component that reaches [a, b), and every component that a BFS from
  * there touches (slices a − 1 on), starts at a0 or later, so it is cut as
  * in the whole volume, with the same first voxels; components cut short
- * at a0 touch neither. A small piece there names the earlier piece it
- * joins by number, and the number by its first voxel. The host numbers
- * the pieces that start in each device's slices in raster order: a new
- * label for one that joins none, else the label of the piece it joins,
- * which starts earlier and so is numbered already. */
+ * at a0 touch neither. A piece there takes a new label when it is large
+ * or joins none, numbered in raster order after every earlier device's
+ * new labels; else the label of the piece it joins, which starts earlier:
+ * one of the device's own, or one below a, whose label the device that
+ * holds its first voxel has written there. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include <string.h>
@@ -34,15 +39,10 @@
 typedef struct
 {
   SvBackend *backend;
-  guint z0, z1;            /* its kept slices */
-  GArray *starts, *joins;  /* its windows' pieces (gint64, gint32) */
-  guint first_own;         /* the first that starts in [z0, z1) */
-  gint64 n_new;            /* own pieces that take a new label */
-  gint64 first_label;      /* the first of those labels */
-  gint32 *map;             /* piece number → label */
-  guint8 *pending;         /* an own piece's label is its warm-up piece's */
-  gboolean broken;         /* a piece joins one that is not before it */
-  gint64 usec;             /* its pieces' time */
+  guint z0, z1;         /* its kept slices */
+  GArray *warm_starts;  /* first voxels of its warm-up's pieces (gint64) */
+  gint64 n_new;         /* its new labels */
+  gint64 usec;          /* its windows' time */
   GError *error;
 } Share;
 
@@ -52,7 +52,10 @@ typedef struct
   guint n;
   gint64 min_size, max_size;
   int start_label;
-  gsize plane;
+  guint depth;
+  SvSlabSink sink;
+  gpointer user_data;
+  const SvStripSink *strips;
 } Job;
 
 /* The workers' kept slices, those that have any: NULL when the shared
@@ -69,7 +72,8 @@ shares_of (const Run *run, guint *n_shares)
       const SvSlabSteps *steps = plan->workers[w]->klass->slab_steps;
       guint z0, z1;
 
-      if (steps == NULL || steps->pieces_prepare == NULL || steps->pieces_number == NULL
+      if (steps == NULL || steps->pieces_prepare == NULL || steps->pieces_label == NULL
+          || steps->pieces_number == NULL || steps->labels_at == NULL
           || steps->pieces_relabel == NULL || steps->emit_kept == NULL)
         {
           g_free (shares);
@@ -81,36 +85,31 @@ shares_of (const Run *run, guint *n_shares)
       shares[n].backend = plan->workers[w];
       shares[n].z0 = z0;
       shares[n].z1 = z1;
+      shares[n].warm_starts = g_array_new (FALSE, FALSE, sizeof (gint64));
       n++;
     }
   *n_shares = n;
   return shares;
 }
 
+/* The first share labels its slices and writes them; the others number
+ * their pieces. */
 static void
-number_share (gpointer data, int thread)
+run_share (gpointer data, int thread)
 {
   Job *job = data;
   Share *share = &job->shares[thread];
   const SvSlabSteps *steps = share->backend->klass->slab_steps;
   const gint64 t0 = g_get_monotonic_time ();
 
-  share->starts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  share->joins = g_array_new (FALSE, FALSE, sizeof (gint32));
-  steps->pieces_number (share->backend, job->min_size, job->max_size, job->start_label,
-                        share->starts, share->joins, &share->error);
+  if (thread == 0)
+    steps->pieces_label (share->backend, job->min_size, job->max_size, job->start_label,
+                         job->depth, job->sink, job->user_data, job->strips, &share->n_new,
+                         &share->error);
+  else
+    steps->pieces_number (share->backend, job->min_size, job->max_size, job->start_label,
+                          share->warm_starts, &share->n_new, &share->error);
   share->usec = g_get_monotonic_time () - t0;
-}
-
-static void
-relabel_share (gpointer data, int thread)
-{
-  Job *job = data;
-  Share *share = &job->shares[thread];
-
-  share->backend->klass->slab_steps->pieces_relabel (share->backend, share->map,
-                                                     share->starts->len, job->start_label,
-                                                     &share->error);
 }
 
 /* The first error of the shares, moved to `error`; TRUE when none. */
@@ -130,165 +129,47 @@ shares_ok (Job *job, GError **error)
   return ok;
 }
 
-/* The place of `start` among a share's own pieces, or −1. */
-static gint64
-find_own (const Share *share, gint64 start)
+/* The labels of share d's warm-up pieces, from the shares before it that
+ * hold their first voxels (sorted, as the pieces are). */
+static gint32 *
+warm_labels (Job *job, guint d, gsize plane, GError **error)
 {
-  const gint64 *starts = (const gint64 *)share->starts->data;
-  gint64 lo = share->first_own, hi = share->starts->len;
+  const Share *share = &job->shares[d];
+  const gint64 *starts = (const gint64 *)share->warm_starts->data;
+  const guint n = share->warm_starts->len;
+  gint32 *labels = g_try_new (gint32, MAX (n, 1));
+  guint i = 0;
 
-  while (lo < hi)
+  if (labels == NULL)
     {
-      const gint64 mid = lo + (hi - lo) / 2;
-
-      if (starts[mid] == start)
-        return mid;
-      if (starts[mid] < start)
-        lo = mid + 1;
-      else
-        hi = mid;
+      sv_set_no_memory (error, "the labels of %u pieces", n);
+      return NULL;
     }
-  return -1;
-}
-
-/* A share's own pieces from its first slice on (the table is in raster
- * order), and how many of them take a new label. */
-static void
-count_share (gpointer data, int thread)
-{
-  Job *job = data;
-  Share *share = &job->shares[thread];
-  const gint64 *starts = (const gint64 *)share->starts->data;
-  const gint32 *joins = (const gint32 *)share->joins->data;
-  const gint64 own_from = (gint64)share->z0 * (gint64)job->plane;
-  guint lo = 0, hi = share->starts->len;
-
-  while (lo < hi)
+  for (guint e = 0; e < d && i < n; e++)
     {
-      const guint mid = lo + (hi - lo) / 2;
+      const Share *earlier = &job->shares[e];
+      const gint64 from = (gint64)earlier->z0 * (gint64)plane;
+      const gint64 to = (gint64)earlier->z1 * (gint64)plane;
+      guint j;
 
-      if (starts[mid] < own_from)
-        lo = mid + 1;
-      else
-        hi = mid;
+      /* A piece cut short at the warm-up's bottom has no voxel in the
+       * share's slices: any label does. */
+      for (; i < n && starts[i] < from; i++)
+        labels[i] = job->start_label - 1;
+      for (j = i; j < n && starts[j] < to; j++)
+        ;
+      if (j > i
+          && !earlier->backend->klass->slab_steps->labels_at (earlier->backend, starts + i, j - i,
+                                                               labels + i, error))
+        {
+          g_free (labels);
+          return NULL;
+        }
+      i = j;
     }
-  share->first_own = lo;
-  share->n_new = 0;
-  for (guint p = lo; p < share->starts->len; p++)
-    share->n_new += joins[p] < 0;
-  share->map = g_try_new (gint32, MAX (share->starts->len, 1));
-  share->pending = g_try_new0 (guint8, MAX (share->starts->len, 1));
-}
-
-/* A share's own pieces in raster order: a new label from its offset, or
- * the label of the piece it joins; one of the warm-up's stays pending
- * (its place in map) until the earlier shares are numbered. */
-static void
-label_share (gpointer data, int thread)
-{
-  Job *job = data;
-  Share *share = &job->shares[thread];
-  const gint32 *joins = (const gint32 *)share->joins->data;
-  gint64 next = share->first_label;
-
-  for (guint p = share->first_own; p < share->starts->len; p++)
-    {
-      const gint32 j = joins[p];
-
-      if (j < 0)
-        share->map[p] = (gint32)next++;
-      else if ((guint)j >= p)
-        {
-          share->broken = TRUE;
-          return;
-        }
-      else if ((guint)j >= share->first_own)
-        {
-          share->map[p] = share->map[j];
-          share->pending[p] = share->pending[j];
-        }
-      else
-        {
-          share->map[p] = j;
-          share->pending[p] = 1;
-        }
-    }
-}
-
-/* The pending pieces take their warm-up piece's label. */
-static void
-settle_share (gpointer data, int thread)
-{
-  Share *share = &((Job *)data)->shares[thread];
-
-  for (guint p = share->first_own; p < share->starts->len; p++)
-    if (share->pending[p])
-      share->map[p] = share->map[share->map[p]];
-}
-
-/* Numbers every share's own pieces in raster order, in each share's map
- * (piece number → label): the number of labels, −1 with `error` set.
- * The shares count their new labels and number their own pieces at once;
- * only the warm-up pieces, a few slices' worth, are found in the earlier
- * shares one share after another. */
-static gint64
-number_all (Job *job, GError **error)
-{
-  gint64 counter = 0;
-
-  sv__run_parallel ((int)job->n, count_share, job);
-  for (guint i = 0; i < job->n; i++)
-    {
-      Share *share = &job->shares[i];
-
-      if (share->map == NULL || share->pending == NULL)
-        {
-          sv_set_no_memory (error, "the labels of %u pieces", share->starts->len);
-          return -1;
-        }
-      share->first_label = job->start_label + counter;
-      counter += share->n_new;
-    }
-  if (counter > (gint64)G_MAXINT32 - job->start_label)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                   "connectivity: more labels than an int32 holds");
-      return -1;
-    }
-  sv__run_parallel ((int)job->n, label_share, job);
-  for (guint i = 0; i < job->n; i++)
-    {
-      Share *share = &job->shares[i];
-      const gint64 *starts = (const gint64 *)share->starts->data;
-
-      if (share->broken)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
-                       "connectivity: a piece joins one that is not before it");
-          return -1;
-        }
-      /* A warm-up piece is an earlier share's own (one cut short at the
-       * warm-up's bottom has no voxel in this share's slices: any label
-       * does). Those shares' labels are final here. */
-      for (guint w = 0; w < share->first_own; w++)
-        {
-          gint32 label = job->start_label - 1;
-
-          for (guint e = i; e-- > 0;)
-            {
-              const Share *earlier = &job->shares[e];
-              const gint64 q = find_own (earlier, starts[w]);
-
-              if (q < 0)
-                continue;
-              label = earlier->pending[q] ? earlier->map[earlier->map[q]] : earlier->map[q];
-              break;
-            }
-          share->map[w] = label;
-        }
-    }
-  sv__run_parallel ((int)job->n, settle_share, job);
-  return counter;
+  for (; i < n; i++)
+    labels[i] = job->start_label - 1;
+  return labels;
 }
 
 static void
@@ -296,12 +177,8 @@ shares_free (Share *shares, guint n)
 {
   for (guint i = 0; i < n; i++)
     {
-      if (shares[i].starts != NULL)
-        g_array_free (shares[i].starts, TRUE);
-      if (shares[i].joins != NULL)
-        g_array_free (shares[i].joins, TRUE);
-      g_free (shares[i].map);
-      g_free (shares[i].pending);
+      if (shares[i].warm_starts != NULL)
+        g_array_free (shares[i].warm_starts, TRUE);
       g_clear_error (&shares[i].error);
     }
   g_free (shares);
@@ -314,17 +191,13 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
                           guint *held, GError **error)
 {
   const char *forced = g_getenv ("SV_DEVICE_PIECES");
-  Job job = { NULL, 0, min_size, max_size, run->params->start_label, run->plane };
-  gint64 n_labels = -2;
-  gint64 t0 = g_get_monotonic_time (), t1, t2, t3;
+  Job job = { NULL,    0,    min_size, max_size, run->params->start_label, run->depth,
+              sink,    user_data, strips };
+  gint64 counter, t0 = g_get_monotonic_time (), t1, t2;
 
   *n_devices = 0;
   *held = 0;
-  /* Not yet the default: at 2048³ on two devices the pieces' tables
-   * (150 M pieces) cost more on the host than the one device's rule, and
-   * the label file's writes, which the one device overlaps with its
-   * windows, start only after every share is numbered. */
-  if (forced == NULL || forced[0] != '1' || run->plan.n_workers < 2
+  if ((forced != NULL && forced[0] == '0') || run->plan.n_workers < 2
       || !run->plan.assignment_kept || extent == G_MAXUINT
       || run->params->connectivity_rule != SV_CONNECTIVITY_RULE_CONNECTED
       || (run->ranks != NULL && run->ranks->n_ranks > 1) || run->z_begin != 0
@@ -354,45 +227,46 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
         }
     }
   t1 = g_get_monotonic_time ();
-  sv__run_parallel ((int)job.n, number_share, &job);
+  sv__run_parallel ((int)job.n, run_share, &job);
   if (!shares_ok (&job, error))
-    goto out;
+    goto fail;
   t2 = g_get_monotonic_time ();
-  n_labels = number_all (&job, error);
-  if (n_labels < 0)
+  /* In z order: each share's labels follow the earlier shares', and its
+   * slices go to the file after theirs. */
+  counter = job.shares[0].n_new;
+  for (guint d = 1; d < job.n; d++)
     {
-      n_labels = -2;
-      goto out;
-    }
-  t3 = g_get_monotonic_time ();
-  sv__run_parallel ((int)job.n, relabel_share, &job);
-  if (!shares_ok (&job, error))
-    {
-      n_labels = -2;
-      goto out;
-    }
-  g_debug ("connectivity on %u devices: copies %.3f s, pieces %.3f s, numbering %.3f s, "
-           "relabelling %.3f s",
-           job.n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6,
-           (g_get_monotonic_time () - t3) / 1e6);
-  for (guint i = 0; i < job.n; i++)
-    g_debug ("connectivity share %u: slices %u to %u, %u pieces (%u of the warm-up) in %.3f s", i,
-             job.shares[i].z0, job.shares[i].z1, job.shares[i].starts->len,
-             job.shares[i].first_own, job.shares[i].usec / 1e6);
-  /* The label file takes the slices in z order. */
-  for (guint i = 0; i < job.n; i++)
-    {
-      SvBackend *backend = job.shares[i].backend;
+      Share *share = &job.shares[d];
+      const SvSlabSteps *steps = share->backend->klass->slab_steps;
+      g_autofree gint32 *warm = NULL;
 
-      if (!backend->klass->slab_steps->emit_kept (backend, run->nz, run->ny, run->nx, run->depth,
-                                                  sink, user_data, strips, error))
+      if (counter > (gint64)G_MAXINT32 - job.start_label)
         {
-          n_labels = -2;
-          goto out;
+          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                       "connectivity: more labels than an int32 holds");
+          goto fail;
         }
+      warm = warm_labels (&job, d, run->plane, error);
+      if (warm == NULL
+          || !steps->pieces_relabel (share->backend, (int)(job.start_label + counter), warm,
+                                     share->warm_starts->len, job.start_label, error)
+          || !steps->emit_kept (share->backend, run->nz, run->ny, run->nx, run->depth, sink,
+                                user_data, strips, error))
+        goto fail;
+      counter += share->n_new;
     }
+  g_debug ("connectivity on %u devices: copies %.3f s, shares %.3f s, the later shares' labels "
+           "and file %.3f s",
+           job.n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (g_get_monotonic_time () - t2) / 1e6);
+  for (guint i = 0; i < job.n; i++)
+    g_debug ("connectivity share %u: slices %u to %u, %" G_GINT64_FORMAT
+             " new labels, %u warm-up pieces, %.3f s",
+             i, job.shares[i].z0, job.shares[i].z1, job.shares[i].n_new,
+             job.shares[i].warm_starts->len, job.shares[i].usec / 1e6);
   *n_devices = job.n;
-out:
   shares_free (job.shares, job.n);
-  return n_labels;
+  return counter;
+fail:
+  shares_free (job.shares, job.n);
+  return -2;
 }

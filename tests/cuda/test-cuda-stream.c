@@ -365,8 +365,8 @@ test_odd_shapes (Fixture *f, gconstpointer data)
  * slices (a worker's share is thinner than the label extent at low
  * compactness, so a warm-up reaches across several shares), with pieces
  * cut at max_size, small ones merged and a mask; the sidecar says how
- * many devices shared it (SV_DEVICE_PIECES=1 asks for the shares). The
- * legacy rule, and the default, leave it to one device. */
+ * many devices shared it. The legacy rule, and SV_DEVICE_PIECES=0, leave
+ * it to one device. */
 static void
 test_shared_connectivity (Fixture *f, gconstpointer data)
 {
@@ -379,7 +379,6 @@ test_shared_connectivity (Fixture *f, gconstpointer data)
 
   if (!have_device ())
     return;
-  g_setenv ("SV_DEVICE_PIECES", "1", TRUE);
   in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
   /* Background in a band of slices and in a cylinder along z. */
   for (guint z = 0; z < 64; z++)
@@ -426,8 +425,9 @@ test_shared_connectivity (Fixture *f, gconstpointer data)
       g_autofree char *json = NULL;
 
       if (way == 1)
-        g_unsetenv ("SV_DEVICE_PIECES");
+        g_setenv ("SV_DEVICE_PIECES", "0", TRUE);
       json = run_slic (f, in, out, gpu);
+      g_unsetenv ("SV_DEVICE_PIECES");
       sv_test_assert_same_file (expected, out);
       g_assert_cmpint (json_int (json, "connectivity_devices"), ==, 1);
     }

@@ -214,11 +214,12 @@ typedef struct
 
   /* ---- the connectivity shared by several devices (all optional;
    * engine/stream/stream-device-pieces.c) ----
-   * With the assignment kept on every worker's device, each numbers the
-   * pieces that start in its kept slices (sv_connectivity_enforce's
-   * connected rule), the engine numbers all of them in raster order, and
-   * each device relabels its slices and hands them to the label file in
-   * turn. */
+   * With the assignment kept on every worker's device, the first device
+   * labels its kept slices (sv_connectivity_enforce's connected rule) and
+   * hands them to the label file, while each other device numbers the
+   * pieces that start in its own; then, in z order, each of those gets
+   * its first label and the labels of its warm-up's pieces from the
+   * devices before it, relabels its slices and hands them to the file. */
 
   /* Copies the slices of other devices that this one's pieces need (its
    * label `extent` below and above its kept slices, from `device_source`
@@ -229,18 +230,31 @@ typedef struct
   int (*pieces_prepare) (SvBackend *backend, guint nz, guint ny, guint nx, guint extent,
                          SvSlabSource source, SvSlabDeviceSource device_source,
                          gpointer user_data, guint *held, GError **error);
-  /* Numbers the pieces that start in its kept slices, writing
+  /* The first device (its kept slices start the volume): labels them in
+   * place and hands them, in z order, to `sink` or compressed to `strips`
+   * (not a store's chunks), in slabs of at most `depth` slices;
+   * *n_labels: how many labels. */
+  gboolean (*pieces_label) (SvBackend *backend, gint64 min_size, gint64 max_size,
+                            int start_label, guint depth, SvSlabSink sink, gpointer user_data,
+                            const SvStripSink *strips, gint64 *n_labels, GError **error);
+  /* Another device: numbers the pieces its windows cut, writing
    * start_label + its piece's number over each kept voxel (background
-   * stays). `starts` (gint64) and `joins` (gint32) receive every piece
-   * its windows cut, in raster order (those that start in its warm-up
-   * below its slices first): its first voxel over the whole volume, and
-   * for a small piece that joins an earlier one that piece's number (−1:
-   * a new label). */
+   * stays). `warm_starts` (gint64) receives the first voxels, over the
+   * whole volume, of the pieces that start below its slices (its
+   * warm-up's, numbered first), *n_new how many of its own pieces take a
+   * new label. */
   gboolean (*pieces_number) (SvBackend *backend, gint64 min_size, gint64 max_size,
-                             int start_label, GArray *starts, GArray *joins, GError **error);
-  /* Replaces every piece number p in the kept slices by map[p]. */
-  gboolean (*pieces_relabel) (SvBackend *backend, const gint32 *map, gsize n_map,
-                              int start_label, GError **error);
+                             int start_label, GArray *warm_starts, gint64 *n_new,
+                             GError **error);
+  /* The final labels at `n` voxels (over the whole volume) of its kept
+   * slices. */
+  gboolean (*labels_at) (SvBackend *backend, const gint64 *voxels, gsize n, gint32 *labels,
+                         GError **error);
+  /* After pieces_number: its own pieces' new labels from first_label on
+   * in raster order, its warm-up's pieces' labels from `warm_labels`, and
+   * each piece number in the kept slices replaced by its label. */
+  gboolean (*pieces_relabel) (SvBackend *backend, int first_label, const gint32 *warm_labels,
+                              gsize n_warm, int start_label, GError **error);
   /* Hands the kept slices to `sink` in z order, slabs of at most `depth`
    * slices, or compressed to `strips` (not a store's chunks) when given. */
   gboolean (*emit_kept) (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
