@@ -125,7 +125,7 @@ gint64 sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint6
  * the devices that shared it, *held: the most slices one held at once),
  * −1 when it does not apply (several workers that keep the assignment on
  * devices with these steps, one process, room on every device; nothing
- * written), −2 with `error` set. Only with SV_DEVICE_PIECES=1 for now. */
+ * written), −2 with `error` set. SV_DEVICE_PIECES=0 turns it off. */
 gint64 sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_size,
                                  SvSlabSource source, SvSlabDeviceSource device_source,
                                  SvSlabSink sink, const SvStripSink *strips, gpointer user_data,
