@@ -1,6 +1,6 @@
 /* Supervox tests: the pretend device that keeps the assignment
  * (keeping-device.h). */
-#include "keeping-device.h"
+#include "keeping-device-private.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -17,26 +17,10 @@
 
 PretendDevice device;
 
-/* What one pretend device holds (the backend's private state). */
-typedef struct
-{
-  guint index;       /* in the order made */
-  GHashTable *slabs; /* z0 → the slab's prepared values, from its samples */
-  gint32 *kept;      /* (z1 − z0)·plane from slice z0, or NULL */
-  guint z0, z1;      /* the slices it keeps */
-  guint last_kept;   /* z1 − z0 of the last keep, 0 before one */
-  guint8 *labelled;  /* nz: the slices it made labels of */
-  gsize k;
-  guint *zmin, *zmax;
-  guint64 n_in;
-  gboolean negative, tallying;
-  guint met_in_run; /* device.run when it last waited for the others */
-} Keeper;
-
 static const SvSlabSteps *const cpu = &sv__slab_steps_cpu;
 static guint n_made;
 
-static Keeper *
+Keeper *
 keeper_of (SvBackend *backend)
 {
   return sv_backend_get_priv (backend);
@@ -60,6 +44,7 @@ keeper_drop (Keeper *kp)
   g_clear_pointer (&kp->labelled, g_free);
   g_clear_pointer (&kp->zmin, g_free);
   g_clear_pointer (&kp->zmax, g_free);
+  keeping_pieces_drop (kp);
 }
 
 static void
@@ -114,8 +99,7 @@ slab_values (SvBackend *backend, guint z0, const float *data)
   return g_hash_table_lookup (slabs, GUINT_TO_POINTER (z0));
 }
 
-/* Slices [z0, z1) of the kept labels, which must hold them. */
-static gint32 *
+gint32 *
 kept_at (Keeper *kp, guint z0, guint z1)
 {
   g_assert_nonnull (kp->kept);
@@ -335,9 +319,9 @@ label_extent (const gint32 *labels, guint nz, gsize plane, int start_label)
   return extent;
 }
 
-/* Slices [z0, z1) of `labels` as a device that compresses the label
- * file's strips hands them over: each strip's bytes from deflate of runs,
- * in file order. */
+/* Slices [z0, z1) of a label volume (`labels`: slice z0 first) as a
+ * device that compresses the label file's strips hands them over: each
+ * strip's bytes from deflate of runs, in file order. */
 static gboolean
 append_as_strips (const SvStripSink *strips, const gint32 *labels, guint z0, guint z1, guint ny,
                   guint nx, GError **error)
@@ -354,7 +338,7 @@ append_as_strips (const SvStripSink *strips, const gint32 *labels, guint z0, gui
     for (guint k = 0; k < per_page; k++)
       {
         const guint y0 = k * rows, y1 = MIN (y0 + rows, ny);
-        const gint32 *strip = labels + ((gsize)z * ny + y0) * nx;
+        const gint32 *strip = labels + ((gsize)(z - z0) * ny + y0) * nx;
         const gsize len = (gsize)(y1 - y0) * nx * sizeof (gint32);
         guint8 *out = g_malloc (sv__tiff_deflate_runs_bound (len));
         const gsize size = sv__tiff_deflate_runs (coder, (const guint8 *)strip, len,
@@ -424,6 +408,26 @@ append_as_chunks (const SvStripSink *strips, const gint32 *labels, guint nz, gui
   return ok;
 }
 
+gboolean
+keeping_emit (const gint32 *labels, guint z0, guint z1, guint ny, guint nx, guint depth,
+              SvSlabSink sink, gpointer user_data, const SvStripSink *strips, GError **error)
+{
+  const gsize plane = (gsize)ny * nx;
+
+  /* Every other slab of the volume compressed, when the file takes
+   * strips: both kinds make one file. */
+  for (guint c0 = z0, c1; c0 < z1; c0 = c1)
+    {
+      c1 = MIN ((c0 / depth + 1) * depth, z1);
+      if (strips != NULL && (c0 / depth) % 2 == 0
+              ? !append_as_strips (strips, labels + (gsize)(c0 - z0) * plane, c0, c1, ny, nx,
+                                   error)
+              : !sink (c0, c1, labels + (gsize)(c0 - z0) * plane, user_data, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth, guint extent,
                         gint64 min_size, gint64 max_size, int start_label, SvConnectivityRule rule,
@@ -476,7 +480,8 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
    * make one file. */
   for (guint z0 = 0; z0 < nz; z0 += depth)
     if (strips != NULL && (z0 / depth) % 2 == 0
-            ? !append_as_strips (strips, out, z0, MIN (z0 + depth, nz), ny, nx, error)
+            ? !append_as_strips (strips, out + (gsize)z0 * ny * nx, z0, MIN (z0 + depth, nz), ny,
+                                 nx, error)
             : !sink (z0, MIN (z0 + depth, nz), out + (gsize)z0 * ny * nx, user_data, error))
       return -1;
   return 1;
@@ -527,6 +532,12 @@ static const SvSlabSteps keeping_steps = {
   .store_kept = keeping_store_kept,
   .holds_slab = keeping_holds_slab,
   .take_samples = keeping_take_samples,
+  .pieces_prepare = keeping_pieces_prepare,
+  .pieces_label = keeping_pieces_label,
+  .pieces_number = keeping_pieces_number,
+  .labels_at = keeping_labels_at,
+  .pieces_relabel = keeping_pieces_relabel,
+  .emit_kept = keeping_emit_kept,
   .compresses_chunks = TRUE,
 };
 

@@ -6,8 +6,10 @@
  * the fill, the tally and the connectivity reading the kept assignment,
  * or taking it back to the host when the connectivity does not fit; slabs
  * held from their samples, or prepared by the host when there is no room)
- * run in CI; the labels must be the CPU's streamed ones byte for byte, an
- * OME-Zarr store's too, whose chunks the device compresses. */
+ * run in CI, the connectivity shared by several such devices too
+ * (keeping-device-pieces.c); the labels must be the CPU's streamed ones
+ * byte for byte, an OME-Zarr store's too, whose chunks the device
+ * compresses. */
 #include "keeping-device.h"
 
 #include <glib/gstdio.h>
@@ -119,6 +121,13 @@ test_kept_assignment (Fixture *f, gconstpointer data)
             g_assert_cmpint (report.connect_on_device, ==,
                              rooms[r].connectivity && params[p].enforce_connectivity);
             g_assert_cmpuint (device.connected, ==, report.connect_on_device ? 1 : 0);
+            /* Several devices that kept their labels share it, each its
+             * own slices, the first labelling and writing its own while
+             * the others number their pieces. */
+            g_assert_cmpuint (report.connect_devices, ==,
+                              !report.connect_on_device ? 0
+                              : kept && n_workers > 1   ? n_workers
+                                                        : 1);
             /* The label file (deflate of runs, the default) takes its
              * strips compressed on the device: three of the six slabs. */
             g_assert_cmpuint (device.strip_slabs, ==, report.connect_on_device ? 3 : 0);
