@@ -33,10 +33,19 @@ Keeper *keeper_of (SvBackend *backend);
 gint32 *kept_at (Keeper *kp, guint z0, guint z1);
 /* Slices [z0, z1) of labels (slice z0 first) to the label file in slabs
  * of `depth`, every other one (counted over the volume) compressed when
- * the file takes strips. */
+ * the file takes strips (keeping-device-connect.c). */
 gboolean keeping_emit (const gint32 *labels, guint z0, guint z1, guint ny, guint nx, guint depth,
                        SvSlabSink sink, gpointer user_data, const SvStripSink *strips,
                        GError **error);
+
+/* ---- keeping-device-connect.c ---- */
+
+int keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint depth,
+                            guint extent, gint64 min_size, gint64 max_size, int start_label,
+                            SvConnectivityRule rule, SvSlabSource source,
+                            SvSlabDeviceSource device_source, SvSlabSink sink, gpointer user_data,
+                            const SvStripSink *strips, gint64 *n_labels, guint *held,
+                            GError **error);
 
 /* ---- keeping-device-pieces.c: the slab steps of the shared rule ---- */
 
