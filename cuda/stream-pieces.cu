@@ -87,7 +87,7 @@ sv__cuda_slab_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, 
   const char *forced = g_getenv ("SV_CUDA_CONNECT_WINDOW");
   guint a, b, z0, z1;
   gsize head, tail;
-  guint64 room;
+  guint64 room, pieces_room;
 
   if (s == NULL)
     return -1;
@@ -102,10 +102,14 @@ sv__cuda_slab_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, 
   z1 = (guint)MIN ((guint64)b + extent, (guint64)nz);
   head = (gsize)(a - z0) * plane;
   tail = (gsize)(z1 - b) * plane;
+  /* Beside the windows, the pieces' table grows on the device while they
+   * run (4 bytes a piece, and a copy while it grows): room for one piece
+   * in 8 voxels, where 2048³ of noisy data has one in 56. */
+  pieces_room = (guint64)(b - z0) * plane * 12 / 8;
   room = sv__cuda_connect_room (s);
-  if (room < (head + tail) * sizeof (int32_t))
+  if (room < (head + tail) * sizeof (int32_t) + pieces_room)
     return 0;
-  room -= (head + tail) * sizeof (int32_t);
+  room -= (head + tail) * sizeof (int32_t) + pieces_room;
   if (forced != NULL && *forced != '\0')
     s->piece_core = (guint)MAX (g_ascii_strtoull (forced, NULL, 10), 1);
   else
@@ -139,8 +143,8 @@ sv__cuda_slab_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, 
   /* Every copy is done before any device writes over its kept labels. */
   SV_CUDA_CHECK (cudaSetDevice (s->device));
   SV_CUDA_CHECK (cudaStreamSynchronize (s->compute));
-  s->peak = MAX (s->peak, s->bytes + sv__cuda_cc_window_bytes (z1 - z0, plane, extent,
-                                                               s->piece_core));
+  s->peak = MAX (s->peak, s->bytes + pieces_room
+                              + sv__cuda_cc_window_bytes (z1 - z0, plane, extent, s->piece_core));
   *held = (guint)MIN ((guint64)s->piece_core + extent + 1, (guint64)(z1 - z0));
   return 1;
 out:
