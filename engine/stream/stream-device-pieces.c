@@ -101,14 +101,18 @@ run_share (gpointer data, int thread)
   Share *share = &job->shares[thread];
   const SvSlabSteps *steps = share->backend->klass->slab_steps;
   const gint64 t0 = g_get_monotonic_time ();
+  gboolean ok;
 
   if (thread == 0)
-    steps->pieces_label (share->backend, job->min_size, job->max_size, job->start_label,
-                         job->depth, job->sink, job->user_data, job->strips, &share->n_new,
-                         &share->error);
+    ok = steps->pieces_label (share->backend, job->min_size, job->max_size, job->start_label,
+                              job->depth, job->sink, job->user_data, job->strips, &share->n_new,
+                              &share->error);
   else
-    steps->pieces_number (share->backend, job->min_size, job->max_size, job->start_label,
-                          share->warm_starts, &share->n_new, &share->error);
+    ok = steps->pieces_number (share->backend, job->min_size, job->max_size, job->start_label,
+                               share->warm_starts, &share->n_new, &share->error);
+  if (!ok && share->error == NULL)
+    g_set_error (&share->error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                 "connectivity: device %u of %u failed on its slices", thread + 1, job->n);
   share->usec = g_get_monotonic_time () - t0;
 }
 
@@ -267,6 +271,9 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
   shares_free (job.shares, job.n);
   return counter;
 fail:
+  if (error != NULL && *error == NULL)
+    g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                         "connectivity: a device failed on its slices");
   shares_free (job.shares, job.n);
   return -2;
 }

@@ -172,8 +172,15 @@ keeping_pieces_number (SvBackend *backend, gint64 min_size, gint64 max_size, int
   KeeperPieces *p = kp->pieces;
   const gsize plane = (gsize)p->ny * p->nx;
   const gint64 own_from = (gint64)kp->z0 * (gint64)plane, own_to = (gint64)kp->z1 * (gint64)plane;
-  g_autofree gint32 *piece_of = g_new (gint32, MAX ((gsize)(p->w1 - p->w0) * plane, 1));
+  g_autofree gint32 *piece_of = NULL;
 
+  if (device.failing_share == (gint)kp->index)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "pretend device %u: no room for its pieces' table", kp->index);
+      return FALSE;
+    }
+  piece_of = g_new (gint32, MAX ((gsize)(p->w1 - p->w0) * plane, 1));
   take_own (kp);
   p->pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
   cut_pieces (p, start_label - 1, max_size, piece_of);

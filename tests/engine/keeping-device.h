@@ -31,6 +31,7 @@ typedef struct
   gint spill_arrived, spill_met; /* atomic */
   guint run;                     /* set apart by each run, so that each meets once */
   gint host_fills[4];            /* slabs of host-held labels each device filled (atomic) */
+  gint failing_share; /* the index of a device whose share of the connectivity fails, or −1 */
 } PretendDevice;
 
 extern PretendDevice device;

@@ -277,6 +277,28 @@ test_kept_assignment (Fixture *f, gconstpointer data)
     g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
     g_assert_cmpuint (device.connected, ==, 1);
   }
+  /* A device that fails on its share of the connectivity (the second or
+   * the third of three; the first writes its slices meanwhile): one line
+   * that says so, and no file. */
+  for (guint failing = 1; failing < 3; failing++)
+    {
+      SvStreamOptions options;
+
+      sv_stream_options_init_defaults (&options);
+      options.slab_depth = 4;
+      options.backends = keepers;
+      options.n_backends = 3;
+      device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+      device.failing_share = (gint)keeping_device_index (keepers[failing]);
+      g_assert_false (
+          sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, NULL, &error));
+      device.failing_share = -1;
+      g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
+      g_assert_nonnull (strstr (error->message, "pieces"));
+      g_assert_null (strchr (error->message, '\n'));
+      g_clear_error (&error);
+      g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+    }
   for (guint w = 0; w < 3; w++)
     sv_backend_free (keepers[w]);
 }
