@@ -380,6 +380,73 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
     sv_backend_free (keepers[w]);
 }
 
+/* The connectivity shared by 2, 3 and 4 devices that kept their labels,
+ * in slabs of 1, 2 and 3 of 40 slices (shares thinner than a cluster's
+ * window, so that at low compactness a warm-up reaches across several
+ * shares): the CPU's streamed file every time, with a mask whose
+ * background fills whole slices and a cylinder, pieces cut at max_size
+ * and small ones merged; the report says how many devices shared it. */
+static void
+test_shared_connectivity (Fixture *f, gconstpointer data)
+{
+  const guint nz = 40, ny = 19, nx = 21;
+  g_autoptr (SvVolume) v = sv_test_textured_volume (nz, ny, nx, 1);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *cpu_out = g_build_filename (f->dir, "cpu.tif", NULL);
+  g_autofree char *out = g_build_filename (f->dir, "shared.tif", NULL);
+  g_autofree guint8 *mask = g_new (guint8, (gsize)nz * ny * nx);
+  g_autoptr (GError) error = NULL;
+  SvBackend *keepers[4];
+  SvSlicParams params[5];
+
+  for (guint z = 0; z < nz; z++)
+    for (guint y = 0; y < ny; y++)
+      for (guint x = 0; x < nx; x++)
+        mask[((gsize)z * ny + y) * nx + x]
+            = !((z >= 17 && z < 20) || (y - 8.0) * (y - 8.0) + (x - 12.0) * (x - 12.0) < 10);
+  make_params (params);
+  for (guint w = 0; w < 4; w++)
+    {
+      keepers[w] = sv_backend_new ("keeping-device", &error);
+      g_assert_no_error (error);
+    }
+  device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+  device.only_first_keeps = FALSE;
+  device.plane = (gsize)ny * nx;
+  for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+    for (guint depth = 1; depth <= 3; depth++)
+      {
+        const guint8 *m = p == 2 ? mask : NULL;
+        SvStreamOptions options;
+
+        if (!params[p].enforce_connectivity)
+          continue;
+        sv_stream_options_init_defaults (&options);
+        options.slab_depth = depth;
+        g_assert_true (sv_stream_slic_run (in, cpu_out, &params[p], m, &options, NULL, NULL,
+                                           &error));
+        g_assert_no_error (error);
+        for (guint n_workers = 2; n_workers <= 4; n_workers++)
+          {
+            SvStreamReport report;
+
+            g_test_message ("params %u, slabs of %u, %u devices", p, depth, n_workers);
+            device.run++;
+            options.backends = keepers;
+            options.n_backends = n_workers;
+            g_assert_true (
+                sv_stream_slic_run (in, out, &params[p], m, &options, NULL, &report, &error));
+            g_assert_no_error (error);
+            sv_test_assert_same_file (cpu_out, out);
+            g_assert_true (report.labels_on_device);
+            g_assert_cmpuint (report.connect_devices, ==, n_workers);
+            g_assert_cmpint (g_remove (out), ==, 0);
+          }
+      }
+  for (guint w = 0; w < 4; w++)
+    sv_backend_free (keepers[w]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -389,5 +456,7 @@ main (int argc, char **argv)
               test_kept_assignment, fixture_teardown);
   g_test_add ("/engine/stream/kept/zarr-chunks", Fixture, NULL, fixture_setup, test_zarr_chunks,
               fixture_teardown);
+  g_test_add ("/engine/stream/kept/shared-connectivity", Fixture, NULL, fixture_setup,
+              test_shared_connectivity, fixture_teardown);
   return g_test_run ();
 }
