@@ -416,10 +416,13 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   run.view.is_lab = run.image.lab;
   t1 = g_get_monotonic_time ();
   stats->seconds_prepare = (double)(t1 - t0) / G_USEC_PER_SEC;
+  g_debug ("streamed run: statistics in %.3f s", (double)(t1 - t0) / G_USEC_PER_SEC);
 
   if (!sv_stream_ranks_agree (run.ranks, start_labels (&run, &seeds, &spill, &nearest, error),
                               error))
     goto out;
+  g_debug ("streamed run: seeds in %.3f s",
+           (double)(g_get_monotonic_time () - t1) / G_USEC_PER_SEC);
   if (!sv__stream_run_plan_workers (&run, &read_options, error))
     goto out;
 
