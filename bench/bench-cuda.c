@@ -1,8 +1,8 @@
 /* Benchmark of the CUDA backend: per-stage device times (CUDA events,
  * median of several runs after a warm-up) and end to end (host float32 in →
  * host labels out) for cubes with ~1000-voxel supervoxels, 10 iterations and
- * connectivity; the device-to-device copy bandwidth and a floor (bytes
- * moved / bandwidth) next to the kernel times; a compute floor of the
+ * connectivity, at each compactness asked for; the device-to-device copy
+ * bandwidth and a floor (bytes moved / bandwidth) next to the kernel times; a compute floor of the
  * assignment (the distances the exact rule needs, counted by one CPU run of
  * the same volume and parameters, × instructions per distance ÷ the
  * device's peak issue rate); and the live-slider case
@@ -11,8 +11,8 @@
  * run times scikit-image's slic (python3 from PATH) on the same volumes with
  * the same parameters and prints the ratio and the agreement of the labels.
  *
- *   bench-cuda [--sizes 256,500,1024] [--reps 5] [--peer-sizes 128,256]
- *              [--no-compute-floor] [--json out.json] */
+ *   bench-cuda [--sizes 256,500,1024] [--compactness 0.01,0.1,1,10] [--reps 5]
+ *              [--peer-sizes 128,256] [--no-compute-floor] [--json out.json] */
 #define G_LOG_DOMAIN "sv-bench"
 
 #include <math.h>
@@ -78,6 +78,7 @@ now_ms (void)
 typedef struct
 {
   guint n;
+  double compactness;
   gsize k;
   gsize n_labels;
   double e2e_ms, set_volume_ms, run_ms, download_ms;
@@ -157,8 +158,10 @@ compute_floor (const SvVolume *v, const SvSlicParams *p, guint cuda_iterations,
 }
 
 static gboolean
-bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *row, GError **error)
+bench_case (const SvVolume *v, double compactness, int reps, double gbps,
+            const SvCudaIssueRate *rate, Row *row, GError **error)
 {
+  const guint n = (guint)v->nz;
   SvSlicParams p;
   SvRunControl control = { 0 };
   SvRunStats stats;
@@ -172,18 +175,15 @@ bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *ro
          *slider_publish = g_new (double, reps);
   gboolean ok = FALSE;
   g_autofree gint32 *labels = NULL;
-  g_autoptr (SvVolume) v = NULL;
   g_autoptr (SvBackend) self = NULL;
   g_autoptr (SvCudaLabelsPool) pool = sv_cuda_labels_pool_new ();
 
   memset (row, 0, sizeof *row);
   row->n = n;
+  row->compactness = compactness;
   row->floor_evaluations = row->floor_compute_assign_ms = row->floor_count_s = NAN;
   row->cpu_labels_equal = -1;
-  fprintf (stderr, "%u³: making the volume…\n", n);
-  v = make_volume (n, error);
-  if (v == NULL)
-    goto out;
+  fprintf (stderr, "%u³, compactness %g\n", n, compactness);
   labels = g_try_new (gint32, nv);
   if (labels == NULL)
     {
@@ -192,7 +192,7 @@ bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *ro
     }
   sv_slic_params_init_defaults (&p);
   p.n_segments = (gint64)(nv / 1000);
-  p.compactness = 0.1;
+  p.compactness = compactness;
   p.max_num_iter = 10;
   control.stop_after_iteration = -1;
 
@@ -243,7 +243,7 @@ bench_size (guint n, int reps, double gbps, const SvCudaIssueRate *rate, Row *ro
     {
       double t0, t1, t2;
       g_autoptr (SvCudaLabels) published = NULL;
-      p.compactness = 0.1 * pow (1.5, r + 2);
+      p.compactness = compactness * pow (1.5, r + 2);
       t0 = now_ms ();
       if (!sv_backend_run (self, &p, &control, &stats, error))
         goto out;
@@ -518,6 +518,7 @@ main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *sizes = g_strdup ("256,500,1024");
+  g_autofree char *compactness = g_strdup ("0.1");
   g_autofree char *json_path = NULL;
   g_autofree char *peer_sizes = NULL;
   int reps = 5;
@@ -526,6 +527,8 @@ main (int argc, char **argv)
   SvCudaIssueRate rate;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "cube sides, comma separated", "LIST" },
+    { "compactness", 0, 0, G_OPTION_ARG_STRING, &compactness,
+      "compactness values, comma separated (default 0.1)", "LIST" },
     { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "timed runs per case (median)", "N" },
     { "peer-sizes", 0, 0, G_OPTION_ARG_STRING, &peer_sizes,
       "also time scikit-image (python3 from PATH) on these cube sides", "LIST" },
@@ -551,15 +554,37 @@ main (int argc, char **argv)
     }
 
   g_auto (GStrv) list = g_strsplit (sizes, ",", -1);
-  guint n_rows = sizes[0] != '\0' ? g_strv_length (list) : 0;
-  g_autofree Row *rows = g_new0 (Row, n_rows);
-  for (guint i = 0; i < n_rows; i++)
-    if (!bench_size ((guint)g_ascii_strtoull (list[i], NULL, 10), reps, gbps,
-                     no_compute_floor ? NULL : &rate, &rows[i], &error))
-      {
-        fprintf (stderr, "%s\n", error->message);
-        return 1;
-      }
+  g_auto (GStrv) clist = g_strsplit (compactness, ",", -1);
+  const guint n_sizes = sizes[0] != '\0' ? g_strv_length (list) : 0;
+  const guint n_c = compactness[0] != '\0' ? g_strv_length (clist) : 0;
+  guint n_rows = 0;
+  g_autofree Row *rows = g_new0 (Row, MAX (n_sizes * n_c, 1));
+  for (guint i = 0; i < n_sizes; i++)
+    {
+      const guint n = (guint)g_ascii_strtoull (list[i], NULL, 10);
+      g_autoptr (SvVolume) v = NULL;
+
+      fprintf (stderr, "%u³: making the volume…\n", n);
+      v = make_volume (n, &error);
+      for (guint c = 0; v != NULL && c < n_c; c++)
+        {
+          const double cv = g_ascii_strtod (clist[c], NULL);
+
+          if (!(cv > 0.0))
+            {
+              fprintf (stderr, "--compactness wants positive numbers; got %s\n", clist[c]);
+              return 1;
+            }
+          if (!bench_case (v, cv, reps, gbps, no_compute_floor ? NULL : &rate, &rows[n_rows++],
+                           &error))
+            break;
+        }
+      if (error != NULL)
+        {
+          fprintf (stderr, "%s\n", error->message);
+          return 1;
+        }
+    }
 
   g_auto (GStrv) plist = g_strsplit (peer_sizes != NULL ? peer_sizes : "", ",", -1);
   guint n_peer = peer_sizes != NULL && peer_sizes[0] != '\0' ? g_strv_length (plist) : 0;
@@ -581,9 +606,9 @@ main (int argc, char **argv)
       "compute floor = distances the exact rule needs per iteration (counted by a CPU run) × "
       "%d instructions ÷ peak issue\n",
       reps, instructions_per_evaluation (1));
-  printf ("%6s %8s %8s | %9s %9s %9s %9s | %9s %9s %9s %9s %23s %20s | %9s %9s | %9s %9s | %9s "
-          "%s\n",
-          "side", "K", "labels", "e2e ms", "upload", "run", "download", "prepare", "bin/it",
+  printf ("%6s %6s %8s %8s | %9s %9s %9s %9s | %9s %9s %9s %9s %23s %20s | %9s %9s | %9s %9s | "
+          "%9s %s\n",
+          "side", "C", "K", "labels", "e2e ms", "upload", "run", "download", "prepare", "bin/it",
           "assign/it", "floor", "compute floor assign/it", "assign/compute floor", "update/it",
           "floor", "connect", "floor", "slider ms", "connectivity");
   for (guint i = 0; i < n_rows; i++)
@@ -596,10 +621,11 @@ main (int argc, char **argv)
           = r->cpu_labels_equal < 0
                 ? g_strdup ("-")
                 : g_strdup_printf ("%.1fx", r->assign_ms / r->floor_compute_assign_ms);
-      printf ("%6u %8zu %8zu | %9.1f %9.1f %9.1f %9.1f | %9.1f %9.3f %9.3f %9.3f %23s %20s | "
+      printf ("%6u %6g %8zu %8zu | %9.1f %9.1f %9.1f %9.1f | %9.1f %9.3f %9.3f %9.3f %23s %20s | "
               "%9.3f %9.3f | %9.1f %9.3f | %9.1f %s\n",
-              r->n, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms, r->download_ms,
-              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, cfloor, cratio,
+              r->n, r->compactness, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms,
+              r->download_ms, r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, cfloor,
+              cratio,
               r->update_ms, r->floor_update_ms, r->connect_ms, r->floor_connect_ms, r->slider_ms,
               r->connectivity_on_host ? "host fallback" : "device");
       if (r->cpu_labels_equal >= 0)
@@ -662,17 +688,17 @@ main (int argc, char **argv)
                 r->cpu_labels_equal ? "true" : "false");
           g_string_append_printf (
               j,
-              "    {\"side\": %u, \"k\": %zu, \"n_labels\": %zu, \"e2e_ms\": %.3f, "
-              "\"upload_ms\": %.3f, \"run_ms\": %.3f, \"download_ms\": %.3f, "
+              "    {\"side\": %u, \"compactness\": %g, \"k\": %zu, \"n_labels\": %zu, "
+              "\"e2e_ms\": %.3f, \"upload_ms\": %.3f, \"run_ms\": %.3f, \"download_ms\": %.3f, "
               "\"prepare_ms\": %.3f, \"bin_ms_per_iter\": %.4f, \"assign_ms_per_iter\": %.4f, "
               "\"assign_floor_ms\": %.4f, %s, "
               "\"update_ms_per_iter\": %.4f, \"update_floor_ms\": %.4f, "
               "\"labels_ms\": %.4f, \"connect_ms\": %.3f, \"connect_device_ms\": %.4f, "
               "\"connect_floor_ms\": %.4f, \"connectivity_on_host\": %s, "
               "\"slider_run_ms\": %.3f, \"slider_run_and_publish_ms\": %.3f}%s\n",
-              r->n, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms, r->download_ms,
-              r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, compute, r->update_ms,
-              r->floor_update_ms, r->labels_ms, r->connect_ms, r->connect_device_ms,
+              r->n, r->compactness, r->k, r->n_labels, r->e2e_ms, r->set_volume_ms, r->run_ms,
+              r->download_ms, r->prepare_ms, r->bin_ms, r->assign_ms, r->floor_assign_ms, compute,
+              r->update_ms, r->floor_update_ms, r->labels_ms, r->connect_ms, r->connect_device_ms,
               r->floor_connect_ms, r->connectivity_on_host ? "true" : "false", r->slider_ms,
               r->slider_publish_ms, i + 1 < n_rows ? "," : "");
         }
