@@ -21,6 +21,9 @@
 #define TILE_3D_Y 8
 #define TILE_3D_X 16
 #endif
+#ifndef WARP_3D_X
+#define WARP_3D_X 8
+#endif
 #define MAX_CAND 512
 #define CAND_NC 4
 
@@ -342,8 +345,18 @@ __launch_bounds__ (TILE_THREADS)
        * further on in y. */
       const int rows = TILE_THREADS / tx;
       const int dz = D3 ? 1 : 0, dy = D3 ? 0 : rows;
-      const int x = t0[2] + tid % tx, y0 = t0[1] + (tid / tx) % ty;
-      const int z0 = D3 ? t0[0] + (tid / (tx * ty)) * VPT : t0[0];
+      /* In 3D a warp's lanes are WARP_3D_X columns in x by WY rows in y
+       * (8 × 4 × VPT voxels: a warp of 16 × 2 × VPT walked 3 % more), and
+       * the tile's warps are laid out in x, then y, then runs of VPT
+       * slices. */
+      constexpr int WX = WARP_3D_X, WY = 32 / WX, NWX = TILE_3D_X / WX, NWY = TILE_3D_Y / WY;
+      static_assert (TILE_3D_X % WX == 0 && TILE_3D_Y % WY == 0
+                         && NWX * NWY * (TILE_3D_Z / VPT) == TILE_WARPS,
+                     "a 3D tile's warps are WX × 32 / WX columns that cover it");
+      const int lane = tid & 31, warp = tid >> 5;
+      const int x = D3 ? t0[2] + warp % NWX * WX + lane % WX : t0[2] + tid % tx;
+      const int y0 = D3 ? t0[1] + warp / NWX % NWY * WY + lane / WX : t0[1] + (tid / tx) % ty;
+      const int z0 = D3 ? t0[0] + warp / (NWX * NWY) * VPT : t0[0];
       float bd[VPT], val[VPT][NCB];
       int bk[VPT];
       unsigned on = 0;
@@ -371,6 +384,21 @@ __launch_bounds__ (TILE_THREADS)
             val[r][c] = image[v * NCB + c] * it.ratio;
           worst = INFINITY;
         }
+      /* The range of the thread's own values, for the colour part of its
+       * bound (as the tile's, over fewer values). */
+      float lane_lo[NCB], lane_hi[NCB];
+      for (int c = 0; c < NCB; c++)
+        {
+          lane_lo[c] = INFINITY;
+          lane_hi[c] = -INFINITY;
+#pragma unroll
+          for (int r = 0; r < VPT; r++)
+            if (on >> r & 1u)
+              {
+                lane_lo[c] = fminf (lane_lo[c], val[r][c]);
+                lane_hi[c] = fmaxf (lane_hi[c], val[r][c]);
+              }
+        }
       const float fx = (float)x;
       const float z_lo = (float)z0, z_hi = (float)(z0 + (VPT - 1) * dz);
       const float y_lo = (float)y0, y_hi = (float)(y0 + (VPT - 1) * dy);
@@ -387,15 +415,25 @@ __launch_bounds__ (TILE_THREADS)
            * monotonically), and the distance is at least its spatial term:
            * a cluster that cannot beat any of the thread's best distances
            * is skipped without looking at each voxel. */
-          if (sv_arith_spatial (g.x, g.y, g.z, fminf (fmaxf (g.x, z_lo), z_hi),
-                                fminf (fmaxf (g.y, y_lo), y_hi), fx, it.sz, it.sy, it.sx,
-                                it.spatial_weight)
-              > worst)
+          const float near
+              = sv_arith_spatial (g.x, g.y, g.z, fminf (fmaxf (g.x, z_lo), z_hi),
+                                  fminf (fmaxf (g.y, y_lo), y_hi), fx, it.sz, it.sy, it.sx,
+                                  it.spatial_weight);
+          if (near > worst)
             continue;
           float cc[NCB];
           for (int c = 0; c < NCB; c++)
             cc[c] = s_col[j][c];
           const float mdc = __int_as_float (hi.w);
+          /* The same bound with the colour term over the thread's values
+           * (monotone as colour_lower_bound's; a NaN never skips): at
+           * compactness 0.01 to 0.1 the colour decides, and this skips 10
+           * to 17 % of the walk; above, it costs about 1 %. */
+          if (!it.ignore_colour
+              && sv_arith_distance (near, colour_lower_bound<NCB> (lane_lo, lane_hi, 1.0f, cc),
+                                    it.slic_zero, mdc)
+                     > worst)
+            continue;
           /* sv_arith_spatial's y and x squares, the same for every voxel of
            * the thread in 3D (each float step as there, so the sum below
            * is its value bit for bit). */
@@ -456,8 +494,8 @@ __launch_bounds__ (TILE_THREADS)
       for (int r = 0; r < VPT; r++)
         {
           const int y = y0 + r * dy, z = z0 + r * dz;
-          acc_add (it, table, sums, image, (on >> r & 1u) ? bk[r] : -1,
-                   ((long long)z * it.ny + y) * it.nx + x, x, y, z, tid & 31);
+          acc_add<D3 ? WX : ACC_ROW> (it, table, sums, image, (on >> r & 1u) ? bk[r] : -1,
+                                      ((long long)z * it.ny + y) * it.nx + x, x, y, z, lane);
         }
       __syncthreads ();
       acc_flush (table, sums, tid, TILE_THREADS);

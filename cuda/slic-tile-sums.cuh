@@ -33,16 +33,17 @@ acc_clear (AccTable t, int tid, int n_threads)
     t.sum[i] = 0;
 }
 
-/* One voxel per lane, lanes in rows of consecutive x (ACC_ROW lanes or a
- * multiple); k < 0 adds nothing. Every lane of the warp must call it. */
+/* One voxel per lane, lanes in rows of ROW consecutive x (or a multiple of
+ * ROW); k < 0 adds nothing. Every lane of the warp must call it. */
+template <int ROW = ACC_ROW>
 __device__ __forceinline__ void
 acc_add (const SvCudaIter &it, AccTable t, unsigned long long *__restrict__ sums,
          const float *__restrict__ image, int k, long long v, int x, int y, int z, int lane)
 {
   const int prev = __shfl_up_sync (SV_FULL_MASK, k, 1);
   const int next = __shfl_down_sync (SV_FULL_MASK, k, 1);
-  const bool head = lane % ACC_ROW == 0 || prev != k;
-  const bool tail = lane % ACC_ROW == ACC_ROW - 1 || next != k;
+  const bool head = lane % ROW == 0 || prev != k;
+  const bool tail = lane % ROW == ROW - 1 || next != k;
   const unsigned heads = __ballot_sync (SV_FULL_MASK, head);
   const unsigned below = heads & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u));
   const int seg_start = 31 - __clz (below);
