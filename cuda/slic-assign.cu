@@ -346,7 +346,7 @@ __launch_bounds__ (TILE_THREADS)
       const int rows = TILE_THREADS / tx;
       const int dz = D3 ? 1 : 0, dy = D3 ? 0 : rows;
       /* In 3D a warp's lanes are WARP_3D_X columns in x by WY rows in y
-       * (8 × 4 × VPT voxels: a warp of 16 × 2 × VPT walked 3 % more), and
+       * (8 × 4 × VPT voxels: warps of 16 × 2 × VPT took 3 % longer), and
        * the tile's warps are laid out in x, then y, then runs of VPT
        * slices. */
       constexpr int WX = WARP_3D_X, WY = 32 / WX, NWX = TILE_3D_X / WX, NWY = TILE_3D_Y / WY;
