@@ -69,6 +69,8 @@ unrealize_cb (GtkWidget *widget, SvWindow *self)
 {
   if (self->frame_clock == NULL)
     return;
+  /* A quality waiting for a paint goes to the worker now: none is coming. */
+  sv_window_quality_unrealize (self);
   g_clear_signal_handler (&self->frame_update_handler, self->frame_clock);
   g_clear_object (&self->frame_clock);
   self->await_generation = 0;

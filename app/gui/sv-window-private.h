@@ -152,6 +152,10 @@ struct _SvWindow
    * quality is computed only when something on screen needs it. */
   guint64 quality_asked_generation;
   guint quality_submissions;
+  /* A result whose quality waits for the frame that draws it, and the
+   * frame clock's after-paint handler that hands it over. */
+  SvJobResult *quality_after_paint;
+  gulong quality_paint_handler;
   SvLabels *truth;    /* the ground truth opened for the volume, or NULL */
   char *truth_path;
   /* The pin history (sv-window-pins.c), label files among them. */
@@ -313,8 +317,11 @@ void sv_window_quality_forget (SvWindow *self);
 /* Stop was pressed: an unfinished run's iteration left on screen is
  * measured as it is, and the panel says what its numbers are of. */
 void sv_window_quality_stopped (SvWindow *self);
-/* A result arrived: its quality is computed unless it is a preview. */
+/* A result arrived: its quality is computed unless it is a preview, once
+ * the frame that draws the result is painted. */
 void sv_window_quality_result (SvWindow *self, SvJobResult *result);
+/* The window's frame clock goes: a quality waiting for it starts now. */
+void sv_window_quality_unrealize (SvWindow *self);
 /* The result the views show: the pinned one while flipped, else the newest. */
 SvJobResult *sv_window_shown_result (SvWindow *self);
 /* The quality of the shown result, or NULL while it is computed. */

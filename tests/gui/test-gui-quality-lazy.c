@@ -1,6 +1,7 @@
 /* Tests of the Quality tab's laziness under Xvfb: while the tab is hidden
  * a finished run hands nothing to the quality worker; opening the tab
- * measures the labels on screen, and the numbers are the engine's. */
+ * measures the labels on screen, and the numbers are the engine's; with
+ * the tab open a result is drawn before its quality is asked for. */
 #define G_LOG_DOMAIN "test-gui"
 
 #include <gtk/gtk.h>
@@ -80,11 +81,72 @@ test_hidden_tab_measures_nothing (Fixture *f, gconstpointer data)
   save_window_png (f->window, "gui-quality-lazy.png");
 }
 
+/* What the window's frames saw of one result: painted before its quality
+ * was asked for, and asked for after all. */
+typedef struct
+{
+  SvWindow *window;
+  guint64 generation; /* the change's request */
+  guint before;       /* the worker's submissions before it */
+  guint paints_before_asked;
+} PaintWatch;
+
+static gboolean
+result_of (SvWindow *w, guint64 generation)
+{
+  SvJobResult *r = sv_window_get_result (w);
+
+  return r != NULL && r->generation == generation && sv_window_is_settled (w);
+}
+
+/* Connected before the window's own after-paint handler, so it sees each
+ * paint before the window hands anything over in it. */
+static void
+watch_paint_cb (GdkFrameClock *clock, PaintWatch *watch)
+{
+  if (result_of (watch->window, watch->generation)
+      && sv_window_get_quality_submissions (watch->window) == watch->before)
+    watch->paints_before_asked++;
+}
+
+static gboolean
+asked (gpointer data)
+{
+  PaintWatch *watch = data;
+
+  return sv_window_get_quality_submissions (watch->window) > watch->before;
+}
+
+static void
+test_result_drawn_before_quality (Fixture *f, gconstpointer data)
+{
+  SvParamsPanel *params = sv_window_get_params_panel (f->window);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
+  PaintWatch watch = { f->window, 0, 0, 0 };
+  gulong handler;
+
+  wait_until (quality_current, f->window, "the first result's quality");
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (watch_paint_cb), &watch);
+  watch.before = sv_window_get_quality_submissions (f->window);
+  sv_params_panel_set_compactness (params, 1.7);
+  watch.generation = sv_window_get_generation (f->window);
+  wait_until (asked, &watch, "the new result's quality to be asked for");
+  g_signal_handler_disconnect (clock, handler);
+  g_test_message ("%u paints showed the result before its quality was asked for",
+                  watch.paints_before_asked);
+  g_assert_true (result_of (f->window, watch.generation));
+  g_assert_cmpuint (watch.paints_before_asked, >=, 1);
+  g_assert_cmpuint (sv_window_get_quality_submissions (f->window), ==, watch.before + 1);
+  wait_until (quality_current, f->window, "the new result's quality");
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
   g_test_add ("/gui/quality/hidden-tab-measures-nothing", Fixture, NULL, fixture_setup,
               test_hidden_tab_measures_nothing, fixture_teardown);
+  g_test_add ("/gui/quality/result-drawn-before-its-quality", Fixture, NULL, fixture_setup,
+              test_result_drawn_before_quality, fixture_teardown);
   return g_test_run ();
 }
