@@ -105,7 +105,7 @@ typedef struct
       if (job->mask == NULL)                                                                       \
         {                                                                                          \
           gsize i = a * nc;                                                                        \
-          /* Blocks of a fixed count, which -O2 vectorizes. */                                   \
+          /* Blocks of a fixed count, which -O2 vectorizes. */                                     \
           for (; i + SV_RANGE_BLOCK <= b * nc; i += SV_RANGE_BLOCK)                                \
             for (int j = 0; j < SV_RANGE_BLOCK; j++)                                               \
               {                                                                                    \
