@@ -1,6 +1,7 @@
 /* Not a test: the time sv_quality_compute takes for a result of size³
  * voxels (a phantom from sv_synth_cells, block labels of about 1000
- * voxels each), with and without a pinned reference to compare with.
+ * voxels each, numbered without gaps), with and without a pinned
+ * reference to compare with.
  * bench-quality [size] [reps] [threads] (threads 0: every core). */
 #include <stdlib.h>
 
@@ -11,7 +12,8 @@ static SvJobResult *
 block_labels (guint n, guint side, guint shift, guint64 generation)
 {
   SvLabels *labels = sv_labels_new (n, n, n, NULL);
-  guint nb = (n + side - 1) / side + 1;
+  /* Numbered 1, 2, … without a gap, as a segmentation's labels are. */
+  guint nb = (n - 1 + shift) / side + 1;
   gsize i = 0;
 
   for (guint z = 0; z < n; z++)

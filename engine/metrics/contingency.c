@@ -12,7 +12,9 @@
 void
 sv__dense_labels_clear (SvDenseLabels *d)
 {
-  g_clear_pointer (&d->index, g_free);
+  g_clear_pointer (&d->owned, g_free);
+  d->index = NULL;
+  d->shift = 0;
   g_clear_pointer (&d->runs, sv__label_runs_free);
   d->n_distinct = 0;
 }
@@ -21,7 +23,7 @@ void
 sv__dense_labels_make_runs (SvDenseLabels *d, guint nz, guint ny, guint nx, int n_threads)
 {
   if (d->runs == NULL && g_strcmp0 (g_getenv ("SV_METRICS_RUNS"), "off") != 0)
-    d->runs = sv__label_runs_new (d->index, d->n_distinct, nz, ny, nx, n_threads);
+    d->runs = sv__label_runs_new (d->index, d->shift, d->n_distinct, nz, ny, nx, n_threads);
 }
 
 static int
@@ -97,16 +99,19 @@ sv__dense_labels_init (SvDenseLabels *d, const gint32 *data, gsize n)
 void
 sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n, int n_threads)
 {
-  d->index = g_new (guint32, MAX (n, 1));
+  d->index = d->owned = NULL;
+  d->shift = 0;
   d->n_distinct = 0;
   if (n == 0)
-    return;
+    {
+      d->index = d->owned = g_new (guint32, 1);
+      return;
+    }
 
   DenseWork w = { data, n, sv__metrics_threads (n_threads, n) };
   g_autofree gint32 *lo_hi = g_new (gint32, 2 * w.n_threads);
   w.lo = lo_hi;
   w.hi = lo_hi + w.n_threads;
-  w.index = d->index;
   sv__run_parallel (w.n_threads, dense_range_cb, &w);
   gint32 lo = data[0], hi = data[0];
   for (int t = 0; t < w.n_threads; t++)
@@ -127,12 +132,21 @@ sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n, in
       guint32 next = 0;
       for (guint64 v = 0; v < range; v++)
         table[v] = table[v] ? next++ : G_MAXUINT32;
-      sv__run_parallel (w.n_threads, dense_map_cb, &w);
       d->n_distinct = next;
       d->min_label = lo;
       d->max_label = hi;
+      /* Every value of the range is there: label − lo is the index. */
+      if (next == range)
+        {
+          d->index = (const guint32 *)data;
+          d->shift = (guint32)lo;
+          return;
+        }
+      d->index = d->owned = w.index = g_new (guint32, n);
+      sv__run_parallel (w.n_threads, dense_map_cb, &w);
       return;
     }
+  d->index = d->owned = g_new (guint32, n);
 
   g_autofree gint32 *values = g_memdup2 (data, n * sizeof (gint32));
   qsort (values, n, sizeof (gint32), compare_gint32);
@@ -143,7 +157,7 @@ sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize n, in
   for (gsize i = 0; i < n; i++)
     {
       gint32 *hit = bsearch (&data[i], values, m, sizeof (gint32), compare_gint32);
-      d->index[i] = (guint32)(hit - values);
+      d->owned[i] = (guint32)(hit - values);
     }
   d->n_distinct = m;
   d->min_label = values[0];
@@ -186,8 +200,8 @@ count_cb (gpointer p, int th)
   sv__metrics_share (w->t->n, th, w->n_threads, &lo, &hi);
   for (gsize i = lo; i < hi; i++)
     {
-      ca[w->a->index[i]]++;
-      cb[w->b->index[i]]++;
+      ca[sv__dense_at (w->a, i)]++;
+      cb[sv__dense_at (w->b, i)]++;
     }
 }
 
@@ -202,7 +216,7 @@ group_cb (gpointer p, int th)
    * threads' parts: the rows hold their voxels in increasing order. */
   sv__metrics_share (w->t->n, th, w->n_threads, &lo, &hi);
   for (gsize i = lo; i < hi; i++)
-    w->grouped[fill[w->a->index[i]]++] = w->b->index[i];
+    w->grouped[fill[sv__dense_at (w->a, i)]++] = sv__dense_at (w->b, i);
 }
 
 static void

@@ -16,7 +16,14 @@ G_BEGIN_DECLS
 /* Dense relabelling of a label map. */
 typedef struct
 {
-  guint32 *index; /* per voxel, 0..n_distinct-1 in increasing label value */
+  /* Per voxel, index[i] − shift is 0..n_distinct-1 in increasing label
+   * value (sv__dense_at). Labels that fill [min_label, max_label], as a
+   * segmentation's numbered labels do, are their own index: the labels
+   * read as guint32 with shift = min_label, no copy and no pass writing
+   * one. Equal labels have equal index values either way. */
+  const guint32 *index;
+  guint32 shift;
+  guint32 *owned; /* the index when it had to be made, else NULL */
   gsize n_distinct;
   gint32 min_label, max_label; /* with any voxel */
   /* Each label's runs along x (label-runs.h), when made: per-label sums
@@ -35,6 +42,13 @@ void sv__dense_labels_init_threads (SvDenseLabels *d, const gint32 *data, gsize 
 void sv__dense_labels_make_runs (SvDenseLabels *d, guint nz, guint ny, guint nx, int n_threads);
 void sv__dense_labels_clear (SvDenseLabels *d);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SvDenseLabels, sv__dense_labels_clear)
+
+/* Voxel i's dense label. */
+static inline guint32
+sv__dense_at (const SvDenseLabels *d, gsize i)
+{
+  return d->index[i] - d->shift;
+}
 
 /* Sparse contingency table of two dense label maps, in rows by `a`. */
 typedef struct

@@ -12,7 +12,8 @@
 
 typedef struct
 {
-  const guint32 *index;
+  const guint32 *index; /* dense once shift is taken off */
+  guint32 shift;
   gsize n_labels, n_rows;
   guint nx;
   int n_threads;
@@ -28,8 +29,8 @@ typedef struct
       const guint32 *line_ = (w)->index + (gsize)(row) * (w)->nx;                                  \
       for (guint x0 = 0, x1; x0 < (w)->nx; x0 = x1)                                                \
         {                                                                                          \
-          const guint32 k = line_[x0];                                                             \
-          for (x1 = x0 + 1; x1 < (w)->nx && line_[x1] == k; x1++)                                  \
+          const guint32 raw_ = line_[x0], k = raw_ - (w)->shift;                                   \
+          for (x1 = x0 + 1; x1 < (w)->nx && line_[x1] == raw_; x1++)                               \
             ;                                                                                      \
           BODY;                                                                                    \
         }                                                                                          \
@@ -67,11 +68,11 @@ place_cb (gpointer p, int t)
 }
 
 SvLabelRuns *
-sv__label_runs_new (const guint32 *index, gsize n_labels, guint nz, guint ny, guint nx,
-                    int n_threads)
+sv__label_runs_new (const guint32 *index, guint32 shift, gsize n_labels, guint nz, guint ny,
+                    guint nx, int n_threads)
 {
   const gsize n = (gsize)nz * ny * nx;
-  RunsWork w = { index, n_labels, (gsize)nz * ny, nx };
+  RunsWork w = { index, shift, n_labels, (gsize)nz * ny, nx };
   g_autofree guint64 *n_found = NULL;
   SvLabelRuns *runs;
   guint64 total = 0;

@@ -28,13 +28,14 @@ typedef struct _SvLabelRuns
   SvLabelRun *runs;
 } SvLabelRuns;
 
-/* The runs of the dense labels `index` (values 0..n_labels-1) of an
- * nz·ny·nx volume, found on n_threads threads (0: every core); NULL when
- * there would be more than one run for every four voxels (labels that
- * change along most rows: the runs would take more memory than they save)
- * or the memory is not there. */
-SvLabelRuns *sv__label_runs_new (const guint32 *index, gsize n_labels, guint nz, guint ny,
-                                 guint nx, int n_threads);
+/* The runs of the dense labels `index` (index[i] − shift in
+ * 0..n_labels-1, as SvDenseLabels holds them) of an nz·ny·nx volume,
+ * found on n_threads threads (0: every core); NULL when there would be
+ * more than one run for every four voxels (labels that change along most
+ * rows: the runs would take more memory than they save) or the memory is
+ * not there. */
+SvLabelRuns *sv__label_runs_new (const guint32 *index, guint32 shift, gsize n_labels, guint nz,
+                                 guint ny, guint nx, int n_threads);
 void sv__label_runs_free (SvLabelRuns *runs);
 /* Each label's voxel count (n_labels of them), from its runs: a read of
  * the runs, fewer than a quarter of the voxels, on n_threads threads. */

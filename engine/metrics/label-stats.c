@@ -21,7 +21,8 @@ typedef struct
 {
   const SvLabels *labels;
   const SvVolume *image;
-  const guint32 *index; /* dense, in increasing label order */
+  const guint32 *index; /* dense, in increasing label order, once shift is taken off */
+  guint32 shift;
   gsize n, n_labels;
   guint nc;
   int n_threads;
@@ -41,7 +42,7 @@ count_cb (gpointer p, int t)
 
   sv__metrics_share (w->n, t, w->n_threads, &lo, &hi);
   for (gsize i = lo; i < hi; i++)
-    counts[w->index[i]]++;
+    counts[w->index[i] - w->shift]++;
 }
 
 /* Voxel i, at (z, y, x), added to its label k's statistics. */
@@ -172,7 +173,7 @@ accumulate_cb (gpointer p, int t)
       for (guint y = 0; y < ny; y++)
         for (guint x = 0; x < nx; x++, i++)
           {
-            gsize k = w->index[i];
+            gsize k = w->index[i] - w->shift;
             if (k >= l0 && k < l1)
               add_voxel (w, k, i, z, y, x);
           }
@@ -216,6 +217,7 @@ sv__label_table_new_threads (const SvLabels *labels, const SvDenseLabels *dense,
       dense = &own;
     }
   w.index = dense->index;
+  w.shift = dense->shift;
   w.runs = dense->runs;
   w.n = n;
   w.n_labels = dense->n_distinct;

@@ -75,7 +75,7 @@ size_statistics (const guint64 *sizes, gsize n_labels, SvMetrics *m)
 /* What the threads of one metrics computation share. */
 typedef struct
 {
-  const guint32 *index;
+  const guint32 *index; /* dense once shift is taken off: equal labels, equal values */
   guint nz, ny, nx;
   gsize n, n_labels, skip;
   int n_threads;
@@ -88,6 +88,7 @@ typedef struct
   double *label_sums; /* n_labels */
   const gsize *label_bounds;
   const SvLabelRuns *runs; /* NULL: each thread reads every voxel for its labels */
+  guint32 shift;
 } MetricsWork;
 
 /* Each voxel's label counted, and its faces towards other labels or the
@@ -99,7 +100,7 @@ count_sizes_faces_cb (gpointer p, int t)
   const gsize sy = w->nx, sz = (gsize)w->ny * w->nx;
   const gboolean planar = w->nz == 1;
   guint64 *sizes = w->sizes + (gsize)t * w->n_labels, *faces = w->faces + (gsize)t * w->n_labels;
-  const guint32 *index = w->index;
+  const guint32 *index = w->index, shift = w->shift;
   gsize lo, hi;
 
   sv__metrics_share (w->n, t, w->n_threads, &lo, &hi);
@@ -117,8 +118,8 @@ count_sizes_faces_cb (gpointer p, int t)
           f += z == 0 || index[i - sz] != l;
           f += z + 1 == w->nz || index[i + sz] != l;
         }
-      sizes[l]++;
-      faces[l] += f;
+      sizes[l - shift]++;
+      faces[l - shift] += f;
       if (++x == w->nx)
         {
           x = 0;
@@ -163,11 +164,13 @@ block_sums_cb (gpointer p, int t)
   const gsize n_blocks = (w->n + SV_METRICS_BLOCK - 1) / SV_METRICS_BLOCK;
   const guint32 *index = w->index;
   const float *values = w->values;
-  const gsize skip = w->skip, nc = w->nc;
+  const gsize nc = w->nc;
+  /* The skipped label as the index holds it. */
+  const guint32 skip = (guint32)w->skip + w->shift;
   const gboolean squared = w->squared;
   const double mu = w->mu;
   /* Without a background the labels need not be read at all. */
-  const gboolean skipping = skip != G_MAXSIZE;
+  const gboolean skipping = w->skip != G_MAXSIZE;
   gsize b0, b1;
 
   sv__metrics_share (n_blocks, t, w->n_threads, &b0, &b1);
@@ -214,7 +217,7 @@ label_sums_cb (gpointer p, int t)
     }
   for (gsize i = 0; i < w->n; i++)
     {
-      guint32 l = w->index[i];
+      guint32 l = w->index[i] - w->shift;
       if (l >= l0 && l < l1)
         w->label_sums[l] += w->values[i * w->nc];
     }
@@ -355,13 +358,14 @@ sv__metrics_compute_threads (const SvLabels *labels, const SvDenseLabels *dense,
   for (gsize i = 0; background_valid && i < n; i++)
     if (labels->data[i] == background)
       {
-        skip = dl.index[i];
+        skip = sv__dense_at (&dl, i);
         break;
       }
   metrics->n_labels = n_labels - (skip != G_MAXSIZE);
 
   MetricsWork w = { dl.index, nz, ny, nx, n, n_labels, skip, sv__metrics_threads (n_threads, n) };
   w.runs = dl.runs;
+  w.shift = dl.shift;
   g_autofree guint64 *sizes = g_new (guint64, MAX (n_labels, 1));
   g_autofree guint64 *faces = g_new (guint64, MAX (n_labels, 1));
   {

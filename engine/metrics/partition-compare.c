@@ -28,7 +28,7 @@ mark_cb (gpointer p, int t)
   sv__metrics_share (w->n, t, w->n_threads, &lo, &hi);
   for (gsize i = lo; i < hi; i++)
     {
-      guint32 s = w->da->index[i], g = w->db->index[i];
+      guint32 s = sv__dense_at (w->da, i), g = sv__dense_at (w->db, i);
       gboolean differs = w->best_b[s] != g || w->best_a[g] != s;
       count += differs;
       if (w->differing)

@@ -1,6 +1,8 @@
 /* Tests of sv_quality_compute_threads: every number the same for 1, 2
  * and several threads, with each label's runs along x or without, and
- * equal to the same quantities recomputed here one voxel at a time. */
+ * equal to the same quantities recomputed here one voxel at a time; the
+ * same numbers whether the labels are numbered without gaps (their own
+ * dense index) or not. */
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +36,13 @@ make_result (guint shift, guint64 generation)
           labels->data[i] = l;
         }
   return sv_job_result_new_for_labels (labels, generation, "test", 0.0);
+}
+
+static gint
+cmp_gint32 (gconstpointer a, gconstpointer b)
+{
+  const gint32 x = *(const gint32 *)a, y = *(const gint32 *)b;
+  return (x > y) - (x < y);
 }
 
 static void
@@ -167,6 +176,118 @@ test_same_for_any_thread_count (void)
     sv_quality_unref (q[t]);
 }
 
+/* `from` with its labels renumbered in their order: the background 0
+ * stays (when keep_zero) and the others take first, first + 1, … with one
+ * value skipped after the middle label when gap. */
+static SvJobResult *
+renumbered (SvJobResult *from, gboolean keep_zero, gint32 first, gboolean gap)
+{
+  const SvLabels *l = sv_job_result_get_labels (from, NULL);
+  const gsize n = sv_labels_n_voxels (l);
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_autoptr (GHashTable) rank = g_hash_table_new (g_direct_hash, g_direct_equal);
+  SvLabels *out = sv_labels_new (l->nz, l->ny, l->nx, NULL);
+  gint32 next = first;
+
+  for (gsize i = 0; i < n; i++)
+    if (!g_hash_table_contains (rank, GINT_TO_POINTER (l->data[i])))
+      {
+        g_hash_table_add (rank, GINT_TO_POINTER (l->data[i]));
+        g_array_append_val (values, l->data[i]);
+      }
+  g_array_sort (values, (GCompareFunc)cmp_gint32);
+  g_hash_table_remove_all (rank);
+  for (guint k = 0; k < values->len; k++)
+    {
+      const gint32 v = g_array_index (values, gint32, k);
+      gint32 to = keep_zero && v == 0 ? 0 : next++;
+
+      if (gap && k == values->len / 2)
+        to = ++next - 1;
+      g_hash_table_insert (rank, GINT_TO_POINTER (v), GINT_TO_POINTER (to));
+    }
+  for (gsize i = 0; i < n; i++)
+    out->data[i] = GPOINTER_TO_INT (g_hash_table_lookup (rank, GINT_TO_POINTER (l->data[i])));
+  return sv_job_result_new_for_labels (out, 2, "test", 0.0);
+}
+
+/* Every number of a and b but the labels' values in the table. */
+static void
+assert_same_numbers (const SvQuality *a, const SvQuality *b)
+{
+  g_assert_cmpmem (&a->metrics, sizeof a->metrics, &b->metrics, sizeof b->metrics);
+  g_assert_cmpuint (sv_label_table_get_n_labels (a->table), ==,
+                    sv_label_table_get_n_labels (b->table));
+  for (gsize k = 0; k < sv_label_table_get_n_labels (a->table); k++)
+    {
+      SvLabelStats sa = *sv_label_table_get (a->table, k), sb = *sv_label_table_get (b->table, k);
+
+      sa.label = sb.label = 0;
+      g_assert_cmpmem (&sa, sizeof sa, &sb, sizeof sb);
+    }
+  g_assert_cmpmem (a->size_counts, sizeof a->size_counts, b->size_counts, sizeof b->size_counts);
+  g_assert_cmpmem (&a->reference_ari, sizeof (double), &b->reference_ari, sizeof (double));
+  g_assert_true (g_bytes_equal (a->reference_difference, b->reference_difference));
+}
+
+static void
+test_numbered_labels (void)
+{
+  SvSynthParams sp;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SvJobResult) result = make_result (0, 1);
+  g_autoptr (SvJobResult) reference = make_result (4, 3);
+  g_autoptr (SvLabels) truth = NULL;
+  g_autoptr (SvVolume) volume = NULL;
+  /* Labels 0, 1, 2, … (a masked segmentation's), from −50 and from 1000,
+   * each against the same numbers with one gap (the index then made). */
+  const struct
+  {
+    gboolean keep_zero;
+    gint32 first;
+  } cases[] = { { TRUE, 1 }, { FALSE, -50 }, { FALSE, 1000 } };
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = QZ;
+  sp.ny = QY;
+  sp.nx = QX;
+  sp.n_cells = 30;
+  volume = sv_synth_cells (&sp, &truth, &error);
+  g_assert_no_error (error);
+  /* With each label's runs along x, and with every voxel read. */
+  for (guint c = 0; c < 2 * G_N_ELEMENTS (cases); c++)
+    {
+      const guint k = c % G_N_ELEMENTS (cases);
+      const gboolean zero = cases[k].keep_zero;
+      const gint32 first = cases[k].first;
+
+      if (c == G_N_ELEMENTS (cases))
+        g_setenv ("SV_METRICS_RUNS", "off", TRUE);
+      g_autoptr (SvJobResult) plain = renumbered (result, zero, first, FALSE);
+      g_autoptr (SvJobResult) gapped = renumbered (result, zero, first, TRUE);
+      g_autoptr (SvJobResult) ref = renumbered (reference, FALSE, first, FALSE);
+      SvQuality *a = sv_quality_compute_threads (volume, plain, truth, ref, 3, &error);
+      SvQuality *b = sv_quality_compute_threads (volume, gapped, truth, reference, 1, &error);
+
+      g_assert_no_error (error);
+      g_test_message ("labels from %d: EV %.17g, compactness %.17g, ARI %.17g", first,
+                      a->metrics.explained_variation, a->metrics.compactness, a->reference_ari);
+      assert_same_numbers (a, b);
+      if (zero)
+        {
+          /* The same partition as the gappy original, background and all. */
+          SvQuality *q = sv_quality_compute_threads (volume, result, truth, reference, 2, &error);
+
+          g_assert_no_error (error);
+          assert_same_numbers (a, q);
+          sv_quality_unref (q);
+        }
+      sv_quality_unref (a);
+      sv_quality_unref (b);
+    }
+  g_unsetenv ("SV_METRICS_RUNS");
+}
+
 /* Each label's runs along x, found on 1 and on 3 threads (shares of rows
  * that cut a label's runs between threads): the runs a naive scan finds,
  * label after label in voxel order, each label's its voxels once; and none
@@ -203,7 +324,7 @@ test_label_runs (void)
   start[N_LABELS] = expected->len;
   for (int threads = 1; threads <= 3; threads += 2)
     {
-      SvLabelRuns *runs = sv__label_runs_new (index, N_LABELS, NZ, NY, NX, threads);
+      SvLabelRuns *runs = sv__label_runs_new (index, 0, N_LABELS, NZ, NY, NX, threads);
 
       g_assert_nonnull (runs);
       g_assert_cmpmem (runs->start, sizeof start, start, sizeof start);
@@ -211,7 +332,7 @@ test_label_runs (void)
                        expected->len * sizeof (SvLabelRun));
       sv__label_runs_free (runs);
     }
-  g_assert_null (sv__label_runs_new (noise, N_LABELS, NZ, NY, NX, 1));
+  g_assert_null (sv__label_runs_new (noise, 0, N_LABELS, NZ, NY, NX, 1));
 }
 
 int
@@ -220,5 +341,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/quality/same-for-any-thread-count", test_same_for_any_thread_count);
   g_test_add_func ("/engine/quality/label-runs", test_label_runs);
+  g_test_add_func ("/engine/quality/numbered-labels", test_numbered_labels);
   return g_test_run ();
 }
