@@ -121,10 +121,27 @@ assert_matches_recount (const SvQuality *q, const SvVolume *v, const SvLabels *l
   g_assert_cmpfloat_with_epsilon (q->metrics.compactness, weighted / inside, 1e-12);
 }
 
+/* The phantom the results are measured on, and its truth. */
+static SvVolume *
+make_volume (SvLabels **truth)
+{
+  SvSynthParams sp;
+  g_autoptr (GError) error = NULL;
+  SvVolume *volume;
+
+  sv_synth_params_init_defaults (&sp);
+  sp.nz = QZ;
+  sp.ny = QY;
+  sp.nx = QX;
+  sp.n_cells = 30;
+  volume = sv_synth_cells (&sp, truth, &error);
+  g_assert_no_error (error);
+  return volume;
+}
+
 static void
 test_same_for_any_thread_count (void)
 {
-  SvSynthParams sp;
   g_autoptr (GError) error = NULL;
   g_autoptr (SvJobResult) result = make_result (0, 1);
   g_autoptr (SvJobResult) reference = make_result (4, 2);
@@ -132,13 +149,7 @@ test_same_for_any_thread_count (void)
   const int threads[] = { 1, 2, 3, 6, 0 };
   SvQuality *q[G_N_ELEMENTS (threads)];
 
-  sv_synth_params_init_defaults (&sp);
-  sp.nz = QZ;
-  sp.ny = QY;
-  sp.nx = QX;
-  sp.n_cells = 30;
-  g_autoptr (SvVolume) volume = sv_synth_cells (&sp, &truth, &error);
-  g_assert_no_error (error);
+  g_autoptr (SvVolume) volume = make_volume (&truth);
 
   for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
     {
@@ -233,7 +244,6 @@ assert_same_numbers (const SvQuality *a, const SvQuality *b)
 static void
 test_numbered_labels (void)
 {
-  SvSynthParams sp;
   g_autoptr (GError) error = NULL;
   g_autoptr (SvJobResult) result = make_result (0, 1);
   g_autoptr (SvJobResult) reference = make_result (4, 3);
@@ -247,13 +257,7 @@ test_numbered_labels (void)
     gint32 first;
   } cases[] = { { TRUE, 1 }, { FALSE, -50 }, { FALSE, 1000 } };
 
-  sv_synth_params_init_defaults (&sp);
-  sp.nz = QZ;
-  sp.ny = QY;
-  sp.nx = QX;
-  sp.n_cells = 30;
-  volume = sv_synth_cells (&sp, &truth, &error);
-  g_assert_no_error (error);
+  volume = make_volume (&truth);
   /* With each label's runs along x, and with every voxel read. */
   for (guint c = 0; c < 2 * G_N_ELEMENTS (cases); c++)
     {
