@@ -185,8 +185,11 @@ store_record (LabelRoute *r, guint c0, guint c1, const int32_t *d_slab, GError *
                                         r->s->compute, (guint64 *)(record + head_bytes),
                                         record + head_bytes + sizes_bytes, room - sizes_bytes,
                                         &n_bytes, &negative, error);
-          /* A record is one row of chunks: its first slice. */
-          negative = negative >= 0 ? (gint64)c0 : -1;
+          /* The first slice of the row of chunks that has it. */
+          if (negative >= 0)
+            negative = (gint64)c0
+                       + negative / (gint64)sv__cuda_chunk_count (chunks[0], r->ny, r->nx, chunks)
+                             * chunks[0];
         }
       else if (sizes_bytes < room)
         done = sv__cuda_strip_encode (r->encoder, d_slab, c1 - c0, r->ny, r->nx, rows, c0,
@@ -229,8 +232,8 @@ out:
   return FALSE;
 }
 
-/* Slices [z0, z1) of a store's labels, rows of chunks at a time: a whole
- * row in the slab goes from it, the slices of a row cut by the slab's
+/* Slices [z0, z1) of a store's labels, rows of chunks at a time: whole
+ * rows in the slab go from it, the slices of a row cut by the slab's
  * ends wait in d_row. */
 static gboolean
 store_chunk_rows (LabelRoute *r, guint z0, guint z1, const int32_t *d, GError **error)
@@ -240,12 +243,20 @@ store_chunk_rows (LabelRoute *r, guint z0, guint z1, const int32_t *d, GError **
 
   for (guint z = z0; z < z1;)
     {
-      const guint row_end = MIN (r->row_z0 + cz, r->nz);
-      const guint take = MIN (z1, row_end) - z;
+      guint row_end = MIN (r->row_z0 + cz, r->nz);
+      guint take = MIN (z1, row_end) - z;
       const int32_t *src = d + (gsize)(z - z0) * plane;
 
       if (r->row_fill == 0 && z + take == row_end)
         {
+          /* Whole rows go as one record, as many as a buffer holds: a
+           * row of 1024² in chunks of 64³ is 256 chunks, a block each,
+           * too few to fill the device. */
+          const guint most = MAX (r->depth / cz, 1) * cz;
+          const guint whole = z1 == r->nz ? z1 : z + (z1 - z) / cz * cz;
+
+          row_end = MIN (whole, z + most);
+          take = row_end - z;
           if (!store_record (r, z, row_end, src, error))
             return FALSE;
         }
@@ -318,7 +329,7 @@ sv__label_route_open (LabelRoute *r, SvCudaSlabs *s, SvBackend *backend, guint n
   depth = CLAMP (depth, 1, MAX (nz, 1));
   /* A buffer holds a row of chunks' labels, when the device cannot
    * compress it. */
-  if (d_row != NULL)
+  if (strips != NULL && strips->chunks[0] > 0)
     depth = MAX (depth, MIN (strips->chunks[0], nz));
   r->s = s;
   r->backend = backend;

@@ -57,7 +57,7 @@ typedef struct
   gsize pack_used;
   guint pack_z0, pack_z1;
   SlabHead *pack_last;
-  /* A store's chunks: a record is a row of them (chunks[0] slices), and
+  /* A store's chunks: a record is whole rows of them (chunks[0] slices each), and
    * slabs that do not end at a row's end leave their slices here until it
    * is whole. */
   guint nz;

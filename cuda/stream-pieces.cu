@@ -243,21 +243,42 @@ sv__cuda_slab_pieces_label (SvBackend *backend, gint64 min_size, gint64 max_size
   SvCudaSlabs *s = sv__cuda_slabs_enter (backend, error);
   LabelRoute route;
   FirstShare f = { s, &route };
+  int32_t *d_row = NULL;
+  gsize row_bytes = 0;
   gboolean ok;
 
   if (s == NULL)
     return FALSE;
   g_return_val_if_fail (s->piece_core > 0 && s->piece_z0 == s->kept_z0, FALSE);
-  g_return_val_if_fail (strips == NULL || strips->chunks[0] == 0, FALSE);
+  /* A store's row of chunks that the windows cut waits on the device;
+   * without room for it the store gets labels. */
+  if (strips != NULL && strips->chunks[0] > 0)
+    {
+      row_bytes = (gsize)MIN (strips->chunks[0], s->kept_nz) * s->kept_plane * sizeof (int32_t);
+      if (cudaMalloc (&d_row, row_bytes) != cudaSuccess)
+        {
+          (void)cudaGetLastError ();
+          d_row = NULL;
+          row_bytes = 0;
+          strips = NULL;
+        }
+      s->bytes += row_bytes;
+    }
   if (!sv__label_route_open (&route, s, backend, s->kept_nz, s->piece_ny, s->piece_nx, depth,
-                             NULL, NULL, sink, user_data, strips, NULL, error))
-    return FALSE;
+                             NULL, NULL, sink, user_data, strips, d_row, error))
+    {
+      cudaFree (d_row);
+      s->bytes -= row_bytes;
+      return FALSE;
+    }
   ok = sv__cuda_connectivity_windows_to (s->piece_z1 - s->piece_z0, s->piece_ny, s->piece_nx,
                                          s->piece_extent, s->piece_core,
                                          s->kept_z1 - s->piece_z0, min_size, max_size,
                                          start_label, first_load, first_store, &f, s->compute,
                                          n_labels, error);
   ok = sv__label_route_close (&route, ok, error);
+  cudaFree (d_row);
+  s->bytes -= row_bytes;
   sv__cuda_pieces_clear (s);
   return ok;
 }
@@ -487,13 +508,24 @@ sv__cuda_slab_emit_kept (SvBackend *backend, guint nz, guint ny, guint nx, guint
     return FALSE;
   if (s->kept_z1 <= s->kept_z0)
     return TRUE;
-  /* A store's chunks cut by a device's ends would wait in a row of their
-   * own: the engine hands those stores labels. */
-  g_return_val_if_fail (strips == NULL || strips->chunks[0] == 0, FALSE);
+  /* A store's rows of chunks begin at the device's first slice and end
+   * at its last (the engine's shares), so that none waits for another
+   * device's slices. */
+  g_return_val_if_fail (strips == NULL || strips->chunks[0] == 0
+                            || (s->kept_z0 % strips->chunks[0] == 0
+                                && (s->kept_z1 % strips->chunks[0] == 0 || s->kept_z1 == nz)),
+                        FALSE);
+  const gint64 t0 = g_get_monotonic_time ();
   if (!sv__label_route_open (&route, s, backend, nz, ny, nx, depth, NULL, NULL, sink, user_data,
                              strips, NULL, error))
     return FALSE;
+  route.row_z0 = s->kept_z0;
+  const gint64 t1 = g_get_monotonic_time ();
   ok = sv__label_route_store (s->kept_z0, s->kept_z1, sv__cuda_kept_at (s, s->kept_z0), &route,
                               error);
-  return sv__label_route_close (&route, ok, error);
+  const gint64 t2 = g_get_monotonic_time ();
+  ok = sv__label_route_close (&route, ok, error);
+  g_debug ("slices %u to %u to the file: open %.3f s, store %.3f s, close %.3f s", s->kept_z0,
+           s->kept_z1, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (g_get_monotonic_time () - t2) / 1e6);
+  return ok;
 }

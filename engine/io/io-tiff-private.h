@@ -7,6 +7,7 @@
 
 #include "supervox/sv-error.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-io-slab.h"
 
 G_BEGIN_DECLS
 
@@ -402,5 +403,18 @@ gboolean sv__tiff_read_metadata (SvTiffReader *r, GError **error);
 
 /* The ImageJ description for a stack of nz pages ("ImageJ=...\n"). */
 char *sv__imagej_description (guint nz, const double spacing[3], const char *unit);
+
+/* A writer of the same OME-Zarr store's slices from z0 on (the start of a
+ * row of chunks: sv__tiff_label_writer_share_depth), for another thread
+ * while `writer` goes on: several devices write their own slices at once.
+ * Once finish_share has synced them, its slices count towards writer's
+ * finish. Each is freed with sv_tiff_label_writer_free, which leaves the
+ * store to its writer. */
+SvTiffLabelWriter *sv__tiff_label_writer_new_share (SvTiffLabelWriter *writer, guint z0,
+                                                    GError **error);
+gboolean sv__tiff_label_writer_finish_share (SvTiffLabelWriter *share, GError **error);
+/* The slices of a row of chunks where a share may begin; 0 for a TIFF,
+ * whose pages go in order from one writer. */
+guint sv__tiff_label_writer_share_depth (SvTiffLabelWriter *writer);
 
 G_END_DECLS

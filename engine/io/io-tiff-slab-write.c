@@ -170,6 +170,36 @@ sv_tiff_label_writer_append_chunks (SvTiffLabelWriter *w, guint depth, const gui
   return w->open;
 }
 
+SvTiffLabelWriter *
+sv__tiff_label_writer_new_share (SvTiffLabelWriter *w, guint z0, GError **error)
+{
+  g_autoptr (SvTiffLabelWriter) share = g_new0 (SvTiffLabelWriter, 1);
+
+  g_return_val_if_fail (w != NULL && w->open && w->zarr != NULL, NULL);
+
+  share->zarr = sv__zarr_label_writer_new_share (w->zarr, z0, error);
+  if (share->zarr == NULL)
+    return NULL;
+  share->open = TRUE;
+  return g_steal_pointer (&share);
+}
+
+gboolean
+sv__tiff_label_writer_finish_share (SvTiffLabelWriter *share, GError **error)
+{
+  g_return_val_if_fail (share != NULL && share->open && share->zarr != NULL, FALSE);
+
+  share->open = FALSE;
+  return sv__zarr_label_writer_finish_part (share->zarr, error);
+}
+
+guint
+sv__tiff_label_writer_share_depth (SvTiffLabelWriter *w)
+{
+  g_return_val_if_fail (w != NULL, 0);
+  return w->zarr != NULL ? sv__zarr_label_writer_row_depth (w->zarr) : 0;
+}
+
 gboolean
 sv_tiff_label_writer_finish (SvTiffLabelWriter *w, GError **error)
 {

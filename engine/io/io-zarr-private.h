@@ -145,6 +145,14 @@ SvZarrLabelWriter *sv__zarr_label_writer_new_part (const char *path, const char 
                                                    const SvTiffWriteOptions *options, guint z0,
                                                    GError **error);
 gboolean sv__zarr_label_writer_finish_part (SvZarrLabelWriter *w, GError **error);
+/* A part of `owner`'s store in this process, from z0 (the start of a row)
+ * on, for another thread while `owner` goes on: once its finish_part
+ * synced them, its slices count towards owner's finish, which then wants
+ * its own rows and its shares' to make the volume. */
+SvZarrLabelWriter *sv__zarr_label_writer_new_share (SvZarrLabelWriter *owner, guint z0,
+                                                    GError **error);
+/* The slices of the writer's rows of chunks. */
+guint sv__zarr_label_writer_row_depth (const SvZarrLabelWriter *w);
 gboolean sv__zarr_label_writer_finish_store (SvZarrLabelWriter *w, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvZarrLabelWriter, sv__zarr_label_writer_free)
 

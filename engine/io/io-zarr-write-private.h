@@ -44,8 +44,30 @@ struct _SvZarrLabelWriter
   /* Where the chunk files go to be synced; NULL: each is synced by the
    * worker that wrote it (SV_ZARR_SYNC=each, for measuring). */
   SvZarrSyncer *syncer;
+  /* A share (sv__zarr_label_writer_new_share): the writer whose store it
+   * writes from slice share_z0 on. The store's writer: the slices its
+   * finished shares wrote (atomic). */
+  SvZarrLabelWriter *owner;
+  guint share_z0;
+  gint share_slices;
 };
 
+/* A writer's shape, codec and, with `row`, its row buffer (else taken
+ * when a row must be gathered: sv__zarr_writer_row_alloc); no folder yet.
+ * NULL with `error` without memory for the row. */
+SvZarrLabelWriter *sv__zarr_writer_new (const char *path, guint nz, guint ny, guint nx,
+                                        gboolean negative, const SvZarrWriteOptions *zarr,
+                                        int n_threads, gboolean row, GError **error);
+gboolean sv__zarr_writer_row_alloc (SvZarrLabelWriter *w, GError **error);
+/* fsync of a folder and every folder in it. */
+void sv__zarr_sync_folder (const char *folder);
+
+/* A chunk's key in the store: 0/kz/ky/kx (NGFF's "/" separator: its
+ * readers, napari's among them, expect nested chunk folders). */
+char *sv__zarr_chunk_key (guint kz, guint ky, guint kx);
+/* The folders of rows kz0 … kz0 + n_rows − 1 and of their y, before
+ * their chunks are written at once. */
+gboolean sv__zarr_row_folders (SvZarrLabelWriter *w, guint kz0, guint n_rows, GError **error);
 /* Writes the chunks of the row held (row_fill slices from row_z0) on the
  * writer's threads, and starts the next row. */
 gboolean sv__zarr_row_flush (SvZarrLabelWriter *w, GError **error);

@@ -5,11 +5,47 @@
  * chunk buffer and an encoder it keeps for the next rows. */
 #define G_LOG_DOMAIN "sv-engine"
 
+#include <errno.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "internal.h"
 #include "io-zarr-write-private.h"
 #include "supervox/sv-error.h"
+
+char *
+sv__zarr_chunk_key (guint kz, guint ky, guint kx)
+{
+  return g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u" G_DIR_SEPARATOR_S "%u" G_DIR_SEPARATOR_S "%u",
+                          kz, ky, kx);
+}
+
+gboolean
+sv__zarr_row_folders (SvZarrLabelWriter *w, guint kz0, guint n_rows, GError **error)
+{
+  const guint n_y = (w->ny + w->chunks[1] - 1) / w->chunks[1];
+
+  for (guint kz = kz0; kz < kz0 + n_rows; kz++)
+    for (guint ky = 0; ky <= n_y; ky++)
+      {
+        /* The row's folder first, then one for each of its y. */
+        g_autofree char *name
+            = ky == 0 ? g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u", kz)
+                      : g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u" G_DIR_SEPARATOR_S "%u", kz,
+                                         ky - 1);
+        g_autofree char *folder = g_build_filename (w->tmp, name, NULL);
+
+        if (g_mkdir (folder, 0777) != 0 && errno != EEXIST)
+          {
+            int saved = errno;
+            g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_IO, "%s: cannot create %s: %s",
+                         w->path, name, g_strerror (saved));
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
 
 typedef struct
 {
@@ -86,7 +122,7 @@ flush_worker (gpointer data, int thread)
 
       if (i >= (gint)(job->n_y * job->n_x) || g_atomic_int_get (&job->outcome.failed))
         return;
-      key = g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u.%u.%u", job->kz, ky, kx);
+      key = sv__zarr_chunk_key (job->kz, ky, kx);
       if (w->chunk[thread] == NULL && (w->chunk[thread] = g_try_malloc (chunk_bytes)) == NULL)
         {
           sv__zarr_row_fail (&job->outcome,
@@ -142,6 +178,8 @@ sv__zarr_row_flush (SvZarrLabelWriter *w, GError **error)
       w->encoder = g_new0 (SvZarrEncoder *, threads);
     }
   threads = MIN (threads, w->n_workers);
+  if (!sv__zarr_row_folders (w, job.kz, 1, error))
+    return FALSE;
   g_mutex_init (&job.outcome.lock);
   sv__run_parallel (threads, flush_worker, &job);
   g_mutex_clear (&job.outcome.lock);
@@ -214,8 +252,8 @@ chunks_worker (gpointer data, int thread)
 
       if (i >= job->n_chunks || g_atomic_int_get (&job->outcome.failed))
         return;
-      key = g_strdup_printf ("0" G_DIR_SEPARATOR_S "%u.%u.%u", job->kz0 + (guint)(i / per_row),
-                             (guint)(i % per_row / job->n_x), (guint)(i % job->n_x));
+      key = sv__zarr_chunk_key (job->kz0 + (guint)(i / per_row), (guint)(i % per_row / job->n_x),
+                                (guint)(i % job->n_x));
       file = g_build_filename (job->w->tmp, key, NULL);
       if (!sv__zarr_write_bytes (file, job->bytes + job->offsets[i], job->sizes[i],
                                  job->w->syncer, &local))
@@ -258,6 +296,8 @@ sv__zarr_label_writer_append_chunks (SvZarrLabelWriter *w, guint depth, const gu
       offsets[i] = at;
       at += sizes[i];
     }
+  if (!sv__zarr_row_folders (w, job.kz0, (depth + cz - 1) / cz, error))
+    return FALSE;
   job.sizes = sizes;
   job.offsets = offsets;
   job.bytes = bytes;

@@ -27,7 +27,7 @@
 #define SV_ZARR_CHUNK 64u
 
 
-/* Removes a folder and what it holds (a store is two levels deep). */
+/* Removes a folder and what it holds (a store is four levels deep). */
 static void
 remove_tree (const char *path)
 {
@@ -139,7 +139,7 @@ zarray_json (const SvZarrLabelWriter *w)
   json_builder_set_member_name (b, "compressor");
   json_builder_add_value (b, sv__zarr_compressor_json (&w->zarr));
   json_builder_set_member_name (b, "dimension_separator");
-  json_builder_add_string_value (b, ".");
+  json_builder_add_string_value (b, "/");
   json_builder_set_member_name (b, "dtype");
   json_builder_add_string_value (b, w->negative ? "<i4" : "<u4");
   json_builder_set_member_name (b, "fill_value");
@@ -253,11 +253,12 @@ sv__zarr_label_writer_folder (const SvZarrLabelWriter *w)
   return w->tmp;
 }
 
-/* A writer's shape, codec and row buffer, shared by the store's first
- * writer and the others; NULL with `error` without memory for a row. */
-static SvZarrLabelWriter *
-writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
-            const SvTiffWriteOptions *options, GError **error)
+/* A writer's shape, codec and, with `row`, row buffer (a part's comes when
+ * a row must be gathered: its appends usually hold whole rows); NULL with
+ * `error` without memory for a row. */
+SvZarrLabelWriter *
+sv__zarr_writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
+                     const SvZarrWriteOptions *zarr, int n_threads, gboolean row, GError **error)
 {
   g_autoptr (SvZarrLabelWriter) w = g_new0 (SvZarrLabelWriter, 1);
   gsize len;
@@ -266,8 +267,8 @@ writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
   len = strlen (w->path);
   while (len > 1 && w->path[len - 1] == G_DIR_SEPARATOR)
     w->path[--len] = '\0';
-  w->zarr = *options->zarr;
-  w->n_threads = options->n_threads;
+  w->zarr = *zarr;
+  w->n_threads = n_threads;
   if (g_strcmp0 (g_getenv ("SV_ZARR_SYNC"), "each") != 0)
     w->syncer = sv__zarr_syncer_new ();
   w->nz = nz;
@@ -275,41 +276,29 @@ writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
   w->nx = nx;
   w->negative = negative;
   chunks_of (&w->zarr, nz, ny, nx, w->chunks);
-  w->row = g_try_malloc ((gsize)w->chunks[0] * ny * nx * sizeof (gint32));
-  if (w->row == NULL)
-    {
-      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                   "%s: no memory for a row of chunks", path);
-      return NULL;
-    }
+  if (row && !sv__zarr_writer_row_alloc (w, error))
+    return NULL;
   return g_steal_pointer (&w);
 }
 
-SvZarrLabelWriter *
-sv__zarr_label_writer_new_part (const char *path, const char *folder, guint nz, guint ny,
-                                guint nx, gboolean negative, const SvTiffWriteOptions *options,
-                                guint z0, GError **error)
+gboolean
+sv__zarr_writer_row_alloc (SvZarrLabelWriter *w, GError **error)
 {
-  SvZarrLabelWriter *w = writer_new (path, nz, ny, nx, negative, options, error);
-
-  if (w == NULL)
-    return NULL;
-  w->tmp = g_strdup (folder);
-  w->part = TRUE;
-  w->row_z0 = z0;
-  w->open = TRUE;
-  if (z0 % w->chunks[0] != 0 && z0 != nz)
+  if (w->row == NULL)
+    w->row = g_try_malloc ((gsize)w->chunks[0] * w->ny * w->nx * sizeof (gint32));
+  if (w->row == NULL)
     {
-      sv__zarr_label_writer_free (w);
-      g_return_val_if_reached (NULL);
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "%s: no memory for a row of chunks", w->path);
+      return FALSE;
     }
-  return w;
+  return TRUE;
 }
 
 /* The store's folders reach the disk (their entries: the files did as
  * they were written) before the store appears under its name. */
-static void
-sync_folder (const char *folder)
+void
+sv__zarr_sync_folder (const char *folder)
 {
   g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
   const char *name;
@@ -319,7 +308,7 @@ sync_folder (const char *folder)
     {
       g_autofree char *child = g_build_filename (folder, name, NULL);
       if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        sync_folder (child);
+        sv__zarr_sync_folder (child);
     }
   fd = g_open (folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd >= 0)
@@ -329,24 +318,14 @@ sync_folder (const char *folder)
     }
 }
 
-gboolean
-sv__zarr_label_writer_finish_part (SvZarrLabelWriter *w, GError **error)
-{
-  g_return_val_if_fail (w->open && w->part && w->row_fill == 0, FALSE);
-
-  if (!sv__zarr_syncer_finish (g_steal_pointer (&w->syncer), error))
-    return FALSE;
-  sync_folder (w->tmp);
-  w->open = FALSE;
-  return TRUE;
-}
-
 SvZarrLabelWriter *
 sv__zarr_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboolean negative,
                            const double spacing[3], const char *unit,
                            const SvTiffWriteOptions *options, GError **error)
 {
-  g_autoptr (SvZarrLabelWriter) w = writer_new (path, nz, ny, nx, negative, options, error);
+  g_autoptr (SvZarrLabelWriter) w
+      = sv__zarr_writer_new (path, nz, ny, nx, negative, options->zarr, options->n_threads, TRUE,
+                             error);
   g_autoptr (JsonNode) zgroup = zgroup_json ();
   g_autoptr (JsonNode) zattrs = NULL;
   g_autoptr (JsonNode) zarray = NULL;
@@ -431,6 +410,8 @@ sv__zarr_label_writer_append (SvZarrLabelWriter *w, const gint32 *labels, guint 
 
       if (whole)
         w->row_src = labels;
+      else if (!sv__zarr_writer_row_alloc (w, error))
+        return FALSE;
       else
         copy_slices (w, w->row + w->row_fill * plane, labels, take * plane);
       w->row_fill += take;
@@ -540,7 +521,10 @@ register_label (const char *labels, const char *name, GError **error)
 gboolean
 sv__zarr_label_writer_finish (SvZarrLabelWriter *w, GError **error)
 {
-  g_return_val_if_fail (w->open && w->row_z0 == w->nz && w->row_fill == 0, FALSE);
+  /* Its rows, then those of the shares that began after them. */
+  g_return_val_if_fail (w->open && w->row_fill == 0
+                            && w->row_z0 + (guint)g_atomic_int_get (&w->share_slices) == w->nz,
+                        FALSE);
 
   return sv__zarr_label_writer_finish_store (w, error);
 }
@@ -552,7 +536,7 @@ sv__zarr_label_writer_finish_store (SvZarrLabelWriter *w, GError **error)
 
   if (!sv__zarr_syncer_finish (g_steal_pointer (&w->syncer), error))
     return FALSE;
-  sync_folder (w->tmp);
+  sv__zarr_sync_folder (w->tmp);
   if (w->zarr.image_label)
     {
       g_autofree char *labels = g_path_get_dirname (w->path);

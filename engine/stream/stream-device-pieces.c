@@ -56,6 +56,8 @@ typedef struct
   SvSlabSink sink;
   gpointer user_data;
   const SvStripSink *strips;
+  const SvShareParts *parts; /* each later share writes a part at once; NULL: in z order */
+  guint nz, ny, nx;
 } Job;
 
 /* The workers' kept slices, those that have any: NULL when the shared
@@ -114,6 +116,43 @@ run_share (gpointer data, int thread)
     g_set_error (&share->error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
                  "connectivity: device %u of %u failed on its slices", thread + 1, job->n);
   share->usec = g_get_monotonic_time () - t0;
+}
+
+/* A later share's slices to a part of the file of its own, while the
+ * other shares write theirs. */
+static void
+emit_share (gpointer data, int thread)
+{
+  Job *job = data;
+  Share *share = &job->shares[thread + 1];
+  const SvSlabSteps *steps = share->backend->klass->slab_steps;
+  SvStripSink strips = { 0 };
+  const gint64 t0 = g_get_monotonic_time ();
+  gpointer part;
+  gboolean ok;
+
+  if (job->strips != NULL)
+    strips = *job->strips;
+  part = job->parts->open (share->z0, job->parts->user_data, &strips, &share->error);
+  if (part == NULL)
+    return;
+  ok = steps->emit_kept (share->backend, job->nz, job->ny, job->nx, job->depth, job->sink, part,
+                         job->strips != NULL ? &strips : NULL, &share->error);
+  ok = job->parts->close (part, ok, ok ? &share->error : NULL) && ok;
+  if (!ok && share->error == NULL)
+    g_set_error (&share->error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                 "connectivity: device %u of %u failed to write its slices", thread + 2, job->n);
+  share->usec += g_get_monotonic_time () - t0;
+}
+
+/* Whether each share's slices begin at a part's row. */
+static gboolean
+shares_at_rows (const Job *job)
+{
+  for (guint i = 0; i < job->n; i++)
+    if (job->parts->row_depth == 0 || job->shares[i].z0 % job->parts->row_depth != 0)
+      return FALSE;
+  return TRUE;
 }
 
 /* The first error of the shares, moved to `error`; TRUE when none. */
@@ -191,12 +230,13 @@ shares_free (Share *shares, guint n)
 gint64
 sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_size,
                           SvSlabSource source, SvSlabDeviceSource device_source, SvSlabSink sink,
-                          const SvStripSink *strips, gpointer user_data, guint *n_devices,
-                          guint *held, GError **error)
+                          const SvStripSink *strips, const SvShareParts *parts,
+                          gpointer user_data, guint *n_devices, guint *held, GError **error)
 {
   const char *forced = g_getenv ("SV_DEVICE_PIECES");
-  Job job = { NULL,    0,    min_size, max_size, run->params->start_label, run->depth,
-              sink,    user_data, strips };
+  Job job = { NULL, 0, min_size, max_size, run->params->start_label, run->depth, sink, user_data,
+              strips, parts, run->nz, run->ny, run->nx };
+  const gboolean chunks = strips != NULL && strips->chunks[0] > 0;
   gint64 counter, t0 = g_get_monotonic_time (), t1, t2;
 
   *n_devices = 0;
@@ -205,10 +245,14 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
       || !run->plan.assignment_kept || extent == G_MAXUINT
       || run->params->connectivity_rule != SV_CONNECTIVITY_RULE_CONNECTED
       || (run->ranks != NULL && run->ranks->n_ranks > 1) || run->z_begin != 0
-      || run->z_end != run->nz || (strips != NULL && strips->chunks[0] > 0))
+      || run->z_end != run->nz || (chunks && parts == NULL))
     return -1;
   job.shares = shares_of (run, &job.n);
-  if (job.shares == NULL || job.n < 2)
+  if (job.parts != NULL && job.shares != NULL && !shares_at_rows (&job))
+    job.parts = NULL;
+  /* A row of a store's compressed chunks cut by a share's end would need
+   * both devices' labels. */
+  if (job.shares == NULL || job.n < 2 || (chunks && job.parts == NULL))
     {
       shares_free (job.shares, job.n);
       return -1;
@@ -236,7 +280,8 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
     goto fail;
   t2 = g_get_monotonic_time ();
   /* In z order: each share's labels follow the earlier shares', and its
-   * slices go to the file after theirs. */
+   * slices go to the file after theirs, or to a part of it of their own
+   * once every share is labelled. */
   counter = job.shares[0].n_new;
   for (guint d = 1; d < job.n; d++)
     {
@@ -254,14 +299,22 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
       if (warm == NULL
           || !steps->pieces_relabel (share->backend, (int)(job.start_label + counter), warm,
                                      share->warm_starts->len, job.start_label, error)
-          || !steps->emit_kept (share->backend, run->nz, run->ny, run->nx, run->depth, sink,
-                                user_data, strips, error))
+          || (job.parts == NULL
+              && !steps->emit_kept (share->backend, run->nz, run->ny, run->nx, run->depth, sink,
+                                    user_data, strips, error)))
         goto fail;
       counter += share->n_new;
     }
+  if (job.parts != NULL)
+    {
+      sv__run_parallel ((int)job.n - 1, emit_share, &job);
+      if (!shares_ok (&job, error))
+        goto fail;
+    }
   g_debug ("connectivity on %u devices: copies %.3f s, shares %.3f s, the later shares' labels "
-           "and file %.3f s",
-           job.n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (g_get_monotonic_time () - t2) / 1e6);
+           "and file %.3f s%s",
+           job.n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (g_get_monotonic_time () - t2) / 1e6,
+           job.parts != NULL ? " (each share its own part, at once)" : "");
   for (guint i = 0; i < job.n; i++)
     g_debug ("connectivity share %u: slices %u to %u, %" G_GINT64_FORMAT
              " new labels, %u warm-up pieces, %.3f s",

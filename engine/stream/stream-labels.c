@@ -13,6 +13,7 @@
 #include "supervox/sv-memory.h"
 #include "internal.h"
 #include "backend-private.h"
+#include "io-tiff-private.h"
 #include "stream-run-private.h"
 
 /* The ranks' label summaries (each over its own slices) as one over the
@@ -343,14 +344,20 @@ run_copy_labels (Run *run, SvTiffLabelWriter *writer, GError **error)
 }
 
 /* Where a device's connectivity reads the labels and writes the result. */
-typedef struct
+typedef struct _LabelRoute
 {
   Run *run;
   SvTiffLabelWriter *writer;
   gint64 usec_sink; /* in the label file's appends */
   gboolean chunks;  /* the file is a store that takes compressed chunks */
   guint compressed; /* slices that came compressed */
+  /* A device's part of a store (route_part_open): the route whose counts
+   * it joins. */
+  struct _LabelRoute *owner;
 } LabelRoute;
+
+/* The parts' counts join their route's as they finish, at once. */
+static GMutex parts_lock;
 
 static gboolean
 route_source (guint z0, guint z1, gint32 *labels, gpointer user_data, GError **error)
@@ -429,6 +436,48 @@ strips_sink (guint z0, guint z1, const guint64 *sizes, const guint8 *bytes, gint
   return ok;
 }
 
+/* A device's own part of a store: a route to a writer of the store's
+ * rows from z0 on. */
+static gpointer
+route_part_open (guint z0, gpointer user_data, SvStripSink *strips, GError **error)
+{
+  LabelRoute *route = user_data;
+  LabelRoute *part = g_new0 (LabelRoute, 1);
+
+  part->run = route->run;
+  part->chunks = route->chunks;
+  part->owner = route;
+  part->writer = sv__tiff_label_writer_new_share (route->writer, z0, error);
+  if (part->writer == NULL)
+    {
+      g_free (part);
+      return NULL;
+    }
+  strips->user_data = part;
+  return part;
+}
+
+static gboolean
+route_part_close (gpointer data, gboolean ok, GError **error)
+{
+  LabelRoute *part = data;
+  LabelRoute *owner = part->owner;
+
+  const gint64 t0 = g_get_monotonic_time ();
+
+  ok = ok && sv__tiff_label_writer_finish_share (part->writer, error);
+  g_debug ("a device's part of the store: %.3f s in its appends, %.3f s to sync it",
+           part->usec_sink / 1e6, (g_get_monotonic_time () - t0) / 1e6);
+  /* The parts write at once: the file's time is the longest part's. */
+  g_mutex_lock (&parts_lock);
+  owner->usec_sink = MAX (owner->usec_sink, part->usec_sink);
+  owner->compressed += part->compressed;
+  g_mutex_unlock (&parts_lock);
+  sv_tiff_label_writer_free (part->writer);
+  g_free (part);
+  return ok;
+}
+
 /* Connectivity on the first backend's device, at once or window by window
  * (`extent` bounds a window; the same labels as the host's ring): the
  * number of labels, −1 when not even a window fits, −2 on error. */
@@ -439,6 +488,9 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
   LabelRoute route = { run, writer, 0 };
+  /* A store's rows may be written by each device at once. */
+  const SvShareParts parts
+      = { sv__tiff_label_writer_share_depth (writer), route_part_open, route_part_close, &route };
   /* The device compresses the label file's strips, or an OME-Zarr store's
    * chunks, when the file takes them so (SV_DEVICE_STRIPS=0 sends it
    * labels, for comparison). */
@@ -458,7 +510,8 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   /* Several devices share the rule, each its own slices, when they can. */
   n_labels = sv__stream_device_pieces (run, extent, min_size, max_size, route_source,
                                        route_device_source, writer_sink,
-                                       device_strips ? &strips : NULL, &route,
+                                       device_strips ? &strips : NULL,
+                                       parts.row_depth > 0 ? &parts : NULL, &route,
                                        &report->connect_devices, &held, error);
   if (n_labels < -1)
     return -2;

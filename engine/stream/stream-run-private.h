@@ -117,19 +117,36 @@ gint64 sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint6
 
 /* ---- stream-device-pieces.c ---- */
 
+/* An output that the devices may write at once, each its own slices
+ * (an OME-Zarr store's rows of chunks): `open` gives a part of it for the
+ * slices from z0 on (z0 a multiple of `row_depth`) with its own sink's
+ * data and, when the file takes compressed chunks, strips whose
+ * user_data is that part; `close` finishes it (ok) or drops it. */
+typedef struct
+{
+  guint row_depth;
+  gpointer (*open) (guint z0, gpointer user_data, SvStripSink *strips, GError **error);
+  gboolean (*close) (gpointer part, gboolean ok, GError **error);
+  gpointer user_data;
+} SvShareParts;
+
 /* The connected rule shared by the run's devices, each numbering and
  * relabelling the pieces of the slices it kept, then handing them to
- * `sink` or compressed to `strips` (not a store's chunks) in z order
- * (`source` and `device_source` read another device's slices; `extent`:
- * LabelSummary.max_extent). Returns the number of labels (*n_devices:
- * the devices that shared it, *held: the most slices one held at once),
- * −1 when it does not apply (several workers that keep the assignment on
- * devices with these steps, one process, room on every device; nothing
- * written), −2 with `error` set. SV_DEVICE_PIECES=0 turns it off. */
+ * `sink` or compressed to `strips` (`source` and `device_source` read
+ * another device's slices; `extent`: LabelSummary.max_extent): in z order,
+ * or with `parts` (may be NULL) each device to a part of its own at once,
+ * when the devices' slices begin at the parts' rows. Returns the number
+ * of labels (*n_devices: the devices that shared it, *held: the most
+ * slices one held at once), −1 when it does not apply (several workers
+ * that keep the assignment on devices with these steps, one process,
+ * room on every device; a store's compressed chunks only with parts;
+ * nothing written), −2 with `error` set. SV_DEVICE_PIECES=0 turns it
+ * off. */
 gint64 sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_size,
                                  SvSlabSource source, SvSlabDeviceSource device_source,
-                                 SvSlabSink sink, const SvStripSink *strips, gpointer user_data,
-                                 guint *n_devices, guint *held, GError **error);
+                                 SvSlabSink sink, const SvStripSink *strips,
+                                 const SvShareParts *parts, gpointer user_data, guint *n_devices,
+                                 guint *held, GError **error);
 
 /* ---- stream-rank-file.c ---- */
 

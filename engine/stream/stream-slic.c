@@ -25,6 +25,7 @@
 #include "internal.h"
 #include "supervox/sv-slic.h"
 #include "backend-private.h"
+#include "io-zarr-private.h"
 #include "stream-run-private.h"
 #include "run-iterations.h"
 
@@ -377,9 +378,19 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     if (options->slab_depth == 0 && options->n_backends > 1)
       {
         const guint n = run.z_end - run.z_begin, w = options->n_backends;
-        const guint per_worker = (n + run.depth * w - 1) / (run.depth * w);
+        /* Slabs of whole rows of a store's chunks where they fit, so that
+         * every device's slices begin at a row and each writes its own
+         * rows (stream-device-pieces.c). */
+        const guint row = options->write_options.zarr != NULL
+                              ? sv__zarr_label_chunk_depth (run.nz, run.ny, run.nx,
+                                                            &options->write_options)
+                              : 1;
+        const guint unit = run.depth >= row ? row : 1;
+        const guint depth = run.depth / unit * unit;
+        const guint per_worker = (n + depth * w - 1) / (depth * w);
+        const guint even = (n + per_worker * w - 1) / (per_worker * w);
 
-        run.depth = MAX ((n + per_worker * w - 1) / (per_worker * w), 1);
+        run.depth = MAX ((even + unit - 1) / unit * unit, 1);
       }
     sv__stream_run_room (
         reader, sv__stream_mask_any (&run.mask), run.mask.reader != NULL, params, run.depth,

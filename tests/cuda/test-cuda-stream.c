@@ -240,11 +240,15 @@ test_connectivity_windows (Fixture *f, gconstpointer data)
 }
 
 /* An OME-Zarr store of zlib:runs chunks (64³, cut short at every edge of
- * a 150 × 40 × 70 volume) compressed by the device that holds the labels:
+ * a 150 × 40 × 70 volume) compressed by the devices that hold the labels:
  * the CPU's store file for file, with the connectivity over the whole
  * volume at once and window by window (windows of 1 and 5 slices cut the
- * rows of chunks), on one and on two workers; and with the device sending
- * labels instead (SV_DEVICE_STRIPS=0). */
+ * rows of chunks), on one worker and on two whose slabs cut a row (one
+ * device writes the store); on three whose slabs are whole rows, and on
+ * two whose slabs the run chooses (it makes them whole rows), every
+ * device writes its own rows; with the device sending labels instead
+ * (SV_DEVICE_STRIPS=0), and a blosc store, whose chunks the host
+ * encodes, shared the same way. */
 static void
 test_zarr_chunks (Fixture *f, gconstpointer data)
 {
@@ -252,14 +256,22 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
   {
     const char *window, *extra;
     gboolean compressed;
+    gint64 devices; /* that shared the connectivity */
   } ways[] = {
-    { NULL, "", TRUE }, { "1", "", TRUE }, { "5", "", TRUE }, { NULL, "--devices 0,0", TRUE },
-    { "5", "--devices 0,0", TRUE }, { NULL, "", FALSE },
+    { NULL, "--slab-depth 8", TRUE, 1 },
+    { "1", "--slab-depth 8", TRUE, 1 },
+    { "5", "--slab-depth 8", TRUE, 1 },
+    { NULL, "--slab-depth 8 --devices 0,0", TRUE, 1 },
+    { "5", "--slab-depth 8 --devices 0,0", TRUE, 1 },
+    { NULL, "--slab-depth 64 --devices 0,0,0", TRUE, 3 },
+    { "5", "--slab-depth 64 --devices 0,0,0", TRUE, 3 },
+    { "1", "--devices 0,0", TRUE, 2 },
+    { NULL, "--slab-depth 8", FALSE, 1 },
+    { NULL, "--slab-depth 64 --devices 0,0,0 --compression blosc:zstd:1", FALSE, 3 },
   };
   g_autoptr (SvVolume) v = sv_test_textured_volume (150, 40, 70, 1);
-  const char *params = "--n-segments 300 --compactness 0.5 --compression zlib:runs";
-  g_autofree char *in = NULL, *cpu = NULL, *gpu = NULL, *cpu_args = NULL;
-  g_autofree char *cpu_json = NULL;
+  const char *params = "--n-segments 300 --compactness 0.5";
+  g_autofree char *in = NULL, *cpu = NULL, *gpu = NULL;
 
   if (!have_device ())
     return;
@@ -272,19 +284,21 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
     }
   cpu = path_in (f, "cpu/labels.zarr");
   gpu = path_in (f, "gpu/labels.zarr");
-  cpu_args = g_strdup_printf ("%s --backend cpu", params);
-  cpu_json = run_slic (f, in, cpu, cpu_args);
   for (guint w = 0; w < G_N_ELEMENTS (ways); w++)
     {
-      g_autofree char *args
-          = g_strdup_printf ("%s --backend cuda --slab-depth 8 %s", params, ways[w].extra);
+      const gboolean blosc = strstr (ways[w].extra, "blosc") != NULL;
+      g_autofree char *args = g_strdup_printf ("%s --backend cuda %s%s", params, ways[w].extra,
+                                               blosc ? "" : " --compression zlib:runs");
+      g_autofree char *cpu_args = g_strdup_printf (
+          "%s --backend cpu --compression %s", params, blosc ? "blosc:zstd:1" : "zlib:runs");
+      g_autofree char *cpu_json = run_slic (f, in, cpu, cpu_args);
       g_autofree char *json = NULL;
 
       g_test_message ("%s, window %s%s", args, ways[w].window ? ways[w].window : "whole",
-                      ways[w].compressed ? "" : ", labels to the host");
+                      ways[w].compressed || blosc ? "" : ", labels to the host");
       if (ways[w].window != NULL)
         g_setenv ("SV_CUDA_CONNECT_WINDOW", ways[w].window, TRUE);
-      if (!ways[w].compressed)
+      if (!ways[w].compressed && !blosc)
         g_setenv ("SV_DEVICE_STRIPS", "0", TRUE);
       json = run_slic (f, in, gpu, args);
       g_unsetenv ("SV_CUDA_CONNECT_WINDOW");
@@ -292,8 +306,10 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
       g_assert_nonnull (strstr (json, "\"connectivity_on_device\":true"));
       g_assert_cmpint (json_int (json, "slices_compressed_on_device"), ==,
                        ways[w].compressed ? 150 : 0);
+      g_assert_cmpint (json_int (json, "connectivity_devices"), ==, ways[w].devices);
       sv_test_assert_same_tree (cpu, gpu);
       sv_test_remove_tree (gpu);
+      sv_test_remove_tree (cpu);
     }
 }
 

@@ -253,7 +253,7 @@ assert_same_chunks (const char *a, const char *b, guint nz, guint ny, guint nx,
     for (guint ky = 0; ky * chunks[1] < ny; ky++)
       for (guint kx = 0; kx * chunks[2] < nx; kx++)
         {
-          g_autofree char *key = g_strdup_printf ("%u.%u.%u", kz, ky, kx);
+          g_autofree char *key = g_strdup_printf ("%u/%u/%u", kz, ky, kx);
           g_autofree char *fa = g_build_filename (a, "0", key, NULL);
           g_autofree char *fb = g_build_filename (b, "0", key, NULL);
           g_autofree char *chunk = g_strdup_printf ("%s, chunk %s", what, key);

@@ -62,11 +62,11 @@ append_as_strips (const SvStripSink *strips, const gint32 *labels, guint z0, gui
       }
   sv__tiff_runs_coder_free (coder);
   ok = strips->append (z0, z1, sizes, bytes->data, negative, strips->user_data, error);
-  device.strip_slabs++;
+  g_atomic_int_inc (&device.strip_slabs);
   return ok;
 }
 
-/* Slices [z0, z1) of `labels`, whole rows of chunks, as a device that
+/* Slices [z0, z1) of `labels` (slice z0 first), whole rows of chunks, as a device that
  * compresses an OME-Zarr store's chunks hands them over: each chunk
  * gathered (0 outside the volume) and deflated as runs of its rows. */
 static gboolean
@@ -98,7 +98,7 @@ append_as_chunks (const SvStripSink *strips, const gint32 *labels, guint nz, gui
             {
               const guint gz = gz0 + z, gy = gy0 + y, gx = gx0 + x;
               const gint32 v = gz < z1 && gy < ny && gx < nx
-                                   ? labels[((gsize)gz * ny + gy) * nx + gx]
+                                   ? labels[((gsize)(gz - z0) * ny + gy) * nx + gx]
                                    : 0;
 
               chunk[((gsize)z * cy + y) * cx + x] = v;
@@ -112,16 +112,33 @@ append_as_chunks (const SvStripSink *strips, const gint32 *labels, guint nz, gui
     }
   sv__tiff_runs_coder_free (coder);
   ok = strips->append (z0, z1, sizes, bytes->data, negative, strips->user_data, error);
-  device.chunk_rows += (z1 - z0 + cz - 1) / cz;
+  g_atomic_int_add (&device.chunk_rows, (gint)((z1 - z0 + cz - 1) / cz));
   return ok;
 }
 
 gboolean
-keeping_emit (const gint32 *labels, guint z0, guint z1, guint ny, guint nx, guint depth,
+keeping_emit (const gint32 *labels, guint nz, guint z0, guint z1, guint ny, guint nx, guint depth,
               SvSlabSink sink, gpointer user_data, const SvStripSink *strips, GError **error)
 {
   const gsize plane = (gsize)ny * nx;
 
+  /* Every other row of a store's chunks compressed: both kinds make one
+   * store. */
+  if (strips != NULL && strips->chunks[0] > 0)
+    {
+      const guint cz = strips->chunks[0];
+
+      for (guint c0 = z0, c1; c0 < z1; c0 = c1)
+        {
+          c1 = MIN (c0 + cz, z1);
+          if ((c0 / cz) % 2 == 0
+                  ? !append_as_chunks (strips, labels + (gsize)(c0 - z0) * plane, nz, c0, c1, ny,
+                                       nx, error)
+                  : !sink (c0, c1, labels + (gsize)(c0 - z0) * plane, user_data, error))
+            return FALSE;
+        }
+      return TRUE;
+    }
   /* Every other slab of the volume compressed, when the file takes
    * strips: both kinds make one file. */
   for (guint c0 = z0, c1; c0 < z1; c0 = c1)
@@ -179,7 +196,8 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
       g_assert_cmpuint (strips->rows_per_strip, ==, 0);
       for (guint z0 = 0; z0 < nz; z0 += cz)
         if ((z0 / cz) % 2 == 0
-                ? !append_as_chunks (strips, out, nz, z0, MIN (z0 + cz, nz), ny, nx, error)
+                ? !append_as_chunks (strips, out + (gsize)z0 * ny * nx, nz, z0, MIN (z0 + cz, nz),
+                                     ny, nx, error)
                 : !sink (z0, MIN (z0 + cz, nz), out + (gsize)z0 * ny * nx, user_data, error))
           return -1;
       return 1;

@@ -24,6 +24,7 @@ typedef struct
 struct _KeeperPieces
 {
   guint w0, w1, ny, nx; /* the slices its rule reads: [a − 1 − E, b + E) */
+  guint nz;
   gint32 *in;           /* their labels; the others' copied first */
   GArray *pieces;       /* Piece, numbered in raster order */
   guint n_warm;         /* those that start below its slices */
@@ -57,6 +58,7 @@ keeping_pieces_prepare (SvBackend *backend, guint nz, guint ny, guint nx, guint 
   p->w1 = (guint)MIN ((guint64)kp->z1 + extent, (guint64)nz);
   p->ny = ny;
   p->nx = nx;
+  p->nz = nz;
   p->in = g_new (gint32, MAX ((gsize)(p->w1 - p->w0) * plane, 1));
   /* The others' slices now, before any writes over its own. */
   if ((kp->z0 > p->w0 && !source (p->w0, kp->z0, p->in, user_data, error))
@@ -107,8 +109,8 @@ keeping_pieces_label (SvBackend *backend, gint64 min_size, gint64 max_size, int 
     top = MAX (top, out[i]);
   *n_labels = (gint64)top - start_label + 1;
   device.connected++;
-  ok = keeping_emit (kp->kept, kp->z0, kp->z1, p->ny, p->nx, depth, sink, user_data, strips,
-                     error);
+  ok = keeping_emit (kp->kept, p->nz, kp->z0, kp->z1, p->ny, p->nx, depth, sink, user_data,
+                     strips, error);
   keeping_pieces_drop (kp);
   return ok;
 }
@@ -261,5 +263,29 @@ keeping_emit_kept (SvBackend *backend, guint nz, guint ny, guint nx, guint depth
 {
   Keeper *kp = keeper_of (backend);
 
-  return keeping_emit (kp->kept, kp->z0, kp->z1, ny, nx, depth, sink, user_data, strips, error);
+  /* Later shares that write parts of a store at once meet here. */
+  if (device.emit_meet > 1)
+    {
+      const gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+      g_atomic_int_inc (&device.emit_arrived);
+      while (g_atomic_int_get (&device.emit_arrived) < device.emit_meet
+             && g_get_monotonic_time () < until)
+        g_usleep (1000);
+      if (g_atomic_int_get (&device.emit_arrived) >= device.emit_meet)
+        g_atomic_int_inc (&device.emit_met);
+    }
+  if (device.failing_emit == (gint)kp->index)
+    {
+      const guint row = strips != NULL && strips->chunks[0] > 0 ? strips->chunks[0] : depth;
+
+      if (!keeping_emit (kp->kept, nz, kp->z0, MIN (kp->z0 + row, kp->z1), ny, nx, depth, sink,
+                         user_data, strips, error))
+        return FALSE;
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "pretend device %u: its labels cannot be copied", kp->index);
+      return FALSE;
+    }
+  return keeping_emit (kp->kept, nz, kp->z0, kp->z1, ny, nx, depth, sink, user_data, strips,
+                       error);
 }

@@ -31,12 +31,14 @@ typedef struct
 Keeper *keeper_of (SvBackend *backend);
 /* Slices [z0, z1) of the kept labels, which must hold them. */
 gint32 *kept_at (Keeper *kp, guint z0, guint z1);
-/* Slices [z0, z1) of labels (slice z0 first) to the label file in slabs
- * of `depth`, every other one (counted over the volume) compressed when
- * the file takes strips (keeping-device-connect.c). */
-gboolean keeping_emit (const gint32 *labels, guint z0, guint z1, guint ny, guint nx, guint depth,
-                       SvSlabSink sink, gpointer user_data, const SvStripSink *strips,
-                       GError **error);
+/* Slices [z0, z1) of labels (slice z0 first, of nz) to the label file in
+ * slabs of `depth`, every other one (counted over the volume) compressed
+ * when the file takes strips; for a store that takes chunks, rows of
+ * them from z0 (a row's start), every other row compressed
+ * (keeping-device-connect.c). */
+gboolean keeping_emit (const gint32 *labels, guint nz, guint z0, guint z1, guint ny, guint nx,
+                       guint depth, SvSlabSink sink, gpointer user_data,
+                       const SvStripSink *strips, GError **error);
 
 /* ---- keeping-device-connect.c ---- */
 

@@ -390,6 +390,7 @@ keeping_device_register (void)
 {
   steps = keeping_steps;
   device.failing_share = -1;
+  device.failing_emit = -1;
   steps.begin_pass = cpu->begin_pass;
   steps.fill_unassigned = keeping_fill_unassigned;
   steps.end_pass = cpu->end_pass;

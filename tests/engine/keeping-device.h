@@ -19,8 +19,8 @@ typedef struct
   gsize plane;
   gint samples_taken; /* atomic: the workers take slabs at once */
   guint label_slabs, connected, given_back;
-  guint strip_slabs; /* slabs of the label file handed over compressed */
-  guint chunk_rows;  /* rows of an OME-Zarr store's chunks handed over compressed */
+  gint strip_slabs; /* slabs of the label file handed over compressed (atomic) */
+  gint chunk_rows;  /* rows of an OME-Zarr store's chunks handed over compressed (atomic) */
   gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
   gint imported;     /* slices read from another rank's device (rank 0's thread alone) */
   guint unreachable; /* the index of a device whose labels import cannot reach, or G_MAXUINT */
@@ -32,6 +32,14 @@ typedef struct
   guint run;                     /* set apart by each run, so that each meets once */
   gint host_fills[4];            /* slabs of host-held labels each device filled (atomic) */
   gint failing_share; /* the index of a device whose share of the connectivity fails, or −1 */
+  /* When > 1: the devices that write their own parts of a store
+   * (emit_kept) each wait (five seconds at most) until this many are in
+   * at once; `emit_met` counts those that saw them all. */
+  gint emit_meet;
+  gint emit_arrived, emit_met; /* atomic */
+  /* The index of a device whose slices fail to reach the file after its
+   * first row of chunks, or −1. */
+  gint failing_emit;
 } PretendDevice;
 
 extern PretendDevice device;

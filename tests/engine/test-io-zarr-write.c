@@ -124,7 +124,7 @@ test_out_of_memory (void)
           g_assert_nonnull (error);
           g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY);
           g_assert_nonnull (
-              strstr (error->message, "cannot compress chunk 0/0.0.0: not enough memory"));
+              strstr (error->message, "cannot compress chunk 0/0/0/0: not enough memory"));
           g_clear_error (&error);
         }
       g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
@@ -228,7 +228,7 @@ test_files_synced_and_closed (void)
       g_assert_no_error (error);
       if (finish)
         {
-          g_autofree char *last = g_build_filename (path, "0", "3.19.19", NULL);
+          g_autofree char *last = g_build_filename (path, "0", "3", "19", "19", NULL);
           g_autofree guint8 *bytes = NULL;
           gsize len = 0;
 
@@ -326,7 +326,7 @@ test_zlib_runs_chunks (void)
     for (guint ky = 0; ky < 3; ky++)
       for (guint kx = 0; kx < 2; kx++)
         {
-          g_autofree char *name = g_strdup_printf ("%u.%u.%u", kz, ky, kx);
+          g_autofree char *name = g_strdup_printf ("%u/%u/%u", kz, ky, kx);
           g_autofree char *file = g_build_filename (path, "0", name, NULL);
           g_autofree guint8 *expected
               = g_new (guint8, sv__tiff_deflate_runs_bound (RUN_CHUNK_BYTES));
@@ -389,7 +389,7 @@ test_compressed_chunk_rows (void)
   g_clear_pointer (&w, sv_tiff_label_writer_free);
   for (guint i = 0; i < 12; i++)
     {
-      g_autofree char *name = g_strdup_printf ("%u.%u.%u", i / 6, i % 6 / 2, i % 2);
+      g_autofree char *name = g_strdup_printf ("%u/%u/%u", i / 6, i % 6 / 2, i % 2);
       g_autofree char *a = g_build_filename (path, "0", name, NULL);
       g_autofree char *b = g_build_filename (other, "0", name, NULL);
       g_autofree char *bytes_a = NULL, *bytes_b = NULL;

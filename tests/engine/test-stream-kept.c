@@ -447,6 +447,126 @@ test_shared_connectivity (Fixture *f, gconstpointer data)
     sv_backend_free (keepers[w]);
 }
 
+/* An OME-Zarr store written by the devices that shared the connectivity,
+ * each its own rows of chunks at once (4 × 8 × 16 chunks of 40 × 19 × 21,
+ * short at the y and x edges): the CPU's store file for file, with
+ * zlib:runs (every other row compressed by the devices) and blosc
+ * (labels), on 2, 3 and 4 devices, the later ones all writing at once.
+ * Slabs that cut rows (3 slices) leave zlib:runs to one device and blosc
+ * to the devices in z order; slabs the run chooses itself are whole rows
+ * on several devices. A device that fails after its first row leaves one
+ * line and no store. */
+static void
+test_shared_zarr (Fixture *f, gconstpointer data)
+{
+  const guint nz = 40, ny = 19, nx = 21;
+  g_autoptr (SvVolume) v = sv_test_textured_volume (nz, ny, nx, 1);
+  g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
+  g_autofree char *cpu_dir = g_build_filename (f->dir, "cpu", NULL);
+  g_autofree char *dir = g_build_filename (f->dir, "shared", NULL);
+  g_autofree char *cpu_out = g_build_filename (cpu_dir, "labels.zarr", NULL);
+  g_autofree char *out = g_build_filename (dir, "labels.zarr", NULL);
+  g_autoptr (GError) error = NULL;
+  SvBackend *keepers[4];
+  SvSlicParams params[5];
+  SvZarrWriteOptions zarr;
+
+  make_params (params);
+  g_assert_cmpint (g_mkdir (cpu_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  for (guint w = 0; w < 4; w++)
+    {
+      keepers[w] = sv_backend_new ("keeping-device", &error);
+      g_assert_no_error (error);
+    }
+  device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
+  device.only_first_keeps = FALSE;
+  device.plane = (gsize)ny * nx;
+  sv_zarr_write_options_init_defaults (&zarr);
+  for (guint c = 0; c < 2; c++)
+    {
+      const gboolean runs = c == 0;
+
+      g_assert_true (sv_zarr_write_options_parse (&zarr, runs ? "zlib:runs" : "blosc:zstd:1",
+                                                  &error));
+      zarr.chunks[0] = 4;
+      zarr.chunks[1] = 8;
+      zarr.chunks[2] = 16;
+      for (guint p = 0; p < G_N_ELEMENTS (params); p++)
+        {
+          SvStreamOptions options;
+
+          if (!params[p].enforce_connectivity)
+            continue;
+          sv_stream_options_init_defaults (&options);
+          options.write_options.zarr = &zarr;
+          g_assert_true (
+              sv_stream_slic_run (in, cpu_out, &params[p], NULL, &options, NULL, NULL, &error));
+          g_assert_no_error (error);
+          /* 0: the run's own slabs, at most 6 slices. */
+          for (guint depth = 0; depth <= 8; depth++)
+            for (guint n_workers = 2; n_workers <= 4; n_workers++)
+              {
+                const gboolean rows = depth == 0 || depth % 4 == 0;
+                SvStreamReport report;
+
+                if (depth != 0 && depth != 3 && depth != 4 && depth != 8)
+                  continue;
+                g_test_message ("%s, params %u, slabs of %u, %u devices",
+                                runs ? "zlib:runs" : "blosc", p, depth, n_workers);
+                device.run++;
+                device.chunk_rows = 0;
+                device.emit_meet = rows ? (gint)n_workers - 1 : 0;
+                device.emit_arrived = device.emit_met = 0;
+                options.slab_depth = depth;
+                options.max_slab_depth = depth == 0 ? 6 : 0;
+                options.backends = keepers;
+                options.n_backends = n_workers;
+                g_assert_true (
+                    sv_stream_slic_run (in, out, &params[p], NULL, &options, NULL, &report, &error));
+                g_assert_no_error (error);
+                sv_test_assert_same_tree (cpu_out, out);
+                sv_test_remove_tree (out);
+                g_assert_true (report.labels_on_device);
+                /* Rows of 4 slices, cut by slabs of 3. */
+                if (depth == 0)
+                  g_assert_cmpuint (report.slab_depth, ==, 4);
+                g_assert_cmpuint (report.connect_devices, ==, runs && !rows ? 1 : n_workers);
+                /* Every other row of the ten compressed. */
+                g_assert_cmpint (device.chunk_rows, ==, runs ? 5 : 0);
+                g_assert_cmpint (device.emit_met, ==, rows && n_workers > 2 ? n_workers - 1 : 0);
+              }
+          sv_test_remove_tree (cpu_out);
+        }
+    }
+  /* The third of four devices fails after its first row. */
+  {
+    SvStreamOptions options;
+    g_autoptr (GDir) listing = NULL;
+    const char *name;
+
+    sv_stream_options_init_defaults (&options);
+    options.write_options.zarr = &zarr;
+    options.slab_depth = 4;
+    options.backends = keepers;
+    options.n_backends = 4;
+    device.emit_meet = 0;
+    device.failing_emit = (gint)keeping_device_index (keepers[2]);
+    g_assert_false (sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, NULL, &error));
+    device.failing_emit = -1;
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
+    g_assert_nonnull (strstr (error->message, "cannot be copied"));
+    g_assert_null (strchr (error->message, '\n'));
+    g_clear_error (&error);
+    listing = g_dir_open (dir, 0, &error);
+    g_assert_no_error (error);
+    while ((name = g_dir_read_name (listing)) != NULL)
+      g_error ("left behind: %s", name);
+  }
+  for (guint w = 0; w < 4; w++)
+    sv_backend_free (keepers[w]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,5 +578,7 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/engine/stream/kept/shared-connectivity", Fixture, NULL, fixture_setup,
               test_shared_connectivity, fixture_teardown);
+  g_test_add ("/engine/stream/kept/shared-zarr", Fixture, NULL, fixture_setup, test_shared_zarr,
+              fixture_teardown);
   return g_test_run ();
 }
