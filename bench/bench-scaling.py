@@ -13,7 +13,9 @@ point (size L, noise, compactness C) runs
 
 and times the whole process (wall), reads the stage times from --json and
 checks that every label file is byte for byte the first run's (the single
-device or single process). scikit-image's slic() runs on the smallest size
+device or single process). With --formats tif,zarr each point also writes
+an OME-Zarr store (--zarr-compression), every file of it the first store's,
+so that a TIFF and a store are timed side by side. scikit-image's slic() runs on the smallest size
 (up to --skimage-max-size) in the same run, on the same array, for the
 ratio against one process.
 
@@ -122,7 +124,27 @@ def run_timed(cmd, env=None):
     return wall, result, done.stderr.strip() if done.returncode != 0 else "", found
 
 
+def same_tree(a, b):
+    """Two stores (folders) with the same files, byte for byte."""
+    names_a = sorted(os.path.relpath(os.path.join(d, f), a)
+                     for d, _, fs in os.walk(a) for f in fs)
+    names_b = sorted(os.path.relpath(os.path.join(d, f), b)
+                     for d, _, fs in os.walk(b) for f in fs)
+    return names_a == names_b and all(same_bytes(os.path.join(a, n), os.path.join(b, n))
+                                      for n in names_a)
+
+
+def remove_output(path):
+    if os.path.isdir(path):
+        # The store's own folder, with its sidecar.
+        shutil.rmtree(os.path.dirname(path))
+    else:
+        os.remove(path)
+
+
 def same_bytes(a, b):
+    if os.path.isdir(a):
+        return same_tree(a, b)
     if os.path.getsize(a) != os.path.getsize(b):
         return False
     with open(a, "rb") as fa, open(b, "rb") as fb:
@@ -165,9 +187,12 @@ def points(args):
 
 
 def command(args, how, what, vol, out, c, n_segments):
+    zarr = out.endswith(".zarr")
     cmd = [args.cli, "slic", vol, "-o", out, "--json", "--compactness", repr(c),
            "--n-segments", str(n_segments), "--backend", args.backend,
-           "--compression", args.compression]
+           "--compression", args.zarr_compression if zarr else args.compression]
+    if zarr and args.zarr_chunks:
+        cmd += ["--zarr-chunks", args.zarr_chunks]
     if args.backend == "cpu":
         cmd += ["--threads", str(args.threads)]
     if how == "devices" and what is not None:
@@ -202,7 +227,8 @@ def plot(data, path):
     fig, ax = plt.subplots(figsize=(6, 4.5))
     groups = {}
     for p in data["points"]:
-        key = "%d³ C=%g %s" % (p["size"], p["compactness"], p["how"])
+        key = "%d³ C=%g %s%s" % (p["size"], p["compactness"], p["how"],
+                                 " Zarr" if p.get("format") == "zarr" else "")
         groups.setdefault(key, []).append((p["width"], p["speedup"]))
     top = 1
     for key, values in sorted(groups.items()):
@@ -230,8 +256,8 @@ def print_steps(data):
     print("\nsteps, s (the one process, or one rank): " + ", ".join(keys))
     for p in data["points"]:
         st = p.get("steps", {})
-        print("%-6d %-5g %-7g %-10s " % (p["size"], p["noise"], p["compactness"],
-                                         label(p["how"], p["what"]))
+        print("%-6d %-5g %-7g %-4s %-10s " % (p["size"], p["noise"], p["compactness"],
+                                              p.get("format", "tif"), label(p["how"], p["what"]))
               + " ".join("%8s" % ("%.3f" % st[k] if k in st else "-") for k in keys))
 
 
@@ -247,7 +273,10 @@ def main():
     ap.add_argument("--devices", default="0;0,1", help="lists of --devices, ';' between them")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--threads", type=int, default=1, help="--threads a process (CPU)")
-    ap.add_argument("--compression", default="deflate:runs")
+    ap.add_argument("--compression", default="deflate:runs", help="the TIFF's codec")
+    ap.add_argument("--formats", default="tif", help="tif, zarr or tif,zarr: the label output")
+    ap.add_argument("--zarr-compression", default="blosc:zstd:1", help="the store's codec")
+    ap.add_argument("--zarr-chunks", help="the store's chunk shape Z,Y,X (default the writer's)")
     ap.add_argument("--skimage-max-size", type=int, default=256,
                     help="scikit-image runs on the smallest size when it is at most this")
     ap.add_argument("--workdir")
@@ -263,6 +292,7 @@ def main():
     sizes = [int(s) for s in args.sizes.split(",")]
     noises = [float(x) for x in args.noise.split(",")]
     compactness = [float(x) for x in args.compactness.split(",")]
+    formats = args.formats.split(",")
     work = args.workdir or tempfile.mkdtemp(prefix="sv-scaling-")
     os.makedirs(work, exist_ok=True)
     data = {
@@ -275,8 +305,8 @@ def main():
         "skimage": [],
     }
     failed = False
-    print("%-6s %-5s %-7s %-10s %8s %8s %8s %8s %8s %8s %s" % (
-        "size", "noise", "C", "run", "wall s", "prepare", "iterate", "connect", "total",
+    print("%-6s %-5s %-7s %-4s %-10s %8s %8s %8s %8s %8s %8s %s" % (
+        "size", "noise", "C", "out", "run", "wall s", "prepare", "iterate", "connect", "total",
         "speed-up", "same"))
     for n in sizes:
         for noise in noises:
@@ -285,44 +315,55 @@ def main():
                 make_volume(vol, n, noise)
             n_segments = max(n ** 3 // 1000, 1)
             for c in compactness:
-                first = None
-                base_wall = None
-                for i, (how, what) in enumerate(points(args)):
-                    out = os.path.join(work, "o-%d-%g-%g-%d-%s-%s.tif" % (
-                        n, noise, c, i, how, str(what).replace(",", "_")))
-                    wall, result, err, found = run_timed(command(args, how, what, vol, out, c,
-                                                                 n_segments))
-                    if result is None:
-                        print("%d³ C=%g %s failed: %s" % (n, c, label(how, what), err))
-                        failed = True
-                        continue
-                    same = True
-                    if first is None:
-                        first, base_wall = out, wall
-                    else:
-                        same = same_bytes(first, out)
-                        failed = failed or not same
-                        os.remove(out)
-                    s = result.get("seconds", {})
-                    point = {"size": n, "noise": noise, "compactness": c, "how": how,
-                             "what": what, "width": width(how, what), "wall": wall,
-                             "seconds": s, "speedup": base_wall / wall, "same": same,
-                             "devices": result.get("devices"), "mode": result.get("mode"),
-                             "labels": result.get("n_labels"), "steps": found}
-                    data["points"].append(point)
-                    print("%-6d %-5g %-7g %-10s %8.2f %8.2f %8.2f %8.2f %8.2f %7.2fx %s" % (
-                        n, noise, c, label(how, what), wall, s.get("prepare", 0),
-                        s.get("iterate", 0), s.get("connect", 0), s.get("total", 0),
-                        point["speedup"], "yes" if same else "NO"))
-                if first is not None:
-                    os.remove(first)
-                if n == min(sizes) and n <= args.skimage_max_size and noise == noises[0]:
-                    sk = skimage_seconds(vol, n_segments, c)
-                    if sk is not None and base_wall:
-                        data["skimage"].append({"size": n, "compactness": c, "seconds": sk,
-                                                "ratio_to_one": sk / base_wall})
-                        print("%-6d %-5g %-7g %-10s %8.2f %37s %7.2fx (one run is that much "
-                              "faster)" % (n, noise, c, "scikit-image", sk, "", sk / base_wall))
+                for fmt in formats:
+                    first = None
+                    base_wall = None
+                    for i, (how, what) in enumerate(points(args)):
+                        stem = "o-%d-%g-%g-%d-%s-%s" % (n, noise, c, i, how,
+                                                        str(what).replace(",", "_"))
+                        # A store's metadata names it: one name, a folder each.
+                        out = (os.path.join(work, stem, "labels.zarr") if fmt == "zarr"
+                               else os.path.join(work, stem + ".tif"))
+                        if fmt == "zarr":
+                            os.makedirs(os.path.dirname(out), exist_ok=True)
+                        wall, result, err, found = run_timed(command(args, how, what, vol, out, c,
+                                                                     n_segments))
+                        if result is None:
+                            print("%d³ C=%g %s %s failed: %s" % (n, c, fmt, label(how, what),
+                                                                 err))
+                            failed = True
+                            continue
+                        same = True
+                        if first is None:
+                            first, base_wall = out, wall
+                        else:
+                            same = same_bytes(first, out)
+                            failed = failed or not same
+                            remove_output(out)
+                        s = result.get("seconds", {})
+                        point = {"size": n, "noise": noise, "compactness": c, "how": how,
+                                 "what": what, "width": width(how, what), "wall": wall,
+                                 "format": fmt, "seconds": s, "speedup": base_wall / wall,
+                                 "same": same, "devices": result.get("devices"),
+                                 "mode": result.get("mode"), "labels": result.get("n_labels"),
+                                 "steps": found}
+                        data["points"].append(point)
+                        print(("%-6d %-5g %-7g %-4s %-10s %8.2f %8.2f %8.2f %8.2f %8.2f %7.2fx"
+                               " %s") % (
+                            n, noise, c, fmt, label(how, what), wall, s.get("prepare", 0),
+                            s.get("iterate", 0), s.get("connect", 0), s.get("total", 0),
+                            point["speedup"], "yes" if same else "NO"))
+                    if first is not None:
+                        remove_output(first)
+                    if (n == min(sizes) and n <= args.skimage_max_size and noise == noises[0]
+                            and fmt == formats[0]):
+                        sk = skimage_seconds(vol, n_segments, c)
+                        if sk is not None and base_wall:
+                            data["skimage"].append({"size": n, "compactness": c, "seconds": sk,
+                                                    "ratio_to_one": sk / base_wall})
+                            print("%-6d %-5g %-7g %-4s %-10s %8.2f %37s %7.2fx (one run is that "
+                                  "much faster)" % (n, noise, c, "", "scikit-image", sk, "",
+                                                    sk / base_wall))
                 if args.json:
                     with open(args.json, "w") as f:
                         json.dump(data, f, indent=1)

@@ -39,6 +39,7 @@ typedef struct
   char *output_format;
   char *zarr_labels;
   char *zarr_level;
+  char *zarr_chunks;
   gboolean json;
   /* The parameters' options, by row of sv_slic_param_fields: the text of
    * a value, or a switch (its --no- form clears it; convert2lab's sets off[],
@@ -68,6 +69,7 @@ slic_options_clear (SlicOptions *o)
   g_free (o->output_format);
   g_free (o->zarr_labels);
   g_free (o->zarr_level);
+  g_free (o->zarr_chunks);
   g_strfreev (o->inputs);
 }
 
@@ -259,6 +261,7 @@ run_slic (SlicOptions *o)
   zarr.output_format = o->output_format;
   zarr.labels_name = o->zarr_labels;
   zarr.level = o->zarr_level;
+  zarr.chunks = o->zarr_chunks;
   if (!parse_request (o, &request, &error)
       || !sv_cli_slic_zarr_setup (&zarr, inputs, &o->output, o->compression, &compression, &error)
       || !sv_cli_parse_compression (zarr.zarr_output ? NULL : o->compression, &ctx.write_options,
@@ -437,6 +440,10 @@ sv_cli_cmd_slic (int argc, char **argv)
       "FORMAT" },
     { "zarr-level", 0, 0, G_OPTION_ARG_STRING, &o.zarr_level,
       "Resolution level of an OME-Zarr input, 0 the finest (default 0)", "N" },
+    { "zarr-chunks", 0, 0, G_OPTION_ARG_STRING, &o.zarr_chunks,
+      "Chunk shape of a label store, in slices, rows and columns (default 64,64,64, with fewer "
+      "slices where a row of chunks would pass 256 MiB)",
+      "Z,Y,X" },
     { "zarr-labels", 0, 0, G_OPTION_ARG_STRING, &o.zarr_labels,
       "Write the labels into the OME-Zarr input as IN.zarr/labels/NAME (NGFF image-label), "
       "instead of -o", "NAME" },
@@ -445,6 +452,8 @@ sv_cli_cmd_slic (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
   };
 
+  /* The start of the command, for the timeline of a debug log. */
+  g_debug ("slic: starts");
   g_array_append_vals (entries, output, G_N_ELEMENTS (output));
   add_param_entries (&o, entries, names);
   g_array_append_vals (entries, rest, G_N_ELEMENTS (rest));

@@ -123,9 +123,11 @@ sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx, GError 
 
   file->streaming = FALSE;
   file->memory_limit = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
+  g_debug ("%s: its header is read", file->input);
   reader = open_header (file->input, ctx);
   if (reader == NULL)
     return TRUE;
+  g_debug ("%s: its header read, the run is planned", file->input);
   info = sv_tiff_slab_reader_info (reader);
   /* The Lab rule's error comes from the run, worded for the file, and so
    * does a lack of free space for its temporary files. */

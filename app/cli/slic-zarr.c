@@ -11,6 +11,29 @@
 #include "cli-common.h"
 #include "supervox/sv-error.h"
 
+/* --zarr-chunks Z,Y,X: three sizes from 1 to 4096. */
+static gboolean
+parse_chunks (const char *text, guint chunks[3], GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+
+  if (g_strv_length (parts) != 3)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "--zarr-chunks wants Z,Y,X (three sizes), got %s", text);
+      return FALSE;
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      gint64 v;
+
+      if (!sv_cli_parse_int64 ("--zarr-chunks", g_strstrip (parts[i]), 1, 4096, &v, error))
+        return FALSE;
+      chunks[i] = (guint)v;
+    }
+  return TRUE;
+}
+
 gboolean
 sv_cli_slic_zarr_setup (SvCliSlicZarr *z, const char *const *inputs, char **output,
                         const char *compression_text, char **compression, GError **error)
@@ -64,6 +87,12 @@ sv_cli_slic_zarr_setup (SvCliSlicZarr *z, const char *const *inputs, char **outp
                    "--zarr-labels writes a Zarr store, not --output-format tiff");
       return FALSE;
     }
+  if (!z->zarr_output && z->chunks != NULL)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "--zarr-chunks shapes an OME-Zarr store's chunks: the labels are a TIFF");
+      return FALSE;
+    }
   if (!z->zarr_output)
     return TRUE;
 
@@ -85,6 +114,8 @@ sv_cli_slic_zarr_setup (SvCliSlicZarr *z, const char *const *inputs, char **outp
                    local->message);
       return FALSE;
     }
+  if (z->chunks != NULL && !parse_chunks (z->chunks, z->write.chunks, error))
+    return FALSE;
   g_free (*compression);
   *compression = sv_zarr_write_options_to_string (&z->write);
   return TRUE;

@@ -16,6 +16,7 @@ typedef struct
   const char *output_format; /* --output-format tiff|zarr; NULL: from -o's extension */
   const char *labels_name;   /* --zarr-labels NAME: labels/NAME of the (one) input image */
   const char *level;         /* --zarr-level N; NULL: 0, the finest */
+  const char *chunks;        /* --zarr-chunks Z,Y,X; NULL: the writer's */
   SvZarrWriteOptions write;  /* what SvTiffWriteOptions.zarr points at */
   gboolean zarr_output;      /* the labels are written as a store */
   guint level_index;
@@ -24,7 +25,7 @@ typedef struct
 
 /* Reads the options: decides whether the labels are a store (--output-format,
  * a -o ending in .zarr, or --zarr-labels), and then parses --compression as
- * a Zarr codec into z->write, whose name for the sidecar goes to
+ * a Zarr codec and --zarr-chunks as its chunk shape into z->write, whose name for the sidecar goes to
  * *compression (owned). With --zarr-labels, *output (NULL: not given)
  * becomes the input's labels/NAME. */
 gboolean sv_cli_slic_zarr_setup (SvCliSlicZarr *z, const char *const *inputs, char **output,

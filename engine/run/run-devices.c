@@ -160,10 +160,16 @@ sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choi
   if (devices->memory_limit > 0)
     budgets->device_bytes = devices->memory_limit;
   else if (numbers != NULL && numbers->len > 0)
-    /* What the devices this run will use have free, the least of them:
-     * asking the current device made every MPI rank start a context on
-     * device 0, and measured that one's memory instead of its own. */
-    least_free_bytes (choice->device, numbers, &budgets->device_bytes);
+    {
+      const gint64 t0 = g_get_monotonic_time ();
+
+      /* What the devices this run will use have free, the least of them:
+       * asking the current device made every MPI rank start a context on
+       * device 0, and measured that one's memory instead of its own. */
+      least_free_bytes (choice->device, numbers, &budgets->device_bytes);
+      g_debug ("devices: %u asked for their free memory in %.3f s", numbers->len,
+               (g_get_monotonic_time () - t0) / 1e6);
+    }
 }
 
 gboolean
@@ -178,6 +184,8 @@ sv_run_devices_open (SvRunDevices *devices, GError **error)
       devices->backends = g_new0 (SvBackend *, numbers->len);
       for (guint i = 0; i < numbers->len; i++)
         {
+          const gint64 t0 = g_get_monotonic_time ();
+
           devices->backends[i]
               = sv_backend_new_on_device (devices->klass, g_array_index (numbers, int, i), error);
           if (devices->backends[i] == NULL)
@@ -186,6 +194,8 @@ sv_run_devices_open (SvRunDevices *devices, GError **error)
               return FALSE;
             }
           devices->n_backends = i + 1;
+          g_debug ("devices: device %d opened in %.3f s", g_array_index (numbers, int, i),
+                   (g_get_monotonic_time () - t0) / 1e6);
         }
     }
   /* Slabs stay on the devices, and the connectivity runs there, within

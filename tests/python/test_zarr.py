@@ -222,6 +222,29 @@ def test_labels_as_a_store(tmp_path, codec, expect, name, stream):
                                    "ref.tif"]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_chunk_shape_and_nested_chunk_files(tmp_path, stream):
+    """--zarr-chunks gives the store's chunk shape, cut short at the
+    volume's edges; the chunk files sit at 0/z/y/x, NGFF's "/" separator,
+    and python3-zarr reads the TIFF run's labels from them."""
+    data = volume("uint16", shape=(70, 40, 66))
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(src, data)
+    ref = tmp_path / "ref.tif"
+    run(str(src), "-o", str(ref), *PARAMS)
+    out = tmp_path / "labels.zarr"
+    extra = ["--slab-depth", "7"] if stream else []
+    run(str(src), "-o", str(out), *PARAMS, "--zarr-chunks", "16,32,128", *extra)
+    meta = json.loads((out / "0" / ".zarray").read_text())
+    assert meta["chunks"] == [16, 32, 66]
+    assert meta["dimension_separator"] == "/"
+    files = sorted(str(p.relative_to(out / "0")) for p in (out / "0").rglob("*") if p.is_file())
+    assert files == [".zarray"] + ["%d/%d/0" % (z, y) for z in range(5) for y in range(2)]
+    a = zarr.open_group(str(out), mode="r")["0"]
+    assert a.chunks == (16, 32, 66)
+    np.testing.assert_array_equal(a[:], tifffile.imread(ref))
+
+
 def test_output_format_zarr_and_calibration_carried_over(tmp_path):
     data = volume("uint8")
     store = ome_image(tmp_path / "img.zarr", data, (8, 8, 8), COMPRESSORS["zstd"],
@@ -369,6 +392,9 @@ def test_bad_levels_and_labels_options(tmp_path):
          "unknown Zarr compression"),
         ([str(store), "-o", "x.zarr", "--compression", "blosc:lz4:5:shuffle:2"],
          "unknown Zarr compression"),
+        ([str(store), "-o", "x.zarr", "--zarr-chunks", "16,32"], "wants Z,Y,X"),
+        ([str(store), "-o", "x.zarr", "--zarr-chunks", "16,0,32"], "between 1 and 4096"),
+        ([str(store), "-o", "x.tif", "--zarr-chunks", "16,16,16"], "the labels are a TIFF"),
     ]:
         p = subprocess.run([CLI, "slic", *args, *PARAMS], capture_output=True, text=True,
                            cwd=tmp_path)
