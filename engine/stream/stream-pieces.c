@@ -29,11 +29,12 @@
 
 #include "backend-private.h"
 #include "stream-run-private.h"
+#include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-memory.h"
 
-#define UNSET (-2)
 #define MASKED (-1)
+#define VISITING (-2) /* a voxel of the piece piece_joins searches */
 
 typedef struct
 {
@@ -53,72 +54,113 @@ typedef struct
   GArray *pieces; /* Piece, in the order they start */
 } Window;
 
-/* The sequential rule over the window (sv_connectivity_enforce's search,
- * step by step: BFS over +x −x +y −y +z −z through voxels of one label,
- * capped at max_size), recording pieces instead of labels. */
-static gboolean
-cut_pieces (Window *w, gint32 mask_label, gint64 max_size, GError **error)
+/* A small piece's search again, over the voxels of piece p (from its first
+ * voxel, in sv_connectivity_enforce's order +x −x +y −y +z −z): the last
+ * neighbour seen that lies in an earlier piece, which is what the search
+ * met when the rule reached p (the later pieces were not cut yet, and a
+ * search under max_size takes its whole component), or −1. The piece's
+ * voxels are marked while it runs and given back. */
+static gint32
+piece_joins (Window *w, gint32 p, gsize start, gsize *queue)
 {
   const guint nz = w->w1 - w->w0, ny = w->ny, nx = w->nx;
-  const gsize plane = w->plane, n = (gsize)nz * plane;
-  const gsize queue_len = (gsize)MIN ((guint64)MAX (max_size, 1), (guint64)n);
-  g_autofree gsize *queue
-      = sv_try_alloc_n (MAX (queue_len, 1), sizeof (gsize), FALSE, error, "the search queue");
+  const gsize plane = w->plane;
+  gint64 size = 1, visited = 0;
+  gint32 joins = -1;
 
-  if (queue == NULL)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    w->piece[i] = w->in[i] == mask_label ? MASKED : UNSET;
-  for (gsize v = 0; v < n; v++)
+  w->piece[start] = VISITING;
+  queue[0] = start;
+  while (visited < size)
     {
-      const gint32 label = w->in[v];
-      const gint32 id = (gint32)w->pieces->len;
-      gint64 size = 1, visited = 0;
-      gint32 joins = -1;
-      Piece p;
-
-      if (w->piece[v] != UNSET)
-        continue;
-      w->piece[v] = id;
-      queue[0] = v;
-      while (visited < size && size < max_size)
-        {
-          const gsize q = queue[visited];
-          const guint z = (guint)(q / plane), y = (guint)(q % plane / nx), x = (guint)(q % nx);
+      const gsize q = queue[visited];
+      const guint z = (guint)(q / plane), y = (guint)(q % plane / nx), x = (guint)(q % nx);
 #define SV_VISIT(inside, n_)                                                                       \
   if (inside)                                                                                      \
     {                                                                                              \
       const gsize nb = (n_);                                                                       \
-      if (w->in[nb] == label && w->piece[nb] == UNSET)                                             \
+      if (w->piece[nb] == p)                                                                       \
         {                                                                                          \
-          w->piece[nb] = id;                                                                       \
+          w->piece[nb] = VISITING;                                                                 \
           queue[size++] = nb;                                                                      \
-          if (size >= max_size)                                                                    \
-            goto neighbours_done;                                                                  \
         }                                                                                          \
-      else if (w->piece[nb] >= 0 && w->piece[nb] != id)                                            \
+      else if (w->piece[nb] >= 0 && w->piece[nb] < p)                                              \
         joins = w->piece[nb];                                                                      \
     }
-          SV_VISIT (x + 1 < nx, q + 1)
-          SV_VISIT (x > 0, q - 1)
-          SV_VISIT (y + 1 < ny, q + nx)
-          SV_VISIT (y > 0, q - nx)
-          SV_VISIT (z + 1 < nz, q + plane)
-          SV_VISIT (z > 0, q - plane)
+      SV_VISIT (x + 1 < nx, q + 1)
+      SV_VISIT (x > 0, q - 1)
+      SV_VISIT (y + 1 < ny, q + nx)
+      SV_VISIT (y > 0, q - nx)
+      SV_VISIT (z + 1 < nz, q + plane)
+      SV_VISIT (z > 0, q - plane)
 #undef SV_VISIT
-        neighbours_done:
-          visited++;
-        }
-      p.start = (gint64)((gsize)w->w0 * plane + v);
-      p.size = size;
-      p.joins = joins;
-      g_array_append_val (w->pieces, p);
-      if (w->pieces->len >= (guint)G_MAXINT32)
-        {
-          g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
-                       "too many pieces in slices %u to %u", w->w0, w->w1);
-          return FALSE;
-        }
+      visited++;
+    }
+  for (gint64 i = 0; i < size; i++)
+    w->piece[queue[i]] = p;
+  return joins;
+}
+
+/* The pieces of the window: sv_connectivity_enforce with no piece too small
+ * cuts the input labels into pieces and numbers them in raster order of
+ * their first voxels, as the sequential rule does (components below
+ * max_size whole, the others by its capped search; union-find instead of a
+ * search from every voxel), so each voxel's label less start_label is its
+ * piece. Then each piece's first voxel and size in one pass, and for those
+ * under min_size, which join a neighbour, the neighbour their search met. */
+static gboolean
+cut_pieces (Window *w, gint32 start_label, gint64 min_size, gint64 max_size, int n_threads,
+            GError **error)
+{
+  const guint nz = w->w1 - w->w0;
+  const gsize n = (gsize)nz * w->plane;
+  g_autofree gsize *queue = NULL;
+  gint64 n_pieces;
+
+  if ((gint64)start_label + (gint64)n > G_MAXINT32)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_NO_MEMORY,
+                   "too many pieces in slices %u to %u", w->w0, w->w1);
+      return FALSE;
+    }
+  n_pieces = sv_connectivity_enforce_threads (w->in, nz, w->ny, w->nx, 0, max_size, start_label,
+                                              SV_CONNECTIVITY_RULE_CONNECTED, w->piece, n_threads);
+  for (gsize v = 0; v < n; v++)
+    w->piece[v] = w->piece[v] == start_label - 1 ? MASKED : w->piece[v] - start_label;
+  g_array_set_size (w->pieces, (guint)MAX (n_pieces, 0));
+  {
+    Piece *pieces = (Piece *)(gpointer)w->pieces->data;
+    gint32 next = 0;
+
+    for (gsize v = 0; v < n; v++)
+      {
+        const gint32 p = w->piece[v];
+
+        if (p < 0)
+          continue;
+        if (p == next)
+          {
+            pieces[p].start = (gint64)((gsize)w->w0 * w->plane + v);
+            pieces[p].size = 0;
+            pieces[p].joins = -1;
+            next++;
+          }
+        pieces[p].size++;
+      }
+    g_return_val_if_fail (next == (gint32)w->pieces->len, FALSE);
+  }
+  for (guint p = 0; p < w->pieces->len; p++)
+    {
+      Piece *piece = &g_array_index (w->pieces, Piece, p);
+
+      if (piece->size >= min_size)
+        continue;
+      if (queue == NULL
+          && (queue = sv_try_alloc_n ((gsize)MAX (min_size, 1), sizeof (gsize), FALSE, error,
+                                      "the search queue"))
+                 == NULL)
+        return FALSE;
+      piece->joins = piece_joins (w, (gint32)p,
+                                  (gsize)(piece->start - (gint64)w->w0 * (gint64)w->plane), queue);
     }
   return TRUE;
 }
@@ -310,12 +352,17 @@ sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_s
                          : NULL;
   w.pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
   ok = w.piece != NULL;
+  const gint64 t0 = g_get_monotonic_time ();
+  gint64 t1 = t0, t2 = t0, t3 = t0;
   if (sv_stream_ranks_agree (run->ranks, ok, error) && fill_window (run, &w, extent, error))
     {
-      ok = cut_pieces (&w, start_label - 1, max_size, error);
+      t1 = g_get_monotonic_time ();
+      ok = cut_pieces (&w, start_label, min_size, max_size, run->options->n_threads, error);
+      t2 = g_get_monotonic_time ();
       if (sv_stream_ranks_agree (run->ranks, ok, error))
         {
           table = share_table (run, &w, min_size);
+          t3 = g_get_monotonic_time ();
           /* Raster order: a new label, or the label of the earlier piece
            * it joins (numbered already). Every rank numbers the whole
            * table the same way. */
@@ -353,6 +400,10 @@ sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint64 max_s
                 w.in[v] = w.piece[v] == MASKED ? start_label - 1 : local[w.piece[v]];
               ok = sv__spill_write (run->spill, run->z_begin, run->z_end, w.in + first, error);
             }
+          g_debug ("pieces of slices %u to %u: window %.3f s, pieces %.3f s (%u), table %.3f s "
+                   "(%u), labels %.3f s",
+                   w.w0, w.w1, (t1 - t0) / 1e6, (t2 - t1) / 1e6, w.pieces->len, (t3 - t2) / 1e6,
+                   table->len, (g_get_monotonic_time () - t3) / 1e6);
           ok = sv_stream_ranks_agree (run->ranks, ok, error);
         }
       else
