@@ -124,17 +124,17 @@ cut_pieces (Window *w, gint32 start_label, gint64 min_size, gint64 max_size, int
     }
   n_pieces = sv_connectivity_enforce_threads (w->in, nz, w->ny, w->nx, 0, max_size, start_label,
                                               SV_CONNECTIVITY_RULE_CONNECTED, w->piece, n_threads);
-  for (gsize v = 0; v < n; v++)
-    w->piece[v] = w->piece[v] == start_label - 1 ? MASKED : w->piece[v] - start_label;
   g_array_set_size (w->pieces, (guint)MAX (n_pieces, 0));
   {
     Piece *pieces = (Piece *)(gpointer)w->pieces->data;
     gint32 next = 0;
 
+    /* Labels to pieces, each piece's first voxel and size, in one pass. */
     for (gsize v = 0; v < n; v++)
       {
-        const gint32 p = w->piece[v];
+        const gint32 p = w->piece[v] == start_label - 1 ? MASKED : w->piece[v] - start_label;
 
+        w->piece[v] = p;
         if (p < 0)
           continue;
         if (p == next)
