@@ -26,6 +26,48 @@
 #include "sv-test-ranks.h"
 #include "sv-test-volumes.h"
 
+/* n pretend devices. */
+static void
+make_keepers (SvBackend **keepers, guint n)
+{
+  for (guint w = 0; w < n; w++)
+    {
+      g_autoptr (GError) error = NULL;
+
+      keepers[w] = sv_backend_new ("keeping-device", &error);
+      g_assert_no_error (error);
+    }
+}
+
+/* Two stores of one name in folders "cpu" and `side` of the fixture's
+ * folder (the store's metadata names it), for the CPU's run and the
+ * devices'. */
+static void
+store_paths (Fixture *f, const char *side, char **cpu_out, char **out)
+{
+  g_autofree char *cpu_dir = g_build_filename (f->dir, "cpu", NULL);
+  g_autofree char *dir = g_build_filename (f->dir, side, NULL);
+
+  g_assert_cmpint (g_mkdir (cpu_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  *cpu_out = g_build_filename (cpu_dir, "labels.zarr", NULL);
+  *out = g_build_filename (dir, "labels.zarr", NULL);
+}
+
+/* A store of `codec` in chunks of 4 × 8 × 16. */
+static void
+small_chunks (SvZarrWriteOptions *zarr, const char *codec)
+{
+  g_autoptr (GError) error = NULL;
+
+  sv_zarr_write_options_init_defaults (zarr);
+  g_assert_true (sv_zarr_write_options_parse (zarr, codec, &error));
+  g_assert_no_error (error);
+  zarr->chunks[0] = 4;
+  zarr->chunks[1] = 8;
+  zarr->chunks[2] = 16;
+}
+
 static void
 test_kept_assignment (Fixture *f, gconstpointer data)
 {
@@ -55,11 +97,7 @@ test_kept_assignment (Fixture *f, gconstpointer data)
         ball[((gsize)z * 19 + y) * 21 + x]
             = (z - 11.0) * (z - 11.0) + (y - 9.0) * (y - 9.0) + (x - 10.0) * (x - 10.0) < 90;
   make_params (params);
-  for (guint w = 0; w < 3; w++)
-    {
-      keepers[w] = sv_backend_new ("keeping-device", &error);
-      g_assert_no_error (error);
-    }
+  make_keepers (keepers, 3);
 
   for (guint p = 0; p < G_N_ELEMENTS (params); p++)
     {
@@ -313,25 +351,15 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
 {
   g_autoptr (SvVolume) v = sv_test_textured_volume (23, 19, 21, 1);
   g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
-  /* One name in two folders: the store's metadata names it. */
-  g_autofree char *cpu_dir = g_build_filename (f->dir, "cpu", NULL);
-  g_autofree char *dir = g_build_filename (f->dir, "kept", NULL);
-  g_autofree char *cpu_out = g_build_filename (cpu_dir, "labels.zarr", NULL);
-  g_autofree char *out = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree char *cpu_out = NULL, *out = NULL;
   g_autoptr (GError) error = NULL;
   SvBackend *keepers[2];
   SvSlicParams params[5];
   SvZarrWriteOptions zarr;
 
   make_params (params);
-  g_assert_cmpint (g_mkdir (cpu_dir, 0700), ==, 0);
-  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
-  for (guint w = 0; w < 2; w++)
-    {
-      keepers[w] = sv_backend_new ("keeping-device", &error);
-      g_assert_no_error (error);
-    }
-  sv_zarr_write_options_init_defaults (&zarr);
+  store_paths (f, "kept", &cpu_out, &out);
+  make_keepers (keepers, 2);
   for (guint c = 0; c < 3; c++)
     {
       const char *codec = c == 1 ? "blosc:zstd:1" : "zlib:runs";
@@ -340,10 +368,7 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
       SvStreamOptions options;
       SvStreamReport report;
 
-      g_assert_true (sv_zarr_write_options_parse (&zarr, codec, &error));
-      zarr.chunks[0] = 4;
-      zarr.chunks[1] = 8;
-      zarr.chunks[2] = 16;
+      small_chunks (&zarr, codec);
       sv_stream_options_init_defaults (&options);
       options.slab_depth = 5;
       options.write_options.zarr = &zarr;
@@ -405,11 +430,7 @@ test_shared_connectivity (Fixture *f, gconstpointer data)
         mask[((gsize)z * ny + y) * nx + x]
             = !((z >= 17 && z < 20) || (y - 8.0) * (y - 8.0) + (x - 12.0) * (x - 12.0) < 10);
   make_params (params);
-  for (guint w = 0; w < 4; w++)
-    {
-      keepers[w] = sv_backend_new ("keeping-device", &error);
-      g_assert_no_error (error);
-    }
+  make_keepers (keepers, 4);
   device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
   device.only_first_keeps = FALSE;
   device.plane = (gsize)ny * nx;
@@ -462,36 +483,23 @@ test_shared_zarr (Fixture *f, gconstpointer data)
   const guint nz = 40, ny = 19, nx = 21;
   g_autoptr (SvVolume) v = sv_test_textured_volume (nz, ny, nx, 1);
   g_autofree char *in = sv_test_write_volume (f->dir, "in.tif", v, SV_SAMPLE_U16);
-  g_autofree char *cpu_dir = g_build_filename (f->dir, "cpu", NULL);
-  g_autofree char *dir = g_build_filename (f->dir, "shared", NULL);
-  g_autofree char *cpu_out = g_build_filename (cpu_dir, "labels.zarr", NULL);
-  g_autofree char *out = g_build_filename (dir, "labels.zarr", NULL);
+  g_autofree char *cpu_out = NULL, *out = NULL, *dir = g_build_filename (f->dir, "shared", NULL);
   g_autoptr (GError) error = NULL;
   SvBackend *keepers[4];
   SvSlicParams params[5];
   SvZarrWriteOptions zarr;
 
   make_params (params);
-  g_assert_cmpint (g_mkdir (cpu_dir, 0700), ==, 0);
-  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
-  for (guint w = 0; w < 4; w++)
-    {
-      keepers[w] = sv_backend_new ("keeping-device", &error);
-      g_assert_no_error (error);
-    }
+  store_paths (f, "shared", &cpu_out, &out);
+  make_keepers (keepers, 4);
   device.room_for_slabs = device.room_for_labels = device.room_for_connectivity = TRUE;
   device.only_first_keeps = FALSE;
   device.plane = (gsize)ny * nx;
-  sv_zarr_write_options_init_defaults (&zarr);
   for (guint c = 0; c < 2; c++)
     {
       const gboolean runs = c == 0;
 
-      g_assert_true (sv_zarr_write_options_parse (&zarr, runs ? "zlib:runs" : "blosc:zstd:1",
-                                                  &error));
-      zarr.chunks[0] = 4;
-      zarr.chunks[1] = 8;
-      zarr.chunks[2] = 16;
+      small_chunks (&zarr, runs ? "zlib:runs" : "blosc:zstd:1");
       for (guint p = 0; p < G_N_ELEMENTS (params); p++)
         {
           SvStreamOptions options;
