@@ -8,9 +8,11 @@
  * its offset, learns the labels of the pieces below its slices that its
  * pieces may join (by their first voxels, from the devices before it,
  * which are final by then), labels its pieces by following what they
- * join, and hands its slices to the file. The labels are
- * sv_connectivity_enforce's connected rule over the whole volume, bit
- * for bit.
+ * join, and hands its slices to the file; or, for an OME-Zarr store
+ * whose rows of chunks begin at every device's first slice, once all are
+ * labelled each hands its slices to a part of the store of its own, at
+ * once (SvShareParts). The labels are sv_connectivity_enforce's connected
+ * rule over the whole volume, bit for bit.
  *
  * Why a device's pieces are exact (stream-pieces.c says it for ranks):
  * the sequential rule cuts each 6-connected component of one input label
