@@ -404,17 +404,47 @@ gboolean sv__tiff_read_metadata (SvTiffReader *r, GError **error);
 /* The ImageJ description for a stack of nz pages ("ImageJ=...\n"). */
 char *sv__imagej_description (guint nz, const double spacing[3], const char *unit);
 
-/* A writer of the same OME-Zarr store's slices from z0 on (the start of a
- * row of chunks: sv__tiff_label_writer_share_depth), for another thread
- * while `writer` goes on: several devices write their own slices at once.
- * Once finish_share has synced them, its slices count towards writer's
- * finish. Each is freed with sv_tiff_label_writer_free, which leaves the
- * store to its writer. */
+/* A writer of the same OME-Zarr store's or TIFF's slices from z0 on (for
+ * a store, the start of a row of chunks: sv__tiff_label_writer_share_depth),
+ * for another thread while `writer` goes on: several devices write their
+ * own slices at once. Once finish_share has synced (a store) or written
+ * (a TIFF) them, its slices count towards writer's finish. Each is freed
+ * with sv_tiff_label_writer_free, which leaves the file to its writer. */
 SvTiffLabelWriter *sv__tiff_label_writer_new_share (SvTiffLabelWriter *writer, guint z0,
                                                     GError **error);
 gboolean sv__tiff_label_writer_finish_share (SvTiffLabelWriter *share, GError **error);
-/* The slices of a row of chunks where a share may begin; 0 for a TIFF,
- * whose pages go in order from one writer. */
+/* The slices of a row of chunks where a share may begin; 1 for a TIFF
+ * from the strip writer (its shares take turns: io-tiff-share.c); 0 when
+ * there can be no shares. */
 guint sv__tiff_label_writer_share_depth (SvTiffLabelWriter *writer);
+/* The TIFF's next slices into the file, from the thread whose turn it is
+ * (the public appends less the turns). */
+gboolean sv__tiff_label_writer_put (SvTiffLabelWriter *w, const gint32 *labels, guint depth,
+                                    GError **error);
+gboolean sv__tiff_label_writer_put_strips (SvTiffLabelWriter *w, guint depth,
+                                           const guint64 *sizes, const guint8 *bytes,
+                                           gint64 negative_slice, GError **error);
+
+/* ---- a label TIFF's later slices from other threads (io-tiff-share.c) --- */
+
+/* The writer's place in its file, which its shares wait on. */
+typedef struct _SvTiffTurns SvTiffTurns;
+SvTiffTurns *sv__tiff_turns_new (void);
+void sv__tiff_turns_free (SvTiffTurns *turns);
+/* The file now takes slice z_next. */
+void sv__tiff_turns_advance (SvTiffTurns *turns, guint z_next);
+
+/* Slices [z0, …) of `owner`'s file, appended by another thread: strips
+ * are held until the slices before z0 are in the file, labels wait for
+ * that. Freed unfinished, it fails the shares after it. */
+typedef struct _SvTiffShare SvTiffShare;
+SvTiffShare *sv__tiff_share_new (SvTiffLabelWriter *owner, SvTiffTurns *turns, const char *path,
+                                 guint z0, guint strips_per_page);
+gboolean sv__tiff_share_append (SvTiffShare *s, const gint32 *labels, guint depth, GError **error);
+gboolean sv__tiff_share_append_strips (SvTiffShare *s, guint depth, const guint64 *sizes,
+                                       const guint8 *bytes, gint64 negative_slice, GError **error);
+/* Waits for its turn and writes what it holds. */
+gboolean sv__tiff_share_finish (SvTiffShare *s, GError **error);
+void sv__tiff_share_free (SvTiffShare *s);
 
 G_END_DECLS

@@ -28,6 +28,8 @@ struct _SvTiffLabelWriter
    * file started for labels >= 0 (0: none); set by the writer's threads. */
   gint bad_slice;
   SvZarrLabelWriter *zarr; /* an OME-Zarr store instead (SvTiffWriteOptions.zarr) */
+  SvTiffTurns *turns;      /* where its shares take their turns (io-tiff-share.c) */
+  SvTiffShare *share;      /* a share of another writer's file instead */
 };
 
 /* Runs on the writer's threads, strip by strip: the check for negative
@@ -70,23 +72,17 @@ sv_tiff_label_writer_new (const char *path, guint nz, guint ny, guint nx, gboole
                            fill_slab_cb, w);
   if (!sv__tiff_output_begin (&w->out, path, &w->job, error))
     return NULL;
+  w->turns = sv__tiff_turns_new ();
   w->open = TRUE;
   return g_steal_pointer (&w);
 }
 
+/* The file's next slices, from whichever thread's turn it is. */
 gboolean
-sv_tiff_label_writer_append (SvTiffLabelWriter *w, const gint32 *labels, guint depth,
-                             GError **error)
+sv__tiff_label_writer_put (SvTiffLabelWriter *w, const gint32 *labels, guint depth,
+                           GError **error)
 {
-  g_return_val_if_fail (w != NULL && w->open, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (w->zarr != NULL)
-    {
-      w->open = sv__zarr_label_writer_append (w->zarr, labels, depth, error);
-      return w->open;
-    }
-  g_return_val_if_fail (w->z_next + depth <= w->job.nz, FALSE);
+  g_return_val_if_fail (w->open && w->z_next + depth <= w->job.nz, FALSE);
   w->slab = labels;
   w->slab_z0 = w->z_next;
   if (!sv__tiff_output_pages (&w->out, &w->job, w->z_next, w->z_next + depth, error))
@@ -109,6 +105,26 @@ sv_tiff_label_writer_append (SvTiffLabelWriter *w, const gint32 *labels, guint d
   return TRUE;
 }
 
+gboolean
+sv_tiff_label_writer_append (SvTiffLabelWriter *w, const gint32 *labels, guint depth,
+                             GError **error)
+{
+  g_return_val_if_fail (w != NULL && w->open, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (w->zarr != NULL)
+    {
+      w->open = sv__zarr_label_writer_append (w->zarr, labels, depth, error);
+      return w->open;
+    }
+  if (w->share != NULL)
+    return w->open = sv__tiff_share_append (w->share, labels, depth, error);
+  if (!sv__tiff_label_writer_put (w, labels, depth, error))
+    return FALSE;
+  sv__tiff_turns_advance (w->turns, w->z_next);
+  return TRUE;
+}
+
 guint
 sv_tiff_label_writer_strip_rows (SvTiffLabelWriter *w)
 {
@@ -125,12 +141,11 @@ sv_tiff_label_writer_strip_rows (SvTiffLabelWriter *w)
 }
 
 gboolean
-sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
-                                    const guint8 *bytes, gint64 negative_slice, GError **error)
+sv__tiff_label_writer_put_strips (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
+                                  const guint8 *bytes, gint64 negative_slice, GError **error)
 {
-  g_return_val_if_fail (w != NULL && w->open && sv_tiff_label_writer_strip_rows (w) > 0, FALSE);
+  g_return_val_if_fail (w->open && sv_tiff_label_writer_strip_rows (w) > 0, FALSE);
   g_return_val_if_fail (w->z_next + depth <= w->job.nz, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (negative_slice >= 0 && !w->negative)
     {
@@ -148,6 +163,22 @@ sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const gui
       return FALSE;
     }
   w->z_next += depth;
+  return TRUE;
+}
+
+gboolean
+sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
+                                    const guint8 *bytes, gint64 negative_slice, GError **error)
+{
+  g_return_val_if_fail (w != NULL && w->open, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (w->share != NULL)
+    return w->open
+           = sv__tiff_share_append_strips (w->share, depth, sizes, bytes, negative_slice, error);
+  if (!sv__tiff_label_writer_put_strips (w, depth, sizes, bytes, negative_slice, error))
+    return FALSE;
+  sv__tiff_turns_advance (w->turns, w->z_next);
   return TRUE;
 }
 
@@ -175,11 +206,21 @@ sv__tiff_label_writer_new_share (SvTiffLabelWriter *w, guint z0, GError **error)
 {
   g_autoptr (SvTiffLabelWriter) share = g_new0 (SvTiffLabelWriter, 1);
 
-  g_return_val_if_fail (w != NULL && w->open && w->zarr != NULL, NULL);
+  g_return_val_if_fail (w != NULL && w->open && sv__tiff_label_writer_share_depth (w) > 0, NULL);
 
-  share->zarr = sv__zarr_label_writer_new_share (w->zarr, z0, error);
-  if (share->zarr == NULL)
-    return NULL;
+  if (w->zarr != NULL)
+    {
+      share->zarr = sv__zarr_label_writer_new_share (w->zarr, z0, error);
+      if (share->zarr == NULL)
+        return NULL;
+    }
+  else
+    {
+      SvStripGeometry g;
+
+      sv__tiff_strip_geometry (&w->job, &g);
+      share->share = sv__tiff_share_new (w, w->turns, w->out.path, z0, g.strips_per_page);
+    }
   share->open = TRUE;
   return g_steal_pointer (&share);
 }
@@ -187,9 +228,13 @@ sv__tiff_label_writer_new_share (SvTiffLabelWriter *w, guint z0, GError **error)
 gboolean
 sv__tiff_label_writer_finish_share (SvTiffLabelWriter *share, GError **error)
 {
-  g_return_val_if_fail (share != NULL && share->open && share->zarr != NULL, FALSE);
+  g_return_val_if_fail (share != NULL && share->open
+                            && (share->zarr != NULL || share->share != NULL),
+                        FALSE);
 
   share->open = FALSE;
+  if (share->share != NULL)
+    return sv__tiff_share_finish (share->share, error);
   return sv__zarr_label_writer_finish_part (share->zarr, error);
 }
 
@@ -197,7 +242,11 @@ guint
 sv__tiff_label_writer_share_depth (SvTiffLabelWriter *w)
 {
   g_return_val_if_fail (w != NULL, 0);
-  return w->zarr != NULL ? sv__zarr_label_writer_row_depth (w->zarr) : 0;
+  if (w->zarr != NULL)
+    return sv__zarr_label_writer_row_depth (w->zarr);
+  /* A TIFF's shares may begin at any slice; libtiff's own writer has no
+   * strips to hand over. */
+  return w->share == NULL && w->out.strips != NULL ? 1 : 0;
 }
 
 gboolean
@@ -219,8 +268,11 @@ sv_tiff_label_writer_free (SvTiffLabelWriter *w)
     return;
   if (w->zarr != NULL)
     sv__zarr_label_writer_free (w->zarr);
+  else if (w->share != NULL)
+    sv__tiff_share_free (w->share);
   else if (w->open)
     sv__tiff_output_abort (&w->out);
+  sv__tiff_turns_free (w->turns);
   g_free (w->unit);
   g_free (w);
 }

@@ -8,9 +8,10 @@
  * its offset, learns the labels of the pieces below its slices that its
  * pieces may join (by their first voxels, from the devices before it,
  * which are final by then), labels its pieces by following what they
- * join, and hands its slices to the file; or, for an OME-Zarr store
- * whose rows of chunks begin at every device's first slice, once all are
- * labelled each hands its slices to a part of the store of its own, at
+ * join, and hands its slices to the file; or, where the file has parts
+ * (an OME-Zarr store whose rows of chunks begin at every device's first
+ * slice, or a TIFF whose later pages wait in memory for their turn),
+ * once all are labelled each hands its slices to a part of its own, at
  * once (SvShareParts). The labels are sv_connectivity_enforce's connected
  * rule over the whole volume, bit for bit.
  *
@@ -239,7 +240,7 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
   Job job = { NULL, 0, min_size, max_size, run->params->start_label, run->depth, sink, user_data,
               strips, parts, run->nz, run->ny, run->nx };
   const gboolean chunks = strips != NULL && strips->chunks[0] > 0;
-  gint64 counter, t0 = g_get_monotonic_time (), t1, t2;
+  gint64 counter, t0 = g_get_monotonic_time (), t1, t2, t3;
 
   *n_devices = 0;
   *held = 0;
@@ -307,6 +308,7 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
         goto fail;
       counter += share->n_new;
     }
+  t3 = g_get_monotonic_time ();
   if (job.parts != NULL)
     {
       sv__run_parallel ((int)job.n - 1, emit_share, &job);
@@ -317,6 +319,9 @@ sv__stream_device_pieces (Run *run, guint extent, gint64 min_size, gint64 max_si
            "and file %.3f s%s",
            job.n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (g_get_monotonic_time () - t2) / 1e6,
            job.parts != NULL ? " (each share its own part, at once)" : "");
+  if (job.parts != NULL)
+    g_debug ("connectivity on %u devices: the later shares' labels %.3f s, their parts %.3f s",
+             job.n, (t3 - t2) / 1e6, (g_get_monotonic_time () - t3) / 1e6);
   for (guint i = 0; i < job.n; i++)
     g_debug ("connectivity share %u: slices %u to %u, %" G_GINT64_FORMAT
              " new labels, %u warm-up pieces, %.3f s",

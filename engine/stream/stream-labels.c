@@ -351,8 +351,8 @@ typedef struct _LabelRoute
   gint64 usec_sink; /* in the label file's appends */
   gboolean chunks;  /* the file is a store that takes compressed chunks */
   guint compressed; /* slices that came compressed */
-  /* A device's part of a store (route_part_open): the route whose counts
-   * it joins. */
+  /* A device's part of the file (route_part_open): the route whose
+   * counts it joins. */
   struct _LabelRoute *owner;
 } LabelRoute;
 
@@ -436,8 +436,8 @@ strips_sink (guint z0, guint z1, const guint64 *sizes, const guint8 *bytes, gint
   return ok;
 }
 
-/* A device's own part of a store: a route to a writer of the store's
- * rows from z0 on. */
+/* A device's own part of the file: a route to a writer of its slices
+ * from z0 on. */
 static gpointer
 route_part_open (guint z0, gpointer user_data, SvStripSink *strips, GError **error)
 {
@@ -466,7 +466,7 @@ route_part_close (gpointer data, gboolean ok, GError **error)
   const gint64 t0 = g_get_monotonic_time ();
 
   ok = ok && sv__tiff_label_writer_finish_share (part->writer, error);
-  g_debug ("a device's part of the store: %.3f s in its appends, %.3f s to sync it",
+  g_debug ("a device's part of the label file: %.3f s in its appends, %.3f s to finish it",
            part->usec_sink / 1e6, (g_get_monotonic_time () - t0) / 1e6);
   /* The parts write at once: the file's time is the longest part's. */
   g_mutex_lock (&parts_lock);
@@ -488,7 +488,8 @@ connect_on_device (Run *run, guint extent, gint64 min_size, gint64 max_size,
   SvBackend *backend = run->plan.n_workers > 0 ? run->plan.workers[0] : NULL;
   const SvSlabSteps *steps = backend != NULL ? backend->klass->slab_steps : NULL;
   LabelRoute route = { run, writer, 0 };
-  /* A store's rows may be written by each device at once. */
+  /* A store's rows, or a TIFF's pages, may come from each device at
+   * once. */
   const SvShareParts parts
       = { sv__tiff_label_writer_share_depth (writer), route_part_open, route_part_close, &route };
   /* The device compresses the label file's strips, or an OME-Zarr store's

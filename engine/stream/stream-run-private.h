@@ -118,7 +118,8 @@ gint64 sv__stream_pieces_connect (Run *run, guint extent, gint64 min_size, gint6
 /* ---- stream-device-pieces.c ---- */
 
 /* An output that the devices may write at once, each its own slices
- * (an OME-Zarr store's rows of chunks): `open` gives a part of it for the
+ * (an OME-Zarr store's rows of chunks, or a TIFF's pages, which its
+ * parts hand over in turn): `open` gives a part of it for the
  * slices from z0 on (z0 a multiple of `row_depth`) with its own sink's
  * data and, when the file takes compressed chunks, strips whose
  * user_data is that part; `close` finishes it (ok) or drops it. */

@@ -410,7 +410,11 @@ test_zarr_chunks (Fixture *f, gconstpointer data)
  * window, so that at low compactness a warm-up reaches across several
  * shares): the CPU's streamed file every time, with a mask whose
  * background fills whole slices and a cylinder, pieces cut at max_size
- * and small ones merged; the report says how many devices shared it. */
+ * and small ones merged; the report says how many devices shared it.
+ * The later devices hand their pages to the file at once (they meet in
+ * emit_kept), holding their strips in memory until their turn: as much
+ * as they like, none, or 2000 bytes. A device that fails after its first
+ * slab leaves one line and no file. */
 static void
 test_shared_connectivity (Fixture *f, gconstpointer data)
 {
@@ -453,17 +457,48 @@ test_shared_connectivity (Fixture *f, gconstpointer data)
 
             g_test_message ("params %u, slabs of %u, %u devices", p, depth, n_workers);
             device.run++;
+            device.emit_meet = (gint)n_workers - 1;
+            device.emit_arrived = device.emit_met = 0;
+            if (depth > 1)
+              g_setenv ("SV_TIFF_SHARE_BYTES", depth == 2 ? "0" : "2000", TRUE);
             options.backends = keepers;
             options.n_backends = n_workers;
             g_assert_true (
                 sv_stream_slic_run (in, out, &params[p], m, &options, NULL, &report, &error));
+            g_unsetenv ("SV_TIFF_SHARE_BYTES");
             g_assert_no_error (error);
             sv_test_assert_same_file (cpu_out, out);
             g_assert_true (report.labels_on_device);
             g_assert_cmpuint (report.connect_devices, ==, n_workers);
+            g_assert_cmpint (device.emit_met, ==, n_workers > 2 ? n_workers - 1 : 0);
             g_assert_cmpint (g_remove (out), ==, 0);
           }
       }
+  /* The third of four devices fails after its first slab; the fourth
+   * waits for its turn, which never comes. */
+  {
+    SvStreamOptions options;
+    g_autoptr (GDir) listing = NULL;
+    const char *name;
+
+    sv_stream_options_init_defaults (&options);
+    options.slab_depth = 2;
+    options.backends = keepers;
+    options.n_backends = 4;
+    device.emit_meet = 0;
+    device.failing_emit = (gint)keeping_device_index (keepers[2]);
+    g_assert_false (sv_stream_slic_run (in, out, &params[0], NULL, &options, NULL, NULL, &error));
+    device.failing_emit = -1;
+    g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
+    g_assert_nonnull (strstr (error->message, "cannot be copied"));
+    g_assert_null (strchr (error->message, '\n'));
+    g_clear_error (&error);
+    listing = g_dir_open (f->dir, 0, &error);
+    g_assert_no_error (error);
+    while ((name = g_dir_read_name (listing)) != NULL)
+      if (g_str_has_prefix (name, "shared") || g_str_has_prefix (name, "."))
+        g_error ("left behind: %s", name);
+  }
   for (guint w = 0; w < 4; w++)
     sv_backend_free (keepers[w]);
 }
