@@ -164,6 +164,8 @@ sv__cuda_iter_init (SvCudaIter *it, const SvSlicContext *ctx, guint nz, guint ny
   it->ignore_colour = 0;
   it->colour_shift = ctx->colour_shift;
   it->k = (int)k;
+  it->band0 = 0;
+  it->band1 = (int)k;
 }
 
 /* The iteration constants from the pipeline's context, and the centres

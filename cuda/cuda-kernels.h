@@ -22,6 +22,10 @@ struct SvCudaIter
   int ignore_colour; /* maskSLIC's spatial-only pass */
   int colour_shift;  /* fixed-point shift of the colour sums */
   int k;             /* number of clusters */
+  /* The clusters that are binned and whose windows are made, [band0,
+   * band1): all k but in a streamed pass of a device whose slabs only
+   * those can reach (SvSlabSteps.begin_pass). */
+  int band0, band1;
   /* The slices the assignment, update, SLIC-zero and fill kernels visit,
    * [z_begin, z_end) of the nz above (the whole volume: 0, nz). Their
    * image, mask and nearest arrays hold these slices only, from z_begin

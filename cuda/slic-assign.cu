@@ -536,8 +536,8 @@ __global__ void
 windows_kernel (SvCudaIter it, const float *__restrict__ centres, const uint8_t *__restrict__ alive,
                 int *__restrict__ windows)
 {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= it.k || !alive[k])
+  int k = it.band0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.band1 || !alive[k])
     return;
   const float *c = centres + (size_t)k * (3 + it.nc);
   int *w = windows + (size_t)k * 6;
@@ -589,9 +589,9 @@ sv_cuda_assign (const SvCudaIter &it, const float *image, const uint8_t *mask, c
   image = volume_base (image, it, it.nc);
   mask = volume_base (mask, it, 1);
   nearest = volume_base (nearest, it, 1);
-  if (it.k > 0)
-    windows_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, centres, alive,
-                                                                          windows);
+  if (it.band1 > it.band0)
+    windows_kernel<<<grid_for (it.band1 - it.band0, SV_BLOCK), SV_BLOCK, 0, stream>>> (
+        it, centres, alive, windows);
   switch (it.nc)
     {
     case 1:

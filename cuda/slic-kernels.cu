@@ -13,8 +13,8 @@ __global__ void
 bin_count_kernel (SvCudaIter it, const float *__restrict__ centres,
                   const uint8_t *__restrict__ alive, int *__restrict__ cell_count)
 {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= it.k || !alive[k])
+  int k = it.band0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.band1 || !alive[k])
     return;
   atomicAdd (&cell_count[cell_index (it, centres + (size_t)k * (3 + it.nc))], 1);
 }
@@ -24,8 +24,8 @@ bin_fill_kernel (SvCudaIter it, const float *__restrict__ centres,
                  const uint8_t *__restrict__ alive, const int *__restrict__ cell_start,
                  int *__restrict__ cell_fill, int *__restrict__ cell_items)
 {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= it.k || !alive[k])
+  int k = it.band0 + blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= it.band1 || !alive[k])
     return;
   int cell = cell_index (it, centres + (size_t)k * (3 + it.nc));
   /* The order inside a cell is arbitrary; the assignment does not depend on it. */
@@ -37,10 +37,10 @@ cudaError_t
 sv_cuda_bin_count (const SvCudaIter &it, const float *centres, const uint8_t *alive,
                    int *cell_count, cudaStream_t stream)
 {
-  if (it.k == 0)
+  if (it.band1 <= it.band0)
     return cudaSuccess;
-  bin_count_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (it, centres, alive,
-                                                                          cell_count);
+  bin_count_kernel<<<grid_for (it.band1 - it.band0, SV_BLOCK), SV_BLOCK, 0, stream>>> (
+      it, centres, alive, cell_count);
   return cudaGetLastError ();
 }
 
@@ -48,9 +48,9 @@ cudaError_t
 sv_cuda_bin_fill (const SvCudaIter &it, const float *centres, const uint8_t *alive,
                   const int *cell_start, int *cell_fill, int *cell_items, cudaStream_t stream)
 {
-  if (it.k == 0)
+  if (it.band1 <= it.band0)
     return cudaSuccess;
-  bin_fill_kernel<<<grid_for (it.k, SV_BLOCK), SV_BLOCK, 0, stream>>> (
+  bin_fill_kernel<<<grid_for (it.band1 - it.band0, SV_BLOCK), SV_BLOCK, 0, stream>>> (
       it, centres, alive, cell_start, cell_fill, cell_items);
   return cudaGetLastError ();
 }

@@ -61,6 +61,7 @@ sv__cuda_slabs_free (SvCudaSlabs *s)
   cudaStreamSynchronize (s->up);
   cudaStreamSynchronize (s->down);
   free_k_buffers (s);
+  sv__slab_sums_pinned_take (s);
   if (s->h_sums_pinned)
     cudaFreeHost (s->h_sums);
   else

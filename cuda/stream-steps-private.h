@@ -43,6 +43,11 @@ struct _SvCudaSlabs
   guint64 *h_sums;
   gsize h_sums_len;
   gboolean h_sums_pinned;
+  /* A larger pinned h_sums being made on a thread of its own while the
+   * pass runs (pinning hundreds of MB took a quarter of the first pass). */
+  GThread *sums_pinning;
+  guint64 *sums_pinned;
+  gsize sums_pinned_len;
   int *d_cell_count, *d_cell_start, *d_cell_fill, *d_cell_items, *d_windows;
   void *d_scan_tmp;
   size_t scan_tmp_bytes;
@@ -161,6 +166,9 @@ typedef struct
 SlabMarks *sv__slab_marks_next (SvCudaSlabs *s);
 /* At the end of a pass: the marks not yet read, and the pass's overlap. */
 void sv__slab_marks_read_pass (SvCudaSlabs *s);
+/* The pinned sums buffer made while the pass ran, if one was, as h_sums
+ * (stream-steps.cu). */
+void sv__slab_sums_pinned_take (SvCudaSlabs *s);
 
 /* ---- stream-resident.cu ---- */
 

@@ -349,6 +349,16 @@ gboolean sv__tiff_strip_writer_pages (SvTiffStripWriter *writer, guint z0, guint
 gboolean sv__tiff_strip_writer_put_strips (SvTiffStripWriter *writer, guint z0, guint z1,
                                            const guint64 *sizes, const guint8 *bytes,
                                            char **problem);
+/* put_strips in two steps: the pages placed (their offsets and
+ * directories, at once), then written from any thread while later pages
+ * are placed and written by others. The placed pieces (opaque) point
+ * into `bytes`, which must stay until they are written or dropped. */
+GArray *sv__tiff_strip_writer_place_strips (SvTiffStripWriter *writer, guint z0, guint z1,
+                                            const guint64 *sizes, const guint8 *bytes,
+                                            char **problem);
+gboolean sv__tiff_strip_writer_write_placed (SvTiffStripWriter *writer, GArray *placed,
+                                             char **problem);
+void sv__tiff_strip_writer_drop_placed (GArray *placed);
 void sv__tiff_strip_writer_free (SvTiffStripWriter *writer);
 
 /* Writeback of a file's pages asked for on a thread of its own every
@@ -391,6 +401,12 @@ gboolean sv__tiff_output_pages (SvTiffOutput *out, const SvTiffWriteJob *job, gu
  * only): sv__tiff_strip_writer_put_strips. */
 gboolean sv__tiff_output_strips (SvTiffOutput *out, guint z0, guint z1, const guint64 *sizes,
                                  const guint8 *bytes, GError **error);
+/* The same in two steps (sv__tiff_strip_writer_place_strips), for
+ * writers on several threads: a failure leaves the file to
+ * sv__tiff_output_abort, once no thread writes any more. */
+GArray *sv__tiff_output_place_strips (SvTiffOutput *out, guint z0, guint z1, const guint64 *sizes,
+                                      const guint8 *bytes, GError **error);
+gboolean sv__tiff_output_write_placed (SvTiffOutput *out, GArray *placed, GError **error);
 gboolean sv__tiff_output_finish (SvTiffOutput *out, GError **error);
 void sv__tiff_output_abort (SvTiffOutput *out);
 
@@ -424,6 +440,13 @@ gboolean sv__tiff_label_writer_put (SvTiffLabelWriter *w, const gint32 *labels, 
 gboolean sv__tiff_label_writer_put_strips (SvTiffLabelWriter *w, guint depth,
                                            const guint64 *sizes, const guint8 *bytes,
                                            gint64 negative_slice, GError **error);
+/* put_strips in two steps (sv__tiff_output_place_strips): a share places
+ * its slices in its turn and writes them after it. */
+GArray *sv__tiff_label_writer_place_strips (SvTiffLabelWriter *w, guint depth,
+                                            const guint64 *sizes, const guint8 *bytes,
+                                            gint64 negative_slice, GError **error);
+gboolean sv__tiff_label_writer_write_placed (SvTiffLabelWriter *w, GArray *placed,
+                                             GError **error);
 
 /* ---- a label TIFF's later slices from other threads (io-tiff-share.c) --- */
 

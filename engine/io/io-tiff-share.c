@@ -1,14 +1,16 @@
 /* Supervox engine: a label TIFF's later slices from other threads (the
  * devices that share the connectivity), while its writer goes on. A
  * TIFF's pages lie in order, so only the share whose slices come next
- * writes; the others keep the strips their devices compressed for them
- * in memory and hand them over when their turn comes. The devices thus
- * compress at once and the file is still the one writer's, byte for
- * byte. Labels that are still to be compressed (the owner's pool
- * compresses them), and strips beyond a share's memory, wait for its
- * turn. A share that fails or goes unfinished ends the turns: the shares
- * after it fail with one line instead of waiting for slices that never
- * come. */
+ * places them (their offsets and directories, at once); the others keep
+ * the strips their devices compressed for them in memory until their
+ * turn. A share's turn ends once its slices are placed: it writes them
+ * while the next share places and writes its own, so the devices
+ * compress at once, the shares write at once, and the file is still the
+ * one writer's, byte for byte. Labels that are still to be compressed
+ * (the owner's pool compresses them), and strips beyond a share's memory,
+ * wait for its turn. A share that fails or goes unfinished ends the
+ * turns: the shares after it fail with one line instead of waiting for
+ * slices that never come. */
 #define G_LOG_DOMAIN "sv-engine"
 
 #include <string.h>
@@ -146,7 +148,7 @@ wait_turn (SvTiffShare *s, GError **error)
   return !failed;
 }
 
-/* Its slices written: the next share's turn may come. */
+/* Its slices placed: the next share's turn may come. */
 static void
 written (SvTiffShare *s, guint depth)
 {
@@ -154,32 +156,63 @@ written (SvTiffShare *s, guint depth)
   sv__tiff_turns_advance (s->turns, s->z_written);
 }
 
-/* On its turn: what it holds into the file. */
+/* Writes what was placed, in order, and drops it. */
 static gboolean
-hand_over (SvTiffShare *s, GError **error)
+write_placed (SvTiffShare *s, GPtrArray *placed, gboolean ok, GError **error)
+{
+  for (guint i = 0; i < placed->len; i++)
+    if (ok)
+      ok = sv__tiff_label_writer_write_placed (s->owner, placed->pdata[i], error);
+    else
+      sv__tiff_strip_writer_drop_placed (placed->pdata[i]);
+  g_ptr_array_free (placed, TRUE);
+  return ok;
+}
+
+/* On its turn: what it holds, and then (when `depth` > 0) the strips
+ * given, placed in the file; the next share's turn comes before they are
+ * written. */
+static gboolean
+hand_over (SvTiffShare *s, guint depth, const guint64 *more_sizes, const guint8 *more_bytes,
+           gint64 negative_slice, GError **error)
 {
   const guint64 *sizes = (const guint64 *)s->sizes->data;
+  GPtrArray *placed = g_ptr_array_new ();
   gsize at_size = 0, at_byte = 0;
+  gboolean ok = TRUE;
 
-  for (guint i = 0; i < s->held->len; i++)
+  for (guint i = 0; ok && i < s->held->len; i++)
     {
       const HeldSlices *h = &g_array_index (s->held, HeldSlices, i);
       const gsize n = (gsize)h->depth * s->strips_per_page;
+      GArray *pieces;
       gsize len = 0;
 
       for (gsize j = 0; j < n; j++)
         len += sizes[at_size + j];
-      if (!sv__tiff_label_writer_put_strips (s->owner, h->depth, sizes + at_size,
-                                             s->bytes + at_byte, h->negative_slice, error))
-        return FALSE;
+      pieces = sv__tiff_label_writer_place_strips (s->owner, h->depth, sizes + at_size,
+                                                   s->bytes + at_byte, h->negative_slice, error);
+      if ((ok = pieces != NULL))
+        g_ptr_array_add (placed, pieces);
       at_size += n;
       at_byte += len;
-      written (s, h->depth);
     }
+  if (ok && depth > 0)
+    {
+      GArray *pieces = sv__tiff_label_writer_place_strips (s->owner, depth, more_sizes, more_bytes,
+                                                           negative_slice, error);
+
+      if ((ok = pieces != NULL))
+        g_ptr_array_add (placed, pieces);
+    }
+  /* Placed: the turn goes on while they are written. */
+  if (ok)
+    written (s, s->z_next - s->z_written);
+  ok = write_placed (s, placed, ok, error);
   g_array_set_size (s->held, 0);
   g_array_set_size (s->sizes, 0);
   s->n_bytes = 0;
-  return TRUE;
+  return ok;
 }
 
 /* Room for n bytes held; FALSE when the memory is not there (the strips
@@ -212,7 +245,7 @@ sv__tiff_share_append (SvTiffShare *s, const gint32 *labels, guint depth, GError
 {
   g_return_val_if_fail (!s->done, FALSE);
 
-  if (!wait_turn (s, error) || !hand_over (s, error)
+  if (!wait_turn (s, error) || !hand_over (s, 0, NULL, NULL, -1, error)
       || !sv__tiff_label_writer_put (s->owner, labels, depth, error))
     return failed (s);
   s->z_next += depth;
@@ -242,11 +275,10 @@ sv__tiff_share_append_strips (SvTiffShare *s, guint depth, const guint64 *sizes,
       s->z_next += depth;
       return TRUE;
     }
-  if (!wait_turn (s, error) || !hand_over (s, error)
-      || !sv__tiff_label_writer_put_strips (s->owner, depth, sizes, bytes, negative_slice, error))
-    return failed (s);
+  /* Its turn, or no room to hold them: they go after what it holds. */
   s->z_next += depth;
-  written (s, depth);
+  if (!wait_turn (s, error) || !hand_over (s, depth, sizes, bytes, negative_slice, error))
+    return failed (s);
   return TRUE;
 }
 
@@ -257,7 +289,7 @@ sv__tiff_share_finish (SvTiffShare *s, GError **error)
 
   /* Once its last slice is in, the next share may have written its own
    * already: only a share that holds slices waits. */
-  if (s->held->len > 0 && (!wait_turn (s, error) || !hand_over (s, error)))
+  if (s->held->len > 0 && (!wait_turn (s, error) || !hand_over (s, 0, NULL, NULL, -1, error)))
     return failed (s);
   s->done = TRUE;
   return TRUE;

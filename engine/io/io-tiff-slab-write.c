@@ -166,6 +166,38 @@ sv__tiff_label_writer_put_strips (SvTiffLabelWriter *w, guint depth, const guint
   return TRUE;
 }
 
+GArray *
+sv__tiff_label_writer_place_strips (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
+                                    const guint8 *bytes, gint64 negative_slice, GError **error)
+{
+  GArray *placed;
+
+  g_return_val_if_fail (w->open && sv_tiff_label_writer_strip_rows (w) > 0, NULL);
+  g_return_val_if_fail (w->z_next + depth <= w->job.nz, NULL);
+
+  /* Other threads may still be writing: the file is dropped once the
+   * run fails, when they are done. */
+  if (negative_slice >= 0 && !w->negative)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "%s: a negative label in slice %" G_GINT64_FORMAT
+                   " of a file started for labels >= 0",
+                   w->out.path, negative_slice);
+      return NULL;
+    }
+  placed = sv__tiff_output_place_strips (&w->out, w->z_next, w->z_next + depth, sizes, bytes,
+                                         error);
+  if (placed != NULL)
+    w->z_next += depth;
+  return placed;
+}
+
+gboolean
+sv__tiff_label_writer_write_placed (SvTiffLabelWriter *w, GArray *placed, GError **error)
+{
+  return sv__tiff_output_write_placed (&w->out, placed, error);
+}
+
 gboolean
 sv_tiff_label_writer_append_strips (SvTiffLabelWriter *w, guint depth, const guint64 *sizes,
                                     const guint8 *bytes, gint64 negative_slice, GError **error)

@@ -388,15 +388,14 @@ sv__tiff_strip_writer_pages (SvTiffStripWriter *w, guint z0, guint z1, char **pr
   return ok;
 }
 
-gboolean
-sv__tiff_strip_writer_put_strips (SvTiffStripWriter *w, guint z0, guint z1, const guint64 *sizes,
-                                  const guint8 *bytes, char **problem)
+GArray *
+sv__tiff_strip_writer_place_strips (SvTiffStripWriter *w, guint z0, guint z1,
+                                    const guint64 *sizes, const guint8 *bytes, char **problem)
 {
   const guint32 per_page = w->geometry.strips_per_page;
-  g_autoptr (GArray) pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
-  gboolean ok;
+  GArray *pieces = g_array_new (FALSE, FALSE, sizeof (Piece));
 
-  g_return_val_if_fail (w->next_strip == (guint64)z0 * per_page, FALSE);
+  g_return_val_if_fail (w->next_strip == (guint64)z0 * per_page, NULL);
   g_mutex_lock (&w->lock);
   for (guint z = z0; z < z1 && w->problem == NULL; z++)
     {
@@ -416,14 +415,49 @@ sv__tiff_strip_writer_put_strips (SvTiffStripWriter *w, guint z0, guint z1, cons
       sizes += per_page;
     }
   w->next_strip = w->next_place = w->end_strip = (guint64)z1 * per_page;
+  if (w->problem != NULL)
+    {
+      *problem = g_strdup (w->problem);
+      g_mutex_unlock (&w->lock);
+      sv__tiff_strip_writer_drop_placed (pieces);
+      return NULL;
+    }
   g_mutex_unlock (&w->lock);
-  write_pieces (w, pieces);
+  return pieces;
+}
+
+gboolean
+sv__tiff_strip_writer_write_placed (SvTiffStripWriter *w, GArray *placed, char **problem)
+{
+  gboolean ok;
+
+  write_pieces (w, placed);
+  g_array_free (placed, TRUE);
   g_mutex_lock (&w->lock);
   ok = w->problem == NULL;
   if (!ok)
     *problem = g_strdup (w->problem);
   g_mutex_unlock (&w->lock);
   return ok;
+}
+
+void
+sv__tiff_strip_writer_drop_placed (GArray *placed)
+{
+  if (placed == NULL)
+    return;
+  for (guint i = 0; i < placed->len; i++)
+    g_free (g_array_index (placed, Piece, i).owned);
+  g_array_free (placed, TRUE);
+}
+
+gboolean
+sv__tiff_strip_writer_put_strips (SvTiffStripWriter *w, guint z0, guint z1, const guint64 *sizes,
+                                  const guint8 *bytes, char **problem)
+{
+  GArray *placed = sv__tiff_strip_writer_place_strips (w, z0, z1, sizes, bytes, problem);
+
+  return placed != NULL && sv__tiff_strip_writer_write_placed (w, placed, problem);
 }
 
 void

@@ -187,6 +187,33 @@ sv__tiff_output_strips (SvTiffOutput *out, guint z0, guint z1, const guint64 *si
   return TRUE;
 }
 
+GArray *
+sv__tiff_output_place_strips (SvTiffOutput *out, guint z0, guint z1, const guint64 *sizes,
+                              const guint8 *bytes, GError **error)
+{
+  g_autofree char *problem = NULL;
+  GArray *placed;
+
+  g_return_val_if_fail (out->strips != NULL, NULL);
+  placed = sv__tiff_strip_writer_place_strips (out->strips, z0, z1, sizes, bytes, &problem);
+  if (placed == NULL)
+    set_write_error (error, SV_ENGINE_ERROR_IO, out->path, problem);
+  return placed;
+}
+
+gboolean
+sv__tiff_output_write_placed (SvTiffOutput *out, GArray *placed, GError **error)
+{
+  g_autofree char *problem = NULL;
+
+  if (!sv__tiff_strip_writer_write_placed (out->strips, placed, &problem))
+    {
+      set_write_error (error, SV_ENGINE_ERROR_IO, out->path, problem);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sv__tiff_output_finish (SvTiffOutput *out, GError **error)
 {

@@ -84,17 +84,46 @@ host_fill_worker (gpointer data, int w)
     }
 }
 
-/* host_fill_worker on every worker; the first worker's error is the one
- * told. */
+/* The labels kept on the devices made by every device at once: each
+ * gets the final centres, labels its own slabs and tallies them into a
+ * slot of its own. In turn, four devices at 2048³ took 1.1 s for what
+ * one device does in 0.4 s. */
+static void
+kept_labels_worker (gpointer data, int w)
+{
+  HostFill *f = data;
+  Run *run = f->run;
+  const SvSlabPlan *plan = &run->plan;
+  SvBackend *backend = plan->workers[w];
+  const SvSlabSteps *steps = backend->klass->slab_steps;
+  const gsize k = run->clusters.k;
+  GError **error = &f->errors[w];
+  guint64 n_in = 0;
+  guint z_first, z_end;
+  gboolean ok;
+
+  sv__slab_plan_worker_slices (plan, (guint)w, &z_first, &z_end);
+  ok = steps->begin_pass (backend, &run->ctx, &run->clusters, 0, k, error);
+  for (guint z0 = z_first; ok && z0 < z_end; z0 += plan->depth)
+    ok = !g_cancellable_set_error_if_cancelled (run->options->cancellable, error)
+         && steps->label_kept_slab (backend, z0, MIN (z0 + plan->depth, z_end), NULL,
+                                    run->params->start_label, error);
+  if (ok && steps->end_pass (backend, NULL, NULL, 0, 0, error)
+      && steps->kept_tally (backend, f->tally->zmin + (gsize)w * k, f->tally->zmax + (gsize)w * k,
+                            &n_in, &f->tally->negative[w], error))
+    f->tally->n_in[w] = (gsize)n_in;
+}
+
+/* `worker` on every worker; the first worker's error is the one told. */
 static gboolean
-fill_on_workers (Run *run, SvLabelTally *tally, GError **error)
+on_workers (Run *run, SvLabelTally *tally, SvWorkFunc worker, GError **error)
 {
   const guint n = run->plan.n_workers;
   g_autofree GError **errors = g_new0 (GError *, n);
   HostFill f = { run, tally, tally->n_threads / (int)n, errors };
   gboolean ok = TRUE;
 
-  sv__run_parallel ((int)n, host_fill_worker, &f);
+  sv__run_parallel ((int)n, worker, &f);
   for (guint w = 0; w < n; w++)
     if (errors[w] != NULL)
       {
@@ -115,13 +144,15 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
 {
   const gsize k = run->clusters.k;
   const SvSlabPlan *plan = &run->plan;
-  /* Labels the host holds are made by every worker at once where no mask
-   * is read (the mask's reader serves one slab at a time), each worker
-   * with slots of the tally of its own (eight at most): at 4096³ one
-   * device of four took 98 s for them. */
-  const gboolean at_once = !plan->assignment_kept && iterated && plan->n_workers > 1
+  /* Labels are made by every worker at once where no mask is read (the
+   * mask's reader serves one slab at a time), each worker with slots of
+   * the tally of its own (eight at most): at 4096³ one device of four
+   * took 98 s for the labels the host holds. */
+  const gboolean at_once = iterated && plan->n_workers > 1
                            && plan->n_workers <= SV_LABEL_TALLY_MAX_SLOTS
                            && !sv__stream_mask_any (&run->mask);
+  /* So are kept labels, each device's slot the tally's. */
+  const gboolean kept_at_once = at_once && plan->assignment_kept;
   /* Kept labels are made by the worker that keeps each slab; the host's
    * fill otherwise goes through the first. */
   const guint n_fillers = plan->assignment_kept || at_once ? plan->n_workers : 1;
@@ -135,17 +166,22 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
    * slots only cost their clearing and merging (at 2048³, 8.6 M clusters
    * in 8 slots: 0.3 s of the final labels on one thread). */
   sv__label_tally_init (&tally, k,
-                        plan->assignment_kept
+                        kept_at_once ? (int)plan->n_workers
+                        : plan->assignment_kept
                             ? 1
                             : at_once ? MAX (sv__resolve_threads (run->options->n_threads),
                                              (int)plan->n_workers)
                                       : run->options->n_threads);
-  for (guint w = 0; ok && iterated && w < n_fillers; w++)
+  if (kept_at_once)
+    ok = on_workers (run, &tally, kept_labels_worker, error);
+  for (guint w = 0; ok && iterated && !kept_at_once && w < n_fillers; w++)
     ok = plan->workers[w]->klass->slab_steps->begin_pass (plan->workers[w], &run->ctx,
-                                                          &run->clusters, error);
+                                                          &run->clusters, 0, run->clusters.k,
+                                                          error);
   g_debug ("final labels: the centres given to %u backends", n_fillers);
   /* Labels kept on the device are made and tallied there. */
-  for (guint z0 = run->z_begin; ok && plan->assignment_kept && z0 < run->z_end; z0 += run->depth)
+  for (guint z0 = run->z_begin; ok && plan->assignment_kept && !kept_at_once && z0 < run->z_end;
+       z0 += run->depth)
     {
       guint z1 = MIN (z0 + run->depth, run->z_end);
       SvBackend *owner = sv__slab_plan_owner (plan, z0);
@@ -155,8 +191,8 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
            && owner->klass->slab_steps->label_kept_slab (owner, z0, z1, run->ctx.mask,
                                                          run->params->start_label, error);
     }
-  if (ok && at_once)
-    ok = fill_on_workers (run, &tally, error);
+  if (ok && at_once && !kept_at_once)
+    ok = on_workers (run, &tally, host_fill_worker, error);
   for (guint z0 = run->z_begin; ok && !run->plan.assignment_kept && !at_once && z0 < run->z_end;
        z0 += run->depth)
     {
@@ -188,10 +224,10 @@ sv__stream_run_final_labels (Run *run, gboolean iterated, LabelSummary *sum, GEr
       ok = sv__spill_write (run->spill, z0, z1, run->nearest, error);
     }
   g_debug ("final labels: slabs handed over");
-  for (guint w = 0; ok && iterated && w < n_fillers; w++)
+  for (guint w = 0; ok && iterated && !kept_at_once && w < n_fillers; w++)
     ok = plan->workers[w]->klass->slab_steps->end_pass (plan->workers[w], NULL, NULL, 0, 0, error);
   g_debug ("final labels: made");
-  for (guint w = 0; ok && plan->assignment_kept && w < plan->n_workers; w++)
+  for (guint w = 0; ok && plan->assignment_kept && !kept_at_once && w < plan->n_workers; w++)
     ok = sv__label_tally_from_backend (&tally, plan->workers[w], error);
   sv__label_tally_finish (&tally, &sum->n_in, &sum->negative);
   g_debug ("final labels: tallied");

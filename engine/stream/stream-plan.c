@@ -64,6 +64,7 @@ sv__stream_run_plan_workers (Run *run, const SvTiffReadOptions *read_options, GE
             return FALSE;
           }
     }
+  plan->assign_band = g_new0 (gsize, 2 * MAX (plan->n_workers, 1));
   /* A slab for each reader, in what the memory limit leaves. */
   {
     const gsize slab_bytes
@@ -83,6 +84,7 @@ sv__stream_run_plan_clear (SvSlabPlan *plan)
   for (guint w = 0; plan->worker_sums != NULL && w < plan->n_workers; w++)
     g_free (plan->worker_sums[w]);
   g_clear_pointer (&plan->worker_sums, g_free);
+  g_clear_pointer (&plan->assign_band, g_free);
 }
 
 /* Before a pass whose assignment is needed again: the workers are asked,

@@ -260,6 +260,10 @@ typedef struct
   /* With several workers, each one's sums for a pass (k·(4 + nc)), made
    * once for the run; NULL with one worker, which adds into the pass's. */
   gint64 **worker_sums;
+  /* Worker w's band of clusters in the last assignment pass, [2w, 2w + 1)
+   * (NULL: not kept): SLIC-zero's maxima read that assignment's clusters,
+   * whose centres have moved since. */
+  gsize *assign_band;
   /* With several workers whose backends take the file's samples: each
    * one's own reader of the image and buffer of a slab, so that the first
    * pass reads and hands over slabs on every worker at once instead of in

@@ -76,7 +76,7 @@ cpu_release (SvBackend *backend)
 
 static gboolean
 cpu_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
-                GError **error)
+                gsize k0, gsize k1, GError **error)
 {
   CpuPass *pass = cpu_pass (backend);
   const gsize k = clusters->k;

@@ -253,6 +253,18 @@ worker_run (Pass *pass, guint w, GError **error)
    * MPI that is a share of the sums (8.6 M clusters at 2048³ are 345 MB). */
   if (!alone || plan->z_begin > 0 || plan->z_end < plan->image->nz)
     worker_clusters (pass, w, &k0, &k1);
+  if (plan->assign_band != NULL && pass->kind == SV_SLAB_ASSIGN)
+    {
+      plan->assign_band[2 * w] = k0;
+      plan->assign_band[2 * w + 1] = k1;
+    }
+  else if (plan->assign_band != NULL && plan->assign_band[2 * w + 1] > 0)
+    {
+      /* A cluster of the assignment whose centre moved out of reach still
+       * has its voxels in these slabs. */
+      k0 = k1 > 0 ? MIN (k0, plan->assign_band[2 * w]) : plan->assign_band[2 * w];
+      k1 = MAX (k1, plan->assign_band[2 * w + 1]);
+    }
   pass->band[2 * w] = k0;
   pass->band[2 * w + 1] = k1;
   if (own_sums != NULL && k0 < k1)
@@ -271,7 +283,7 @@ worker_run (Pass *pass, guint w, GError **error)
   g_mutex_lock (&pass->lock);
   ok = !pass->failed;
   g_mutex_unlock (&pass->lock);
-  ok = ok && steps->begin_pass (backend, pass->ctx, pass->clusters, error);
+  ok = ok && steps->begin_pass (backend, pass->ctx, pass->clusters, k0, k1, error);
   t1 = g_get_monotonic_time ();
   for (guint z0 = plan->z_begin; ok && z0 < plan->z_end; z0 += plan->depth, slab++)
     {

@@ -81,7 +81,7 @@ failing_destroy (SvBackend *backend)
 
 static gboolean
 failing_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
-                    GError **error)
+                    gsize k0, gsize k1, GError **error)
 {
   g_set_error_literal (error, SV_ENGINE_ERROR, failing_code, "device says no");
   return FALSE;

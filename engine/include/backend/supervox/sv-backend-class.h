@@ -96,9 +96,12 @@ typedef struct
 {
   /* A pass starts: the clusters as the pass reads them (centres, alive
    * flags, SLIC-zero maxima; borrowed until end_pass) and the run's
-   * context (ctx->ignore_colour set for maskSLIC's first pass). */
+   * context (ctx->ignore_colour set for maskSLIC's first pass). Only
+   * clusters [k0, k1) can reach the slabs it will be given (as end_pass
+   * says): a device need only hold those. A pass that fills unassigned
+   * voxels gets every cluster, [0, k). */
   gboolean (*begin_pass) (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *clusters,
-                          GError **error);
+                          gsize k0, gsize k1, GError **error);
   /* Assigns the slab's voxels and adds them to the pass's sums; when sink
    * is not NULL the slab's assignment goes to it, perhaps only by a later
    * call or end_pass (a device queues the slab and returns). `data` and
