@@ -123,8 +123,10 @@ slab_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters 
   if (k1 > k0)
     SV_CUDA_CHECK (cudaMemsetAsync (s->d_sums + k0 * ns, 0,
                                     (k1 - k0) * ns * sizeof (unsigned long long), s->compute));
-  /* The band's sums come back into pinned memory at the pass's end. */
-  if (s->sums_pinning == NULL && s->h_sums_len < (k1 - k0) * ns)
+  /* The band's sums come back into pinned memory at the pass's end:
+   * made during the first pass (a later one that needs more grows it in
+   * end_pass; the final labels' pass, with every cluster, sums nothing). */
+  if (s->sums_pinning == NULL && s->h_sums == NULL && k1 > k0)
     {
       s->sums_pinned_len = (k1 - k0) * ns + (k1 - k0) * ns / 4;
       s->sums_pinning = g_thread_try_new ("sv-cuda-pin", pin_sums, s, NULL);
