@@ -8,6 +8,7 @@
 #include "supervox/sv-connectivity.h"
 #include "supervox/sv-error.h"
 #include "supervox/sv-io-slab.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-stream.h"
 #include "backend-private.h"
 #include "io-tiff-private.h"
@@ -420,4 +421,46 @@ keeping_device_share_handles (gboolean share)
 {
   steps.export_kept = share ? keeping_export_kept : NULL;
   steps.import_kept = share ? keeping_import_kept : NULL;
+}
+
+/* n pretend devices. */
+void
+keeping_devices_new (SvBackend **keepers, guint n)
+{
+  for (guint w = 0; w < n; w++)
+    {
+      g_autoptr (GError) error = NULL;
+
+      keepers[w] = sv_backend_new ("keeping-device", &error);
+      g_assert_no_error (error);
+    }
+}
+
+/* Two stores of one name in folders "cpu" and `side` of the fixture's
+ * folder (the store's metadata names it), for the CPU's run and the
+ * devices'. */
+void
+keeping_store_paths (Fixture *f, const char *side, char **cpu_out, char **out)
+{
+  g_autofree char *cpu_dir = g_build_filename (f->dir, "cpu", NULL);
+  g_autofree char *dir = g_build_filename (f->dir, side, NULL);
+
+  g_assert_cmpint (g_mkdir (cpu_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  *cpu_out = g_build_filename (cpu_dir, "labels.zarr", NULL);
+  *out = g_build_filename (dir, "labels.zarr", NULL);
+}
+
+/* A store of `codec` in chunks of 4 × 8 × 16. */
+void
+keeping_small_chunks (SvZarrWriteOptions *zarr, const char *codec)
+{
+  g_autoptr (GError) error = NULL;
+
+  sv_zarr_write_options_init_defaults (zarr);
+  g_assert_true (sv_zarr_write_options_parse (zarr, codec, &error));
+  g_assert_no_error (error);
+  zarr->chunks[0] = 4;
+  zarr->chunks[1] = 8;
+  zarr->chunks[2] = 16;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "supervox/sv-backend-class.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-params.h"
 
 G_BEGIN_DECLS
@@ -70,5 +71,12 @@ void fixture_teardown (Fixture *f, gconstpointer data);
 /* Parameter sets: plain, SLIC-zero from label 0, a mask (two passes),
  * no connectivity, and splits and merges across slabs. */
 void make_params (SvSlicParams params[5]);
+/* n pretend devices. */
+void keeping_devices_new (SvBackend **keepers, guint n);
+/* Two stores of one name in folders "cpu" and `side` of the fixture's
+ * folder, for the CPU's run and the devices'. */
+void keeping_store_paths (Fixture *f, const char *side, char **cpu_out, char **out);
+/* A store of `codec` in chunks of 4 × 8 × 16. */
+void keeping_small_chunks (SvZarrWriteOptions *zarr, const char *codec);
 
 G_END_DECLS
