@@ -424,10 +424,12 @@ char *sv__imagej_description (guint nz, const double spacing[3], const char *uni
  * a store, the start of a row of chunks: sv__tiff_label_writer_share_depth),
  * for another thread while `writer` goes on: several devices write their
  * own slices at once. Once finish_share has synced (a store) or written
- * (a TIFF) them, its slices count towards writer's finish. Each is freed
- * with sv_tiff_label_writer_free, which leaves the file to its writer. */
+ * (a TIFF) them, its slices count towards writer's finish. A TIFF's
+ * share holds at most `held_bytes` of strips until its turn
+ * (sv__tiff_share_new). Each is freed with sv_tiff_label_writer_free,
+ * which leaves the file to its writer. */
 SvTiffLabelWriter *sv__tiff_label_writer_new_share (SvTiffLabelWriter *writer, guint z0,
-                                                    GError **error);
+                                                    guint64 held_bytes, GError **error);
 gboolean sv__tiff_label_writer_finish_share (SvTiffLabelWriter *share, GError **error);
 /* The slices of a row of chunks where a share may begin; 1 for a TIFF
  * from the strip writer (its shares take turns: io-tiff-share.c); 0 when
@@ -458,11 +460,12 @@ void sv__tiff_turns_free (SvTiffTurns *turns);
 void sv__tiff_turns_advance (SvTiffTurns *turns, guint z_next);
 
 /* Slices [z0, …) of `owner`'s file, appended by another thread: strips
- * are held until the slices before z0 are in the file, labels wait for
- * that. Freed unfinished, it fails the shares after it. */
+ * are held (at most `held_bytes`, and an eighth of the memory free) until
+ * the slices before z0 are placed in the file, labels wait for that.
+ * Freed unfinished, it fails the shares after it. */
 typedef struct _SvTiffShare SvTiffShare;
 SvTiffShare *sv__tiff_share_new (SvTiffLabelWriter *owner, SvTiffTurns *turns, const char *path,
-                                 guint z0, guint strips_per_page);
+                                 guint z0, guint strips_per_page, guint64 held_bytes);
 gboolean sv__tiff_share_append (SvTiffShare *s, const gint32 *labels, guint depth, GError **error);
 gboolean sv__tiff_share_append_strips (SvTiffShare *s, guint depth, const guint64 *sizes,
                                        const guint8 *bytes, gint64 negative_slice, GError **error);

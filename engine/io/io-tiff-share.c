@@ -91,22 +91,22 @@ turns_fail (SvTiffTurns *turns, guint z0)
   g_mutex_unlock (&turns->lock);
 }
 
-/* How much a share may hold: an eighth of the memory free now (the
- * devices' strips are a few hundred MB at 2048³), unless
- * SV_TIFF_SHARE_BYTES says (for the tests of the waits). */
+/* How much a share may hold: what the run gives it, and an eighth of
+ * the memory free now at most (a device's strips are about 1 GB at
+ * 2048³), unless SV_TIFF_SHARE_BYTES says (for the tests of the waits). */
 static gsize
-share_limit (void)
+share_limit (guint64 held_bytes)
 {
   const char *forced = g_getenv ("SV_TIFF_SHARE_BYTES");
 
   if (forced != NULL)
     return (gsize)g_ascii_strtoull (forced, NULL, 10);
-  return (gsize)MAX (sv_memory_available () / 8, (guint64)64 << 20);
+  return (gsize)MIN (held_bytes, sv_memory_available () / 8);
 }
 
 SvTiffShare *
 sv__tiff_share_new (SvTiffLabelWriter *owner, SvTiffTurns *turns, const char *path, guint z0,
-                    guint strips_per_page)
+                    guint strips_per_page, guint64 held_bytes)
 {
   SvTiffShare *s = g_new0 (SvTiffShare, 1);
 
@@ -117,7 +117,9 @@ sv__tiff_share_new (SvTiffLabelWriter *owner, SvTiffTurns *turns, const char *pa
   s->z0 = s->z_written = s->z_next = z0;
   s->held = g_array_new (FALSE, FALSE, sizeof (HeldSlices));
   s->sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
-  s->limit = share_limit ();
+  s->limit = share_limit (held_bytes);
+  g_debug ("%s: the share from slice %u may hold %.1f MB until its turn", path, z0,
+           s->limit / 1e6);
   return s;
 }
 

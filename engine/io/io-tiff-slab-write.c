@@ -234,7 +234,8 @@ sv_tiff_label_writer_append_chunks (SvTiffLabelWriter *w, guint depth, const gui
 }
 
 SvTiffLabelWriter *
-sv__tiff_label_writer_new_share (SvTiffLabelWriter *w, guint z0, GError **error)
+sv__tiff_label_writer_new_share (SvTiffLabelWriter *w, guint z0, guint64 held_bytes,
+                                 GError **error)
 {
   g_autoptr (SvTiffLabelWriter) share = g_new0 (SvTiffLabelWriter, 1);
 
@@ -251,7 +252,8 @@ sv__tiff_label_writer_new_share (SvTiffLabelWriter *w, guint z0, GError **error)
       SvStripGeometry g;
 
       sv__tiff_strip_geometry (&w->job, &g);
-      share->share = sv__tiff_share_new (w, w->turns, w->out.path, z0, g.strips_per_page);
+      share->share
+          = sv__tiff_share_new (w, w->turns, w->out.path, z0, g.strips_per_page, held_bytes);
     }
   share->open = TRUE;
   return g_steal_pointer (&share);

@@ -483,7 +483,9 @@ route_part_open (guint z0, gpointer user_data, SvStripSink *strips, GError **err
   part->run = route->run;
   part->chunks = route->chunks;
   part->owner = route;
-  part->writer = sv__tiff_label_writer_new_share (route->writer, z0, error);
+  /* The later devices' parts share what the run's memory limit leaves. */
+  part->writer = sv__tiff_label_writer_new_share (
+      route->writer, z0, route->run->room.left / MAX (route->run->plan.n_workers - 1, 1), error);
   if (part->writer == NULL)
     {
       g_free (part);
