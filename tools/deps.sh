@@ -10,7 +10,7 @@ packages=(
   python3-skimage python3-tifffile python3-numpy python3-scipy python3-zstandard python3-zarr
   python3-pytest python3-mesonpy python3-pip
   libopenmpi-dev openmpi-bin
-  xvfb xauth libgl1-mesa-dri mesa-utils
+  xvfb xauth xdotool libgl1-mesa-dri mesa-utils
 )
 
 missing=()
