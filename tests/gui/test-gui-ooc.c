@@ -32,6 +32,25 @@ ooc_open (gpointer data)
   return sv_window_is_out_of_core (data);
 }
 
+/* The scratch folder holds no file: a stopped run's label file goes with
+ * its worker, or, when the run had just finished, with its result once
+ * that is delivered, a moment after the window stops showing it busy. */
+static gboolean
+scratch_empty (gpointer data)
+{
+  const char *scratch = sv_window_get_scratch_dir (data);
+  g_autoptr (GDir) d = scratch != NULL ? g_dir_open (scratch, 0, NULL) : NULL;
+
+  return d != NULL && g_dir_read_name (d) == NULL;
+}
+
+/* Wakes the main loop while a test waits for something no event marks. */
+static gboolean
+tick_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
 /* Grey g in 0..255 at voxel (z, y, x): values that a 0..1 window shows as
  * themselves. */
 static guint
@@ -88,12 +107,12 @@ test_slices_from_file (Fixture *f, gconstpointer data)
   sv_window_stop (f->window);
   wait_until (ooc_shown, f->window, "the run to stop");
   {
-    const char *scratch = sv_window_get_scratch_dir (f->window);
-    g_autoptr (GDir) d = scratch ? g_dir_open (scratch, 0, NULL) : NULL;
+    const guint ticker = g_timeout_add (10, tick_cb, NULL);
     g_autofree gint32 *row = g_new (gint32, OY * OX);
-    g_assert_nonnull (scratch);
-    g_assert_nonnull (d);
-    g_assert_null (g_dir_read_name (d));
+
+    g_assert_nonnull (sv_window_get_scratch_dir (f->window));
+    wait_until (scratch_empty, f->window, "the stopped run's label file to go");
+    g_source_remove (ticker);
     g_assert_false (sv_window_read_label_slice (f->window, 0, row, NULL));
   }
 
