@@ -194,6 +194,10 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
   sv_run_devices_init (&ctx->devices, ctx->backend_choice.device, o->devices,
                        sv_cli_mpi_active () && local_rank != NULL ? atoi (local_rank) : -1,
                        device_limit);
+  /* Nothing has started the CUDA driver yet (MPI_Init does not), and
+   * this process runs only these devices. */
+  if (ctx->backend_choice.device != NULL && g_getenv ("SV_ALL_DEVICES_VISIBLE") == NULL)
+    sv_run_devices_show_only_used (&ctx->devices);
   return TRUE;
 }
 

@@ -60,6 +60,16 @@ device_numbers (const SvRunDevices *devices, GError **error)
       sv_backend_free (none);
       return NULL;
     }
+  /* Shown only the listed devices, the driver has fewer: one of them is
+   * not a GPU it can use. */
+  if (devices->n_visible > 0 && (guint)count < devices->n_visible)
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                   "CUDA can use %d of the %u GPUs asked for (%s=%s)", count, devices->n_visible,
+                   "CUDA_VISIBLE_DEVICES", g_getenv ("CUDA_VISIBLE_DEVICES"));
+      g_array_free (numbers, TRUE);
+      return NULL;
+    }
   if (devices->list != NULL && strcmp (devices->list, "all") == 0)
     for (int d = 0; d < count; d++)
       g_array_append_val (numbers, d);

@@ -31,11 +31,23 @@ typedef struct
   /* A device failed (a device error, not a lack of memory) in this
    * process: it is not tried again, the CPU runs from then on. */
   gboolean broken;
+  /* The devices the CUDA driver was narrowed to (0: not narrowed). */
+  guint n_visible;
 } SvRunDevices;
 
 void sv_run_devices_init (SvRunDevices *devices, const SvBackendClass *klass, const char *list,
                           int local_rank, guint64 memory_limit);
 void sv_run_devices_clear (SvRunDevices *devices);
+
+/* Sets CUDA_VISIBLE_DEVICES to the devices this run uses, renumbering
+ * the list to match, so that the driver's start enumerates only them
+ * (seconds on a machine of several GPUs). Only for a front end that owns
+ * its process, before anything in it starts the CUDA driver: a driver
+ * already started would take the renumbered list as other GPUs. FALSE
+ * (and nothing changed) for "all", a list that names a GPU the machine
+ * lacks (opening the devices says so), or when what the driver would see
+ * is not known. */
+gboolean sv_run_devices_show_only_used (SvRunDevices *devices);
 
 /* The devices' part of the budgets: how many are usable and what one lets
  * a run use, unless `choice` asks for the CPU (which touches no device).
