@@ -584,6 +584,7 @@ latency_trials (Bench *b, int trials, int size, const char *tag, const char *wha
   g_autofree double *lat_result = g_new (double, MAX (trials, 1));
   g_autofree double *lat_drawn = g_new (double, MAX (trials, 1));
   g_autofree double *lat_job = g_new (double, MAX (trials, 1));
+  g_autofree double *frame_wait = g_new (double, MAX (trials, 1));
   g_autofree char *key = NULL;
   SvJobResult *r;
   Stats s;
@@ -596,6 +597,9 @@ latency_trials (Bench *b, int trials, int size, const char *tag, const char *wha
       run_for (0.3);
       b->t_drawn = 0;
       b->drawn_pending = FALSE;
+      /* What the window's frame may wait for a quick result now
+       * (sv-window-frame.c). */
+      frame_wait[i] = sv_window_get_frame_wait_us (b->window) / 1000.0;
       t0 = now_us ();
       sv_params_panel_set_compactness (panel, 0.2 + 0.1 * i);
       b->target = sv_window_get_generation (b->window);
@@ -623,6 +627,7 @@ latency_trials (Bench *b, int trials, int size, const char *tag, const char *wha
   json_stats (json, key = g_strdup_printf ("latency%s_result_ms", tag), s);
   g_free (key);
   print_stats_row ("change → result drawn (after-paint)", s = stats_of (lat_drawn, trials));
+  print_stats_row ("the frame's wait for a quick result", stats_of (frame_wait, trials));
   json_stats (json, key = g_strdup_printf ("latency%s_drawn_ms", tag), s);
 }
 

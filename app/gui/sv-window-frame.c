@@ -7,28 +7,27 @@
  * request takes less than a part of a frame, the frame's update phase
  * waits for its result (at most that part) and delivers it there, before
  * the frame is laid out and painted: the frame that shows the new value
- * shows its segmentation too. The part is what a frame leaves once it
- * is painted: the display's refresh interval less the recent paints'
- * peak and a margin, so that the frame still makes its refresh.
- * SV_GUI_SAME_FRAME_MS sets the part instead (0: never wait; tests give a
- * slow machine more). */
+ * shows its segmentation too. The part is the display's refresh interval
+ * less a margin: a result the frame waits for is drawn in it, at most a
+ * paint's time late, where the next frame would draw it a whole interval
+ * later. On the GPU machine's window (256³, a 10–12 ms run, paints of
+ * 6 ms) a wait of 10 ms drew results 33 ms after the change, one of 15 ms
+ * 20 ms after it. SV_GUI_SAME_FRAME_MS sets the part instead (0: never
+ * wait; tests give a slow machine more). */
 #define G_LOG_DOMAIN "sv-window"
 
 #include "sv-window-private.h"
 
 /* A refresh interval the frame clock does not know yet: 60 Hz. */
 #define REFRESH_US 16667
-/* Before any paint is measured. */
-#define PAINT_GUESS_US 4000
-/* For what the peak does not foresee: a frame a millisecond late is as
- * late as one a whole refresh late. */
+/* For the delivery and the rest of the frame's update. */
 #define MARGIN_US 1000
 
 static gint64
-budget_us (SvWindow *self, GdkFrameClock *clock)
+budget_us (GdkFrameClock *clock)
 {
   const char *ms = g_getenv ("SV_GUI_SAME_FRAME_MS");
-  gint64 refresh = 0, paint = self->paint_peak_us > 0 ? self->paint_peak_us : PAINT_GUESS_US;
+  gint64 refresh = 0;
 
   if (ms != NULL && *ms != '\0')
     return (gint64)(g_ascii_strtod (ms, NULL) * 1000.0);
@@ -36,28 +35,7 @@ budget_us (SvWindow *self, GdkFrameClock *clock)
                                     NULL);
   if (refresh <= 0)
     refresh = REFRESH_US;
-  return MAX (refresh - paint - MARGIN_US, 0);
-}
-
-/* A frame's work from its start (less the wait for a result) to the end
- * of GTK's paint handler, which is connected before this window's. */
-static void
-frame_begin_cb (GdkFrameClock *clock, SvWindow *self)
-{
-  self->paint_begin_us = g_get_monotonic_time ();
-}
-
-static void
-frame_paint_cb (GdkFrameClock *clock, SvWindow *self)
-{
-  gint64 paint;
-
-  if (self->paint_begin_us == 0)
-    return;
-  paint = g_get_monotonic_time () - self->paint_begin_us;
-  self->paint_begin_us = 0;
-  /* A slow paint counts at once; quick ones bring the peak down slowly. */
-  self->paint_peak_us = MAX (paint, self->paint_peak_us - (self->paint_peak_us - paint) / 8);
+  return MAX (refresh - MARGIN_US, 0);
 }
 
 static void
@@ -69,8 +47,6 @@ frame_update_cb (GdkFrameClock *clock, SvWindow *self)
   if (generation == 0 || generation <= self->done_generation || self->job == NULL)
     return;
   sv_job_deliver_when_ready (self->job, generation, self->await_us);
-  /* The wait is not the paint's. */
-  self->paint_begin_us = g_get_monotonic_time ();
 }
 
 void
@@ -81,7 +57,7 @@ sv_window_frame_await (SvWindow *self, const SvJobRequest *request)
   double seconds;
 
   self->await_generation = 0;
-  if (clock == NULL || self->job == NULL || (budget = budget_us (self, clock)) <= 0)
+  if (clock == NULL || self->job == NULL || (budget = budget_us (clock)) <= 0)
     return;
   seconds = sv_job_estimate_seconds (self->job, request);
   /* Nothing comparable has run yet, or it takes longer. */
@@ -95,13 +71,7 @@ sv_window_frame_await (SvWindow *self, const SvJobRequest *request)
 gint64
 sv_window_get_frame_wait_us (SvWindow *self)
 {
-  return self->frame_clock != NULL ? budget_us (self, self->frame_clock) : -1;
-}
-
-gint64
-sv_window_get_paint_peak_us (SvWindow *self)
-{
-  return self->paint_peak_us;
+  return self->frame_clock != NULL ? budget_us (self->frame_clock) : -1;
 }
 
 static void
@@ -110,10 +80,6 @@ realize_cb (GtkWidget *widget, SvWindow *self)
   self->frame_clock = g_object_ref (gtk_widget_get_frame_clock (widget));
   self->frame_update_handler
       = g_signal_connect (self->frame_clock, "update", G_CALLBACK (frame_update_cb), self);
-  self->frame_begin_handler
-      = g_signal_connect (self->frame_clock, "before-paint", G_CALLBACK (frame_begin_cb), self);
-  self->frame_paint_handler
-      = g_signal_connect (self->frame_clock, "paint", G_CALLBACK (frame_paint_cb), self);
 }
 
 static void
@@ -124,9 +90,6 @@ unrealize_cb (GtkWidget *widget, SvWindow *self)
   /* A quality waiting for a paint goes to the worker now: none is coming. */
   sv_window_quality_unrealize (self);
   g_clear_signal_handler (&self->frame_update_handler, self->frame_clock);
-  g_clear_signal_handler (&self->frame_begin_handler, self->frame_clock);
-  g_clear_signal_handler (&self->frame_paint_handler, self->frame_clock);
-  self->paint_begin_us = 0;
   g_clear_object (&self->frame_clock);
   self->await_generation = 0;
 }

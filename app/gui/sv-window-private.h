@@ -130,10 +130,7 @@ struct _SvWindow
   guint64 await_generation;
   gint64 await_us;
   GdkFrameClock *frame_clock; /* while realized */
-  gulong frame_update_handler, frame_begin_handler, frame_paint_handler;
-  /* The frames' work to their paint's end: when the last began, and a
-   * peak that decays, which sets how long a frame may wait. */
-  gint64 paint_begin_us, paint_peak_us;
+  gulong frame_update_handler;
 
   /* Loading a file on a worker thread (sv-window-files.c). */
   gboolean loading;

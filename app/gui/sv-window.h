@@ -55,11 +55,9 @@ SvJobResult *sv_window_get_result (SvWindow *window);
 /* Generation of the newest request posted to the engine. */
 guint64 sv_window_get_generation (SvWindow *window);
 /* How long a frame may wait now for a quick run's result, in µs: the
- * refresh interval less the recent paints' peak and a margin
- * (sv-window-frame.c); 0 when frames do not wait, −1 when not realized. */
+ * refresh interval less a margin (sv-window-frame.c); 0 when frames do
+ * not wait, −1 when not realized. */
 gint64 sv_window_get_frame_wait_us (SvWindow *window);
-/* The recent paints' peak that sets it, in µs (0: none measured yet). */
-gint64 sv_window_get_paint_peak_us (SvWindow *window);
 SvParamsPanel *sv_window_get_params_panel (SvWindow *window);
 SvSliceView *sv_window_get_slice_view (SvWindow *window, SvAxis axis);
 /* The error dialog currently shown, or NULL. */

@@ -175,86 +175,27 @@ test_real_drag (Fixture *f, gconstpointer data)
   g_signal_handler_disconnect (panel, change_handler);
 }
 
-/* Frames whose paint takes 20 ms more (a sleep at their start) leave no
- * time to wait; once they are quick again the paints' peak comes down. */
+/* By default a frame may wait for all of its refresh interval but a
+ * millisecond; the variable decides when set, and 0 turns it off. */
 static void
-sleep_in_paint_cb (GdkFrameClock *clock, gpointer data)
-{
-  g_usleep (20000);
-}
-
-static gboolean
-frames_painted (gpointer data)
-{
-  return (guint)GPOINTER_TO_UINT (g_object_get_data (data, "painted")) >= 40;
-}
-
-static gint64 least_peak;
-
-static void
-count_paint_cb (GdkFrameClock *clock, GObject *counter)
-{
-  guint n = GPOINTER_TO_UINT (g_object_get_data (counter, "painted"));
-
-  least_peak = MIN (least_peak, sv_window_get_paint_peak_us (SV_WINDOW (counter)));
-  g_object_set_data (counter, "painted", GUINT_TO_POINTER (n + 1));
-  gtk_widget_queue_draw (GTK_WIDGET (counter));
-}
-
-/* Paints 40 frames; returns the least peak seen after one of them (a
- * loaded machine's one slow frame raises the peak for a while). */
-static gint64
-paint_frames (SvWindow *window, GdkFrameClock *clock)
-{
-  gulong handler = g_signal_connect (clock, "after-paint", G_CALLBACK (count_paint_cb), window);
-
-  least_peak = G_MAXINT64;
-  g_object_set_data (G_OBJECT (window), "painted", GUINT_TO_POINTER (0));
-  gtk_widget_queue_draw (GTK_WIDGET (window));
-  wait_until (frames_painted, window, "40 frames painted");
-  g_signal_handler_disconnect (clock, handler);
-  return least_peak;
-}
-
-static void
-test_wait_follows_paint (Fixture *f, gconstpointer data)
+test_wait_of_a_frame (Fixture *f, gconstpointer data)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
-  gint64 refresh = 0, peak, slow_peak;
-  gulong sleeper;
+  gint64 refresh = 0;
 
   g_unsetenv ("SV_GUI_SAME_FRAME_MS");
   wait_until (window_settled, f->window, "the first run settled");
-  paint_frames (f->window, clock);
-  peak = sv_window_get_paint_peak_us (f->window);
   gdk_frame_clock_get_refresh_info (clock, gdk_frame_clock_get_frame_time (clock), &refresh,
                                     NULL);
-  if (refresh <= 0)
-    refresh = 16667;
-  g_test_message ("refresh %" G_GINT64_FORMAT " µs, paints' peak %" G_GINT64_FORMAT
-                  " µs: a frame may wait %" G_GINT64_FORMAT " µs",
-                  refresh, peak, sv_window_get_frame_wait_us (f->window));
-  g_assert_cmpint (peak, >, 0);
-  g_assert_cmpint (sv_window_get_frame_wait_us (f->window), ==, MAX (refresh - peak - 1000, 0));
-
-  /* A sleep at the frame's start (after the window's own handler there,
-   * connected at realize) counts as its paint: no time is left to wait. */
-  sleeper = g_signal_connect (clock, "before-paint", G_CALLBACK (sleep_in_paint_cb), NULL);
-  paint_frames (f->window, clock);
-  g_signal_handler_disconnect (clock, sleeper);
-  slow_peak = sv_window_get_paint_peak_us (f->window);
-  g_test_message ("with 20 ms paints: peak %" G_GINT64_FORMAT " µs", slow_peak);
-  g_assert_cmpint (slow_peak, >=, 20000);
-  g_assert_cmpint (sv_window_get_frame_wait_us (f->window), ==, 0);
-
-  /* The peak decays as quick paints follow. */
-  peak = paint_frames (f->window, clock);
-  g_test_message ("quick again: peak down to %" G_GINT64_FORMAT " µs", peak);
-  g_assert_cmpint (peak, <, slow_peak - 5000);
-
-  /* The variable still decides when set. */
+  g_test_message ("refresh interval %" G_GINT64_FORMAT " µs, a frame may wait %" G_GINT64_FORMAT
+                  " µs",
+                  refresh, sv_window_get_frame_wait_us (f->window));
+  g_assert_cmpint (sv_window_get_frame_wait_us (f->window), ==,
+                   (refresh > 0 ? refresh : 16667) - 1000);
   g_setenv ("SV_GUI_SAME_FRAME_MS", "7", TRUE);
   g_assert_cmpint (sv_window_get_frame_wait_us (f->window), ==, 7000);
+  g_setenv ("SV_GUI_SAME_FRAME_MS", "0", TRUE);
+  g_assert_cmpint (sv_window_get_frame_wait_us (f->window), ==, 0);
   g_unsetenv ("SV_GUI_SAME_FRAME_MS");
 }
 
@@ -266,7 +207,7 @@ main (int argc, char **argv)
               test_result_in_frame_of_change, fixture_teardown);
   g_test_add ("/gui/frame/real-drag", Fixture, NULL, fixture_setup, test_real_drag,
               fixture_teardown);
-  g_test_add ("/gui/frame/wait-follows-paint", Fixture, NULL, fixture_setup,
-              test_wait_follows_paint, fixture_teardown);
+  g_test_add ("/gui/frame/wait-of-a-frame", Fixture, NULL, fixture_setup, test_wait_of_a_frame,
+              fixture_teardown);
   return g_test_run ();
 }
