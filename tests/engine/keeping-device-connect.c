@@ -186,7 +186,7 @@ keeping_connect_volume (SvBackend *backend, guint nz, guint ny, guint nx, guint 
   out = g_new (gint32, nz * plane);
   *n_labels = sv_connectivity_enforce (in, nz, ny, nx, min_size, max_size, start_label, rule, out);
   *held = nz;
-  device.connected++;
+  g_atomic_int_inc (&device.connected);
   /* Every other row of a store's chunks compressed: both kinds make one
    * store. */
   if (strips != NULL && strips->chunks[0] > 0)

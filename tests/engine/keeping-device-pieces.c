@@ -108,7 +108,7 @@ keeping_pieces_label (SvBackend *backend, gint64 min_size, gint64 max_size, int 
   for (gsize i = 0; i < n_own; i++)
     top = MAX (top, out[i]);
   *n_labels = (gint64)top - start_label + 1;
-  device.connected++;
+  g_atomic_int_inc (&device.connected);
   ok = keeping_emit (kp->kept, p->nz, kp->z0, kp->z1, p->ny, p->nx, depth, sink, user_data,
                      strips, error);
   keeping_pieces_drop (kp);

@@ -119,7 +119,7 @@ keeping_keep (SvBackend *backend, guint nz, guint z0, guint z1, gsize plane, gsi
     {
       g_assert_nonnull (kp->kept);
       keeper_drop (kp);
-      device.given_back++;
+      g_atomic_int_inc (&device.given_back);
       return TRUE;
     }
   if (!device.room_for_labels || (device.only_first_keeps && kp->index % 2 == 1))
@@ -195,7 +195,7 @@ keeping_label_kept_slab (SvBackend *backend, guint z0, guint z1, const guint8 *m
 
   slab = kept_at (kp, z0, z1);
   memset (kp->labelled + z0, 1, z1 - z0);
-  device.label_slabs++;
+  g_atomic_int_inc (&device.label_slabs);
   if (!kp->tallying)
     {
       for (gsize c = 0; c < kp->k; c++)

@@ -19,7 +19,8 @@ typedef struct
   gboolean only_first_keeps; /* the second device has no room for labels */
   gsize plane;
   gint samples_taken; /* atomic: the workers take slabs at once */
-  guint label_slabs, connected, given_back;
+  /* Atomic: the devices label, connect and give back at once. */
+  gint label_slabs, connected, given_back;
   gint strip_slabs; /* slabs of the label file handed over compressed (atomic) */
   gint chunk_rows;  /* rows of an OME-Zarr store's chunks handed over compressed (atomic) */
   gint stored;       /* slices of other ranks' labels stored (atomic: ranks are threads) */
