@@ -8,10 +8,8 @@
  * renumbered in the narrowed order. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "supervox/sv-run-execute.h"
+#include "run-devices-private.h"
 
-#include <stdlib.h>
-#include <string.h>
 
 #define VISIBLE_VAR "CUDA_VISIBLE_DEVICES"
 
@@ -57,56 +55,28 @@ visible_entries (void)
   return entries;
 }
 
-/* The device numbers the run would use out of `count`: the list's, or
- * the local rank's, or 0. FALSE for "all" or a list that does not parse
- * or names a device beyond `count` (opening the devices says why). */
-static gboolean
-used_numbers (const SvRunDevices *devices, guint count, GArray *numbers)
-{
-  if (devices->list == NULL)
-    {
-      guint d = devices->local_rank >= 0 ? (guint)devices->local_rank % count : 0;
-
-      g_array_append_val (numbers, d);
-      return TRUE;
-    }
-  if (strcmp (devices->list, "all") == 0)
-    return FALSE;
-
-  g_auto (GStrv) items = g_strsplit (devices->list, ",", -1);
-
-  for (guint i = 0; items[i] != NULL; i++)
-    {
-      char *end = NULL;
-      long d = strtol (items[i], &end, 10);
-
-      if (end == items[i] || *end != '\0' || d < 0 || d >= (long)count)
-        return FALSE;
-      g_array_append_val (numbers, (guint){ (guint)d });
-    }
-  return numbers->len > 0;
-}
-
 gboolean
 sv_run_devices_show_only_used (SvRunDevices *devices)
 {
   g_autoptr (GPtrArray) entries = NULL;
-  g_autoptr (GArray) numbers = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) numbers = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr (GString) visible = g_string_new (NULL);
   g_autoptr (GString) list = g_string_new (NULL);
 
+  /* "all" shows the driver every GPU anyway. */
   if (devices->klass == NULL || devices->n_visible > 0
-      || (entries = visible_entries ()) == NULL || !used_numbers (devices, entries->len, numbers))
+      || g_strcmp0 (devices->list, "all") == 0 || (entries = visible_entries ()) == NULL
+      || !sv__run_devices_numbers (devices, (int)entries->len, numbers) || numbers->len == 0)
     return FALSE;
   /* Each device once, in the order first listed ("0,0" drives one GPU
    * twice); the list names them by their place in that order. */
   for (guint i = 0; i < numbers->len; i++)
     {
-      const guint d = g_array_index (numbers, guint, i);
+      const int d = g_array_index (numbers, int, i);
       guint at = 0;
 
-      while (at < shown->len && g_array_index (shown, guint, at) != d)
+      while (at < shown->len && g_array_index (shown, int, at) != d)
         at++;
       if (at == shown->len)
         {

@@ -3,7 +3,7 @@
  * under mpirun each rank takes its host-local rank's device. */
 #define G_LOG_DOMAIN "sv-engine"
 
-#include "supervox/sv-run-execute.h"
+#include "run-devices-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +70,20 @@ device_numbers (const SvRunDevices *devices, GError **error)
       g_array_free (numbers, TRUE);
       return NULL;
     }
+  if (!sv__run_devices_numbers (devices, count, numbers))
+    {
+      g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
+                   "--devices must list GPUs from 0 to %d, or say all; got %s", count - 1,
+                   devices->list);
+      g_array_free (numbers, TRUE);
+      return NULL;
+    }
+  return numbers;
+}
+
+gboolean
+sv__run_devices_numbers (const SvRunDevices *devices, int count, GArray *numbers)
+{
   if (devices->list != NULL && strcmp (devices->list, "all") == 0)
     for (int d = 0; d < count; d++)
       g_array_append_val (numbers, d);
@@ -83,13 +97,7 @@ device_numbers (const SvRunDevices *devices, GError **error)
           long d = strtol (items[i], &end, 10);
 
           if (end == items[i] || *end != '\0' || d < 0 || d >= count)
-            {
-              g_set_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_INVALID_PARAM,
-                           "--devices must list GPUs from 0 to %d, or say all; got %s", count - 1,
-                           devices->list);
-              g_array_free (numbers, TRUE);
-              return NULL;
-            }
+            return FALSE;
           g_array_append_val (numbers, (int){ (int)d });
         }
     }
@@ -99,7 +107,7 @@ device_numbers (const SvRunDevices *devices, GError **error)
 
       g_array_append_val (numbers, d);
     }
-  return numbers;
+  return TRUE;
 }
 
 /* One device's free memory, asked on a thread of its own. */
