@@ -196,8 +196,14 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
                        device_limit);
   /* Nothing has started the CUDA driver yet (MPI_Init does not), and
    * this process runs only these devices. */
-  if (ctx->backend_choice.device != NULL && g_getenv ("SV_ALL_DEVICES_VISIBLE") == NULL)
-    sv_run_devices_show_only_used (&ctx->devices);
+  if (ctx->backend_choice.device != NULL && g_getenv ("SV_ALL_DEVICES_VISIBLE") == NULL
+      && sv_run_devices_show_only_used (&ctx->devices))
+    {
+      /* And they start now, while the first file's header, statistics and
+       * seeds are read. */
+      if (sv_run_devices_start (&ctx->devices, &ctx->backend_choice))
+        g_debug ("devices: opening beside the run");
+    }
   return TRUE;
 }
 

@@ -33,14 +33,15 @@ close_backends (SvRunDevices *devices)
 void
 sv_run_devices_clear (SvRunDevices *devices)
 {
+  sv__run_devices_drop_opening (devices);
   close_backends (devices);
   g_clear_pointer (&devices->list, g_free);
 }
 
 /* The device numbers of the list ("all": every one), or the local rank's,
  * or device 0. */
-static GArray *
-device_numbers (const SvRunDevices *devices, GError **error)
+GArray *
+sv__run_devices_list (const SvRunDevices *devices, GError **error)
 {
   GArray *numbers = g_array_new (FALSE, FALSE, sizeof (int));
   const int count = sv_backend_class_device_count (devices->klass);
@@ -132,8 +133,8 @@ ask_free (gpointer data)
  * the first question to a device starts its context, a few tenths of a
  * second each, which one after the other made every device added to a
  * run cost that much more before it began. */
-static gboolean
-least_free_bytes (const SvBackendClass *klass, GArray *numbers, guint64 *least)
+gboolean
+sv__run_devices_least_free (const SvBackendClass *klass, GArray *numbers, guint64 *least)
 {
   g_autofree FreeAsk *asks = g_new0 (FreeAsk, numbers->len);
   g_autofree GThread **threads = g_new0 (GThread *, numbers->len);
@@ -167,10 +168,20 @@ sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choi
 
   budgets->n_devices = 0;
   budgets->device_bytes = 0;
+  budgets->devices_opening = FALSE;
   budgets->devices_listed = devices->list != NULL;
   if (choice->device == NULL || (!choice->is_auto && !choice->wants_device))
     return;
-  numbers = device_numbers (devices, NULL);
+  /* Opening already: their memory is asked there, and the run waits for
+   * it only before its first pass. */
+  if (devices->opening != NULL)
+    {
+      budgets->n_devices = sv__run_devices_opening_count (devices);
+      budgets->device_bytes = devices->memory_limit;
+      budgets->devices_opening = TRUE;
+      return;
+    }
+  numbers = sv__run_devices_list (devices, NULL);
   budgets->n_devices = numbers != NULL ? numbers->len
                        : budgets->devices_listed
                            ? (guint)sv_backend_class_device_count (choice->device)
@@ -184,37 +195,59 @@ sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choi
       /* What the devices this run will use have free, the least of them:
        * asking the current device made every MPI rank start a context on
        * device 0, and measured that one's memory instead of its own. */
-      least_free_bytes (choice->device, numbers, &budgets->device_bytes);
+      sv__run_devices_least_free (choice->device, numbers, &budgets->device_bytes);
       g_debug ("devices: %u asked for their free memory in %.3f s", numbers->len,
                (g_get_monotonic_time () - t0) / 1e6);
     }
 }
 
 gboolean
+sv__run_devices_open_each (const SvRunDevices *devices, GArray *numbers, SvBackend **backends,
+                           GError **error)
+{
+  for (guint i = 0; i < numbers->len; i++)
+    {
+      const gint64 t0 = g_get_monotonic_time ();
+
+      backends[i]
+          = sv_backend_new_on_device (devices->klass, g_array_index (numbers, int, i), error);
+      if (backends[i] == NULL)
+        {
+          for (guint j = 0; j < i; j++)
+            g_clear_pointer (&backends[j], sv_backend_free);
+          return FALSE;
+        }
+      g_debug ("devices: device %d opened in %.3f s", g_array_index (numbers, int, i),
+               (g_get_monotonic_time () - t0) / 1e6);
+    }
+  return TRUE;
+}
+
+gboolean
 sv_run_devices_open (SvRunDevices *devices, GError **error)
 {
+  if (devices->opening != NULL)
+    {
+      guint64 least_free;
+
+      if (!sv__run_devices_await (devices, &least_free, error))
+        return FALSE;
+    }
   if (devices->n_backends == 0)
     {
-      g_autoptr (GArray) numbers = device_numbers (devices, error);
+      g_autoptr (GArray) numbers = sv__run_devices_list (devices, error);
+      SvBackend **backends;
 
       if (numbers == NULL)
         return FALSE;
-      devices->backends = g_new0 (SvBackend *, numbers->len);
-      for (guint i = 0; i < numbers->len; i++)
+      backends = g_new0 (SvBackend *, numbers->len);
+      if (!sv__run_devices_open_each (devices, numbers, backends, error))
         {
-          const gint64 t0 = g_get_monotonic_time ();
-
-          devices->backends[i]
-              = sv_backend_new_on_device (devices->klass, g_array_index (numbers, int, i), error);
-          if (devices->backends[i] == NULL)
-            {
-              close_backends (devices);
-              return FALSE;
-            }
-          devices->n_backends = i + 1;
-          g_debug ("devices: device %d opened in %.3f s", g_array_index (numbers, int, i),
-                   (g_get_monotonic_time () - t0) / 1e6);
+          g_free (backends);
+          return FALSE;
         }
+      devices->backends = backends;
+      devices->n_backends = numbers->len;
     }
   /* Slabs stay on the devices, and the connectivity runs there, within
    * the same limit. */

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "run-devices-private.h"
+#include "stream-private.h"
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-error.h"
 
@@ -37,21 +39,66 @@ run_in_memory (const SvRunJobSpec *spec, SvBackend *backend, SvRunReport *report
          && sv_backend_run (backend, spec->params, spec->control, &report->stats, error);
 }
 
-/* Streamed through `backends` (n of them; none: a CPU backend). */
+/* SvStreamOptions.await_backends for devices still opening. */
 static gboolean
-run_streamed (const SvRunJobSpec *spec, SvBackend *const *backends, guint n, SvRunReport *report,
-              GError **error)
+await_backends (gpointer data, SvBackend *const **backends, guint64 *least_free, GError **error)
+{
+  SvRunDevices *devices = data;
+
+  if (!sv__run_devices_await (devices, least_free, error))
+    return FALSE;
+  *backends = devices->backends;
+  return TRUE;
+}
+
+/* Streamed through `backends` (n of them; none: a CPU backend), or
+ * through the n devices still opening in `awaiting`, which the run asks
+ * for before its first pass. */
+static gboolean
+run_streamed (const SvRunJobSpec *spec, SvBackend *const *backends, guint n,
+              SvRunDevices *awaiting, guint max_slab_depth, SvRunReport *report, GError **error)
 {
   SvStreamOptions options = *spec->stream;
 
   options.memory_limit = spec->plan->memory_limit;
   options.backends = backends;
   options.n_backends = n;
-  options.max_slab_depth = n > 0 ? spec->plan->max_slab_depth : 0;
-  report->ran_on = n > 0 ? sv_backend_get_class (backends[0]) : sv_backend_cpu_class ();
+  options.max_slab_depth = n > 0 ? max_slab_depth : 0;
+  if (awaiting != NULL)
+    {
+      options.await_backends = await_backends;
+      options.await_data = awaiting;
+    }
+  report->ran_on = awaiting != NULL ? awaiting->klass
+                   : n > 0          ? sv_backend_get_class (backends[0])
+                                    : sv_backend_cpu_class ();
   report->n_devices = n;
   return sv_stream_slic_run (spec->input, spec->output, spec->params, spec->mask, &options,
                              &report->stats, &report->stream, error);
+}
+
+/* Streamed through the devices that started opening before the plan
+ * (sv_run_devices_start). When they hold fewer slices a slab than the
+ * plan chose without their memory, the run starts again with slabs they
+ * hold: the same labels, a statistics pass later. */
+static gboolean
+run_streamed_opening (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  SvRunDevices *devices = spec->devices;
+  guint cap;
+
+  if (run_streamed (spec, NULL, sv__run_devices_opening_count (devices), devices,
+                    spec->plan->max_slab_depth, report, &local))
+    return TRUE;
+  if (local->domain != SV__STREAM_SHALLOWER || devices->n_backends == 0)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  cap = (guint)local->code;
+  g_debug ("run: again, the devices hold slabs of %u slices", cap);
+  return run_streamed (spec, devices->backends, devices->n_backends, NULL, cap, report, error);
 }
 
 /* A streamed run's devices, opened once; under auto a device that cannot
@@ -83,7 +130,7 @@ static gboolean
 run_on_cpu (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
 {
   if (spec->plan->mode == SV_RUN_STREAMED)
-    return run_streamed (spec, NULL, 0, report, error);
+    return run_streamed (spec, NULL, 0, NULL, 0, report, error);
   if (spec->backend != NULL && !sv_backend_class_is_device (sv_backend_get_class (spec->backend)))
     return run_in_memory (spec, spec->backend, report, error);
   g_clear_pointer (&report->own_backend, sv_backend_free);
@@ -97,7 +144,7 @@ sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
   g_autoptr (GError) local = NULL;
   const SvRunPlan *plan = spec->plan;
   const gboolean streamed = plan->mode == SV_RUN_STREAMED;
-  gboolean on_device, ok;
+  gboolean on_device, opening, ok;
   GCancellable *cancellable;
 
   g_return_val_if_fail (plan != NULL && spec->params != NULL, FALSE);
@@ -116,16 +163,22 @@ sv_run_execute (const SvRunJobSpec *spec, SvRunReport *report, GError **error)
               && (streamed
                   || (spec->backend != NULL
                       && sv_backend_class_is_device (sv_backend_get_class (spec->backend))));
-  g_debug ("run: opening the devices");
-  if (streamed && !open_devices (spec, &on_device, error))
+  /* Devices still opening are waited for within the run, after its
+   * statistics and seeds (no MPI ranks, no fallback: see
+   * sv_run_devices_start). */
+  opening = streamed && on_device && spec->devices != NULL && spec->devices->opening != NULL
+            && !plan->falls_back && spec->stream->ranks == NULL;
+  g_debug ("run: opening the devices%s", opening ? " beside the run" : "");
+  if (streamed && !opening && !open_devices (spec, &on_device, error))
     return FALSE;
   g_debug ("run: devices open");
   if (!on_device)
     return run_on_cpu (spec, report, error);
 
-  ok = streamed
-           ? run_streamed (spec, spec->devices->backends, spec->devices->n_backends, report, &local)
-           : run_in_memory (spec, spec->backend, report, &local);
+  ok = opening    ? run_streamed_opening (spec, report, &local)
+       : streamed ? run_streamed (spec, spec->devices->backends, spec->devices->n_backends, NULL,
+                                  plan->max_slab_depth, report, &local)
+                  : run_in_memory (spec, spec->backend, report, &local);
   if (ok)
     return TRUE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))

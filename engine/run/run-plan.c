@@ -126,7 +126,8 @@ plan_slabs (const SvRunSource *s, const SvSlicParams *params, const SvRunBudgets
   /* The limit is the process's: what it holds already is not there for slabs. */
   if (b->host_bytes > 0)
     plan->memory_limit = b->host_bytes > b->host_held ? b->host_bytes - b->host_held : 1;
-  if (plan->on_device && b->n_devices > 0 && device->stream_max_depth != NULL)
+  if (plan->on_device && b->n_devices > 0 && device->stream_max_depth != NULL
+      && !(b->devices_opening && b->device_bytes == 0))
     plan->max_slab_depth = device->stream_max_depth (b->device_bytes, s->ny, s->nx, s->nc,
                                                      params->n_segments,
                                                      s->mask && !s->mask_from_file);

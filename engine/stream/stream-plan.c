@@ -21,10 +21,10 @@ sv__stream_run_plan_workers (Run *run, const SvTiffReadOptions *read_options, GE
   const SvStreamOptions *options = run->options;
   SvSlabPlan *plan = &run->plan;
 
-  if (options->n_backends > 0)
+  if (run->n_backends > 0)
     {
-      plan->workers = options->backends;
-      plan->n_workers = options->n_backends;
+      plan->workers = run->backends;
+      plan->n_workers = run->n_backends;
     }
   else
     {

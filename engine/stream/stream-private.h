@@ -469,4 +469,11 @@ gboolean sv__stream_gather_labels (const SvStreamRanks *ranks, const guint8 *tak
                                    guint nz, gsize plane, gint32 *buffer, guint depth,
                                    GError **error);
 
+/* A streamed run whose awaited devices (SvStreamOptions.await_backends)
+ * hold fewer slices a slab than the run chose fails in this domain, the
+ * code being the slices they hold; sv_run_execute runs it again from the
+ * start with that cap. */
+#define SV__STREAM_SHALLOWER (sv__stream_shallower_quark ())
+GQuark sv__stream_shallower_quark (void);
+
 G_END_DECLS

@@ -17,6 +17,10 @@ typedef struct
   SvSlicContext ctx;
   SvSlabPlan plan;            /* the slabs and the backends that run their steps */
   SvBackend *own_cpu;         /* the CPU backend made when the caller gave none */
+  /* The caller's backends (options->backends, or those awaited). */
+  SvBackend *const *backends;
+  guint n_backends;
+  guint depth_chosen; /* the slab depth before the devices shared it out */
   const SvStreamRanks *ranks; /* NULL: one process */
   guint z_begin, z_end;       /* this rank's slices */
   SvClusters clusters;

@@ -288,6 +288,45 @@ run_passes (Run *run, SvStreamReport *report, guint *done, GError **error)
   return ok;
 }
 
+G_DEFINE_QUARK (sv-stream-shallower, sv__stream_shallower)
+
+/* The devices that opened while the statistics and seeds ran: the slabs
+ * the run chose must fit them, as the plan would have checked. */
+static gboolean
+await_backends (Run *run, gboolean mask_in_memory, GError **error)
+{
+  const SvStreamOptions *options = run->options;
+  const SvBackendClass *klass;
+  guint64 least_free = 0;
+  guint n = options->n_backends;
+
+  if (!options->await_backends (options->await_data, &run->backends, &least_free, error))
+    return FALSE;
+  if (run->backends == NULL || n == 0)
+    {
+      g_set_error_literal (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND,
+                           "the devices awaited gave no backend");
+      return FALSE;
+    }
+  run->n_backends = n;
+  klass = run->backends[0]->klass;
+  if (options->slab_depth == 0 && least_free > 0 && klass->stream_max_depth != NULL)
+    {
+      const guint cap = klass->stream_max_depth (least_free, run->ny, run->nx, run->nc,
+                                                 run->params->n_segments, mask_in_memory);
+
+      g_debug ("streamed run: the devices hold slabs of %u slices, %u chosen", cap,
+               run->depth_chosen);
+      if (cap < run->depth_chosen)
+        {
+          g_set_error (error, SV__STREAM_SHALLOWER, (gint)cap,
+                       "the devices hold slabs of %u slices, not %u", cap, run->depth_chosen);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *params,
                     const guint8 *mask, const SvStreamOptions *options, SvRunStats *stats,
@@ -350,6 +389,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
   run.nc = info->nc;
   run.plane = (gsize)info->ny * info->nx;
   run.ranks = options->ranks;
+  run.backends = options->backends;
+  run.n_backends = options->await_backends != NULL ? 0 : options->n_backends;
   run.z_end = run.nz;
   if (run.ranks != NULL && run.ranks->n_ranks > 1)
     sv_stream_rank_range (run.nz, run.ranks->rank, run.ranks->n_ranks, &run.z_begin, &run.z_end);
@@ -371,6 +412,7 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
                                                options->memory_limit);
     if (options->slab_depth == 0 && options->max_slab_depth > 0)
       run.depth = MIN (run.depth, options->max_slab_depth);
+    run.depth_chosen = run.depth;
     /* Several devices take runs of neighbouring slabs: slabs of one depth
      * that the devices share evenly (1024 slices in slabs of 146 left the
      * last device 148 slices against 292 for the others, and every pass
@@ -434,6 +476,8 @@ sv_stream_slic_run (const char *input, const char *output, const SvSlicParams *p
     goto out;
   g_debug ("streamed run: seeds in %.3f s",
            (double)(g_get_monotonic_time () - t1) / G_USEC_PER_SEC);
+  if (options->await_backends != NULL && !await_backends (&run, mask != NULL, error))
+    goto out;
   if (!sv__stream_run_plan_workers (&run, &read_options, error))
     goto out;
 

@@ -18,6 +18,8 @@
 
 G_BEGIN_DECLS
 
+typedef struct _SvRunDevicesOpening SvRunDevicesOpening;
+
 /* The devices one front end's runs may use, kept from run to run (a
  * batch opens them once), and what became of them. */
 typedef struct
@@ -33,6 +35,9 @@ typedef struct
   gboolean broken;
   /* The devices the CUDA driver was narrowed to (0: not narrowed). */
   guint n_visible;
+  /* Being opened on a thread of their own (sv_run_devices_start); NULL:
+   * not, or joined. */
+  SvRunDevicesOpening *opening;
 } SvRunDevices;
 
 void sv_run_devices_init (SvRunDevices *devices, const SvBackendClass *klass, const char *list,
@@ -55,6 +60,21 @@ gboolean sv_run_devices_show_only_used (SvRunDevices *devices);
  * run goes to the devices and opening them says what is wrong. */
 void sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice *choice,
                              SvRunBudgets *budgets);
+
+/* Starts opening the listed devices on a thread of their own: the CUDA
+ * driver's start and the devices' contexts (1.4 s with four GPUs, 0.3 s
+ * with one) then go on while the first run reads its file's statistics
+ * and places its seeds. Runs planned meanwhile go without the devices'
+ * free memory (SvRunBudgets.devices_opening); a streamed run waits for
+ * the devices before its first pass, and in the rare case that their
+ * memory holds fewer slices a slab than it chose, sv_run_execute runs it
+ * again from the start with slabs they hold. For a front end that owns
+ * its process (supervox-cli), with the driver narrowed to the listed
+ * devices (sv_run_devices_show_only_used), a device class named (not
+ * auto, which must know before it plans whether a device is there) and
+ * no MPI ranks. FALSE (nothing started) otherwise, or with
+ * SV_DEVICES_EARLY=0 (for measuring). */
+gboolean sv_run_devices_start (SvRunDevices *devices, const SvBackendChoice *choice);
 
 /* Opens the listed devices' backends (once), within memory_limit.
  * SV_ENGINE_ERROR_INVALID_PARAM "--devices must list GPUs from 0 to 1, or

@@ -46,6 +46,10 @@ typedef struct
   guint n_devices;         /* usable devices of backend.device */
   guint64 device_bytes;    /* what one device lets a run use (a limit, or what it has free) */
   gboolean devices_listed; /* devices were listed (--devices): the slabs go to each */
+  /* The devices are still opening (sv_run_devices_start): device_bytes is
+   * their limit, or 0 for what they will have free, which the run learns
+   * before its first pass and checks its slabs against. */
+  gboolean devices_opening;
   guint n_ranks;           /* processes sharing the run under mpirun; 0: not under mpirun */
   guint slab_depth;        /* slices per slab asked for (--slab-depth); 0: decide */
   /* The free bytes where a streamed run's temporary files go, beside the

@@ -92,6 +92,13 @@ typedef struct
    * NULL: one CPU backend made for the run. */
   SvBackend *const *backends;
   guint n_backends;
+  /* Or backends still opening (sv_run_devices_start): n_backends of them,
+   * asked for once the statistics and seeds are done. The callback gives
+   * them and the least free memory of their devices (0: not known), or
+   * fails with the reason they cannot be had. NULL: `backends` as above. */
+  gboolean (*await_backends) (gpointer data, SvBackend *const **backends,
+                              guint64 *least_free, GError **error);
+  gpointer await_data;
   /* With slab_depth 0: at most this many slices per slab (0: no cap), for
    * a device whose memory is smaller than the host's. */
   guint max_slab_depth;
