@@ -121,10 +121,13 @@ sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *const *fil
   g_async_queue_push (p.load_slots, &slot);
   g_async_queue_push (p.write_slots, &slot);
 
-  /* The first file is read while the backend (a CUDA context) starts. */
+  /* The first file is read while the backend (a CUDA context) starts.
+   * With the listed devices opening beside the run (every file read from
+   * disk streams through them) it opens for the first file held in
+   * memory instead: a context made here waits for the driver's start. */
   reader = g_thread_new ("sv-cli-reader", reader_thread, &p);
   writer = g_thread_new ("sv-cli-writer", writer_thread, &p);
-  if (!sv_cli_slic_context_open_backend (ctx, &local))
+  if (ctx->devices.opening == NULL && !sv_cli_slic_context_open_backend (ctx, &local))
     g_atomic_int_set (&p.stopped, TRUE);
 
   for (guint i = 0; i < n_files; i++)
@@ -132,6 +135,9 @@ sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *const *fil
       SvCliSlicFile *file = g_async_queue_pop (p.loaded);
 
       g_async_queue_push (p.load_slots, &slot);
+      if (file->volume != NULL && ctx->backend == NULL && !skipping (&p)
+          && !sv_cli_slic_context_open_backend (ctx, &local))
+        g_atomic_int_set (&p.stopped, TRUE);
       if ((file->volume != NULL || file->streaming) && !skipping (&p))
         {
           if (events->started != NULL)

@@ -129,7 +129,11 @@ print_totals (Batch *b, double seconds)
       sv_json_writer_key (w, "cancelled");
       sv_json_writer_int (w, b->n_cancelled);
       sv_json_writer_key (w, "backend");
-      sv_json_writer_string (w, sv_backend_get_name (b->ctx->backend));
+      /* No backend was opened when every file streamed through devices
+       * that opened beside the runs: those devices' class. */
+      sv_json_writer_string (w, b->ctx->backend != NULL
+                                    ? sv_backend_get_name (b->ctx->backend)
+                                    : sv_backend_class_name (b->ctx->devices.klass));
       sv_json_writer_key (w, "seconds");
       sv_json_writer_seconds (w, seconds);
       sv_json_writer_key (w, "files_per_second");
