@@ -519,5 +519,6 @@ sv_cli_cmd_slic (int argc, char **argv)
   else
     status = run_slic (&o);
   slic_options_clear (&o);
+  g_debug ("slic: ends");
   return status;
 }
