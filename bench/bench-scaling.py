@@ -26,6 +26,11 @@ start), the first pass, a later pass, the final labels, the connectivity
 on a device and the label file's appends in it, and release and exit
 (JSON: each point's "steps").
 
+mpirun runs with HWLOC_COMPONENTS=-opencl unless --hwloc-opencl is given
+or the variable is set already: hwloc's OpenCL plugin starts every GPU's
+driver in mpirun itself, which took 1.2-1.5 s of each launch on the
+four-GPU machine (88 ms without it). The JSON records the variable.
+
 Prints a table, --json writes every point with the machine, --plot draws
 the speed-up over one device or one process against the ideal line (needs
 matplotlib; --replot JSON draws it from a JSON written elsewhere). Exits 1
@@ -273,6 +278,8 @@ def main():
     ap.add_argument("--devices", default="0;0,1", help="lists of --devices, ';' between them")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--threads", type=int, default=1, help="--threads a process (CPU)")
+    ap.add_argument("--hwloc-opencl", action="store_true",
+                    help="leave hwloc's OpenCL plugin on for mpirun (slow on GPU machines)")
     ap.add_argument("--compression", default="deflate:runs", help="the TIFF's codec")
     ap.add_argument("--formats", default="tif", help="tif, zarr or tif,zarr: the label output")
     ap.add_argument("--zarr-compression", default="blosc:zstd:1", help="the store's codec")
@@ -293,6 +300,9 @@ def main():
     noises = [float(x) for x in args.noise.split(",")]
     compactness = [float(x) for x in args.compactness.split(",")]
     formats = args.formats.split(",")
+    mpirun_env = dict(os.environ)
+    if not args.hwloc_opencl:
+        mpirun_env.setdefault("HWLOC_COMPONENTS", "-opencl")
     work = args.workdir or tempfile.mkdtemp(prefix="sv-scaling-")
     os.makedirs(work, exist_ok=True)
     data = {
@@ -301,6 +311,7 @@ def main():
         "command": " ".join(sys.argv),
         "machine": {"host": socket.gethostname(), "cpus": os.cpu_count(),
                     "platform": platform.platform()},
+        "hwloc_components": mpirun_env.get("HWLOC_COMPONENTS"),
         "points": [],
         "skimage": [],
     }
@@ -327,7 +338,7 @@ def main():
                         if fmt == "zarr":
                             os.makedirs(os.path.dirname(out), exist_ok=True)
                         wall, result, err, found = run_timed(command(args, how, what, vol, out, c,
-                                                                     n_segments))
+                                                                     n_segments), mpirun_env)
                         if result is None:
                             print("%d³ C=%g %s %s failed: %s" % (n, c, fmt, label(how, what),
                                                                  err))
