@@ -20,7 +20,40 @@ typedef struct
   SvClusters maxima; /* SLIC-zero: the clusters with the pass's own maxima */
   gint64 *sums;      /* k × (4 + nc) */
   gsize n_sums;
+  /* A slab's assignment buffer, kept for the next slab and pass: made
+   * and freed for every slab, its pages were faulted in and zeroed again
+   * each time (a tenth of a two-rank run at compactness 10). */
+  GMutex spare_lock;
+  gint32 *spare;
+  gsize spare_n;
 } CpuPass;
+
+/* The spare buffer when it holds n values (else a new one), or NULL. */
+static gint32 *
+take_buffer (CpuPass *pass, gsize n)
+{
+  gint32 *buffer = NULL;
+
+  g_mutex_lock (&pass->spare_lock);
+  if (pass->spare != NULL && pass->spare_n >= n)
+    buffer = g_steal_pointer (&pass->spare);
+  g_mutex_unlock (&pass->spare_lock);
+  return buffer != NULL ? buffer : g_try_new (gint32, n);
+}
+
+static void
+give_back_buffer (CpuPass *pass, gint32 *buffer, gsize n)
+{
+  g_mutex_lock (&pass->spare_lock);
+  if (pass->spare == NULL || pass->spare_n < n)
+    {
+      g_free (pass->spare);
+      pass->spare = g_steal_pointer (&buffer);
+      pass->spare_n = n;
+    }
+  g_mutex_unlock (&pass->spare_lock);
+  g_free (buffer);
+}
 
 static CpuPass *
 cpu_pass (SvBackend *backend)
@@ -70,6 +103,8 @@ cpu_release (SvBackend *backend)
     return;
   g_free (pass->sums);
   g_free (pass->maxima.max_dist_colour);
+  g_free (pass->spare);
+  g_mutex_clear (&pass->spare_lock);
   g_free (pass);
   backend->slab_pass = NULL;
 }
@@ -82,7 +117,10 @@ cpu_begin_pass (SvBackend *backend, const SvSlicContext *ctx, const SvClusters *
   const gsize k = clusters->k;
 
   if (pass == NULL)
-    pass = backend->slab_pass = g_new0 (CpuPass, 1);
+    {
+      pass = backend->slab_pass = g_new0 (CpuPass, 1);
+      g_mutex_init (&pass->spare_lock);
+    }
   pass->ctx = *ctx;
   pass->clusters = clusters;
   pass->n_sums = MAX (k, 1) * (4 + clusters->nc);
@@ -101,10 +139,11 @@ cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const
 {
   CpuPass *pass = cpu_pass (backend);
   const gsize n = (gsize)(z1 - z0) * pass->ctx.image->ny * pass->ctx.image->nx;
-  g_autofree gint32 *nearest = g_try_new (gint32, MAX (n, 1));
+  gint32 *nearest = take_buffer (pass, MAX (n, 1));
   SvPrepared view;
   SvSlicContext slab;
   gint32 *base;
+  gboolean ok;
 
   if (nearest == NULL)
     {
@@ -115,7 +154,9 @@ cpu_assign_sum (SvBackend *backend, guint z0, guint z1, const float *data, const
   slab_context (&pass->ctx, z0, z1, data, mask, &view, &slab);
   sv_slic_assign (&slab, pass->clusters, base);
   sv__slic_sums_add (&slab, base, pass->clusters, pass->sums);
-  return sink == NULL || sink (z0, z1, nearest, sink_data, error);
+  ok = sink == NULL || sink (z0, z1, nearest, sink_data, error);
+  give_back_buffer (pass, nearest, MAX (n, 1));
+  return ok;
 }
 
 static gboolean
@@ -151,6 +192,14 @@ cpu_end_pass (SvBackend *backend, gint64 *sums, float *max_dist_colour, gsize k0
   CpuPass *pass = cpu_pass (backend);
   const gsize ns = pass->clusters->k > 0 ? pass->n_sums / pass->clusters->k : 0;
 
+  /* The final labels' end (nothing to add): no slab is assigned after
+   * it, and the connectivity may use the room. */
+  if (sums == NULL && max_dist_colour == NULL)
+    {
+      g_mutex_lock (&pass->spare_lock);
+      g_clear_pointer (&pass->spare, g_free);
+      g_mutex_unlock (&pass->spare_lock);
+    }
   if (sums != NULL)
     for (gsize i = k0 * ns; i < k1 * ns; i++)
       sums[i] += pass->sums[i];
