@@ -86,33 +86,79 @@ named_choice (void)
 }
 
 /* Devices "0,1" as supervox-cli leaves them after narrowing the driver to
- * them (two visible), started opening. */
+ * them (two visible), started opening on a driver of `count` devices
+ * whose free memory is `free_bytes` each. */
 static void
-start_two (SvRunDevices *devices)
+start_two (SvRunDevices *devices, int count, guint64 free_bytes)
 {
   const SvBackendChoice choice = named_choice ();
 
+  stand_in.count = count;
+  stand_in.free_bytes = free_bytes;
+  stand_in.asks = stand_in.created = 0;
   sv_run_devices_init (devices, &early_class, "0,1", -1, 0);
   devices->n_visible = 2;
   g_assert_true (sv_run_devices_start (devices, &choice));
   g_assert_nonnull (devices->opening);
 }
 
+/* A test's input file, the CPU's file and the output's path, and the
+ * parameter sets. */
+typedef struct
+{
+  char *in, *cpu, *out;
+  SvSlicParams params[4];
+} Case;
+
+static void
+case_init (Case *c, Fixture *f)
+{
+  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
+
+  c->in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
+  c->cpu = g_build_filename (f->dir, "cpu.tif", NULL);
+  c->out = g_build_filename (f->dir, "out.tif", NULL);
+  make_cases (c->params, ball);
+}
+
+static void
+case_clear (Case *c)
+{
+  g_free (c->in);
+  g_free (c->cpu);
+  g_free (c->out);
+}
+
+/* A streamed run of `plan` on `devices`, as supervox-cli executes it. */
+static gboolean
+execute (SvRunDevices *devices, const Case *c, const SvSlicParams *params, const SvRunPlan *plan,
+         SvRunReport *report, GError **error)
+{
+  SvStreamOptions options;
+  SvRunJobSpec spec = { .plan = plan,
+                        .params = params,
+                        .input = c->in,
+                        .output = c->out,
+                        .stream = &options,
+                        .devices = devices };
+
+  sv_stream_options_init_defaults (&options);
+  return sv_run_execute (&spec, report, error);
+}
+
 /* The CLI's way: budgets measured while the devices open, a plan, the
  * run. */
 static gboolean
-plan_and_run (SvRunDevices *devices, const char *in, const char *out,
-              const SvSlicParams *params, SvRunPlan *plan, SvRunReport *report, GError **error)
+plan_and_run (SvRunDevices *devices, const Case *c, const SvSlicParams *params, SvRunPlan *plan,
+              SvRunReport *report, GError **error)
 {
   g_autoptr (SvTiffSlabReader) reader = NULL;
   SvTiffReadOptions read_options;
-  SvStreamOptions options;
   SvRunBudgets budgets = { 0 };
   SvRunSource source;
-  SvRunJobSpec spec = { 0 };
 
   sv_tiff_read_options_init_defaults (&read_options);
-  reader = sv_tiff_slab_reader_open (in, &read_options, error);
+  reader = sv_tiff_slab_reader_open (c->in, &read_options, error);
   g_assert_nonnull (reader);
   sv_run_source_from_header (&source, sv_tiff_slab_reader_info (reader));
   source.stays_in_file = TRUE;
@@ -121,40 +167,24 @@ plan_and_run (SvRunDevices *devices, const char *in, const char *out,
   sv_run_devices_measure (devices, &budgets.backend, &budgets);
   g_assert_true (budgets.devices_opening);
   g_assert_cmpuint (budgets.n_devices, ==, 2);
-  if (!sv_run_plan (&source, params, &budgets, plan, error))
-    return FALSE;
-
-  sv_stream_options_init_defaults (&options);
-  spec.plan = plan;
-  spec.params = params;
-  spec.input = in;
-  spec.output = out;
-  spec.stream = &options;
-  spec.devices = devices;
-  return sv_run_execute (&spec, report, error);
+  return sv_run_plan (&source, params, &budgets, plan, error)
+         && execute (devices, c, params, plan, report, error);
 }
 
 static void
 test_same_file (Fixture *f, gconstpointer data)
 {
-  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
-  g_autofree char *cpu = g_build_filename (f->dir, "cpu.tif", NULL);
-  g_autofree char *out = g_build_filename (f->dir, "out.tif", NULL);
-  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
   g_autoptr (GError) error = NULL;
-  SvSlicParams params[4];
   SvRunDevices devices;
   SvRunReport report;
   SvRunPlan plan;
+  Case c;
 
-  make_cases (params, ball);
-  one_process (in, cpu, &params[1], NULL);
-  stand_in.count = 2;
-  stand_in.free_bytes = (guint64)1 << 30;
-  stand_in.asks = stand_in.created = 0;
-  start_two (&devices);
+  case_init (&c, f);
+  one_process (c.in, c.cpu, &c.params[1], NULL);
+  start_two (&devices, 2, (guint64)1 << 30);
 
-  g_assert_true (plan_and_run (&devices, in, out, &params[1], &plan, &report, &error));
+  g_assert_true (plan_and_run (&devices, &c, &c.params[1], &plan, &report, &error));
   g_assert_no_error (error);
   /* Planned without the devices' memory, which was asked beside. */
   g_assert_cmpint (plan.mode, ==, SV_RUN_STREAMED);
@@ -169,27 +199,19 @@ test_same_file (Fixture *f, gconstpointer data)
   g_assert_cmpuint (report.n_devices, ==, 2);
   g_assert_cmpuint (report.stream.n_workers, ==, 2);
   g_assert_cmpuint (report.stream.slab_depth, ==, (CASE_NZ + 1) / 2);
-  sv_test_assert_same_file (cpu, out);
+  sv_test_assert_same_file (c.cpu, c.out);
   sv_run_report_clear (&report);
 
   /* The next file of a batch runs on the devices now open. */
-  g_assert_cmpint (g_remove (out), ==, 0);
-  one_process (in, cpu, &params[2], NULL);
-  {
-    SvStreamOptions options;
-    SvRunPlan next = plan;
-    SvRunJobSpec spec
-        = { .plan = &next, .params = &params[2], .input = in, .output = out, .stream = &options,
-            .devices = &devices };
-
-    sv_stream_options_init_defaults (&options);
-    g_assert_true (sv_run_execute (&spec, &report, &error));
-    g_assert_no_error (error);
-  }
+  g_assert_cmpint (g_remove (c.out), ==, 0);
+  one_process (c.in, c.cpu, &c.params[2], NULL);
+  g_assert_true (execute (&devices, &c, &c.params[2], &plan, &report, &error));
+  g_assert_no_error (error);
   g_assert_cmpint (stand_in.created, ==, 2);
-  sv_test_assert_same_file (cpu, out);
+  sv_test_assert_same_file (c.cpu, c.out);
   sv_run_report_clear (&report);
   sv_run_devices_clear (&devices);
+  case_clear (&c);
 }
 
 /* Devices whose memory holds two slices a slab, where the plan chose the
@@ -198,32 +220,26 @@ test_same_file (Fixture *f, gconstpointer data)
 static void
 test_shallower (Fixture *f, gconstpointer data)
 {
-  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
-  g_autofree char *cpu = g_build_filename (f->dir, "cpu.tif", NULL);
-  g_autofree char *out = g_build_filename (f->dir, "out.tif", NULL);
-  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
   g_autoptr (GError) error = NULL;
-  SvSlicParams params[4];
   SvRunDevices devices;
   SvRunReport report;
   SvRunPlan plan;
+  Case c;
 
-  make_cases (params, ball);
-  one_process (in, cpu, &params[0], NULL);
-  stand_in.count = 2;
-  stand_in.free_bytes = 2 * 1024;
-  stand_in.asks = stand_in.created = 0;
-  start_two (&devices);
+  case_init (&c, f);
+  one_process (c.in, c.cpu, &c.params[0], NULL);
+  start_two (&devices, 2, 2 * 1024);
 
-  g_assert_true (plan_and_run (&devices, in, out, &params[0], &plan, &report, &error));
+  g_assert_true (plan_and_run (&devices, &c, &c.params[0], &plan, &report, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (plan.slab_depth, >, 2);
   g_assert_cmpuint (report.stream.slab_depth, ==, 2);
   g_assert_cmpuint (report.stream.n_workers, ==, 2);
   g_assert_cmpint (stand_in.created, ==, 2);
-  sv_test_assert_same_file (cpu, out);
+  sv_test_assert_same_file (c.cpu, c.out);
   sv_run_report_clear (&report);
   sv_run_devices_clear (&devices);
+  case_clear (&c);
 }
 
 /* The driver has one of the two devices listed: the run fails with the
@@ -231,30 +247,25 @@ test_shallower (Fixture *f, gconstpointer data)
 static void
 test_device_missing (Fixture *f, gconstpointer data)
 {
-  g_autofree char *in = write_input (f, CASE_NZ, CASE_NY, CASE_NX);
-  g_autofree char *out = g_build_filename (f->dir, "out.tif", NULL);
-  g_autofree guint8 *ball = g_new (guint8, (gsize)CASE_NZ * CASE_NY * CASE_NX);
   g_autoptr (GError) error = NULL;
-  SvSlicParams params[4];
   SvRunDevices devices;
   SvRunReport report;
   SvRunPlan plan;
+  Case c;
 
-  make_cases (params, ball);
-  stand_in.count = 1;
-  stand_in.free_bytes = (guint64)1 << 30;
-  stand_in.created = 0;
-  start_two (&devices);
+  case_init (&c, f);
+  start_two (&devices, 1, (guint64)1 << 30);
 
-  g_assert_false (plan_and_run (&devices, in, out, &params[0], &plan, &report, &error));
+  g_assert_false (plan_and_run (&devices, &c, &c.params[0], &plan, &report, &error));
   g_assert_error (error, SV_ENGINE_ERROR, SV_ENGINE_ERROR_BACKEND);
   g_assert_true (g_str_has_prefix (error->message, "CUDA can use 1 of the 2 GPUs asked for"));
-  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (c.out, G_FILE_TEST_EXISTS));
   g_assert_null (devices.opening);
   g_assert_cmpuint (devices.n_backends, ==, 0);
   g_assert_cmpint (stand_in.created, ==, 0);
   sv_run_report_clear (&report);
   sv_run_devices_clear (&devices);
+  case_clear (&c);
 }
 
 /* Devices started and never awaited (a run that failed before its first
@@ -264,9 +275,7 @@ test_clear_while_opening (void)
 {
   SvRunDevices devices;
 
-  stand_in.count = 2;
-  stand_in.created = 0;
-  start_two (&devices);
+  start_two (&devices, 2, (guint64)1 << 30);
   sv_run_devices_clear (&devices);
   g_assert_null (devices.opening);
   g_assert_cmpint (stand_in.created, ==, 2);
