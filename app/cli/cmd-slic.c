@@ -12,6 +12,7 @@
 #include "supervox/sv-sidecar.h"
 #include "supervox/sv-params.h"
 #include "slic-batch.h"
+#include "slic-batch-lanes.h"
 #include "slic-file.h"
 #include "slic-mask.h"
 #include "slic-outputs.h"
@@ -200,8 +201,9 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
       && sv_run_devices_show_only_used (&ctx->devices))
     {
       /* And they start now, while the first file's header, statistics and
-       * seeds are read. */
-      if (sv_run_devices_start (&ctx->devices, &ctx->backend_choice))
+       * seeds are read; a batch's lanes open theirs, a device each. */
+      if (sv_cli_slic_batch_lanes (ctx, g_strv_length (o->inputs)) < 2
+          && sv_run_devices_start (&ctx->devices, &ctx->backend_choice))
         g_debug ("devices: opening beside the run");
     }
   return TRUE;

@@ -8,6 +8,8 @@
 
 #include "slic-batch-pipeline.h"
 
+#include "slic-batch-lanes.h"
+
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -83,21 +85,27 @@ writer_thread (gpointer data)
     {
       SvCliSlicFile *file = g_async_queue_pop (p->computed);
 
-      if ((file->labels != NULL || file->streamed) && !skipping (p)
-          && sv_cli_slic_file_write (file, p->ctx, &file->error)
-          && g_cancellable_is_cancelled (p->ctx->cancellable))
-        {
-          /* A cancel during writing takes effect now: both files go. */
-          g_unlink (file->output);
-          g_unlink (file->sidecar);
-          g_clear_pointer (&file->json, g_free);
-        }
-      g_clear_pointer (&file->labels, sv_labels_free);
+      sv_cli_slic_batch_write (file, p->ctx, skipping (p));
       if (!g_atomic_int_get (&p->stopped) && p->events->finished != NULL)
         p->events->finished (file, p->events->user_data);
       g_async_queue_push (p->write_slots, &slot);
     }
   return NULL;
+}
+
+void
+sv_cli_slic_batch_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, gboolean skip)
+{
+  if ((file->labels != NULL || file->streamed) && !skip
+      && sv_cli_slic_file_write (file, ctx, &file->error)
+      && g_cancellable_is_cancelled (ctx->cancellable))
+    {
+      /* A cancel during writing takes effect now: both files go. */
+      g_unlink (file->output);
+      g_unlink (file->sidecar);
+      g_clear_pointer (&file->json, g_free);
+    }
+  g_clear_pointer (&file->labels, sv_labels_free);
 }
 
 gboolean
@@ -107,8 +115,13 @@ sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *const *fil
   g_autoptr (GError) local = NULL;
   Pipeline p = { 0 };
   GThread *reader, *writer;
+  guint n_lanes;
 
   g_return_val_if_fail (ctx != NULL && events != NULL, FALSE);
+
+  n_lanes = sv_cli_slic_batch_lanes (ctx, n_files);
+  if (n_lanes >= 2)
+    return sv_cli_slic_batch_lanes_run (ctx, n_lanes, files, n_files, events, error);
 
   p.ctx = ctx;
   p.files = files;

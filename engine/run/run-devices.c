@@ -111,6 +111,45 @@ sv__run_devices_numbers (const SvRunDevices *devices, int count, GArray *numbers
   return TRUE;
 }
 
+GArray *
+sv_run_devices_distinct (const SvRunDevices *devices)
+{
+  g_autoptr (GArray) numbers = NULL;
+  GArray *distinct;
+
+  if (devices->klass == NULL)
+    return NULL;
+  if (devices->n_visible > 0)
+    {
+      numbers = g_array_new (FALSE, FALSE, sizeof (int));
+      if (!sv__run_devices_numbers (devices, (int)devices->n_visible, numbers))
+        return NULL;
+    }
+  else if ((numbers = sv__run_devices_list (devices, NULL)) == NULL)
+    return NULL;
+  distinct = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint i = 0; i < numbers->len; i++)
+    {
+      const int d = g_array_index (numbers, int, i);
+      guint at = 0;
+
+      while (at < distinct->len && g_array_index (distinct, int, at) != d)
+        at++;
+      if (at == distinct->len)
+        g_array_append_val (distinct, d);
+    }
+  return distinct;
+}
+
+void
+sv_run_devices_init_one (SvRunDevices *one, const SvRunDevices *all, int number)
+{
+  g_autofree char *list = g_strdup_printf ("%d", number);
+
+  sv_run_devices_init (one, all->klass, list, -1, all->memory_limit);
+  one->n_visible = all->n_visible;
+}
+
 /* One device's free memory, asked on a thread of its own. */
 typedef struct
 {

@@ -76,6 +76,19 @@ void sv_run_devices_measure (const SvRunDevices *devices, const SvBackendChoice 
  * SV_DEVICES_EARLY=0 (for measuring). */
 gboolean sv_run_devices_start (SvRunDevices *devices, const SvBackendChoice *choice);
 
+/* The distinct devices `devices` lists, in the order first listed: for a
+ * front end that gives each device runs of its own (a batch's files, one
+ * device a file). Narrowed (sv_run_devices_show_only_used), they are
+ * known without starting the driver; otherwise the class is asked for its
+ * count. NULL when the list cannot be read against it (opening the
+ * devices then says why). */
+GArray *sv_run_devices_distinct (const SvRunDevices *devices);
+
+/* `one` set up as the single device `number` of `all` (of
+ * sv_run_devices_distinct), with `all`'s class, memory limit and
+ * narrowing, nothing opened: its runs drive that device alone. */
+void sv_run_devices_init_one (SvRunDevices *one, const SvRunDevices *all, int number);
+
 /* Opens the listed devices' backends (once), within memory_limit.
  * SV_ENGINE_ERROR_INVALID_PARAM "--devices must list GPUs from 0 to 1, or
  * say all; got 5" for a list this machine cannot satisfy. */
