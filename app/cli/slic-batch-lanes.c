@@ -13,7 +13,7 @@ typedef struct _Lanes Lanes;
 typedef struct
 {
   Lanes *lanes;
-  int device; /* of sv_run_devices_distinct */
+  int device; /* its first device (of sv_run_devices_distinct) */
   /* The batch's context with the lane's own device, backend, memory and
    * threads. */
   SvCliSlicContext ctx;
@@ -70,7 +70,7 @@ run_file (Lane *lane, SvCliSlicFile *file)
 {
   const SvCliSlicBatchEvents *events = lane->lanes->events;
 
-  g_debug ("%s: on device %d", file->input, lane->device);
+  g_debug ("%s: on devices %s", file->input, lane->ctx.devices.list);
   if (sv_cli_slic_file_load (file, &lane->ctx, &file->error) && file->volume != NULL
       && lane->ctx.backend == NULL && !skipping (lane))
     open_backend (lane, &file->error);
@@ -103,24 +103,25 @@ lane_thread (gpointer data)
   return NULL;
 }
 
-/* The lane's context: the batch's, with device `device` alone (opening
- * beside its first file where the driver was narrowed), no backend yet,
- * and a lane's share of the host's memory and of the threads. */
+/* The lane's context: the batch's, with the `n` devices `devices` alone
+ * (opening beside its first file where the driver was narrowed), no
+ * backend yet, and a lane's share of the host's memory and of the
+ * threads. */
 static void
-lane_init (Lane *lane, Lanes *lanes, const SvCliSlicContext *ctx, int device, guint n_lanes,
-           guint64 host_bytes)
+lane_init (Lane *lane, Lanes *lanes, const SvCliSlicContext *ctx, const int *devices, guint n,
+           guint n_lanes, guint64 host_bytes)
 {
   lane->lanes = lanes;
-  lane->device = device;
+  lane->device = devices[0];
   lane->ctx = *ctx;
   lane->request = *ctx->request;
   lane->request.n_threads = MAX (1, ctx->request->n_threads / (int)n_lanes);
   lane->ctx.request = &lane->request;
   lane->ctx.backend = NULL;
   lane->ctx.memory_limit = MAX (host_bytes / n_lanes, 1);
-  sv_run_devices_init_one (&lane->ctx.devices, &ctx->devices, device);
+  sv_run_devices_init_some (&lane->ctx.devices, &ctx->devices, devices, n);
   if (sv_run_devices_start (&lane->ctx.devices, &ctx->backend_choice))
-    g_debug ("devices: device %d opening beside its lane's first file", device);
+    g_debug ("devices: %s opening beside its lane's first file", lane->ctx.devices.list);
 }
 
 static void
@@ -138,6 +139,7 @@ sv_cli_slic_batch_lanes_run (SvCliSlicContext *ctx, guint n_lanes, SvCliSlicFile
   const guint64 host_bytes = ctx->memory_limit > 0 ? ctx->memory_limit : sv_cli_memory_available ();
   g_autofree Lane *lane = NULL;
   Lanes lanes = { 0 };
+  guint per_lane;
 
   g_return_val_if_fail (distinct != NULL && n_lanes >= 1 && n_lanes <= distinct->len, FALSE);
   lanes.files = files;
@@ -147,10 +149,14 @@ sv_cli_slic_batch_lanes_run (SvCliSlicContext *ctx, guint n_lanes, SvCliSlicFile
   g_mutex_init (&lanes.lock);
   g_cond_init (&lanes.done_cond);
 
-  g_debug ("batch: %u files on %u lanes, a device each", n_files, n_lanes);
+  /* Fewer files than devices: each lane drives an even share of them. */
+  per_lane = distinct->len / n_lanes;
+  g_debug ("batch: %u files on %u lanes of %u device%s", n_files, n_lanes, per_lane,
+           per_lane == 1 ? "" : "s");
   lane = g_new0 (Lane, n_lanes);
   for (guint l = 0; l < n_lanes; l++)
-    lane_init (&lane[l], &lanes, ctx, g_array_index (distinct, int, l), n_lanes, host_bytes);
+    lane_init (&lane[l], &lanes, ctx, &g_array_index (distinct, int, l *per_lane), per_lane,
+               n_lanes, host_bytes);
   for (guint l = 0; l < n_lanes; l++)
     lane[l].thread = g_thread_new ("sv-cli-lane", lane_thread, &lane[l]);
 

@@ -5,7 +5,8 @@
  * steps that do not divide. The files of a batch do not depend on each
  * other, so with two files or more each listed GPU takes whole files, one
  * after the other, each on its own lane (a thread with a context of its
- * own: its device, its share of the host's memory and cores). Every file's
+ * own: its device, its share of the host's memory and cores); with fewer
+ * files than GPUs each lane takes an even share of them. Every file's
  * labels are the bytes a run on one GPU writes; the reports come in input
  * order, as from the pipeline. */
 #pragma once
@@ -18,7 +19,8 @@
 G_BEGIN_DECLS
 
 /* How many lanes a batch of `n_files` under `ctx` runs on: the distinct
- * GPUs --devices lists, at most one a file, when --backend cuda names them
+ * GPUs --devices lists, at most one a file (fewer files than GPUs: each
+ * lane drives an even share of them), when --backend cuda names them
  * and no MPI ranks share the files; 0 otherwise (one file at a time on
  * every listed device), or with SV_BATCH_LANES=0 (for measuring). Call
  * before the devices start opening: the lanes open their own. */

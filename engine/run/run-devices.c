@@ -142,12 +142,14 @@ sv_run_devices_distinct (const SvRunDevices *devices)
 }
 
 void
-sv_run_devices_init_one (SvRunDevices *one, const SvRunDevices *all, int number)
+sv_run_devices_init_some (SvRunDevices *some, const SvRunDevices *all, const int *numbers, guint n)
 {
-  g_autofree char *list = g_strdup_printf ("%d", number);
+  g_autoptr (GString) list = g_string_new (NULL);
 
-  sv_run_devices_init (one, all->klass, list, -1, all->memory_limit);
-  one->n_visible = all->n_visible;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (list, "%s%d", i > 0 ? "," : "", numbers[i]);
+  sv_run_devices_init (some, all->klass, list->str, -1, all->memory_limit);
+  some->n_visible = all->n_visible;
 }
 
 /* One device's free memory, asked on a thread of its own. */

@@ -182,19 +182,20 @@ context_clear (SvCliSlicContext *ctx)
   g_clear_object (&ctx->cancellable);
 }
 
-/* Runs the batch of the fixture's inputs (input `bad` replaced by a file
- * that is no TIFF; N_FILES: none) into PREFIX-i.tif, and returns its files. */
+/* Runs the batch of the fixture's first `n` inputs (input `bad` replaced
+ * by a file that is no TIFF; N_FILES: none) into PREFIX-i.tif, and returns
+ * its files. */
 static GPtrArray *
-run_batch (Fixture *f, SvCliSlicContext *ctx, const char *prefix, guint bad)
+run_batch (Fixture *f, SvCliSlicContext *ctx, const char *prefix, guint bad, guint n)
 {
   g_autoptr (GError) error = NULL;
   GPtrArray *files = g_ptr_array_new_with_free_func ((GDestroyNotify)sv_cli_slic_file_free);
-  const gboolean lanes = sv_cli_slic_batch_lanes (ctx, N_FILES) >= 2;
+  const gboolean lanes = sv_cli_slic_batch_lanes (ctx, n) >= 2;
   const SvCliSlicBatchEvents events = { started_cb, finished_cb, lanes ? g_thread_self () : NULL };
 
   seen.meet = lanes;
 
-  for (guint i = 0; i < N_FILES; i++)
+  for (guint i = 0; i < n; i++)
     {
       g_autofree char *name = g_strdup_printf ("%s-%u.tif", prefix, i);
       g_autofree char *out = g_build_filename (f->dir, name, NULL);
@@ -268,13 +269,13 @@ test_two_lanes (Fixture *f, gconstpointer data)
   const guint64 limit = (guint64)256 << 20;
 
   context_init (&cpu, f, "cpu", NULL, 0);
-  reference = run_batch (f, &cpu, "cpu", N_FILES);
+  reference = run_batch (f, &cpu, "cpu", N_FILES, N_FILES);
   context_clear (&cpu);
   memset (&seen, 0, sizeof seen);
 
   context_init (&lanes, f, "cuda", "0,1", 2);
   lanes.memory_limit = limit;
-  files = run_batch (f, &lanes, "lane", N_FILES);
+  files = run_batch (f, &lanes, "lane", N_FILES, N_FILES);
 
   /* The first two files computed at once, on two threads not the
    * caller's, each on a device of its own. */
@@ -305,6 +306,37 @@ test_two_lanes (Fixture *f, gconstpointer data)
   context_clear (&lanes);
 }
 
+/* Two files on four devices: two lanes of two devices each. */
+static void
+test_lanes_of_two (Fixture *f, gconstpointer data)
+{
+  SvCliSlicContext cpu, lanes;
+  g_autoptr (GPtrArray) reference = NULL;
+  g_autoptr (GPtrArray) files = NULL;
+
+  context_init (&cpu, f, "cpu", NULL, 0);
+  reference = run_batch (f, &cpu, "cpu", N_FILES, 2);
+  context_clear (&cpu);
+  memset (&seen, 0, sizeof seen);
+
+  context_init (&lanes, f, "cuda", "0,1,2,3", 4);
+  g_assert_cmpuint (sv_cli_slic_batch_lanes (&lanes, 2), ==, 2);
+  files = run_batch (f, &lanes, "lane", N_FILES, 2);
+  g_assert_true (seen.met);
+  for (guint d = 0; d < 4; d++)
+    g_assert_cmpint (seen.created[d], ==, 1);
+  for (guint i = 0; i < 2; i++)
+    {
+      const SvCliSlicFile *file = g_ptr_array_index (files, i);
+      const SvCliSlicFile *ref = g_ptr_array_index (reference, i);
+
+      g_assert_no_error (file->error);
+      g_assert_cmpuint (file->n_devices, ==, 2);
+      sv_test_assert_same_file (file->output, ref->output);
+    }
+  context_clear (&lanes);
+}
+
 static void
 test_bad_file (Fixture *f, gconstpointer data)
 {
@@ -313,12 +345,12 @@ test_bad_file (Fixture *f, gconstpointer data)
   g_autoptr (GPtrArray) files = NULL;
 
   context_init (&cpu, f, "cpu", NULL, 0);
-  reference = run_batch (f, &cpu, "cpu", N_FILES);
+  reference = run_batch (f, &cpu, "cpu", N_FILES, N_FILES);
   context_clear (&cpu);
   memset (&seen, 0, sizeof seen);
 
   context_init (&lanes, f, "cuda", "0,1", 2);
-  files = run_batch (f, &lanes, "lane", 2);
+  files = run_batch (f, &lanes, "lane", 2, N_FILES);
   for (guint i = 0; i < N_FILES; i++)
     {
       const SvCliSlicFile *file = g_ptr_array_index (files, i);
@@ -346,6 +378,8 @@ main (int argc, char **argv)
   register_stand_in ();
   g_test_add ("/batch-lanes/chosen", Fixture, NULL, fixture_setup, test_chosen, fixture_teardown);
   g_test_add ("/batch-lanes/two-lanes", Fixture, NULL, fixture_setup, test_two_lanes,
+              fixture_teardown);
+  g_test_add ("/batch-lanes/lanes-of-two", Fixture, NULL, fixture_setup, test_lanes_of_two,
               fixture_teardown);
   g_test_add ("/batch-lanes/bad-file", Fixture, NULL, fixture_setup, test_bad_file,
               fixture_teardown);

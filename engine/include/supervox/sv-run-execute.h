@@ -84,10 +84,11 @@ gboolean sv_run_devices_start (SvRunDevices *devices, const SvBackendChoice *cho
  * devices then says why). */
 GArray *sv_run_devices_distinct (const SvRunDevices *devices);
 
-/* `one` set up as the single device `number` of `all` (of
+/* `some` set up as the `n` devices `numbers` of `all` (of
  * sv_run_devices_distinct), with `all`'s class, memory limit and
- * narrowing, nothing opened: its runs drive that device alone. */
-void sv_run_devices_init_one (SvRunDevices *one, const SvRunDevices *all, int number);
+ * narrowing, nothing opened: its runs drive those devices alone. */
+void sv_run_devices_init_some (SvRunDevices *some, const SvRunDevices *all, const int *numbers,
+                               guint n);
 
 /* Opens the listed devices' backends (once), within memory_limit.
  * SV_ENGINE_ERROR_INVALID_PARAM "--devices must list GPUs from 0 to 1, or
