@@ -33,6 +33,12 @@ sv_cli_hold_messages (void)
   messages_held = TRUE;
 }
 
+void
+sv_cli_release_messages (void)
+{
+  messages_held = FALSE;
+}
+
 const char *
 sv_cli_held_message (void)
 {

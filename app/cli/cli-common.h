@@ -27,6 +27,8 @@ void sv_cli_note (const char *format, ...) G_GNUC_PRINTF (1, 2);
  * last one (NULL if none). */
 void sv_cli_hold_messages (void);
 const char *sv_cli_held_message (void);
+/* Prints them again from now on: a rank that runs files of its own. */
+void sv_cli_release_messages (void);
 
 /* Parses the subcommand's options. On a GOptionContext error prints one line
  * naming the problem and pointing at --help, and returns FALSE. `command` is
@@ -43,7 +45,6 @@ gboolean sv_cli_parse_int64 (const char *option, const char *text, gint64 min, g
 
 /* Parses a comma-separated list of exactly 3 positive integers ("64,128,128"). */
 gboolean sv_cli_parse_shape (const char *option, const char *text, guint shape[3], GError **error);
-
 
 /* TRUE when `path` ends in .zarr (a trailing '/' aside): one Zarr store. */
 gboolean sv_cli_names_zarr_store (const char *path);

@@ -357,7 +357,7 @@ run_slic (SlicOptions *o)
   batch.json = o->json;
   batch.summary = kind != SV_CLI_OUTPUT_FILE;
   if (sv_cli_mpi_active ())
-    status = sv_cli_slic_mpi_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, o->json);
+    status = sv_cli_slic_mpi_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   else
     status = sv_cli_slic_batch_run (&ctx, (SvCliSlicFile *const *)files->pdata, files->len, &batch);
   g_clear_pointer (&ctx.backend, sv_backend_free);

@@ -108,12 +108,13 @@ finished_cb (const SvCliSlicFile *file, gpointer user_data)
   g_mutex_unlock (&b->print_lock);
 }
 
-static void
-print_totals (Batch *b, double seconds)
+void
+sv_cli_slic_batch_print_totals (const SvCliSlicBatchTally *t, const char *backend, double seconds,
+                                gboolean json)
 {
-  double rate = seconds > 0 ? b->n_written / seconds : 0;
+  double rate = seconds > 0 ? t->written / seconds : 0;
 
-  if (b->options->json)
+  if (json)
     {
       g_autoptr (SvJsonWriter) w = sv_json_writer_new ();
 
@@ -121,19 +122,15 @@ print_totals (Batch *b, double seconds)
       sv_json_writer_key (w, "batch");
       sv_json_writer_begin_object (w);
       sv_json_writer_key (w, "files");
-      sv_json_writer_int (w, b->n_files);
+      sv_json_writer_int (w, t->files);
       sv_json_writer_key (w, "written");
-      sv_json_writer_int (w, b->n_written);
+      sv_json_writer_int (w, t->written);
       sv_json_writer_key (w, "failed");
-      sv_json_writer_int (w, b->n_failed);
+      sv_json_writer_int (w, t->failed);
       sv_json_writer_key (w, "cancelled");
-      sv_json_writer_int (w, b->n_cancelled);
+      sv_json_writer_int (w, t->cancelled);
       sv_json_writer_key (w, "backend");
-      /* No backend was opened when every file streamed through devices
-       * that opened beside the runs: those devices' class. */
-      sv_json_writer_string (w, b->ctx->backend != NULL
-                                    ? sv_backend_get_name (b->ctx->backend)
-                                    : sv_backend_class_name (b->ctx->devices.klass));
+      sv_json_writer_string (w, backend);
       sv_json_writer_key (w, "seconds");
       sv_json_writer_seconds (w, seconds);
       sv_json_writer_key (w, "files_per_second");
@@ -144,13 +141,27 @@ print_totals (Batch *b, double seconds)
     }
   else
     {
-      printf ("%u file%s: %u written, %u failed", b->n_files, b->n_files == 1 ? "" : "s",
-              b->n_written, b->n_failed);
-      if (b->n_cancelled > 0)
-        printf (", %u cancelled", b->n_cancelled);
+      printf ("%u file%s: %u written, %u failed", t->files, t->files == 1 ? "" : "s", t->written,
+              t->failed);
+      if (t->cancelled > 0)
+        printf (", %u cancelled", t->cancelled);
       printf (" in %.2f s (%.2f files/s)\n", seconds, rate);
     }
   fflush (stdout);
+}
+
+static void
+print_totals (Batch *b, double seconds)
+{
+  const SvCliSlicBatchTally t = { b->n_files, b->n_written, b->n_failed, b->n_cancelled };
+
+  /* No backend was opened when every file streamed through devices that
+   * opened beside the runs: those devices' class. */
+  sv_cli_slic_batch_print_totals (&t,
+                                  b->ctx->backend != NULL
+                                      ? sv_backend_get_name (b->ctx->backend)
+                                      : sv_backend_class_name (b->ctx->devices.klass),
+                                  seconds, b->options->json);
 }
 
 int
@@ -178,6 +189,11 @@ sv_cli_slic_batch_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint
     {
       sv_cli_report (error);
       status = 1;
+    }
+  else if (options->tally != NULL)
+    {
+      *options->tally = (SvCliSlicBatchTally){ n_files, b.n_written, b.n_failed, b.n_cancelled };
+      status = g_cancellable_is_cancelled (ctx->cancellable) ? 130 : b.n_failed > 0 ? 1 : 0;
     }
   else
     {

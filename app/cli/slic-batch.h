@@ -8,12 +8,27 @@
 
 G_BEGIN_DECLS
 
+/* What became of a batch's files. */
+typedef struct
+{
+  guint files, written, failed, cancelled;
+} SvCliSlicBatchTally;
+
 typedef struct
 {
   gboolean json;    /* results as JSON objects, one line each */
   gboolean summary; /* the batch form (-o DIR/ or a template): a line for
                      * failed files under --json, and the totals */
+  /* Set: the totals (and an interrupt's line) are the caller's to print,
+   * over more files than these (MPI ranks that share a batch); the batch
+   * counts its own here instead. */
+  SvCliSlicBatchTally *tally;
 } SvCliSlicBatchOptions;
+
+/* The totals line (or JSON object) of a batch that ran on `backend` for
+ * `seconds`. */
+void sv_cli_slic_batch_print_totals (const SvCliSlicBatchTally *tally, const char *backend,
+                                     double seconds, gboolean json);
 
 /* Runs every file through load → compute → write with ctx (whose backend
  * this opens), reporting each file as it is written, in input order:

@@ -13,6 +13,7 @@
 
 #include "cli-common.h"
 #include "supervox/sv-error.h"
+#include "slic-batch.h"
 #include "slic-stream.h"
 
 /* Messages carry at most this many labels: MPI counts are ints. */
@@ -27,9 +28,14 @@ enum
 static struct
 {
   gboolean initialized;
+  /* The ranks that run a file together: every rank, or the group of a
+   * batch's files (rank and size within it). */
+  MPI_Comm comm;
   int rank, size;
-  gboolean met; /* the ranks agreed once: the first meeting is behind */
-  int cores;    /* this rank's share of the host's cores */
+  int world_rank, world_size;
+  gboolean met;   /* the ranks agreed once: the first meeting is behind */
+  int cores;      /* this rank's share of the host's cores */
+  int local_size; /* the ranks on this host */
   SvStreamRanks ranks;
 } mpi;
 
@@ -41,7 +47,7 @@ mpi_agree (gpointer self, const GError *local, GError **error)
   g_autofree char *message = NULL;
 
   /* The lowest failed rank speaks for all. */
-  MPI_Allreduce (&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce (&mine, &first, 1, MPI_INT, MPI_MIN, mpi.comm);
   if (first == mpi.size)
     return TRUE;
   if (mpi.rank == first)
@@ -51,10 +57,10 @@ mpi_agree (gpointer self, const GError *local, GError **error)
       header[2] = local->domain == SV_ENGINE_ERROR ? local->code : SV_ENGINE_ERROR_IO;
       message = g_strdup (local->message);
     }
-  MPI_Bcast (header, 3, MPI_INT, first, MPI_COMM_WORLD);
+  MPI_Bcast (header, 3, MPI_INT, first, mpi.comm);
   if (mpi.rank != first)
     message = g_malloc (header[0]);
-  MPI_Bcast (message, header[0], MPI_CHAR, first, MPI_COMM_WORLD);
+  MPI_Bcast (message, header[0], MPI_CHAR, first, mpi.comm);
   if (header[1])
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "rank %d: %s", first, message);
   else
@@ -67,7 +73,7 @@ mpi_sum_int64 (gpointer self, gint64 *values, gsize n)
 {
   for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
     MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT64_T,
-                   MPI_SUM, MPI_COMM_WORLD);
+                   MPI_SUM, mpi.comm);
 }
 
 static void
@@ -75,7 +81,7 @@ mpi_max_int64 (gpointer self, gint64 *values, gsize n)
 {
   for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
     MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT64_T,
-                   MPI_MAX, MPI_COMM_WORLD);
+                   MPI_MAX, mpi.comm);
 }
 
 static void
@@ -83,13 +89,13 @@ mpi_max_float (gpointer self, float *values, gsize n)
 {
   for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
     MPI_Allreduce (MPI_IN_PLACE, values + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_FLOAT,
-                   MPI_MAX, MPI_COMM_WORLD);
+                   MPI_MAX, mpi.comm);
 }
 
 static void
 mpi_gather (gpointer self, gconstpointer mine, gsize bytes, gpointer all)
 {
-  MPI_Allgather (mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+  MPI_Allgather (mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, mpi.comm);
 }
 
 static void
@@ -97,12 +103,12 @@ mpi_send_labels (gpointer self, const gint32 *labels, gsize n, gboolean ok)
 {
   if (!ok)
     {
-      MPI_Send (NULL, 0, MPI_INT32_T, 0, TAG_FAILED, MPI_COMM_WORLD);
+      MPI_Send (NULL, 0, MPI_INT32_T, 0, TAG_FAILED, mpi.comm);
       return;
     }
   for (gsize done = 0; done < n; done += SV_MPI_MAX_LABELS)
     MPI_Send (labels + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT32_T, 0, TAG_LABELS,
-              MPI_COMM_WORLD);
+              mpi.comm);
 }
 
 /* In pieces that MPI's int count can hold. */
@@ -111,7 +117,7 @@ mpi_broadcast (gpointer self, guint root, gpointer data, gsize bytes)
 {
   for (gsize done = 0; done < bytes; done += (gsize)G_MAXINT32)
     MPI_Bcast ((guint8 *)data + done, (int)MIN (bytes - done, (gsize)G_MAXINT32), MPI_BYTE,
-               (int)root, MPI_COMM_WORLD);
+               (int)root, mpi.comm);
 }
 
 static void
@@ -133,7 +139,7 @@ mpi_exchange (gpointer self, gconstpointer send, const gsize *send_bytes, gpoint
       r += recv_bytes[i];
     }
   MPI_Alltoallv (send, send_counts, send_at, MPI_BYTE, recv, recv_counts, recv_at, MPI_BYTE,
-                 MPI_COMM_WORLD);
+                 mpi.comm);
 }
 
 static gboolean
@@ -144,7 +150,7 @@ mpi_recv_labels (gpointer self, guint from, gint32 *labels, gsize n)
       MPI_Status status;
 
       MPI_Recv (labels + done, (int)MIN (n - done, SV_MPI_MAX_LABELS), MPI_INT32_T, (int)from,
-                MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+                MPI_ANY_TAG, mpi.comm, &status);
       if (status.MPI_TAG == TAG_FAILED)
         return FALSE;
     }
@@ -172,6 +178,7 @@ share_cores (void)
       MPI_Comm_free (&host);
     }
   mpi.cores = (int)MAX (online / MAX (local_size, 1), 1);
+  mpi.local_size = MAX (local_size, 1);
   if (online >= 1 && online <= CPU_SETSIZE && sched_getaffinity (0, sizeof bound, &bound) == 0
       && CPU_COUNT (&bound) < mpi.cores)
     {
@@ -186,8 +193,8 @@ share_cores (void)
     }
   if (sched_getaffinity (0, sizeof bound, &bound) != 0)
     CPU_ZERO (&bound);
-  g_debug ("rank %d of %d on this host: %d threads on %d cores", local_rank, local_size,
-           mpi.cores, CPU_COUNT (&bound));
+  g_debug ("rank %d of %d on this host: %d threads on %d cores", local_rank, local_size, mpi.cores,
+           CPU_COUNT (&bound));
 }
 
 /* When every rank runs on this host, MPI's messages need shared memory
@@ -222,6 +229,9 @@ sv_cli_mpi_init (int *argc, char ***argv)
   mpi.initialized = TRUE;
   MPI_Comm_rank (MPI_COMM_WORLD, &mpi.rank);
   MPI_Comm_size (MPI_COMM_WORLD, &mpi.size);
+  mpi.comm = MPI_COMM_WORLD;
+  mpi.world_rank = mpi.rank;
+  mpi.world_size = mpi.size;
   share_cores ();
   sv_cli_set_n_cores (mpi.cores);
   mpi.ranks = (SvStreamRanks){
@@ -246,7 +256,6 @@ sv_cli_mpi_active (void)
 {
   return mpi.initialized && mpi.size > 1;
 }
-
 
 /* The ranks' first meeting: whether every rank got as far as the files. */
 static gboolean
@@ -277,13 +286,15 @@ sv_cli_mpi_finish (int status)
       if (error != NULL && status == 0)
         status = 1;
     }
+  if (mpi.comm != MPI_COMM_WORLD)
+    MPI_Comm_free (&mpi.comm);
   MPI_Finalize ();
   return status;
 }
 
-/* One file on every rank: the header, the streamed run, rank 0's sidecar;
- * the ranks agree after each, so that all of them go on to the next file
- * together. */
+/* One file on every rank of the group: the header, the streamed run, the
+ * group's first rank's sidecar; the ranks agree after each, so that all of
+ * them go on to the next file together. */
 static gboolean
 run_file (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
 {
@@ -314,19 +325,12 @@ run_file (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error)
   return TRUE;
 }
 
-int
-sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
-                     gboolean json)
+/* The files split across the ranks of the group, one after the other; its
+ * first rank reports them. */
+static int
+run_files_together (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
+                    gboolean json, SvCliSlicBatchTally *tally)
 {
-  g_autoptr (GError) error = NULL;
-  guint n_failed = 0;
-
-  if (!meet (TRUE, &error))
-    {
-      if (mpi.rank == 0)
-        sv_cli_report (error);
-      return 1;
-    }
   ctx->ranks = &mpi.ranks;
   for (guint i = 0; i < n_files; i++)
     {
@@ -335,12 +339,16 @@ sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n
       if (!run_file (file, ctx, &file->error))
         {
           if (g_error_matches (file->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            break;
-          n_failed++;
+            {
+              tally->cancelled += n_files - i;
+              break;
+            }
+          tally->failed++;
           if (mpi.rank == 0)
             sv_cli_report (file->error);
           continue;
         }
+      tally->written++;
       if (mpi.rank != 0)
         continue;
       {
@@ -351,9 +359,101 @@ sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n
     }
   ctx->ranks = NULL;
   if (g_cancellable_is_cancelled (ctx->cancellable))
+    return 130;
+  return tally->failed > 0 ? 1 : 0;
+}
+
+/* How many groups of ranks share a batch: a group a file, up to one rank
+ * a group; one group (every rank on every file) for a single file or with
+ * SV_BATCH_LANES=0 (for measuring). */
+static int
+batch_groups (guint n_files)
+{
+  if (n_files < 2 || g_strcmp0 (g_getenv ("SV_BATCH_LANES"), "0") == 0)
+    return 1;
+  return (int)MIN ((guint)mpi.world_size, n_files);
+}
+
+/* This rank joins group (world rank mod n_groups); the group's first rank
+ * speaks for it. */
+static void
+join_group (int n_groups)
+{
+  const int group = mpi.world_rank % n_groups;
+
+  MPI_Comm_split (MPI_COMM_WORLD, group, mpi.world_rank, &mpi.comm);
+  MPI_Comm_rank (mpi.comm, &mpi.rank);
+  MPI_Comm_size (mpi.comm, &mpi.size);
+  mpi.ranks.rank = (guint)mpi.rank;
+  mpi.ranks.n_ranks = (guint)mpi.size;
+  if (mpi.rank == 0)
+    sv_cli_release_messages ();
+  else
+    sv_cli_hold_messages ();
+  g_debug ("rank %d of %d: group %d of %d, rank %d of %d in it", mpi.world_rank, mpi.world_size,
+           group, n_groups, mpi.rank, mpi.size);
+}
+
+int
+sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
+                     const SvCliSlicBatchOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) mine = g_ptr_array_new ();
+  const double t_start = sv_cli_now ();
+  const int n_groups = batch_groups (n_files);
+  SvCliSlicBatchTally tally = { 0 }, total = { 0 };
+  guint counts[4];
+  int status, worst;
+
+  if (!meet (TRUE, &error))
     {
-      sv_cli_error ("interrupted; the file being computed was not written");
-      return 130;
+      if (mpi.rank == 0)
+        sv_cli_report (error);
+      return 1;
     }
-  return n_failed > 0 ? 1 : 0;
+  if (n_groups > 1)
+    join_group (n_groups);
+  for (guint i = mpi.world_rank % n_groups; i < n_files; i += (guint)n_groups)
+    g_ptr_array_add (mine, files[i]);
+  tally.files = mine->len;
+  if (mpi.size == 1)
+    {
+      /* Alone: the group's files as one process runs them, within this
+       * rank's share of the host's memory. */
+      SvCliSlicBatchOptions alone = *options;
+
+      g_debug ("rank %d: %u files alone", mpi.world_rank, mine->len);
+      alone.tally = &tally;
+      if (ctx->memory_limit == 0)
+        ctx->memory_limit = MAX (sv_cli_memory_available () / (guint64)mpi.local_size, 1);
+      status = sv_cli_slic_batch_run (ctx, (SvCliSlicFile *const *)mine->pdata, mine->len, &alone);
+    }
+  else
+    status = run_files_together (ctx, (SvCliSlicFile *const *)mine->pdata, mine->len, options->json,
+                                 &tally);
+
+  /* Every group's first rank counts its files for the totals. */
+  counts[0] = mpi.rank == 0 ? tally.files : 0;
+  counts[1] = mpi.rank == 0 ? tally.written : 0;
+  counts[2] = mpi.rank == 0 ? tally.failed : 0;
+  counts[3] = mpi.rank == 0 ? tally.cancelled : 0;
+  MPI_Allreduce (MPI_IN_PLACE, counts, 4, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce (&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  total = (SvCliSlicBatchTally){ counts[0], counts[1], counts[2], counts[3] };
+  if (mpi.world_rank == 0 && options->summary)
+    sv_cli_slic_batch_print_totals (&total,
+                                    ctx->backend != NULL
+                                        ? sv_backend_get_name (ctx->backend)
+                                        : sv_backend_class_name (ctx->devices.klass),
+                                    sv_cli_now () - t_start, options->json);
+  if (worst == 130 && mpi.world_rank == 0)
+    {
+      if (total.written == 0)
+        sv_cli_error ("interrupted; no output written");
+      else
+        sv_cli_error ("interrupted; %u of %u files written, the others not", total.written,
+                      n_files);
+    }
+  return worst;
 }

@@ -1,12 +1,13 @@
 /* supervox-cli under mpirun: every rank runs the same command; the z range
  * of each volume is split across the ranks (engine/stream.h,
- * SvStreamRanks), and rank 0 writes the label file, its sidecar and all
- * output. Built with the mpi feature; without it, or when the process was
- * not started by mpirun, it is one process as always. */
+ * SvStreamRanks), and rank 0 writes the label file's sidecar and the
+ * output; a batch's files are shared out among the ranks. Built with the mpi feature; without it,
+ * or when the process was not started by mpirun, it is one process as always. */
 #pragma once
 
 #include <glib.h>
 
+#include "slic-batch.h"
 #include "slic-file.h"
 #include "supervox/sv-stream.h"
 #include "sv-config.h"
@@ -28,10 +29,14 @@ int sv_cli_mpi_finish (int status);
 /* TRUE when this process is one of several ranks. */
 gboolean sv_cli_mpi_active (void);
 
-/* The slic command on every rank: each file streamed across the ranks,
- * one after the other. Returns the exit status. */
+/* The slic command on every rank. One file streams across the ranks; a
+ * batch's files are shared out: each rank takes whole files (file i to
+ * rank i mod the ranks) and runs them as one process would, reporting its
+ * own; with fewer files than ranks, each file streams across a group of
+ * them. World rank 0 prints the batch's totals. Returns the exit status,
+ * the same on every rank. */
 int sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
-                         gboolean json);
+                         const SvCliSlicBatchOptions *options);
 
 #else
 
@@ -51,7 +56,7 @@ sv_cli_mpi_active (void)
 }
 static inline int
 sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
-                     gboolean json)
+                     const SvCliSlicBatchOptions *options)
 {
   return 1;
 }

@@ -270,10 +270,10 @@ test_share_of_cores (Fixture *f, gconstpointer data)
         g_autofree char *json = NULL;
         g_autofree char *sidecar = path_in (f, "out.json");
         g_autofree char *threads = g_strdup_printf ("\"threads\":%ld,", share);
-        Result r = run_slic_bound (f, n_ranks, bindings[b],
-                                   g_environ_setenv (g_get_environ (), "G_MESSAGES_DEBUG",
-                                                     "sv-cli", TRUE),
-                                   in, "out.tif", "--n-segments 20");
+        Result r = run_slic_bound (
+            f, n_ranks, bindings[b],
+            g_environ_setenv (g_get_environ (), "G_MESSAGES_DEBUG", "sv-cli", TRUE), in, "out.tif",
+            "--n-segments 20");
 
         if (r.status != 0)
           g_error ("binding %s, %u ranks: status %d:\n%s", bindings[b], n_ranks, r.status, r.err);
@@ -281,8 +281,8 @@ test_share_of_cores (Fixture *f, gconstpointer data)
         said = g_strdup_printf ("rank 0 of %u on this host: %ld threads on %ld cores", n_ranks,
                                 share, b == 0 ? share : online);
         if (strstr (r.out, said) == NULL)
-          g_error ("binding %s, %u ranks: \"%s\" not in:\n%s%s", bindings[b], n_ranks, said,
-                   r.out, r.err);
+          g_error ("binding %s, %u ranks: \"%s\" not in:\n%s%s", bindings[b], n_ranks, said, r.out,
+                   r.err);
         g_assert_true (g_file_get_contents (sidecar, &json, NULL, NULL));
         g_assert_nonnull (strstr (json, threads));
         result_clear (&r);
@@ -451,6 +451,133 @@ test_non_finite (Fixture *f, gconstpointer data)
   result_clear (&ranks);
 }
 
+/* A batch of `n` textured volumes of different shapes, in.0.tif …, with
+ * the later inputs as the `extra` words that follow them. */
+static char *
+write_batch (Fixture *f, guint n, GString *more)
+{
+  char *first = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (SvVolume) v = sv_test_textured_volume (9 + 2 * i, 17 + i, 19, 1);
+      g_autofree char *name = g_strdup_printf ("in.%u.tif", i);
+      char *path = sv_test_write_volume (f->dir, name, v, SV_SAMPLE_U16);
+
+      if (i == 0)
+        first = path;
+      else
+        {
+          g_string_append_printf (more, " %s", path);
+          g_free (path);
+        }
+    }
+  return first;
+}
+
+/* A batch's files shared out among the ranks: each rank takes whole files
+ * (`n_ranks` ranks, `n` files), with fewer files than ranks a group of
+ * ranks a file; every label file is one process's, and the totals count
+ * every rank's files. */
+static void
+assert_batch_shared (Fixture *f, guint n_ranks, guint n)
+{
+  g_autoptr (GString) more = g_string_new (NULL);
+  g_autofree char *first = write_batch (f, n, more);
+  g_autofree char *one = path_in (f, "one/");
+  g_autofree char *ranks = path_in (f, "ranks/");
+  g_autofree char *extra = g_strdup_printf ("--n-segments 20 --backend cpu%s", more->str);
+  g_autofree char *totals = g_strdup_printf ("%u files: %u written, 0 failed", n, n);
+  char **env = g_environ_setenv (g_get_environ (), "G_MESSAGES_DEBUG", "sv-cli", TRUE);
+  Result r = run_slic (f, 0, first, one, extra);
+
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  r = run_slic_bound (f, n_ranks, NULL, env, first, ranks, extra);
+  if (r.status != 0)
+    g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, totals));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("in.%u.tif", i);
+      g_autofree char *a = g_build_filename (one, name, NULL);
+      g_autofree char *b = g_build_filename (ranks, name, NULL);
+
+      sv_test_assert_same_file (a, b);
+    }
+  /* Each rank says what it took. */
+  if (n >= n_ranks)
+    for (guint k = 0; k < n_ranks; k++)
+      {
+        g_autofree char *said
+            = g_strdup_printf ("rank %u: %u files alone", k, (n - k + n_ranks - 1) / n_ranks);
+
+        g_assert_nonnull (strstr (r.out, said));
+      }
+  else
+    {
+      g_autofree char *sidecar = g_build_filename (ranks, "in.0.json", NULL);
+      g_autofree char *json = NULL;
+      g_autofree char *needle = g_strdup_printf ("\"mpi_ranks\":%u", (n_ranks + n - 1) / n);
+
+      /* File 0 ran on a group of ranks (0, n, 2n …). */
+      g_assert_true (g_file_get_contents (sidecar, &json, NULL, NULL));
+      g_assert_nonnull (strstr (json, needle));
+    }
+  result_clear (&r);
+}
+
+static void
+test_batch_shared (Fixture *f, gconstpointer data)
+{
+  if (skip_without_mpi ())
+    return;
+  assert_batch_shared (f, 2, 3);
+}
+
+static void
+test_batch_fewer_files (Fixture *f, gconstpointer data)
+{
+  if (skip_without_mpi ())
+    return;
+  assert_batch_shared (f, 3, 2);
+}
+
+/* A bad file among the ranks' files fails alone, with one line. */
+static void
+test_batch_bad_file (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GString) more = g_string_new (NULL);
+  g_autofree char *first = NULL;
+  g_autofree char *bad = NULL;
+  g_autofree char *ranks = NULL;
+  g_autofree char *extra = NULL;
+  Result r;
+
+  if (skip_without_mpi ())
+    return;
+  first = write_batch (f, 2, more);
+  bad = path_in (f, "bad.tif");
+  g_assert_true (g_file_set_contents (bad, "not a TIFF", -1, NULL));
+  ranks = path_in (f, "ranks/");
+  extra = g_strdup_printf ("--n-segments 20 --backend cpu %s%s", bad, more->str);
+  r = run_slic (f, 2, first, ranks, extra);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "bad.tif: not a TIFF file"));
+  g_assert_nonnull (strstr (r.out, "3 files: 2 written, 1 failed"));
+  {
+    g_autofree char *a = g_build_filename (ranks, "in.0.tif", NULL);
+    g_autofree char *b = g_build_filename (ranks, "in.1.tif", NULL);
+    g_autofree char *c = g_build_filename (ranks, "bad.tif", NULL);
+
+    g_assert_true (g_file_test (a, G_FILE_TEST_EXISTS));
+    g_assert_true (g_file_test (b, G_FILE_TEST_EXISTS));
+    g_assert_false (g_file_test (c, G_FILE_TEST_EXISTS));
+  }
+  result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -471,6 +598,9 @@ main (int argc, char **argv)
   ADD ("/cli/mpi/fails-cleanly/failing-rank", test_failing_rank);
   ADD ("/cli/mpi/fails-cleanly/non-finite", test_non_finite);
   ADD ("/cli/mpi/fails-cleanly/rank-stops-early", test_rank_stops_early);
+  ADD ("/cli/mpi/batch/files-shared", test_batch_shared);
+  ADD ("/cli/mpi/batch/fewer-files-than-ranks", test_batch_fewer_files);
+  ADD ("/cli/mpi/batch/bad-file", test_batch_bad_file);
 #undef ADD
   return g_test_run ();
 }
