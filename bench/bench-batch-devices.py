@@ -2,7 +2,9 @@
 """A batch of volumes over several GPUs: one supervox-cli process given F
 files, on one device, on every listed device a file at a time (the
 batch's lanes), and on every listed device for each file in turn
-(SV_BATCH_LANES=0), file in and file out.
+(SV_BATCH_LANES=0), file in and file out; with --ranks, also under
+mpirun, where the ranks share the files (one GPU a rank), and the ranks
+each on every file (SV_BATCH_LANES=0).
 
 Volumes: bench/make-volume.py's generator, F of them per size and noise
 (the noise of file i raised by 0.001·i, so that no two are the same).
@@ -80,7 +82,7 @@ def plot(data, path):
             continue
         xs, ys = zip(*([(1, 1.0)] + pts))
         top = max(top, max(xs))
-        ax.plot(xs, ys, "o-" if key[3] == "lanes" else "s--",
+        ax.plot(xs, ys, {"lanes": "o-", "ranks": "^-", "split": "s--"}.get(key[3], "v:"),
                 label=f"{key[0]}³ noise {key[1]} C {key[2]}, {key[3]}")
     ax.plot([1, top], [1, top], ":", color="grey", label="ideal")
     ax.set_xlabel("GPUs")
@@ -100,6 +102,8 @@ def main():
     ap.add_argument("--compactness", default="0.1,10")
     ap.add_argument("--devices", default="0;0,1;0,1,2,3",
                     help="device lists separated by ';' (the first is the baseline)")
+    ap.add_argument("--ranks", default="",
+                    help="MPI rank counts, e.g. 2,4 (one GPU a rank; mpirun from PATH)")
     ap.add_argument("--skimage-max-size", type=int, default=0)
     ap.add_argument("--workdir")
     ap.add_argument("--json")
@@ -136,16 +140,26 @@ def main():
                 runs = [(lists[0], "one")]
                 for dl in lists[1:]:
                     runs += [(dl, "lanes"), (dl, "split")]
+                for r in [int(x) for x in args.ranks.split(",") if x]:
+                    runs += [(f"np{r}", "ranks"), (f"np{r}", "ranks-split")]
                 for dl, mode in runs:
                     out = os.path.join(work, f"out-{mode}-{dl.replace(',', '_')}")
                     shutil.rmtree(out, ignore_errors=True)
                     os.makedirs(out)
                     env = dict(os.environ)
-                    if mode == "split":
+                    if mode in ("split", "ranks-split"):
                         env["SV_BATCH_LANES"] = "0"
                     cmd = [args.cli, "slic", *inputs, "-o", out + "/", "--json",
                            "--compactness", str(c), "--n-segments", str(segments),
-                           "--backend", "cuda", "--devices", dl]
+                           "--backend", "cuda"]
+                    if mode.startswith("ranks"):
+                        # hwloc's OpenCL plugin starts every GPU inside mpirun.
+                        env.setdefault("HWLOC_COMPONENTS", "-opencl")
+                        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                        cmd = ["mpirun", "--oversubscribe", "-np", dl[2:]] + cmd
+                    else:
+                        cmd += ["--devices", dl]
                     subprocess.run(["sync"])
                     wall, rc, text = run_timed(cmd, env)
                     same = rc == 0
@@ -162,7 +176,8 @@ def main():
                         base = out
                         base_wall = wall
                     point = {"size": n, "noise": noise, "compactness": c, "devices": dl,
-                             "n_devices": len(set(dl.split(","))), "mode": mode,
+                             "n_devices": int(dl[2:]) if dl.startswith("np")
+                             else len(set(dl.split(","))), "mode": mode,
                              "wall": round(wall, 3), "files_per_second":
                              round(args.files / wall, 3), "rc": rc, "same_labels": same}
                     if base is not None:

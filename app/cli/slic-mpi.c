@@ -394,6 +394,28 @@ join_group (int n_groups)
            group, n_groups, mpi.rank, mpi.size);
 }
 
+/* A rank alone with --backend cuda drives the one GPU it was narrowed to
+ * (its local rank's) as a batch's lane does its device: listed, opening
+ * beside its first file, its files streamed through it. Left as it is,
+ * the plan held each file in memory, and the ranks' batch of eight 1024³
+ * files took 9.7 s on four GPUs against 7.5 s for the lanes. */
+static void
+run_alone_on_own_device (SvCliSlicContext *ctx)
+{
+  const int first = 0;
+  SvRunDevices own;
+
+  if (ctx->backend_choice.is_auto || !ctx->backend_choice.wants_device || ctx->devices.list != NULL
+      || ctx->devices.n_visible != 1 || ctx->devices.n_backends > 0
+      || g_strcmp0 (g_getenv ("SV_BATCH_LANES"), "0") == 0)
+    return;
+  sv_run_devices_init_some (&own, &ctx->devices, &first, 1);
+  sv_run_devices_clear (&ctx->devices);
+  ctx->devices = own;
+  if (sv_run_devices_start (&ctx->devices, &ctx->backend_choice))
+    g_debug ("rank %d: its GPU opening beside its first file", mpi.world_rank);
+}
+
 int
 sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n_files,
                      const SvCliSlicBatchOptions *options)
@@ -425,6 +447,7 @@ sv_cli_slic_mpi_run (SvCliSlicContext *ctx, SvCliSlicFile *const *files, guint n
 
       g_debug ("rank %d: %u files alone", mpi.world_rank, mine->len);
       alone.tally = &tally;
+      run_alone_on_own_device (ctx);
       if (ctx->memory_limit == 0)
         ctx->memory_limit = MAX (sv_cli_memory_available () / (guint64)mpi.local_size, 1);
       status = sv_cli_slic_batch_run (ctx, (SvCliSlicFile *const *)mine->pdata, mine->len, &alone);
