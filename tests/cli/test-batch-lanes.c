@@ -5,6 +5,7 @@
  * the bytes the CPU writes; the reports come in input order although a
  * later file finishes first; a bad file fails alone; and each lane plans
  * with its share of the memory limit. */
+#include <stdio.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -371,6 +372,60 @@ test_bad_file (Fixture *f, gconstpointer data)
   context_clear (&lanes);
 }
 
+/* Cancels the batch once a file is two iterations in. */
+static GCancellable *to_cancel;
+
+static void
+cancel_in_iterations (const SvCliSlicFile *file, guint iteration, guint n_iterations,
+                      gpointer user_data)
+{
+  if (n_iterations > 0 && iteration >= 2)
+    g_cancellable_cancel (to_cancel);
+}
+
+/* A cancel stops every lane: the files already written stay whole, the
+ * others leave nothing (no label file, sidecar or temporary file). */
+static void
+test_cancel (Fixture *f, gconstpointer data)
+{
+  SvCliSlicContext lanes;
+  g_autoptr (GPtrArray) files = NULL;
+  g_autoptr (GDir) dir = NULL;
+  const char *name;
+  guint n_written = 0;
+
+  context_init (&lanes, f, "cuda", "0,1", 2);
+  to_cancel = lanes.cancellable;
+  lanes.progress = cancel_in_iterations;
+  files = run_batch (f, &lanes, "lane", N_FILES, N_FILES);
+  g_assert_true (g_cancellable_is_cancelled (lanes.cancellable));
+  g_assert_cmpuint (seen.n_finished, ==, N_FILES);
+  for (guint i = 0; i < N_FILES; i++)
+    {
+      const SvCliSlicFile *file = g_ptr_array_index (files, i);
+      const gboolean written = file->json != NULL;
+
+      g_assert_cmpuint (seen.finished[i], ==, i);
+      g_assert_true (written || file->error == NULL
+                     || g_error_matches (file->error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+      g_assert_cmpint (g_file_test (file->output, G_FILE_TEST_EXISTS), ==, written);
+      g_assert_cmpint (g_file_test (file->sidecar, G_FILE_TEST_EXISTS), ==, written);
+      n_written += written;
+    }
+  g_assert_cmpuint (n_written, <, N_FILES);
+  /* Nothing else in the folder: the inputs and what was written. */
+  dir = g_dir_open (f->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      guint i;
+
+      if (sscanf (name, "in-%u.tif", &i) == 1 || sscanf (name, "lane-%u.", &i) == 1)
+        continue;
+      g_error ("left behind: %s", name);
+    }
+  context_clear (&lanes);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -381,6 +436,7 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/batch-lanes/lanes-of-two", Fixture, NULL, fixture_setup, test_lanes_of_two,
               fixture_teardown);
+  g_test_add ("/batch-lanes/cancel", Fixture, NULL, fixture_setup, test_cancel, fixture_teardown);
   g_test_add ("/batch-lanes/bad-file", Fixture, NULL, fixture_setup, test_bad_file,
               fixture_teardown);
   return g_test_run ();
