@@ -18,8 +18,7 @@ GArray *sv__run_devices_list (const SvRunDevices *devices, GError **error);
 
 /* The least free memory of the devices `numbers`, asked of all at once
  * (each starts its context); FALSE when none could say. */
-gboolean sv__run_devices_least_free (const SvBackendClass *klass, GArray *numbers,
-                                     guint64 *least);
+gboolean sv__run_devices_least_free (const SvBackendClass *klass, GArray *numbers, guint64 *least);
 
 /* A backend on each of `numbers`, one after the other, into `backends`
  * (numbers->len of them); on failure those opened are freed. */
@@ -38,3 +37,15 @@ guint sv__run_devices_opening_count (const SvRunDevices *devices);
 
 /* Joins and drops what is opening (sv_run_devices_clear). */
 void sv__run_devices_drop_opening (SvRunDevices *devices);
+
+/* Where device `d` is in `numbers` (of int): its index, or numbers->len
+ * when it is not there. */
+static inline guint
+sv__run_devices_place (const GArray *numbers, int d)
+{
+  guint at = 0;
+
+  while (at < numbers->len && g_array_index (numbers, int, at) != d)
+    at++;
+  return at;
+}

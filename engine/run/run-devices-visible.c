@@ -10,7 +10,6 @@
 
 #include "run-devices-private.h"
 
-
 #define VISIBLE_VAR "CUDA_VISIBLE_DEVICES"
 
 /* The devices the driver would enumerate, as CUDA_VISIBLE_DEVICES names
@@ -65,8 +64,8 @@ sv_run_devices_show_only_used (SvRunDevices *devices)
   g_autoptr (GString) list = g_string_new (NULL);
 
   /* "all" shows the driver every GPU anyway. */
-  if (devices->klass == NULL || devices->n_visible > 0
-      || g_strcmp0 (devices->list, "all") == 0 || (entries = visible_entries ()) == NULL
+  if (devices->klass == NULL || devices->n_visible > 0 || g_strcmp0 (devices->list, "all") == 0
+      || (entries = visible_entries ()) == NULL
       || !sv__run_devices_numbers (devices, (int)entries->len, numbers) || numbers->len == 0)
     return FALSE;
   /* Each device once, in the order first listed ("0,0" drives one GPU
@@ -74,10 +73,8 @@ sv_run_devices_show_only_used (SvRunDevices *devices)
   for (guint i = 0; i < numbers->len; i++)
     {
       const int d = g_array_index (numbers, int, i);
-      guint at = 0;
+      const guint at = sv__run_devices_place (shown, d);
 
-      while (at < shown->len && g_array_index (shown, int, at) != d)
-        at++;
       if (at == shown->len)
         {
           g_array_append_val (shown, d);

@@ -131,11 +131,8 @@ sv_run_devices_distinct (const SvRunDevices *devices)
   for (guint i = 0; i < numbers->len; i++)
     {
       const int d = g_array_index (numbers, int, i);
-      guint at = 0;
 
-      while (at < distinct->len && g_array_index (distinct, int, at) != d)
-        at++;
-      if (at == distinct->len)
+      if (sv__run_devices_place (distinct, d) == distinct->len)
         g_array_append_val (distinct, d);
     }
   return distinct;

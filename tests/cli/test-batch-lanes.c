@@ -215,6 +215,21 @@ run_batch (Fixture *f, SvCliSlicContext *ctx, const char *prefix, guint bad, gui
   return files;
 }
 
+/* The CPU's label files for the fixture's first `n` inputs, as the
+ * reference; what the events saw is cleared for the run after it. */
+static GPtrArray *
+reference_batch (Fixture *f, guint n)
+{
+  SvCliSlicContext cpu;
+  GPtrArray *reference;
+
+  context_init (&cpu, f, "cpu", NULL, 0);
+  reference = run_batch (f, &cpu, "cpu", N_FILES, n);
+  context_clear (&cpu);
+  memset (&seen, 0, sizeof seen);
+  return reference;
+}
+
 static void
 test_chosen (Fixture *f, gconstpointer data)
 {
@@ -264,15 +279,12 @@ test_chosen (Fixture *f, gconstpointer data)
 static void
 test_two_lanes (Fixture *f, gconstpointer data)
 {
-  SvCliSlicContext cpu, lanes;
+  SvCliSlicContext lanes;
   g_autoptr (GPtrArray) reference = NULL;
   g_autoptr (GPtrArray) files = NULL;
   const guint64 limit = (guint64)256 << 20;
 
-  context_init (&cpu, f, "cpu", NULL, 0);
-  reference = run_batch (f, &cpu, "cpu", N_FILES, N_FILES);
-  context_clear (&cpu);
-  memset (&seen, 0, sizeof seen);
+  reference = reference_batch (f, N_FILES);
 
   context_init (&lanes, f, "cuda", "0,1", 2);
   lanes.memory_limit = limit;
@@ -311,14 +323,11 @@ test_two_lanes (Fixture *f, gconstpointer data)
 static void
 test_lanes_of_two (Fixture *f, gconstpointer data)
 {
-  SvCliSlicContext cpu, lanes;
+  SvCliSlicContext lanes;
   g_autoptr (GPtrArray) reference = NULL;
   g_autoptr (GPtrArray) files = NULL;
 
-  context_init (&cpu, f, "cpu", NULL, 0);
-  reference = run_batch (f, &cpu, "cpu", N_FILES, 2);
-  context_clear (&cpu);
-  memset (&seen, 0, sizeof seen);
+  reference = reference_batch (f, 2);
 
   context_init (&lanes, f, "cuda", "0,1,2,3", 4);
   g_assert_cmpuint (sv_cli_slic_batch_lanes (&lanes, 2), ==, 2);
@@ -341,14 +350,11 @@ test_lanes_of_two (Fixture *f, gconstpointer data)
 static void
 test_bad_file (Fixture *f, gconstpointer data)
 {
-  SvCliSlicContext cpu, lanes;
+  SvCliSlicContext lanes;
   g_autoptr (GPtrArray) reference = NULL;
   g_autoptr (GPtrArray) files = NULL;
 
-  context_init (&cpu, f, "cpu", NULL, 0);
-  reference = run_batch (f, &cpu, "cpu", N_FILES, N_FILES);
-  context_clear (&cpu);
-  memset (&seen, 0, sizeof seen);
+  reference = reference_batch (f, N_FILES);
 
   context_init (&lanes, f, "cuda", "0,1", 2);
   files = run_batch (f, &lanes, "lane", 2, N_FILES);
