@@ -39,7 +39,7 @@ sv_cli_slic_batch_lanes (const SvCliSlicContext *ctx, guint n_files)
   const SvRunDevices *devices = &ctx->devices;
   g_autoptr (GArray) distinct = NULL;
 
-  if (n_files < 2 || ctx->ranks != NULL || choice->is_auto || !choice->wants_device
+  if (n_files < 2 || ctx->ranks != NULL || !(choice->is_auto || choice->wants_device)
       || choice->device == NULL || devices->klass != choice->device || devices->list == NULL
       || devices->local_rank >= 0 || devices->opening != NULL || devices->n_backends > 0
       || g_strcmp0 (g_getenv ("SV_BATCH_LANES"), "0") == 0)
@@ -57,11 +57,18 @@ skipping (const Lane *lane)
 }
 
 /* An in-memory file (a photo; the files read from disk stream through the
- * lane's device) runs on the lane's device too. */
+ * lane's devices) runs on the lane's first device too; under auto, on the
+ * CPU when that device cannot be had. */
 static gboolean
 open_backend (Lane *lane, GError **error)
 {
-  lane->ctx.backend = sv_backend_new_on_device (lane->ctx.devices.klass, lane->device, error);
+  g_autoptr (GError) local = NULL;
+
+  lane->ctx.backend = sv_backend_new_on_device (lane->ctx.devices.klass, lane->device, &local);
+  if (lane->ctx.backend == NULL && lane->ctx.backend_choice.is_auto)
+    lane->ctx.backend = sv_backend_new_of_class (sv_backend_cpu_class (), NULL);
+  if (lane->ctx.backend == NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
   return lane->ctx.backend != NULL;
 }
 

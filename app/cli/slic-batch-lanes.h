@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 
 /* How many lanes a batch of `n_files` under `ctx` runs on: the distinct
  * GPUs --devices lists, at most one a file (fewer files than GPUs: each
- * lane drives an even share of them), when --backend cuda names them
+ * lane drives an even share of them), when --backend cuda or auto has them
  * and no MPI ranks share the files; 0 otherwise (one file at a time on
  * every listed device), or with SV_BATCH_LANES=0 (for measuring). Call
  * before the devices start opening: the lanes open their own. */

@@ -262,9 +262,10 @@ test_chosen (Fixture *f, gconstpointer data)
   context_init (&ctx, f, "cuda", NULL, 1);
   g_assert_cmpuint (sv_cli_slic_batch_lanes (&ctx, 4), ==, 0);
   context_clear (&ctx);
-  /* auto must be free to fall back on the CPU, the CPU has no devices. */
+  /* auto has the devices too (each lane falls back on the CPU alone); the
+   * CPU has none. */
   context_init (&ctx, f, "auto", "0,1", 2);
-  g_assert_cmpuint (sv_cli_slic_batch_lanes (&ctx, 4), ==, 0);
+  g_assert_cmpuint (sv_cli_slic_batch_lanes (&ctx, 4), ==, 2);
   context_clear (&ctx);
   context_init (&ctx, f, "cpu", "0,1", 2);
   g_assert_cmpuint (sv_cli_slic_batch_lanes (&ctx, 4), ==, 0);
@@ -314,6 +315,33 @@ test_two_lanes (Fixture *f, gconstpointer data)
       g_assert_cmpstr (file->backend, ==, "lane-device");
       /* Each lane planned with half the limit. */
       g_assert_cmpuint (file->memory_limit, ==, limit / 2);
+      sv_test_assert_same_file (file->output, ref->output);
+    }
+  context_clear (&lanes);
+}
+
+/* auto, the default backend, runs the lanes too (the devices open when
+ * a lane's first file asks for them). */
+static void
+test_auto (Fixture *f, gconstpointer data)
+{
+  SvCliSlicContext lanes;
+  g_autoptr (GPtrArray) reference = reference_batch (f, N_FILES);
+  g_autoptr (GPtrArray) files = NULL;
+
+  context_init (&lanes, f, "auto", "0,1", 2);
+  files = run_batch (f, &lanes, "lane", N_FILES, N_FILES);
+  g_assert_true (seen.met);
+  g_assert_cmpint (seen.created[0], >=, 1);
+  g_assert_cmpint (seen.created[1], >=, 1);
+  for (guint i = 0; i < N_FILES; i++)
+    {
+      const SvCliSlicFile *file = g_ptr_array_index (files, i);
+      const SvCliSlicFile *ref = g_ptr_array_index (reference, i);
+
+      g_assert_no_error (file->error);
+      g_assert_cmpuint (file->n_devices, ==, 1);
+      g_assert_cmpstr (file->backend, ==, "lane-device");
       sv_test_assert_same_file (file->output, ref->output);
     }
   context_clear (&lanes);
@@ -440,6 +468,7 @@ main (int argc, char **argv)
   g_test_add ("/batch-lanes/chosen", Fixture, NULL, fixture_setup, test_chosen, fixture_teardown);
   g_test_add ("/batch-lanes/two-lanes", Fixture, NULL, fixture_setup, test_two_lanes,
               fixture_teardown);
+  g_test_add ("/batch-lanes/auto", Fixture, NULL, fixture_setup, test_auto, fixture_teardown);
   g_test_add ("/batch-lanes/lanes-of-two", Fixture, NULL, fixture_setup, test_lanes_of_two,
               fixture_teardown);
   g_test_add ("/batch-lanes/cancel", Fixture, NULL, fixture_setup, test_cancel, fixture_teardown);
