@@ -394,9 +394,9 @@ join_group (int n_groups)
            group, n_groups, mpi.rank, mpi.size);
 }
 
-/* A rank alone with --backend cuda drives the one GPU it was narrowed to
- * (its local rank's) as a batch's lane does its device: listed, opening
- * beside its first file, its files streamed through it. Left as it is,
+/* A rank alone with the CUDA backend drives the one GPU it was narrowed
+ * to (its local rank's) as a batch's lane does its device: listed (with
+ * cuda opening beside its first file), its files streamed through it. Left as it is,
  * the plan held each file in memory, and the ranks' batch of eight 1024³
  * files took 9.7 s on four GPUs against 7.5 s for the lanes. */
 static void
@@ -405,7 +405,8 @@ run_alone_on_own_device (SvCliSlicContext *ctx)
   const int first = 0;
   SvRunDevices own;
 
-  if (ctx->backend_choice.is_auto || !ctx->backend_choice.wants_device || ctx->devices.list != NULL
+  if (!(ctx->backend_choice.is_auto || ctx->backend_choice.wants_device)
+      || ctx->backend_choice.device == NULL || ctx->devices.list != NULL
       || ctx->devices.n_visible != 1 || ctx->devices.n_backends > 0
       || g_strcmp0 (g_getenv ("SV_BATCH_LANES"), "0") == 0)
     return;
