@@ -169,6 +169,27 @@ parse_request (const SlicOptions *o, SvCliSlicRequest *r, GError **error)
   return TRUE;
 }
 
+/* --devices all: a batch's lanes take every GPU; one file takes as many
+ * as its size gains from (sv_run_devices_worth), and says so when that is
+ * fewer. A list names exactly the GPUs to use. */
+static void
+all_devices_worth (const SlicOptions *o, SvCliSlicContext *ctx)
+{
+  guint64 voxels = 0;
+  guint most = 0, n_all;
+
+  if (g_strcmp0 (ctx->devices.list, "all") != 0)
+    return;
+  if (g_strv_length (o->inputs) == 1 && sv_cli_slic_input_voxels (o->inputs[0], ctx, &voxels))
+    most = sv_run_devices_worth (voxels);
+  if (!sv_run_devices_all_to_list (&ctx->devices, most, &n_all) || most == 0 || most >= n_all
+      || o->json)
+    return;
+  sv_cli_note ("--devices all: %u of the %u GPUs for %s; a GPU more would cost more to start "
+               "than it saves below about 1.5·10⁹ voxels a GPU (list them to use them all)",
+               most, n_all, o->inputs[0]);
+}
+
 /* --memory-limit, --slab-depth, --devices and --device-memory-limit. */
 static gboolean
 parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
@@ -188,13 +209,14 @@ parse_streaming (const SlicOptions *o, SvCliSlicContext *ctx, GError **error)
   const char *local_rank = g_getenv ("OMPI_COMM_WORLD_LOCAL_RANK");
 
   if (o->device_memory_limit != NULL
-      && !sv_cli_parse_size ("--device-memory-limit", o->device_memory_limit, &device_limit,
-                             error))
+      && !sv_cli_parse_size ("--device-memory-limit", o->device_memory_limit, &device_limit, error))
     return FALSE;
   /* Under mpirun each rank drives the GPU of its rank on the host. */
   sv_run_devices_init (&ctx->devices, ctx->backend_choice.device, o->devices,
                        sv_cli_mpi_active () && local_rank != NULL ? atoi (local_rank) : -1,
                        device_limit);
+  if (ctx->backend_choice.device != NULL && !sv_cli_mpi_active ())
+    all_devices_worth (o, ctx);
   /* Nothing has started the CUDA driver yet (MPI_Init does not), and
    * this process runs only these devices. */
   if (ctx->backend_choice.device != NULL && g_getenv ("SV_ALL_DEVICES_VISIBLE") == NULL
@@ -319,9 +341,9 @@ run_slic (SlicOptions *o)
       sv_cli_report (error);
       return 1;
     }
-  if ((zarr.write.image_label ? !sv_cli_slic_zarr_check_labels (&zarr, inputs[0], &error)
-                              : !sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind,
-                                                              &error))
+  if ((zarr.write.image_label
+           ? !sv_cli_slic_zarr_check_labels (&zarr, inputs[0], &error)
+           : !sv_cli_slic_prepare_outputs ((const char *const *)outputs, kind, &error))
       || (o->stats != NULL && !check_stats_output (o, inputs, outputs[0], kind, &error)))
     {
       sv_cli_report (error);
@@ -438,10 +460,12 @@ sv_cli_cmd_slic (int argc, char **argv)
       "Stream in slabs of N slices whatever the memory (for tests)", "N" },
     { "devices", 0, 0, G_OPTION_ARG_STRING, &o.devices,
       "With --backend cuda: stream the slabs over these GPUs, e.g. 0,1 or all (default: one; "
-      "under mpirun the local rank's)", "LIST" },
+      "under mpirun the local rank's)",
+      "LIST" },
     { "device-memory-limit", 0, 0, G_OPTION_ARG_STRING, &o.device_memory_limit,
       "GPU memory a run may use per device, e.g. 2G (default: what the GPU has free); a volume "
-      "that needs more is streamed through the GPU in z-slabs", "SIZE" },
+      "that needs more is streamed through the GPU in z-slabs",
+      "SIZE" },
     { "stats", 0, 0, G_OPTION_ARG_FILENAME, &o.stats,
       "Also write the supervoxel table (as 'supervox-cli stats LABELS --image IN' does)",
       "TABLE.csv" },
@@ -458,7 +482,8 @@ sv_cli_cmd_slic (int argc, char **argv)
       "Z,Y,X" },
     { "zarr-labels", 0, 0, G_OPTION_ARG_STRING, &o.zarr_labels,
       "Write the labels into the OME-Zarr input as IN.zarr/labels/NAME (NGFF image-label), "
-      "instead of -o", "NAME" },
+      "instead of -o",
+      "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print the results as JSON, one object per line (see below)", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.inputs, NULL, NULL },
@@ -511,7 +536,8 @@ sv_cli_cmd_slic (int argc, char **argv)
                "what to try) follows its line on stderr; the exit status stays 0.\n"
                "\n"
                "--json prints each written file's result (the same object as its sidecar,\n"
-               "notes in its \"notes\" list and not on stderr) on its own line. With -o DIR/ or a template it also prints a line\n"
+               "notes in its \"notes\" list and not on stderr) on its own line. With -o DIR/ or a "
+               "template it also prints a line\n"
                "{\"input\", \"output\", \"error\"} for each failed file and, last, the totals:\n"
                "{\"batch\": {\"files\", \"written\", \"failed\", \"cancelled\", \"backend\",\n"
                "\"seconds\", \"files_per_second\"}}; without --json the totals are one line.");

@@ -100,6 +100,19 @@ plan_file (const SvTiffSlabInfo *info, const SvCliSlicContext *ctx, const SvSlic
 }
 
 gboolean
+sv_cli_slic_input_voxels (const char *input, const SvCliSlicContext *ctx, guint64 *voxels)
+{
+  g_autoptr (SvTiffSlabReader) reader = open_header (input, ctx);
+  const SvTiffSlabInfo *info;
+
+  if (reader == NULL)
+    return FALSE;
+  info = sv_tiff_slab_reader_info (reader);
+  *voxels = (guint64)info->nz * info->ny * info->nx;
+  return TRUE;
+}
+
+gboolean
 sv_cli_slic_would_stream (const char *input, const SvCliSlicContext *ctx)
 {
   g_autoptr (SvTiffSlabReader) reader = open_header (input, ctx);

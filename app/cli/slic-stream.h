@@ -31,6 +31,10 @@ gboolean sv_cli_slic_file_plan (SvCliSlicFile *file, const SvCliSlicContext *ctx
  * read slab by slab and never whole. */
 gboolean sv_cli_slic_would_stream (const char *input, const SvCliSlicContext *ctx);
 
+/* The voxels of `input` from its header; FALSE for a photo or a file the
+ * run will report on. */
+gboolean sv_cli_slic_input_voxels (const char *input, const SvCliSlicContext *ctx, guint64 *voxels);
+
 /* The compute step of a streamed file: runs SLIC from file->input straight
  * into file->output (nothing is left there on failure). */
 gboolean sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **error);

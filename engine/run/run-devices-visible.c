@@ -95,3 +95,23 @@ sv_run_devices_show_only_used (SvRunDevices *devices)
   devices->n_visible = shown->len;
   return TRUE;
 }
+
+gboolean
+sv_run_devices_all_to_list (SvRunDevices *devices, guint most, guint *n_all)
+{
+  g_autoptr (GPtrArray) entries = NULL;
+  g_autoptr (GString) list = g_string_new (NULL);
+  guint n;
+
+  *n_all = 0;
+  if (devices->klass == NULL || devices->n_visible > 0 || g_strcmp0 (devices->list, "all") != 0
+      || (entries = visible_entries ()) == NULL)
+    return FALSE;
+  *n_all = entries->len;
+  n = most > 0 ? MIN (most, entries->len) : entries->len;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (list, "%s%u", i > 0 ? "," : "", i);
+  g_free (devices->list);
+  devices->list = g_string_free (g_steal_pointer (&list), FALSE);
+  return TRUE;
+}

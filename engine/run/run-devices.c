@@ -149,6 +149,12 @@ sv_run_devices_init_some (SvRunDevices *some, const SvRunDevices *all, const int
   some->n_visible = all->n_visible;
 }
 
+guint
+sv_run_devices_worth (guint64 voxels)
+{
+  return (guint)MAX (voxels / (guint64)1500000000, 1);
+}
+
 /* One device's free memory, asked on a thread of its own. */
 typedef struct
 {

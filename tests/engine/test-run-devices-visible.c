@@ -141,6 +141,64 @@ test_unset (void)
   sv_run_devices_clear (&devices);
 }
 
+/* --devices all made a list before the driver starts: every GPU it
+ * would see, or as many as a run's size gains from, then narrowed and
+ * renumbered as a list the user gave. */
+static void
+test_all_to_list (void)
+{
+  static const struct
+  {
+    const char *visible;
+    guint most;
+    const char *list_after;
+    const char *visible_after;
+    guint n_all;
+  } cases[] = {
+    { "0,1,2,3", 0, "0,1,2,3", "0,1,2,3", 4 },
+    { "0,1,2,3", 1, "0", "0", 4 },
+    { "4,5,6", 2, "0,1", "4,5", 3 },
+    { "4,5", 9, "0,1", "4,5", 2 },
+    { "GPU-aa", 0, "0", "GPU-aa", 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      SvRunDevices devices;
+      guint n_all;
+
+      g_setenv ("CUDA_VISIBLE_DEVICES", cases[i].visible, TRUE);
+      sv_run_devices_init (&devices, &fake_device_class, "all", -1, 0);
+      g_assert_true (sv_run_devices_all_to_list (&devices, cases[i].most, &n_all));
+      g_assert_cmpuint (n_all, ==, cases[i].n_all);
+      g_assert_cmpstr (devices.list, ==, cases[i].list_after);
+      g_assert_true (sv_run_devices_show_only_used (&devices));
+      g_assert_cmpstr (g_getenv ("CUDA_VISIBLE_DEVICES"), ==, cases[i].visible_after);
+      sv_run_devices_clear (&devices);
+    }
+  /* Lists, and GPUs that cannot be counted, are left as they are. */
+  {
+    SvRunDevices devices;
+    guint n_all;
+
+    g_setenv ("CUDA_VISIBLE_DEVICES", "0,1", TRUE);
+    sv_run_devices_init (&devices, &fake_device_class, "1", -1, 0);
+    g_assert_false (sv_run_devices_all_to_list (&devices, 0, &n_all));
+    g_assert_cmpstr (devices.list, ==, "1");
+    sv_run_devices_clear (&devices);
+    g_setenv ("CUDA_VISIBLE_DEVICES", "", TRUE);
+    sv_run_devices_init (&devices, &fake_device_class, "all", -1, 0);
+    g_assert_false (sv_run_devices_all_to_list (&devices, 0, &n_all));
+    g_assert_cmpstr (devices.list, ==, "all");
+    sv_run_devices_clear (&devices);
+  }
+  /* The devices a run's size gains from. */
+  g_assert_cmpuint (sv_run_devices_worth (0), ==, 1);
+  g_assert_cmpuint (sv_run_devices_worth ((guint64)1024 * 1024 * 1024), ==, 1);
+  g_assert_cmpuint (sv_run_devices_worth ((guint64)1536 * 1536 * 1536), ==, 2);
+  g_assert_cmpuint (sv_run_devices_worth ((guint64)2048 * 2048 * 2048), ==, 5);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -149,5 +207,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/run-devices/visible/no-class", test_no_class);
   g_test_add_func ("/engine/run-devices/visible/fewer-usable", test_fewer_usable);
   g_test_add_func ("/engine/run-devices/visible/unset", test_unset);
+  g_test_add_func ("/engine/run-devices/visible/all-to-list", test_all_to_list);
   return g_test_run ();
 }

@@ -54,6 +54,21 @@ void sv_run_devices_clear (SvRunDevices *devices);
  * is not known. */
 gboolean sv_run_devices_show_only_used (SvRunDevices *devices);
 
+/* How many devices one run of `voxels` gains from: each device added
+ * costs its start (0.2–0.3 s: the driver's enumeration and a context)
+ * and the steps that do not divide, and the passes it shares save about
+ * that much only past about 1.5·10⁹ voxels a device (four H100 or H200:
+ * a 1024³ run took 0.97× and 0.72× one device's time on two and four,
+ * 2048³ 1.34× and 1.53× faster). At least 1. */
+guint sv_run_devices_worth (guint64 voxels);
+
+/* "all" made the list of the GPUs the driver would show, at most `most`
+ * of them (0: every one): "0,1,…". Before anything starts the driver, so
+ * that the list can be narrowed and opened early as a list the user gave.
+ * FALSE (nothing changed) for another list, or when the GPUs cannot be
+ * counted without the driver. `n_all` is how many there are. */
+gboolean sv_run_devices_all_to_list (SvRunDevices *devices, guint most, guint *n_all);
+
 /* The devices' part of the budgets: how many are usable and what one lets
  * a run use, unless `choice` asks for the CPU (which touches no device).
  * A list that names no device of this machine still counts, so that the
