@@ -459,8 +459,9 @@ sv_cli_cmd_slic (int argc, char **argv)
     { "slab-depth", 0, 0, G_OPTION_ARG_STRING, &o.slab_depth,
       "Stream in slabs of N slices whatever the memory (for tests)", "N" },
     { "devices", 0, 0, G_OPTION_ARG_STRING, &o.devices,
-      "With --backend cuda: stream the slabs over these GPUs, e.g. 0,1 or all (default: one; "
-      "under mpirun the local rank's)",
+      "With the CUDA backend: stream the slabs over these GPUs, e.g. 0,1, or all (as many as "
+      "the volume gains from; a batch: a file on each GPU at once) (default: one; under mpirun "
+      "the local rank's)",
       "LIST" },
     { "device-memory-limit", 0, 0, G_OPTION_ARG_STRING, &o.device_memory_limit,
       "GPU memory a run may use per device, e.g. 2G (default: what the GPU has free); a volume "
