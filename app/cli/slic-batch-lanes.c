@@ -162,8 +162,8 @@ sv_cli_slic_batch_lanes_run (SvCliSlicContext *ctx, guint n_lanes, SvCliSlicFile
            per_lane == 1 ? "" : "s");
   lane = g_new0 (Lane, n_lanes);
   for (guint l = 0; l < n_lanes; l++)
-    lane_init (&lane[l], &lanes, ctx, &g_array_index (distinct, int, l *per_lane), per_lane,
-               n_lanes, host_bytes);
+    lane_init (&lane[l], &lanes, ctx, (const int *)distinct->data + l * per_lane, per_lane, n_lanes,
+               host_bytes);
   for (guint l = 0; l < n_lanes; l++)
     lane[l].thread = g_thread_new ("sv-cli-lane", lane_thread, &lane[l]);
 
