@@ -396,9 +396,10 @@ join_group (int n_groups)
 
 /* A rank alone with the CUDA backend drives the one GPU it was narrowed
  * to (its local rank's) as a batch's lane does its device: listed (with
- * cuda opening beside its first file), its files streamed through it. Left as it is,
- * the plan held each file in memory, and the ranks' batch of eight 1024³
- * files took 9.7 s on four GPUs against 7.5 s for the lanes. */
+ * cuda opening beside its first file), its files streamed through it.
+ * Left as it was, the plan held each file in memory, and the ranks' batch
+ * of eight 1024³ files took 9.7 s on four GPUs against 7.5 s for the
+ * lanes. */
 static void
 run_alone_on_own_device (SvCliSlicContext *ctx)
 {
