@@ -15,11 +15,15 @@
 #include "slic-batch-pipeline.h"
 #include "supervox/sv-backend-class.h"
 #include "supervox/sv-io.h"
+#include "supervox/sv-io-zarr.h"
 #include "supervox/sv-params.h"
 #include "supervox/sv-run-execute.h"
 #include "sv-test-files.h"
 
 #define N_FILES 4
+
+/* The label files' extension: "tif", or "zarr" for OME-Zarr stores. */
+static const char *output_extension = "tif";
 
 static SvBackendClass lane_class;
 
@@ -184,8 +188,8 @@ context_clear (SvCliSlicContext *ctx)
 }
 
 /* Runs the batch of the fixture's first `n` inputs (input `bad` replaced
- * by a file that is no TIFF; N_FILES: none) into PREFIX-i.tif, and returns
- * its files. */
+ * by a file that is no TIFF; N_FILES: none) into PREFIX/labels-i.tif (or
+ * .zarr), and returns its files. */
 static GPtrArray *
 run_batch (Fixture *f, SvCliSlicContext *ctx, const char *prefix, guint bad, guint n)
 {
@@ -196,10 +200,15 @@ run_batch (Fixture *f, SvCliSlicContext *ctx, const char *prefix, guint bad, gui
 
   seen.meet = lanes;
 
+  {
+    g_autofree char *folder = g_build_filename (f->dir, prefix, NULL);
+
+    g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  }
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *name = g_strdup_printf ("%s-%u.tif", prefix, i);
-      g_autofree char *out = g_build_filename (f->dir, name, NULL);
+      g_autofree char *name = g_strdup_printf ("labels-%u.%s", i, output_extension);
+      g_autofree char *out = g_build_filename (f->dir, prefix, name, NULL);
       g_autofree char *in = NULL;
 
       if (i == bad)
@@ -347,6 +356,41 @@ test_auto (Fixture *f, gconstpointer data)
   context_clear (&lanes);
 }
 
+/* OME-Zarr stores from the lanes: each lane writes its own, every file
+ * of each the CPU's. */
+static void
+test_zarr (Fixture *f, gconstpointer data)
+{
+  SvCliSlicContext cpu, lanes;
+  SvZarrWriteOptions zarr;
+  g_autoptr (GPtrArray) reference = NULL;
+  g_autoptr (GPtrArray) files = NULL;
+
+  sv_zarr_write_options_init_defaults (&zarr);
+  output_extension = "zarr";
+  context_init (&cpu, f, "cpu", NULL, 0);
+  cpu.write_options.zarr = &zarr;
+  reference = run_batch (f, &cpu, "cpu", N_FILES, N_FILES);
+  context_clear (&cpu);
+  memset (&seen, 0, sizeof seen);
+  context_init (&lanes, f, "cuda", "0,1", 2);
+  lanes.write_options.zarr = &zarr;
+  files = run_batch (f, &lanes, "lane", N_FILES, N_FILES);
+  output_extension = "tif";
+  g_assert_true (seen.met);
+  for (guint i = 0; i < N_FILES; i++)
+    {
+      const SvCliSlicFile *file = g_ptr_array_index (files, i);
+      const SvCliSlicFile *ref = g_ptr_array_index (reference, i);
+
+      g_assert_no_error (file->error);
+      g_assert_cmpuint (file->n_devices, ==, 1);
+      g_assert_true (g_file_test (file->output, G_FILE_TEST_IS_DIR));
+      sv_test_assert_same_tree (file->output, ref->output);
+    }
+  context_clear (&lanes);
+}
+
 /* Two files on four devices: two lanes of two devices each. */
 static void
 test_lanes_of_two (Fixture *f, gconstpointer data)
@@ -425,6 +469,7 @@ test_cancel (Fixture *f, gconstpointer data)
   SvCliSlicContext lanes;
   g_autoptr (GPtrArray) files = NULL;
   g_autoptr (GDir) dir = NULL;
+  g_autofree char *folder = NULL;
   const char *name;
   guint n_written = 0;
 
@@ -447,13 +492,19 @@ test_cancel (Fixture *f, gconstpointer data)
       n_written += written;
     }
   g_assert_cmpuint (n_written, <, N_FILES);
-  /* Nothing else in the folder: the inputs and what was written. */
-  dir = g_dir_open (f->dir, 0, NULL);
+  /* Nothing else in the folder: what was written. */
+  folder = g_build_filename (f->dir, "lane", NULL);
+  dir = g_dir_open (folder, 0, NULL);
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       guint i;
 
-      if (sscanf (name, "in-%u.tif", &i) == 1 || sscanf (name, "lane-%u.", &i) == 1)
+      char rest[16] = "";
+
+      /* labels-I.tif or labels-I.json of a file written, nothing more. */
+      if (sscanf (name, "labels-%u.%15s", &i, rest) == 2 && i < N_FILES
+          && (strcmp (rest, "tif") == 0 || strcmp (rest, "json") == 0)
+          && ((const SvCliSlicFile *)g_ptr_array_index (files, i))->json != NULL)
         continue;
       g_error ("left behind: %s", name);
     }
@@ -469,6 +520,7 @@ main (int argc, char **argv)
   g_test_add ("/batch-lanes/two-lanes", Fixture, NULL, fixture_setup, test_two_lanes,
               fixture_teardown);
   g_test_add ("/batch-lanes/auto", Fixture, NULL, fixture_setup, test_auto, fixture_teardown);
+  g_test_add ("/batch-lanes/zarr", Fixture, NULL, fixture_setup, test_zarr, fixture_teardown);
   g_test_add ("/batch-lanes/lanes-of-two", Fixture, NULL, fixture_setup, test_lanes_of_two,
               fixture_teardown);
   g_test_add ("/batch-lanes/cancel", Fixture, NULL, fixture_setup, test_cancel, fixture_teardown);
