@@ -1,7 +1,10 @@
 /* supervox-cli slic: a batch over several GPUs, a file a GPU at a time
  * (slic-batch-lanes.h). Each lane takes the next file not yet taken, so
  * that a lane whose files are small takes more of them; the calling
- * thread reports each file once it and every file before it are done. */
+ * thread reports each file once it and every file before it are done.
+ * A lane leaves its label file's last step, the sync of its data and its
+ * rename (SvFileFinish), to a finisher thread and takes its next file
+ * meanwhile: four 1024³ files' syncs took 0.76 s of their 2.9 s. */
 #define G_LOG_DOMAIN "sv-cli"
 
 #include "slic-batch-lanes.h"
@@ -30,7 +33,20 @@ struct _Lanes
   GMutex lock;
   GCond done_cond;
   gboolean *done; /* per file, under lock */
+  /* Files whose label file the finisher completes (Finishing), then their
+   * sidecar. */
+  GAsyncQueue *finishing;
+  GThread *finisher;
 };
+
+typedef struct
+{
+  Lane *lane;
+  guint index;
+} Finishing;
+
+/* Tells the finisher that no more files come. */
+static Finishing no_more;
 
 guint
 sv_cli_slic_batch_lanes (const SvCliSlicContext *ctx, guint n_files)
@@ -88,7 +104,15 @@ run_file (Lane *lane, SvCliSlicFile *file)
       sv_cli_slic_file_compute (file, &lane->ctx, &file->error);
     }
   g_clear_pointer (&file->volume, sv_volume_free);
-  sv_cli_slic_batch_write (file, &lane->ctx, skipping (lane));
+}
+
+static void
+mark_done (Lanes *lanes, guint i)
+{
+  g_mutex_lock (&lanes->lock);
+  lanes->done[i] = TRUE;
+  g_cond_broadcast (&lanes->done_cond);
+  g_mutex_unlock (&lanes->lock);
 }
 
 static gpointer
@@ -100,12 +124,45 @@ lane_thread (gpointer data)
 
   while ((i = (guint)g_atomic_int_add (&lanes->next, 1)) < lanes->n_files)
     {
+      SvCliSlicFile *file = lanes->files[i];
+      Finishing *f;
+
       if (!skipping (lane))
-        run_file (lane, lanes->files[i]);
-      g_mutex_lock (&lanes->lock);
-      lanes->done[i] = TRUE;
-      g_cond_broadcast (&lanes->done_cond);
-      g_mutex_unlock (&lanes->lock);
+        run_file (lane, file);
+      if (file->finish == NULL)
+        {
+          sv_cli_slic_batch_write (file, &lane->ctx, skipping (lane));
+          mark_done (lanes, i);
+          continue;
+        }
+      f = g_new (Finishing, 1);
+      f->lane = lane;
+      f->index = i;
+      g_async_queue_push (lanes->finishing, f);
+    }
+  return NULL;
+}
+
+/* Completes each label file left to finish, in the order they come, then
+ * writes its sidecar; after a cancel the file goes instead. */
+static gpointer
+finisher_thread (gpointer data)
+{
+  Lanes *lanes = data;
+  Finishing *f;
+
+  while ((f = g_async_queue_pop (lanes->finishing)) != &no_more)
+    {
+      SvCliSlicFile *file = lanes->files[f->index];
+      const Lane *lane = f->lane;
+
+      if (skipping (lane))
+        g_clear_pointer (&file->finish, sv_file_finish_abort);
+      else if (!sv_file_finish_complete (g_steal_pointer (&file->finish), &file->error))
+        file->streamed = FALSE; /* no label file: no sidecar */
+      sv_cli_slic_batch_write (file, &lane->ctx, skipping (lane) || file->error != NULL);
+      mark_done (lanes, f->index);
+      g_free (f);
     }
   return NULL;
 }
@@ -126,6 +183,7 @@ lane_init (Lane *lane, Lanes *lanes, const SvCliSlicContext *ctx, const int *dev
   lane->ctx.request = &lane->request;
   lane->ctx.backend = NULL;
   lane->ctx.memory_limit = MAX (host_bytes / n_lanes, 1);
+  lane->ctx.finish_later = TRUE;
   sv_run_devices_init_some (&lane->ctx.devices, &ctx->devices, devices, n);
   if (sv_run_devices_start (&lane->ctx.devices, &ctx->backend_choice))
     g_debug ("devices: %s opening beside its lane's first file", lane->ctx.devices.list);
@@ -160,6 +218,8 @@ sv_cli_slic_batch_lanes_run (SvCliSlicContext *ctx, guint n_lanes, SvCliSlicFile
   per_lane = distinct->len / n_lanes;
   g_debug ("batch: %u files on %u lanes of %u device%s", n_files, n_lanes, per_lane,
            per_lane == 1 ? "" : "s");
+  lanes.finishing = g_async_queue_new ();
+  lanes.finisher = g_thread_new ("sv-cli-finisher", finisher_thread, &lanes);
   lane = g_new0 (Lane, n_lanes);
   for (guint l = 0; l < n_lanes; l++)
     lane_init (&lane[l], &lanes, ctx, (const int *)distinct->data + l * per_lane, per_lane, n_lanes,
@@ -179,10 +239,12 @@ sv_cli_slic_batch_lanes_run (SvCliSlicContext *ctx, guint n_lanes, SvCliSlicFile
     }
 
   for (guint l = 0; l < n_lanes; l++)
-    {
-      g_thread_join (lane[l].thread);
-      lane_clear (&lane[l]);
-    }
+    g_thread_join (lane[l].thread);
+  g_async_queue_push (lanes.finishing, &no_more);
+  g_thread_join (lanes.finisher);
+  g_async_queue_unref (lanes.finishing);
+  for (guint l = 0; l < n_lanes; l++)
+    lane_clear (&lane[l]);
   g_mutex_clear (&lanes.lock);
   g_cond_clear (&lanes.done_cond);
   g_free (lanes.done);

@@ -44,6 +44,7 @@ sv_cli_slic_file_free (SvCliSlicFile *file)
   g_free (file->sidecar);
   g_clear_pointer (&file->volume, sv_volume_free);
   g_clear_pointer (&file->labels, sv_labels_free);
+  g_clear_pointer (&file->finish, sv_file_finish_abort);
   g_free (file->unit);
   g_free (file->json);
   g_ptr_array_unref (file->notes);

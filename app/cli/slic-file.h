@@ -64,6 +64,10 @@ typedef struct
   SvBackend *backend; /* the in-memory runs', one for the whole batch */
 
   const char *stats_path; /* --stats: the supervoxel table, written after the labels; NULL: none */
+
+  /* A streamed file's label file is left with its sync and rename to do
+   * (SvCliSlicFile.finish): a batch's lane takes its next file meanwhile. */
+  gboolean finish_later;
 } SvCliSlicContext;
 
 /* Opens the backend asked for (ctx->backend_choice) as ctx->backend. auto
@@ -100,6 +104,7 @@ struct _SvCliSlicFile
   guint slices_compressed_on_device;  /* the label file's, compressed where the labels were */
   const SvCliSlicContext *stream_ctx; /* for progress while streaming */
   SvLabels *labels;                   /* from compute until write */
+  SvFileFinish *finish;               /* streamed with finish_later: its label file's last step */
 
   /* The volume's description for the sidecar, kept after it is freed. */
   guint shape[3];

@@ -230,6 +230,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   options.cancellable = ctx->cancellable;
   options.ranks = ctx->ranks;
   options.mask_path = ctx->mask_streamed ? ctx->mask_path : NULL;
+  options.finish_later = ctx->finish_later;
 
   spec.plan = &plan;
   spec.params = &file->params;
@@ -263,6 +264,7 @@ sv_cli_slic_file_stream (SvCliSlicFile *file, SvCliSlicContext *ctx, GError **er
   file->temp_bytes = report.stream.kept_file_bytes + report.stream.labels_file_bytes;
   file->slab_depth = report.stream.slab_depth;
   file->connect_window = report.stream.connect_window;
+  file->finish = g_steal_pointer (&report.stream.finish);
   sv_run_report_clear (&report);
   file->seconds[1] = file->stats.seconds_prepare;
   file->seconds[2] = file->stats.seconds_iterate;

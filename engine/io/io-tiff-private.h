@@ -408,6 +408,11 @@ GArray *sv__tiff_output_place_strips (SvTiffOutput *out, guint z0, guint z1, con
                                       const guint8 *bytes, GError **error);
 gboolean sv__tiff_output_write_placed (SvTiffOutput *out, GArray *placed, GError **error);
 gboolean sv__tiff_output_finish (SvTiffOutput *out, GError **error);
+/* The same without the sync and the rename, which *later is left with
+ * (io-file-finish.c). */
+gboolean sv__tiff_output_finish_later (SvTiffOutput *out, SvFileFinish **later, GError **error);
+/* Takes the fd (open on the written file) and both paths. */
+SvFileFinish *sv__file_finish_new (int fd, char *tmp_path, char *path);
 void sv__tiff_output_abort (SvTiffOutput *out);
 
 /* ---- metadata (io-tiff-metadata.c) --------------------------------------- */

@@ -286,13 +286,21 @@ sv__tiff_label_writer_share_depth (SvTiffLabelWriter *w)
 gboolean
 sv_tiff_label_writer_finish (SvTiffLabelWriter *w, GError **error)
 {
+  return sv_tiff_label_writer_finish_later (w, NULL, error);
+}
+
+gboolean
+sv_tiff_label_writer_finish_later (SvTiffLabelWriter *w, SvFileFinish **later, GError **error)
+{
   g_return_val_if_fail (w != NULL && w->open, FALSE);
   g_return_val_if_fail (w->zarr != NULL || w->z_next == w->job.nz, FALSE);
 
+  if (later != NULL)
+    *later = NULL;
   w->open = FALSE;
   if (w->zarr != NULL)
     return sv__zarr_label_writer_finish (w->zarr, error);
-  return sv__tiff_output_finish (&w->out, error);
+  return sv__tiff_output_finish_later (&w->out, later, error);
 }
 
 void

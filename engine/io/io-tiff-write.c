@@ -217,17 +217,29 @@ sv__tiff_output_write_placed (SvTiffOutput *out, GArray *placed, GError **error)
 gboolean
 sv__tiff_output_finish (SvTiffOutput *out, GError **error)
 {
+  return sv__tiff_output_finish_later (out, NULL, error);
+}
+
+gboolean
+sv__tiff_output_finish_later (SvTiffOutput *out, SvFileFinish **later, GError **error)
+{
   g_autofree char *problem = NULL;
-  int saved_errno;
+  int saved_errno, sync_fd = -1;
 
   sv__tiff_messages_reset (&out->msgs);
   /* The strip writer has written every directory with its page. */
   if (out->tif != NULL && (!TIFFFlush (out->tif) || out->msgs.first_error != NULL))
     problem = g_strdup_printf ("cannot finish the file: %s",
                                sv__tiff_messages_text (&out->msgs, "write error"));
+  /* Left for later: a descriptor of its own on the file for the sync. */
+  else if (later != NULL && (sync_fd = dup (out->fd)) < 0)
+    {
+      saved_errno = errno;
+      problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
+    }
   /* Data on disk before the rename, and late errors (disk full on network
    * drives) surface here rather than after we reported success. */
-  else if (fsync (out->fd) != 0)
+  else if (later == NULL && fsync (out->fd) != 0)
     {
       saved_errno = errno;
       problem = g_strdup_printf ("cannot finish the file: %s", g_strerror (saved_errno));
@@ -243,6 +255,16 @@ sv__tiff_output_finish (SvTiffOutput *out, GError **error)
   out->tif = NULL;
   out->fd = -1;
 
+  if (problem == NULL && later != NULL)
+    {
+      /* The temporary file is the finish's from now on. */
+      *later = sv__file_finish_new (sync_fd, g_steal_pointer (&out->tmp_path),
+                                    g_strdup (out->path));
+      sv__tiff_output_abort (out);
+      return TRUE;
+    }
+  if (sync_fd >= 0)
+    close (sync_fd);
   if (problem == NULL && g_rename (out->tmp_path, out->path) != 0)
     {
       saved_errno = errno;

@@ -20,6 +20,8 @@ sv_run_report_clear (SvRunReport *report)
 {
   g_clear_pointer (&report->own_backend, sv_backend_free);
   g_clear_error (&report->device_error);
+  /* A label file left to finish that nobody took goes. */
+  g_clear_pointer (&report->stream.finish, sv_file_finish_abort);
 }
 
 SvBackend *

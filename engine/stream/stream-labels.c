@@ -638,9 +638,12 @@ sv__stream_run_write_labels (Run *run, const char *output, const double spacing[
     }
   {
     const gint64 t0 = g_get_monotonic_time ();
-    gboolean ok = sv_tiff_label_writer_finish (writer, error);
+    gboolean ok = options->finish_later && run->ranks == NULL
+                      ? sv_tiff_label_writer_finish_later (writer, &report->finish, error)
+                      : sv_tiff_label_writer_finish (writer, error);
 
-    g_debug ("label file finished in %.3f s", (g_get_monotonic_time () - t0) / 1e6);
+    g_debug ("label file finished in %.3f s%s", (g_get_monotonic_time () - t0) / 1e6,
+             report->finish != NULL ? ", its sync and rename left to the caller" : "");
     return ok;
   }
 }

@@ -578,5 +578,10 @@ out:
   sv_clusters_clear (&run.clusters);
   sv_seeds_clear (&seeds);
   g_debug ("streamed run: released");
+  /* A caller that wants no report gets its file finished here. */
+  if (report == &local_report && report->finish != NULL)
+    ok = sv_file_finish_complete (g_steal_pointer (&report->finish), ok ? error : NULL) && ok;
+  else if (!ok && report->finish != NULL)
+    sv_file_finish_abort (g_steal_pointer (&report->finish));
   return ok;
 }

@@ -117,6 +117,21 @@ gboolean sv_tiff_label_writer_append_chunks (SvTiffLabelWriter *writer, guint de
 /* After all nz slices: flushes, syncs and renames the file to its path. */
 gboolean sv_tiff_label_writer_finish (SvTiffLabelWriter *writer, GError **error);
 
+/* A label file written whole, its data not yet synced and the file not yet
+ * under its name: whoever holds it completes it (the sync and the rename)
+ * or aborts it (the file removed), once. */
+typedef struct _SvFileFinish SvFileFinish;
+
+/* FALSE, with the file removed, when the disk refuses. Frees `finish`. */
+gboolean sv_file_finish_complete (SvFileFinish *finish, GError **error);
+void sv_file_finish_abort (SvFileFinish *finish);
+
+/* As sv_tiff_label_writer_finish, but leaves the sync and the rename to
+ * *later; *later is NULL when the writer finished at once (an OME-Zarr
+ * store). */
+gboolean sv_tiff_label_writer_finish_later (SvTiffLabelWriter *writer, SvFileFinish **later,
+                                            GError **error);
+
 /* Frees the writer; an unfinished file is removed. */
 void sv_tiff_label_writer_free (SvTiffLabelWriter *writer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SvTiffLabelWriter, sv_tiff_label_writer_free)

@@ -118,6 +118,11 @@ typedef struct
    * instead of the file at `input`, which then only names it in messages;
    * channel is not applied to it. NULL: open `input`. */
   SvTiffSlabReader *source;
+  /* The label file's last step, the sync of its data and its rename into
+   * place, is left to the caller (SvStreamReport.finish), who can start
+   * its next run meanwhile. A TIFF only, written by one process; an
+   * OME-Zarr store finishes as before. */
+  gboolean finish_later;
 } SvStreamOptions;
 
 /* One thread, a slab chosen from a memory limit of 1 GiB, the default codec. */
@@ -158,6 +163,9 @@ typedef struct
   /* Slabs that several workers read at once, each with its own reader,
    * and handed to their devices as samples in the first pass. */
   guint64 slabs_read_by_workers;
+  /* With finish_later and a run that succeeded: the label file to
+   * complete or abort (the caller's); NULL when it was finished. */
+  SvFileFinish *finish;
 } SvStreamReport;
 
 /* Runs SLIC on the TIFF at `input` and writes the labels to `output` (as
