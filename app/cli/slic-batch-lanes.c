@@ -34,9 +34,11 @@ struct _Lanes
   GCond done_cond;
   gboolean *done; /* per file, under lock */
   /* Files whose label file the finisher completes (Finishing), then their
-   * sidecar. */
+   * sidecar; at most max_pending at once (each holds a descriptor and
+   * unsynced data), under lock. */
   GAsyncQueue *finishing;
   GThread *finisher;
+  guint pending, max_pending;
 };
 
 typedef struct
@@ -106,11 +108,14 @@ run_file (Lane *lane, SvCliSlicFile *file)
   g_clear_pointer (&file->volume, sv_volume_free);
 }
 
+/* File i is done; `finished`: it was one the finisher held. */
 static void
-mark_done (Lanes *lanes, guint i)
+mark_done (Lanes *lanes, guint i, gboolean finished)
 {
   g_mutex_lock (&lanes->lock);
   lanes->done[i] = TRUE;
+  if (finished)
+    lanes->pending--;
   g_cond_broadcast (&lanes->done_cond);
   g_mutex_unlock (&lanes->lock);
 }
@@ -132,12 +137,17 @@ lane_thread (gpointer data)
       if (file->finish == NULL)
         {
           sv_cli_slic_batch_write (file, &lane->ctx, skipping (lane));
-          mark_done (lanes, i);
+          mark_done (lanes, i, FALSE);
           continue;
         }
       f = g_new (Finishing, 1);
       f->lane = lane;
       f->index = i;
+      g_mutex_lock (&lanes->lock);
+      while (lanes->pending >= lanes->max_pending)
+        g_cond_wait (&lanes->done_cond, &lanes->lock);
+      lanes->pending++;
+      g_mutex_unlock (&lanes->lock);
       g_async_queue_push (lanes->finishing, f);
     }
   return NULL;
@@ -161,7 +171,7 @@ finisher_thread (gpointer data)
       else if (!sv_file_finish_complete (g_steal_pointer (&file->finish), &file->error))
         file->streamed = FALSE; /* no label file: no sidecar */
       sv_cli_slic_batch_write (file, &lane->ctx, skipping (lane) || file->error != NULL);
-      mark_done (lanes, f->index);
+      mark_done (lanes, f->index, TRUE);
       g_free (f);
     }
   return NULL;
@@ -219,6 +229,7 @@ sv_cli_slic_batch_lanes_run (SvCliSlicContext *ctx, guint n_lanes, SvCliSlicFile
   g_debug ("batch: %u files on %u lanes of %u device%s", n_files, n_lanes, per_lane,
            per_lane == 1 ? "" : "s");
   lanes.finishing = g_async_queue_new ();
+  lanes.max_pending = 2 * n_lanes;
   lanes.finisher = g_thread_new ("sv-cli-finisher", finisher_thread, &lanes);
   lane = g_new0 (Lane, n_lanes);
   for (guint l = 0; l < n_lanes; l++)
