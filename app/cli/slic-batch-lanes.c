@@ -153,8 +153,9 @@ lane_thread (gpointer data)
   return NULL;
 }
 
-/* Completes each label file left to finish, in the order they come, then
- * writes its sidecar; after a cancel the file goes instead. */
+/* The write step of each file left to finish, in the order they come:
+ * its label file completed, then its sidecar; after a cancel the file
+ * goes instead. */
 static gpointer
 finisher_thread (gpointer data)
 {
@@ -163,14 +164,9 @@ finisher_thread (gpointer data)
 
   while ((f = g_async_queue_pop (lanes->finishing)) != &no_more)
     {
-      SvCliSlicFile *file = lanes->files[f->index];
       const Lane *lane = f->lane;
 
-      if (skipping (lane))
-        g_clear_pointer (&file->finish, sv_file_finish_abort);
-      else if (!sv_file_finish_complete (g_steal_pointer (&file->finish), &file->error))
-        file->streamed = FALSE; /* no label file: no sidecar */
-      sv_cli_slic_batch_write (file, &lane->ctx, skipping (lane) || file->error != NULL);
+      sv_cli_slic_batch_write (lanes->files[f->index], &lane->ctx, skipping (lane));
       mark_done (lanes, f->index, TRUE);
       g_free (f);
     }

@@ -96,6 +96,16 @@ writer_thread (gpointer data)
 void
 sv_cli_slic_batch_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, gboolean skip)
 {
+  /* A streamed file's label file left to finish (its sync and rename) is
+   * completed here, on the writer's thread, while the next file computes;
+   * a file skipped leaves nothing. */
+  if (file->finish != NULL)
+    {
+      if (skip)
+        g_clear_pointer (&file->finish, sv_file_finish_abort);
+      else if (!sv_file_finish_complete (g_steal_pointer (&file->finish), &file->error))
+        file->streamed = FALSE; /* no label file: no sidecar */
+    }
   if ((file->labels != NULL || file->streamed) && !skip
       && sv_cli_slic_file_write (file, ctx, &file->error)
       && g_cancellable_is_cancelled (ctx->cancellable))
@@ -116,6 +126,7 @@ sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *const *fil
   Pipeline p = { 0 };
   GThread *reader, *writer;
   guint n_lanes;
+  gboolean finish_later;
 
   g_return_val_if_fail (ctx != NULL && events != NULL, FALSE);
 
@@ -138,6 +149,9 @@ sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *const *fil
    * With the listed devices opening beside the run (every file read from
    * disk streams through them) it opens for the first file held in
    * memory instead: a context made here waits for the driver's start. */
+  /* The writer thread finishes the streamed files' label files. */
+  finish_later = ctx->finish_later;
+  ctx->finish_later = TRUE;
   reader = g_thread_new ("sv-cli-reader", reader_thread, &p);
   writer = g_thread_new ("sv-cli-writer", writer_thread, &p);
   if (ctx->devices.opening == NULL && !sv_cli_slic_context_open_backend (ctx, &local))
@@ -163,6 +177,7 @@ sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *const *fil
     }
   g_thread_join (reader);
   g_thread_join (writer);
+  ctx->finish_later = finish_later;
 
   g_async_queue_unref (p.loaded);
   g_async_queue_unref (p.load_slots);

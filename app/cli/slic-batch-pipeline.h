@@ -34,10 +34,11 @@ gboolean sv_cli_slic_batch_pipeline_run (SvCliSlicContext *ctx, SvCliSlicFile *c
                                          guint n_files, const SvCliSlicBatchEvents *events,
                                          GError **error);
 
-/* The write step of `file`, on the pipeline's writer or a lane: writes it
- * when it has labels (not when `skip`: a cancel came, or nothing runs),
- * leaves nothing of it when a cancel comes while it is written, and frees
- * its labels. */
+/* The write step of `file`, on the pipeline's writer or a lane's
+ * finisher: completes a streamed label file left to finish, writes the
+ * file when it has labels (not when `skip`: a cancel came, or nothing
+ * runs; then a label file left to finish goes), leaves nothing of it when
+ * a cancel comes while it is written, and frees its labels. */
 void sv_cli_slic_batch_write (SvCliSlicFile *file, const SvCliSlicContext *ctx, gboolean skip);
 
 G_END_DECLS

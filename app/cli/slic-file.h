@@ -66,7 +66,8 @@ typedef struct
   const char *stats_path; /* --stats: the supervoxel table, written after the labels; NULL: none */
 
   /* A streamed file's label file is left with its sync and rename to do
-   * (SvCliSlicFile.finish): a batch's lane takes its next file meanwhile. */
+   * (SvCliSlicFile.finish), which the batch's write step completes on its
+   * own thread while the next file computes. */
   gboolean finish_later;
 } SvCliSlicContext;
 
