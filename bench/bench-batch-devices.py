@@ -4,14 +4,15 @@ files, on one device, on every listed device a file at a time (the
 batch's lanes), and on every listed device for each file in turn
 (SV_BATCH_LANES=0), file in and file out; with --ranks, also under
 mpirun, where the ranks share the files (one GPU a rank), and the ranks
-each on every file (SV_BATCH_LANES=0).
+each on every file (SV_BATCH_LANES=0). With --backend cpu there are no
+devices: one process (its --threads) against the ranks (--threads each).
 
 Volumes: bench/make-volume.py's generator, F of them per size and noise
 (the noise of file i raised by 0.001·i, so that no two are the same).
 Each point (size L, noise, compactness C, devices D, mode) runs
 
     supervox-cli slic IN_0 … IN_F-1 -o DIR/ --json --compactness C
-                 --n-segments L^3/1000 --backend cuda --devices D
+                 --n-segments L^3/1000 --backend B [--devices D] [--threads T]
 
 and times the whole process (wall), and checks that every label file is
 byte for byte the one-device batch's. scikit-image's slic() runs one of
@@ -25,6 +26,8 @@ differ.
 
   bench/bench-batch-devices.py --cli .devbundle/bin/supervox-cli --sizes 512,1024 \\
       --files 4 --devices '0;0,1;0,1,2,3' --json batch.json --plot batch.png
+  bench/bench-batch-devices.py --cli build-bench/app/cli/supervox-cli --backend cpu \\
+      --sizes 96 --ranks 2 --threads 1 --skimage-max-size 96
 """
 
 import argparse
@@ -85,9 +88,10 @@ def plot(data, path):
         ax.plot(xs, ys, {"lanes": "o-", "ranks": "^-", "split": "s--"}.get(key[3], "v:"),
                 label=f"{key[0]}³ noise {key[1]} C {key[2]}, {key[3]}")
     ax.plot([1, top], [1, top], ":", color="grey", label="ideal")
-    ax.set_xlabel("GPUs")
-    ax.set_ylabel("speed-up of the batch over one GPU")
-    ax.set_title(f"{data['files']} files a batch, {data['gpu']}")
+    ax.set_xlabel("GPUs" if data.get("backend", "cuda") == "cuda" else "ranks")
+    ax.set_ylabel("speed-up of the batch over one GPU or process")
+    ax.set_title(f"{data['files']} files a batch, "
+                 f"{data['gpu'] if data.get('backend', 'cuda') == 'cuda' else 'CPU'}")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -98,8 +102,11 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--sizes", default="512,1024")
     ap.add_argument("--files", type=int, default=4)
-    ap.add_argument("--noise", default="0.05")
-    ap.add_argument("--compactness", default="0.1,10")
+    ap.add_argument("--noise", default="0.05,0.3")
+    ap.add_argument("--compactness", default="0.01,0.1,1,10")
+    ap.add_argument("--backend", choices=("cuda", "cpu"), default="cuda")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="--threads for every process or rank (0: supervox-cli's default)")
     ap.add_argument("--devices", default="0;0,1;0,1,2,3",
                     help="device lists separated by ';' (the first is the baseline)")
     ap.add_argument("--ranks", default="",
@@ -122,6 +129,7 @@ def main():
     except (OSError, IndexError):
         gpu = "no GPU"
     data = {"host": socket.gethostname(), "machine": platform.machine(), "gpu": gpu,
+            "backend": args.backend, "threads": args.threads,
             "cores": os.cpu_count(), "files": args.files, "cli": args.cli, "points": []}
     failed = False
     print(f"{'size':>5} {'noise':>5} {'C':>5} {'devices':<9} {'mode':<6} {'wall s':>8} "
@@ -137,8 +145,9 @@ def main():
             for c in cs:
                 segments = max(n ** 3 // 1000, 1)
                 base = None
-                runs = [(lists[0], "one")]
-                for dl in lists[1:]:
+                cpu = args.backend == "cpu"
+                runs = [("cpu" if cpu else lists[0], "one")]
+                for dl in [] if cpu else lists[1:]:
                     runs += [(dl, "lanes"), (dl, "split")]
                 for r in [int(x) for x in args.ranks.split(",") if x]:
                     runs += [(f"np{r}", "ranks"), (f"np{r}", "ranks-split")]
@@ -151,14 +160,16 @@ def main():
                         env["SV_BATCH_LANES"] = "0"
                     cmd = [args.cli, "slic", *inputs, "-o", out + "/", "--json",
                            "--compactness", str(c), "--n-segments", str(segments),
-                           "--backend", "cuda"]
+                           "--backend", args.backend]
+                    if args.threads > 0:
+                        cmd += ["--threads", str(args.threads)]
                     if mode.startswith("ranks"):
                         # hwloc's OpenCL plugin starts every GPU inside mpirun.
                         env.setdefault("HWLOC_COMPONENTS", "-opencl")
                         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
                         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
                         cmd = ["mpirun", "--oversubscribe", "-np", dl[2:]] + cmd
-                    else:
+                    elif not cpu:
                         cmd += ["--devices", dl]
                     subprocess.run(["sync"])
                     wall, rc, text = run_timed(cmd, env)
@@ -177,7 +188,7 @@ def main():
                         base_wall = wall
                     point = {"size": n, "noise": noise, "compactness": c, "devices": dl,
                              "n_devices": int(dl[2:]) if dl.startswith("np")
-                             else len(set(dl.split(","))), "mode": mode,
+                             else 1 if cpu else len(set(dl.split(","))), "mode": mode,
                              "wall": round(wall, 3), "files_per_second":
                              round(args.files / wall, 3), "rc": rc, "same_labels": same}
                     if base is not None:
@@ -191,7 +202,7 @@ def main():
                     one = base_wall / args.files
                     data["points"].append({"size": n, "noise": noise, "compactness": c,
                                            "mode": "skimage", "seconds_per_file": round(sk, 3)})
-                    print(f"  scikit-image: {sk:.2f} s a file; one GPU's batch {one:.2f} s a "
+                    print(f"  scikit-image: {sk:.2f} s a file; the one-{'process' if cpu else 'GPU'} batch {one:.2f} s a "
                           f"file ({sk / one:.1f}×)")
                 for name in os.listdir(work):
                     if name.startswith("out-") and os.path.join(work, name) != base:
