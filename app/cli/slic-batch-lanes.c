@@ -4,7 +4,8 @@
  * thread reports each file once it and every file before it are done.
  * A lane leaves its label file's last step, the sync of its data and its
  * rename (SvFileFinish), to a finisher thread and takes its next file
- * meanwhile: four 1024³ files' syncs took 0.76 s of their 2.9 s. */
+ * meanwhile: on the GPU machine four 1024³ files' syncs took 0.76 s at
+ * the end of their 4.4 s batch. */
 #define G_LOG_DOMAIN "sv-cli"
 
 #include "slic-batch-lanes.h"
