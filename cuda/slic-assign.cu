@@ -6,6 +6,7 @@
  * float32 results are bit-identical; ties go to the lower cluster index
  * (sv_arith_better), so the order of the candidates cannot change a label. */
 #include "slic-assign-plain.cuh"
+#include "slic-tile-candidates.cuh"
 #include "slic-tile-sums.cuh"
 
 /* Tiles of the tiled assignment: TILE_VOXELS voxels per block of
@@ -27,38 +28,12 @@
 #define MAX_CAND 512
 #define CAND_NC 4
 
-struct TileCandidate
-{
-  float bound; /* lower bound of the float32 distance over the tile */
-  int k;
-};
-
 #define TILE_WARPS (TILE_THREADS / 32)
 static_assert (TILE_3D_Z * TILE_3D_Y * TILE_3D_X == TILE_VOXELS
                    && (TILE_THREADS / TILE_3D_X) % TILE_3D_Y == 0 && TILE_VOXELS % TILE_THREADS == 0,
                "a 3D tile holds TILE_VOXELS voxels and a thread's voxels differ in z alone");
 static_assert (TILE_THREADS / (TILE_3D_X * TILE_3D_Y) * (TILE_VOXELS / TILE_THREADS) == TILE_3D_Z,
                "a 3D tile's threads take runs of VPT slices that cover its depth");
-
-/* Lower bound of the float32 colour sum of a centre over every value of a
- * tile, from the tile's per-channel value range. Exact by monotonicity
- * alone: value·ratio, the difference and the square are each rounded
- * monotonically, so the float32 term of any value in [lo, hi] is at least
- * the float32 term at the interval's point nearest the centre (0 inside). */
-template <int NC>
-__device__ __forceinline__ float
-colour_lower_bound (const float *vlo, const float *vhi, float ratio, const float *centre)
-{
-  float colour = 0.0f;
-  for (int c = 0; c < NC; c++)
-    {
-      float lo = vlo[c] * ratio - centre[c];
-      float hi = vhi[c] * ratio - centre[c];
-      float m = lo > 0.0f ? lo * lo : (hi < 0.0f ? hi * hi : 0.0f);
-      colour = colour + m;
-    }
-  return colour;
-}
 
 /* The assignment by tiles, as the CPU reference does it: a block gathers
  * the live clusters whose window meets its tile, sorts them by a lower
@@ -77,6 +52,8 @@ __launch_bounds__ (TILE_THREADS)
                          int32_t *__restrict__ nearest, unsigned long long *__restrict__ sums)
 {
   __shared__ TileCandidate cand[MAX_CAND];
+  /* The candidates that can win somewhere in the tile, sorted. */
+  __shared__ TileCandidate look[MAX_CAND];
   /* The sorted list: centre and bound; window low corner and cluster;
    * window high corner and SLIC-zero maximum; colours. */
   __shared__ float4 s_geo[MAX_CAND];
@@ -109,6 +86,7 @@ __launch_bounds__ (TILE_THREADS)
   if (tid == 0)
     {
       n_cand = 0;
+      n_look = 0;
       s_upper = __float_as_uint (INFINITY);
     }
   __syncthreads ();
@@ -272,57 +250,54 @@ __launch_bounds__ (TILE_THREADS)
                 }
             }
         }
-      /* Pad to a power of two and sort by (bound, k): bitonic sort. */
+      __syncthreads ();
+      /* Every voxel's best distance is at most the covering bound, so a
+       * candidate whose lower bound exceeds it is never looked at. The cut
+       * comes before the sort, which then has fewer to order, and a list
+       * of up to 64 is sorted by one warp without the block's barriers. The sort orders by (bound, k), so the order
+       * in which the cut gathers them does not matter. */
+      {
+        const float upper = __uint_as_float (s_upper);
+        for (int j = tid; j < n; j += TILE_THREADS)
+          if (!(cand[j].bound > upper))
+            look[atomicAdd (&n_look, 1)] = cand[j];
+      }
+      __syncthreads ();
       int m = 1;
-      while (m < n)
+      while (m < n_look)
         m <<= 1;
-      for (int j = n + tid; j < m; j += TILE_THREADS)
+      for (int j = n_look + tid; j < m; j += TILE_THREADS)
         {
-          cand[j].bound = INFINITY;
-          cand[j].k = INT_MAX;
+          look[j].bound = INFINITY;
+          look[j].k = INT_MAX;
         }
       __syncthreads ();
-      for (int size = 2; size <= m; size <<= 1)
-        for (int step = size >> 1; step > 0; step >>= 1)
-          {
-            for (int i = tid; i < m; i += TILE_THREADS)
-              {
-                int j = i ^ step;
-                if (j > i)
-                  {
-                    TileCandidate a = cand[i], b = cand[j];
-                    bool a_after = a.bound > b.bound || (a.bound == b.bound && a.k > b.k);
-                    bool up = (i & size) == 0;
-                    if (a_after == up)
-                      {
-                        cand[i] = b;
-                        cand[j] = a;
-                      }
-                  }
-              }
-            __syncthreads ();
-          }
-      /* Every voxel's best distance is at most the covering bound, so a
-       * candidate whose lower bound exceeds it is never looked at: the
-       * sorted list is cut there. */
-      if (tid == 0)
-        n_look = n;
-      __syncthreads ();
-      {
-        float upper = __uint_as_float (s_upper);
-        for (int j = tid; j < n; j += TILE_THREADS)
-          if (cand[j].bound > upper && (j == 0 || !(cand[j - 1].bound > upper)))
-            n_look = j;
-      }
+      if (m <= 64)
+        {
+          if (tid < 32)
+            for (int size = 2; size <= m; size <<= 1)
+              for (int step = size >> 1; step > 0; step >>= 1)
+                {
+                  bitonic_step (look, m, size, step, tid, 32);
+                  __syncwarp ();
+                }
+        }
+      else
+        for (int size = 2; size <= m; size <<= 1)
+          for (int step = size >> 1; step > 0; step >>= 1)
+            {
+              bitonic_step (look, m, size, step, tid, TILE_THREADS);
+              __syncthreads ();
+            }
       __syncthreads ();
       /* Centres, windows and colours of the sorted list in shared memory,
        * packed so that one candidate takes three 16-byte loads. */
       for (int j = tid; j < n_look; j += TILE_THREADS)
         {
-          int k = cand[j].k;
+          int k = look[j].k;
           const float *c = centres + (size_t)k * stride;
           const int *w = windows + (size_t)k * 6;
-          s_geo[j] = make_float4 (c[0], c[1], c[2], cand[j].bound);
+          s_geo[j] = make_float4 (c[0], c[1], c[2], look[j].bound);
           s_lo[j] = make_int4 (w[0], w[1], w[2], k);
           s_hi[j] = make_int4 (w[3], w[4], w[5], __float_as_int (max_dist_colour[k]));
           for (int ch = 0; ch < NCB; ch++)
