@@ -254,8 +254,9 @@ __launch_bounds__ (TILE_THREADS)
       /* Every voxel's best distance is at most the covering bound, so a
        * candidate whose lower bound exceeds it is never looked at. The cut
        * comes before the sort, which then has fewer to order, and a list
-       * of up to 64 is sorted by one warp without the block's barriers. The sort orders by (bound, k), so the order
-       * in which the cut gathers them does not matter. */
+       * of up to 64 is sorted by one warp without the block's barriers.
+       * The sort orders by (bound, k), so the order in which the cut
+       * gathers them does not matter. */
       {
         const float upper = __uint_as_float (s_upper);
         for (int j = tid; j < n; j += TILE_THREADS)
